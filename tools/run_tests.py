@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Run the whole test suite (pytest, then lit) and print one summary line.
+
+Both runners always run, so a pytest failure does not hide a lit failure.
+The last line is `tests: N passed, N failed`; the exit code is non-zero when
+anything failed or nothing ran.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def run(cmd: list[str]) -> tuple[int, str]:
+    print("$", " ".join(cmd), flush=True)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    out = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        out.append(line)
+    return proc.wait(), "".join(out)
+
+
+def count(pattern: str, text: str) -> int:
+    return sum(int(m) for m in re.findall(pattern, text))
+
+
+def main() -> int:
+    env_jobs = os.environ.get("MINUN_TEST_JOBS", str(os.cpu_count() or 1))
+    start = time.time()
+    rc_py, out_py = run(
+        [str(BIN / "python"), "-m", "pytest", "-n", env_jobs, "-p", "no:cacheprovider"]
+    )
+    tail = out_py.strip().splitlines()[-1] if out_py.strip() else ""
+    py_passed = count(r"(\d+) passed", tail)
+    py_failed = count(r"(\d+) failed", tail) + count(r"(\d+) errors?", tail)
+
+    rc_lit, out_lit = run([str(BIN / "lit"), "-sv", "-j", env_jobs, "test/lit"])
+    lit_passed = count(r"Passed\s*:\s*(\d+)", out_lit)
+    lit_failed = count(r"(?:Failed|Unresolved|Timed Out|Unexpectedly Passed)\s*:\s*(\d+)", out_lit)
+
+    passed, failed = py_passed + lit_passed, py_failed + lit_failed
+    if rc_py != 0 and py_failed == 0:
+        failed += 1  # pytest died without a count (collection error, crash)
+    if rc_lit != 0 and lit_failed == 0:
+        failed += 1
+    print(f"pytest: {py_passed} passed, {py_failed} failed; lit: {lit_passed} passed, "
+          f"{lit_failed} failed; {time.time() - start:.0f} s")
+    print(f"tests: {passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

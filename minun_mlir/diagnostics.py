@@ -1,0 +1,49 @@
+"""User-facing errors. Anything a user can cause (a bad program, a bad model file, a
+budget that does not fit) raises `MinunError`; the command-line tools print its text and
+exit non-zero, never a Python traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class MinunError(Exception):
+    """An error whose message is complete as it stands (printed without a traceback)."""
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    path: str
+    line: int  # 1-based
+    col: int  # 1-based
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One `path:line:col: error: message` with the source line and a caret under it."""
+
+    loc: SourceLocation
+    message: str
+    source_line: str | None = None
+    length: int = 1
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        text = f"{self.loc}: {self.severity}: {self.message}"
+        if self.source_line is not None:
+            line = self.source_line.rstrip("\n").expandtabs(1)
+            caret = " " * (self.loc.col - 1) + "^" + "~" * max(0, self.length - 1)
+            text += f"\n{line}\n{caret}"
+        return text
+
+
+class CompileError(MinunError):
+    """One or more source diagnostics, reported together."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = list(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))

@@ -1,0 +1,58 @@
+"""Parsing textual IR with source locations, and verification errors that point at them.
+
+xDSL's parser only records a location when the text spells `loc(...)`; ours records the
+`file:line:col` of every op, so that a verifier error reads like a compiler error.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
+
+
+class LocatingParser(Parser):
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._name = name
+        self._line_offset = line_offset
+        self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+
+    def parse_operation(self) -> Operation:
+        start = self.pos
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            line = bisect.bisect_right(self._line_starts, start) - 1
+            col = start - self._line_starts[line] + 1
+            op.location = FileLineColLoc(
+                StringAttr(self._name), IntAttr(line + 1 + self._line_offset), IntAttr(col))
+        return op
+
+
+def location_of(op: Operation) -> str | None:
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return None
+
+
+def verify_located(module: ModuleOp) -> None:
+    """Verify; on failure raise a VerifyException naming the first bad op's location."""
+    try:
+        module.verify()
+    except VerifyException as error:
+        for op in module.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except VerifyException as inner:
+                where = location_of(op)
+                message = " ".join(str(inner).split())
+                if not message.startswith(op.name):
+                    message = f"{op.name}: {message}"
+                prefix = f"{where}: error: " if where else "error: "
+                raise VerifyException(prefix + message) from None
+        raise error

@@ -1,0 +1,43 @@
+"""What `minun-opt` knows: our dialects, passes, frontends and targets, imported lazily
+so that `minun-opt --help` stays fast.
+
+To add a pass: write `passes/<name>.py` (or `lowering/<name>.py`) with one ModulePass
+dataclass whose `name` is the file name with dashes, and add one line here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+
+def _attr(module: str, name: str) -> Callable[[], Any]:
+    return lambda: getattr(importlib.import_module(module), name)
+
+
+DIALECTS: dict[str, Callable[[], Any]] = {
+    "minun": _attr("minun_mlir.dialects.minun", "Minun"),
+}
+
+PASSES: dict[str, Callable[[], type]] = {}
+
+FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {}
+
+TARGETS: dict[str, Callable[[], type]] = {}
+
+
+def pass_help() -> str:
+    """One line per pass with its options and defaults, for `minun-opt --help`."""
+    lines = []
+    for name in sorted(PASSES):
+        cls = PASSES[name]()
+        opts = " ".join(
+            f"{f.name.replace('_', '-')}={f.default!r}"
+            for f in dataclasses.fields(cls)
+            if f.default is not dataclasses.MISSING
+        )
+        doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+        lines.append(f"  {name}{{{opts}}}: {doc}" if opts else f"  {name}: {doc}")
+    return "\n" + "\n".join(lines) if lines else ""

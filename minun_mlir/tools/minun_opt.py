@@ -1,0 +1,185 @@
+"""`minun-opt`: xDSL's opt driver with minun-mlir's dialects, passes, frontends and targets.
+
+Accepts xDSL's `-p a,b{opt=v}` and MLIR's `--pass-pipeline='builtin.module(a,b{opt=v})'`.
+Reads `.mlir` (textual IR), `.sd` (SeeDot programs) and `.onnx` (ONNX models). Errors are
+printed as diagnostics with a non-zero exit; the output file is written only on success.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.universe import Universe
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from minun_mlir import registry
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.ir_text import LocatingParser, verify_located
+
+# xDSL passes that make sense on our IR; the rest of xDSL's catalogue is hidden so that
+# `--help` lists what a user of this tool can run.
+XDSL_PASSES = ("canonicalize", "cse", "dce", "licm", "convert-scf-to-cf")
+
+
+def strip_pass_pipeline(spec: str) -> str:
+    """`builtin.module(a,b{x=1})` -> `a,b{x=1}`; anything else is returned unchanged.
+
+    Also accepts the nested `builtin.module(func.func(a))` form for passes we run on the
+    whole module anyway.
+    """
+    spec = spec.strip()
+    while True:
+        m = re.fullmatch(r"(?:builtin\.module|func\.func|any)\((.*)\)", spec, re.S)
+        if not m:
+            return spec
+        spec = m.group(1).strip()
+
+
+class _Buffer(io.StringIO):
+    def close(self) -> None:  # xDSL closes the output stream; keep the text
+        pass
+
+
+class MinunOptMain(xDSLOptMain):
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description=__doc__.splitlines()[0], args=args)
+
+    def register_all_dialects(self) -> None:
+        multiverse = Universe.get_multiverse()
+        for name, factory in multiverse.all_dialects.items():
+            self.ctx.register_dialect(name, factory)
+        for name, factory in registry.DIALECTS.items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        multiverse = Universe.get_multiverse()
+        for name in XDSL_PASSES:
+            self.register_pass(name, multiverse.all_passes[name])
+        for name, factory in registry.PASSES.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        for name, factory in registry.TARGETS.items():
+            self.available_targets[name] = factory
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+
+        def parse_mlir(stream: IO[bytes]) -> ModuleOp:
+            parser = LocatingParser(self.ctx, stream.read().decode(), self.get_input_name(),
+                                    self._chunk_line_offset)
+            return parser.parse_module(not self.args.no_implicit_module)
+
+        self.available_frontends["mlir"] = parse_mlir
+        for ext, factory in registry.FRONTENDS.items():
+            self.available_frontends[ext] = self._frontend(factory)
+
+    def _frontend(self, factory: Callable[[], Callable[..., ModuleOp]]):
+        def run(stream: IO[bytes]) -> ModuleOp:
+            return factory()(stream, self.args)
+
+        return run
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--pass-pipeline", type=str, default=None,
+            help="MLIR-style pipeline, e.g. 'builtin.module(canonicalize,quantize{bits=16})'",
+        )
+        arg_parser.add_argument(
+            "--weights", type=str, default=None,
+            help="SeeDot frontend: model directory with NAME.npy files, or an .npz "
+                 "(default: the program's directory)",
+        )
+        arg_parser.add_argument(
+            "--dim", action="append", default=[], metavar="NAME=N",
+            help="ONNX frontend: fix a symbolic input dimension, e.g. --dim batch=1",
+        )
+        passes = ", ".join(sorted(registry.PASSES))
+        arg_parser.epilog = f"minun-mlir passes: {passes}. " + registry.pass_help()
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+
+    def setup_pipeline(self) -> None:
+        if self.args.pass_pipeline is not None:
+            if self.args.passes:
+                raise MinunError("minun-opt: error: give either -p or --pass-pipeline, not both")
+            self.args.passes = strip_pass_pipeline(self.args.pass_pipeline)
+        try:
+            super().setup_pipeline()
+        except (ValueError, TypeError) as e:  # unknown pass, bad option value
+            raise MinunError(
+                f"minun-opt: error: bad pass pipeline '{self.args.passes}': {e}") from None
+
+    def prepare_input(self):
+        try:
+            return super().prepare_input()
+        except ValueError as e:  # unknown file extension
+            raise MinunError(f"minun-opt: error: {e} (known: "
+                             f"{', '.join(sorted(self.available_frontends))})") from None
+
+    _chunk_line_offset = 0
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
+        self._chunk_line_offset = start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        if not self.args.disable_verify:
+            verify_located(prog)
+        super().apply_passes(prog)
+
+    def prepare_output(self) -> IO[str]:
+        # Collected in memory and written at the end, so a failure leaves no half file.
+        return self._output
+
+    def run(self) -> None:
+        # Diagnostics printed under --verify-diagnostics go to the same buffer, in order.
+        self._output = _Buffer()
+        with contextlib.redirect_stdout(self._output):
+            super().run()
+        text = self._output.getvalue()
+        if self.args.output_file is None:
+            sys.stdout.write(text)
+        else:
+            tmp = self.args.output_file + ".tmp"
+            with open(tmp, "w") as f:
+                f.write(text)
+            os.replace(tmp, self.args.output_file)
+
+
+def _input_name(argv: Sequence[str]) -> str:
+    return next((a for a in argv if not a.startswith("-") and os.path.exists(a)), "<stdin>")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        MinunOptMain(args=argv).run()
+    except MinunError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    except ParseError as e:
+        print(f"{e}", file=sys.stderr)
+        return 1
+    except DiagnosticException as e:
+        text = str(e)
+        print(text if ": error: " in text else f"{_input_name(argv)}: error: {text}",
+              file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"minun-opt: error: {e.strerror}: {e.filename}", file=sys.stderr)
+        return 1
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,7 +23,11 @@ DIALECTS: dict[str, Callable[[], Any]] = {
 
 PASSES: dict[str, Callable[[], type]] = {}
 
-FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {}
+# file extension -> factory of `frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp`
+FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {
+    "sd": _attr("minun_mlir.frontends.seedot", "frontend"),
+    "onnx": _attr("minun_mlir.frontends.onnx", "frontend"),
+}
 
 TARGETS: dict[str, Callable[[], type]] = {}
 

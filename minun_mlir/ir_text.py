@@ -33,6 +33,27 @@ class LocatingParser(Parser):
         return op
 
 
+def make_context() -> Context:
+    """A context with xDSL's dialects and ours (what minun-opt knows)."""
+    from xdsl.universe import Universe
+
+    from minun_mlir import registry
+
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    for name, factory in registry.DIALECTS.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def parse_ir(text: str, name: str = "<ir>") -> ModuleOp:
+    """Parse textual IR (with locations) and verify it."""
+    module = LocatingParser(make_context(), text, name).parse_module()
+    verify_located(module)
+    return module
+
+
 def location_of(op: Operation) -> str | None:
     loc = op.location
     if isinstance(loc, FileLineColLoc):

@@ -1,0 +1,504 @@
+"""Float reference evaluator for the L1 dialect, vectorised over a batch of inputs.
+
+Every SSA value is a numpy array whose first axis is the batch: size B for values that
+depend on the input, size 1 for values that do not (parameters, constants, loop indices),
+so numpy broadcasting shares them across the batch for free. Integers (loop indices,
+node numbers, argmax) are int64 arrays of shape (B,) or (1,).
+
+Data-dependent control flow stays right per example: a conditional splits the batch and
+runs each branch only on the examples that take it; splices and indexes gather per
+example when their start differs across the batch.
+
+With `profile=True` it also records, for every SSA value (inside loops: over all
+iterations), its min, max and a histogram of binary exponents: the profile that
+data-driven scale assignment (Shiftry §6.1) consumes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.dialects import minun
+from minun_mlir.ir_text import location_of
+
+
+class EvaluationError(MinunError):
+    """A run-time failure of the evaluated program (index out of range, missing input)."""
+
+
+def _error(op: Operation, message: str) -> EvaluationError:
+    where = location_of(op)
+    return EvaluationError(f"{where + ': ' if where else ''}error: {op.name}: {message}")
+
+
+# --------------------------------------------------------------------------------------
+# Profile
+# --------------------------------------------------------------------------------------
+
+EXP_LO, EXP_HI = -64, 64  # histogram of floor(log2|x|) clipped to this range
+
+
+@dataclass
+class ValueStats:
+    """What the profiler keeps per SSA value (merged over batches and loop iterations)."""
+
+    min: float = math.inf
+    max: float = -math.inf
+    count: int = 0
+    zeros: int = 0
+    exp_hist: np.ndarray = field(
+        default_factory=lambda: np.zeros(EXP_HI - EXP_LO + 1, dtype=np.int64))
+
+    @property
+    def absmax(self) -> float:
+        return max(abs(self.min), abs(self.max)) if self.count else 0.0
+
+    def add(self, values: np.ndarray) -> None:
+        if values.size == 0:
+            return
+        self.min = min(self.min, float(values.min()))
+        self.max = max(self.max, float(values.max()))
+        self.count += values.size
+        if np.issubdtype(values.dtype, np.floating):
+            nonzero = values[values != 0]
+            self.zeros += values.size - nonzero.size
+            if nonzero.size:
+                _, exps = np.frexp(nonzero)  # |x| in [2^(e-1), 2^e)
+                idx = np.clip(exps.astype(np.int64) - 1, EXP_LO, EXP_HI) - EXP_LO
+                self.exp_hist += np.bincount(idx.ravel(), minlength=self.exp_hist.size)
+
+    def fraction_at_or_above(self, exponent: int) -> float:
+        """Fraction of values with |x| >= 2^exponent (how much a scale would clip)."""
+        if not self.count:
+            return 0.0
+        k = min(max(exponent, EXP_LO), EXP_HI + 1) - EXP_LO
+        return float(self.exp_hist[k:].sum()) / self.count
+
+    def abs_percentile(self, q: float) -> float:
+        """Upper bound of the q-th percentile (0..100) of |x|, at power-of-two resolution."""
+        if not self.count:
+            return 0.0
+        target = q / 100.0 * self.count - self.zeros
+        if target <= 0:
+            return 0.0
+        cum = np.cumsum(self.exp_hist)
+        k = int(np.searchsorted(cum, target))
+        return float(2.0 ** (k + EXP_LO + 1))
+
+
+Profile = dict[SSAValue, ValueStats]
+
+
+@dataclass
+class EvalResult:
+    outputs: list[np.ndarray]
+    profile: Profile | None = None
+
+
+# --------------------------------------------------------------------------------------
+# Evaluation
+# --------------------------------------------------------------------------------------
+
+
+def _main_function(module: ModuleOp | func.FuncOp) -> func.FuncOp:
+    if isinstance(module, func.FuncOp):
+        return module
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if not funcs:
+        raise MinunError("error: the module has no func.func to evaluate")
+    return next((f for f in funcs if f.sym_name.data == "main"), funcs[0])
+
+
+def model_inputs(module: ModuleOp | func.FuncOp) -> list[minun.InputOp]:
+    return [op for op in _main_function(module).walk() if isinstance(op, minun.InputOp)]
+
+
+def evaluate(
+    module: ModuleOp | func.FuncOp,
+    inputs: Mapping[str, np.ndarray] | np.ndarray,
+    *,
+    profile: bool = False,
+    batch_size: int = 8192,
+    externals: Mapping[str, Callable[..., np.ndarray]] | None = None,
+) -> EvalResult:
+    """Run the model's `main` on a batch. `inputs` maps input names to arrays of shape
+    (B, *declared_shape); a bare array is taken for the single input. The batch is
+    processed in chunks of `batch_size` to bound memory; outputs are concatenated and
+    profiles merged.
+    """
+    fn = _main_function(module)
+    declared = {op.sym_name.data: op for op in model_inputs(fn)}
+    if isinstance(inputs, np.ndarray):
+        if len(declared) != 1:
+            raise MinunError(f"error: the model has inputs {sorted(declared)}; pass a dict")
+        inputs = {next(iter(declared)): inputs}
+    arrays: dict[str, np.ndarray] = {}
+    for name, op in declared.items():
+        if name not in inputs:
+            raise MinunError(f"error: no value given for model input '{name}'")
+        arr = np.asarray(inputs[name], dtype=np.float64)
+        shape = tuple(op.result.type.get_shape())
+        if arr.shape[1:] != shape:
+            if arr.ndim >= 1 and arr[0].size == math.prod(shape):
+                arr = arr.reshape(arr.shape[0], *shape)
+            else:
+                raise MinunError(
+                    f"error: input '{name}' has shape {arr.shape}; expected (batch, "
+                    f"{', '.join(map(str, shape))})")
+        arrays[name] = arr
+    total = next(iter(arrays.values())).shape[0] if arrays else 1
+    stats: Profile | None = {} if profile else None
+    chunks: list[list[np.ndarray]] = []
+    for start in range(0, max(total, 1), batch_size):
+        part = {k: v[start:start + batch_size] for k, v in arrays.items()}
+        b = next(iter(part.values())).shape[0] if part else 1
+        ev = _Evaluator(part, stats, dict(externals or {}))
+        outs = ev.run_block(fn.body.block, {}, b)
+        chunks.append([np.broadcast_to(o, (b, *o.shape[1:])) for o in outs])
+    outputs = [np.concatenate([c[i] for c in chunks]) for i in range(len(chunks[0]))]
+    return EvalResult(outputs, stats)
+
+
+def _batch(*arrays: np.ndarray) -> int:
+    return max(a.shape[0] for a in arrays)
+
+
+def _align(a: np.ndarray, rank: int) -> np.ndarray:
+    """Insert axes after the batch axis so trailing (non-batch) dims align for numpy."""
+    missing = rank - (a.ndim - 1)
+    return a.reshape(a.shape[0], *([1] * missing), *a.shape[1:]) if missing > 0 else a
+
+
+def _binary(fn):
+    def run(op, a, b):
+        rank = max(a.ndim, b.ndim) - 1
+        return fn(_align(a, rank), _align(b, rank))
+
+    return run
+
+
+def _scalar_broadcast(s: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return s.reshape(s.shape[0], *([1] * (t.ndim - 1)))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    s = x - x.max(axis=axis, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+
+
+def _windows(x: np.ndarray, kernel, strides, pads, dilations, fill: float) -> np.ndarray:
+    """(M, H, W, C) -> (M, Ho, Wo, C, kh, kw) windows after padding with `fill`."""
+    t, b, left, r = pads
+    xp = np.pad(x, ((0, 0), (t, b), (left, r), (0, 0)), constant_values=fill)
+    eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
+    w = sliding_window_view(xp, eff, axis=(1, 2))
+    return w[:, ::strides[0], ::strides[1], :, ::dilations[0], ::dilations[1]]
+
+
+def _conv2d(x: np.ndarray, f: np.ndarray, strides, pads, dilations, groups: int) -> np.ndarray:
+    """x (M,H,W,C), f (G,kh,kw,C/G,Cout) -> (M,Ho,Wo,G*Cout)."""
+    win = _windows(x, f.shape[1:3], strides, pads, dilations, 0.0)
+    cg = f.shape[3]
+    outs = [np.einsum("mhwcij,ijco->mhwo", win[:, :, :, g * cg:(g + 1) * cg], f[g],
+                      optimize=True) for g in range(groups)]
+    return np.concatenate(outs, axis=-1)
+
+
+class _Evaluator:
+    def __init__(self, inputs: dict[str, np.ndarray], stats: Profile | None,
+                 externals: dict[str, Callable[..., np.ndarray]]):
+        self.inputs = inputs
+        self.stats = stats
+        self.externals = externals
+
+    # A block runs with an environment (SSAValue -> array). `rows` is the batch size
+    # of this (sub)batch, used to size per-example selections.
+    def run_block(self, block: Block, env: dict[SSAValue, np.ndarray], rows: int
+                  ) -> list[np.ndarray]:
+        for op in block.ops:
+            if isinstance(op, (func.ReturnOp, minun.YieldOp)):
+                return [env[v] for v in op.operands]
+            results = self.run_op(op, env, rows)
+            for value, array in zip(op.results, results, strict=True):
+                env[value] = array
+                if self.stats is not None:
+                    self.stats.setdefault(value, ValueStats()).add(array)
+        return []
+
+    def run_op(self, op: Operation, env: dict[SSAValue, np.ndarray], rows: int
+               ) -> list[np.ndarray]:
+        if isinstance(op, minun.SumOp):
+            return [self._sum(op, env, rows)]
+        if isinstance(op, minun.LoopOp):
+            return self._loop(op, env, rows)
+        if isinstance(op, minun.IfNonNegOp):
+            return [self._if(op, env, rows)]
+        args = [env[v] for v in op.operands]
+        impl = _IMPLS.get(type(op))
+        if impl is not None:
+            return [impl(op, *args)]
+        if isinstance(op, minun.InputOp):
+            return [self.inputs[op.sym_name.data]]
+        if isinstance(op, minun.SpliceOp):
+            return [self._gather(op, args[0], args[1:], minun.ints(op.sizes))]
+        if isinstance(op, minun.SpliceAssignOp):
+            return [self._scatter(op, args[0], args[1], args[2:])]
+        if isinstance(op, minun.IndexOp):
+            shape = args[0].shape[1:]
+            zero = np.zeros(1, dtype=np.int64)
+            starts = [args[1]] + [zero] * (len(shape) - 1)
+            got = self._gather(op, args[0], starts, (1, *shape[1:]))
+            return [got.reshape(got.shape[0], *shape[1:])]
+        if isinstance(op, minun.CallOp):
+            name = op.callee.string_value()
+            if name not in self.externals:
+                raise _error(op, f"no implementation given for external function '{name}' "
+                                 f"(pass externals={{'{name}': fn}})")
+            return [np.asarray(self.externals[name](*args))]
+        raise _error(op, "the float evaluator does not implement this op")
+
+    # -- regions ---------------------------------------------------------------------
+
+    def _sum(self, op: minun.SumOp, env, rows) -> np.ndarray:
+        total = None
+        for i in range(op.lower.value.data, op.upper.value.data):
+            inner = dict(env)
+            inner[op.body.block.args[0]] = np.array([i], dtype=np.int64)
+            (value,) = self.run_block(op.body.block, inner, rows)
+            total = value if total is None else total + value
+        return total
+
+    def _loop(self, op: minun.LoopOp, env, rows) -> list[np.ndarray]:
+        carried = [env[v] for v in op.inits]
+        args = op.body.block.args
+        for i in range(op.lower.value.data, op.upper.value.data):
+            inner = dict(env)
+            inner[args[0]] = np.array([i], dtype=np.int64)
+            inner.update(zip(args[1:], carried))
+            carried = self.run_block(op.body.block, inner, rows)
+        return carried
+
+    def _if(self, op: minun.IfNonNegOp, env, rows) -> np.ndarray:
+        cond = env[op.cond]
+        mask = cond.reshape(cond.shape[0]) >= 0
+        if mask.all() or not mask.any():
+            region = op.then_region if mask.all() else op.else_region
+            return self.run_block(region.block, dict(env), rows)[0]
+        # Split the batch: each branch runs only on the examples that take it.
+        rows_b = max(rows, mask.size)
+        mask = np.broadcast_to(mask, (rows_b,))
+        out = None
+        for region, sel in ((op.then_region, mask), (op.else_region, ~mask)):
+            idx = np.nonzero(sel)[0]
+            sub = {v: (a[idx] if a.shape[0] == rows_b and rows_b > 1 else a)
+                   for v, a in env.items()}
+            (value,) = self.run_block(region.block, sub, idx.size)
+            value = np.broadcast_to(value, (idx.size, *value.shape[1:]))
+            if out is None:
+                out = np.empty((rows_b, *value.shape[1:]), dtype=value.dtype)
+            out[idx] = value
+        return out
+
+    # -- per-example slicing -----------------------------------------------------------
+
+    def _slices(self, op, x: np.ndarray, starts: list[np.ndarray], sizes, shape):
+        """Index arrays that select [start:+size] per dim, per example (broadcast)."""
+        for d, (s, n) in enumerate(zip(starts, sizes)):
+            if (s < 0).any() or (s + n > shape[d]).any():
+                bad = int(s[(s < 0) | (s + n > shape[d])][0])
+                raise _error(op, f"slice [{bad}:+{n}] of dimension {d} is outside "
+                                 f"{minun.shape_str(shape)}")
+        if all(s.shape[0] == 1 for s in starts):
+            return (slice(None),) + tuple(slice(int(s[0]), int(s[0]) + n)
+                                          for s, n in zip(starts, sizes))
+        b = max(x.shape[0], *(s.shape[0] for s in starts))
+        rank = len(sizes)
+        bidx = (np.arange(b) if x.shape[0] == b else np.zeros(b, dtype=np.int64))
+        grids = [bidx.reshape(b, *([1] * rank))]
+        for d, (s, n) in enumerate(zip(starts, sizes)):
+            g = np.broadcast_to(s, (b,))[:, None] + np.arange(n)[None, :]
+            shape_d = [b] + [1] * rank
+            shape_d[d + 1] = n
+            grids.append(g.reshape(shape_d))
+        return tuple(grids)
+
+    def _gather(self, op, x: np.ndarray, starts, sizes) -> np.ndarray:
+        index = self._slices(op, x, list(starts), sizes, x.shape[1:])
+        return x[index]
+
+    def _scatter(self, op, value: np.ndarray, dest: np.ndarray, starts) -> np.ndarray:
+        sizes = value.shape[1:]
+        b = max(value.shape[0], dest.shape[0], *(s.shape[0] for s in starts))
+        out = np.array(np.broadcast_to(dest, (b, *dest.shape[1:])), dtype=np.result_type(
+            dest, value))
+        index = self._slices(op, out, list(starts), sizes, dest.shape[1:])
+        out[index] = value if isinstance(index[0], slice) else np.broadcast_to(
+            value, (b, *sizes))
+        return out
+
+
+# --------------------------------------------------------------------------------------
+# Per-op semantics (ops without regions or per-example indexing)
+# --------------------------------------------------------------------------------------
+
+
+def _attr_float(attr) -> float:
+    return float(attr.value.data)
+
+
+def _axis(op) -> int:
+    return int(op.axis.value.data) + 1
+
+
+def _nhwc_op(fn):
+    """Run a 4-D NHWC kernel on (B, N, H, W, C) by merging the batch axes."""
+
+    def run(op, x, *rest):
+        b, n = x.shape[:2]
+        y = fn(op, x.reshape(b * n, *x.shape[2:]), *rest)
+        return y.reshape(b, n, *y.shape[1:])
+
+    return run
+
+
+def _shared(op, value: np.ndarray, what: str) -> np.ndarray:
+    if value.shape[0] != 1:
+        raise _error(op, f"{what} must not depend on the input")
+    return value[0]
+
+
+@_nhwc_op
+def _conv_op(op, x, f):
+    return _conv2d(x, _shared(op, f, "the filter"), minun.ints(op.strides),
+                   minun.ints(op.pads), minun.ints(op.dilations), int(op.groups.value.data))
+
+
+@_nhwc_op
+def _mbconv_op(op, x, f1, w1, b1, f2, w2, b2, f3, w3, b3):
+    sh = [_shared(op, v, "mbconv weights") for v in (f1, w1, b1, f2, w2, b2, f3, w3, b3)]
+    f1, w1, b1, f2, w2, b2, f3, w3, b3 = sh
+    t = np.clip(_conv2d(x, f1, (1, 1), (0, 0, 0, 0), (1, 1), 1) * w1 + b1, 0.0, 6.0)
+    t = np.clip(_conv2d(t, f2, minun.ints(op.strides), minun.ints(op.pads), (1, 1),
+                        f2.shape[0]) * w2 + b2, 0.0, 6.0)
+    return _conv2d(t, f3, (1, 1), (0, 0, 0, 0), (1, 1), 1) * w3 + b3
+
+
+@_nhwc_op
+def _maxpool_op(op, x):
+    win = _windows(x, minun.ints(op.kernel), minun.ints(op.strides), minun.ints(op.pads),
+                   (1, 1), -np.inf)
+    return win.max(axis=(-2, -1))
+
+
+@_nhwc_op
+def _avgpool_op(op, x):
+    kernel, strides, pads = minun.ints(op.kernel), minun.ints(op.strides), minun.ints(op.pads)
+    total = _windows(x, kernel, strides, pads, (1, 1), 0.0).sum(axis=(-2, -1))
+    if op.count_include_pad is not None:
+        return total / (kernel[0] * kernel[1])
+    ones = np.ones((1, *x.shape[1:3], 1))
+    count = _windows(ones, kernel, strides, pads, (1, 1), 0.0).sum(axis=(-2, -1))
+    return total / count
+
+
+def _normalise_l2(op, x):
+    norm = np.sqrt((x * x).sum(axis=-1, keepdims=True))
+    return np.where(norm > 0, x / np.where(norm > 0, norm, 1.0), x)
+
+
+def _reshape(op, x):
+    order = minun.ints(op.order)
+    shape = tuple(op.result.type.get_shape())
+    return x.transpose(0, *(o + 1 for o in order)).reshape(x.shape[0], *shape)
+
+
+def _concat(op, *xs):
+    b = _batch(*xs)
+    return np.concatenate([np.broadcast_to(x, (b, *x.shape[1:])) for x in xs], axis=_axis(op))
+
+
+def _batchnorm(op, x, scale, bias, mean, var):
+    def chan(v):  # (b, C) -> (b, 1, ..., 1, C): the channel is the last axis
+        return v.reshape(v.shape[0], *([1] * (x.ndim - 2)), v.shape[-1])
+
+    eps = _attr_float(op.epsilon)
+    return (x - chan(mean)) / np.sqrt(chan(var) + eps) * chan(scale) + chan(bias)
+
+
+def _argmax(op, x):
+    return x.reshape(x.shape[0], -1).argmax(axis=1).astype(np.int64)
+
+
+def _sgn(op, x):
+    return (x.reshape(x.shape[0]) > 0).astype(np.int64)
+
+
+def _arith_constant(op: arith.ConstantOp):
+    if not isinstance(op.result.type, IntegerType):
+        raise _error(op, "only integer arith constants are supported at L1")
+    return np.array([op.value.value.data], dtype=np.int64)
+
+
+_IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
+    minun.ParamOp: lambda op: op.array().astype(np.float64)[None],
+    minun.ConstantOp: lambda op: op.array().astype(np.float64)[None],
+    minun.InitOp: lambda op: np.full((1, *op.result.type.get_shape()),
+                                     _attr_float(op.fill)),
+    minun.AddOp: _binary(np.add),
+    minun.SubOp: _binary(np.subtract),
+    minun.HadamardOp: _binary(np.multiply),
+    minun.DivOp: _binary(np.divide),
+    minun.MaxOp: _binary(np.maximum),
+    minun.MinOp: _binary(np.minimum),
+    minun.BiasAddOp: lambda op, a, b: a + _align(b, a.ndim - 1),
+    minun.BiasSubOp: lambda op, a, b: a - _align(b, a.ndim - 1),
+    minun.MatMulOp: lambda op, a, b: np.matmul(a, b),
+    minun.SparseMatMulOp: lambda op, a, b: np.matmul(a, b),
+    minun.ScalarMulOp: lambda op, s, t: _scalar_broadcast(s, t) * t,
+    minun.NegOp: lambda op, x: -x,
+    minun.ReluOp: lambda op, x: np.maximum(x, 0.0),
+    minun.Relu6Op: lambda op, x: np.clip(x, 0.0, 6.0),
+    minun.ExpOp: lambda op, x: np.exp(x),
+    minun.TanhOp: lambda op, x: np.tanh(x),
+    minun.SigmoidOp: lambda op, x: _sigmoid(x),
+    minun.ClipOp: lambda op, x: np.clip(x, _attr_float(op.lo), _attr_float(op.hi)),
+    minun.LeakyReluOp: lambda op, x: np.where(x >= 0, x, _attr_float(op.alpha) * x),
+    minun.SoftmaxOp: lambda op, x: _softmax(x, _axis(op)),
+    minun.LogSoftmaxOp: lambda op, x: _log_softmax(x, _axis(op)),
+    minun.ReverseOp: lambda op, x: np.flip(x, axis=_axis(op)),
+    minun.NormaliseL2Op: _normalise_l2,
+    minun.ArgMaxOp: _argmax,
+    minun.SgnOp: _sgn,
+    minun.TransposeOp: lambda op, x: x.transpose(0, *(p + 1 for p in minun.ints(op.perm))),
+    minun.ReshapeOp: _reshape,
+    minun.ConcatOp: _concat,
+    minun.Conv2DOp: _conv_op,
+    minun.MBConvOp: _mbconv_op,
+    minun.MaxPoolOp: _maxpool_op,
+    minun.AvgPoolOp: _avgpool_op,
+    minun.GlobalAvgPoolOp: lambda op, x: x.mean(axis=(2, 3), keepdims=True),
+    minun.BatchNormOp: _batchnorm,
+    arith.ConstantOp: _arith_constant,
+    arith.AddiOp: lambda op, a, b: a + b,
+    arith.SubiOp: lambda op, a, b: a - b,
+    arith.MuliOp: lambda op, a, b: a * b,
+}

@@ -1,0 +1,55 @@
+"""Finding and running the external tools (compilers, binutils, simulators).
+
+Kept in one place so that a missing tool always produces the same clear message with the
+Debian packages to install, instead of a FileNotFoundError from subprocess.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from .boards import APT_PACKAGES
+from .errors import CompileError, ToolchainMissing
+
+
+def require_tool(tool: str, packages: str = APT_PACKAGES, needed_for: str = "") -> str:
+    """Return the absolute path of `tool`, or raise ToolchainMissing with install advice."""
+    path = shutil.which(tool)
+    if path is None:
+        purpose = f" (needed for {needed_for})" if needed_for else ""
+        raise ToolchainMissing(
+            f"error: '{tool}' was not found on PATH{purpose}. Install the toolchains with "
+            f"`sudo apt-get install -y --no-install-recommends {packages}` "
+            "(or `make toolchains` in the repository)."
+        )
+    return path
+
+
+def tool_identity(tool: str) -> str:
+    """A cheap fingerprint of an installed tool: its path, size and modification time.
+
+    Part of cache keys, so cached objects are rebuilt after a toolchain upgrade.
+    """
+    path = require_tool(tool)
+    st = Path(path).stat()
+    return f"{path}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def run_tool(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run a build tool; on failure raise CompileError quoting its diagnostics."""
+    require_tool(cmd[0])
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CompileError(f"error: {what} failed ({Path(cmd[0]).name} exit {proc.returncode}):\n"
+                           + tail(proc.stderr + proc.stdout))
+    return proc
+
+
+def tail(text: str, lines: int = 25) -> str:
+    """The last lines of a tool's output: enough to see the first errors, not a wall."""
+    kept = text.strip().splitlines() or ["(none)"]
+    if len(kept) > lines:
+        kept = [f"... ({len(kept) - lines} earlier lines omitted)"] + kept[-lines:]
+    return "\n".join("  " + line for line in kept)

@@ -1,0 +1,150 @@
+"""Datasets in the SeeDot format, and the accuracy figures computed on them.
+
+A SeeDot dataset file (`train.npy`, `test.npy`) is an array `[N, 1 + features]` with the
+label in column 0. The original tools accepted labels numbered from 0 or from 1; we detect
+which (and say so in `Dataset.label_note`), and always hand out 0-based labels, since that
+is what `argmax`/`sgn` in a program produce. Features are reshaped to the program's input
+declaration (`X = (features, 1)` gives `(N, features, 1)`), the batch layout the evaluators
+take.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from minun_mlir.diagnostics import MinunError
+
+
+@dataclass(frozen=True)
+class Dataset:
+    features: np.ndarray  # (N, *input_shape), float32
+    labels: np.ndarray  # (N,), int64, 0-based
+    label_base: int  # how the file numbers its labels: 0 or 1
+    name: str = "<array>"
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def label_note(self) -> str:
+        if len(self.labels) == 0:
+            return f"{self.name}: no examples"
+        lo, hi = int(self.labels.min()) + self.label_base, int(self.labels.max()) + self.label_base
+        base = f"{self.label_base}-based"
+        shifted = " (shifted to 0-based)" if self.label_base else ""
+        return f"{self.name}: {len(self)} examples, labels {base}, {lo}..{hi}{shifted}"
+
+
+def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
+                      name: str = "<array>") -> int:
+    """0 or 1: the number of the first class in `labels` (integer-valued floats).
+
+    A label 0 means 0-based. Otherwise, with `num_classes` known, a label equal to it means
+    1-based; without it, labels that start at 1 are read as 1-based.
+    """
+    labels = np.asarray(labels)
+    if labels.size == 0:
+        return 0
+    if not np.all(np.isfinite(labels)) or not np.all(labels == np.round(labels)):
+        row = int(np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))[0])
+        raise MinunError(f"error: {name}: the labels (column 0) must be whole numbers; row "
+                         f"{row} has {labels[row]!r}")
+    lo, hi = int(labels.min()), int(labels.max())
+    if lo < 0:
+        raise MinunError(f"error: {name}: labels must be 0- or 1-based class numbers, found {lo}")
+    if lo == 0:
+        base = 0
+    elif num_classes is not None:
+        base = 1 if hi == num_classes else 0
+    else:
+        base = 1
+    if num_classes is not None and hi - base >= num_classes:
+        raise MinunError(f"error: {name}: label {hi} is too large for {num_classes} classes "
+                         f"({base}-based)")
+    return base
+
+
+def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = None,
+                       num_classes: int | None = None, name: str = "<array>") -> Dataset:
+    """Split `[N, 1 + features]` into features shaped `(N, *input_shape)` and 0-based labels."""
+    data = np.asarray(data)
+    if data.ndim != 2 or data.shape[1] < 2:
+        raise MinunError(f"error: {name}: a SeeDot dataset is a 2-D array [N, 1 + features], "
+                         f"got shape {data.shape}")
+    if data.dtype.kind not in "biuf":
+        raise MinunError(f"error: {name}: holds {data.dtype} values, not numbers")
+    features = data[:, 1:].astype(np.float32)
+    n, count = features.shape
+    if input_shape is not None:
+        shape = tuple(int(d) for d in input_shape)
+        if math.prod(shape) != count:
+            shown = "x".join(map(str, shape))
+            raise MinunError(f"error: {name}: {count} features per example, but the program's "
+                             f"input is {shown} ({math.prod(shape)} values)")
+        features = features.reshape((n, *shape))
+    base = detect_label_base(data[:, 0], num_classes, name)
+    labels = data[:, 0].astype(np.int64) - base
+    return Dataset(features, labels, base, name)
+
+
+def load_dataset(path: str | os.PathLike, input_shape: Sequence[int] | None = None,
+                 num_classes: int | None = None) -> Dataset:
+    """Read a SeeDot `.npy` dataset (see `dataset_from_array`)."""
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as e:
+        raise MinunError(f"error: cannot read dataset {path}: {e}") from None
+    return dataset_from_array(data, input_shape, num_classes, name=str(path))
+
+
+def input_shape(module, name: str = "X") -> tuple[int, ...]:
+    """The declared shape of a compiled program's input `name` (a `minun.input` op)."""
+    from minun_mlir.dialects.minun import InputOp
+
+    for op in module.walk():
+        if isinstance(op, InputOp) and op.sym_name.data == name:
+            return tuple(op.result.type.get_shape())
+    raise MinunError(f"error: the program has no input named '{name}'")
+
+
+def predictions(outputs: np.ndarray) -> np.ndarray:
+    """Labels from a batch of program outputs: integers (argmax/sgn) as they are; real
+    scores `(N, ...)` by the argmax over each example's scores (first one on ties), or by
+    `score > 0` when an example has a single score."""
+    outputs = np.asarray(outputs)
+    if outputs.dtype.kind in "iub":
+        return outputs.reshape(len(outputs)).astype(np.int64)
+    flat = outputs.reshape(len(outputs), -1)
+    if flat.shape[1] == 1:
+        return (flat[:, 0] > 0).astype(np.int64)
+    return np.argmax(flat, axis=1).astype(np.int64)
+
+
+def _pair(a: np.ndarray, b: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+    a, b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+    if a.shape != b.shape:
+        raise ValueError(f"{what}: {a.size} predictions against {b.size}")
+    return a, b
+
+
+def accuracy(predicted: np.ndarray, labels: np.ndarray) -> float:
+    """Fraction of examples whose predicted label is the true one."""
+    p, y = _pair(predicted, labels, "accuracy")
+    return float(np.mean(p == y)) if p.size else 0.0
+
+
+def disagreement_count(a: np.ndarray, b: np.ndarray) -> int:
+    """How many examples two models (say float and fixed-point) label differently."""
+    x, y = _pair(a, b, "disagreement")
+    return int(np.count_nonzero(x != y))
+
+
+def disagreement(a: np.ndarray, b: np.ndarray) -> float:
+    """Fraction of examples two models label differently (SeeDot's `disagree` metric)."""
+    x, _ = _pair(a, b, "disagreement")
+    return disagreement_count(a, b) / x.size if x.size else 0.0

@@ -8,7 +8,7 @@ linker's memory regions, so a program that links here also fits the real chip.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .errors import TargetError
 
@@ -39,7 +39,7 @@ class Board:
     flash_origin: int = 0
     ram_origin: int = 0x20000000
     packages: str = ""  # Debian packages that provide the toolchain and simulator
-    libs: tuple[str, ...] = field(default=("-lm",))
+    libs: tuple[str, ...] = ("-lm",)  # generated code may call expf/tanhf
 
     @property
     def prefix(self) -> str:
@@ -86,8 +86,6 @@ BOARDS: dict[str, Board] = {
             kind="avr",
             cc="avr-gcc",
             cflags=("-mmcu=atmega328p", "-Os", "-DF_CPU=16000000UL") + _COMMON,
-            # The avr5 linker script allows 128 KB / 64 KB: narrow the regions to the real
-            # chip (SRAM at 0x100..0x8FF) so that the linker checks what the Uno can hold.
             ldflags=("-mmcu=atmega328p", "-Wl,--gc-sections"),
             flash_bytes=32 * KB,
             ram_bytes=2 * KB,

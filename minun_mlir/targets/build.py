@@ -108,6 +108,8 @@ def _region_flags(board: Board, relaxed: bool) -> list[str]:
     flash = 1 << 28 if relaxed else board.flash_bytes
     ram = 1 << 28 if relaxed else board.ram_bytes
     if board.kind == "avr":
+        # Explicit even though avr-libc's device files set the same 32 KB / 2 KB at
+        # 0x100..0x8FF, so that the relaxed relink can override them.
         if relaxed:  # the largest the avr5 address space allows
             flash, ram = 128 * 1024, 0x10000 - 0x100
         return [f"-Wl,--defsym=__TEXT_REGION_LENGTH__={flash}",

@@ -141,7 +141,7 @@ def harness_source(inputs: np.ndarray, repeat: int = 1) -> str:
 
 def _dtype(spec: str) -> np.dtype:
     kind, size = spec[0], int(spec[1:])
-    if kind not in "iuf" or (kind == "f" and size != 4):
+    if kind not in "iuf" or size not in ((4,) if kind == "f" else (1, 2, 4)):
         raise ContractError(f"error: unsupported C type in model.h (kind {kind}, {size} bytes): "
                             "minun_input_t/minun_output_t must be 8-32 bit integers or float.")
     return np.dtype(f"<{kind}{size}")

@@ -168,7 +168,8 @@ class _ModelBuild:
         self.budgets = (flash_budget, ram_budget)
         self.repeat = repeat
         self.cflags = list(cflags)
-        self.builds = 0
+        self.builds = 0  # successful links (a link that overflowed the board is retried)
+        self.attempts = 0
         start = time.perf_counter()
         self.model_objects = compile_sources(board, _model_sources(model_dir), wd,
                                              [model_dir], None, self.cflags)
@@ -178,17 +179,18 @@ class _ModelBuild:
 
     def run_batch(self, inputs: np.ndarray) -> tuple[LinkedProgram, SimOutput]:
         start = time.perf_counter()
-        k = self.builds
-        self.builds += 1
+        self.attempts += 1
+        k = self.attempts
         src = self.wd / f"harness_{k}.c"
         src.write_text(harness_source(inputs, self.repeat))
         harness_dir = self.wd / f"harness_{k}"
-        harness_dir.mkdir()
+        harness_dir.mkdir(exist_ok=True)
         objs = compile_sources(self.board, [src], harness_dir, [self.model_dir], None,
                                self.cflags)
         program = link_program(self.board, objs + self.model_objects,
                                self.wd / f"{self.name}_{k}.elf", self.name, *self.budgets,
                                exclude_from_flash=(INPUT_SYMBOL,))
+        self.builds += 1
         self.build_seconds += time.perf_counter() - start
         sim = simulate(self.board, program.elf, self.name, self.timeout)
         self.run_seconds += sim.seconds

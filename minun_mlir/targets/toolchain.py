@@ -47,9 +47,14 @@ def run_tool(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.C
     return proc
 
 
-def tail(text: str, lines: int = 25) -> str:
-    """The last lines of a tool's output: enough to see the first errors, not a wall."""
+def tail(text: str, lines: int = 25, width: int = 160) -> str:
+    """The last lines of a tool's output: enough to see the errors, not a wall.
+
+    Long lines are cut too: compilers quote the offending source line, and generated
+    model code can hold a whole weight table on one line.
+    """
     kept = text.strip().splitlines() or ["(none)"]
     if len(kept) > lines:
         kept = [f"... ({len(kept) - lines} earlier lines omitted)"] + kept[-lines:]
+    kept = [ln if len(ln) <= width else ln[:width] + " ..." for ln in kept]
     return "\n".join("  " + line for line in kept)

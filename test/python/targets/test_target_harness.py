@@ -166,6 +166,40 @@ def test_many_inputs_run_in_several_builds(linear_inputs, monkeypatch):
     assert len(r.latencies) == len(x)
 
 
+def flash_table_model(tmp_path: Path, n_tables: int, size: int) -> tuple[Path, np.ndarray]:
+    """A model reading n_tables int16 __flash tables of `size` entries on AVR."""
+    tables = [(np.arange(size) * (37 + 4 * t)) % 200 - 100 for t in range(n_tables)]
+    decls = "".join(f"static const __flash int16_t table{t}[{size}] = "
+                    f"{{{','.join(map(str, tab))}}};\n" for t, tab in enumerate(tables))
+    terms = " + ".join(f"table{t}[(k * 16 + j) * 40 + {t}]" for t in range(n_tables))
+    model = fake_model(tmp_path, decls + f"""
+int minun_predict(const minun_input_t *x, minun_output_t *out)
+{{
+    for (int k = 0; k < MINUN_OUTPUT_SIZE; k++) {{
+        int32_t s = 0;
+        for (int j = 0; j < MINUN_INPUT_SIZE; j++)
+            s += (int32_t)({terms}) * x[j];
+        out[k] = s;
+    }}
+    return 0;
+}}
+""")
+    idx = (np.arange(4)[:, None] * 16 + np.arange(16)[None, :]) * 40
+    w = sum(tab[idx + t] for t, tab in enumerate(tables))
+    return model, w
+
+
+def test_inputs_that_overflow_flash_run_in_several_builds(tmp_path):
+    """A 26 KB model plus 300 embedded inputs (9.6 KB) exceed the Uno's 32 KB: the harness
+    retries with one input, then fills the remaining flash per build."""
+    model, w = flash_table_model(tmp_path, 1, 13_000)
+    x = np.random.default_rng(3).integers(-100, 101, (300, 16)).astype(np.int16)
+    r = run_model(model, "avr", x)
+    assert r.builds >= 3  # one input, then two builds of the ~180 that fit each
+    assert 26_000 < r.flash_bytes < 32 * 1024
+    np.testing.assert_array_equal(r.outputs, x.astype(np.int64) @ w.T)
+
+
 # ---- errors ------------------------------------------------------------------------------
 
 def fake_model(tmp_path: Path, body: str) -> Path:
@@ -210,6 +244,17 @@ def test_avr_linker_overflow_becomes_budget_message(tmp_path):
                      r"budget of 2,048 bytes", msg)
     assert "scratch 6,000 B" in msg
     assert "not within region" not in msg and "ld:" not in msg
+
+
+def test_avr_flash_overflow_message(tmp_path):
+    model, _ = flash_table_model(tmp_path, 2, 10_000)
+    with pytest.raises(BudgetExceeded) as err:
+        run_model(model, "avr", np.zeros((1, 16), np.int16))
+    msg = str(err.value)
+    assert re.search(r"flash \(.text \+ .data\) is [\d,]+ bytes, [\d,]+ bytes over the flash "
+                     r"budget of 32,768 bytes", msg)
+    assert "table0 20,000 B" in msg and "table1 20,000 B" in msg
+    assert "overflowed" not in msg and "ld:" not in msg
 
 
 def test_avr_const_table_hint(tmp_path):

@@ -74,8 +74,11 @@ def simulate(board: Board, elf: Path, name: str, timeout: float = 60.0) -> SimOu
 
 
 def _finish(board: Board, name: str, raw: str, stderr: str, returncode: int, seconds: float,
-            latency_key: str, extra_latencies: list[int] | None = None) -> SimOutput:
-    """Common checks on a finished run: faults, stack overflow, exit code."""
+            latency_key: str, plugin_latencies: list[int] | None = None) -> SimOutput:
+    """Common checks on a finished run: faults, stack overflow, exit code.
+
+    Latencies come from the meta lines named latency_key, or from the QEMU plugin's file.
+    """
     text, meta = split_meta(raw)
     values: dict[str, list[str]] = {}
     for key, value in meta:
@@ -96,9 +99,9 @@ def _finish(board: Board, name: str, raw: str, stderr: str, returncode: int, sec
     else:
         raise SimulationError(f"error: the {board.name} simulator failed on {name} "
                               f"(exit {returncode}):\n" + tail(stderr + text, 10))
-    latencies = [int(v) for v in values.get(latency_key, [])]
-    if extra_latencies is not None:
-        latencies = extra_latencies
+    latencies = plugin_latencies
+    if latencies is None:
+        latencies = [int(v) for v in values.get(latency_key, [])]
     stack = int(values["stack"][-1]) if "stack" in values else None
     return SimOutput(text, latencies, stack, exit_code, seconds, values)
 

@@ -371,10 +371,10 @@ def test_helpers_are_built_into_the_cache_dir(tmp_path, monkeypatch):
 
 # ---- command line -------------------------------------------------------------------------
 
-def minun_run(*args, cwd=None):
+def minun_run(*args, env=None):
     script = Path(sys.executable).with_name("minun-run")
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "minun_mlir.targets.cli"]
-    return subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True, env=env)
 
 
 def test_cli_runs_and_writes_json(tmp_path, linear_inputs):
@@ -416,3 +416,9 @@ def test_cli_errors_are_one_paragraph(tmp_path, linear_inputs):
     assert p.returncode == 2 and "unknown target 'pdp11'" in p.stderr
     p = minun_run(MODELS / "linear_int16", "--target", "x86", "--inputs", tmp_path / "no.npy")
     assert p.returncode == 1 and p.stderr.startswith("error: cannot read inputs file")
+    no_tools = dict(os.environ, PATH=str(tmp_path))
+    p = minun_run(MODELS / "linear_int16", "--target", "avr", "--inputs", tmp_path / "x.npy",
+                  env=no_tools)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr.startswith("error: 'avr-gcc' was not found on PATH")
+    assert "apt-get install" in p.stderr and "gcc-avr" in p.stderr

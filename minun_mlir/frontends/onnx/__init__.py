@@ -1,0 +1,99 @@
+"""ONNX frontend: import an ONNX model into the L1 tensor dialect (see docs/onnx-frontend.md).
+
+    from minun_mlir.frontends.onnx import import_model
+    module = import_model("model.onnx", dims={"N": 1})
+
+`minun-opt model.onnx [--dim N=1]` runs the same importer (via `frontend`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import IO
+
+import onnx
+from google.protobuf.message import DecodeError
+from xdsl.dialects.builtin import ModuleOp
+
+from minun_mlir.diagnostics import MinunError
+
+from . import convpool, elementwise, linear, recurrent, shape
+from .importer import DEFAULT_INPUT_RANGE, Importer
+
+__all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model"]
+
+HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
+            **shape.HANDLERS, **recurrent.HANDLERS}
+
+
+def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:
+    """Parse a serialized ModelProto; a file that is not one is a user error, not a
+    traceback. External tensor data is read from the model's folder."""
+    where = path or "<bytes>"
+    try:
+        model = onnx.load_model_from_string(data)
+    except (DecodeError, RuntimeWarning, ValueError) as e:
+        raise MinunError(f"{where}: error: not a valid ONNX model file (protobuf: {e})") from None
+    if not model.ir_version or not model.HasField("graph"):
+        raise MinunError(f"{where}: error: not a valid ONNX model file (no IR version or no "
+                         f"graph: corrupt or not ONNX)")
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
+        base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+        try:
+            onnx.external_data_helper.load_external_data_for_model(model, base)
+        except OSError as e:
+            raise MinunError(f"{where}: error: cannot read external tensor data: {e}") from None
+    return model
+
+
+def import_model(model: str | os.PathLike | onnx.ModelProto,
+                 dims: dict[str, int] | None = None, *,
+                 input_ranges: dict[str, tuple[float, float]] | None = None) -> ModuleOp:
+    """Import an ONNX model (a path or a ModelProto) as a module with `func.func @main`.
+
+    `dims` fixes symbolic input dimensions by name (`{"N": 1}`; an unnamed dimension is
+    `"input_name:axis"`), like `minun-opt --dim N=1`. `input_ranges` gives the declared
+    value range of inputs by name (default DEFAULT_INPUT_RANGE; profiling refines it).
+    Raises MinunError with a `node 'name' (OpType): message` text on unsupported models.
+    """
+    path = None
+    if not isinstance(model, onnx.ModelProto):
+        path = os.fspath(model)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise MinunError(f"{path}: error: {e.strerror}") from None
+        model = load_model(data, path)
+    try:
+        return Importer(model, HANDLERS, dims, input_ranges).run()
+    except MinunError as e:
+        if path is None:
+            raise
+        raise MinunError(f"{path}: error: {e}") from None
+
+
+def parse_dims(specs: list[str]) -> dict[str, int]:
+    """`["N=1", "seq=16"]` -> {"N": 1, "seq": 16} (the `--dim` option)."""
+    dims = {}
+    for spec in specs or []:
+        name, sep, value = spec.rpartition("=")
+        if not sep or not name:
+            raise MinunError(f"--dim {spec}: expected NAME=N")
+        try:
+            dims[name] = int(value)
+        except ValueError:
+            raise MinunError(f"--dim {spec}: N must be an integer") from None
+    return dims
+
+
+def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
+    """The `.onnx` frontend of minun-opt."""
+    path = getattr(args, "input_file", None) or "<stdin>"
+    dims = parse_dims(getattr(args, "dim", []))
+    model = load_model(stream.read(), path)
+    try:
+        return Importer(model, HANDLERS, dims).run()
+    except MinunError as e:
+        raise MinunError(f"{path}: error: {e}") from None

@@ -1,0 +1,191 @@
+"""Conv, pooling and batch normalisation: ONNX NCHW onto the NHWC L1 ops.
+
+The input is read in NHWC (one transpose for the model input, none between NHWC ops),
+results are recorded as NHWC values, constant filters are permuted to
+[G, KH, KW, C/G, M/G] at import. 1-D (NCW) ops run as 2-D with H = 1. `auto_pad` and
+`ceil_mode` are turned into explicit pads, so the L1 ops only know explicit padding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i64
+
+from minun_mlir.dialects import minun
+
+from .importer import Importer, Node, Value
+
+NHWC = (0, 2, 3, 1)
+
+
+def _spatial_2d(imp: Importer, x: Value) -> tuple[Value, bool]:
+    """NCW -> NC1W so 1-D ops reuse the 2-D ones; returns (value, was_1d)."""
+    if x.rank == 3:
+        return imp.reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), True
+    if x.rank != 4:
+        raise imp.error(f"only 1-D and 2-D spatial inputs are supported, got rank {x.rank} "
+                        f"({minun.shape_str(x.shape)})")
+    return x, False
+
+
+def _ints(node: Node, name: str, default: Sequence[int], was_1d: bool, fill: int) -> list[int]:
+    """A per-spatial-dim attribute, widened with `fill` for the H of a 1-D op."""
+    value = list(node.attr(name) or default)
+    if was_1d:
+        half = len(value) // 2
+        value = [fill] + value if name != "pads" else [fill, value[0], fill, value[half]]
+    return value
+
+
+def window_pads(imp: Importer, node: Node, size: Sequence[int], kernel: Sequence[int],
+                strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int],
+                ceil_mode: bool) -> list[int]:
+    """Explicit L1 pads [top, bottom, left, right] from ONNX pads [hb, wb, he, we],
+    auto_pad and ceil_mode (ONNX/PyTorch rules: a window may not start in the end
+    padding).
+    """
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    begin, end = list(pads[:2]), list(pads[2:])
+    for i in range(2):
+        eff = dilations[i] * (kernel[i] - 1) + 1
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            out = -(-size[i] // strides[i])
+            total = max(0, (out - 1) * strides[i] + eff - size[i])
+            small, large = total // 2, total - total // 2
+            begin[i], end[i] = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+        elif auto_pad == "VALID":
+            begin[i] = end[i] = 0
+        elif auto_pad != "NOTSET":
+            raise imp.error(f"unknown auto_pad '{auto_pad}'")
+        if ceil_mode and auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
+            span = size[i] + begin[i] + end[i] - eff
+            out = -(-span // strides[i]) + 1
+            if (out - 1) * strides[i] >= size[i] + begin[i]:
+                out -= 1
+            end[i] += max(0, (out - 1) * strides[i] + eff - (size[i] + begin[i] + end[i]))
+    return [begin[0], end[0], begin[1], end[1]]
+
+
+def _arr(values: Sequence[int]):
+    return minun.i64_array(values)
+
+
+def _conv(imp: Importer, node: Node) -> list[Value]:
+    x, w, b = node.inputs[0], node.inputs[1], node.input(2)
+    x4, was_1d = _spatial_2d(imp, x)
+    if w.rank != x.rank:
+        raise imp.error(f"filter {minun.shape_str(w.shape)} does not match input "
+                        f"{minun.shape_str(x.shape)}")
+    w4 = imp.reshape(w, (w.shape[0], w.shape[1], 1, w.shape[2])) if was_1d else w
+    g = int(node.attr("group", 1))
+    m, cg, kh, kw = w4.shape
+    if m % g or x4.shape[1] != cg * g:
+        raise imp.error(f"channels do not match group={g}: input {minun.shape_str(x.shape)}, "
+                        f"filter {minun.shape_str(w.shape)}")
+    strides = _ints(node, "strides", [1] * (x.rank - 2), was_1d, 1)
+    dilations = _ints(node, "dilations", [1] * (x.rank - 2), was_1d, 1)
+    pads = window_pads(imp, node, x4.shape[2:], (kh, kw), strides, dilations,
+                       _ints(node, "pads", [0] * (2 * (x.rank - 2)), was_1d, 0), False)
+    # [M, C/G, KH, KW] -> [G, M/G, C/G, KH, KW] -> L1's [G, KH, KW, C/G, M/G]
+    filt = imp.ir(imp.reshape(w4, (g, m // g, cg, kh, kw)), (0, 3, 4, 2, 1))
+    y = imp.emit(minun.Conv2DOp.create(
+        operands=[imp.ir(x4, NHWC), filt],
+        attributes={"strides": _arr(strides), "pads": _arr(pads),
+                    "dilations": _arr(dilations), "groups": IntegerAttr(g, i64)},
+        result_types=[minun.tensor_of(
+            (x4.shape[0], *_out_hw(x4.shape[2:], (kh, kw), strides, pads, dilations), m))]))
+    out = Value.of(y, NHWC)
+    if b is not None:
+        out = Value.of(imp.make(minun.BiasAddOp, imp.ir(out), imp.ir(b)), NHWC)
+    return [_back_to_1d(imp, out, was_1d)]
+
+
+def _out_hw(size, kernel, strides, pads, dilations) -> tuple[int, int]:
+    t, bt, left, r = pads
+    return (minun.conv_out_dim(size[0], kernel[0], strides[0], t + bt, dilations[0]),
+            minun.conv_out_dim(size[1], kernel[1], strides[1], left + r, dilations[1]))
+
+
+def _back_to_1d(imp: Importer, v: Value, was_1d: bool) -> Value:
+    return imp.reshape(v, (v.shape[0], v.shape[1], v.shape[3])) if was_1d else v
+
+
+def _pool(cls: type):
+    def handler(imp: Importer, node: Node) -> list[Value | None]:
+        x, was_1d = _spatial_2d(imp, node.inputs[0])
+        spatial = node.inputs[0].rank - 2
+        if not node.attr("kernel_shape"):
+            raise imp.error("kernel_shape is required")
+        kernel = _ints(node, "kernel_shape", [], was_1d, 1)
+        strides = _ints(node, "strides", [1] * spatial, was_1d, 1)
+        dilations = _ints(node, "dilations", [1] * spatial, was_1d, 1)
+        if any(d != 1 for d in dilations):
+            raise imp.error(f"pooling dilations {node.attr('dilations')} are not supported "
+                            f"(the L1 pooling ops have none)")
+        ceil_mode = bool(node.attr("ceil_mode", 0))
+        pads = _ints(node, "pads", [0] * (2 * spatial), was_1d, 0)
+        explicit = window_pads(imp, node, x.shape[2:], kernel, strides, dilations, pads, False)
+        full = window_pads(imp, node, x.shape[2:], kernel, strides, dilations, pads, ceil_mode)
+        attrs = {"kernel": _arr(kernel), "strides": _arr(strides), "pads": _arr(full)}
+        if cls is minun.AvgPoolOp and int(node.attr("count_include_pad", 0)):
+            if full != explicit:
+                raise imp.error("ceil_mode with count_include_pad=1 is not supported")
+            attrs["count_include_pad"] = UnitAttr()
+        out_hw = _out_hw(x.shape[2:], kernel, strides, full, (1, 1))
+        y = imp.emit(cls.create(operands=[imp.ir(x, NHWC)], attributes=attrs, result_types=[
+            minun.tensor_of((x.shape[0], *out_hw, x.shape[1]))]))
+        return [_back_to_1d(imp, Value.of(y, NHWC), was_1d), None]
+
+    return handler
+
+
+def _global_avg(imp: Importer, node: Node) -> list[Value]:
+    x, was_1d = _spatial_2d(imp, node.inputs[0])
+    y = Value.of(imp.make(minun.GlobalAvgPoolOp, imp.ir(x, NHWC)), NHWC)
+    return [_back_to_1d(imp, y, was_1d)]
+
+
+def _global_max(imp: Importer, node: Node) -> list[Value]:
+    x, was_1d = _spatial_2d(imp, node.inputs[0])
+    attrs = {"kernel": _arr(x.shape[2:]), "strides": _arr((1, 1)), "pads": _arr((0,) * 4)}
+    y = imp.emit(minun.MaxPoolOp.create(operands=[imp.ir(x, NHWC)], attributes=attrs,
+                                        result_types=[minun.tensor_of((x.shape[0], 1, 1,
+                                                                       x.shape[1]))]))
+    return [_back_to_1d(imp, Value.of(y, NHWC), was_1d)]
+
+
+def _batchnorm(imp: Importer, node: Node) -> list[Value | None]:
+    """Inference batch norm along the channel axis 1, which the NHWC-style layout puts last.
+    Training mode (and the running statistics outputs) is refused."""
+    x = node.inputs[0]
+    if node.version >= 14 and int(node.attr("training_mode", 0)):
+        raise imp.error("training_mode=1 is not supported (inference only)")
+    if node.version < 9 and not int(node.attr("spatial", 1)):
+        raise imp.error("spatial=0 (per-activation statistics) is not supported")
+    if x.rank < 2:
+        raise imp.error(f"input must have a channel axis, got {minun.shape_str(x.shape)}")
+    perm = (0, *range(2, x.rank), 1)
+    c = x.shape[1]
+    params = []
+    for i, what in ((1, "scale"), (2, "bias"), (3, "mean"), (4, "var")):
+        v = node.inputs[i]
+        if v.shape != (c,):
+            raise imp.error(f"{what} must be 1-D of the {c} channels, got "
+                            f"{minun.shape_str(v.shape)}")
+        params.append(imp.ir(v))
+    eps = float(node.attr("epsilon", 1e-5))
+    y = imp.emit(minun.BatchNormOp.create(
+        operands=[imp.ir(x, perm), *params], attributes={"epsilon": minun.f64_attr(eps)},
+        result_types=[minun.tensor_of(tuple(x.shape[p] for p in perm))]))
+    return [Value.of(y, perm)] + [None] * (len(node.proto.output) - 1)
+
+
+HANDLERS = {
+    "Conv": _conv,
+    "MaxPool": _pool(minun.MaxPoolOp),
+    "AveragePool": _pool(minun.AvgPoolOp),
+    "GlobalAveragePool": _global_avg,
+    "GlobalMaxPool": _global_max,
+    "BatchNormalization": _batchnorm,
+}

@@ -1,0 +1,154 @@
+"""Element-wise and per-axis operators: they keep whatever layout their input has, so a
+chain conv -> add -> relu -> pool stays NHWC with no transposes in between.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, i32, i64
+
+from minun_mlir.dialects import minun
+
+from .importer import Importer, Node, Value, identity, normalize_axis
+
+
+def _add(imp: Importer, node: Node) -> list[Value]:
+    a, b = node.inputs[0], node.inputs[1]
+    if a.array is not None:  # addition commutes (exactly, in IEEE arithmetic)
+        a, b = b, a
+    return [imp.binary(minun.AddOp, a, b, bias=minun.BiasAddOp)]
+
+
+def _sub(imp: Importer, node: Node) -> list[Value]:
+    return [imp.binary(minun.SubOp, node.inputs[0], node.inputs[1], bias=minun.BiasSubOp)]
+
+
+def _mul(imp: Importer, node: Node) -> list[Value]:
+    a, b = node.inputs[0], node.inputs[1]
+    if a.array is not None:
+        a, b = b, a
+    if b.array is not None and b.array.size == 1 and b.rank <= a.rank:
+        scalar = imp.materialize(b.array.reshape(()), b.name)
+        return [Value.of(imp.make(minun.ScalarMulOp, scalar, imp.ir(a)), a.perm)]
+    return [imp.binary(minun.HadamardOp, a, b)]
+
+
+def _binary(cls: type):
+    def handler(imp: Importer, node: Node) -> list[Value]:
+        return [imp.binary(cls, node.inputs[0], node.inputs[1])]
+
+    return handler
+
+
+def _variadic(cls: type):
+    """Max / Min / Sum over any number of inputs, as a chain of binary ops."""
+
+    def handler(imp: Importer, node: Node) -> list[Value]:
+        values = [v for v in node.inputs if v is not None]
+        if any(v.array is None for v in values):
+            # Start from a run-time value so constants get its layout.
+            values.sort(key=lambda v: v.array is not None)
+        acc = values[0]
+        for v in values[1:]:
+            acc = imp.binary(cls, acc, v)
+        return [acc]  # one input: ONNX returns it unchanged
+
+    return handler
+
+
+def _unary(cls: type):
+    def handler(imp: Importer, node: Node) -> list[Value]:
+        return [imp.unary(cls, node.inputs[0])]
+
+    return handler
+
+
+def _leaky_relu(imp: Importer, node: Node) -> list[Value]:
+    alpha = float(node.attr("alpha", 0.01))
+    return [imp.unary(minun.LeakyReluOp, node.inputs[0], alpha=minun.f64_attr(alpha))]
+
+
+def _clip(imp: Importer, node: Node) -> list[Value]:
+    """Bounds are attributes before opset 11 and optional constant inputs after. One
+    bound becomes max/min with a scalar; min > max is legal ONNX (the result is max),
+    which max-then-min reproduces, so only ordered bounds use minun.clip.
+    """
+    x = node.inputs[0]
+    if node.version < 11:
+        lo, hi = node.attr("min"), node.attr("max")
+    else:
+        lo_v, hi_v = node.input(1), node.input(2)
+        lo = None if lo_v is None else float(imp.const(lo_v, "the min input"))
+        hi = None if hi_v is None else float(imp.const(hi_v, "the max input"))
+    if lo is not None and hi is not None and lo <= hi:
+        return [imp.unary(minun.ClipOp, x, lo=minun.f64_attr(lo), hi=minun.f64_attr(hi))]
+    if lo is not None:
+        x = imp.binary(minun.MaxOp, x, Value.const(np.float32(lo)))
+    if hi is not None:
+        x = imp.binary(minun.MinOp, x, Value.const(np.float32(hi)))
+    return [x]
+
+
+def _softmax(cls: type):
+    """Opset 13 made Softmax/LogSoftmax per-axis (default -1); before, the input is
+    coerced to 2-D at `axis` (default 1) and normalised over the flattened tail. The two
+    agree when every dimension after the axis is 1 or the axis is the last one.
+    """
+
+    def handler(imp: Importer, node: Node) -> list[Value]:
+        x = node.inputs[0]
+        rank = x.rank
+        axis = normalize_axis(int(node.attr("axis", -1 if node.version >= 13 else 1)), rank)
+        if node.version < 13 and any(d != 1 for d in x.shape[axis + 1:]):
+            outer = int(np.prod(x.shape[:axis], dtype=np.int64))
+            flat = imp.reshape(x, (outer, int(np.prod(x.shape[axis:], dtype=np.int64))))
+            y = Value.of(imp.make(cls, imp.ir(flat), axis=IntegerAttr(1, i64)))
+            return [imp.reshape(y, x.shape)]
+        if rank == 0:
+            raise imp.error("needs an input of rank >= 1")
+        perm = x.perm if x.ssa is not None else identity(rank)
+        ssa = imp.make(cls, imp.ir(x, perm), axis=IntegerAttr(perm.index(axis), i64))
+        return [Value.of(ssa, perm)]
+
+    return handler
+
+
+def _argmax(imp: Importer, node: Node) -> list[Value]:
+    """minun.argmax gives the flat index of the maximum (first on ties) as an i32; that is
+    ONNX's index along `axis` exactly when every other dimension is 1.
+    """
+    x = node.inputs[0]
+    axis = normalize_axis(int(node.attr("axis", 0)), x.rank)
+    if int(node.attr("select_last_index", 0)):
+        raise imp.error("select_last_index=1 is not supported (minun.argmax returns the "
+                        "first maximum)")
+    if any(d != 1 for i, d in enumerate(x.shape) if i != axis):
+        raise imp.error(
+            f"ArgMax over axis {axis} of {minun.shape_str(x.shape)} computes several indices; "
+            f"only one index is supported (every dimension but the axis must be 1)")
+    ssa = imp.emit(minun.ArgMaxOp.create(operands=[imp.ir(x, identity(x.rank))],
+                                         result_types=[i32]))
+    keep = int(node.attr("keepdims", 1))
+    shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape) if keep or i != axis)
+    return [Value(shape, ssa=ssa)]
+
+
+HANDLERS = {
+    "Add": _add,
+    "Sub": _sub,
+    "Mul": _mul,
+    "Div": _binary(minun.DivOp),
+    "Max": _variadic(minun.MaxOp),
+    "Min": _variadic(minun.MinOp),
+    "Sum": _variadic(minun.AddOp),
+    "Neg": _unary(minun.NegOp),
+    "Relu": _unary(minun.ReluOp),
+    "Sigmoid": _unary(minun.SigmoidOp),
+    "Tanh": _unary(minun.TanhOp),
+    "Exp": _unary(minun.ExpOp),
+    "LeakyRelu": _leaky_relu,
+    "Clip": _clip,
+    "Softmax": _softmax(minun.SoftmaxOp),
+    "LogSoftmax": _softmax(minun.LogSoftmaxOp),
+    "ArgMax": _argmax,
+}

@@ -1,0 +1,657 @@
+"""ONNX -> L1 (minun dialect): the graph walk, value layouts, constants and diagnostics.
+
+The op handlers (elementwise.py, linear.py, convpool.py, shape.py, recurrent.py) only see
+`Value`s and the helpers here, so the layout bookkeeping lives in one place:
+
+* ONNX is NCHW, the L1 convolution/pooling ops are NHWC. Instead of transposing around
+  every conv, each run-time value records `perm`, the permutation of its ONNX dimensions
+  that the IR value holds (`ir = onnx_value.transpose(perm)`). Element-wise ops keep the
+  layout, ONNX Transpose only changes `perm` (no op), Reshape/Flatten use
+  `minun.reshape`'s `order` to read elements in ONNX order, and a `minun.transpose` is
+  emitted only where an op needs a specific layout. Graph outputs are returned in ONNX
+  layout, so results are exactly the ONNX values.
+* Values known at import time (initializers, Constant nodes, anything computed only from
+  them, and shapes, which are static) stay numpy arrays; they are folded with ONNX's own
+  reference implementation, so folding has exact ONNX semantics for every operator. They
+  become `minun.param` (or `minun.constant` for one element) only where a run-time op
+  uses them, in the layout that op needs, so filters are permuted at import, not at run
+  time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.dialects import minun
+
+# Opsets we read. Handlers branch on each operator's `since_version` at the model's
+# opset, so later opsets work as long as the operators we use did not change meaning
+# (the onnx package's schemas tell us when they did).
+MIN_OPSET = 7
+DEFAULT_INPUT_RANGE = (-1.0, 1.0)
+
+# Operators whose outputs depend on a random generator are never folded.
+NONDETERMINISTIC = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                    "Multinomial", "Bernoulli"}
+
+Perm = tuple[int, ...]
+
+
+def identity(rank: int) -> Perm:
+    return tuple(range(rank))
+
+
+def inverse(perm: Sequence[int]) -> Perm:
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise MinunError(f"{what} {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+_NAME_BAD = re.compile(r"[^\w$.-]")
+
+
+def ssa_name(name: str) -> str | None:
+    """An xDSL-valid SSA name hint from an ONNX name (so the IR reads like the model)."""
+    name = _NAME_BAD.sub("_", name)
+    if not name:
+        return None
+    return name if not name[0].isdigit() else "v" + name
+
+
+@dataclass(eq=False)
+class Value:
+    """One ONNX tensor during import.
+
+    Either `array` is set (known at import time, in ONNX layout) or `ssa` is (a run-time
+    IR value holding the ONNX value transposed by `perm`). `shape` is always the ONNX
+    shape. An `i32` ssa (ArgMax) has `perm` None.
+    """
+
+    shape: tuple[int, ...]
+    array: np.ndarray | None = None
+    ssa: SSAValue | None = None
+    perm: Perm | None = None
+    name: str = ""
+    cache: dict[Perm, SSAValue] = field(default_factory=dict)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def is_const(self) -> bool:
+        return self.array is not None
+
+    @property
+    def is_int(self) -> bool:
+        return self.ssa is not None and not isinstance(self.ssa.type, TensorType)
+
+    @staticmethod
+    def const(array: Any, name: str = "") -> Value:
+        array = np.asarray(array)
+        return Value(tuple(array.shape), array=array, name=name)
+
+    @staticmethod
+    def of(ssa: SSAValue, perm: Perm | None = None, name: str = "") -> Value:
+        """Wrap an IR tensor whose dimensions are the ONNX ones permuted by `perm`."""
+        ty = ssa.type
+        assert isinstance(ty, TensorType)
+        ir_shape = tuple(ty.get_shape())
+        perm = identity(len(ir_shape)) if perm is None else tuple(perm)
+        shape = [0] * len(ir_shape)
+        for i, p in enumerate(perm):
+            shape[p] = ir_shape[i]
+        return Value(tuple(shape), ssa=ssa, perm=perm, name=name)
+
+
+@dataclass
+class Node:
+    """A node being imported: its proto, inputs (None for absent optional ones), its
+    attributes as Python values, and the operator version in force at the model's opset.
+    """
+
+    proto: onnx.NodeProto
+    inputs: list[Value | None]
+    attrs: dict[str, Any]
+    version: int
+
+    @property
+    def op_type(self) -> str:
+        return self.proto.op_type
+
+    def input(self, i: int) -> Value | None:
+        return self.inputs[i] if i < len(self.inputs) else None
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        return self.attrs.get(name, default)
+
+
+Handler = Callable[["Importer", Node], Sequence[Value | None]]
+
+
+def node_label(node: onnx.NodeProto) -> str:
+    name = node.name or next((o for o in node.output if o), "?")
+    return f"node '{name}' ({node.op_type})"
+
+
+def _attr_value(attr: onnx.AttributeProto) -> Any:
+    value = helper.get_attribute_value(attr)
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, list) and value and isinstance(value[0], bytes):
+        return [v.decode() for v in value]
+    return value
+
+
+class Importer:
+    """Walks one ONNX graph and builds `func.func @main` in the minun dialect."""
+
+    def __init__(self, model: onnx.ModelProto, handlers: dict[str, Handler],
+                 dims: dict[str, int] | None = None,
+                 input_ranges: dict[str, tuple[float, float]] | None = None):
+        self.model = model
+        self.graph = model.graph
+        self.handlers = handlers
+        self.dims = dict(dims or {})
+        self.input_ranges = dict(input_ranges or {})
+        self.opsets = {(d.domain or ""): d.version for d in model.opset_import}
+        if "ai.onnx" in self.opsets:
+            self.opsets[""] = self.opsets.pop("ai.onnx")
+        self.opset = self.opsets.get("", 0)
+        self.values: dict[str, Value] = {}
+        self.node: onnx.NodeProto | None = None
+        self.func_block = Block()
+        self.block = self.func_block
+        self.leaves: list[Operation] = []
+        self.param_names: set[str] = set()
+        self.index_cache: dict[int, SSAValue] = {}
+        self.used = {n for node in self.graph.node for n in node.input if n}
+        self.used |= {o.name for o in self.graph.output}
+
+    # -- diagnostics -------------------------------------------------------------------
+
+    def error(self, message: str) -> MinunError:
+        """A user error, prefixed with the node being imported."""
+        if self.node is None:
+            return MinunError(message)
+        return MinunError(f"{node_label(self.node)}: {message}")
+
+    # -- building ----------------------------------------------------------------------
+
+    def emit(self, op: Operation, name: str | None = None) -> SSAValue:
+        self.block.add_op(op)
+        if op.results and name:
+            op.results[0].name_hint = ssa_name(name)
+        return op.results[0] if op.results else None
+
+    def make(self, cls: type, *operands: SSAValue, **attrs: Any) -> SSAValue:
+        """Emit an op whose result type the dialect infers (`_InferredOp.make`)."""
+        return self.emit(cls.make(*operands, **attrs))
+
+    def leaf(self, op: Operation, name: str | None = None) -> SSAValue:
+        """Operand-free ops (inputs, params, constants) go to the top of `main`, so they
+        dominate every use, including uses inside loop bodies.
+        """
+        self.leaves.append(op)
+        if name:
+            op.results[0].name_hint = ssa_name(name)
+        return op.results[0]
+
+    def index(self, i: int) -> SSAValue:
+        if i not in self.index_cache:
+            self.index_cache[i] = self.leaf(arith.ConstantOp(IntegerAttr(i, i32)), f"c{i}")
+        return self.index_cache[i]
+
+    def loop(self, steps: int, inits: Sequence[SSAValue],
+             body: Callable[[SSAValue, list[SSAValue]], Sequence[SSAValue]],
+             names: Sequence[str] = ()) -> list[SSAValue]:
+        """`minun.loop` over t = 0 .. steps-1 carrying `inits`; `body(t, carried)` emits
+        the step's ops (into the loop body) and returns the new carried values.
+        """
+        types = [v.type for v in inits]
+        block = Block(arg_types=[i32, *types])
+        block.args[0].name_hint = "t"
+        for arg, name in zip(block.args[1:], names):
+            arg.name_hint = name
+        saved, self.block = self.block, block
+        try:
+            outs = body(block.args[0], list(block.args[1:]))
+        finally:
+            self.block = saved
+        block.add_op(minun.YieldOp(*outs))
+        op = minun.LoopOp.create(
+            operands=list(inits),
+            attributes={"lower": IntegerAttr(0, i64), "upper": IntegerAttr(steps, i64)},
+            result_types=types, regions=[Region(block)])
+        self.emit(op)
+        return list(op.results)
+
+    def materialize(self, array: np.ndarray, name: str) -> SSAValue:
+        """A float array as a leaf: one element -> minun.constant, else minun.param with
+        its observed range (a unique symbol derived from the ONNX name).
+        """
+        if array.dtype.kind not in "f":
+            kind = "boolean" if array.dtype.kind == "b" else "integer"
+            raise self.error(
+                f"{kind} tensor '{name}' is used as run-time data; the L1 dialect computes "
+                f"in float32")
+        if array.size == 0:
+            raise self.error(f"tensor '{name}' is empty; zero-size tensors are not supported")
+        array = array.astype(np.float32)
+        if array.size == 1:
+            # Not minun.ConstantOp(array): its dense_f32 uses np.ascontiguousarray, which
+            # turns a rank-0 array into shape (1,).
+            value = DenseIntOrFPElementsAttr(minun.tensor_of(array.shape),
+                                             BytesAttr(array.astype("<f4").tobytes()))
+            return self.leaf(minun.ConstantOp.create(attributes={"value": value},
+                                                     result_types=[value.type]), "cst")
+        base = name or "const"
+        sym, k = base, 1
+        while sym in self.param_names:
+            sym, k = f"{base}_{k}", k + 1
+        self.param_names.add(sym)
+        lo, hi = float(np.nanmin(array)), float(np.nanmax(array))
+        return self.leaf(minun.ParamOp(sym, array, lo, hi), sym)
+
+    # -- values in a layout ------------------------------------------------------------
+
+    def ir(self, v: Value, perm: Sequence[int] | None = None) -> SSAValue:
+        """The IR value of `v` with its ONNX dimensions in order `perm` (default: the
+        layout it already has; identity for constants). Emits at most one transpose.
+        """
+        if v.is_int:
+            raise self.error("an integer (ArgMax) result can only be a graph output")
+        if perm is None:
+            perm = v.perm if v.ssa is not None else identity(v.rank)
+        perm = tuple(perm)
+        if perm in v.cache:
+            return v.cache[perm]
+        if v.array is not None:
+            result = self.materialize(v.array.transpose(perm), v.name)
+        else:
+            assert v.ssa is not None and v.perm is not None
+            if perm == v.perm:
+                return v.ssa
+            q_inv = inverse(v.perm)
+            t = tuple(q_inv[p] for p in perm)
+            result = self.make(minun.TransposeOp, v.ssa, perm=minun.i64_array(t))
+        if v.array is not None or self.block is self.func_block:
+            v.cache[perm] = result  # never reuse a value defined inside a loop body
+        return result
+
+    def const(self, v: Value | None, what: str) -> np.ndarray:
+        """The import-time value of an input that must be static (shapes, axes, bounds)."""
+        if v is None:
+            raise self.error(f"{what} is missing")
+        if v.array is None:
+            raise self.error(
+                f"{what} must be a constant (an initializer or computable from them), "
+                f"but it is computed at run time")
+        return v.array
+
+    # -- value-level operations (fold constants, track layouts) --------------------------
+
+    def transpose(self, v: Value, perm: Sequence[int]) -> Value:
+        """ONNX Transpose: free, it only changes which layout the IR value is read in."""
+        perm = tuple(perm)
+        if v.array is not None:
+            return Value.const(v.array.transpose(perm), v.name)
+        assert v.perm is not None and v.ssa is not None
+        p_inv = inverse(perm)
+        new_perm = tuple(p_inv[q] for q in v.perm)
+        return Value.of(v.ssa, new_perm, v.name)
+
+    def reshape(self, v: Value, shape: Sequence[int]) -> Value:
+        """Reshape in ONNX (row-major, ONNX layout) element order."""
+        shape = tuple(int(d) for d in shape)
+        if shape == v.shape:
+            return v
+        if v.array is not None:
+            return Value.const(v.array.reshape(shape), v.name)
+        assert v.perm is not None and v.ssa is not None
+        # `order` reads the IR value in ONNX element order, whatever its layout.
+        result = self.emit(minun.ReshapeOp(v.ssa, shape, inverse(v.perm)))
+        return Value.of(result, None, v.name)
+
+    def expand_rank(self, v: Value, rank: int) -> Value:
+        """Prepend size-1 dims (numpy broadcasting alignment), keeping v's layout."""
+        d = rank - v.rank
+        if d <= 0:
+            return v
+        if v.array is not None:
+            return Value.const(v.array.reshape((1,) * d + v.shape), v.name)
+        assert v.perm is not None and v.ssa is not None
+        ty = v.ssa.type
+        assert isinstance(ty, TensorType)
+        result = self.emit(minun.ReshapeOp(v.ssa, (1,) * d + tuple(ty.get_shape())))
+        return Value.of(result, identity(d) + tuple(p + d for p in v.perm), v.name)
+
+    def slice(self, v: Value, axis: int, start: int, size: int) -> Value:
+        """v[..., start:start+size, ...] along one ONNX axis (a splice in v's layout)."""
+        if v.array is not None:
+            index = [slice(None)] * v.rank
+            index[axis] = slice(start, start + size)
+            return Value.const(v.array[tuple(index)], v.name)
+        assert v.perm is not None and v.ssa is not None
+        ir_axis = v.perm.index(axis)
+        ty = v.ssa.type
+        assert isinstance(ty, TensorType)
+        sizes = list(ty.get_shape())
+        sizes[ir_axis] = size
+        starts = [self.index(start if i == ir_axis else 0) for i in range(len(sizes))]
+        result = self.emit(minun.SpliceOp(v.ssa, starts, sizes))
+        return Value.of(result, v.perm, v.name)
+
+    def concat(self, values: Sequence[Value], axis: int) -> Value:
+        if all(v.array is not None for v in values):
+            return Value.const(np.concatenate([v.array for v in values], axis=axis))
+        ref = next(v for v in values if v.array is None)
+        perm = ref.perm
+        assert perm is not None
+        operands = [self.ir(v, perm) for v in values]
+        if len(operands) == 1:
+            return Value.of(operands[0], perm)
+        result = self.emit(minun.ConcatOp.create(
+            operands=operands, attributes={"axis": IntegerAttr(perm.index(axis), i64)},
+            result_types=[_concat_type(operands, perm.index(axis))]))
+        return Value.of(result, perm)
+
+    def unary(self, cls: type, v: Value, **attrs: Any) -> Value:
+        """An element-wise op: keeps the layout."""
+        return Value.of(self.make(cls, self.ir(v), **attrs), self._perm_of(v))
+
+    def binary(self, cls: type, a: Value, b: Value, bias: type | None = None) -> Value:
+        """An element-wise binary op with ONNX (numpy) broadcasting, in the layout of the
+        run-time operand; constant operands are permuted at import time. A constant
+        one-element operand stays a rank-0 constant (scalar broadcast, any layout). With
+        `bias`, a constant rhs that varies only along the IR's last axis becomes a 1-D
+        parameter of that op (`minun.bias_add`: a conv bias lands on the NHWC channels).
+        """
+        try:
+            shape = tuple(np.broadcast_shapes(a.shape, b.shape))
+        except ValueError:
+            raise self.error(f"shapes {minun.shape_str(a.shape)} and "
+                             f"{minun.shape_str(b.shape)} do not broadcast") from None
+        rank = len(shape)
+        runtime = [v for v in (a, b) if v.array is None]
+        ref_src = next((v for v in runtime if v.rank == rank), runtime[0])
+        ref = self.expand_rank(ref_src, rank)
+        perm = ref.perm
+        assert perm is not None
+        if bias is not None and b.array is not None and ref_src is a and b.array.size > 1:
+            const = b.array.reshape((1,) * (rank - b.rank) + b.shape).transpose(perm)
+            if const.shape[:-1] == (1,) * (rank - 1) and const.shape[-1] == shape[perm[-1]]:
+                vec = self.materialize(const.reshape(-1), b.name)
+                return Value.of(self.make(bias, self.ir(ref, perm), vec), perm)
+        operands = []
+        for v in (a, b):
+            if v is ref_src:
+                operands.append(self.ir(ref, perm))
+            elif v.array is not None and v.array.size == 1:
+                operands.append(self.materialize(v.array.reshape(()), v.name))
+            else:
+                operands.append(self.ir(self.expand_rank(v, rank), perm))
+        return Value.of(self.make(cls, *operands), perm)
+
+    def _perm_of(self, v: Value) -> Perm:
+        return v.perm if v.ssa is not None and v.perm is not None else identity(v.rank)
+
+    # -- the walk ----------------------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        if self.opset < MIN_OPSET:
+            raise MinunError(
+                f"the model imports ONNX opset {self.opset or 'none'}; opsets {MIN_OPSET} and "
+                f"later are supported (convert it with onnx.version_converter)")
+        initializers = {t.name for t in self.graph.initializer}
+        for t in self.graph.initializer:
+            self.values[t.name] = Value.const(_to_numpy(t), t.name)
+        for t in self.graph.sparse_initializer:
+            array = numpy_helper.to_array(t)  # densified; the L1 params are dense
+            self.values[t.values.name] = Value.const(array, t.values.name)
+        self._check_dims()
+        for inp in self.graph.input:
+            if inp.name not in initializers:
+                self.values[inp.name] = self._input(inp)
+        inferred = self._inferred_shapes()
+        for proto in self.graph.node:
+            self.node = proto
+            self._import_node(proto)
+            for name in proto.output:
+                v = self.values.get(name)
+                if v is not None and name in inferred and inferred[name] != v.shape:
+                    raise self.error(
+                        f"output '{name}' has shape {minun.shape_str(v.shape)} here but ONNX "
+                        f"shape inference gives {minun.shape_str(inferred[name])}")
+        self.node = None
+        results = [self._output(out) for out in self.graph.output]
+        self.func_block.add_op(func.ReturnOp(*results))
+        for op in reversed(self.leaves):
+            if self.func_block.first_op is None:
+                self.func_block.add_op(op)
+            else:
+                self.func_block.insert_op_before(op, self.func_block.first_op)
+        main = func.FuncOp("main", ([], [r.type for r in results]), Region(self.func_block))
+        module = ModuleOp([main])
+        try:
+            module.verify()
+        except VerifyException as e:  # a bug of ours: say so, with the IR message
+            raise MinunError(f"internal error: the imported IR does not verify: {e}") from None
+        return module
+
+    def _check_dims(self) -> None:
+        symbolic = {d.dim_param for i in self.graph.input
+                    for d in i.type.tensor_type.shape.dim if d.dim_param}
+        unnamed = {f"{i.name}:{k}" for i in self.graph.input
+                   for k, d in enumerate(i.type.tensor_type.shape.dim)
+                   if not d.dim_param and not d.HasField("dim_value")}
+        for key, n in self.dims.items():
+            if key not in symbolic and key not in unnamed:
+                shown = ", ".join(sorted(symbolic | unnamed)) or "none"
+                raise MinunError(f"--dim {key}={n}: the model has no symbolic input dimension "
+                                 f"'{key}' (symbolic dimensions: {shown})")
+            if not isinstance(n, int) or n < 1:
+                raise MinunError(f"--dim {key}={n}: a dimension must be a positive integer")
+
+    def _inferred_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Static shapes from ONNX shape inference (inputs fixed with `dims`), checked
+        against the shapes the importer computes, node by node: a disagreement is either a
+        malformed model or an importer bug, and is reported at the node where it appears.
+        """
+        model = onnx.ModelProto()
+        model.CopyFrom(self.model)
+        for inp in model.graph.input:
+            for k, d in enumerate(inp.type.tensor_type.shape.dim):
+                key = d.dim_param or f"{inp.name}:{k}"
+                if not d.HasField("dim_value") and key in self.dims:
+                    d.dim_value = self.dims[key]
+        del model.graph.value_info[:]
+        try:
+            model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        except Exception:  # inference is a cross-check only; the walk reports real errors
+            return {}
+        shapes = {}
+        for vi in model.graph.value_info:
+            tt = vi.type.tensor_type
+            if vi.type.HasField("tensor_type") and tt.HasField("shape") and all(
+                    d.HasField("dim_value") for d in tt.shape.dim):
+                shapes[vi.name] = tuple(d.dim_value for d in tt.shape.dim)
+        return shapes
+
+    def _input(self, inp: onnx.ValueInfoProto) -> Value:
+        tt = inp.type.tensor_type
+        if not inp.type.HasField("tensor_type"):
+            raise MinunError(f"graph input '{inp.name}' is not a tensor; only tensor inputs "
+                             f"are supported")
+        if tt.elem_type != onnx.TensorProto.FLOAT:
+            dtype = onnx.TensorProto.DataType.Name(tt.elem_type)
+            raise MinunError(
+                f"graph input '{inp.name}' has element type {dtype}; the L1 dialect computes "
+                f"in float32 (only FLOAT inputs are supported)")
+        if not tt.HasField("shape"):
+            raise MinunError(f"graph input '{inp.name}' has no declared shape; the importer "
+                             f"needs static shapes")
+        shape = []
+        for k, d in enumerate(tt.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                shape.append(d.dim_value)
+                continue
+            key = d.dim_param or f"{inp.name}:{k}"
+            if key not in self.dims:
+                what = f"symbolic ('{d.dim_param}')" if d.dim_param else "unknown"
+                raise MinunError(
+                    f"graph input '{inp.name}': dimension {k} is {what}; the compiled model "
+                    f"needs static shapes: fix it with `--dim {key}=<size>` (API: "
+                    f"import_model(..., dims={{'{key}': <size>}})), e.g. `--dim {key}=1` "
+                    f"for a batch of one")
+            shape.append(self.dims[key])
+        lo, hi = self.input_ranges.get(inp.name, DEFAULT_INPUT_RANGE)
+        ssa = self.leaf(minun.InputOp(inp.name, shape, lo, hi), inp.name)
+        return Value.of(ssa, None, inp.name)
+
+    def _output(self, out: onnx.ValueInfoProto) -> SSAValue:
+        v = self.values.get(out.name)
+        if v is None:
+            raise MinunError(f"graph output '{out.name}' is not produced by any node")
+        if v.is_int:
+            return v.ssa
+        declared = out.type.tensor_type.shape
+        if out.type.tensor_type.HasField("shape"):
+            dims = [d.dim_value if d.HasField("dim_value") else None for d in declared.dim]
+            if len(dims) != v.rank or any(d not in (None, s) for d, s in zip(dims, v.shape)):
+                raise MinunError(
+                    f"graph output '{out.name}': the model declares shape "
+                    f"{'x'.join('?' if d is None else str(d) for d in dims) or 'scalar'}, the "
+                    f"importer computed {minun.shape_str(v.shape)}")
+        if v.array is not None and v.array.dtype.kind in "iu":
+            # A static integer result (e.g. a Shape): L1 tensors are f32, which holds
+            # these integers exactly.
+            exact = v.array.astype(np.float32)
+            if not np.array_equal(exact.astype(v.array.dtype), v.array):
+                raise MinunError(f"graph output '{out.name}' is a constant integer tensor "
+                                 f"that float32 cannot represent exactly")
+            v = Value.const(exact, out.name)
+        return self.ir(v, identity(v.rank))
+
+    def _import_node(self, proto: onnx.NodeProto) -> None:
+        domain = proto.domain if proto.domain != "ai.onnx" else ""
+        inputs: list[Value | None] = []
+        for name in proto.input:
+            if not name:
+                inputs.append(None)
+            elif name in self.values:
+                inputs.append(self.values[name])
+            else:
+                raise self.error(f"input '{name}' is not produced by an earlier node (the "
+                                 f"graph is not topologically sorted, or it is corrupt)")
+        present = [v for v in inputs if v is not None]
+        if proto.op_type in ("Shape", "Size") and domain == "" and present:
+            outputs = self._static_shape(proto, present[0])
+        elif (all(v.array is not None for v in present) and
+              proto.op_type not in NONDETERMINISTIC):
+            outputs = self._fold(proto, inputs)
+        else:
+            handler = self.handlers.get(proto.op_type) if domain == "" else None
+            if handler is None:
+                raise self.error(self._unsupported(domain))
+            attrs = {a.name: _attr_value(a) for a in proto.attribute}
+            version = onnx.defs.get_schema(proto.op_type, self.opset, "").since_version
+            node = Node(proto, inputs, attrs, version)
+            try:
+                outputs = list(handler(self, node))
+            except VerifyException as e:
+                raise self.error(str(e)) from None
+            except MinunError as e:
+                if str(e).startswith("node '"):
+                    raise
+                raise self.error(str(e)) from None
+        for name, value in zip(proto.output, outputs):
+            if not name:
+                continue
+            if value is None:
+                if name in self.used:
+                    raise self.error(f"output '{name}' is not supported (it is used)")
+                continue
+            if value.ssa is not None and value.ssa.name_hint is None:
+                value.ssa.name_hint = ssa_name(name)
+            self.values[name] = value
+
+    def _unsupported(self, domain: str) -> str:
+        shown = domain or "ai.onnx"
+        ops = ", ".join(sorted(self.handlers))
+        return (f"unsupported operator {self.node.op_type} in domain '{shown}'; supported "
+                f"(domain ai.onnx): {ops}, Shape, Size, and any operator whose inputs are "
+                f"all constant (folded at import)")
+
+    def _static_shape(self, proto: onnx.NodeProto, v: Value) -> list[Value]:
+        if proto.op_type == "Size":
+            return [Value.const(np.array(math.prod(v.shape), dtype=np.int64))]
+        attrs = {a.name: _attr_value(a) for a in proto.attribute}
+        start, end = attrs.get("start", 0), attrs.get("end", None)
+        return [Value.const(np.array(v.shape[start:end], dtype=np.int64))]
+
+    def _fold(self, proto: onnx.NodeProto, inputs: list[Value | None]) -> list[Value]:
+        """Evaluate a node whose inputs are all known with ONNX's reference implementation
+        (exact ONNX semantics for every operator, at the model's opset).
+        """
+        from onnx.reference import ReferenceEvaluator
+
+        names = [n for n in proto.input if n]
+        feeds = {n: v.array for n, v in zip(proto.input, inputs) if n and v is not None}
+        undefined = onnx.TensorProto.UNDEFINED
+        graph = helper.make_graph(
+            [proto], "fold", [helper.make_tensor_value_info(n, undefined, None)
+                              for n in dict.fromkeys(names)],
+            [helper.make_tensor_value_info(o, undefined, None) for o in proto.output if o])
+        try:
+            evaluator = ReferenceEvaluator(graph, opsets=dict(self.opsets),
+                                           functions=list(self.model.functions) or None)
+            results = evaluator.run(None, feeds)
+        except MinunError:
+            raise
+        except Exception as e:  # the reference implementation rejects the node
+            raise self.error(f"cannot fold this constant node: {type(e).__name__}: {e}") from None
+        outs = iter(results)
+        return [Value.const(np.asarray(next(outs)), o) if o else None for o in proto.output]
+
+
+def _concat_type(operands: Sequence[SSAValue], axis: int) -> TensorType:
+    types = [v.type for v in operands]
+    shape = list(types[0].get_shape())
+    shape[axis] = sum(t.get_shape()[axis] for t in types)
+    return minun.tensor_of(shape, types[0].element_type)
+
+
+def _to_numpy(t: onnx.TensorProto) -> np.ndarray:
+    try:
+        return numpy_helper.to_array(t)
+    except Exception as e:
+        raise MinunError(f"initializer '{t.name}' cannot be read: {e}") from None

@@ -1,0 +1,147 @@
+"""Shape operators on run-time values. Their shape arguments must be static: a value
+computed from initializers or from `Shape` (always folded, as input shapes are static).
+
+Transpose emits nothing (it changes the recorded layout); Reshape, Flatten, Squeeze and
+Unsqueeze are one `minun.reshape` that reads the IR value in ONNX element order.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minun_mlir.dialects import minun
+
+from .importer import Importer, Node, Value, normalize_axis
+
+
+def _axes(imp: Importer, node: Node, rank: int, required: bool) -> list[int] | None:
+    """Squeeze/Unsqueeze axes: an attribute before opset 13, an (optional) input after."""
+    if node.version < 13:
+        raw = node.attr("axes")
+    else:
+        v = node.input(1)
+        raw = None if v is None else imp.const(v, "the axes input").reshape(-1).tolist()
+    if raw is None:
+        if required:
+            raise imp.error("axes are required")
+        return None
+    axes = sorted(normalize_axis(int(a), rank, "axis") for a in raw)
+    if len(set(axes)) != len(axes):
+        raise imp.error(f"repeated axes {list(raw)}")
+    return axes
+
+
+def _reshape(imp: Importer, node: Node) -> list[Value]:
+    x = node.inputs[0]
+    target = imp.const(node.input(1), "the shape input").reshape(-1).astype(np.int64).tolist()
+    allow_zero = node.version >= 14 and int(node.attr("allowzero", 0))
+    shape = [x.shape[i] if d == 0 and not allow_zero else d for i, d in enumerate(target)]
+    if shape.count(-1) > 1:
+        raise imp.error(f"shape {target} has more than one -1")
+    known = math.prod(d for d in shape if d != -1)
+    total = math.prod(x.shape)
+    if -1 in shape:
+        if known == 0 or total % known:
+            raise imp.error(f"cannot reshape {minun.shape_str(x.shape)} to {target}")
+        shape[shape.index(-1)] = total // known
+    if math.prod(shape) != total or any(d < 1 for d in shape):
+        raise imp.error(f"cannot reshape {minun.shape_str(x.shape)} to {target} (empty or "
+                        f"element count differs)")
+    return [imp.reshape(x, shape)]
+
+
+def _flatten(imp: Importer, node: Node) -> list[Value]:
+    x = node.inputs[0]
+    axis = int(node.attr("axis", 1))  # in [-rank, rank]
+    axis = axis + x.rank if axis < 0 else axis
+    if not 0 <= axis <= x.rank:
+        raise imp.error(f"axis {node.attr('axis')} is out of range for rank {x.rank}")
+    return [imp.reshape(x, (math.prod(x.shape[:axis]), math.prod(x.shape[axis:])))]
+
+
+def _squeeze(imp: Importer, node: Node) -> list[Value]:
+    x = node.inputs[0]
+    axes = _axes(imp, node, x.rank, required=False)
+    if axes is None:
+        axes = [i for i, d in enumerate(x.shape) if d == 1]
+    for a in axes:
+        if x.shape[a] != 1:
+            raise imp.error(f"cannot squeeze axis {a} of size {x.shape[a]}")
+    return [imp.reshape(x, [d for i, d in enumerate(x.shape) if i not in axes])]
+
+
+def _unsqueeze(imp: Importer, node: Node) -> list[Value]:
+    x = node.inputs[0]
+    pre = node.attr("axes") if node.version < 13 else None
+    rank = x.rank + len(pre if pre is not None else
+                        imp.const(node.input(1), "the axes input").reshape(-1))
+    axes = _axes(imp, node, rank, required=True)
+    dims = iter(x.shape)
+    return [imp.reshape(x, [1 if i in axes else next(dims) for i in range(rank)])]
+
+
+def _transpose(imp: Importer, node: Node) -> list[Value]:
+    x = node.inputs[0]
+    perm = node.attr("perm") or list(reversed(range(x.rank)))
+    if sorted(perm) != list(range(x.rank)):
+        raise imp.error(f"perm {perm} is not a permutation of {x.rank} dimensions")
+    return [imp.transpose(x, perm)]
+
+
+def _concat(imp: Importer, node: Node) -> list[Value]:
+    values = [v for v in node.inputs if v is not None]
+    rank = values[0].rank
+    axis = normalize_axis(int(node.attr("axis")), rank)
+    for v in values:
+        if v.rank != rank or any(a != b for i, (a, b) in enumerate(zip(v.shape, values[0].shape))
+                                 if i != axis):
+            raise imp.error("inputs differ outside the concatenation axis: " + ", ".join(
+                minun.shape_str(w.shape) for w in values))
+    values = [v for v in values if v.shape[axis] > 0]  # ONNX allows empty inputs
+    return [imp.concat(values, axis)]
+
+
+def _identity(imp: Importer, node: Node) -> list[Value]:
+    return [node.inputs[0]]
+
+
+def _dropout(imp: Importer, node: Node) -> list[Value | None]:
+    """Inference: the identity. The mask output (no boolean tensors at L1) is refused if
+    used; training mode must be statically off."""
+    if node.version >= 12 and node.input(2) is not None:
+        if bool(np.asarray(imp.const(node.input(2), "the training_mode input")).reshape(-1)[0]):
+            raise imp.error("training_mode=true is not supported (inference only)")
+    return [node.inputs[0], None]
+
+
+def _cast(imp: Importer, node: Node) -> list[Value]:
+    if int(node.attr("to")) != 1:  # TensorProto.FLOAT
+        raise imp.error("only casts to FLOAT are supported on run-time values")
+    return [node.inputs[0]]
+
+
+def _cast_like(imp: Importer, node: Node) -> list[Value]:
+    """CastLike to a float32 target: run-time values are float32 already, constants are
+    converted (expanded ONNX functions use it to cast their constants)."""
+    x, like = node.inputs[0], node.inputs[1]
+    if like.array is not None and like.array.dtype != np.float32:
+        raise imp.error(f"only casts to FLOAT are supported, not to {like.array.dtype}")
+    if x.array is not None:
+        return [Value.const(x.array.astype(np.float32), x.name)]
+    return [x]
+
+
+HANDLERS = {
+    "Reshape": _reshape,
+    "Flatten": _flatten,
+    "Squeeze": _squeeze,
+    "Unsqueeze": _unsqueeze,
+    "Transpose": _transpose,
+    "Concat": _concat,
+    "Identity": _identity,
+    "Dropout": _dropout,
+    "Cast": _cast,
+    "CastLike": _cast_like,
+}

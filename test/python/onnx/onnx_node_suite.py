@@ -1,0 +1,174 @@
+"""Which of the ONNX backend node tests (shipped with the onnx package) are ours to pass,
+which are excluded and why, and how to run one through the importer and the float
+evaluator. Shared by test_onnx_node_tests.py and the summary printed by conftest.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+NODE_DIR = Path(os.path.dirname(onnx.__file__)) / "backend" / "test" / "data" / "node"
+
+# Test-name token (after `test_`) -> the operator those tests are about. A test is
+# relevant when its name is `test_<token>` or `test_<token>_...` and its graph uses that
+# operator, or it is the `_expanded` form of such a test (the operator's function body).
+OP_TOKENS = {
+    "gemm": "Gemm", "matmul": "MatMul", "add": "Add", "sub": "Sub", "mul": "Mul",
+    "div": "Div", "relu": "Relu", "leakyrelu": "LeakyRelu", "clip": "Clip",
+    "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp", "softmax": "Softmax",
+    "logsoftmax": "LogSoftmax", "argmax": "ArgMax", "conv": "Conv", "basic_conv": "Conv",
+    "maxpool": "MaxPool", "averagepool": "AveragePool",
+    "globalaveragepool": "GlobalAveragePool", "reshape": "Reshape", "flatten": "Flatten",
+    "transpose": "Transpose", "concat": "Concat", "squeeze": "Squeeze",
+    "unsqueeze": "Unsqueeze", "batchnorm": "BatchNormalization", "identity": "Identity",
+    "dropout": "Dropout", "training_dropout": "Dropout", "constant": "Constant",
+    "shape": "Shape", "gru": "GRU", "lstm": "LSTM", "rnn": "RNN", "simple_rnn": "RNN",
+}
+
+# Inputs that real models carry as initializers (shapes, axes, bounds, lengths): the
+# node tests feed them as graph inputs, so the runner freezes them with the test's own
+# data. (operator, input index) pairs; everything else stays a run-time input.
+STATIC_INPUTS = {
+    "Reshape": {1}, "Squeeze": {1}, "Unsqueeze": {1}, "Clip": {1, 2}, "Dropout": {1, 2},
+    "GRU": {4}, "LSTM": {4}, "RNN": {4},
+}
+
+# Stored expected outputs that are rounded: the absolute tolerance their rounding needs.
+LOOSE_ATOL = {
+    # expected values are stored with 4 decimals (0.1511); onnx.reference agrees with us
+    # to 1e-7
+    "test_averagepool_2d_ceil_last_window_starts_on_pad": 1e-4,
+}
+
+_INT = "integer tensors: the L1 dialect computes in float32"
+_ARGMAX = ("ArgMax computing several indices: minun.argmax returns one flat i32 index "
+           "(supported when every dimension but the axis is 1)")
+_LAST = "ArgMax select_last_index=1: minun.argmax returns the first maximum"
+_POOL3D = "3-D pooling: the L1 pooling ops are 2-D (1-D runs as 2-D with H=1)"
+_DIL = "pooling dilations: minun.maxpool/avgpool have no dilations attribute"
+_TRAIN = "training mode: the importer is for inference"
+_REDUCE = "expanded function body uses ReduceMax/ReduceSum/Log, which are not supported"
+_WHERE = "expanded function body uses Less/Where, which are not supported"
+
+EXCLUDED: dict[str, str] = {
+    **{f"test_{op}_{t}": _INT for op in ("add", "sub", "mul", "div")
+       for t in ("int8", "int16", "uint8", "uint16", "uint32", "uint64")},
+    "test_div_int32_trunc": _INT,
+    **{f"test_clip_default_int8_{t}": _INT
+       for t in ("inbounds", "inbounds_expanded", "max", "max_expanded", "min",
+                 "min_expanded")},
+    "test_maxpool_2d_uint8": _INT,
+    **{f"test_argmax_{case}": _ARGMAX
+       for case in ("default_axis_example", "default_axis_random", "keepdims_example",
+                    "keepdims_random", "negative_axis_keepdims_example",
+                    "negative_axis_keepdims_random", "no_keepdims_example",
+                    "no_keepdims_random")},
+    **{f"test_argmax_{case}_select_last_index": _LAST
+       for case in ("default_axis_example", "default_axis_random", "keepdims_example",
+                    "keepdims_random", "negative_axis_keepdims_example",
+                    "negative_axis_keepdims_random", "no_keepdims_example",
+                    "no_keepdims_random")},
+    "test_averagepool_2d_dilations": _DIL,
+    "test_maxpool_2d_dilations": _DIL,
+    "test_averagepool_3d_default": _POOL3D,
+    "test_averagepool_3d_dilations_small": _POOL3D,
+    **{f"test_averagepool_3d_dilations_large_count_include_pad_is_{c}_ceil_mode_is_{m}":
+       _POOL3D for c in (0, 1) for m in ("False", "True")},
+    "test_maxpool_3d_default": _POOL3D,
+    "test_maxpool_3d_dilations": _POOL3D,
+    "test_maxpool_3d_dilations_use_ref_impl": _POOL3D,
+    "test_maxpool_3d_dilations_use_ref_impl_large": _POOL3D,
+    "test_maxpool_with_argmax_2d_precomputed_pads":
+        "MaxPool Indices output: there is no L1 op for it",
+    "test_maxpool_with_argmax_2d_precomputed_strides":
+        "MaxPool Indices output: there is no L1 op for it",
+    "test_batchnorm_epsilon_training_mode": _TRAIN,
+    "test_batchnorm_example_training_mode": _TRAIN,
+    **{f"test_training_dropout{s}": _TRAIN
+       for s in ("", "_default", "_default_mask", "_mask", "_zero_ratio",
+                 "_zero_ratio_mask")},
+    "test_dropout_default_mask": "Dropout mask output: the L1 dialect has no boolean tensors",
+    "test_dropout_default_mask_ratio":
+        "Dropout mask output: the L1 dialect has no boolean tensors",
+    "test_identity_opt": "optional-typed input: only tensor inputs are supported",
+    "test_identity_sequence": "sequence-typed input: only tensor inputs are supported",
+    "test_reshape_allowzero_reordered":
+        "zero-size tensor (an input dimension is 0): not supported",
+    "test_shape_start_greater_than_end": "the output is an empty tensor: not supported",
+    **{f"test_clip_{case}_expanded": _WHERE
+       for case in ("default_max", "default_min", "example", "inbounds",
+                    "min_greater_than_max", "outbounds", "splitbounds")},
+    "test_clip_expanded": _WHERE,
+    "test_leakyrelu_expanded": _WHERE,
+    "test_leakyrelu_default_expanded": _WHERE,
+    "test_leakyrelu_example_expanded": _WHERE,
+    **{f"test_{op}_{case}_expanded{v}": _REDUCE
+       for op in ("softmax", "logsoftmax") for v in ("", "_ver18")
+       for case in ("axis_0", "axis_1", "axis_2", "default_axis", "large_number",
+                    "negative_axis")},
+    **{f"test_softmax_example_expanded{v}": _REDUCE for v in ("", "_ver18")},
+    **{f"test_logsoftmax_example_1_expanded{v}": _REDUCE for v in ("", "_ver18")},
+}
+
+
+def op_of(test: str) -> str | None:
+    """The operator a test name is about (longest matching token), or None."""
+    name = test.removeprefix("test_")
+    tokens = [t for t in OP_TOKENS if name == t or name.startswith(t + "_")]
+    return OP_TOKENS[max(tokens, key=len)] if tokens else None
+
+
+@functools.cache
+def relevant_tests() -> dict[str, str]:
+    """test name -> operator, for every relevant node test in the installed onnx."""
+    found = {}
+    for folder in sorted(NODE_DIR.iterdir()):
+        op = op_of(folder.name)
+        if op is None:
+            continue
+        model = onnx.load(str(folder / "model.onnx"), load_external_data=False)
+        if op in {n.op_type for n in model.graph.node} or "_expanded" in folder.name:
+            found[folder.name] = op
+    return found
+
+
+def load_case(test: str) -> tuple[onnx.ModelProto, dict[str, np.ndarray], list[np.ndarray]]:
+    """The model (static inputs frozen as initializers), run-time feeds and outputs of
+    the test's first data set."""
+    folder = NODE_DIR / test
+    model = onnx.load(str(folder / "model.onnx"))
+    data = folder / "test_data_set_0"
+
+    def read(kind: str, infos) -> list[np.ndarray | None]:
+        arrays: list[np.ndarray | None] = []
+        for i, info in enumerate(infos):
+            if not info.type.HasField("tensor_type"):  # sequences, optionals: refused
+                arrays.append(None)
+                continue
+            tensor = onnx.TensorProto()
+            tensor.ParseFromString((data / f"{kind}_{i}.pb").read_bytes())
+            arrays.append(numpy_helper.to_array(tensor))
+        return arrays
+
+    inputs = read("input", model.graph.input)
+    outputs = read("output", model.graph.output)
+    uses: dict[str, list[tuple[str, int]]] = {}
+    for node in model.graph.node:
+        for i, name in enumerate(node.input):
+            uses.setdefault(name, []).append((node.op_type, i))
+    feeds = {}
+    for info, array in zip(model.graph.input, inputs):
+        slots = uses.get(info.name, [])
+        if array is None:
+            continue
+        if slots and all(i in STATIC_INPUTS.get(op, ()) for op, i in slots):
+            model.graph.initializer.append(numpy_helper.from_array(array, info.name))
+        else:
+            feeds[info.name] = array
+    return model, feeds, outputs

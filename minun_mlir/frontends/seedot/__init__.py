@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -39,12 +41,36 @@ __all__ = ["check_source", "compile_source", "compile_with_weights", "frontend",
 def check_source(text: str, filename: str = "<string>") -> Checked:
     """Parse and type-check; raises CompileError with every error found."""
     source = Source(text, filename)
-    return check_program(source, parse_source(source))
+    with _deep_recursion():
+        return check_program(source, parse_source(source))
+
+
+@contextmanager
+def _deep_recursion() -> Iterator[None]:
+    """Each stage walks the tree recursively, and a program is one expression nested once per
+    `let`: a few hundred lets would pass Python's default limit of 1000 frames."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, RECURSION_LIMIT))
+    try:
+        yield
+    except RecursionError:
+        raise MinunError("error: the program is nested too deeply to compile (more than about "
+                         f"{RECURSION_LIMIT // 10} levels of let/parentheses)") from None
+    finally:
+        sys.setrecursionlimit(old)
+
+
+RECURSION_LIMIT = 20000
 
 
 def compile_with_weights(text: str, filename: str, weights: Weights) -> ModuleOp:
     """Parse, check, load every declared parameter and lower. Type errors and weight errors
     are reported together (both are known once the declarations are)."""
+    with _deep_recursion():
+        return _compile(text, filename, weights)
+
+
+def _compile(text: str, filename: str, weights: Weights) -> ModuleOp:
     source = Source(text, filename)
     root = parse_source(source)
     checked, diagnostics = check_collect(source, root)

@@ -188,6 +188,18 @@ class Let(Expr):
 REGION_NODES = (Sum, Loop, Cond)
 
 
+def first_pos(node: Expr) -> Pos:
+    """Where the source text of `node` starts (its leftmost token, parentheses aside):
+    diagnostics about a whole operand point there rather than at its operator."""
+    while True:
+        match node:
+            case Binary(lhs=e) | Transpose(operand=e) | Index(operand=e) | Splice(
+                    operand=e) | Cond(cond=e):
+                node = e
+            case _:
+                return node.pos
+
+
 def children(node: Expr) -> list[Expr]:
     """Sub-expressions in evaluation order (the order the lowering emits them)."""
     match node:

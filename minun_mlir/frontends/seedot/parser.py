@@ -236,7 +236,7 @@ class Parser:
             if self.at("("):
                 self.advance()
                 if self.at(")"):
-                    self.fail(f"external function '{tok.text}' needs at least one argument")
+                    self.fail(f"external function '{tok.text}' needs at least one argument", tok)
                 args = self.sequence(")", self.expr, f"arguments of '{tok.text}'")
                 return ast.Call(tok.pos, tok.text, args)
             return ast.Var(tok.pos, tok.text)

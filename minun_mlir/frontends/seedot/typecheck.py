@@ -39,10 +39,18 @@ MAX_ERRORS = 20
 
 @dataclass(frozen=True)
 class IntType:
-    """An i32 value; lo/hi bound it when known (loop indices, literals, argmax)."""
+    """An i32 value; lo/hi bound it when known (loop indices, literals, argmax).
+
+    `exact` says both bounds are reached by some run (a loop index, `8 * t + 1`), so a
+    splice that is out of range at a bound is certainly wrong; an inexact interval (an
+    integer sum, `i - i`) is only an over-approximation. `deps` are the loops and sums
+    whose index the value depends on: `i + j` is exact, `i - i` is not.
+    """
 
     lo: int | None = None
     hi: int | None = None
+    exact: bool = True
+    deps: frozenset = frozenset()
 
     def __str__(self) -> str:
         return "Int"
@@ -92,18 +100,21 @@ def same_type(a: Type, b: Type) -> bool:
 def join_ints(a: IntType, b: IntType) -> IntType:
     if None in (a.lo, a.hi, b.lo, b.hi):
         return IntType()
-    return IntType(min(a.lo, b.lo), max(a.hi, b.hi))
+    return IntType(min(a.lo, b.lo), max(a.hi, b.hi), a.exact and b.exact, a.deps | b.deps)
 
 
 def int_arith(op: str, a: IntType, b: IntType) -> IntType:
+    """Interval arithmetic; exact when both operands are and depend on different indices."""
     if None in (a.lo, a.hi, b.lo, b.hi):
         return IntType()
+    exact = a.exact and b.exact and not (a.deps & b.deps)
+    deps = a.deps | b.deps
     if op == "+":
-        return IntType(a.lo + b.lo, a.hi + b.hi)
+        return IntType(a.lo + b.lo, a.hi + b.hi, exact, deps)
     if op == "-":
-        return IntType(a.lo - b.hi, a.hi - b.lo)
+        return IntType(a.lo - b.hi, a.hi - b.lo, exact, deps)
     products = [x * y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-    return IntType(min(products), max(products))
+    return IntType(min(products), max(products), exact, deps)
 
 
 # ---- what the checker hands to the lowering -------------------------------------------
@@ -202,7 +213,7 @@ class Checker:
         if isinstance(t, IntType):
             if self.as_real_literal(node):
                 return SCALAR
-            return self.error(node.pos, f"{what} must be real, got Int")
+            return self.error(ast.first_pos(node), f"{what} must be real, got Int")
         return t
 
     def as_real_literal(self, node: ast.Expr) -> bool:
@@ -220,13 +231,13 @@ class Checker:
         if isinstance(t, IntType) or (rank is None and t.rank == 0) or (
                 rank is not None and t.rank != rank):
             need = f"a {rank}-D tensor" if rank else "a tensor"
-            return self.error(node.pos, f"{what} must be {need}, got {t}")
+            return self.error(ast.first_pos(node), f"{what} must be {need}, got {t}")
         return t
 
     def integer(self, node: ast.Expr, what: str) -> IntType | ErrorType:
         t = self.check(node)
         if isinstance(t, RealType):
-            return self.error(node.pos, f"{what} must be an integer, got {t}")
+            return self.error(ast.first_pos(node), f"{what} must be an integer, got {t}")
         return t
 
     def check_bounds(self, node: ast.Expr, t: IntType | ErrorType, size: int, shape, axis: int,
@@ -237,15 +248,20 @@ class Checker:
         dim = shape[axis]
         if t.lo >= 0 and t.hi + size <= dim:
             return
+        if not t.exact and t.hi >= 0 and t.lo + size <= dim:
+            return  # an over-approximation that also holds valid starts: left to run time
         where = f"dimension {axis} of {shape_str(shape)}"
         if t.lo == t.hi:
             shown = f"[{t.lo}:+{size}]" if what == "splice" else f"{t.lo}"
-            self.error(node.pos, f"{what} {shown} is outside {where}")
-        else:
+            self.error(ast.first_pos(node), f"{what} {shown} is outside {where}")
+        elif t.exact:
             bad = t.lo if t.lo < 0 else t.hi
             shown = f"[start:+{size}]" if what == "splice" else "it"
-            self.error(node.pos, f"{what} start ranges over [{t.lo}, {t.hi}]; at {bad}, "
-                                 f"{shown} is outside {where}")
+            self.error(ast.first_pos(node), f"{what} start ranges over [{t.lo}, {t.hi}]; at "
+                                            f"{bad}, {shown} is outside {where}")
+        else:
+            self.error(ast.first_pos(node), f"{what} start lies in [{t.lo}, {t.hi}], always "
+                                            f"outside {where}")
 
     def unify_branches(self, pos: Pos, a: Type, b: Type, what: str) -> Type:
         if isinstance(a, ErrorType) or isinstance(b, ErrorType):
@@ -276,7 +292,8 @@ class Checker:
         return b.type
 
     def unknown(self, pos: Pos, name: str, what: str = "") -> ErrorType:
-        close = difflib.get_close_matches(name, list(self.scope), n=1)
+        same_letters = [n for n in self.scope if n.lower() == name.lower()]
+        close = same_letters or difflib.get_close_matches(name, list(self.scope), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         return self.error(pos, f"unknown name '{name}'{what}{hint}")
 
@@ -324,7 +341,8 @@ class Checker:
         bad = False
         for axis, (node, start, size) in enumerate(zip(start_nodes, starts, sizes)):
             if size > t.shape[axis]:
-                self.error(node.pos, f"{what} size {size} is larger than dimension {axis} of {t}")
+                self.error(ast.first_pos(node),
+                           f"{what} size {size} is larger than dimension {axis} of {t}")
                 bad = True
             else:
                 before = len(self.errors)
@@ -375,7 +393,7 @@ class Checker:
                 return t
             if name == "sgn":
                 if not t.one_element:
-                    return self.error(node.operand.pos,
+                    return self.error(ast.first_pos(node.operand),
                                       f"sgn needs a scalar (or 1x1) operand, got {t}")
                 return IntType(0, 1)
             return IntType(0, t.size - 1)
@@ -386,7 +404,7 @@ class Checker:
     def check_Unary(self, node: ast.Unary) -> Type:
         t = self.check(node.operand)
         if isinstance(t, IntType):
-            return IntType() if t.lo is None else IntType(-t.hi, -t.lo)
+            return IntType() if t.lo is None else IntType(-t.hi, -t.lo, t.exact, t.deps)
         return t
 
     def check_Binary(self, node: ast.Binary) -> Type:
@@ -442,8 +460,9 @@ class Checker:
     def sparse_mul(self, node: ast.Binary, a: RealType, b: RealType) -> Type:
         binding = self.out.refs.get(node.lhs)
         if binding is None or binding.kind != "param":
-            return self.error(node.lhs.pos, "the left operand of '|*|' must be a model parameter "
-                                            "(a variable declared as (...) in [lo, hi])")
+            return self.error(ast.first_pos(node.lhs),
+                              "the left operand of '|*|' must be a model parameter "
+                              "(a variable declared as (...) in [lo, hi])")
         if a.rank != 2 or b.rank != 2 or a.shape[1] != b.shape[0]:
             return self.error(node.pos, f"'|*|' needs 2-D operands with matching inner "
                                         f"dimensions: left is {a}, right is {b}")
@@ -515,7 +534,7 @@ class Checker:
             for e, t, name in zip(layer, ts, ("F", "W", "B")):
                 rank = 5 if name == "F" else 1
                 if not isinstance(t, RealType) or t.rank != rank:
-                    return self.error(e.pos,
+                    return self.error(ast.first_pos(e),
                                       f"mbconv: {name}{k} must be a {rank}-D tensor, got {t}")
         (f1, w1, b1), (f2, w2, b2), (f3, w3, b3) = (tuple(t.shape for t in ts) for ts in types)
         c, t = a.shape[3], f1[4]
@@ -543,20 +562,21 @@ class Checker:
     def check_Sum(self, node: ast.Sum) -> Type:
         ok = self.check_range(node, "'$'")
         with self.region(node):
-            index = self.binding(node.var, IntType(node.lo, node.hi - 1), node.var_pos, "index")
+            index = self.binding(node.var, IntType(node.lo, node.hi - 1, deps=frozenset([node])),
+                                 node.var_pos, "index")
             self.out.binds[node] = [index]
             with self.bound(index):
                 t = self.check(node.body)
         if isinstance(t, IntType) and t.lo is not None:
             n = node.hi - node.lo
-            t = IntType(n * t.lo, n * t.hi)
+            t = IntType(n * t.lo, n * t.hi, exact=False, deps=t.deps - {node})
         return t if ok else ERROR
 
     def check_Loop(self, node: ast.Loop) -> Type:
         ok = self.check_range(node, "loop")
         if not isinstance(node.carried, ast.Var):
             self.check(node.carried)
-            self.error(node.carried.pos, "loop carries a variable: the second item of "
+            self.error(ast.first_pos(node.carried), "loop carries a variable: the second item of "
                                          "loop(i = [a:b], H) must be a variable name")
             carried_t: Type = ERROR
         else:
@@ -566,7 +586,8 @@ class Checker:
                                          f"named '{node.var}'")
                 ok = False
         with self.region(node):
-            index = self.binding(node.var, IntType(node.lo, node.hi - 1), node.var_pos, "index")
+            index = self.binding(node.var, IntType(node.lo, node.hi - 1, deps=frozenset([node])),
+                                 node.var_pos, "index")
             name = node.carried.name if isinstance(node.carried, ast.Var) else "<carried>"
             if isinstance(carried_t, IntType):
                 carried_t = IntType()  # changes from one iteration to the next
@@ -577,16 +598,17 @@ class Checker:
         if isinstance(t, ErrorType) or isinstance(carried_t, ErrorType):
             return ERROR
         if not same_type(t, carried_t):
-            return self.error(node.body.pos, f"the loop body's value has type {t}, but the "
-                                             f"carried variable '{name}' is {carried_t} (the "
-                                             f"body's value becomes the new '{name}')")
+            return self.error(ast.first_pos(node.body),
+                              f"the loop body's value has type {t}, but the carried variable "
+                              f"'{name}' is {carried_t} (the body's value becomes the new "
+                              f"'{name}')")
         return carried_t if ok else ERROR
 
     def check_Cond(self, node: ast.Cond) -> Type:
         c = self.check(node.cond)
         if isinstance(c, RealType) and not c.one_element:
-            self.error(node.cond.pos, f"the condition of '? :' must be a scalar or an integer, "
-                                      f"got {c}")
+            self.error(ast.first_pos(node.cond),
+                       f"the condition of '? :' must be a scalar or an integer, got {c}")
             c = ERROR
         if isinstance(c, IntType) and node.threshold != int(node.threshold):
             self.error(node.pos, f"an integer condition compares with an integer, got "
@@ -667,8 +689,9 @@ class Checker:
                     if isinstance(value, IntType) and self.as_real_literal(node.value):
                         value = SCALAR
                     if not same_type(value, part):
-                        self.error(node.value.pos, f"left splice writes a value of type {value} "
-                                                   f"into a {part} slice of '{node.name}' ({t})")
+                        self.error(ast.first_pos(node.value),
+                                   f"left splice writes a value of type {value} into a {part} "
+                                   f"slice of '{node.name}' ({t})")
                 for k, region in enumerate(self.regions):
                     if target.depth <= k:
                         self.out.writes[region][target] = None

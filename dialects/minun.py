@@ -323,7 +323,7 @@ class ParamOp(IRDLOperation):
 
 def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     """A dense f32 attribute from raw bytes: fast, and printed as hex."""
-    data = np.ascontiguousarray(array, dtype="<f4")
+    data = np.asarray(array, dtype="<f4", order="C")  # keeps rank 0 (ascontiguousarray does not)
     return DenseIntOrFPElementsAttr(tensor_of(data.shape, f32), BytesAttr(data.tobytes()))
 
 

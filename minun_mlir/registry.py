@@ -19,9 +19,13 @@ def _attr(module: str, name: str) -> Callable[[], Any]:
 
 DIALECTS: dict[str, Callable[[], Any]] = {
     "minun": _attr("minun_mlir.dialects.minun", "Minun"),
+    "num": _attr("minun_mlir.dialects.num", "Num"),
 }
 
-PASSES: dict[str, Callable[[], type]] = {}
+PASSES: dict[str, Callable[[], type]] = {
+    "lower-composite-ops": _attr("minun_mlir.passes.lower_composite_ops", "LowerCompositeOps"),
+    "quantize": _attr("minun_mlir.passes.quantize", "Quantize"),
+}
 
 # file extension -> factory of `frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp`
 FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {

@@ -118,8 +118,17 @@ def _main_function(module: ModuleOp | func.FuncOp) -> func.FuncOp:
     return next((f for f in funcs if f.sym_name.data == "main"), funcs[0])
 
 
-def model_inputs(module: ModuleOp | func.FuncOp) -> list[minun.InputOp]:
-    return [op for op in _main_function(module).walk() if isinstance(op, minun.InputOp)]
+def model_inputs(module: ModuleOp | func.FuncOp) -> list[Operation]:
+    """The input ops (L1 `minun.input` or L2 `num.input`) of the main function."""
+    return [op for op in _main_function(module).walk()
+            if op.name in ("minun.input", "num.input")]
+
+
+Lookup = Callable[[Operation], Callable[..., np.ndarray] | None]
+
+
+def l1_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
+    return _IMPLS.get(type(op))
 
 
 def evaluate(
@@ -129,11 +138,14 @@ def evaluate(
     profile: bool = False,
     batch_size: int = 8192,
     externals: Mapping[str, Callable[..., np.ndarray]] | None = None,
+    lookup: Lookup | None = None,
+    encode: Callable[[Operation, np.ndarray], np.ndarray] | None = None,
 ) -> EvalResult:
     """Run the model's `main` on a batch. `inputs` maps input names to arrays of shape
     (B, *declared_shape); a bare array is taken for the single input. The batch is
     processed in chunks of `batch_size` to bound memory; outputs are concatenated and
-    profiles merged.
+    profiles merged. `lookup` maps ops to kernels (default: L1 float semantics) and
+    `encode` turns real inputs into the input op's representation (L2).
     """
     fn = _main_function(module)
     declared = {op.sym_name.data: op for op in model_inputs(fn)}
@@ -146,7 +158,7 @@ def evaluate(
         if name not in inputs:
             raise MinunError(f"error: no value given for model input '{name}'")
         arr = np.asarray(inputs[name], dtype=np.float64)
-        shape = tuple(op.result.type.get_shape())
+        shape = tuple(op.results[0].type.get_shape())
         if arr.shape[1:] != shape:
             if arr.ndim >= 1 and arr[0].size == math.prod(shape):
                 arr = arr.reshape(arr.shape[0], *shape)
@@ -154,14 +166,14 @@ def evaluate(
                 raise MinunError(
                     f"error: input '{name}' has shape {arr.shape}; expected (batch, "
                     f"{', '.join(map(str, shape))})")
-        arrays[name] = arr
+        arrays[name] = encode(op, arr) if encode is not None else arr
     total = next(iter(arrays.values())).shape[0] if arrays else 1
     stats: Profile | None = {} if profile else None
     chunks: list[list[np.ndarray]] = []
     for start in range(0, max(total, 1), batch_size):
         part = {k: v[start:start + batch_size] for k, v in arrays.items()}
         b = next(iter(part.values())).shape[0] if part else 1
-        ev = _Evaluator(part, stats, dict(externals or {}))
+        ev = _Evaluator(part, stats, dict(externals or {}), lookup or l1_lookup)
         outs = ev.run_block(fn.body.block, {}, b)
         chunks.append([np.broadcast_to(o, (b, *o.shape[1:])) for o in outs])
     outputs = [np.concatenate([c[i] for c in chunks]) for i in range(len(chunks[0]))]
@@ -225,10 +237,11 @@ def _conv2d(x: np.ndarray, f: np.ndarray, strides, pads, dilations, groups: int)
 
 class _Evaluator:
     def __init__(self, inputs: dict[str, np.ndarray], stats: Profile | None,
-                 externals: dict[str, Callable[..., np.ndarray]]):
+                 externals: dict[str, Callable[..., np.ndarray]], lookup: Lookup):
         self.inputs = inputs
         self.stats = stats
         self.externals = externals
+        self.lookup = lookup
 
     # A block runs with an environment (SSAValue -> array). `rows` is the batch size
     # of this (sub)batch, used to size per-example selections.
@@ -253,10 +266,10 @@ class _Evaluator:
         if isinstance(op, minun.IfNonNegOp):
             return [self._if(op, env, rows)]
         args = [env[v] for v in op.operands]
-        impl = _IMPLS.get(type(op))
+        impl = self.lookup(op)
         if impl is not None:
             return [impl(op, *args)]
-        if isinstance(op, minun.InputOp):
+        if op.name in ("minun.input", "num.input"):
             return [self.inputs[op.sym_name.data]]
         if isinstance(op, minun.SpliceOp):
             return [self._gather(op, args[0], args[1:], minun.ints(op.sizes))]

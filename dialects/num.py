@@ -1,0 +1,555 @@
+"""The numeric (L2) dialect: values typed by a number representation, every shift and every
+widening explicit.
+
+Types: `!num.fixed<bits, scale>` (a bits-wide two's complement integer q standing for
+q / 2^scale); `f32` is the float32 representation. Tensors carry them as element types:
+`tensor<10x1x!num.fixed<16, 12>>`.
+
+The arithmetic ops here say exactly which integers they compute (docs/numerics.md,
+minun_mlir/numerics/fixed.py); the structural ops of L1 (reshape, splice, loop, relu,
+maxpool, argmax, ...) are reused unchanged on these types, since they move values
+without changing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from minun_mlir.dialects import minun
+from minun_mlir.dialects.minun import shape_str, tensor_of
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    attr_def,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+ROUNDING = ("trunc", "floor", "nearest")
+OVERFLOW = ("wrap", "saturate")
+
+
+@irdl_attr_definition
+class FixedType(ParametrizedAttribute, TypeAttribute):
+    """`!num.fixed<bits, scale>`: real = integer / 2^scale."""
+
+    name = "num.fixed"
+    bits: IntAttr
+    scale: IntAttr
+
+    def __init__(self, bits: int, scale: int):
+        super().__init__(IntAttr(bits), IntAttr(scale))
+
+    @property
+    def width(self) -> int:
+        return self.bits.data
+
+    @property
+    def frac(self) -> int:
+        return self.scale.data
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.bits.data}, {self.scale.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            bits = parser.parse_integer()
+            parser.parse_punctuation(",")
+            scale = parser.parse_integer(allow_negative=True)
+        return IntAttr(bits), IntAttr(scale)
+
+    def verify(self) -> None:
+        if self.bits.data not in (8, 16, 32, 64):
+            raise VerifyException(f"!num.fixed: bits must be 8, 16, 32 or 64, got {self.bits.data}")
+
+
+def element(value: SSAValue) -> Attribute:
+    ty = value.type
+    return ty.element_type if isinstance(ty, TensorType) else ty
+
+
+def fixed(value: SSAValue) -> FixedType | None:
+    el = element(value)
+    return el if isinstance(el, FixedType) else None
+
+
+def storage_type(el: Attribute) -> IntegerType:
+    assert isinstance(el, FixedType)
+    return IntegerType(el.width)
+
+
+def _attr_str(op: Operation, name: str, allowed: Sequence[str]) -> str:
+    attr = op.attributes.get(name)
+    if not isinstance(attr, StringAttr) or attr.data not in allowed:
+        raise VerifyException(
+            f"{op.name}: attribute '{name}' must be one of {', '.join(allowed)}, got {attr}")
+    return attr.data
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    ty = value.type
+    return tuple(ty.get_shape()) if isinstance(ty, TensorType) else ()
+
+
+def _is_repr(el: Attribute) -> bool:
+    return isinstance(el, (FixedType, Float32Type))
+
+
+def _check_repr(op: Operation, *values: SSAValue) -> None:
+    for v in values:
+        if not _is_repr(element(v)):
+            raise VerifyException(
+                f"{op.name}: operands must be !num.fixed or f32 tensors, got {v.type}")
+
+
+def _same_kind(op: Operation, *values: SSAValue) -> bool:
+    """True for fixed-point operands, False for float32; mixing is an error."""
+    kinds = {isinstance(element(v), FixedType) for v in values}
+    if len(kinds) != 1:
+        raise VerifyException(f"{op.name}: cannot mix fixed-point and float operands")
+    return kinds.pop()
+
+
+def _expect_result(op: Operation, shape: tuple[int, ...], el_check) -> None:
+    res = op.results[0]
+    if _shape(res) != tuple(shape):
+        raise VerifyException(
+            f"{op.name}: result shape {shape_str(_shape(res))} should be {shape_str(shape)}")
+    el_check(element(res))
+
+
+# --------------------------------------------------------------------------------------
+# Leaves
+# --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ParamOp(IRDLOperation):
+    """A quantized parameter: stored integers (a dense iN attribute, printed as hex when
+    large) typed by the representation. `sparse` marks the left operand of a sparse matmul.
+
+    `%w = num.param "W" dense<...> : tensor<10x64xi16> -> tensor<10x64x!num.fixed<16, 14>>`
+    """
+
+    name = "num.param"
+    sym_name = attr_def(StringAttr)
+    value = attr_def(DenseIntOrFPElementsAttr)
+    sparse = opt_attr_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @staticmethod
+    def build_param(name: str, stored: np.ndarray, ty: TensorType, sparse: bool = False
+                    ) -> ParamOp:
+        el = ty.element_type
+        if isinstance(el, FixedType):
+            dtype = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[el.width]
+            data = np.asarray(stored, dtype=dtype, order="C")
+            value = DenseIntOrFPElementsAttr(tensor_of(data.shape, IntegerType(el.width)),
+                                             BytesAttr(data.tobytes()))
+        else:
+            value = minun.dense_f32(stored)
+        attrs: dict[str, Attribute] = {"sym_name": StringAttr(name), "value": value}
+        if sparse:
+            attrs["sparse"] = UnitAttr()
+        return ParamOp.create(attributes=attrs, result_types=[ty])
+
+    def array(self) -> np.ndarray:
+        return minun.dense_to_numpy(self.value)
+
+    def verify_(self) -> None:
+        _check_repr(self, self.result)
+        if tuple(self.value.get_shape()) != _shape(self.result):
+            raise VerifyException(f"{self.name}: value and result shapes differ")
+        el = element(self.result)
+        want = storage_type(el) if isinstance(el, FixedType) else el
+        if self.value.get_element_type() != want:
+            raise VerifyException(
+                f"{self.name} \"{self.sym_name.data}\": values must be {want} for {el}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.sym_name.data)
+        if self.sparse is not None:
+            printer.print_string(" sparse")
+        printer.print_op_attributes(
+            {k: v for k, v in self.attributes.items() if k not in ("sym_name", "value",
+                                                                   "sparse")})
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ParamOp:
+        name = parser.parse_str_literal()
+        sparse = parser.parse_optional_keyword("sparse") is not None
+        extra = parser.parse_optional_attr_dict()
+        value = parser.parse_attribute()
+        parser.parse_punctuation("->")
+        ty = parser.parse_type()
+        attrs = {"sym_name": StringAttr(name), "value": value, **extra}
+        if sparse:
+            attrs["sparse"] = UnitAttr()
+        return cls.create(attributes=attrs, result_types=[ty])
+
+
+@irdl_op_definition
+class InputOp(IRDLOperation):
+    """The model input, already in the representation (the C entry point takes integers
+    at this scale; a float wrapper quantizes with the same rounding).
+
+    `%x = num.input "X" : tensor<64x1x!num.fixed<16, 11>>`
+    """
+
+    name = "num.input"
+    sym_name = attr_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$sym_name attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.result)
+
+
+# --------------------------------------------------------------------------------------
+# Rescale: the only op that changes a value's scale or bitwidth by itself
+# --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class RescaleOp(IRDLOperation):
+    """Change scale and/or bitwidth: y = narrow(round(x / 2^(s_in - s_out))). A negative
+    shift multiplies. Rounding and overflow are explicit attributes.
+
+    `%y = num.rescale %x {rounding = "trunc", overflow = "wrap"}
+           : tensor<2x1x!num.fixed<32, 27>> -> tensor<2x1x!num.fixed<16, 12>>`
+    """
+
+    name = "num.rescale"
+    input = operand_def(TensorType)
+    rounding = attr_def(StringAttr)
+    overflow = attr_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @staticmethod
+    def make(value: SSAValue | Operation, to: FixedType, rounding: str, overflow: str
+             ) -> RescaleOp:
+        value = SSAValue.get(value)
+        return RescaleOp.create(
+            operands=[value],
+            attributes={"rounding": StringAttr(rounding), "overflow": StringAttr(overflow)},
+            result_types=[tensor_of(_shape(value), to)])
+
+    @property
+    def shift(self) -> int:
+        return fixed(self.input).frac - fixed(self.result).frac
+
+    def verify_(self) -> None:
+        _attr_str(self, "rounding", ROUNDING)
+        _attr_str(self, "overflow", OVERFLOW)
+        a, b = fixed(self.input), fixed(self.result)
+        if a is None or b is None:
+            raise VerifyException(f"{self.name}: operand and result must be !num.fixed tensors")
+        if _shape(self.input) != _shape(self.result):
+            raise VerifyException(f"{self.name}: shape must not change")
+        if abs(a.frac - b.frac) > 62:
+            raise VerifyException(f"{self.name}: shift {a.frac - b.frac} is out of range")
+
+
+# --------------------------------------------------------------------------------------
+# Arithmetic
+# --------------------------------------------------------------------------------------
+
+
+class _Elementwise(IRDLOperation):
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+
+    def _broadcast(self) -> tuple[int, ...]:
+        return minun.broadcast_shapes(self.name, _shape(self.lhs), _shape(self.rhs))
+
+
+class _AddLike(_Elementwise):
+    """Exact sum of two values at the same scale, narrowed (wrap) to the result's bits."""
+
+    def verify_(self) -> None:
+        _check_repr(self, self.lhs, self.rhs, self.result)
+        shape = self._broadcast()
+        if _same_kind(self, self.lhs, self.rhs, self.result):
+            a, b, r = fixed(self.lhs), fixed(self.rhs), fixed(self.result)
+            if not a.frac == b.frac == r.frac:
+                raise VerifyException(
+                    f"{self.name}: operands and result need one scale, got {a.frac}, "
+                    f"{b.frac} -> {r.frac} (insert num.rescale)")
+        _expect_result(self, shape, lambda el: None)
+
+
+@irdl_op_definition
+class AddOp(_AddLike):
+    name = "num.add"
+
+
+@irdl_op_definition
+class SubOp(_AddLike):
+    name = "num.sub"
+
+
+@irdl_op_definition
+class MulOp(_Elementwise):
+    """Element-wise (or scalar-broadcast) product, exact, narrowed (wrap) to the result's
+    bits; result scale = lhs scale + rhs scale."""
+
+    name = "num.mul"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.lhs, self.rhs, self.result)
+        shape = self._broadcast()
+        if _same_kind(self, self.lhs, self.rhs, self.result):
+            a, b, r = fixed(self.lhs), fixed(self.rhs), fixed(self.result)
+            if r.frac != a.frac + b.frac:
+                raise VerifyException(
+                    f"{self.name}: result scale must be {a.frac} + {b.frac}, got {r.frac}")
+        _expect_result(self, shape, lambda el: None)
+
+
+def _check_reduction(op: Operation, a: SSAValue, b: SSAValue, shape, removed: int) -> None:
+    if _same_kind(op, a, b, op.results[0]):
+        fa, fb, fr = fixed(a), fixed(b), fixed(op.results[0])
+        if fr.frac != fa.frac + fb.frac - removed:
+            raise VerifyException(
+                f"{op.name}: result scale must be {fa.frac} + {fb.frac} - {removed}, "
+                f"got {fr.frac}")
+    _expect_result(op, shape, lambda el: None)
+
+
+@irdl_op_definition
+class MatMulOp(IRDLOperation):
+    """Matrix product: each product exact then wrapped to the result's bits; the terms of
+    a dot product are summed by TreeSum whose first `halvings` levels divide by two
+    (SeeDot); with halvings = 0 it is the plain wrapping sum (Shiftry's wide accumulator).
+    Result scale = sa + sb - halvings.
+    """
+
+    name = "num.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    halvings = attr_def(IntegerAttr)
+    rounding = attr_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.lhs, self.rhs, self.result)
+        _attr_str(self, "rounding", ROUNDING)
+        a, b = _shape(self.lhs), _shape(self.rhs)
+        if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
+            raise VerifyException(
+                f"{self.name}: needs 2-D operands with matching inner dimensions: "
+                f"lhs {shape_str(a)}, rhs {shape_str(b)}")
+        _check_reduction(self, self.lhs, self.rhs, (a[0], b[1]), self.halvings.value.data)
+
+
+@irdl_op_definition
+class SparseMatMulOp(IRDLOperation):
+    """A |*| x with A a sparse parameter, stored column by column as (value, 1-based row)
+    pairs ending in a 0 index (SeeDot's format). Each term A[j,k]*x[k] is exact, wrapped to
+    the result's bits, divided by 2^shift (rounding attribute), and accumulated in column
+    order with wrapping. Result scale = sa + sb - shift.
+    """
+
+    name = "num.sparse_matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    shift = attr_def(IntegerAttr)
+    rounding = attr_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.lhs, self.rhs, self.result)
+        _attr_str(self, "rounding", ROUNDING)
+        if not isinstance(self.lhs.owner, ParamOp):
+            raise VerifyException(f"{self.name}: the sparse lhs must be a num.param")
+        a, b = _shape(self.lhs), _shape(self.rhs)
+        if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
+            raise VerifyException(
+                f"{self.name}: needs 2-D operands with matching inner dimensions: "
+                f"lhs {shape_str(a)}, rhs {shape_str(b)}")
+        _check_reduction(self, self.lhs, self.rhs, (a[0], b[1]), self.shift.value.data)
+
+
+@irdl_op_definition
+class Conv2DOp(IRDLOperation):
+    """NHWC convolution with the products summed like num.matmul (TreeSum with `halvings`
+    over the kh*kw*C/G terms of each output, in (kh, kw, c) order). Result scale =
+    sx + sf - halvings.
+    """
+
+    name = "num.conv2d"
+    input = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    strides = attr_def(DenseArrayBase)
+    pads = attr_def(DenseArrayBase)
+    dilations = attr_def(DenseArrayBase)
+    groups = attr_def(IntegerAttr)
+    halvings = attr_def(IntegerAttr)
+    rounding = attr_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $filter attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.input, self.filter, self.result)
+        _attr_str(self, "rounding", ROUNDING)
+        a, f = _shape(self.input), _shape(self.filter)
+        if len(a) != 4 or len(f) != 5:
+            raise VerifyException(f"{self.name}: needs 4-D input and 5-D filter")
+        g = self.groups.value.data
+        kh, kw = f[1:3]
+        s, p, d = (minun.ints(x) for x in (self.strides, self.pads, self.dilations))
+        ho = minun.conv_out_dim(a[1], kh, s[0], p[0] + p[1], d[0])
+        wo = minun.conv_out_dim(a[2], kw, s[1], p[2] + p[3], d[1])
+        _check_reduction(self, self.input, self.filter, (a[0], ho, wo, g * f[4]),
+                         self.halvings.value.data)
+
+
+class _TableOp(IRDLOperation):
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def _check_io(self, scales: dict[int, tuple[int, int]]) -> None:
+        a, r = fixed(self.input), fixed(self.result)
+        if _shape(self.input) != _shape(self.result):
+            raise VerifyException(f"{self.name}: shape must not change")
+        if a is None and r is None:
+            return
+        if a is None or r is None or a.width != r.width or a.width not in scales:
+            raise VerifyException(
+                f"{self.name}: fixed-point input and result of one bitwidth in "
+                f"{sorted(scales)} expected, got {self.input.type} -> {self.result.type}")
+        s_in, s_out = scales[a.width]
+        if (a.frac, r.frac) != (s_in, s_out):
+            raise VerifyException(
+                f"{self.name}: {a.width}-bit tables take scale {s_in} and give scale "
+                f"{s_out}, got {a.frac} -> {r.frac} (insert num.rescale)")
+
+
+_SHIFTRY_SCALES = {16: (11, 14), 8: (4, 6)}
+
+
+@irdl_op_definition
+class ExpOp(_TableOp):
+    """e^x by tables. method "shiftry": fixed scales (16-bit in 11 / out 14, psi 7; 8-bit in
+    4 / out 6), valid for x <= 0. method "seedot": two 2^t-entry tables over the profiled
+    integer range [lo, hi] at the input's scale; result scale from MULSCALE(maxscale).
+    """
+
+    name = "num.exp"
+    method = attr_def(StringAttr)
+    lo = opt_attr_def(IntegerAttr)
+    hi = opt_attr_def(IntegerAttr)
+    maxscale = opt_attr_def(IntegerAttr)
+
+    def seedot(self):
+        from minun_mlir.numerics.fixed import SeeDotExp
+
+        a = fixed(self.input)
+        return SeeDotExp(a.width, a.frac, self.lo.value.data, self.hi.value.data,
+                         self.maxscale.value.data)
+
+    def verify_(self) -> None:
+        method = _attr_str(self, "method", ("shiftry", "seedot", "float"))
+        if method == "shiftry":
+            self._check_io(_SHIFTRY_SCALES)
+        elif method == "seedot":
+            if self.lo is None or self.hi is None or self.maxscale is None:
+                raise VerifyException(f"{self.name}: method seedot needs lo, hi and maxscale")
+            if not self.lo.value.data <= self.hi.value.data:
+                raise VerifyException(f"{self.name}: empty range")
+            a, r = fixed(self.input), fixed(self.result)
+            if a is None or r is None:
+                raise VerifyException(f"{self.name}: seedot tables need fixed-point types")
+            p_mul, _ = self.seedot().out_scale()
+            if (r.width, r.frac) != (a.width, p_mul):
+                raise VerifyException(
+                    f"{self.name}: result must be !num.fixed<{a.width}, {p_mul}>")
+        elif fixed(self.input) is not None:
+            raise VerifyException(f"{self.name}: method float needs f32 values")
+
+
+@irdl_op_definition
+class SigmoidOp(_TableOp):
+    """Shiftry §5.4.1 on the exp tables, integer division (both signs); 16-bit in 11 /
+    out 14, 8-bit in 4 / out 6."""
+
+    name = "num.sigmoid"
+
+    def verify_(self) -> None:
+        self._check_io(_SHIFTRY_SCALES)
+
+
+@irdl_op_definition
+class TanhOp(_TableOp):
+    """Shiftry §5.4.1 / Library 9 on the exp tables; 16-bit in 11 / out 14, 8-bit 4 / 6."""
+
+    name = "num.tanh"
+
+    def verify_(self) -> None:
+        self._check_io(_SHIFTRY_SCALES)
+
+
+@irdl_op_definition
+class NormaliseL2Op(IRDLOperation):
+    """Per NHWC position: acc = sum of squares (exact), n = isqrt(acc) (input scale),
+    y = (x * 2^s_out) / n with C division (0 where n = 0)."""
+
+    name = "num.normalise_l2"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.input, self.result)
+        if len(_shape(self.input)) != 4 or _shape(self.input) != _shape(self.result):
+            raise VerifyException(f"{self.name}: 4-D NHWC input and result of one shape")
+
+
+Num = Dialect(
+    "num",
+    [ParamOp, InputOp, RescaleOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp, Conv2DOp,
+     ExpOp, SigmoidOp, TanhOp, NormaliseL2Op],
+    [FixedType],
+)

@@ -1,0 +1,374 @@
+"""The walk from L1 to L2 that every representation shares.
+
+`L2Converter` visits the L1 function in order and builds a new L2 function. Ops that only
+move values (reshape, splice, relu, maxpool, ...) are copied with their element types
+replaced; regions (loop, sum, conditional) are rebuilt here; everything that computes is
+delegated to the representation's hooks (`input`, `param`, `add`, `matmul`, `exp`, ...),
+which decide types, shifts and widths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.dialects import minun, num
+from minun_mlir.ir_text import location_of
+from minun_mlir.numerics.float_eval import Profile, ValueStats
+from minun_mlir.numerics.repr import QuantizeConfig
+
+# Ops copied as they are (their result has the element type of `_source(op)`).
+STRUCTURAL = (
+    minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp,
+    minun.ReluOp, minun.Relu6Op, minun.ClipOp, minun.MaxPoolOp, minun.NegOp,
+)
+# Ops whose tensor operands must share one type first.
+UNIFIED = (minun.ConcatOp, minun.MaxOp, minun.MinOp, minun.SpliceAssignOp)
+
+
+def name_of(value: SSAValue) -> str | None:
+    """A user-facing name: a parameter's or input's name, else the SSA name hint."""
+    owner = value.owner
+    if isinstance(owner, (minun.ParamOp, minun.InputOp)):
+        return owner.sym_name.data
+    return value.name_hint
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    ty = value.type
+    return tuple(ty.get_shape()) if isinstance(ty, TensorType) else ()
+
+
+class L2Converter:
+    """Base converter; subclasses implement the representation-specific hooks."""
+
+    def __init__(self, config: QuantizeConfig, profile: Profile | None):
+        self.config = config
+        self.profile: Profile = profile or {}
+        self.map: dict[SSAValue, SSAValue] = {}
+        self.block: Block | None = None
+        self.counter = 0
+
+    # -- plumbing --------------------------------------------------------------------
+
+    def emit(self, op: Operation) -> SSAValue:
+        assert self.block is not None
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def error(self, op: Operation, message: str) -> MinunError:
+        where = location_of(op)
+        return MinunError(f"{where + ': ' if where else ''}error: {op.name}: {message}")
+
+    def stats(self, value: SSAValue) -> ValueStats | None:
+        return self.profile.get(value)
+
+    def run(self, module: ModuleOp) -> ModuleOp:
+        fns = [op for op in module.ops if isinstance(op, func.FuncOp)]
+        if len(fns) != 1:
+            raise MinunError("error: quantize expects a module with one func.func")
+        fn = fns[0]
+        block = Block()
+        results = self.convert_block(fn.body.block, block)
+        block.add_op(func.ReturnOp(*results))
+        new_fn = func.FuncOp(fn.sym_name.data, ((), [r.type for r in results]),
+                             Region(block))
+        for key, value in fn.attributes.items():
+            if key not in ("sym_name", "function_type"):
+                new_fn.attributes[key] = value
+        self.annotate(new_fn)
+        return ModuleOp([new_fn])
+
+    def annotate(self, fn: func.FuncOp) -> None:
+        """Record module-wide facts (rounding of the input conversion) on the function."""
+
+    def convert_block(self, old: Block, new: Block) -> list[SSAValue]:
+        """Convert every op of `old` into `new`; return the mapped terminator operands."""
+        saved, self.block = self.block, new
+        try:
+            for op in old.ops:
+                if isinstance(op, (func.ReturnOp, minun.YieldOp)):
+                    return [self.finish_result(self.map[v], v) for v in op.operands]
+                self.convert_op(op)
+            return []
+        finally:
+            self.block = saved
+
+    def finish_result(self, value: SSAValue, old: SSAValue) -> SSAValue:
+        return value
+
+    def convert_op(self, op: Operation) -> None:
+        handler = getattr(self, "op_" + op.name.replace(".", "_"), None)
+        if handler is not None:
+            result = handler(op)
+        elif isinstance(op, STRUCTURAL):
+            result = self.copy(op, [self.map[v] for v in op.operands])
+        elif isinstance(op, UNIFIED):
+            result = self.copy(op, self.unify_operands(op))
+        else:
+            raise self.error(op, f"not supported by the {self.representation_name} "
+                                 "representation")
+        if op.results:
+            results = result if isinstance(result, (list, tuple)) else [result]
+            for old, new in zip(op.results, results, strict=True):
+                self.map[old] = new
+                if old.name_hint and not new.name_hint and new.owner is not None:
+                    new.name_hint = old.name_hint
+
+    @property
+    def representation_name(self) -> str:
+        return type(self).__name__
+
+    def copy(self, op: Operation, operands: Sequence[SSAValue]) -> SSAValue:
+        """Re-create a value-moving op on new operands, result element type from its
+        source operand (the tensor it moves)."""
+        source = operands[1] if isinstance(op, minun.SpliceAssignOp) else operands[0]
+        results = []
+        for r in op.results:
+            if isinstance(r.type, TensorType):
+                el = source.type.element_type
+                results.append(minun.tensor_of(r.type.get_shape(), el))
+            else:
+                results.append(r.type)
+        new = type(op).create(operands=list(operands), attributes=dict(op.attributes),
+                              result_types=results)
+        return self.emit(new)
+
+    # -- ops every representation handles alike ----------------------------------------
+
+    def op_arith_constant(self, op: arith.ConstantOp) -> SSAValue:
+        return self.emit(arith.ConstantOp(op.value, op.result.type))
+
+    def _int_binary(self, op: Operation) -> SSAValue:
+        new = type(op).create(operands=[self.map[v] for v in op.operands],
+                              attributes=dict(op.attributes), result_types=[op.results[0].type])
+        return self.emit(new)
+
+    op_arith_addi = op_arith_subi = op_arith_muli = _int_binary
+
+    def op_minun_argmax(self, op: minun.ArgMaxOp) -> SSAValue:
+        return self.copy(op, [self.map[op.input]])
+
+    op_minun_sgn = op_minun_argmax
+
+    def op_minun_bias_add(self, op: Operation) -> SSAValue:
+        return self.add(op, self.map[op.lhs], self.map[op.rhs], subtract=False)
+
+    def op_minun_add(self, op: Operation) -> SSAValue:
+        return self.add(op, self.map[op.lhs], self.map[op.rhs], subtract=False)
+
+    def op_minun_bias_sub(self, op: Operation) -> SSAValue:
+        return self.add(op, self.map[op.lhs], self.map[op.rhs], subtract=True)
+
+    op_minun_sub = op_minun_bias_sub
+
+    def op_minun_hadamard(self, op: Operation) -> SSAValue:
+        return self.mul(op, self.map[op.lhs], self.map[op.rhs])
+
+    op_minun_scalar_mul = op_minun_hadamard
+
+    def op_minun_leaky_relu(self, op: minun.LeakyReluOp) -> SSAValue:
+        alpha = float(op.alpha.value.data)
+        if not 0.0 <= alpha <= 1.0:
+            raise self.error(op, f"alpha {alpha} outside [0, 1] is not supported")
+        x = self.map[op.input]
+        scaled = self.mul(op, x, self.constant(np.float32(alpha), "alpha"))
+        a, b = self.unify([x, scaled])
+        return self.emit(minun.MaxOp.make(a, b))
+
+    def op_minun_input(self, op: minun.InputOp) -> SSAValue:
+        return self.input(op)
+
+    def op_minun_param(self, op: minun.ParamOp) -> SSAValue:
+        return self.param(op, op.array(), op.sym_name.data, op.sparse is not None,
+                          declared=max(abs(op.range_lo.value.data), abs(op.range_hi.value.data)))
+
+    def op_minun_constant(self, op: minun.ConstantOp) -> SSAValue:
+        self.counter += 1
+        return self.param(op, op.array(), f"c{self.counter}", False, declared=0.0)
+
+    def constant(self, value: np.ndarray, hint: str) -> SSAValue:
+        """A compile-time constant made by the converter itself (not in L1)."""
+        self.counter += 1
+        return self.param(None, np.asarray(value, dtype=np.float32), f"{hint}{self.counter}",
+                          False, declared=0.0)
+
+    def op_minun_matmul(self, op: minun.MatMulOp) -> SSAValue:
+        return self.matmul(op, self.map[op.lhs], self.map[op.rhs])
+
+    def op_minun_sparse_matmul(self, op: minun.SparseMatMulOp) -> SSAValue:
+        return self.sparse_matmul(op, self.map[op.lhs], self.map[op.rhs])
+
+    def op_minun_conv2d(self, op: minun.Conv2DOp) -> SSAValue:
+        return self.conv2d(op, self.map[op.input], self.map[op.filter])
+
+    def op_minun_exp(self, op: minun.ExpOp) -> SSAValue:
+        return self.exp(op, self.map[op.input])
+
+    def op_minun_sigmoid(self, op: minun.SigmoidOp) -> SSAValue:
+        return self.table_function(op, num.SigmoidOp, self.map[op.input])
+
+    def op_minun_tanh(self, op: minun.TanhOp) -> SSAValue:
+        return self.table_function(op, num.TanhOp, self.map[op.input])
+
+    def op_minun_normalise_l2(self, op: minun.NormaliseL2Op) -> SSAValue:
+        return self.normalise_l2(op, self.map[op.input])
+
+    def op_minun_init(self, op: minun.InitOp) -> SSAValue:
+        el = self.init_type(op, float(op.fill.value.data))
+        return self.emit(minun.InitOp(op.result.type.get_shape(), float(op.fill.value.data),
+                                      el))
+
+    def op_minun_call(self, op: minun.CallOp) -> SSAValue:
+        return self.copy(op, [self.map[v] for v in op.args])
+
+    # -- regions ---------------------------------------------------------------------
+
+    def op_minun_loop(self, op: minun.LoopOp) -> list[SSAValue]:
+        inits = [self.map[v] for v in op.inits]
+        old_yield = op.body.block.last_op
+        assert isinstance(old_yield, minun.YieldOp)
+        types = [self.carried_type(op, i, v.type, None) for i, v in enumerate(inits)]
+        for _ in range(64):
+            body, yields = self._loop_body(op, types)
+            new_types = [self.carried_type(op, i, types[i], yields[i].type)
+                         for i in range(len(inits))]
+            if new_types == types:
+                break
+            types = new_types
+        else:
+            raise self.error(op, "the carried values' types do not settle")
+        inits = [self.cast(v, t) for v, t in zip(inits, types)]
+        loop = minun.LoopOp.create(operands=inits, attributes=dict(op.attributes),
+                                   result_types=types, regions=[Region(body)])
+        self.emit(loop)
+        return list(loop.results)
+
+    def _loop_body(self, op: minun.LoopOp, types: list[Attribute]):
+        block = Block(arg_types=[op.body.block.args[0].type, *types])
+        for old, new in zip(op.body.block.args, block.args):
+            self.map[old] = new
+        values = self.convert_block(op.body.block, block)
+        saved, self.block = self.block, block
+        casted = [self.cast(v, t) for v, t in zip(values, types)]
+        self.block = saved
+        block.add_op(minun.YieldOp(*casted))
+        return block, values
+
+    def op_minun_sum(self, op: minun.SumOp) -> SSAValue:
+        # $(i = [a:b]) e  ->  a loop carrying an accumulator
+        probe = Block(arg_types=[op.body.block.args[0].type])
+        self.map[op.body.block.args[0]] = probe.args[0]
+        (body_value,) = self.convert_block(op.body.block, probe)
+        n = op.upper.value.data - op.lower.value.data
+        acc_el, term_el = self.sum_types(op, body_value.type.element_type, n)
+        shape = shape_of(op.result)
+        zero = self.emit(minun.InitOp(shape, 0.0, acc_el))
+        block = Block(arg_types=[op.body.block.args[0].type, minun.tensor_of(shape, acc_el)])
+        self.map[op.body.block.args[0]] = block.args[0]
+        (value,) = self.convert_block(op.body.block, block)
+        saved, self.block = self.block, block
+        term = self.cast(value, term_el)
+        total = self.accumulate(block.args[1], term)
+        self.block = saved
+        block.add_op(minun.YieldOp(total))
+        loop = minun.LoopOp.create(operands=[zero], attributes={
+            "lower": op.lower, "upper": op.upper}, result_types=[zero.type],
+            regions=[Region(block)])
+        self.emit(loop)
+        return self.finish_sum(op, loop.results[0])
+
+    def op_minun_if_nonneg(self, op: minun.IfNonNegOp) -> SSAValue:
+        blocks, values = [], []
+        for region in (op.then_region, op.else_region):
+            b = Block()
+            (v,) = self.convert_block(region.block, b)
+            blocks.append(b)
+            values.append(v)
+        ty = self.join_type(op, [v.type for v in values])
+        for b, v in zip(blocks, values):
+            saved, self.block = self.block, b
+            cast = self.cast(v, ty)
+            self.block = saved
+            b.add_op(minun.YieldOp(cast))
+        new = minun.IfNonNegOp.create(operands=[self.map[op.cond]], result_types=[ty],
+                                      regions=[Region(blocks[0]), Region(blocks[1])])
+        return self.emit(new)
+
+    # -- hooks (representation-specific) ---------------------------------------------
+
+    def input(self, op: minun.InputOp) -> SSAValue:
+        raise NotImplementedError
+
+    def param(self, op: Operation | None, values: np.ndarray, name: str, sparse: bool,
+              declared: float) -> SSAValue:
+        raise NotImplementedError
+
+    def init_type(self, op: minun.InitOp, fill: float) -> Attribute:
+        raise NotImplementedError
+
+    def add(self, op: Operation, a: SSAValue, b: SSAValue, subtract: bool) -> SSAValue:
+        raise NotImplementedError
+
+    def mul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+    def matmul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+    def sparse_matmul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+    def conv2d(self, op: minun.Conv2DOp, x: SSAValue, f: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+    def exp(self, op: minun.ExpOp, x: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+    def table_function(self, op: Operation, kind: type, x: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+    def normalise_l2(self, op: Operation, x: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+    def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
+        """Convert `value` to type `to` (a no-op when equal)."""
+        raise NotImplementedError
+
+    def unify(self, values: list[SSAValue]) -> list[SSAValue]:
+        """Bring tensors to one element type (for concat, max, splice_assign ...)."""
+        raise NotImplementedError
+
+    def unify_operands(self, op: Operation) -> list[SSAValue]:
+        tensors = [self.map[v] for v in op.operands if isinstance(v.type, TensorType)]
+        unified = iter(self.unify(tensors))
+        return [next(unified) if isinstance(v.type, TensorType) else self.map[v]
+                for v in op.operands]
+
+    def carried_type(self, op: minun.LoopOp, index: int, current: Attribute,
+                     yielded: Attribute | None) -> Attribute:
+        """The type of carried value `index`: first from the init's type (`yielded` None),
+        then refined from the type the body yields until it no longer changes."""
+        raise NotImplementedError
+
+    def join_type(self, op: Operation, types: list[Attribute]) -> Attribute:
+        raise NotImplementedError
+
+    def sum_types(self, op: minun.SumOp, body: Attribute, n: int
+                  ) -> tuple[Attribute, Attribute]:
+        raise NotImplementedError
+
+    def accumulate(self, acc: SSAValue, term: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+    def finish_sum(self, op: minun.SumOp, acc: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+
+def is_int(value: SSAValue) -> bool:
+    return isinstance(value.type, IntegerType)

@@ -1,0 +1,529 @@
+"""Fixed-point representation: scale assignment (SeeDot's maxscale rules or Shiftry's
+data-driven scales) and the bit-exact kernels of its L2 ops.
+
+Scale rules, per L1 op (B = bitwidth, P = maxscale; docs/numerics.md has the details):
+
+- param, literal: GETP of the largest magnitude (both modes).
+- input: GETP of the declared range (maxscale); GetScale of the profile, or the
+  input-scale knob (data-driven).
+- a + b: both operands to ADDSCALE(min scale), added in B bits (maxscale); both to the
+  lower scale, summed exactly, rescaled to the profiled scale (data-driven).
+- a <*> b, s * A: operands shifted by S_mul / 2 (MULSCALE), product in B bits; or the
+  exact 2B-bit product rescaled.
+- A * B, conv2d, A |*| x: MULSCALE pre-shift, B-bit products, TreeSum with TREESUMSCALE
+  halvings; or exact products in a 2B-bit wrapping accumulator, rescaled once.
+- exp: SeeDot's two tables over the profiled range (maxscale), Shiftry's fixed-scale tables
+  (data-driven); sigmoid and tanh: Shiftry's construction in both modes.
+- loop-carried values: the lowest scale the body settles on (maxscale fixpoint), or
+  GetScale over the init and every iteration's value (data-driven).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from minun_mlir.dialects import minun, num
+from minun_mlir.dialects.num import FixedType
+from minun_mlir.numerics import fixed as fx
+from minun_mlir.numerics.convert import L2Converter, name_of, shape_of
+from minun_mlir.numerics.float_eval import Profile, ValueStats
+from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+
+WIDTHS = (8, 16, 32, 64)
+
+
+def wider(bits: int) -> int:
+    """The accumulator width for values of `bits`: twice as wide (64 at most)."""
+    return min(2 * bits, 64)
+
+
+def fits_width(bits_needed: int) -> int:
+    return next(w for w in WIDTHS if w >= bits_needed) if bits_needed <= 64 else 64
+
+
+class FixedConverter(L2Converter):
+    representation_name = "fixed-point"
+
+    def __init__(self, config: QuantizeConfig, profile: Profile | None):
+        super().__init__(config, profile)
+        self.maxscale_mode = config.scales == "maxscale"
+        self.rules = fx.SeeDotRules(config.bits, config.maxscale)
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def bits(self, old: SSAValue | None) -> int:
+        return self.config.bits_for(name_of(old) if old is not None else None)
+
+    @staticmethod
+    def t(value: SSAValue) -> FixedType:
+        el = value.type.element_type if isinstance(value.type, TensorType) else value.type
+        assert isinstance(el, FixedType), value.type
+        return el
+
+    def absmax(self, old: SSAValue | Operation | None) -> float | None:
+        """The profiled magnitude of an L1 value (a `profile` attribute on its op wins)."""
+        if old is None:
+            return None
+        value = old if isinstance(old, SSAValue) else old.results[0]
+        owner = value.owner
+        attr = getattr(owner, "attributes", {}).get("profile")
+        if attr is not None:
+            lo, hi = (float(v) for v in attr.get_values())
+            return max(abs(lo), abs(hi))
+        stats = self.stats(value)
+        if stats is None or not stats.count:
+            return None
+        return stats.absmax
+
+    def scale_for(self, old: SSAValue | None, bits: int, cap: int,
+                  fallback: int | None = None) -> int:
+        """Data-driven scale of an L1 value (GetScale of its profiled magnitude), never
+        above `cap` (the precision its operands give); `fallback` (default: cap) when the
+        value was never profiled (e.g. a branch no example took)."""
+        m = self.absmax(old)
+        if m is None:
+            return min(cap, cap if fallback is None else fallback)
+        return min(fx.get_scale(m, bits), cap)
+
+    def rescale(self, value: SSAValue, bits: int, scale: int, overflow: str | None = None
+                ) -> SSAValue:
+        to = FixedType(bits, scale)
+        if self.t(value) == to:
+            return value
+        return self.emit(num.RescaleOp.make(value, to, self.config.rounding,
+                                            overflow or self.config.overflow))
+
+    def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
+        if not isinstance(value.type, TensorType):
+            return value
+        el = to.element_type if isinstance(to, TensorType) else to
+        return self.rescale(value, el.width, el.frac)
+
+    def result_type(self, shape, bits: int, scale: int) -> TensorType:
+        return minun.tensor_of(shape, FixedType(bits, scale))
+
+    def _attrs(self, **extra) -> dict[str, Attribute]:
+        attrs: dict[str, Attribute] = {"rounding": StringAttr(self.config.rounding)}
+        for k, v in extra.items():
+            attrs[k] = IntegerAttr(v, i64) if isinstance(v, int) else v
+        return attrs
+
+    def annotate(self, fn) -> None:
+        fn.attributes["num.rounding"] = StringAttr(self.config.rounding)
+        fn.attributes["num.overflow"] = StringAttr(self.config.overflow)
+
+    # -- leaves ------------------------------------------------------------------------
+
+    def input(self, op: minun.InputOp) -> SSAValue:
+        bits = self.bits(op.result)
+        declared = max(abs(op.range_lo.value.data), abs(op.range_hi.value.data))
+        if self.config.input_scale is not None:
+            scale = self.config.input_scale
+        elif not self.maxscale_mode and self.absmax(op.result) is not None:
+            scale = fx.get_scale(self.absmax(op.result), bits)
+        else:
+            scale = fx.get_scale(declared, bits)
+        ty = self.result_type(shape_of(op.result), bits, scale)
+        return self.emit(num.InputOp.create(attributes={"sym_name": op.sym_name},
+                                            result_types=[ty]))
+
+    def param(self, op, values, name, sparse, declared) -> SSAValue:
+        bits = self.bits(op.results[0] if op is not None else None)
+        # GETP of the actual values (SeeDot's C-Val), not of the declared range
+        magnitude = float(np.abs(values).max()) if values.size else 0.0
+        scale = fx.get_scale(magnitude, bits)
+        stored = fx.quantize(values, bits, scale, self.config.rounding, "saturate")
+        ty = self.result_type(values.shape, bits, scale)
+        return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))
+
+    def init_type(self, op: minun.InitOp, fill: float) -> Attribute:
+        bits = self.bits(op.result)
+        return FixedType(bits, fx.get_scale(abs(fill), bits))
+
+    # -- arithmetic --------------------------------------------------------------------
+
+    def add(self, op: Operation, a: SSAValue, b: SSAValue, subtract: bool) -> SSAValue:
+        kind = num.SubOp if subtract else num.AddOp
+        ta, tb = self.t(a), self.t(b)
+        shape = shape_of(op.results[0])
+        out_bits = self.bits(op.results[0])
+        low = min(ta.frac, tb.frac)
+        if self.maxscale_mode:
+            p3, _ = self.rules.addscale(low)
+            a, b = self.rescale(a, self.config.bits, p3), self.rescale(b, self.config.bits, p3)
+            return self.emit(kind.create(operands=[a, b], result_types=[
+                self.result_type(shape, self.config.bits, p3)]))
+        a, b = self.rescale(a, ta.width, low), self.rescale(b, tb.width, low)
+        wide = wider(max(ta.width, tb.width))
+        total = self.emit(kind.create(operands=[a, b], result_types=[
+            self.result_type(shape, wide, low)]))
+        return self.rescale(total, out_bits, self.scale_for(op.results[0], out_bits, low))
+
+    def mul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        ta, tb = self.t(a), self.t(b)
+        shape = shape_of(op.results[0])
+        if self.maxscale_mode:
+            p_mul, s_mul = self.rules.mulscale(ta.frac, tb.frac)
+            bits = self.config.bits
+            a = self.rescale(a, bits, ta.frac - s_mul // 2)
+            b = self.rescale(b, bits, tb.frac - s_mul // 2)
+            return self.emit(num.MulOp.create(operands=[a, b], result_types=[
+                self.result_type(shape, bits, p_mul)]))
+        out_bits = self.bits(op.results[0])
+        prod = ta.frac + tb.frac
+        product = self.emit(num.MulOp.create(operands=[a, b], result_types=[
+            self.result_type(shape, fits_width(ta.width + tb.width), prod)]))
+        fallback = min(ta.frac, tb.frac)
+        return self.rescale(product, out_bits,
+                            self.scale_for(op.results[0], out_bits, prod, fallback))
+
+    def _reduction(self, op: Operation, a: SSAValue, b: SSAValue, terms: int, build):
+        """Shared by matmul, sparse matmul and conv2d: `build(a, b, halvings, result_type)`
+        makes the op; the rules decide operand shifts, halvings and accumulator width."""
+        ta, tb = self.t(a), self.t(b)
+        shape = shape_of(op.results[0])
+        if self.maxscale_mode:
+            bits = self.config.bits
+            p_mul, s_mul = self.rules.mulscale(ta.frac, tb.frac)
+            p3, s_add = self.rules.treesumscale(p_mul, terms)
+            a = self.rescale(a, bits, ta.frac - s_mul // 2)
+            b = self.rescale(b, bits, tb.frac - s_mul // 2)
+            return self.emit(build(a, b, s_add, self.result_type(shape, bits, p3)))
+        out_bits = self.bits(op.results[0])
+        prod = ta.frac + tb.frac
+        fallback = min(ta.frac, tb.frac)
+        out_scale = self.scale_for(op.results[0], out_bits, prod, fallback)
+        cap = wider(max(ta.width, tb.width))
+        excess = out_bits + (prod - out_scale) - cap
+        if excess > 0:  # keep the accumulator at 2B bits: drop low bits of the operands
+            a = self.rescale(a, ta.width, ta.frac - (excess + 1) // 2)
+            b = self.rescale(b, tb.width, tb.frac - excess // 2)
+            prod -= excess
+        acc = fits_width(max(out_bits + prod - out_scale, 1))
+        acc = min(max(acc, 16), cap)
+        total = self.emit(build(a, b, 0, self.result_type(shape, acc, prod)))
+        return self.rescale(total, out_bits, out_scale)
+
+    def matmul(self, op, a, b) -> SSAValue:
+        def build(x, y, halvings, ty):
+            return num.MatMulOp.create(operands=[x, y], attributes=self._attrs(
+                halvings=halvings), result_types=[ty])
+
+        return self._reduction(op, a, b, shape_of(op.lhs)[1], build)
+
+    def sparse_matmul(self, op, a, b) -> SSAValue:
+        def build(x, y, shift, ty):
+            return num.SparseMatMulOp.create(operands=[x, y], attributes=self._attrs(
+                shift=shift), result_types=[ty])
+
+        if not isinstance(a.owner, num.ParamOp):
+            raise self.error(op, "the sparse operand must stay a parameter")
+        return self._reduction(op, a, b, shape_of(op.lhs)[1], build)
+
+    def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
+        _, kh, kw, cg, _ = shape_of(op.filter)
+
+        def build(a, b, halvings, ty):
+            attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
+            return num.Conv2DOp.create(operands=[a, b], attributes={
+                **attrs, **self._attrs(halvings=halvings)}, result_types=[ty])
+
+        return self._reduction(op, x, f, kh * kw * cg, build)
+
+    # -- table functions ---------------------------------------------------------------
+
+    def _table_bits(self, x: SSAValue) -> int:
+        return 8 if self.t(x).width <= 8 else 16
+
+    def exp(self, op: minun.ExpOp, x: SSAValue) -> SSAValue:
+        method = self.config.exp
+        if method == "auto":
+            method = "seedot" if self.maxscale_mode else "shiftry"
+        if method == "seedot":
+            tx = self.t(x)
+            lo_i, hi_i = fx.int_range(tx.width)
+            stats = self.stats(op.input)
+            if stats is not None and stats.count:
+                lo = max(lo_i, math.floor(stats.min * 2.0**tx.frac))
+                hi = min(hi_i, max(lo, math.ceil(stats.max * 2.0**tx.frac)))
+            else:
+                lo, hi = lo_i, 0
+            attrs = {"method": StringAttr("seedot"), "lo": IntegerAttr(lo, i64),
+                     "hi": IntegerAttr(hi, i64),
+                     "maxscale": IntegerAttr(self.config.maxscale, i64)}
+            p_mul, _ = fx.SeeDotExp(tx.width, tx.frac, lo, hi, self.config.maxscale).out_scale()
+            return self.emit(num.ExpOp.create(operands=[x], attributes=attrs, result_types=[
+                self.result_type(shape_of(op.result), tx.width, p_mul)]))
+        return self.table_function(op, num.ExpOp, x)
+
+    def table_function(self, op: Operation, kind: type, x: SSAValue) -> SSAValue:
+        tb = self._table_bits(x)
+        s_in, s_out = num._SHIFTRY_SCALES[tb]
+        x = self.rescale(x, tb, s_in, overflow="saturate")
+        attrs = {"method": StringAttr("shiftry")} if kind is num.ExpOp else {}
+        y = self.emit(kind.create(operands=[x], attributes=attrs, result_types=[
+            self.result_type(shape_of(op.results[0]), tb, s_out)]))
+        out_bits = self.bits(op.results[0])
+        return self.rescale(y, out_bits, s_out) if out_bits != tb else y
+
+    def normalise_l2(self, op: Operation, x: SSAValue) -> SSAValue:
+        bits = self.t(x).width
+        return self.emit(num.NormaliseL2Op.create(operands=[x], result_types=[
+            self.result_type(shape_of(op.results[0]), bits, bits - 2)]))
+
+    # -- types of merged values ------------------------------------------------------------
+
+    def unify(self, values: list[SSAValue]) -> list[SSAValue]:
+        types = [self.t(v) for v in values]
+        bits, scale = max(t.width for t in types), min(t.frac for t in types)
+        return [self.rescale(v, bits, scale) for v in values]
+
+    def carried_type(self, op: minun.LoopOp, index: int, current: Attribute,
+                     yielded: Attribute | None) -> Attribute:
+        if not isinstance(current, TensorType):
+            return current
+        cur = current.element_type
+        if self.maxscale_mode:
+            if yielded is None:
+                return current
+            ys = yielded.element_type.frac
+            return minun.tensor_of(current.get_shape(), FixedType(cur.width, min(cur.frac, ys)))
+        old_yield = op.body.block.last_op.operands[index]
+        merged = ValueStats()
+        for v in (op.inits[index], old_yield):
+            s = self.stats(v)
+            if s is not None and s.count:
+                merged.add(np.array([s.min, s.max]))
+        bits = self.bits(op.results[index])
+        if not merged.count:
+            return minun.tensor_of(current.get_shape(), FixedType(bits, cur.frac))
+        return minun.tensor_of(current.get_shape(),
+                               FixedType(bits, fx.get_scale(merged.absmax, bits)))
+
+    def join_type(self, op: Operation, types: list[Attribute]) -> Attribute:
+        if not isinstance(types[0], TensorType):
+            return types[0]
+        els = [t.element_type for t in types]
+        return minun.tensor_of(types[0].get_shape(), FixedType(
+            max(e.width for e in els), min(e.frac for e in els)))
+
+    def sum_types(self, op: minun.SumOp, body: Attribute, n: int):
+        if self.maxscale_mode:
+            p, _ = self.rules.treesumscale(body.frac, n)
+            el = FixedType(self.config.bits, p)
+            return el, el
+        el = FixedType(wider(body.width), body.frac)
+        return el, el
+
+    def accumulate(self, acc: SSAValue, term: SSAValue) -> SSAValue:
+        return self.emit(num.AddOp.create(operands=[acc, term], result_types=[acc.type]))
+
+    def finish_sum(self, op: minun.SumOp, acc: SSAValue) -> SSAValue:
+        if self.maxscale_mode:
+            return acc
+        bits = self.bits(op.result)
+        return self.rescale(acc, bits, self.scale_for(op.result, bits, self.t(acc).frac))
+
+
+# --------------------------------------------------------------------------------------
+# Evaluator kernels: op name -> fn(op, *operand arrays) -> result array (int64)
+# --------------------------------------------------------------------------------------
+
+
+def _el(value: SSAValue) -> FixedType:
+    return FixedConverter.t(value)
+
+
+def _rounding(op: Operation) -> str:
+    return op.attributes["rounding"].data
+
+
+def _align(a: np.ndarray, rank: int) -> np.ndarray:
+    missing = rank - (a.ndim - 1)
+    return a.reshape(a.shape[0], *([1] * missing), *a.shape[1:]) if missing > 0 else a
+
+
+def _add(op, a, b, sign=1):
+    rank = max(a.ndim, b.ndim) - 1
+    return fx.narrow(_align(a, rank) + sign * _align(b, rank), _el(op.result).width, "wrap")
+
+
+def _mul(op, a, b):
+    rank = max(a.ndim, b.ndim) - 1
+    return fx.narrow(_align(a, rank) * _align(b, rank), _el(op.result).width, "wrap")
+
+
+def _matmul(op, a, b):
+    bits, halvings = _el(op.result).width, op.halvings.value.data
+    if halvings == 0:  # a wrapping sum: int64 arithmetic (itself modular) then narrow
+        return fx.narrow(np.matmul(a, b), bits, "wrap")
+    terms = fx.narrow(a[:, :, :, None] * b[:, None, :, :], bits, "wrap")  # (B, m, k, n)
+    terms = np.moveaxis(terms, 2, 3)  # (B, m, n, k)
+    return fx.tree_sum(terms, halvings, bits, _rounding(op))
+
+
+def compress_sparse(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """SeeDot's sparse format: for each column, the non-zero values and their 1-based row
+    indices, the index list of each column ending with 0."""
+    vals, idx = [], []
+    for k in range(q.shape[1]):
+        rows = np.nonzero(q[:, k])[0]
+        vals.extend(q[rows, k].tolist())
+        idx.extend((rows + 1).tolist())
+        idx.append(0)
+    return np.array(vals, dtype=np.int64), np.array(idx, dtype=np.int64)
+
+
+def _sparse_matmul(op, a, x):
+    """Walk the compressed format as the C code does: per column k, per stored value."""
+    bits = _el(op.result).width
+    shift, rounding = op.shift.value.data, _rounding(op)
+    vals, idx = compress_sparse(a[0])
+    m, n = a.shape[1], x.shape[2]
+    out = np.zeros((x.shape[0], m, n), dtype=np.int64)
+    v = 0
+    k = 0
+    for j in idx:
+        if j == 0:
+            k += 1
+            continue
+        term = fx.narrow(vals[v] * x[:, k, :], bits, "wrap")
+        out[:, j - 1, :] = fx.narrow(out[:, j - 1, :] + fx.shift_right(term, shift, rounding),
+                                     bits, "wrap")
+        v += 1
+    return out
+
+
+def _conv2d(op, x, f):
+    from minun_mlir.numerics.float_eval import _windows
+
+    bits = _el(op.result).width
+    strides, pads, dil = (minun.ints(a) for a in (op.strides, op.pads, op.dilations))
+    groups = op.groups.value.data
+    f = f[0]
+    b, n = x.shape[:2]
+    win = _windows(x.reshape(b * n, *x.shape[2:]), f.shape[1:3], strides, pads, dil, 0)
+    cg = f.shape[3]
+    halvings = op.halvings.value.data
+    outs = []
+    for g in range(groups):
+        w = win[:, :, :, g * cg:(g + 1) * cg]  # (M, Ho, Wo, cg, kh, kw)
+        if halvings == 0:
+            outs.append(fx.narrow(np.einsum("mhwcij,ijco->mhwo", w, f[g]), bits, "wrap"))
+            continue
+        w = np.moveaxis(w, 3, 5)  # (M, Ho, Wo, kh, kw, cg): terms in (kh, kw, c) order
+        terms = w.reshape(*w.shape[:3], 1, -1) * f[g].reshape(1, 1, 1, -1, f.shape[4]).transpose(
+            0, 1, 2, 4, 3)
+        terms = fx.narrow(terms, bits, "wrap")  # (M, Ho, Wo, Cout, K)
+        outs.append(fx.tree_sum(terms, halvings, bits, _rounding(op)))
+    y = np.concatenate(outs, axis=-1)
+    return y.reshape(b, n, *y.shape[1:])
+
+
+def _exp(op, x):
+    if op.method.data == "seedot":
+        return op.seedot()(x, _func_rounding(op))
+    return fx.exp_shiftry(x, _el(op.input).width, _func_rounding(op))
+
+
+def _func_rounding(op: Operation) -> str:
+    parent = op
+    while parent is not None and "num.rounding" not in parent.attributes:
+        parent = parent.parent_op()
+    return parent.attributes["num.rounding"].data if parent is not None else "trunc"
+
+
+def _normalise_l2(op, x):
+    s_out = _el(op.result).frac
+    bits = _el(op.result).width
+    norm = fx.isqrt((x * x).sum(axis=-1, keepdims=True))
+    y = fx.cdiv(x << np.int64(s_out), np.where(norm == 0, 1, norm))
+    return fx.narrow(np.where(norm == 0, 0, y), bits, "wrap")
+
+
+def _rescale(op: num.RescaleOp, x):
+    shifted = fx.shift_right(x, op.shift, op.rounding.data)
+    return fx.narrow(shifted, _el(op.result).width, op.overflow.data)
+
+
+def _relu6(op, x):
+    el = _el(op.input)
+    six = 6 << el.frac if el.frac >= 0 else 6 >> -el.frac
+    return np.clip(x, 0, min(six, fx.int_range(el.width)[1]))
+
+
+def _clip(op, x):
+    el = _el(op.input)
+    lo_i, hi_i = fx.int_range(el.width)
+    rounding = _func_rounding(op)
+    lo = int(fx.quantize(np.array(op.lo.value.data), 64, el.frac, rounding))
+    hi = int(fx.quantize(np.array(op.hi.value.data), 64, el.frac, rounding))
+    return np.clip(x, max(lo, lo_i), min(hi, hi_i))
+
+
+def _maxpool(op, x):
+    from minun_mlir.numerics.float_eval import _windows
+
+    lo = fx.int_range(_el(op.input).width)[0]
+    b, n = x.shape[:2]
+    win = _windows(x.reshape(b * n, *x.shape[2:]), minun.ints(op.kernel),
+                   minun.ints(op.strides), minun.ints(op.pads), (1, 1), lo)
+    y = win.max(axis=(-2, -1))
+    return y.reshape(b, n, *y.shape[1:])
+
+
+def _init(op, ):
+    el = _el(op.result)
+    q = fx.quantize(np.array(op.fill.value.data), el.width, el.frac, _func_rounding(op))
+    return np.full((1, *op.result.type.get_shape()), int(q), dtype=np.int64)
+
+
+class FixedRepresentation(Representation):
+    name = "fixed"
+
+    def owns(self, element: Attribute) -> bool:
+        return isinstance(element, FixedType)
+
+    def quantize(self, module: ModuleOp, config: QuantizeConfig, profile: Profile | None
+                 ) -> ModuleOp:
+        return FixedConverter(config, profile).run(module)
+
+    def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
+        return fx.quantize(values, element.width, element.frac, rounding, "saturate")
+
+    def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
+        return fx.dequantize(stored, element.frac)
+
+    def kernels(self):
+        return _KERNELS
+
+
+_KERNELS = {
+    "num.param": lambda op: op.array().astype(np.int64)[None],
+    "num.rescale": _rescale,
+    "num.add": _add,
+    "num.sub": lambda op, a, b: _add(op, a, b, -1),
+    "num.mul": _mul,
+    "num.matmul": _matmul,
+    "num.sparse_matmul": _sparse_matmul,
+    "num.conv2d": _conv2d,
+    "num.exp": _exp,
+    "num.sigmoid": lambda op, x: fx.sigmoid_shiftry(x, _el(op.input).width,
+                                                    _func_rounding(op)),
+    "num.tanh": lambda op, x: fx.tanh_shiftry(x, _el(op.input).width,
+                                              _func_rounding(op)),
+    "num.normalise_l2": _normalise_l2,
+    "minun.relu": lambda op, x: np.maximum(x, 0),
+    "minun.relu6": _relu6,
+    "minun.clip": _clip,
+    "minun.maxpool": _maxpool,
+    "minun.neg": lambda op, x: fx.narrow(-x, _el(op.input).width, "wrap"),
+    "minun.init": _init,
+}
+
+
+register(FixedRepresentation())

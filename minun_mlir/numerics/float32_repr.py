@@ -1,0 +1,181 @@
+"""float32 representation: the same L2 program with `f32` elements, so that the float
+baseline the papers compare against goes through the same lowering and C printer.
+
+Its evaluator kernels compute in float32 (numpy), element by element in the order the
+C loops use for sums, so they track the float C closely (bit-exactness is only promised
+for integer representations: libm's expf may differ from numpy in the last place).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, f32, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from minun_mlir.dialects import minun, num
+from minun_mlir.numerics.convert import L2Converter, shape_of
+from minun_mlir.numerics.float_eval import Profile
+from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+
+
+class Float32Converter(L2Converter):
+    representation_name = "float32"
+
+    def ty(self, old: SSAValue) -> TensorType:
+        return minun.tensor_of(shape_of(old), f32)
+
+    def input(self, op: minun.InputOp) -> SSAValue:
+        return self.emit(num.InputOp.create(attributes={"sym_name": op.sym_name},
+                                            result_types=[self.ty(op.result)]))
+
+    def param(self, op, values, name, sparse, declared) -> SSAValue:
+        ty = minun.tensor_of(values.shape, f32)
+        return self.emit(num.ParamOp.build_param(name, values.astype(np.float32), ty, sparse))
+
+    def init_type(self, op, fill) -> Attribute:
+        return f32
+
+    def add(self, op: Operation, a, b, subtract) -> SSAValue:
+        kind = num.SubOp if subtract else num.AddOp
+        return self.emit(kind.create(operands=[a, b], result_types=[self.ty(op.results[0])]))
+
+    def mul(self, op: Operation, a, b) -> SSAValue:
+        return self.emit(num.MulOp.create(operands=[a, b], result_types=[
+            self.ty(op.results[0])]))
+
+    def _attrs(self, **ints) -> dict[str, Attribute]:
+        return {"rounding": StringAttr("nearest"),
+                **{k: IntegerAttr(v, i64) for k, v in ints.items()}}
+
+    def matmul(self, op, a, b) -> SSAValue:
+        return self.emit(num.MatMulOp.create(operands=[a, b], attributes=self._attrs(
+            halvings=0), result_types=[self.ty(op.result)]))
+
+    def sparse_matmul(self, op, a, b) -> SSAValue:
+        return self.emit(num.SparseMatMulOp.create(operands=[a, b], attributes=self._attrs(
+            shift=0), result_types=[self.ty(op.result)]))
+
+    def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
+        attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
+        return self.emit(num.Conv2DOp.create(operands=[x, f], attributes={
+            **attrs, **self._attrs(halvings=0)}, result_types=[self.ty(op.result)]))
+
+    def exp(self, op, x) -> SSAValue:
+        return self.emit(num.ExpOp.create(operands=[x], attributes={
+            "method": StringAttr("float")}, result_types=[self.ty(op.result)]))
+
+    def table_function(self, op, kind, x) -> SSAValue:
+        return self.emit(kind.create(operands=[x], result_types=[self.ty(op.results[0])]))
+
+    def normalise_l2(self, op, x) -> SSAValue:
+        return self.emit(num.NormaliseL2Op.create(operands=[x], result_types=[
+            self.ty(op.results[0])]))
+
+    def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
+        return value
+
+    def unify(self, values):
+        return values
+
+    def carried_type(self, op, index, current, yielded) -> Attribute:
+        return current
+
+    def join_type(self, op, types):
+        return types[0]
+
+    def sum_types(self, op, body, n):
+        return f32, f32
+
+    def accumulate(self, acc, term) -> SSAValue:
+        return self.emit(num.AddOp.create(operands=[acc, term], result_types=[acc.type]))
+
+    def finish_sum(self, op, acc) -> SSAValue:
+        return acc
+
+
+def _f(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x, dtype=np.float32)
+
+
+def _align(a: np.ndarray, rank: int) -> np.ndarray:
+    missing = rank - (a.ndim - 1)
+    return a.reshape(a.shape[0], *([1] * missing), *a.shape[1:]) if missing > 0 else a
+
+
+def _binary(fn):
+    def run(op, a, b):
+        rank = max(a.ndim, b.ndim) - 1
+        return _f(fn(_align(_f(a), rank), _align(_f(b), rank)))
+
+    return run
+
+
+def _sequential_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a (B, m, k) @ b (B, k, n) summing k in order, in float32, as the C loop does."""
+    out = np.zeros((max(a.shape[0], b.shape[0]), a.shape[1], b.shape[2]), dtype=np.float32)
+    for k in range(a.shape[2]):
+        out += _f(a[:, :, k:k + 1]) * _f(b[:, k:k + 1, :])
+    return out
+
+
+def _conv2d(op, x, f):
+    from minun_mlir.numerics.float_eval import _conv2d as conv
+
+    b, n = x.shape[:2]
+    y = conv(_f(x).reshape(b * n, *x.shape[2:]), _f(f[0]), minun.ints(op.strides),
+             minun.ints(op.pads), minun.ints(op.dilations), op.groups.value.data)
+    return _f(y).reshape(b, n, *y.shape[1:])
+
+
+def _normalise(op, x):
+    norm = np.sqrt((x * x).sum(axis=-1, keepdims=True, dtype=np.float32))
+    return _f(np.where(norm > 0, x / np.where(norm > 0, norm, 1), 0))
+
+
+def _maxpool(op, x):
+    from minun_mlir.numerics.float_eval import _maxpool_op
+
+    return _f(_maxpool_op(op, x))
+
+
+_KERNELS = {
+    "num.param": lambda op: _f(op.array())[None],
+    "num.add": _binary(np.add),
+    "num.sub": _binary(np.subtract),
+    "num.mul": _binary(np.multiply),
+    "num.matmul": lambda op, a, b: _sequential_dot(a, b),
+    "num.sparse_matmul": lambda op, a, b: _sequential_dot(a, b),
+    "num.conv2d": _conv2d,
+    "num.exp": lambda op, x: _f(np.exp(_f(x))),
+    "num.sigmoid": lambda op, x: _f(1.0 / (1.0 + np.exp(-_f(x)))),
+    "num.tanh": lambda op, x: _f(np.tanh(_f(x))),
+    "num.normalise_l2": _normalise,
+    "minun.relu": lambda op, x: _f(np.maximum(x, 0)),
+    "minun.relu6": lambda op, x: _f(np.clip(x, 0, 6)),
+    "minun.maxpool": _maxpool,
+    "minun.init": lambda op: np.full((1, *op.result.type.get_shape()),
+                                     np.float32(op.fill.value.data), dtype=np.float32),
+}
+
+
+class Float32Representation(Representation):
+    name = "float32"
+
+    def owns(self, element: Attribute) -> bool:
+        return element == f32
+
+    def quantize(self, module: ModuleOp, config: QuantizeConfig, profile: Profile | None
+                 ) -> ModuleOp:
+        return Float32Converter(config, profile).run(module)
+
+    def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
+        return _f(values)
+
+    def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
+        return np.asarray(stored, dtype=np.float64)
+
+    def kernels(self):
+        return _KERNELS
+
+
+register(Float32Representation())

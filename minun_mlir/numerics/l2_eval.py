@@ -1,0 +1,74 @@
+"""Bit-exact batch evaluator for L2 (architecture property 2).
+
+It runs the same engine as the float evaluator (float_eval.py: batch axis, per-example
+control flow, profiling), with each op's kernel taken from the representation that owns
+its element type; value-moving ops keep their L1 kernels, which work on integers as they
+are. Inputs are reals, encoded as the C float wrapper encodes them; outputs are the stored
+values (integers for fixed-point), which `decode_outputs` turns back into reals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation
+
+from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics.float_eval import EvalResult, _main_function, evaluate, l1_lookup
+
+
+def _element(op: Operation) -> Attribute | None:
+    for v in (*op.results, *op.operands):
+        if isinstance(v.type, TensorType):
+            return v.type.element_type
+    return None
+
+
+def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
+    el = _element(op)
+    if el is not None:
+        try:
+            kernel = reprs.of_element(el).kernels().get(op.name)
+        except Exception:  # not a representation type: an L1 op
+            kernel = None
+        if kernel is not None:
+            return kernel
+    return l1_lookup(op)
+
+
+def rounding_of(module: ModuleOp | func.FuncOp) -> str:
+    fn = _main_function(module)
+    attr = fn.attributes.get("num.rounding")
+    return attr.data if attr is not None else "nearest"
+
+
+def encode_input(module: ModuleOp | func.FuncOp) -> Callable[[Operation, np.ndarray], np.ndarray]:
+    rounding = rounding_of(module)
+
+    def encode(op: Operation, values: np.ndarray) -> np.ndarray:
+        el = op.results[0].type.element_type
+        return reprs.of_element(el).encode(values, el, rounding)
+
+    return encode
+
+
+def evaluate_l2(module: ModuleOp | func.FuncOp, inputs: Mapping[str, np.ndarray] | np.ndarray,
+                **kwargs) -> EvalResult:
+    return evaluate(module, inputs, lookup=l2_lookup, encode=encode_input(module), **kwargs)
+
+
+def decode_outputs(module: ModuleOp | func.FuncOp, outputs: list[np.ndarray]
+                   ) -> list[np.ndarray]:
+    """Stored outputs -> reals (integer results such as labels pass through)."""
+    fn = _main_function(module)
+    decoded = []
+    for ty, out in zip(fn.function_type.outputs.data, outputs, strict=True):
+        if isinstance(ty, TensorType):
+            el = ty.element_type
+            decoded.append(reprs.of_element(el).decode(out, el))
+        else:
+            decoded.append(out)
+    return decoded

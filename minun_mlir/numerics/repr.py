@@ -1,0 +1,99 @@
+"""The number-representation interface (architecture property 1).
+
+Everything that depends on how a real is encoded lives behind `Representation`: how a
+program's L1 values get their L2 types (`quantize`), how stored values map to reals, and
+the bit-exact kernels the L2 evaluator runs. One implementation per representation
+(fixed-point, float32; posits plug in the same way). Passes and searches look
+representations up by name or by element type and never test which one they have.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.numerics.float_eval import Profile
+
+
+@dataclass(frozen=True)
+class QuantizeConfig:
+    """Options of the quantize pass (see passes/quantize.py for their meaning)."""
+
+    bits: int = 16
+    scales: str = "data-driven"  # or "maxscale"
+    maxscale: int = 0
+    rounding: str = "trunc"
+    overflow: str = "wrap"
+    input_scale: int | None = None
+    exp: str = "auto"  # "shiftry", "seedot", or auto: seedot under maxscale
+    demote: tuple[str, ...] = ()  # names (params, inputs, SSA name hints) at bits // 2
+    bits_by_name: dict[str, int] = field(default_factory=dict)
+
+    def bits_for(self, name: str | None) -> int:
+        if name is not None:
+            if name in self.bits_by_name:
+                return self.bits_by_name[name]
+            if name in self.demote:
+                return self.bits // 2
+        return self.bits
+
+
+class Representation(ABC):
+    """One way of encoding reals, from quantization down to the evaluator's kernels."""
+
+    name: str
+
+    @abstractmethod
+    def owns(self, element: Attribute) -> bool:
+        """Whether an L2 element type belongs to this representation."""
+
+    @abstractmethod
+    def quantize(self, module: ModuleOp, config: QuantizeConfig, profile: Profile | None
+                 ) -> ModuleOp:
+        """Rewrite an L1 module into L2 (a new module)."""
+
+    @abstractmethod
+    def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
+        """Reals -> stored values of this element type (what the C input buffer holds)."""
+
+    @abstractmethod
+    def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
+        """Stored values -> reals (float64)."""
+
+    @abstractmethod
+    def kernels(self) -> dict[str, Callable[..., np.ndarray]]:
+        """Bit-exact evaluator kernels, keyed by L2 op name (see numerics/l2_eval.py)."""
+
+
+_REGISTRY: dict[str, Representation] = {}
+
+
+def register(rep: Representation) -> None:
+    _REGISTRY[rep.name] = rep
+
+
+def get(name: str) -> Representation:
+    _load_builtin()
+    if name not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY))
+        raise MinunError(f"error: unknown number representation '{name}' (known: {known})")
+    return _REGISTRY[name]
+
+
+def of_element(element: Attribute) -> Representation:
+    _load_builtin()
+    for rep in _REGISTRY.values():
+        if rep.owns(element):
+            return rep
+    raise MinunError(f"error: no number representation owns the type {element}")
+
+
+def _load_builtin() -> None:
+    if not _REGISTRY:
+        from minun_mlir.numerics import fixed_repr, float32_repr  # noqa: F401  (registers)

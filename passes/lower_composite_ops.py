@@ -1,0 +1,153 @@
+"""`lower-composite-ops`: rewrite L1's composite ops into the primitive ones that number
+representations implement, so that each primitive's values can be profiled and scaled:
+
+- mbconv -> conv2d (1x1) * W1 + B1, relu6, depthwise conv2d * W2 + B2, relu6, conv2d * W3 + B3
+- batchnorm with constant statistics -> x <*> a <+> b, with a, b folded at compile time
+- avgpool / global_avgpool -> depthwise conv2d with a constant 1/k filter (and a constant
+  correction map when padding is not counted)
+- div by a constant -> hadamard with the reciprocal
+
+quantize runs it first; it is also a pass of its own so its output can be inspected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from minun_mlir.dialects import minun
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.ir_text import location_of
+
+
+def constant_array(value: SSAValue) -> np.ndarray | None:
+    """The compile-time value of a parameter or constant, else None."""
+    owner = value.owner
+    if isinstance(owner, (minun.ParamOp, minun.ConstantOp)):
+        return owner.array().astype(np.float64)
+    return None
+
+
+def _const(array: np.ndarray) -> minun.ConstantOp:
+    return minun.ConstantOp(np.asarray(array, dtype=np.float32))
+
+
+def _conv(x: SSAValue, f: SSAValue, strides, pads, groups: int) -> minun.Conv2DOp:
+    return minun.Conv2DOp.create(
+        operands=[x, f],
+        attributes={"strides": minun.i64_array(strides), "pads": minun.i64_array(pads),
+                    "dilations": minun.i64_array((1, 1)), "groups": IntegerAttr(groups, i64)},
+        result_types=[_conv_type(x, f, strides, pads)])
+
+
+def _conv_type(x: SSAValue, f: SSAValue, strides, pads):
+    n, h, w, _ = x.type.get_shape()
+    g, kh, kw, _, co = f.type.get_shape()
+    ho = minun.conv_out_dim(h, kh, strides[0], pads[0] + pads[1], 1)
+    wo = minun.conv_out_dim(w, kw, strides[1], pads[2] + pads[3], 1)
+    return minun.tensor_of((n, ho, wo, g * co), x.type.element_type)
+
+
+class MBConvToPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: minun.MBConvOp, rewriter: PatternRewriter) -> None:
+        ops: list[Operation] = []
+
+        def add(o: Operation) -> SSAValue:
+            ops.append(o)
+            return o.results[0]
+
+        def scale_bias(x: SSAValue, w: SSAValue, b: SSAValue) -> SSAValue:
+            return add(minun.BiasAddOp.make(add(minun.HadamardOp.make(x, w)), b))
+
+        t = op.f1.type.get_shape()[4]
+        x = add(_conv(op.input, op.f1, (1, 1), (0, 0, 0, 0), 1))
+        x = add(minun.Relu6Op.make(scale_bias(x, op.w1, op.b1)))
+        x = add(_conv(x, op.f2, minun.ints(op.strides), minun.ints(op.pads), t))
+        x = add(minun.Relu6Op.make(scale_bias(x, op.w2, op.b2)))
+        x = add(_conv(x, op.f3, (1, 1), (0, 0, 0, 0), 1))
+        scale_bias(x, op.w3, op.b3)
+        rewriter.replace_op(op, ops)
+
+
+class BatchNormToScaleBias(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: minun.BatchNormOp, rewriter: PatternRewriter) -> None:
+        stats = [constant_array(v) for v in (op.scale, op.bias, op.mean, op.var)]
+        if any(s is None for s in stats):
+            raise MinunError(f"{location_of(op) or 'error'}: {op.name}: scale, bias, mean and "
+                             "var must be constants to quantize batch-norm")
+        scale, bias, mean, var = stats
+        a = scale / np.sqrt(var + float(op.epsilon.value.data))
+        b = bias - mean * a
+        ca, cb = _const(a), _const(b)
+        mul = minun.HadamardOp.make(op.input, ca)
+        out = minun.BiasAddOp.make(mul, cb)
+        rewriter.replace_op(op, [ca, cb, mul, out])
+
+
+class PoolToDepthwiseConv(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, minun.GlobalAvgPoolOp):
+            _, h, w, c = op.input.type.get_shape()
+            kernel, strides, pads, count_pad = (h, w), (1, 1), (0, 0, 0, 0), True
+        elif isinstance(op, minun.AvgPoolOp):
+            _, h, w, c = op.input.type.get_shape()
+            kernel, strides, pads = minun.ints(op.kernel), minun.ints(op.strides), minun.ints(
+                op.pads)
+            count_pad = op.count_include_pad is not None or not any(pads)
+        else:
+            return
+        k = kernel[0] * kernel[1]
+        filt = _const(np.full((c, kernel[0], kernel[1], 1, 1), 1.0 / k))
+        conv = _conv(op.operands[0], filt.result, strides, pads, c)
+        ops: list[Operation] = [filt, conv]
+        if not count_pad:
+            # divide by the number of real pixels instead of k at the borders
+            ones = np.pad(np.ones((h, w)), ((pads[0], pads[1]), (pads[2], pads[3])))
+            win = np.lib.stride_tricks.sliding_window_view(ones, kernel)[::strides[0],
+                                                                          ::strides[1]]
+            factor = k / win.sum(axis=(-2, -1))
+            corr = _const(factor[None, :, :, None])
+            ops += [corr, minun.HadamardOp.make(conv, corr)]
+        rewriter.replace_op(op, ops)
+
+
+class DivByConstant(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: minun.DivOp, rewriter: PatternRewriter) -> None:
+        divisor = constant_array(op.rhs)
+        if divisor is None:
+            return
+        recip = _const(1.0 / divisor)
+        rewriter.replace_op(op, [recip, minun.HadamardOp.make(op.lhs, recip)])
+
+
+def lower_composite_ops(module: ModuleOp) -> None:
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier([MBConvToPrimitives(), BatchNormToScaleBias(),
+                                     PoolToDepthwiseConv(), DivByConstant()]),
+        apply_recursively=False,
+    ).rewrite_module(module)
+
+
+@dataclass(frozen=True)
+class LowerCompositeOps(ModulePass):
+    """Rewrite mbconv, batchnorm, average pooling and division by constants into primitives."""
+
+    name = "lower-composite-ops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lower_composite_ops(op)

@@ -1,0 +1,93 @@
+"""`quantize`: L1 (float tensors) -> L2 (values typed by a number representation).
+
+    quantize{repr=fixed bits=16 scales=data-driven data=train.npy rounding=trunc}
+    quantize{repr=fixed bits=16 scales=maxscale maxscale=5}
+    quantize{repr=float32}
+
+The pass first rewrites composite ops into primitives (lower-composite-ops), then, when
+`data` is given, profiles every value with the float evaluator (or reads `profile =
+array<f64: lo, hi>` attributes put on ops by hand), and hands the module to the chosen
+representation, which assigns types and inserts every shift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from minun_mlir.passes.lower_composite_ops import lower_composite_ops
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.numerics import fixed as fx
+from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics.float_eval import Profile, evaluate
+from minun_mlir.numerics.repr import QuantizeConfig
+
+
+def profile_module(module: ModuleOp, data_path: str | Path) -> Profile:
+    """Profile every L1 value on a SeeDot dataset (label first) or a raw input array."""
+    from minun_mlir.data import load_dataset
+    from minun_mlir.numerics.float_eval import model_inputs
+
+    inputs = model_inputs(module)
+    if len(inputs) != 1:
+        raise MinunError("error: profiling from a file needs a model with exactly one input")
+    shape = tuple(inputs[0].results[0].type.get_shape())
+    dataset = load_dataset(data_path, shape)
+    return evaluate(module, dataset.features, profile=True).profile
+
+
+def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
+                    profile: Profile | None = None, data: str | Path | None = None
+                    ) -> ModuleOp:
+    """The pass as a function: returns a new L2 module (the input is rewritten in place by
+    lower-composite-ops first)."""
+    for name, allowed in (("rounding", fx.ROUNDING_MODES), ("overflow", fx.OVERFLOW_MODES),
+                          ("scales", ("maxscale", "data-driven")),
+                          ("exp", ("auto", "seedot", "shiftry"))):
+        if getattr(config, name) not in allowed:
+            raise MinunError(f"error: quantize: {name} must be one of {', '.join(allowed)}, "
+                             f"got '{getattr(config, name)}'")
+    if config.bits not in fx.BITWIDTHS:
+        raise MinunError(f"error: quantize: bits must be 8, 16 or 32, got {config.bits}")
+    if config.scales == "maxscale" and (config.demote or config.bits_by_name):
+        raise MinunError("error: quantize: mixed bitwidths need scales=data-driven")
+    lower_composite_ops(module)
+    if data is not None and profile is None:
+        profile = profile_module(module, data)
+    return reprs.get(representation).quantize(module, config, profile)
+
+
+@dataclass(frozen=True)
+class Quantize(ModulePass):
+    """Assign a number representation to every value (SeeDot / Shiftry scale rules)."""
+
+    name = "quantize"
+
+    repr: str = "fixed"
+    bits: int = 16
+    scales: str = "data-driven"
+    maxscale: int = 0
+    rounding: str = "trunc"
+    overflow: str = "wrap"
+    input_scale: int | None = None
+    exp: str = "auto"
+    demote: tuple[str, ...] = field(default=())
+    data: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        config = QuantizeConfig(
+            bits=self.bits, scales=self.scales, maxscale=self.maxscale,
+            rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
+            exp=self.exp, demote=tuple(self.demote))
+        new = quantize_module(op, config, self.repr, data=self.data or None)
+        # replace the module's contents in place (a pass works on the module it is given)
+        for old in list(op.ops):
+            old.detach()
+            old.erase()
+        for fn in list(new.ops):
+            fn.detach()
+            op.body.block.add_op(fn)

@@ -1,0 +1,140 @@
+"""User errors of the ONNX frontend: one diagnostic naming the node, operator and fix,
+exit code 1 from minun-opt, never a Python traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.frontends.onnx import import_model
+
+MINUN_OPT = Path(sys.executable).parent / "minun-opt"
+
+
+def make(nodes, inputs, outputs, inits=None, opset: int = 17, elem=TensorProto.FLOAT):
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(n, elem, s) for n, s in inputs.items()],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in (inits or {}).items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+def minun_opt(path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(MINUN_OPT), str(path), *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def assert_diagnostic(proc: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr, proc.stderr
+
+
+def test_cli_unsupported_operator(tmp_path: Path) -> None:
+    path = tmp_path / "erf.onnx"
+    onnx.save(make([helper.make_node("Erf", ["x"], ["y"], name="my_erf")], {"x": [2]}, ["y"]),
+              str(path))
+    assert_diagnostic(minun_opt(path), f"{path}: error: node 'my_erf' (Erf): unsupported "
+                      "operator Erf in domain 'ai.onnx'", "supported (domain ai.onnx): Add, ",
+                      "GRU", "MatMul", "folded at import")
+
+
+def test_cli_other_domain_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "ms.onnx"
+    node = helper.make_node("FusedGemm", ["x", "x"], ["y"], name="fg", domain="com.microsoft")
+    model = make([node], {"x": [2, 2]}, ["y"])
+    model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    onnx.save(model, str(path))
+    assert_diagnostic(minun_opt(path), "node 'fg' (FusedGemm): unsupported operator FusedGemm "
+                      "in domain 'com.microsoft'")
+
+
+def test_cli_dynamic_dimension_and_its_fix(tmp_path: Path) -> None:
+    path = tmp_path / "dyn.onnx"
+    onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": ["N", 3]}, ["y"]), str(path))
+    assert_diagnostic(minun_opt(path), "graph input 'x': dimension 0 is symbolic ('N')",
+                      "--dim N=<size>", "dims={'N': <size>}")
+    fixed = minun_opt(path, "--dim", "N=4")
+    assert fixed.returncode == 0 and "tensor<4x3xf32>" in fixed.stdout
+    assert_diagnostic(minun_opt(path, "--dim", "N=x"), "--dim N=x: N must be an integer")
+
+
+def test_cli_unnamed_dynamic_dimension(tmp_path: Path) -> None:
+    path = tmp_path / "unknown.onnx"
+    onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": [None, 3]}, ["y"]),
+              str(path))
+    assert_diagnostic(minun_opt(path), "dimension 0 is unknown", "--dim x:0=<size>")
+    assert minun_opt(path, "--dim", "x:0=2").returncode == 0
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage \x00\x01\x02 not a protobuf",
+                                     b"\x08\x07\x12\xff\xff\xff"])
+def test_cli_corrupt_file(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(content)
+    assert_diagnostic(minun_opt(path), f"{path}: error: not a valid ONNX model file")
+
+
+def test_truncated_model_file(tmp_path: Path) -> None:
+    model = make([helper.make_node("MatMul", ["x", "w"], ["y"])], {"x": [1, 64]}, ["y"],
+                 {"w": np.ones((64, 64), np.float32)})
+    path = tmp_path / "cut.onnx"
+    path.write_bytes(model.SerializeToString()[:-1000])
+    assert_diagnostic(minun_opt(path), "error: not a valid ONNX model file")
+
+
+def test_missing_file() -> None:
+    with pytest.raises(MinunError, match="No such file"):
+        import_model("/nonexistent/model.onnx")
+
+
+def test_api_errors_name_the_node() -> None:
+    shape_input = make([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
+                       {"x": [2, 3]}, ["y"])
+    shape_input.graph.input.append(helper.make_tensor_value_info("s", TensorProto.INT64, [2]))
+    with pytest.raises(MinunError, match="graph input 's' has element type INT64"):
+        import_model(shape_input)
+
+    runtime_shape = make([helper.make_node("Relu", ["s"], ["s2"]),
+                          helper.make_node("Reshape", ["x", "s2"], ["y"], name="rs")],
+                         {"x": [2, 3], "s": [2]}, ["y"])
+    with pytest.raises(MinunError, match=r"^node 'rs' \(Reshape\): the shape input must be a "
+                                         r"constant"):
+        import_model(runtime_shape)
+
+    old = make([helper.make_node("Relu", ["x"], ["y"])], {"x": [2]}, ["y"], opset=5)
+    with pytest.raises(MinunError, match="opset 5; opsets 7 and later"):
+        import_model(old)
+
+    lens = make([helper.make_node("GRU", ["x", "w", "r", "", "lens"], ["", "h"], name="g",
+                                  hidden_size=1)], {"x": [3, 2, 1]}, ["h"],
+                {"w": np.ones((1, 3, 1), np.float32), "r": np.ones((1, 3, 1), np.float32),
+                 "lens": np.array([3, 2], np.int32)})
+    with pytest.raises(MinunError, match=r"node 'g' \(GRU\): sequence_lens \[3, 2\] differ"):
+        import_model(lens)
+
+    argmax = make([helper.make_node("ArgMax", ["x"], ["y"], name="am", axis=1)],
+                  {"x": [2, 3]}, ["y"])
+    with pytest.raises(MinunError, match=r"node 'am' \(ArgMax\): ArgMax over axis 1 of 2x3"):
+        import_model(argmax)
+
+
+def test_argmax_of_one_row_is_an_i32_output() -> None:
+    from minun_mlir.numerics.float_eval import evaluate
+
+    model = make([helper.make_node("ArgMax", ["x"], ["y"], axis=1)], {"x": [1, 5]}, ["y"])
+    module = import_model(model)
+    x = np.array([[[0.1, 0.9, -1.0, 0.9, 0.2]], [[3.0, 0.0, 0.0, 0.0, 0.0]]])
+    assert evaluate(module, x).outputs[0].tolist() == [1, 0]

@@ -29,8 +29,9 @@ PUNCTUATION = ("|*|", "<*>", "<+>", "<->", ":+", ">=", "^T",
 
 OPTION_LETTERS = "kpsdg"
 
-_FLOAT = re.compile(r"(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+")
-_INT = re.compile(r"\d+")
+_FLOAT = re.compile(r"(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+", re.ASCII)
+_INT = re.compile(r"\d+", re.ASCII)
+_DIGITS = "0123456789"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
 _SPACE = re.compile(r"(?:[ \t\r\n\f\v]+|//[^\n]*)+")
 
@@ -79,7 +80,7 @@ def tokenize(source: Source) -> list[Token]:
             i = m.end()
             continue
         c = text[i]
-        if c.isdigit() or (c == "." and i + 1 < len(text) and text[i + 1].isdigit()):
+        if c in _DIGITS or (c == "." and i + 1 < len(text) and text[i + 1] in _DIGITS):
             m = _FLOAT.match(text, i)
             kind = "FLOAT"
             if not m:

@@ -32,6 +32,7 @@ from . import ast
 from .source import Pos, Source
 
 MAX_ERRORS = 20
+FLOAT32_MAX = 3.4028234663852886e38
 
 
 # ---- types ---------------------------------------------------------------------------
@@ -280,9 +281,14 @@ class Checker:
         return IntType(node.value, node.value)
 
     def check_FloatLit(self, node: ast.FloatLit) -> Type:
-        if not math.isfinite(node.value):
-            return self.error(node.pos, "the number is too large for a real")
-        return SCALAR
+        return SCALAR if self.real_value(node.pos, node.value) else ERROR
+
+    def real_value(self, pos: Pos, value: float) -> bool:
+        """Reals are float32 at L1: a literal beyond its range is an error, not an inf."""
+        if not abs(value) <= FLOAT32_MAX:
+            self.error(pos, f"the number {value:g} is too large for a 32-bit real")
+            return False
+        return True
 
     def check_Var(self, node: ast.Var) -> Type:
         b = self.scope.get(node.name)
@@ -302,7 +308,7 @@ class Checker:
                                     "value of a let: let NAME = (...) in [lo, hi] in ...")
 
     def check_Init(self, node: ast.Init) -> Type:
-        return RealType(node.shape)
+        return RealType(node.shape) if self.real_value(node.pos, node.fill) else ERROR
 
     # ---- shape manipulation ---------------------------------------------------------
 
@@ -445,7 +451,9 @@ class Checker:
         if a.rank == 2 and b.rank == 2 and a.shape[1] == b.shape[0]:
             self.out.ops[node] = "matmul"
             return RealType((a.shape[0], b.shape[1]))
-        if a.one_element:
+        # A scalar times a tensor; the rank-0 side is the scalar when there is one, so
+        # `n * 0.5` keeps the shape of a 1x1 `n`.
+        if a.one_element and not (b.rank == 0 and a.rank > 0):
             self.out.ops[node] = "scalar_mul"
             return b
         if b.one_element:
@@ -606,13 +614,16 @@ class Checker:
 
     def check_Cond(self, node: ast.Cond) -> Type:
         c = self.check(node.cond)
-        if isinstance(c, RealType) and not c.one_element:
+        if not self.real_value(node.pos, node.threshold):
+            c = ERROR
+        elif isinstance(c, RealType) and not c.one_element:
             self.error(ast.first_pos(node.cond),
                        f"the condition of '? :' must be a scalar or an integer, got {c}")
             c = ERROR
-        if isinstance(c, IntType) and node.threshold != int(node.threshold):
-            self.error(node.pos, f"an integer condition compares with an integer, got "
-                                 f"{node.threshold}")
+        if isinstance(c, IntType) and not (node.threshold == int(node.threshold)
+                                           and -(2**31) <= node.threshold < 2**31):
+            self.error(node.pos, f"an integer condition compares with a 32-bit integer, got "
+                                 f"{node.threshold:g}")
         with self.region(node):
             a = self.check(node.then)
             b = self.check(node.else_)
@@ -653,8 +664,8 @@ class Checker:
         if not decl.lo <= decl.hi:
             t = self.error(decl.pos, f"empty range [{decl.lo}, {decl.hi}]: the lower bound is "
                                      f"above the upper bound")
-        if not (math.isfinite(decl.lo) and math.isfinite(decl.hi)):
-            t = self.error(decl.pos, "the range bounds must be finite numbers")
+        if not (self.real_value(decl.pos, decl.lo) and self.real_value(decl.pos, decl.hi)):
+            t = ERROR
         first = self.declared.get(node.name)
         if first is not None:
             self.error(node.pos, f"'{node.name}' is declared twice (first at line "

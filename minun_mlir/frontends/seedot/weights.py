@@ -81,7 +81,8 @@ class Weights:
             raise WeightError(
                 f"{where} has {array.size} values (shape {shape_str(array.shape)}) but "
                 f"'{name}' is declared {shape_str(shape)} ({want} values)")
-        out = np.ascontiguousarray(array, dtype=np.float32).reshape(shape)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            out = np.ascontiguousarray(array, dtype=np.float32).reshape(shape)
         if not np.isfinite(out).all():
             raise WeightError(f"{where} contains NaN or infinite values (as float32)")
         return out

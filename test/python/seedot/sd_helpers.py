@@ -4,7 +4,6 @@ declarations, and a way to read a classifier's scores instead of its label."""
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +18,6 @@ ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 BENCHMARKS = ROOT / "benchmarks" / "models"
 USPS = Path("/work/shared/data/fastgrnn-lr-usps")
-
-# reference_models.py lives one folder up (test/python/).
-sys.path.insert(0, str(ROOT / "test" / "python"))
 
 
 def declarations(text: str) -> dict[str, tuple[tuple[int, ...], float, float]]:

@@ -1,0 +1,6 @@
+"""Make test/python/reference_models.py importable from this folder's tests."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -193,6 +193,7 @@ class Importer:
         self.leaves: list[Operation] = []
         self.param_names: set[str] = set()
         self.index_cache: dict[int, SSAValue] = {}
+        self.scalars: dict[tuple, SSAValue] = {}
         self.used = {n for node in self.graph.node for n in node.input if n}
         self.used |= {o.name for o in self.graph.output}
 
@@ -267,12 +268,15 @@ class Importer:
             raise self.error(f"tensor '{name}' is empty; zero-size tensors are not supported")
         array = array.astype(np.float32)
         if array.size == 1:
-            # Not minun.ConstantOp(array): its dense_f32 uses np.ascontiguousarray, which
-            # turns a rank-0 array into shape (1,).
-            value = DenseIntOrFPElementsAttr(minun.tensor_of(array.shape),
-                                             BytesAttr(array.astype("<f4").tobytes()))
-            return self.leaf(minun.ConstantOp.create(attributes={"value": value},
-                                                     result_types=[value.type]), "cst")
+            key = (array.shape, array.tobytes())
+            if key not in self.scalars:
+                # Not minun.ConstantOp(array): its dense_f32 uses np.ascontiguousarray,
+                # which turns a rank-0 array into shape (1,).
+                value = DenseIntOrFPElementsAttr(minun.tensor_of(array.shape),
+                                                 BytesAttr(array.astype("<f4").tobytes()))
+                self.scalars[key] = self.leaf(minun.ConstantOp.create(
+                    attributes={"value": value}, result_types=[value.type]), "cst")
+            return self.scalars[key]
         base = name or "const"
         sym, k = base, 1
         while sym in self.param_names:

@@ -253,6 +253,7 @@ class L2Converter:
         block = Block(arg_types=[op.body.block.args[0].type, *types])
         for old, new in zip(op.body.block.args, block.args):
             self.map[old] = new
+            new.name_hint = old.name_hint
         values = self.convert_block(op.body.block, block)
         saved, self.block = self.block, block
         casted = [self.cast(v, t) for v, t in zip(values, types)]
@@ -271,6 +272,7 @@ class L2Converter:
         zero = self.emit(minun.InitOp(shape, 0.0, acc_el))
         block = Block(arg_types=[op.body.block.args[0].type, minun.tensor_of(shape, acc_el)])
         self.map[op.body.block.args[0]] = block.args[0]
+        block.args[0].name_hint = op.body.block.args[0].name_hint
         (value,) = self.convert_block(op.body.block, block)
         saved, self.block = self.block, block
         term = self.cast(value, term_el)

@@ -64,20 +64,23 @@ class FixedConverter(L2Converter):
         assert isinstance(el, FixedType), value.type
         return el
 
-    def absmax(self, old: SSAValue | Operation | None) -> float | None:
-        """The profiled magnitude of an L1 value (a `profile` attribute on its op wins)."""
+    def value_range(self, old: SSAValue | None) -> tuple[float, float] | None:
+        """The profiled (min, max) of an L1 value; a `profile = array<f64: lo, hi>`
+        attribute on its op wins over the profile from data."""
         if old is None:
             return None
-        value = old if isinstance(old, SSAValue) else old.results[0]
-        owner = value.owner
-        attr = getattr(owner, "attributes", {}).get("profile")
+        attr = getattr(old.owner, "attributes", {}).get("profile")
         if attr is not None:
             lo, hi = (float(v) for v in attr.get_values())
-            return max(abs(lo), abs(hi))
-        stats = self.stats(value)
+            return lo, hi
+        stats = self.stats(old)
         if stats is None or not stats.count:
             return None
-        return stats.absmax
+        return stats.min, stats.max
+
+    def absmax(self, old: SSAValue | None) -> float | None:
+        r = self.value_range(old)
+        return None if r is None else max(abs(r[0]), abs(r[1]))
 
     def scale_for(self, old: SSAValue | None, bits: int, cap: int,
                   fallback: int | None = None) -> int:
@@ -246,10 +249,10 @@ class FixedConverter(L2Converter):
         if method == "seedot":
             tx = self.t(x)
             lo_i, hi_i = fx.int_range(tx.width)
-            stats = self.stats(op.input)
-            if stats is not None and stats.count:
-                lo = max(lo_i, math.floor(stats.min * 2.0**tx.frac))
-                hi = min(hi_i, max(lo, math.ceil(stats.max * 2.0**tx.frac)))
+            r = self.value_range(op.input)
+            if r is not None:
+                lo = max(lo_i, math.floor(r[0] * 2.0**tx.frac))
+                hi = min(hi_i, max(lo, math.ceil(r[1] * 2.0**tx.frac)))
             else:
                 lo, hi = lo_i, 0
             attrs = {"method": StringAttr("seedot"), "lo": IntegerAttr(lo, i64),
@@ -295,9 +298,9 @@ class FixedConverter(L2Converter):
         old_yield = op.body.block.last_op.operands[index]
         merged = ValueStats()
         for v in (op.inits[index], old_yield):
-            s = self.stats(v)
-            if s is not None and s.count:
-                merged.add(np.array([s.min, s.max]))
+            r = self.value_range(v)
+            if r is not None:
+                merged.add(np.array(r))
         bits = self.bits(op.results[index])
         if not merged.count:
             return minun.tensor_of(current.get_shape(), FixedType(bits, cur.frac))

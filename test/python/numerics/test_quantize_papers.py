@@ -108,3 +108,23 @@ def test_shiftry_pseudocode_2():
     from minun_mlir.numerics import fixed as fx
     assert fx.quantize(x, 16, 13, "trunc").ravel().tolist() == [19587, -29351]
     assert inp.result.type.element_type == num.FixedType(16, 13)
+
+
+def test_shiftry_pseudocode_3_demotes_b1():
+    # B1 at 8 bits: stored as -4, 79 at scale 7; t2 = (t1 / 2^5) + B1 at scale 7;
+    # t3 = (W2 x_int32 t2) / 2^9, as printed in Pseudocode 3. By hand: t1 = [-2446, 22135],
+    # t2 = [-76 - 4, 691 + 79] = [-80, 770], t3 = trunc(-12252040 / 512) = -23929,
+    # t4 = -23929 + 3018 = -20911 (-5.10522). Table 1 lists -5.1022 for this program, which
+    # the printed pseudocode does not give; we follow the pseudocode.
+    module = parse_ir(SHIFTRY_EXAMPLE)
+    x = np.array([[[2.391], [-3.583]]])
+    profile = evaluate(module, x, profile=True).profile
+    q = quantize_module(module, QuantizeConfig(bits=16, demote=("B1",)), profile=profile)
+    params = {op.sym_name.data: op for op in q.walk() if isinstance(op, num.ParamOp)}
+    assert params["B1"].array().ravel().tolist() == [-4, 79]
+    assert params["B1"].result.type.element_type == num.FixedType(8, 7)
+    named = {v.name_hint: v for op in q.walk() for v in op.results if v.name_hint}
+    assert named["t2"].type.element_type == num.FixedType(16, 7)
+    t3 = named["t3"].owner
+    assert isinstance(t3, num.RescaleOp) and t3.shift == 9
+    assert int(evaluate_l2(q, x).outputs[0].ravel()[0]) == -20911

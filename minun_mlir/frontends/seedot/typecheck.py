@@ -168,6 +168,8 @@ class Checker:
         self.scope: dict[str, Binding] = {}
         self.regions: list[ast.Expr] = []
         self.declared: dict[str, Binding] = {}
+        self.spliced: set[Binding] = set()  # targets of left splices
+        self.sparse_uses: list[tuple[ast.Expr, Binding]] = []
 
     def error(self, pos: Pos, message: str) -> ErrorType:
         if len(self.errors) < MAX_ERRORS:
@@ -476,6 +478,7 @@ class Checker:
                                         f"dimensions: left is {a}, right is {b}")
         self.out.ops[node] = "sparse_matmul"
         self.out.sparse.add(binding)
+        self.sparse_uses.append((node.lhs, binding))
         return RealType((a.shape[0], b.shape[1]))
 
     def hadamard(self, node: ast.Binary, a: RealType, b: RealType) -> Type:
@@ -689,6 +692,7 @@ class Checker:
             self.unknown(node.pos, node.name, " (the target of a left splice must exist)")
         elif not isinstance(target.type, ErrorType):
             self.out.refs[node] = target
+            self.spliced.add(target)
             t = target.type
             if not isinstance(t, RealType) or t.rank == 0:
                 self.error(node.pos, f"left splice into '{node.name}' needs a tensor, got {t}")
@@ -714,6 +718,11 @@ def check_collect(source: Source, root: ast.Expr) -> tuple[Checked, list[Diagnos
     the declarations are known even when some expressions are wrong."""
     checker = Checker(source, root)
     checker.check(root)
+    for node, binding in checker.sparse_uses:
+        # The sparse operand is stored compressed as it was trained: never a modified copy.
+        if binding in checker.spliced:
+            checker.error(node.pos, f"the left operand of '|*|' must be a model parameter as "
+                                    f"loaded, but '{binding.name}' is written by a left splice")
     ordered = sorted(checker.errors, key=lambda d: (d.loc.line, d.loc.col))
     return checker.out, list(dict.fromkeys(ordered))
 

@@ -84,6 +84,8 @@ CASES = [
     ("bias-shapes", PRE + "W <+> X", 5, 3,
      "'<+>' needs a 1-D right operand as long as the last dimension of the left: left is 10x64, right is 64x1"),
     ("sparse-lhs-not-param", PRE + "(W * X) |*| X", 5, 2, "the left operand of '|*|' must be a model parameter"),
+    ("sparse-operand-spliced", PRE + "loop(i = [0:2], H) (\n  let a = W |*| X in\n  let W[0:+1][0:+1] = 1.0 in H)",
+     6, 11, "the left operand of '|*|' must be a model parameter as loaded, but 'W' is written by a left splice"),
     ("sparse-shapes", PRE + "W |*| W", 5, 3, "'|*|' needs 2-D operands with matching inner dimensions: left is 10x64, right is 10x64"),
     ("transpose-3d", PRE + "B^T", 5, 1, "the operand of ^T must be a 2-D tensor, got 20x10x1"),
     ("reshape-count", PRE + "reshape(X, (8, 7), (1, 2))", 5, 1,

@@ -191,3 +191,17 @@ def test_data_dependent_starts_are_not_rejected(program):
     x = RNG.uniform(size=(B, 4, 1))
     out = run(program, x)
     assert out.shape[0] == B
+
+
+def test_inner_loop_writes_the_outer_loops_carried_value():
+    x = RNG.normal(size=(B, 3, 4))
+    text = """let X = (3, 4) in [-4.0, 4.0] in
+    let A = init([3, 4], 0.0) in
+    loop(i = [0:3], A) (
+      let d = init([1, 1], 0.0) in
+      let r = loop(j = [0:4], d) (
+        let A[i:+1][j:+1] = (X[i][j:+1] >= 0 ? X[i][j:+1] * 2.0 : 0.0) in d
+      ) in
+      A
+    )"""
+    assert np.allclose(run(text, x), np.maximum(2 * x, 0))

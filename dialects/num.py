@@ -350,8 +350,31 @@ def _check_reduction(op: Operation, a: SSAValue, b: SSAValue, shape, removed: in
     _expect_result(op, shape, lambda el: None)
 
 
+class _MatMulLike(IRDLOperation):
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    rounding = attr_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+
+    def removed_bits(self) -> int:
+        """How much the summation lowers the product's scale."""
+        raise NotImplementedError
+
+    def verify_(self) -> None:
+        _check_repr(self, self.lhs, self.rhs, self.result)
+        _attr_str(self, "rounding", ROUNDING)
+        a, b = _shape(self.lhs), _shape(self.rhs)
+        if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
+            raise VerifyException(
+                f"{self.name}: needs 2-D operands with matching inner dimensions: "
+                f"lhs {shape_str(a)}, rhs {shape_str(b)}")
+        _check_reduction(self, self.lhs, self.rhs, (a[0], b[1]), self.removed_bits())
+
+
 @irdl_op_definition
-class MatMulOp(IRDLOperation):
+class MatMulOp(_MatMulLike):
     """Matrix product: each product exact then wrapped to the result's bits; the terms of
     a dot product are summed by TreeSum whose first `halvings` levels divide by two
     (SeeDot); with halvings = 0 it is the plain wrapping sum (Shiftry's wide accumulator).
@@ -359,27 +382,14 @@ class MatMulOp(IRDLOperation):
     """
 
     name = "num.matmul"
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
     halvings = attr_def(IntegerAttr)
-    rounding = attr_def(StringAttr)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
 
-    def verify_(self) -> None:
-        _check_repr(self, self.lhs, self.rhs, self.result)
-        _attr_str(self, "rounding", ROUNDING)
-        a, b = _shape(self.lhs), _shape(self.rhs)
-        if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
-            raise VerifyException(
-                f"{self.name}: needs 2-D operands with matching inner dimensions: "
-                f"lhs {shape_str(a)}, rhs {shape_str(b)}")
-        _check_reduction(self, self.lhs, self.rhs, (a[0], b[1]), self.halvings.value.data)
+    def removed_bits(self) -> int:
+        return self.halvings.value.data
 
 
 @irdl_op_definition
-class SparseMatMulOp(IRDLOperation):
+class SparseMatMulOp(_MatMulLike):
     """A |*| x with A a sparse parameter, stored column by column as (value, 1-based row)
     pairs ending in a 0 index (SeeDot's format). Each term A[j,k]*x[k] is exact, wrapped to
     the result's bits, divided by 2^shift (rounding attribute), and accumulated in column
@@ -387,25 +397,15 @@ class SparseMatMulOp(IRDLOperation):
     """
 
     name = "num.sparse_matmul"
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
     shift = attr_def(IntegerAttr)
-    rounding = attr_def(StringAttr)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+
+    def removed_bits(self) -> int:
+        return self.shift.value.data
 
     def verify_(self) -> None:
-        _check_repr(self, self.lhs, self.rhs, self.result)
-        _attr_str(self, "rounding", ROUNDING)
         if not isinstance(self.lhs.owner, ParamOp):
             raise VerifyException(f"{self.name}: the sparse lhs must be a num.param")
-        a, b = _shape(self.lhs), _shape(self.rhs)
-        if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
-            raise VerifyException(
-                f"{self.name}: needs 2-D operands with matching inner dimensions: "
-                f"lhs {shape_str(a)}, rhs {shape_str(b)}")
-        _check_reduction(self, self.lhs, self.rhs, (a[0], b[1]), self.shift.value.data)
+        super().verify_()
 
 
 @irdl_op_definition

@@ -30,7 +30,7 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.convert import L2Converter, name_of, shape_of
-from minun_mlir.numerics.float_eval import Profile, ValueStats
+from minun_mlir.numerics.float_eval import Profile, ValueStats, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
 
 WIDTHS = (8, 16, 32, 64)
@@ -343,11 +343,6 @@ def _el(value: SSAValue) -> FixedType:
 
 def _rounding(op: Operation) -> str:
     return op.attributes["rounding"].data
-
-
-def _align(a: np.ndarray, rank: int) -> np.ndarray:
-    missing = rank - (a.ndim - 1)
-    return a.reshape(a.shape[0], *([1] * missing), *a.shape[1:]) if missing > 0 else a
 
 
 def _add(op, a, b, sign=1):

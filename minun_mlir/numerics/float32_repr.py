@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType,
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
+from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
@@ -97,15 +98,9 @@ def _f(x: np.ndarray) -> np.ndarray:
     return np.asarray(x, dtype=np.float32)
 
 
-def _align(a: np.ndarray, rank: int) -> np.ndarray:
-    missing = rank - (a.ndim - 1)
-    return a.reshape(a.shape[0], *([1] * missing), *a.shape[1:]) if missing > 0 else a
-
-
 def _binary(fn):
     def run(op, a, b):
-        rank = max(a.ndim, b.ndim) - 1
-        return _f(fn(_align(_f(a), rank), _align(_f(b), rank)))
+        return _f(float_eval._binary(fn)(op, _f(a), _f(b)))
 
     return run
 

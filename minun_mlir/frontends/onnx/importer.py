@@ -597,6 +597,9 @@ class Importer:
                 if str(e).startswith("node '"):
                     raise
                 raise self.error(str(e)) from None
+            except Exception as e:  # a bug of ours: still one line, cause kept for the API
+                raise self.error(f"internal error of the ONNX importer ({type(e).__name__}: "
+                                 f"{e}); please report it with the model") from e
         for name, value in zip(proto.output, outputs):
             if not name:
                 continue

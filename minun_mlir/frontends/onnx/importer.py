@@ -30,15 +30,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import (
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
-    IntegerAttr,
-    ModuleOp,
-    TensorType,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -270,12 +262,7 @@ class Importer:
         if array.size == 1:
             key = (array.shape, array.tobytes())
             if key not in self.scalars:
-                # Not minun.ConstantOp(array): its dense_f32 uses np.ascontiguousarray,
-                # which turns a rank-0 array into shape (1,).
-                value = DenseIntOrFPElementsAttr(minun.tensor_of(array.shape),
-                                                 BytesAttr(array.astype("<f4").tobytes()))
-                self.scalars[key] = self.leaf(minun.ConstantOp.create(
-                    attributes={"value": value}, result_types=[value.type]), "cst")
+                self.scalars[key] = self.leaf(minun.ConstantOp(array), "cst")
             return self.scalars[key]
         base = name or "const"
         sym, k = base, 1

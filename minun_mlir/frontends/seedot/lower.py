@@ -21,8 +21,6 @@ from contextlib import contextmanager
 import numpy as np
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
     FileLineColLoc,
     FunctionType,
     IntAttr,
@@ -95,12 +93,7 @@ class Lowering:
         return self.value(arith.ConstantOp(IntegerAttr(value, i32)), node)
 
     def const_real(self, value: float, node: ast.Expr) -> SSAValue:
-        # Not minun.ConstantOp(np.float32(v)): its dense_f32 goes through
-        # np.ascontiguousarray, which turns a 0-d array into shape (1,).
-        scalar = minun.tensor_of(())
-        dense = DenseIntOrFPElementsAttr(scalar, BytesAttr(np.float32(value).tobytes()))
-        op = minun.ConstantOp.create(attributes={"value": dense}, result_types=[scalar])
-        return self.value(op, node)
+        return self.value(minun.ConstantOp(np.float32(value)), node)
 
     def fit(self, v: SSAValue, t: Type, node: ast.Expr) -> SSAValue:
         """Convert between one-element shapes (scalar <-> 1x1 ...) when `v` is not `t`."""

@@ -27,7 +27,7 @@ from onnx.reference import ReferenceEvaluator
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "benchmarks" / "models"
 EXAMPLES = REPO / "examples"
-USPS = REPO.parent / "shared" / "data" / "fastgrnn-lr-usps"
+USPS = REPO / "benchmarks" / "real" / "fastgrnn-lr-usps"  # copy of ../shared/data
 TRAIN_TOOLS = REPO / "tools" / "train"
 
 MODEL_DIRS = sorted(p for p in MODELS.iterdir() if (p / "info.json").exists())
@@ -137,7 +137,6 @@ def test_bonsai_projection_is_sparse() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not USPS.exists(), reason="../shared/data is not beside the checkout")
 @pytest.mark.parametrize("inverse_std", [False, True])
 def test_usps_fastgrnn_lr_predicts_all_ten(inverse_std: bool) -> None:
     params = ref.load_params(USPS)

@@ -14,7 +14,7 @@ from onnx.reference import ReferenceEvaluator
 from minun_mlir.frontends.onnx import import_model
 from minun_mlir.numerics.float_eval import evaluate
 
-DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "real"  # copy of ../shared/data
 MNIST = DATA / "onnx-mnist-8"
 SINE = DATA / "onnx-sine"
 

@@ -17,7 +17,7 @@ from minun_mlir.frontends.seedot.parser import parse
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 BENCHMARKS = ROOT / "benchmarks" / "models"
-USPS = Path("/work/shared/data/fastgrnn-lr-usps")
+USPS = ROOT / "benchmarks" / "real" / "fastgrnn-lr-usps"  # copy of ../shared/data
 
 
 def declarations(text: str) -> dict[str, tuple[tuple[int, ...], float, float]]:

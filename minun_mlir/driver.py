@@ -1,0 +1,166 @@
+"""The end-to-end compile: model file -> L1 -> L2 -> C, with the accuracy report a user needs
+to trust the result. `minun-compile` is its command line; the benchmark uses it too.
+
+Each stage runs once on in-memory IR (no text round trips): frontend, quantize (profiling
+the float model on the training data), the bit-exact evaluator on the test data, and,
+when an output directory is given, C generation for one target.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.numerics.float_eval import evaluate, model_inputs
+from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.passes.quantize import quantize_module
+
+
+@dataclass(frozen=True)
+class Options:
+    representation: str = "fixed"  # or "float32"
+    bits: int = 16
+    scales: str = "data-driven"
+    maxscale: int = 0
+    rounding: str = "trunc"
+    overflow: str = "wrap"
+    input_scale: int | None = None
+    demote: tuple[str, ...] = ()
+    target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4, cortex-m4f
+    planner: str = "greedy"
+
+    def quantize_config(self) -> QuantizeConfig:
+        return QuantizeConfig(bits=self.bits, scales=self.scales, maxscale=self.maxscale,
+                              rounding=self.rounding, overflow=self.overflow,
+                              input_scale=self.input_scale, demote=self.demote)
+
+    @property
+    def label(self) -> str:
+        """A short name for reports: float32, fixed16, fixed8-maxscale5, fixed16+demote."""
+        if self.representation != "fixed":
+            return self.representation
+        name = f"fixed{self.bits}"
+        if self.scales == "maxscale":
+            name += f"-maxscale{self.maxscale}"
+        if self.demote:
+            name += "+demote"
+        return name
+
+
+@dataclass
+class Compiled:
+    """What one compile produced, with the numbers of its report."""
+
+    name: str
+    options: Options
+    l1: ModuleOp
+    l2: ModuleOp
+    test: Dataset | None
+    float_accuracy: float | None = None
+    accuracy: float | None = None
+    disagreement: float | None = None
+    float_predictions: np.ndarray | None = None
+    predictions: np.ndarray | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+    c_dir: Path | None = None
+
+    def summary(self) -> str:
+        lines = [f"{self.name} [{self.options.label}]"]
+        if self.test is not None:
+            lines.append(f"  test data: {self.test.label_note}")
+            lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
+                         f"{self.options.label} accuracy: {self.accuracy:.2%}   "
+                         f"disagreement: {self.disagreement:.2%}")
+        if self.c_dir is not None:
+            lines.append(f"  C for {self.options.target}: {self.c_dir}")
+        lines.append("  time: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.seconds.items()))
+        return "\n".join(lines)
+
+
+def load_model(path: str | Path, weights: str | Path | None = None,
+               dims: dict[str, int] | None = None) -> ModuleOp:
+    """A SeeDot program (.sd, weights beside it or in `weights`) or an ONNX file (symbolic
+    input dimensions fixed by `dims`) -> L1."""
+    path = Path(path)
+    if path.suffix == ".sd":
+        from minun_mlir.frontends.seedot import load_program
+
+        return load_program(path, weights)
+    if path.suffix == ".onnx":
+        from minun_mlir.frontends.onnx import import_model
+
+        return import_model(path, dims=dims)
+    raise MinunError(f"error: {path}: unknown model format '{path.suffix}' (expected .sd or "
+                     ".onnx)")
+
+
+def num_classes(module: ModuleOp) -> int:
+    """How many labels the model tells apart: the argmax's scores, 2 for sgn or a single
+    score, else the number of output elements (used to read 0- or 1-based labels)."""
+    from xdsl.dialects import func
+
+    from minun_mlir.dialects import minun
+
+    fn = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    ret = fn.body.block.last_op
+    value = ret.operands[0]
+    if isinstance(value.owner, minun.ArgMaxOp):
+        value = value.owner.input
+    elif isinstance(value.owner, minun.SgnOp):
+        return 2
+    count = int(np.prod(value.type.get_shape())) if hasattr(value.type, "get_shape") else 2
+    return count if count > 1 else 2
+
+
+def _input_shape(module: ModuleOp) -> tuple[int, ...]:
+    inputs = model_inputs(module)
+    if len(inputs) != 1:
+        raise MinunError("error: the end-to-end compile needs a model with exactly one input")
+    return tuple(inputs[0].results[0].type.get_shape())
+
+
+def compile_model(model: str | Path, options: Options = Options(), *,
+                  weights: str | Path | None = None, train: str | Path | None = None,
+                  test: str | Path | None = None, out_dir: str | Path | None = None,
+                  name: str | None = None, dims: dict[str, int] | None = None) -> Compiled:
+    """Compile `model`; profile on `train` (required for data-driven scales), report
+    accuracy on `test`, and write C for `options.target` into `out_dir` when given."""
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    l1 = load_model(model, weights, dims)
+    seconds["frontend"] = time.perf_counter() - t0
+    shape = _input_shape(l1)
+    test_set = load_dataset(test, shape, num_classes(l1)) if test is not None else None
+    float_pred = None
+    if test_set is not None:
+        float_pred = predictions(evaluate(l1, test_set.features).outputs[0])
+    if options.representation == "fixed" and options.scales == "data-driven" and train is None:
+        raise MinunError("error: data-driven scales need training data (--train FILE), or use "
+                         "--scales maxscale")
+    t0 = time.perf_counter()
+    l2 = quantize_module(l1, options.quantize_config(), options.representation, data=train)
+    seconds["quantize"] = time.perf_counter() - t0
+    result = Compiled(name or Path(model).stem, options, l1, l2, test_set, seconds=seconds)
+    if test_set is not None:
+        t0 = time.perf_counter()
+        outputs = decode_outputs(l2, evaluate_l2(l2, test_set.features).outputs)
+        pred = predictions(outputs[0])
+        seconds["evaluate"] = time.perf_counter() - t0
+        result.float_predictions, result.predictions = float_pred, pred
+        result.float_accuracy = accuracy(float_pred, test_set.labels)
+        result.accuracy = accuracy(pred, test_set.labels)
+        result.disagreement = disagreement(float_pred, pred)
+    if out_dir is not None:
+        from minun_mlir.codegen import emit_c
+
+        t0 = time.perf_counter()
+        result.c_dir = Path(emit_c(l2, options.target, out_dir, planner=options.planner))
+        seconds["codegen"] = time.perf_counter() - t0
+    return result

@@ -1,0 +1,113 @@
+"""`minun-compile`: a model file to C for one target, with an accuracy report.
+
+    minun-compile examples/fastgrnn.sd --train train.npy --test test.npy \\
+        --bits 16 --target avr --out build/fastgrnn [--run]
+
+With `--run` the generated C is built with the target's real toolchain and run in its
+simulator (simavr for the Uno, QEMU for Cortex-M) on the test inputs: the report adds the
+labels' agreement with the bit-exact evaluator, flash, static RAM, stack and latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.driver import Options, compile_model
+
+TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="minun-compile", description=__doc__.splitlines()[0])
+    p.add_argument("model", help="a SeeDot program (.sd) or an ONNX model (.onnx)")
+    p.add_argument("--weights", help="SeeDot: model directory or .npz (default: beside it)")
+    p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
+                   help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
+    p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
+    p.add_argument("--test", help="test data for the accuracy report (and --run)")
+    p.add_argument("--repr", default="fixed", choices=("fixed", "float32"))
+    p.add_argument("--bits", type=int, default=16, choices=(8, 16, 32))
+    p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
+    p.add_argument("--maxscale", type=int, default=0)
+    p.add_argument("--rounding", default="trunc", choices=("trunc", "floor", "nearest"))
+    p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
+    p.add_argument("--input-scale", type=int, default=None)
+    p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
+    p.add_argument("--target", default="x86", choices=TARGETS)
+    p.add_argument("--out", help="write model.h / model.c / minun_runtime.h here")
+    p.add_argument("--run", action="store_true",
+                   help="build and simulate the C on --target with the --test inputs")
+    p.add_argument("--max-inputs", type=int, default=100,
+                   help="with --run: simulate at most this many test inputs (default 100)")
+    p.add_argument("--json", help="write the report as JSON here")
+    return p
+
+
+def run(args: argparse.Namespace) -> dict:
+    options = Options(
+        representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
+        rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
+        demote=tuple(n for n in args.demote.split(",") if n), target=args.target)
+    dims = {}
+    for item in args.dim:
+        name, _, value = item.partition("=")
+        if not value.isdigit():
+            raise MinunError(f"error: --dim expects NAME=N, got '{item}'")
+        dims[name] = int(value)
+    result = compile_model(args.model, options, weights=args.weights, train=args.train,
+                           test=args.test, out_dir=args.out, dims=dims or None)
+    print(result.summary())
+    report: dict = {
+        "model": str(args.model), "config": options.label, "target": args.target,
+        "float_accuracy": result.float_accuracy, "accuracy": result.accuracy,
+        "disagreement": result.disagreement, "seconds": result.seconds,
+    }
+    if args.run:
+        if args.out is None or result.test is None:
+            raise MinunError("error: --run needs --out and --test")
+        from minun_mlir.codegen import encode_inputs
+        from minun_mlir.targets import run_model
+
+        n = min(args.max_inputs, len(result.test))
+        inputs = encode_inputs(result.l2, result.test.features[:n])
+        run_result = run_model(result.c_dir, args.target, inputs, name=result.name,
+                               config=options.label)
+        agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
+        acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
+        latency = run_result.to_record().get("latency", {})
+        print(f"  on {args.target}: {n} inputs, accuracy {acc:.2%}, agreement with the "
+              f"evaluator {agree:.2%}")
+        print(f"  flash {run_result.flash_bytes} B, static RAM {run_result.ram_bytes} B, "
+              f"stack {run_result.stack_bytes} B, latency {latency}")
+        report["run"] = run_result.to_record() | {"agreement": agree, "target_accuracy": acc}
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        run(args)
+    except MinunError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    except Exception as e:  # the harness's own error types carry complete messages
+        from minun_mlir.targets.errors import TargetError
+
+        if isinstance(e, TargetError):
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -105,8 +105,9 @@ class MinunOptMain(xDSLOptMain):
             "--dim", action="append", default=[], metavar="NAME=N",
             help="ONNX frontend: fix a symbolic input dimension, e.g. --dim batch=1",
         )
-        passes = ", ".join(sorted(registry.PASSES))
-        arg_parser.epilog = f"minun-mlir passes: {passes}. " + registry.pass_help()
+        arg_parser.epilog = ("minun-mlir passes, with their options and defaults:"
+                             + registry.pass_help()
+                             + "\n\nfrom xDSL: " + ", ".join(XDSL_PASSES))
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
     def setup_pipeline(self) -> None:
@@ -169,7 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(str(e), file=sys.stderr)
         return 1
     except ParseError as e:
-        print(f"{e}", file=sys.stderr)
+        # xDSL prints "file:line:col", the source line, a caret, then the message; we lead
+        # with the message in the usual compiler form.
+        context = e.span.print_with_context().splitlines()[1:]
+        print("\n".join([f"{e.span.get_location()}: error: {e.msg.strip()}", *context]),
+              file=sys.stderr)
         return 1
     except DiagnosticException as e:
         text = str(e)

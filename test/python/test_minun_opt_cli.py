@@ -1,0 +1,80 @@
+"""minun-opt as a user runs it: help, both pipeline spellings, clean errors, and no output
+file on failure."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+GOOD = """func.func @main() -> tensor<2xf32> {
+  %x = minun.input "X" [-1.0, 1.0] : tensor<2xf32>
+  %n = minun.neg %x : (tensor<2xf32>) -> tensor<2xf32>
+  %m = minun.neg %n : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %m : tensor<2xf32>
+}
+"""
+
+
+def opt(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "minun-opt"), *args], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def test_help_lists_our_passes_with_options():
+    out = opt("--help").stdout
+    assert "quantize{repr='fixed' bits=16" in out
+    assert "lower-composite-ops:" in out
+
+
+def test_both_pipeline_spellings_agree(tmp_path):
+    src = tmp_path / "f.mlir"
+    src.write_text(GOOD)
+    a = opt(str(src), "-p", "canonicalize")
+    b = opt(str(src), "--pass-pipeline=builtin.module(canonicalize)")
+    assert a.returncode == b.returncode == 0
+    assert a.stdout == b.stdout
+    assert "minun.neg" not in a.stdout  # -(-x) folded
+
+
+def test_unknown_pass_is_a_clean_error(tmp_path):
+    src = tmp_path / "f.mlir"
+    src.write_text(GOOD)
+    r = opt(str(src), "-p", "no-such-pass")
+    assert r.returncode == 1
+    assert "error" in r.stderr and "no-such-pass" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_parse_error_is_located(tmp_path):
+    src = tmp_path / "bad.mlir"
+    src.write_text(GOOD.replace("tensor<2xf32>) -> tensor<2xf32>\n  %m",
+                                "tensor<2xf32>) -> tensor<3xf32>\n  %m"))
+    r = opt(str(src))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    first = r.stderr.splitlines()[0]
+    assert first.startswith(f"{src}:4:18: error: operand is used with type tensor<2xf32>")
+
+
+def test_failure_writes_no_output_file(tmp_path):
+    src = tmp_path / "bad.mlir"
+    src.write_text(GOOD.replace("%n = minun.neg %x : (tensor<2xf32>) -> tensor<2xf32>",
+                                "%n = minun.neg %x : (tensor<2xf32>) -> tensor<3xf32>")
+                   .replace("%m = minun.neg %n : (tensor<2xf32>)",
+                            "%m = minun.neg %n : (tensor<3xf32>)"))
+    out = tmp_path / "out.mlir"
+    r = opt(str(src), "-o", str(out))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"{src}:3:3: error: minun.neg")
+    assert "Traceback" not in r.stderr
+    assert not out.exists()
+    ok = tmp_path / "ok.mlir"
+    ok.write_text(GOOD)
+    assert opt(str(ok), "-o", str(out)).returncode == 0
+    assert "minun.input" in out.read_text()
+
+
+def test_missing_input_file_is_a_clean_error(tmp_path):
+    r = opt(str(tmp_path / "nope.mlir"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "nope.mlir" in r.stderr

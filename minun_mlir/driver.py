@@ -28,7 +28,7 @@ class Options:
     representation: str = "fixed"  # or "float32"
     bits: int = 16
     scales: str = "data-driven"
-    maxscale: int = 0
+    maxscale: int | None = None  # None: tuned on the training data
     rounding: str = "trunc"
     overflow: str = "wrap"
     input_scale: int | None = None
@@ -48,7 +48,7 @@ class Options:
             return self.representation
         name = f"fixed{self.bits}"
         if self.scales == "maxscale":
-            name += f"-maxscale{self.maxscale}"
+            name += f"-maxscale{'auto' if self.maxscale is None else self.maxscale}"
         if self.demote:
             name += "+demote"
         return name

@@ -2,6 +2,7 @@
 
     quantize{repr=fixed bits=16 scales=data-driven data=train.npy rounding=trunc}
     quantize{repr=fixed bits=16 scales=maxscale maxscale=5}
+    quantize{repr=fixed bits=16 scales=maxscale data=train.npy}     (maxscale tuned on data)
     quantize{repr=float32}
 
 The pass first rewrites composite ops into primitives (lower-composite-ops), then, when
@@ -12,6 +13,7 @@ representation, which assigns types and inserts every shift.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,16 +29,20 @@ from minun_mlir.numerics.float_eval import Profile, evaluate
 from minun_mlir.numerics.repr import QuantizeConfig
 
 
-def profile_module(module: ModuleOp, data_path: str | Path) -> Profile:
-    """Profile every L1 value on a SeeDot dataset (label first) or a raw input array."""
+def load_training_data(module: ModuleOp, data_path: str | Path):
+    """A SeeDot dataset (label first) shaped for the model's single input."""
     from minun_mlir.data import load_dataset
     from minun_mlir.numerics.float_eval import model_inputs
 
     inputs = model_inputs(module)
     if len(inputs) != 1:
         raise MinunError("error: profiling from a file needs a model with exactly one input")
-    shape = tuple(inputs[0].results[0].type.get_shape())
-    dataset = load_dataset(data_path, shape)
+    return load_dataset(data_path, tuple(inputs[0].results[0].type.get_shape()))
+
+
+def profile_module(module: ModuleOp, data_path: str | Path) -> Profile:
+    """Profile every L1 value on a SeeDot dataset (label first)."""
+    dataset = load_training_data(module, data_path)
     return evaluate(module, dataset.features, profile=True).profile
 
 
@@ -58,6 +64,15 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     lower_composite_ops(module)
     if data is not None and profile is None:
         profile = profile_module(module, data)
+    if config.scales == "maxscale" and config.maxscale is None:
+        if data is None:
+            raise MinunError("error: quantize: scales=maxscale needs maxscale=P, or data= to "
+                             "choose P by accuracy on the training data")
+        from minun_mlir.search import tune_maxscale
+
+        best, _ = tune_maxscale(module, config, load_training_data(module, data), profile,
+                                representation)
+        config = dataclasses.replace(config, maxscale=best)
     return reprs.get(representation).quantize(module, config, profile)
 
 
@@ -70,7 +85,7 @@ class Quantize(ModulePass):
     repr: str = "fixed"
     bits: int = 16
     scales: str = "data-driven"
-    maxscale: int = 0
+    maxscale: int | None = None
     rounding: str = "trunc"
     overflow: str = "wrap"
     input_scale: int | None = None

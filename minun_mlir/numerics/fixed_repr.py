@@ -26,6 +26,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from minun_mlir.diagnostics import MinunError
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.numerics import fixed as fx
@@ -51,7 +52,9 @@ class FixedConverter(L2Converter):
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
         self.maxscale_mode = config.scales == "maxscale"
-        self.rules = fx.SeeDotRules(config.bits, config.maxscale)
+        if self.maxscale_mode and config.maxscale is None:
+            raise MinunError("error: quantize: scales=maxscale needs a maxscale")
+        self.rules = fx.SeeDotRules(config.bits, config.maxscale or 0)
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -118,6 +121,8 @@ class FixedConverter(L2Converter):
     def annotate(self, fn) -> None:
         fn.attributes["num.rounding"] = StringAttr(self.config.rounding)
         fn.attributes["num.overflow"] = StringAttr(self.config.overflow)
+        if self.maxscale_mode:
+            fn.attributes["num.maxscale"] = IntegerAttr(self.config.maxscale, i64)
 
     # -- leaves ------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ class QuantizeConfig:
 
     bits: int = 16
     scales: str = "data-driven"  # or "maxscale"
-    maxscale: int = 0
+    maxscale: int | None = None  # None: tuned on the training data (SeeDot §5.3.2)
     rounding: str = "trunc"
     overflow: str = "wrap"
     input_scale: int | None = None

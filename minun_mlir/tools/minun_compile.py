@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repr", default="fixed", choices=("fixed", "float32"))
     p.add_argument("--bits", type=int, default=16, choices=(8, 16, 32))
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
-    p.add_argument("--maxscale", type=int, default=0)
+    p.add_argument("--maxscale", type=int, default=None,
+                   help="SeeDot's maxscale P (default: tuned on --train)")
     p.add_argument("--rounding", default="trunc", choices=("trunc", "floor", "nearest"))
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)

@@ -105,6 +105,10 @@ class MinunOptMain(xDSLOptMain):
             "--dim", action="append", default=[], metavar="NAME=N",
             help="ONNX frontend: fix a symbolic input dimension, e.g. --dim batch=1",
         )
+        arg_parser.add_argument(
+            "--input-range", action="append", default=[], metavar="NAME=LO,HI",
+            help="ONNX frontend: declared value range of an input (default -1,1)",
+        )
         arg_parser.epilog = ("minun-mlir passes, with their options and defaults:"
                              + registry.pass_help()
                              + "\n\nfrom xDSL: " + ", ".join(XDSL_PASSES))

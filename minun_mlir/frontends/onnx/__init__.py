@@ -88,12 +88,29 @@ def parse_dims(specs: list[str]) -> dict[str, int]:
     return dims
 
 
+def parse_ranges(specs: list[str]) -> dict[str, tuple[float, float]]:
+    """`["x=-1,1"]` -> {"x": (-1.0, 1.0)} (the `--input-range` option)."""
+    ranges = {}
+    for spec in specs or []:
+        name, sep, value = spec.rpartition("=")
+        parts = value.split(",")
+        try:
+            lo, hi = (float(v) for v in parts)
+        except ValueError:
+            lo = hi = None
+        if not sep or not name or lo is None or not lo <= hi:
+            raise MinunError(f"error: --input-range {spec}: expected NAME=LO,HI with LO <= HI")
+        ranges[name] = (lo, hi)
+    return ranges
+
+
 def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     """The `.onnx` frontend of minun-opt."""
     path = getattr(args, "input_file", None) or "<stdin>"
     dims = parse_dims(getattr(args, "dim", []))
+    ranges = parse_ranges(getattr(args, "input_range", []))
     model = load_model(stream.read(), path)
     try:
-        return Importer(model, HANDLERS, dims).run()
+        return Importer(model, HANDLERS, dims, ranges).run()
     except MinunError as e:
         raise MinunError(f"{path}: error: {e}") from None

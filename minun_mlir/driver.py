@@ -33,13 +33,15 @@ class Options:
     overflow: str = "wrap"
     input_scale: int | None = None
     demote: tuple[str, ...] = ()
+    param_bits: int | None = None  # e.g. 8: every parameter at 8 bits (mixed 16/8)
     target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4, cortex-m4f
     planner: str = "greedy"
 
     def quantize_config(self) -> QuantizeConfig:
         return QuantizeConfig(bits=self.bits, scales=self.scales, maxscale=self.maxscale,
                               rounding=self.rounding, overflow=self.overflow,
-                              input_scale=self.input_scale, demote=self.demote)
+                              input_scale=self.input_scale, demote=self.demote,
+                              param_bits=self.param_bits)
 
     @property
     def label(self) -> str:
@@ -49,6 +51,8 @@ class Options:
         name = f"fixed{self.bits}"
         if self.scales == "maxscale":
             name += f"-maxscale{'auto' if self.maxscale is None else self.maxscale}"
+        if self.param_bits is not None:
+            name += f"-params{self.param_bits}"
         if self.demote:
             name += "+demote"
         return name

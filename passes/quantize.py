@@ -59,7 +59,11 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                              f"got '{getattr(config, name)}'")
     if config.bits not in fx.BITWIDTHS:
         raise MinunError(f"error: quantize: bits must be 8, 16 or 32, got {config.bits}")
-    if config.scales == "maxscale" and (config.demote or config.bits_by_name):
+    if config.param_bits is not None and config.param_bits not in fx.BITWIDTHS:
+        raise MinunError(f"error: quantize: param-bits must be 8, 16 or 32, got "
+                         f"{config.param_bits}")
+    if config.scales == "maxscale" and (config.demote or config.bits_by_name
+                                        or config.param_bits is not None):
         raise MinunError("error: quantize: mixed bitwidths need scales=data-driven")
     lower_composite_ops(module)
     if data is not None and profile is None:
@@ -91,13 +95,14 @@ class Quantize(ModulePass):
     input_scale: int | None = None
     exp: str = "auto"
     demote: tuple[str, ...] = field(default=())
+    param_bits: int | None = None
     data: str = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
             bits=self.bits, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
-            exp=self.exp, demote=tuple(self.demote))
+            exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits)
         new = quantize_module(op, config, self.repr, data=self.data or None)
         # replace the module's contents in place (a pass works on the module it is given)
         for old in list(op.ops):

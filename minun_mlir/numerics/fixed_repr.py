@@ -59,7 +59,10 @@ class FixedConverter(L2Converter):
     # -- helpers ---------------------------------------------------------------------
 
     def bits(self, old: SSAValue | None) -> int:
-        return self.config.bits_for(name_of(old) if old is not None else None)
+        if old is None:
+            return self.config.bits_for(None)
+        is_param = isinstance(old.owner, (minun.ParamOp, minun.ConstantOp))
+        return self.config.bits_for(name_of(old), is_param)
 
     @staticmethod
     def t(value: SSAValue) -> FixedType:
@@ -140,7 +143,10 @@ class FixedConverter(L2Converter):
                                             result_types=[ty]))
 
     def param(self, op, values, name, sparse, declared) -> SSAValue:
-        bits = self.bits(op.results[0] if op is not None else None)
+        if op is not None:
+            bits = self.bits(op.results[0])
+        else:  # a constant the converter made (e.g. leaky relu's alpha)
+            bits = self.config.bits_for(name, is_param=True)
         # GETP of the actual values (SeeDot's C-Val), not of the declared range
         magnitude = float(np.abs(values).max()) if values.size else 0.0
         scale = fx.get_scale(magnitude, bits)

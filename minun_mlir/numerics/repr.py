@@ -34,8 +34,11 @@ class QuantizeConfig:
     exp: str = "auto"  # "shiftry", "seedot", or auto: seedot under maxscale
     demote: tuple[str, ...] = ()  # names (params, inputs, SSA name hints) at bits // 2
     bits_by_name: dict[str, int] = field(default_factory=dict)
+    param_bits: int | None = None  # all parameters at this bitwidth (e.g. 8 of 16)
 
-    def bits_for(self, name: str | None) -> int:
+    def bits_for(self, name: str | None, is_param: bool = False) -> int:
+        if is_param and self.param_bits is not None and name not in self.bits_by_name:
+            return self.param_bits
         if name is not None:
             if name in self.bits_by_name:
                 return self.bits_by_name[name]

@@ -1,6 +1,7 @@
 // Mixed bitwidths (Shiftry's demotion: named values at half the bitwidth, every op widened
 // to its wider operand) and the float32 representation of the same program.
 // RUN: minun-opt %s -p 'quantize{bits=16 demote=W,B}' | filecheck %s --check-prefix=MIX
+// RUN: minun-opt %s -p 'quantize{bits=16 param-bits=8}' | filecheck %s --check-prefix=P8
 // RUN: minun-opt %s -p 'quantize{repr=float32}' | filecheck %s --check-prefix=F32
 
 func.func @main() -> i32 {
@@ -24,6 +25,11 @@ func.func @main() -> i32 {
 // MIX-NEXT: num.rescale %y {{.*}} : tensor<2x1x!num.fixed<16, 13>> -> tensor<2x1x!num.fixed<16, 7>>
 // MIX-NEXT: num.add %{{.*}}, %B : (tensor<2x1x!num.fixed<16, 7>>, tensor<2x1x!num.fixed<8, 7>>) -> tensor<2x1x!num.fixed<32, 7>>
 // MIX-NEXT: %z = num.rescale {{.*}} -> tensor<2x1x!num.fixed<16, 7>>
+
+// param-bits=8 demotes every parameter (here W and B, the same as demote=W,B)
+// P8:      %x = num.input "X" : tensor<3x1x!num.fixed<16, 13>>
+// P8-NEXT: %W = num.param "W" {{.*}} -> tensor<2x3x!num.fixed<8, 7>>
+// P8-NEXT: %B = num.param "B" {{.*}} -> tensor<2x1x!num.fixed<8, 7>>
 
 // F32:      func.func @main() -> i32 {
 // F32-NEXT:   %x = num.input "X" : tensor<3x1xf32>

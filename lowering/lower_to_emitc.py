@@ -1,0 +1,459 @@
+"""`lower-to-emitc`: L3 (memref + scf + arith + func) -> L4 (`cemit`, C as IR).
+
+What changes on the way, and why:
+
+- Buffers get names. `memref.alloc` -> a static array at file scope (its size is then
+  visible as static RAM in the linker's map); `memref.view` of the planned scratch global
+  -> an element offset into one member of the scratch union (`minun_scratch.i16[...]`);
+  constant `memref.global`s -> `const` arrays flagged `flash` (program memory on AVR).
+- Scalars become expressions. An SSA value used once, in its own block, with no store or
+  loop between its definition and its use, is printed inside its user's expression; any
+  other value gets a `const` local variable (`cemit.decl`). So the C reads like
+  `t_z[i0] = minun_sigmoid16_trunc((int16_t)((unsigned)t_pre[i0] + (unsigned)p_Bg[i0]));`.
+- Integer semantics are made C-proof (docs/numerics.md: no signed overflow in C): an
+  `arith` op with the `nsw` flag is exact and prints as plain C arithmetic; without it the
+  op wraps, and prints in an unsigned type of at least int's width, cast back
+  (`(int16_t)((unsigned)a + (unsigned)b)`), which is modular on every target. Left shifts
+  that are exact print as multiplications (C leaves `<<` of negatives undefined).
+- `scf.for` -> `cemit.for`, its iteration values become variables assigned at the end of
+  the body; `scf.if` results become variables assigned in each branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from minun_mlir.dialects import cemit
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+    UnitAttr,
+    i1,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from minun_mlir.diagnostics import MinunError
+
+CMPI_BY_NUMBER = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
+CMPF_BY_NUMBER = {1: "==", 2: ">", 3: ">=", 4: "<", 5: "<=", 6: "!="}
+INT_BINARY = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/",
+              arith.RemSIOp: "%", arith.ShRSIOp: ">>"}
+FLOAT_BINARY = {arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/"}
+EXPRESSIONS = (arith.ConstantOp, *INT_BINARY, *FLOAT_BINARY, arith.ShLIOp, arith.AndIOp,
+               arith.CmpiOp, arith.CmpfOp, arith.SelectOp, arith.MaxSIOp, arith.MinSIOp,
+               arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp, arith.NegfOp, memref.LoadOp,
+               func.CallOp)
+SCRATCH_MEMBER = {"i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64", "f32": "f32"}
+
+
+def unsigned_for(ty: Attribute) -> Attribute:
+    """The unsigned type wrapping arithmetic of `ty` is done in: never narrower than int,
+    so that C's promotions cannot turn it back into signed arithmetic."""
+    w = ty.width.data
+    if w <= 16:
+        return cemit.OpaqueType("unsigned")
+    return IntegerType(w, Signedness.UNSIGNED)
+
+
+def _bits(ty: Attribute) -> int:
+    return 32 if isinstance(ty, Float32Type) else ty.width.data
+
+
+@dataclass
+class ArrayRef:
+    name: str
+    offset: int  # in elements
+    flash: bool
+
+
+class EmitC:
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.top: list[Operation] = []
+        self.arrays: dict[SSAValue, ArrayRef] = {}
+        self.vars: dict[SSAValue, str] = {}
+        self.names: set[str] = set()
+        self.block: Block | None = None
+        self.scratch: tuple[str, int] | None = None
+        self.scratch_members: dict[str, Attribute] = {}
+        self.flash_globals: set[str] = set()
+        self.counters: dict[str, int] = {}
+
+    def unique(self, base: str) -> str:
+        base = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in base)
+        if base in self.names or not base or base[0].isdigit():
+            k = self.counters.get(base, 0)
+            while f"{base}{k}" in self.names:
+                k += 1
+            self.counters[base] = k + 1
+            base = f"{base}{k}"
+        self.names.add(base)
+        return base
+
+    def add(self, op: Operation) -> SSAValue:
+        assert self.block is not None
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    # -- module ------------------------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        entry = None
+        self.names.update({"x", "out", "minun_predict", "minun_predict_float"})
+        for op in self.module.ops:
+            if isinstance(op, memref.GlobalOp):
+                self.global_(op)
+            elif isinstance(op, func.FuncOp):
+                if op.is_declaration:
+                    continue
+                if entry is not None:
+                    raise MinunError("error: lower-to-emitc expects one function (L3)")
+                entry = op
+            else:
+                raise MinunError(f"error: lower-to-emitc: unexpected {op.name} at module level")
+        if entry is None:
+            raise MinunError("error: lower-to-emitc: no function to lower")
+        fn = self.function(entry)
+        ops: list[Operation] = [cemit.IncludeOp.create(attributes={"header": StringAttr(h)})
+                                for h in ("model.h", "minun_runtime.h")]
+        ops += self.top
+        if self.scratch is not None:
+            name, size = self.scratch
+            members = sorted(self.scratch_members.values(), key=lambda t: (_bits(t), str(t)))
+            ops.append(cemit.ScratchOp.create(attributes={
+                "sym_name": StringAttr(name), "size": IntAttr(size),
+                "members": ArrayAttr(members)}))
+        ops.append(fn)
+        return ModuleOp(ops)
+
+    def global_(self, op: memref.GlobalOp) -> None:
+        ty = op.type
+        name = op.sym_name.data
+        self.names.add(name)
+        if op.constant is not None and isinstance(op.initial_value, DenseIntOrFPElementsAttr):
+            attrs = {"sym_name": StringAttr(name), "elem": ty.element_type,
+                     "size": IntAttr(ty.get_shape()[0]), "value": op.initial_value,
+                     "const": UnitAttr(), "flash": UnitAttr()}
+            self.flash_globals.add(name)
+            self.top.append(cemit.GlobalOp.create(attributes=attrs))
+        elif ty.element_type == IntegerType(8) and ty.get_num_dims() == 1:
+            self.scratch = (name, ty.get_shape()[0])
+        else:
+            raise MinunError(f"error: lower-to-emitc: global @{name} is neither a constant "
+                             "array nor an i8 scratch array")
+
+    def function(self, fn: func.FuncOp) -> cemit.FuncOp:
+        block = fn.body.block
+        x, out = block.args
+        self.arrays[x] = ArrayRef("x", 0, False)
+        self.arrays[out] = ArrayRef("out", 0, False)
+        body = Block()
+        self.block = body
+        self.lower_block(block, None)
+        attrs: dict[str, Attribute] = {
+            "sym_name": StringAttr("minun_predict"),
+            "params": ArrayAttr([StringAttr("const minun_input_t *x"),
+                                 StringAttr("minun_output_t *out")]),
+            "result": cemit.OpaqueType("int"),
+            "minun.input_type": x.type.element_type,
+            "minun.output_type": out.type.element_type,
+            "minun.input_size": IntAttr(x.type.get_shape()[0]),
+            "minun.output_size": IntAttr(out.type.get_shape()[0]),
+        }
+        for key, value in fn.attributes.items():
+            if key.startswith(("minun.", "num.")):
+                attrs[key] = value
+        return cemit.FuncOp.create(attributes=attrs, regions=[Region(body)])
+
+    # -- blocks and statements -----------------------------------------------------------
+
+    def lower_block(self, block: Block, on_yield) -> None:
+        ops = list(block.ops)
+        pos = {op: i for i, op in enumerate(ops)}
+        effects = [i for i, op in enumerate(ops) if not isinstance(op, (*EXPRESSIONS,
+                   memref.AllocOp, memref.GetGlobalOp, memref.ViewOp, scf.YieldOp))]
+        for op in ops:
+            if isinstance(op, EXPRESSIONS):
+                if op.results[0].uses and not self.inline(op, block, pos, effects):
+                    self.bind(op)
+            elif isinstance(op, scf.YieldOp):
+                on_yield(list(op.operands))
+            else:
+                self.statement(op)
+
+    def inline(self, op: Operation, block: Block, pos, effects) -> bool:
+        """Whether op's result is printed inside its single user (see module docstring)."""
+        if isinstance(op, arith.ConstantOp):
+            return True
+        uses = list(op.results[0].uses)
+        if len(uses) != 1:
+            return False
+        user = uses[0].operation
+        if user.parent_block() is not block or isinstance(user, (arith.MaxSIOp, arith.MinSIOp)):
+            return False
+        lo, hi = pos[op], pos[user]
+        return not any(lo < e < hi for e in effects)
+
+    def bind(self, op: Operation) -> None:
+        result = op.results[0]
+        value = self.build(op)
+        name = self.unique(result.name_hint or "v")
+        self.add(cemit.DeclOp.create(operands=[value], attributes={
+            "var": StringAttr(name), "const": UnitAttr()}))
+        self.vars[result] = name
+
+    def statement(self, op: Operation) -> None:
+        if isinstance(op, memref.AllocOp):
+            ty = op.memref.type
+            name = self.unique("t_" + (op.memref.name_hint or "buf"))
+            self.top.append(cemit.GlobalOp.create(attributes={
+                "sym_name": StringAttr(name), "elem": ty.element_type,
+                "size": IntAttr(ty.get_shape()[0])}))
+            self.arrays[op.memref] = ArrayRef(name, 0, False)
+        elif isinstance(op, memref.GetGlobalOp):
+            name = op.name_.root_reference.data
+            self.arrays[op.memref] = ArrayRef(name, 0, name in self.flash_globals)
+        elif isinstance(op, memref.ViewOp):
+            self.view(op)
+        elif isinstance(op, memref.StoreOp):
+            value = self.expr(op.value)
+            index = self.index(op.memref, op.indices)
+            ref = self.arrays[op.memref]
+            if ref.flash:
+                raise MinunError(f"error: lower-to-emitc: store into the constant {ref.name}")
+            self.add(cemit.StoreOp.create(operands=[value, index],
+                                          attributes={"array": StringAttr(ref.name)}))
+        elif isinstance(op, scf.ForOp):
+            self.for_(op)
+        elif isinstance(op, scf.IfOp):
+            self.if_(op)
+        elif isinstance(op, func.ReturnOp):
+            self.add(cemit.ReturnOp.create(operands=[self.expr(v) for v in op.operands]))
+        else:
+            raise MinunError(f"error: lower-to-emitc: {op.name} is not supported")
+
+    def view(self, op: memref.ViewOp) -> None:
+        src = op.source.owner
+        if self.scratch is None or not isinstance(src, memref.GetGlobalOp) or \
+                src.name_.root_reference.data != self.scratch[0]:
+            raise MinunError("error: lower-to-emitc: memref.view must view the scratch global")
+        shift = op.byte_shift.owner
+        if not isinstance(shift, arith.ConstantOp):
+            raise MinunError("error: lower-to-emitc: memref.view needs a constant byte shift")
+        elem = op.result.type.element_type
+        size = _bits(elem) // 8
+        offset = shift.value.value.data
+        if offset % size:
+            raise MinunError(f"error: lower-to-emitc: view at byte {offset} is not aligned "
+                             f"for {elem}")
+        member = SCRATCH_MEMBER[str(elem)]
+        self.scratch_members[member] = elem
+        self.arrays[op.result] = ArrayRef(f"{self.scratch[0]}.{member}", offset // size, False)
+
+    def for_(self, op: scf.ForOp) -> None:
+        step = op.step.owner
+        if not (isinstance(step, arith.ConstantOp) and step.value.value.data == 1):
+            raise MinunError("error: lower-to-emitc: scf.for must have step 1")
+        body = op.body.block
+        acc_names = []
+        for arg, init in zip(body.args[1:], op.iter_args):
+            name = self.unique(arg.name_hint or "acc")
+            self.add(cemit.DeclOp.create(operands=[self.expr(init)],
+                                         attributes={"var": StringAttr(name)}))
+            acc_names.append(name)
+            self.vars[arg] = name
+        lower, upper = self.bound(op.lb), self.bound(op.ub)
+        var = self.unique(body.args[0].name_hint or "i")
+        self.vars[body.args[0]] = var
+        inner = Block()
+        outer, self.block = self.block, inner
+
+        def on_yield(values: list[SSAValue]) -> None:
+            self.assign_all(acc_names, values, body.args[1:])
+
+        self.lower_block(body, on_yield)
+        self.block = outer
+        self.add(cemit.ForOp.create(operands=[lower, upper], attributes={
+            "var": StringAttr(var)}, regions=[Region(inner)]))
+        for res, name in zip(op.results, acc_names):
+            self.vars[res] = name
+
+    def bound(self, v: SSAValue) -> SSAValue:
+        """A loop bound evaluated once (C re-evaluates the condition every iteration)."""
+        if v not in self.vars and not isinstance(v.owner, arith.ConstantOp):
+            self.bind(v.owner)
+        return self.expr(v)
+
+    def assign_all(self, names: Sequence[str], values: Sequence[SSAValue],
+                   current: Sequence[SSAValue]) -> None:
+        """Assign loop-carried variables; through temporaries when there are several, so
+        that each new value is computed from the old ones."""
+        pairs = [(n, v) for n, v, c in zip(names, values, current) if v is not c]
+        if len(pairs) > 1:
+            temps = []
+            for n, v in pairs:
+                t = self.unique(n + "_next")
+                self.add(cemit.DeclOp.create(operands=[self.expr(v)], attributes={
+                    "var": StringAttr(t), "const": UnitAttr()}))
+                temps.append((n, t, v.type))
+            for n, t, ty in temps:
+                ref = self.add(cemit.RefOp.create(attributes={"var": StringAttr(t)},
+                                                  result_types=[ty]))
+                self.add(cemit.AssignOp.create(operands=[ref], attributes={"var": StringAttr(n)}))
+            return
+        for n, v in pairs:
+            self.add(cemit.AssignOp.create(operands=[self.expr(v)],
+                                           attributes={"var": StringAttr(n)}))
+
+    def if_(self, op: scf.IfOp) -> None:
+        names = []
+        for res in op.results:
+            name = self.unique(res.name_hint or "r")
+            zero = self.literal(FloatAttr(0.0, res.type) if isinstance(res.type, Float32Type)
+                                else IntegerAttr(0, res.type))
+            self.add(cemit.DeclOp.create(operands=[zero], attributes={"var": StringAttr(name)}))
+            names.append(name)
+        cond = self.expr(op.cond)
+        regions = []
+        outer = self.block
+        for region in (op.true_region, op.false_region):
+            inner = Block()
+            self.block = inner
+            if region.blocks:
+                self.lower_block(region.block, lambda values: self.assign_all(
+                    names, values, [None] * len(values)))
+            regions.append(Region(inner))
+        self.block = outer
+        self.add(cemit.IfOp.create(operands=[cond], regions=regions))
+        for res, name in zip(op.results, names):
+            self.vars[res] = name
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def literal(self, attr: IntegerAttr | FloatAttr) -> SSAValue:
+        return self.add(cemit.LiteralOp(attr))
+
+    def expr(self, v: SSAValue) -> SSAValue:
+        if v in self.vars:
+            return self.add(cemit.RefOp.create(attributes={"var": StringAttr(self.vars[v])},
+                                               result_types=[v.type]))
+        owner = v.owner
+        if isinstance(owner, Operation) and isinstance(owner, EXPRESSIONS):
+            return self.build(owner)
+        raise MinunError(f"error: lower-to-emitc: no C expression for {v} ({owner})")
+
+    def index(self, ref_value: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+        if len(indices) != 1:
+            raise MinunError("error: lower-to-emitc: memrefs must be 1-D (L3 buffers are flat)")
+        idx = self.expr(indices[0])
+        offset = self.arrays[ref_value].offset
+        if offset:
+            off = self.literal(IntegerAttr(offset, IndexType()))
+            idx = self.add(cemit.BinaryOp.create(operands=[idx, off], attributes={
+                "op": StringAttr("+")}, result_types=[IndexType()]))
+        return idx
+
+    def binary(self, op: str, a: SSAValue, b: SSAValue, ty: Attribute) -> SSAValue:
+        return self.add(cemit.BinaryOp.create(operands=[a, b], attributes={"op": StringAttr(op)},
+                                              result_types=[ty]))
+
+    def cast(self, a: SSAValue, ty: Attribute) -> SSAValue:
+        return self.add(cemit.CastOp.create(operands=[a], result_types=[ty]))
+
+    def nsw(self, op: Operation) -> bool:
+        flags = op.properties.get("overflowFlags")
+        return flags is not None and "nsw" in str(flags)
+
+    def build(self, op: Operation) -> SSAValue:
+        res = op.results[0]
+        ty = res.type
+        if isinstance(op, arith.ConstantOp):
+            return self.literal(op.value)
+        if isinstance(op, memref.LoadOp):
+            ref = self.arrays[op.memref]
+            index = self.index(op.memref, op.indices)
+            attrs: dict[str, Attribute] = {"array": StringAttr(ref.name)}
+            if ref.flash:
+                attrs["flash"] = UnitAttr()
+            return self.add(cemit.LoadOp.create(operands=[index], attributes=attrs,
+                                                result_types=[ty]))
+        if isinstance(op, func.CallOp):
+            args = [self.expr(a) for a in op.arguments]
+            return self.add(cemit.CallOp.create(operands=args, attributes={
+                "callee": StringAttr(op.callee.root_reference.data)}, result_types=[ty]))
+        if type(op) in FLOAT_BINARY:
+            return self.binary(FLOAT_BINARY[type(op)], self.expr(op.lhs), self.expr(op.rhs), ty)
+        if isinstance(op, arith.NegfOp):
+            return self.add(cemit.UnaryOp.create(operands=[self.expr(op.operand)], attributes={
+                "op": StringAttr("-")}, result_types=[ty]))
+        if isinstance(op, (arith.AddiOp, arith.SubiOp, arith.MuliOp)) and not self.nsw(op) \
+                and not isinstance(ty, IndexType):
+            u = unsigned_for(ty)
+            a, b = self.cast(self.expr(op.lhs), u), self.cast(self.expr(op.rhs), u)
+            return self.cast(self.binary(INT_BINARY[type(op)], a, b, u), ty)
+        if type(op) in INT_BINARY:
+            return self.binary(INT_BINARY[type(op)], self.expr(op.lhs), self.expr(op.rhs), ty)
+        if isinstance(op, arith.ShLIOp):
+            shift = op.rhs.owner
+            if not isinstance(shift, arith.ConstantOp):
+                raise MinunError("error: lower-to-emitc: shifts must be by constants")
+            n = shift.value.value.data
+            if self.nsw(op):  # exact: a multiplication (<< of a negative is undefined in C)
+                return self.binary("*", self.expr(op.lhs), self.literal(IntegerAttr(1 << n, ty)),
+                                   ty)
+            u = unsigned_for(ty)
+            shifted = self.binary("<<", self.cast(self.expr(op.lhs), u),
+                                  self.literal(IntegerAttr(n, IndexType())), u)
+            return self.cast(shifted, ty)
+        if isinstance(op, arith.AndIOp):
+            logical = op.lhs.type == i1
+            return self.binary("&&" if logical else "&", self.expr(op.lhs), self.expr(op.rhs), ty)
+        if isinstance(op, arith.CmpiOp):
+            return self.binary(CMPI_BY_NUMBER[op.predicate.value.data], self.expr(op.lhs),
+                               self.expr(op.rhs), i1)
+        if isinstance(op, arith.CmpfOp):
+            pred = op.predicate.value.data
+            if pred not in CMPF_BY_NUMBER:
+                raise MinunError(f"error: lower-to-emitc: cmpf predicate {pred} not supported")
+            return self.binary(CMPF_BY_NUMBER[pred], self.expr(op.lhs), self.expr(op.rhs), i1)
+        if isinstance(op, arith.SelectOp):
+            return self.add(cemit.CondOp.create(operands=[
+                self.expr(op.cond), self.expr(op.lhs), self.expr(op.rhs)], result_types=[ty]))
+        if isinstance(op, (arith.MaxSIOp, arith.MinSIOp)):
+            cmp = ">" if isinstance(op, arith.MaxSIOp) else "<"
+            test = self.binary(cmp, self.expr(op.lhs), self.expr(op.rhs), i1)
+            return self.add(cemit.CondOp.create(operands=[
+                test, self.expr(op.lhs), self.expr(op.rhs)], result_types=[ty]))
+        if isinstance(op, (arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp)):
+            return self.cast(self.expr(op.input), ty)
+        raise MinunError(f"error: lower-to-emitc: {op.name} is not supported")
+
+
+def lower_to_emitc(module: ModuleOp) -> ModuleOp:
+    """The pass as a function: returns the L4 module."""
+    return EmitC(module).run()
+
+
+@dataclass(frozen=True)
+class LowerToEmitC(ModulePass):
+    """L3 -> L4: C as IR (cemit): named arrays, expressions, statements."""
+
+    name = "lower-to-emitc"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from minun_mlir.lowering.lower_to_loops import replace_module_body
+
+        replace_module_body(op, lower_to_emitc(op))

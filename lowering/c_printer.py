@@ -1,0 +1,434 @@
+"""The C printer: L4 (`cemit`) -> model.h, model.c and minun_runtime.h.
+
+A walk with one method per op, like xDSL's WGSL printer: statements print lines,
+expressions print strings inside their user. It decides nothing about semantics (that
+was lower-to-emitc's job); what it adds is the spelling that depends on the target
+profile (program-memory arrays and reads on AVR), the harness contract of model.h
+(docs/targets.md) and the float convenience wrapper `minun_predict_float`, which quantizes
+the input with the program's rounding mode and saturation, exactly as the evaluator's
+input encoding does, and dequantizes the scores.
+
+`minun-opt -t 'c{profile=avr}'` prints the three files one after the other (the target
+also accepts L2 or L3 modules and lowers them first); `emit_c` in minun_mlir/codegen.py
+writes them to a directory.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO
+
+import numpy as np
+from minun_mlir.dialects import cemit
+from minun_mlir.lowering.c_runtime import HELPERS, LIBM, PROFILES, Profile, runtime_header
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.target import Target
+
+from minun_mlir.diagnostics import MinunError
+
+FILES = ("model.h", "model.c", "minun_runtime.h")
+
+
+def ctype(ty: Attribute) -> str:
+    if isinstance(ty, cemit.OpaqueType):
+        return ty.spelling.data
+    if isinstance(ty, IndexType):
+        return "int"
+    if isinstance(ty, Float32Type):
+        return "float"
+    if isinstance(ty, IntegerType):
+        w = ty.width.data
+        if w == 1:
+            return "int"
+        if ty.signedness.data == Signedness.UNSIGNED:
+            return f"uint{w}_t"
+        return f"int{w}_t"
+    raise MinunError(f"error: C printer: no C type for {ty}")
+
+
+def int_literal(v: int) -> str:
+    """A literal whose C type holds the value on every target (int is 16-bit on AVR)."""
+    for bits, suffix in ((16, ""), (32, "L"), (64, "LL")):
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        if lo < v <= hi:
+            return f"{v}{suffix}"
+        if v == lo:
+            return f"({lo + 1}{suffix} - 1)"
+    raise MinunError(f"error: C printer: integer {v} does not fit 64 bits")
+
+
+def float_literal(v: float) -> str:
+    """The shortest decimal that reads back as the same float32 (numpy's repr), or
+    INFINITY (math.h)."""
+    if math.isinf(v):
+        return "INFINITY" if v > 0 else "(-INFINITY)"
+    if math.isnan(v):
+        raise MinunError("error: C printer: NaN constant")
+    text = str(np.float32(v))
+    if "." not in text and "e" not in text:
+        text += ".0"
+    return text + "f"
+
+
+def dense_values(attr: DenseIntOrFPElementsAttr) -> list[str]:
+    from minun_mlir.dialects.minun import dense_to_numpy
+
+    arr = dense_to_numpy(attr).reshape(-1)
+    if arr.dtype.kind == "f":
+        return [float_literal(float(v)) for v in arr]
+    return [int_literal(int(v)) for v in arr]
+
+
+@dataclass
+class Model:
+    """What model.h needs to know, from the attributes lower-to-emitc put on the function."""
+
+    input_size: int
+    output_size: int
+    input_type: str
+    output_type: str
+    input_scale: int | None
+    output_scale: int | None
+    rounding: str
+
+
+class CPrinter:
+    def __init__(self, profile: Profile):
+        self.profile = profile
+        self.lines: list[str] = []
+        self.depth = 0
+        self.calls: set[str] = set()
+        self.uses_math = False
+        self.statements: dict[type, Callable[[Operation], None]] = {
+            cemit.DeclOp: self.decl, cemit.AssignOp: self.assign, cemit.StoreOp: self.store,
+            cemit.ForOp: self.for_, cemit.IfOp: self.if_, cemit.ReturnOp: self.return_,
+            cemit.VerbatimOp: self.verbatim,
+        }
+        self.expressions: dict[type, Callable[[Operation], str]] = {
+            cemit.LiteralOp: self.literal, cemit.RefOp: self.ref, cemit.LoadOp: self.load,
+            cemit.BinaryOp: self.binary, cemit.UnaryOp: self.unary, cemit.CastOp: self.cast,
+            cemit.CondOp: self.cond, cemit.CallOp: self.call,
+        }
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    # -- file scope --------------------------------------------------------------------
+
+    def module(self, module: ModuleOp, name: str) -> dict[str, str]:
+        fns = [op for op in module.ops if isinstance(op, cemit.FuncOp)]
+        if len(fns) != 1:
+            raise MinunError("error: C printer: expected one cemit.func (lower to L4 first)")
+        model = self.model_info(fns[0])
+        body: list[str] = []
+        for op in module.ops:
+            self.lines = []
+            if isinstance(op, cemit.IncludeOp):
+                h = op.header.data
+                self.line(f"#include <{h}>" if op.system is not None else f'#include "{h}"')
+            elif isinstance(op, cemit.VerbatimOp):
+                self.line(op.text.data)
+            elif isinstance(op, cemit.GlobalOp):
+                self.global_(op)
+            elif isinstance(op, cemit.ScratchOp):
+                self.scratch(op)
+            elif isinstance(op, cemit.FuncOp):
+                self.func(op)
+            else:
+                raise MinunError(f"error: C printer: unexpected {op.name} at file scope")
+            body.append("\n".join(self.lines))
+        header = (f"/* {name}: generated by minun-mlir ({self.profile.name} profile). "
+                  "Do not edit. */\n")
+        model_c = header + "\n".join(body[:_first_non_include(module)]) + "\n\n" + \
+            "\n\n".join(body[_first_non_include(module):]) + "\n\n" + self.wrapper(model)
+        used = {c for c in self.calls if c in HELPERS or c in LIBM}
+        unknown = self.calls - used
+        if unknown:
+            raise MinunError(f"error: C printer: unknown functions {sorted(unknown)} called")
+        runtime = runtime_header(self.profile, used)
+        if self.uses_math and "#include <math.h>" not in runtime:
+            runtime = runtime.replace("#include <stdint.h>\n",
+                                      "#include <stdint.h>\n#include <math.h>\n", 1)
+        return {"model.h": self.header(model, name), "model.c": model_c,
+                "minun_runtime.h": runtime}
+
+    def model_info(self, fn: cemit.FuncOp) -> Model:
+        a = fn.attributes
+
+        def scale(key: str) -> int | None:
+            v = a.get(key)
+            return v.value.data if isinstance(v, IntegerAttr) else None
+
+        rounding = a.get("num.rounding")
+        return Model(a["minun.input_size"].data, a["minun.output_size"].data,
+                     ctype(a["minun.input_type"]), ctype(a["minun.output_type"]),
+                     scale("minun.input_scale"), scale("minun.output_scale"),
+                     rounding.data if rounding is not None else "trunc")
+
+    def global_(self, op: cemit.GlobalOp) -> None:
+        t = ctype(op.elem)
+        n = op.size.data
+        if op.value is None:
+            self.line(f"static {t} {op.sym_name.data}[{n}];")
+            return
+        flash = self.profile.flash_decl() if op.flash is not None else ""
+        vals = dense_values(op.value)
+        self.line(f"static const {t} {op.sym_name.data}[{n}]{flash} = {{")
+        for i in range(0, len(vals), 12):
+            self.line("    " + ", ".join(vals[i:i + 12]) + ",")
+        self.line("};")
+
+    def scratch(self, op: cemit.ScratchOp) -> None:
+        size = op.size.data
+        self.line("/* All intermediate tensors, placed by the memory planner. */")
+        self.line("static union {")
+        for m in op.members.data:
+            bytes_ = 4 if isinstance(m, Float32Type) else m.width.data // 8
+            name = "f32" if isinstance(m, Float32Type) else f"i{m.width.data}"
+            self.line(f"    {ctype(m)} {name}[{size // bytes_}];")
+        self.line(f"}} {op.sym_name.data};")
+
+    def func(self, op: cemit.FuncOp) -> None:
+        static = "static " if op.is_static is not None else ""
+        params = ", ".join(p.data for p in op.params.data) or "void"
+        self.line(f"{static}{ctype(op.result)} {op.sym_name.data}({params})")
+        self.line("{")
+        self.region(op.body)
+        self.line("}")
+
+    def region(self, region) -> None:
+        self.depth += 1
+        for op in cemit.statements(region):
+            method = self.statements.get(type(op))
+            if method is None:
+                raise MinunError(f"error: C printer: {op.name} is not a statement")
+            method(op)
+        self.depth -= 1
+
+    # -- statements ----------------------------------------------------------------------
+
+    def decl(self, op: cemit.DeclOp) -> None:
+        const = "const " if op.is_const is not None else ""
+        self.line(f"{const}{ctype(op.init.type)} {op.var.data} = {self.expr(op.init)};")
+
+    def assign(self, op: cemit.AssignOp) -> None:
+        self.line(f"{op.var.data} = {self.expr(op.value)};")
+
+    def store(self, op: cemit.StoreOp) -> None:
+        self.line(f"{op.array.data}[{self.expr(op.index)}] = {self.expr(op.value)};")
+
+    def for_(self, op: cemit.ForOp) -> None:
+        v = op.var.data
+        self.line(f"for (int {v} = {self.expr(op.lower)}; {v} < {self.expr(op.upper)}; {v}++) {{")
+        self.region(op.body)
+        self.line("}")
+
+    def if_(self, op: cemit.IfOp) -> None:
+        self.line(f"if ({_bare(self.expr(op.cond))}) {{")
+        self.region(op.then)
+        if cemit.statements(op.other):
+            self.line("} else {")
+            self.region(op.other)
+        self.line("}")
+
+    def return_(self, op: cemit.ReturnOp) -> None:
+        self.line(f"return {_bare(self.expr(op.value))};" if op.value is not None else "return;")
+
+    def verbatim(self, op: cemit.VerbatimOp) -> None:
+        self.line(op.text.data)
+
+    # -- expressions ---------------------------------------------------------------------
+
+    def expr(self, value: SSAValue) -> str:
+        op = value.owner
+        method = self.expressions.get(type(op))
+        if method is None:
+            raise MinunError(f"error: C printer: {value} is not a cemit expression")
+        return method(op)
+
+    def literal(self, op: cemit.LiteralOp) -> str:
+        v = op.value
+        if isinstance(v, FloatAttr):
+            text = float_literal(v.value.data)
+            if "INFINITY" in text:
+                self.uses_math = True
+            return text
+        return int_literal(v.value.data)
+
+    def ref(self, op: cemit.RefOp) -> str:
+        return op.var.data
+
+    def load(self, op: cemit.LoadOp) -> str:
+        lvalue = f"{op.array.data}[{self.expr(op.index)}]"
+        return self.profile.read(ctype(op.result.type), lvalue) if op.flash is not None \
+            else lvalue
+
+    def binary(self, op: cemit.BinaryOp) -> str:
+        return f"({self.expr(op.lhs)} {op.op.data} {self.expr(op.rhs)})"
+
+    def unary(self, op: cemit.UnaryOp) -> str:
+        x = self.expr(op.input)
+        return f"({op.op.data}({x}))" if x[:1] in "-+!~" else f"({op.op.data}{x})"
+
+    def cast(self, op: cemit.CastOp) -> str:
+        return f"({ctype(op.result.type)}){self.expr(op.input)}"
+
+    def cond(self, op: cemit.CondOp) -> str:
+        return f"({self.expr(op.cond)} ? {self.expr(op.lhs)} : {self.expr(op.rhs)})"
+
+    def call(self, op: cemit.CallOp) -> str:
+        name = op.callee.data
+        self.calls.add(name)
+        return f"{name}({', '.join(_bare(self.expr(a)) for a in op.args)})"
+
+    # -- model.h and the float wrapper ---------------------------------------------------
+
+    def header(self, m: Model, name: str) -> str:
+        scales = ""
+        if m.input_scale is not None:
+            scales += (f"#define MINUN_INPUT_SCALE {m.input_scale}   "
+                       "/* input element = round(x * 2^scale), saturated */\n")
+        if m.output_scale is not None:
+            scales += (f"#define MINUN_OUTPUT_SCALE {m.output_scale}  "
+                       "/* score = out element / 2^scale */\n")
+        return f"""/* {name}: generated by minun-mlir ({self.profile.name} profile). Do not edit.
+ * Contract: docs/targets.md (model directory) and docs/codegen.md. */
+#ifndef MINUN_MODEL_H
+#define MINUN_MODEL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {{
+#endif
+
+#define MINUN_INPUT_SIZE {m.input_size}
+#define MINUN_OUTPUT_SIZE {m.output_size}
+{scales}typedef {m.input_type} minun_input_t;
+typedef {m.output_type} minun_output_t;
+
+/* Runs the model on x (MINUN_INPUT_SIZE quantized values), writes the
+ * MINUN_OUTPUT_SIZE scores to out and returns the predicted label. */
+int minun_predict(const minun_input_t *x, minun_output_t *out);
+
+/* The same on reals: quantizes x, dequantizes the scores. */
+int minun_predict_float(const float *x, float *scores);
+
+#ifdef __cplusplus
+}}
+#endif
+
+#endif /* MINUN_MODEL_H */
+"""
+
+    def wrapper(self, m: Model) -> str:
+        if m.input_scale is None:  # float32 model: the entry point already takes floats
+            return """int minun_predict_float(const float *x, float *scores)
+{
+    return minun_predict(x, scores);
+}
+"""
+        self.uses_math = True
+        bits = int(m.input_type[3:-2])
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        rounded = {
+            "trunc": "r < 0.0f ? -floorf(-r) : floorf(r)",
+            "floor": "floorf(r)",
+            # floor(r + 0.5) without the float addition's rounding: r - floor(r) is exact
+            "nearest": "floorf(r) + (r - floorf(r) >= 0.5f ? 1.0f : 0.0f)",
+        }[m.rounding]
+        return f"""/* Reals -> stored input: round(v * 2^{m.input_scale}) ({m.rounding}), saturated,
+ * as the evaluator encodes inputs (the scaling by a power of two is exact). */
+static minun_input_t minun_quantize_input(float v)
+{{
+    float r = v * {float_literal(2.0 ** m.input_scale)};
+    if (r >= {float(hi)!r}f)
+        return {int_literal(hi)};
+    if (r <= {float(lo)!r}f)
+        return {int_literal(lo)};
+    return (minun_input_t)({rounded});
+}}
+
+int minun_predict_float(const float *x, float *scores)
+{{
+    minun_input_t q[MINUN_INPUT_SIZE];
+    minun_output_t s[MINUN_OUTPUT_SIZE];
+    int i, label;
+    for (i = 0; i < MINUN_INPUT_SIZE; i++)
+        q[i] = minun_quantize_input(x[i]);
+    label = minun_predict(q, s);
+    for (i = 0; i < MINUN_OUTPUT_SIZE; i++)
+        scores[i] = (float)s[i] * {float_literal(2.0 ** -(m.output_scale or 0))};
+    return label;
+}}
+"""
+
+
+def _bare(text: str) -> str:
+    """Drop one pair of outer parentheses when they enclose the whole expression."""
+    if text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(text) - 1:
+                return text
+        return text[1:-1]
+    return text
+
+
+def _first_non_include(module: ModuleOp) -> int:
+    for i, op in enumerate(module.ops):
+        if not isinstance(op, cemit.IncludeOp):
+            return i
+    return len(list(module.ops))
+
+
+def print_c(module: ModuleOp, profile: str = "x86", name: str = "model") -> dict[str, str]:
+    """L4 module -> {"model.h": ..., "model.c": ..., "minun_runtime.h": ...}."""
+    if profile not in PROFILES:
+        raise MinunError(f"error: unknown C profile '{profile}' (known: "
+                         f"{', '.join(PROFILES)})")
+    return CPrinter(PROFILES[profile]).module(module, name)
+
+
+FILE_OPTION = {"header": "model.h", "source": "model.c", "runtime": "minun_runtime.h"}
+
+
+@dataclass(frozen=True)
+class CTarget(Target):
+    """`minun-opt -t 'c{profile=avr planner=greedy file=source}'`: the C files (all three,
+    each after a `// ----- name -----` line, or one: file=header|source|runtime). L2 and
+    L3 input is lowered first (lower-to-loops, memory-plan, lower-to-emitc)."""
+
+    name = "c"
+
+    profile: str = "x86"
+    planner: str = "greedy"
+    file: str = "all"
+    model: str = "model"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from minun_mlir.codegen import to_l4
+
+        if self.file != "all" and self.file not in FILE_OPTION:
+            raise MinunError(f"error: -t c: file must be all, {', '.join(FILE_OPTION)}")
+        files = print_c(to_l4(module, planner=self.planner), self.profile, self.model)
+        if self.file == "all":
+            for name in FILES:
+                output.write(f"// ----- {name} -----\n{files[name]}")
+        else:
+            output.write(files[FILE_OPTION[self.file]])

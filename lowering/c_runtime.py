@@ -1,0 +1,291 @@
+"""minun_runtime.h: the C side of docs/numerics.md that generated code calls.
+
+The header is generated per model: it holds only the helpers the model calls (and what
+they call), so that nothing unused is compiled (`-Wall` warns about unused static tables).
+Table contents come from the Python functions of numerics/fixed.py that the evaluator
+uses (`shiftry_tables`), so the evaluator and the C read the same integers; the rounding
+of each shift is spelled by `shift_right` below, the C twin of `fixed.shift_right`.
+
+Tables live in program memory on AVR (`PROGMEM`, read with `pgm_read_*`); elsewhere they
+are plain `const` arrays (flash on Cortex-M, .rodata on x86).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from minun_mlir.numerics import fixed as fx
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What differs between targets in the generated C."""
+
+    name: str
+    flash: bool  # const arrays in program memory, read through pgm_read_*
+
+    def flash_decl(self) -> str:
+        return " MINUN_FLASH" if self.flash else ""
+
+    def read(self, ctype: str, lvalue: str) -> str:
+        """Read one element of a const array (a table or a weight)."""
+        if not self.flash:
+            return lvalue
+        macro = {"int8_t": "MINUN_RD8", "uint8_t": "MINUN_RD8", "int16_t": "MINUN_RD16",
+                 "int32_t": "MINUN_RD32", "float": "MINUN_RDF"}.get(ctype)
+        if macro is None:
+            raise ValueError(f"no program-memory read for {ctype}")
+        return f"{macro}(&{lvalue})"
+
+
+PROFILES = {
+    "x86": Profile("x86", flash=False),
+    "avr": Profile("avr", flash=True),
+    "cortex-m": Profile("cortex-m", flash=False),
+}
+
+
+def shift_right(expr: str, n: int, rounding: str, nonneg: bool = False) -> str:
+    """C for x / 2^n rounded per docs/numerics.md (`expr` is a variable: used more than
+    once). On a non-negative x, trunc and floor are the same shift."""
+    if n <= 0:
+        return expr
+    if rounding == "floor" or (rounding == "trunc" and nonneg):
+        return f"({expr} >> {n})"
+    if rounding == "nearest":
+        return f"(({expr} >> {n}) + (({expr} >> {n - 1}) & 1))"
+    return f"(({expr} < 0 ? {expr} + {(1 << n) - 1}L : {expr}) >> {n})"
+
+
+def c_array(ctype: str, name: str, values: Iterable[int], profile: Profile) -> str:
+    vals = [str(int(v)) for v in values]
+    lines = [", ".join(vals[i:i + 16]) for i in range(0, len(vals), 16)]
+    body = ",\n    ".join(lines)
+    return (f"static const {ctype} {name}[{len(vals)}]{profile.flash_decl()} = {{\n"
+            f"    {body}\n}};\n")
+
+
+# --------------------------------------------------------------------------------------
+# Helpers: name -> (dependencies, C source); the source is made for a profile
+# --------------------------------------------------------------------------------------
+
+
+def _exp16(rounding: str) -> Callable[[Profile], str]:
+    def make(p: Profile) -> str:
+        t1, t2 = fx.shiftry_tables(16)
+        _, s_out, psi = fx.SHIFTRY_EXP[16]
+        return (
+            c_array("int16_t", "minun_exp16_t1", t1, p)
+            + c_array("int16_t", "minun_exp16_t2", t2, p)
+            + f"""
+/* e^x for x <= 0 at Shiftry's scales (in 2^-11, out 2^-14); positive x count as 0. */
+static inline int16_t minun_exp16_{rounding}(int16_t x)
+{{
+    int32_t u = x < 0 ? -(int32_t)x : 0;
+    int32_t prod;
+    if (u > 32767)
+        u = 32767;
+    prod = (int32_t){p.read("int16_t", f"minun_exp16_t1[u >> {psi}]")}
+        * {p.read("int16_t", f"minun_exp16_t2[u & {(1 << psi) - 1}]")};
+    return (int16_t){shift_right("prod", s_out, rounding, nonneg=True)};
+}}
+""")
+
+    return make
+
+
+def _sigmoid16(rounding: str) -> Callable[[Profile], str]:
+    def make(p: Profile) -> str:
+        return f"""
+/* Shiftry's sigmoid (Library 8), in 2^-11, out 2^-14, C integer division. */
+static inline int16_t minun_sigmoid16_{rounding}(int16_t x)
+{{
+    int32_t a;
+    if (x <= 0) {{
+        a = minun_exp16_{rounding}(x);
+        return (int16_t)((16384L * a) / (16384L + a));
+    }}
+    a = minun_exp16_{rounding}((int16_t)-x);
+    return (int16_t)((16384L * 16384L) / (16384L + a));
+}}
+"""
+
+    return make
+
+
+def _tanh16(rounding: str) -> Callable[[Profile], str]:
+    def make(p: Profile) -> str:
+        return f"""
+/* Shiftry's tanh (Library 9): a = e^(-2|x|) (saturated to 16 bits), in 2^-11, out 2^-14. */
+static inline int16_t minun_tanh16_{rounding}(int16_t x)
+{{
+    int32_t ax = x < 0 ? -(int32_t)x : (int32_t)x;
+    int32_t n2 = -2 * ax;
+    int32_t a, m;
+    if (n2 < -32768L)
+        n2 = -32768L;
+    a = minun_exp16_{rounding}((int16_t)n2);
+    m = (16384L * (16384L - a)) / (a + 16384L);
+    return (int16_t)(x <= 0 ? -m : m);
+}}
+"""
+
+    return make
+
+
+def _exp8(p: Profile) -> str:
+    (t,) = fx.shiftry_tables(8)
+    return c_array("int8_t", "minun_exp8_t", t, p) + f"""
+/* e^x for x <= 0 at Shiftry's 8-bit scales (in 2^-4, out 2^-6). */
+static inline int8_t minun_exp8(int8_t x)
+{{
+    int u = x < 0 ? -(int)x : 0;
+    if (u > 127)
+        u = 127;
+    return {p.read("int8_t", "minun_exp8_t[u]")};
+}}
+"""
+
+
+def _sigmoid8(p: Profile) -> str:
+    return """
+/* Shiftry's sigmoid at 8 bits (in 2^-4, out 2^-6). */
+static inline int8_t minun_sigmoid8(int8_t x)
+{
+    int a;
+    if (x <= 0) {
+        a = minun_exp8(x);
+        return (int8_t)((64 * a) / (64 + a));
+    }
+    a = minun_exp8((int8_t)-x);
+    return (int8_t)((64 * 64) / (64 + a));
+}
+"""
+
+
+def _tanh8(p: Profile) -> str:
+    return """
+/* Shiftry's tanh at 8 bits (in 2^-4, out 2^-6). */
+static inline int8_t minun_tanh8(int8_t x)
+{
+    int ax = x < 0 ? -(int)x : (int)x;
+    int n2 = -2 * ax;
+    int a, m;
+    if (n2 < -128)
+        n2 = -128;
+    a = minun_exp8((int8_t)n2);
+    m = (64 * (64 - a)) / (a + 64);
+    return (int8_t)(x <= 0 ? -m : m);
+}
+"""
+
+
+def _isqrt(bits: int) -> Callable[[Profile], str]:
+    def make(p: Profile) -> str:
+        return f"""
+/* floor(sqrt(v)) of a non-negative integer, exactly (bit by bit). */
+static inline int{bits}_t minun_isqrt{bits}(int{bits}_t v)
+{{
+    uint{bits}_t x = (uint{bits}_t)v, r = 0, bit = (uint{bits}_t)1 << {bits - 2};
+    while (bit > x)
+        bit >>= 2;
+    while (bit != 0) {{
+        if (x >= r + bit) {{
+            x -= r + bit;
+            r = (r >> 1) + bit;
+        }} else {{
+            r >>= 1;
+        }}
+        bit >>= 2;
+    }}
+    return (int{bits}_t)r;
+}}
+"""
+
+    return make
+
+
+def _sigmoidf(p: Profile) -> str:
+    return """
+static inline float minun_sigmoidf(float x)
+{
+    return 1.0f / (1.0f + expf(-x));
+}
+"""
+
+
+HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
+    "minun_exp8": ((), _exp8),
+    "minun_sigmoid8": (("minun_exp8",), _sigmoid8),
+    "minun_tanh8": (("minun_exp8",), _tanh8),
+    "minun_isqrt32": ((), _isqrt(32)),
+    "minun_isqrt64": ((), _isqrt(64)),
+    "minun_sigmoidf": (("expf",), _sigmoidf),
+}
+for _r in fx.ROUNDING_MODES:
+    HELPERS[f"minun_exp16_{_r}"] = ((), _exp16(_r))
+    HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}",), _sigmoid16(_r))
+    HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}",), _tanh16(_r))
+LIBM = ("expf", "tanhf", "sqrtf")
+
+
+def closure(names: Iterable[str]) -> list[str]:
+    """The helpers needed by `names`, dependencies first, in a stable order."""
+    order: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in order:
+            return
+        if name in LIBM:
+            order.append(name)
+            return
+        if name not in HELPERS:
+            raise KeyError(f"unknown runtime helper '{name}'")
+        for dep in HELPERS[name][0]:
+            visit(dep)
+        order.append(name)
+
+    for n in sorted(names):
+        visit(n)
+    return order
+
+
+def runtime_header(profile: Profile, used: Iterable[str]) -> str:
+    names = closure(used)
+    lines = [
+        "/* minun_runtime.h: helpers of the generated model (docs/numerics.md), generated "
+        f"by minun-mlir for the {profile.name} profile. */",
+        "#ifndef MINUN_RUNTIME_H",
+        "#define MINUN_RUNTIME_H",
+        "",
+        "#include <stdint.h>",
+    ]
+    if any(n in LIBM for n in names):
+        lines.append("#include <math.h>")
+    if profile.flash:
+        lines += [
+            "#include <avr/pgmspace.h>",
+            "",
+            "/* Weights and tables stay in program memory and are read with pgm_read_*. */",
+            "#define MINUN_FLASH PROGMEM",
+            "#define MINUN_RD8(p) ((int8_t)pgm_read_byte(p))",
+            "#define MINUN_RD16(p) ((int16_t)pgm_read_word(p))",
+            "#define MINUN_RD32(p) ((int32_t)pgm_read_dword(p))",
+            "#define MINUN_RDF(p) pgm_read_float(p)",
+        ]
+    text = "\n".join(lines) + "\n"
+    for n in names:
+        if n not in LIBM:
+            text += HELPERS[n][1](profile)
+    return text + "\n#endif /* MINUN_RUNTIME_H */\n"
+
+
+def table_values(name: str) -> np.ndarray:
+    """The integers of a runtime table (for tests)."""
+    if name == "minun_exp8_t":
+        return fx.shiftry_tables(8)[0]
+    t1, t2 = fx.shiftry_tables(16)
+    return {"minun_exp16_t1": t1, "minun_exp16_t2": t2}[name]

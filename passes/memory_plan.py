@@ -1,0 +1,214 @@
+"""`memory-plan{planner=naive|greedy budget=0}`: place L3's buffers in one scratch array.
+
+lower-to-loops allocates one `memref.alloc` per buffer at the top of the function. This
+pass computes when each buffer is live and, with `greedy`, rewrites every alloc into a
+`memref.view` at a byte offset of one scratch global (`@minun_scratch`), so that buffers
+that are never live at the same time share memory. `naive` keeps one buffer each.
+
+Liveness is over the op order (a pre-order walk numbers every op). A buffer lives from its
+first to its last use, and across every whole `scf.for` that holds some of its uses but
+not all, or whose first use inside the loop is a read (the value crosses iterations).
+This relies on what lower-to-loops guarantees: inside the smallest loop holding all its
+uses, a buffer is completely written before it is read.
+
+The planner itself is a function of (sizes, live ranges, alignments) -> offsets
+(`first_fit`), so that other planners (Shiftry's, an optimal one) can replace it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    Float32Type,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    i8,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from minun_mlir.diagnostics import MinunError
+
+SCRATCH = "minun_scratch"
+PLANNERS = ("naive", "greedy")
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One planned buffer: `first`/`last` are op positions (inclusive)."""
+
+    name: str
+    size: int  # bytes
+    align: int
+    first: int
+    last: int
+
+    def overlaps_in_time(self, other: Buffer) -> bool:
+        return not (self.last < other.first or other.last < self.first)
+
+
+def element_bytes(ty: MemRefType) -> int:
+    el = ty.element_type
+    return 4 if isinstance(el, Float32Type) else max(el.width.data // 8, 1)
+
+
+def positions(fn: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, tuple[int, int]]]:
+    """Pre-order numbering of ops, and the [start, end] span of every scf.for."""
+    pos: dict[Operation, int] = {}
+    spans: dict[Operation, tuple[int, int]] = {}
+    for op in fn.body.walk():
+        pos[op] = len(pos)
+    for op in pos:
+        if isinstance(op, scf.ForOp):
+            last = max((pos[o] for o in op.body.walk()), default=pos[op])
+            spans[op] = (pos[op], last)
+    return pos, spans
+
+
+def _loops_of(op: Operation) -> list[Operation]:
+    loops = []
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.ForOp):
+            loops.append(parent)
+        parent = parent.parent_op()
+    return loops
+
+
+def live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
+    """[first, last] op positions during which the buffer `value` holds live data."""
+    users = [u.operation for u in value.uses]
+    if not users:
+        p = pos[value.owner]
+        return p, p
+    first = min(pos[u] for u in users)
+    last = max(pos[u] for u in users)
+    loops = {loop for u in users for loop in _loops_of(u)}
+    for loop in loops:
+        lo, hi = spans[loop]
+        inside = [u for u in users if lo <= pos[u] <= hi]
+        earliest = min(inside, key=lambda u: pos[u])
+        if len(inside) < len(users) or isinstance(earliest, memref.LoadOp):
+            first, last = min(first, lo), max(last, hi)
+    return first, last
+
+
+def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
+    pos, spans = positions(fn)
+    out = []
+    for i, op in enumerate(o for o in fn.body.walk() if isinstance(o, memref.AllocOp)):
+        ty = op.memref.type
+        if not isinstance(ty, MemRefType) or not ty.has_static_shape():
+            raise MinunError("error: memory-plan: only statically shaped buffers can be planned")
+        size = ty.element_count() * element_bytes(ty)
+        first, last = live_range(op.memref, pos, spans)
+        name = op.memref.name_hint or f"buffer{i}"
+        out.append((op, Buffer(name, size, element_bytes(ty), first, last)))
+    return out
+
+
+def first_fit(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
+              aligns: Sequence[int]) -> list[int]:
+    """Offsets for buffers with the given byte sizes and live ranges: largest first, each
+    at the lowest aligned offset not overlapping any placed buffer live at the same time."""
+    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], ranges[i][0], i))
+    offsets = [0] * len(sizes)
+    placed: list[int] = []
+    for i in order:
+        busy = sorted((offsets[j], offsets[j] + sizes[j]) for j in placed
+                      if not (ranges[i][1] < ranges[j][0] or ranges[j][1] < ranges[i][0]))
+        at = 0
+        for lo, hi in busy:
+            if at + sizes[i] <= lo:
+                break
+            at = max(at, -(-hi // aligns[i]) * aligns[i])
+        offsets[i] = at
+        placed.append(i)
+    return offsets
+
+
+def peak(sizes: Sequence[int], offsets: Sequence[int]) -> int:
+    return max((o + s for o, s in zip(offsets, sizes)), default=0)
+
+
+def check_budget(buffers: list[Buffer], budget: int) -> None:
+    """A budget error that says where RAM peaks and what is live there (property 7)."""
+    if budget <= 0:
+        return
+    points = sorted({b.first for b in buffers})
+    worst, at = 0, 0
+    for p in points:
+        live = sum(b.size for b in buffers if b.first <= p <= b.last)
+        if live > worst:
+            worst, at = live, p
+    if worst > budget:
+        live = sorted((b for b in buffers if b.first <= at <= b.last), key=lambda b: -b.size)
+        shown = ", ".join(f"{b.name} {b.size:,} B" for b in live)
+        raise MinunError(f"error: model needs {worst:,} bytes of RAM at instruction {at} "
+                         f"(live: {shown}); budget {budget:,}")
+
+
+def plan_function(module: ModuleOp, fn: func.FuncOp, planner: str, budget: int) -> int:
+    """Rewrite fn's allocs per the planner; returns the bytes of buffer memory used."""
+    planned = buffers_of(fn)
+    buffers = [b for _, b in planned]
+    check_budget(buffers, budget)
+    if planner == "naive" or not planned:
+        return sum(b.size for b in buffers)
+    align = max(b.align for b in buffers)
+    offsets = first_fit([b.size for b in buffers], [(b.first, b.last) for b in buffers],
+                        [b.align for b in buffers])
+    total = -(-peak([b.size for b in buffers], offsets) // align) * align
+    scratch_ty = MemRefType(i8, [total])
+    module.body.block.insert_op_before(
+        memref.GlobalOp.get(StringAttr(SCRATCH), scratch_ty, UnitAttr(),
+                            alignment=align), fn)
+    entry = fn.body.block
+    get = memref.GetGlobalOp(SCRATCH, scratch_ty)
+    get.memref.name_hint = SCRATCH
+    entry.insert_op_before(get, entry.first_op)
+    for (alloc, _), offset in zip(planned, offsets):
+        shift = arith.ConstantOp(IntegerAttr(offset, IndexType()), IndexType())
+        view = memref.ViewOp(get.memref, shift.result, [], alloc.memref.type)
+        view.result.name_hint = alloc.memref.name_hint
+        block = alloc.parent_block()
+        block.insert_op_before(shift, alloc)
+        block.insert_op_before(view, alloc)
+        alloc.memref.replace_all_uses_with(view.result)
+        alloc.detach()
+        alloc.erase()
+    fn.attributes["minun.scratch_bytes"] = IntegerAttr(total, 64)
+    return total
+
+
+def memory_plan(module: ModuleOp, planner: str = "greedy", budget: int = 0) -> int:
+    if planner not in PLANNERS:
+        raise MinunError(f"error: memory-plan: planner must be one of {', '.join(PLANNERS)}, "
+                         f"got '{planner}'")
+    total = 0
+    for fn in [op for op in module.ops if isinstance(op, func.FuncOp) and not op.is_declaration]:
+        total += plan_function(module, fn, planner, budget)
+    return total
+
+
+@dataclass(frozen=True)
+class MemoryPlan(ModulePass):
+    """Place L3 buffers in one scratch array by live ranges (greedy) or keep them (naive)."""
+
+    name = "memory-plan"
+
+    planner: str = "greedy"
+    budget: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        memory_plan(op, self.planner, self.budget)
+
+

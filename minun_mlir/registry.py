@@ -20,11 +20,15 @@ def _attr(module: str, name: str) -> Callable[[], Any]:
 DIALECTS: dict[str, Callable[[], Any]] = {
     "minun": _attr("minun_mlir.dialects.minun", "Minun"),
     "num": _attr("minun_mlir.dialects.num", "Num"),
+    "cemit": _attr("minun_mlir.dialects.cemit", "Cemit"),
 }
 
 PASSES: dict[str, Callable[[], type]] = {
     "lower-composite-ops": _attr("minun_mlir.passes.lower_composite_ops", "LowerCompositeOps"),
     "quantize": _attr("minun_mlir.passes.quantize", "Quantize"),
+    "lower-to-loops": _attr("minun_mlir.lowering.lower_to_loops", "LowerToLoops"),
+    "memory-plan": _attr("minun_mlir.passes.memory_plan", "MemoryPlan"),
+    "lower-to-emitc": _attr("minun_mlir.lowering.lower_to_emitc", "LowerToEmitC"),
 }
 
 # file extension -> factory of `frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp`
@@ -33,7 +37,9 @@ FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {
     "onnx": _attr("minun_mlir.frontends.onnx", "frontend"),
 }
 
-TARGETS: dict[str, Callable[[], type]] = {}
+TARGETS: dict[str, Callable[[], type]] = {
+    "c": _attr("minun_mlir.lowering.c_printer", "CTarget"),
+}
 
 
 def pass_help() -> str:

@@ -72,3 +72,15 @@ def decode_outputs(module: ModuleOp | func.FuncOp, outputs: list[np.ndarray]
         else:
             decoded.append(out)
     return decoded
+
+
+def storage_inputs(module: ModuleOp | func.FuncOp, features: np.ndarray) -> np.ndarray:
+    """Reals -> the raw input buffers the generated C takes (minun_input_t): one row per
+    example, encoded exactly as the evaluator encodes them."""
+    from minun_mlir.numerics.float_eval import model_inputs
+
+    (op,) = model_inputs(module)
+    el = op.results[0].type.element_type
+    values = encode_input(module)(op, np.asarray(features, dtype=np.float64))
+    dtype = {8: np.int8, 16: np.int16, 32: np.int32}.get(getattr(el, "width", 0), np.float32)
+    return values.reshape(len(values), -1).astype(dtype)

@@ -51,6 +51,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def describe_latency(run_result) -> str:
+    median = run_result.latency_median
+    unit = run_result.latency_unit
+    if unit == "cycles":  # the Uno runs at 16 MHz
+        return f"{median:,.0f} cycles = {median / 16e3:.2f} ms at 16 MHz"
+    if unit == "ns":
+        return f"{median / 1e3:.2f} us wall time on this host"
+    return f"{median:,.0f} {unit}"
+
+
 def run(args: argparse.Namespace) -> dict:
     options = Options(
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
@@ -73,20 +83,20 @@ def run(args: argparse.Namespace) -> dict:
     if args.run:
         if args.out is None or result.test is None:
             raise MinunError("error: --run needs --out and --test")
-        from minun_mlir.codegen import encode_inputs
+        from minun_mlir.numerics.l2_eval import storage_inputs
         from minun_mlir.targets import run_model
 
         n = min(args.max_inputs, len(result.test))
-        inputs = encode_inputs(result.l2, result.test.features[:n])
+        inputs = storage_inputs(result.l2, result.test.features[:n])
         run_result = run_model(result.c_dir, args.target, inputs, name=result.name,
                                config=options.label)
         agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
         acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
-        latency = run_result.to_record().get("latency", {})
-        print(f"  on {args.target}: {n} inputs, accuracy {acc:.2%}, agreement with the "
-              f"evaluator {agree:.2%}")
-        print(f"  flash {run_result.flash_bytes} B, static RAM {run_result.ram_bytes} B, "
-              f"stack {run_result.stack_bytes} B, latency {latency}")
+        print(f"  on {args.target}: {n} test inputs, accuracy {acc:.2%}, labels equal to the "
+              f"evaluator's on {agree:.2%}")
+        stack = "n/a" if run_result.stack_bytes is None else f"{run_result.stack_bytes:,} B"
+        print(f"  flash {run_result.flash_bytes:,} B, static RAM {run_result.ram_bytes:,} B, "
+              f"stack {stack}, latency {describe_latency(run_result)} (median)")
         report["run"] = run_result.to_record() | {"agreement": agree, "target_accuracy": acc}
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,45 @@
+"""minun-compile end to end: a model file to C, run on the host, labels equal to the
+bit-exact evaluator's; and its errors are diagnostics."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+USPS = ROOT / "examples" / "fastgrnn_lr_usps"
+
+
+def compile_(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "minun-compile"), *args], capture_output=True,
+                          text=True)
+
+
+def test_usps_on_the_host_matches_the_evaluator(tmp_path):
+    report = tmp_path / "r.json"
+    r = compile_(str(ROOT / "examples" / "fastgrnn_lr_usps.sd"), "--train",
+                 str(USPS / "test.npy"), "--test", str(USPS / "test.npy"), "--out",
+                 str(tmp_path / "c"), "--run", "--json", str(report))
+    assert r.returncode == 0, r.stderr
+    data = json.loads(report.read_text())
+    assert data["accuracy"] == 1.0 and data["disagreement"] == 0.0
+    assert data["run"]["labels"] == [9, 6, 3, 6, 6, 0, 0, 0, 6, 9]
+    assert data["run"]["agreement"] == 1.0
+    assert {p.name for p in (tmp_path / "c").iterdir()} >= {"model.h", "model.c"}
+
+
+def test_data_driven_without_training_data_is_a_diagnostic(tmp_path):
+    r = compile_(str(ROOT / "examples" / "fastgrnn_lr_usps.sd"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "data-driven scales need training data (--train FILE)" in r.stderr
+
+
+def test_unknown_model_format_is_a_diagnostic(tmp_path):
+    bad = tmp_path / "model.txt"
+    bad.write_text("hello")
+    r = compile_(str(bad), "--scales", "maxscale", "--maxscale", "5")
+    assert r.returncode == 1 and "unknown model format '.txt'" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -185,6 +185,8 @@ def render(measurements: list[Measurement], float_acc: dict[str, float | None]) 
     for name in models:
         out.append(f"| {name} | " + " | ".join(
             pct(by[(name, c)].disagreement) if (name, c) in by else "n/a" for c in fixed) + " |")
+    out += render_targets(measurements, models, configs)
+    out += render_summary(measurements, float_acc, models, fixed)
     out += ["", "## Compile time (wall clock, 2-core machine; buckets keep this file "
             "deterministic, exact figures in benchmarks/timings.json)", "",
             "| model | " + " | ".join(configs) + " |", "|---|" + "---|" * len(configs)]
@@ -193,3 +195,199 @@ def render(measurements: list[Measurement], float_acc: dict[str, float | None]) 
             time_bucket(by[(name, c)].compile_seconds) if (name, c) in by else "n/a"
             for c in configs) + " |")
     return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# Targets: build the generated C and run it in the simulators
+# --------------------------------------------------------------------------------------
+
+TARGETS = ("avr", "cortex-m0plus", "cortex-m3", "cortex-m4")
+N_INPUTS = 10  # test inputs simulated per model and configuration (latency: the median)
+
+
+def ram_figures(l2) -> tuple[int, int]:
+    """(planned scratch bytes, lower bound): the greedy plan's peak, and the largest sum of
+    buffers live at one program point (no plan can do better)."""
+    from xdsl.dialects import func
+
+    from minun_mlir.lowering.lower_to_loops import lower_to_loops
+    from minun_mlir.passes.memory_plan import buffers_of, memory_plan
+
+    l3 = lower_to_loops(l2)
+    fn = next(op for op in l3.ops if isinstance(op, func.FuncOp) and not op.is_declaration)
+    buffers = [b for _, b in buffers_of(fn)]
+    bound = max((sum(b.size for b in buffers if b.first <= p <= b.last)
+                 for p in {b.first for b in buffers}), default=0)
+    return memory_plan(l3, "greedy"), bound
+
+
+def run_targets(entry: Entry, options: Options, result: Compiled, work: Path) -> dict:
+    from minun_mlir.codegen import emit_c, profile_for
+    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_mlir.targets import TargetError, run_model
+
+    n = min(N_INPUTS, len(result.test))
+    inputs = storage_inputs(result.l2, result.test.features[:n])
+    expected = result.predictions[:n]
+    scratch, bound = ram_figures(result.l2)
+    records: dict = {"scratch_bytes": scratch, "ram_lower_bound": bound}
+    slug = "".join(c if c.isalnum() else "-" for c in f"{entry.name}-{options.label}")
+    for target in TARGETS:
+        c_dir = work / slug / profile_for(target)
+        if not c_dir.exists():
+            emit_c(result.l2, target, c_dir)
+        try:
+            run = run_model(c_dir, target, inputs, name=entry.name, config=options.label,
+                            work_dir=work / slug / f"build-{target}")
+        except TargetError as e:
+            records[target] = {"error": " ".join(str(e).split())[:300]}
+            continue
+        agree = None if entry.regression else float(np.mean(run.labels == expected))
+        records[target] = {
+            "flash_bytes": run.flash_bytes, "ram_bytes": run.ram_bytes,
+            "stack_bytes": run.stack_bytes, "latency_unit": run.latency_unit,
+            "latency_median": run.latency_median, "agreement": agree, "inputs": n,
+        }
+    return records
+
+
+def _num(x: float | int | None, fmt: str = "{:,.0f}") -> str:
+    return "n/a" if x is None else fmt.format(x)
+
+
+def _latency(m: Measurement, target: str) -> float | None:
+    rec = m.targets.get(target, {})
+    return rec.get("latency_median")
+
+
+def _speedup(by, name: str, config: str, target: str) -> float | None:
+    base = by.get((name, "float32"))
+    m = by.get((name, config))
+    if base is None or m is None:
+        return None
+    f, q = _latency(base, target), _latency(m, target)
+    return None if f is None or q is None or q == 0 else f / q
+
+
+def _cell_error(rec: dict) -> str:
+    text = rec["error"]
+    if "flash" in text and ("overflow" in text or "exceed" in text or "does not fit" in text):
+        return "does not fit (flash)"
+    if "RAM" in text or "ram" in text:
+        return "does not fit (RAM)"
+    return "build/run failed"
+
+
+def render_targets(measurements: list[Measurement], models, configs) -> list[str]:
+    by = {(m.model, m.config): m for m in measurements}
+    if not any(m.targets for m in measurements):
+        return ["", "## Targets", "", "not available (run without --no-targets)"]
+    out = ["", "## Arduino Uno (ATmega328P, 16 MHz; simavr, exact cycles)", "",
+           f"Median over the first {N_INPUTS} test inputs. Static RAM is the linker's "
+           ".data + .bss (scratch buffer, harness buffers); scratch = the planned buffer "
+           "memory, lower bound = the largest sum of buffers live at one point; speedup = "
+           "float32 cycles / these cycles; agreement = labels equal to the evaluator's.", "",
+           "| model | config | flash B | static RAM B | scratch B (lower bound) | cycles | ms "
+           "| speedup | agreement |", "|---|---|---|---|---|---|---|---|---|"]
+    for name in models:
+        for c in configs:
+            m = by.get((name, c))
+            if m is None or not m.targets:
+                continue
+            rec = m.targets.get("avr", {})
+            ram = f"{m.targets['scratch_bytes']:,} ({m.targets['ram_lower_bound']:,})"
+            if "error" in rec:
+                out.append(f"| {name} | {c} | {_cell_error(rec)} | | {ram} | | | | |")
+                continue
+            cyc = rec.get("latency_median")
+            sp = _speedup(by, name, c, "avr")
+            out.append(
+                f"| {name} | {c} | {_num(rec.get('flash_bytes'))} | "
+                f"{_num(rec.get('ram_bytes'))} | {ram} | {_num(cyc)} | "
+                f"{_num(None if cyc is None else cyc / 16e3, '{:.2f}')} | "
+                f"{_num(sp, '{:.2f}x')} | {pct(rec.get('agreement'))} |")
+    out += ["", "## Cortex-M (QEMU with our TCG plugin: exact instruction counts)", "",
+            "Instructions per inference (median); speedup = float32 / this configuration "
+            "(soft float on all three: M4 without FPU).", "",
+            "| model | config | M0+ | M3 | M4 | speedup M0+ / M3 / M4 |", "|---|---|---|---|---|---|"]
+    for name in models:
+        for c in configs:
+            m = by.get((name, c))
+            if m is None or not m.targets:
+                continue
+            cells = []
+            for t in TARGETS[1:]:
+                rec = m.targets.get(t, {})
+                cells.append(_cell_error(rec) if "error" in rec
+                             else _num(rec.get("latency_median")))
+            sps = " / ".join(_num(_speedup(by, name, c, t), "{:.2f}x") for t in TARGETS[1:])
+            out.append(f"| {name} | {c} | " + " | ".join(cells) + f" | {sps} |")
+    return out
+
+
+def render_summary(measurements, float_acc, models, fixed) -> list[str]:
+    by = {(m.model, m.config): m for m in measurements}
+    out = ["", "## Summary", "",
+           "Accuracy drop: mean over the classification models, in points. Speedups and RAM "
+           "ratio: geometric means over the models where both float32 and the configuration "
+           "ran.", "",
+           "| config | mean accuracy drop | speedup AVR | M0+ | M3 | M4 | static RAM float32 / "
+           "config (AVR) |", "|---|---|---|---|---|---|---|"]
+    for c in fixed:
+        drops = [float_acc[n] - by[(n, c)].accuracy for n in models
+                 if (n, c) in by and by[(n, c)].accuracy is not None
+                 and float_acc.get(n) is not None]
+        drop = None if not drops else 100 * sum(drops) / len(drops)
+        sps = [geomean(_speedup(by, n, c, t) for n in models) for t in TARGETS]
+        ratios = []
+        for n in models:
+            f, q = by.get((n, "float32")), by.get((n, c))
+            if f and q and "ram_bytes" in f.targets.get("avr", {}) and "ram_bytes" in \
+                    q.targets.get("avr", {}):
+                ratios.append(f.targets["avr"]["ram_bytes"] / q.targets["avr"]["ram_bytes"])
+        out.append(f"| {c} | {_num(drop, '{:.2f}')} | " + " | ".join(
+            _num(s, "{:.2f}x") for s in sps) + f" | {_num(geomean(ratios), '{:.2f}x')} |")
+    out += ["", "## The papers' figures beside ours", "", ANCHORS.format(**anchor_cells(
+        by, float_acc, models)).rstrip()]
+    return out
+
+
+def anchor_cells(by, float_acc, models) -> dict[str, str]:
+    def family_models(prefix):
+        return [n for n in models if n.startswith(prefix) and not n.endswith("-onnx")
+                and "(real)" not in n]
+
+    def speed(prefix, config):
+        return _num(geomean(_speedup(by, n, config, "avr") for n in family_models(prefix)),
+                    "{:.1f}x")
+
+    def loss(prefix, config):
+        drops = [float_acc[n] - by[(n, config)].accuracy for n in family_models(prefix)
+                 if (n, config) in by and by[(n, config)].accuracy is not None]
+        return _num(100 * sum(drops) / len(drops) if drops else None, "{:.2f}")
+
+    seedot = "fixed16-maxscaleauto"
+    mixed = "fixed16-params8"
+    usps = by.get(("fastgrnn-lr-usps (real)", "fixed16"))
+    uno = "n/a"
+    if usps is not None and "latency_median" in usps.targets.get("avr", {}):
+        rec = usps.targets["avr"]
+        uno = (f"USPS FastGRNN: {rec['ram_bytes']:,} B RAM, "
+               f"{rec['latency_median'] / 16e3:.0f} ms, labels as evaluator "
+               f"{pct(rec['agreement'])}%")
+    ratios = []
+    for n in models:
+        f, q = by.get((n, "float32")), by.get((n, "fixed16"))
+        if f and q and "ram_bytes" in f.targets.get("avr", {}) and "ram_bytes" in \
+                q.targets.get("avr", {}):
+            ratios.append(f.targets["avr"]["ram_bytes"] / q.targets["avr"]["ram_bytes"])
+    return {
+        "seedot_speedup": f"{speed('bonsai', seedot)} / {speed('protonn', seedot)} "
+                          "(tuned maxscale)",
+        "seedot_loss": f"{loss('bonsai', seedot)} / {loss('protonn', seedot)} points",
+        "mixed_speedup": f"{speed('protonn', mixed)} / {speed('bonsai', mixed)} "
+                         "(8-bit parameters)",
+        "mixed_loss": f"{loss('protonn', mixed)} / {loss('bonsai', mixed)} points",
+        "fastgrnn_uno": uno,
+        "ram_ratio": f"{_num(geomean(ratios), '{:.1f}x')} (fixed16 vs float32, static RAM)",
+    }

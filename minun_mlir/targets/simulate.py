@@ -20,6 +20,7 @@ from pathlib import Path
 from .boards import Board
 from .build import symbol_address
 from .cache import qemu_plugin, simavr_host
+from .simavr_skip import skip_hazards
 from .errors import SimulationError, SimulationTimeout
 from .toolchain import require_tool, tail
 
@@ -119,6 +120,13 @@ def _describe_fault(value: str) -> str:
 
 
 def _simulate_avr(board: Board, elf: Path, name: str, timeout: float) -> SimOutput:
+    hazards = skip_hazards(elf)
+    if hazards:
+        where = ", ".join(f"{fn}+0x{addr:x}" for fn, addr in hazards[:5])
+        raise SimulationError(
+            f"error: {name}: simavr 1.6 would mis-execute this program (a skip over ADIW/SBIW, "
+            f"see minun_mlir/targets/simavr_skip.py) at {where}; build it with the avr "
+            "profile's flags (-fno-peephole2) so that its results can be trusted")
     host = simavr_host()
     syms = symbol_address(board, elf, ["__heap_start", "_end"])
     stack_low = syms.get("__heap_start", syms.get("_end"))

@@ -1,0 +1,53 @@
+"""A guard against a simavr 1.6 bug that silently changes program results.
+
+When a skip instruction (CPSE, SBRC, SBRS, SBIC, SBIS) skips the next instruction, simavr
+decides whether that instruction is one or two words with `(opcode & 0xfc0f)` compared to
+the LDS/STS/JMP/CALL patterns. That mask also matches ADIW and SBIW with immediates whose
+low nibble is 12..15 (e.g. `adiw r24, 63`, which avr-gcc emits for `x / 64` after
+`sbrc r25, 7`), so simavr skips two words instead of one and the program computes
+something the real ATmega328P does not. Real silicon is fine.
+
+The AVR profile compiles with `-fno-peephole2`, which keeps avr-gcc from turning such
+branches into skips; this scan of every function of the linked ELF makes sure no such pair
+is left, so a simulated result is never silently wrong.
+"""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+from pathlib import Path
+
+
+def _is_skip(w: int) -> bool:
+    return ((w & 0xFC00) == 0x1000 or (w & 0xFE08) in (0xFC00, 0xFE00)
+            or (w & 0xFF00) in (0x9900, 0x9B00))
+
+
+def _simavr_two_words(w: int) -> bool:
+    return (w & 0xFC0F) in (0x9200, 0x9000, 0x940C, 0x940D, 0x940E, 0x940F)
+
+
+def _really_two_words(w: int) -> bool:
+    return (w & 0xFE0F) in (0x9000, 0x9200) or (w & 0xFE0E) in (0x940C, 0x940E)
+
+
+def skip_hazards(elf: Path, objcopy: str = "avr-objcopy", nm: str = "avr-nm"
+                 ) -> list[tuple[str, int]]:
+    """(function, byte address) of every skip whose next instruction simavr mis-sizes."""
+    image = subprocess.run([objcopy, "-O", "binary", "-j", ".text", str(elf), "/dev/stdout"],
+                           capture_output=True, check=True).stdout
+    symbols = subprocess.run([nm, "-S", "--defined-only", str(elf)], capture_output=True,
+                             text=True, check=True).stdout
+    found = []
+    for line in symbols.splitlines():
+        parts = line.split()
+        if len(parts) != 4 or parts[2] not in ("T", "t"):
+            continue
+        start, size = int(parts[0], 16), int(parts[1], 16)
+        end = min(start + size, len(image)) - 2
+        for a in range(start, end, 2):
+            w, nxt = struct.unpack_from("<HH", image, a)
+            if _is_skip(w) and _simavr_two_words(nxt) != _really_two_words(nxt):
+                found.append((parts[3], a))
+    return found

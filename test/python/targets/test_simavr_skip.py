@@ -1,0 +1,43 @@
+"""simavr 1.6 mis-sizes ADIW/SBIW when a skip instruction jumps over them (see
+minun_mlir/targets/simavr_skip.py). These tests show the hazard on a real avr-gcc build,
+that the harness refuses to simulate such a program, and that the avr profile's flags
+avoid it and give the host's result."""
+
+from __future__ import annotations
+
+import pytest
+
+from minun_mlir.targets import SimulationError, build_and_run
+
+VALUES = (-13220, 2596, 5989, 548, -2094, 17617, -21851, 4512)
+# trunc division by 64 of a table's entries: avr-gcc -Os emits `sbrc r25, 7; adiw r24, 63`
+PROGRAM = r"""
+#include "minun_target.h"
+static int16_t table[8] = {%s};
+static int16_t out[8];
+int main(void) {
+    for (int i = 0; i < 8; i++) out[i] = (int16_t)(100 - table[i] / 64);
+    for (int i = 0; i < 8; i++) { minun_print_i32(out[i]); minun_putc(' '); }
+    minun_putc('\n');
+    minun_exit(0);
+}
+""" % ", ".join(map(str, VALUES))
+
+
+def host_values() -> list[int]:
+    return [100 - int(v / 64) for v in VALUES]  # C division truncates toward zero
+
+
+def test_plain_os_build_has_the_hazard_and_is_refused(tmp_path):
+    src = tmp_path / "p.c"
+    src.write_text(PROGRAM)
+    # -fpeephole2 after the profile's -fno-peephole2: plain avr-gcc -Os code generation
+    with pytest.raises(SimulationError, match="simavr 1.6 would mis-execute"):
+        build_and_run([src], "avr", cflags=("-fpeephole2",), work_dir=tmp_path / "w")
+
+
+def test_avr_profile_avoids_the_hazard_and_matches_the_host(tmp_path):
+    src = tmp_path / "p.c"
+    src.write_text(PROGRAM)
+    result = build_and_run([src], "avr", work_dir=tmp_path / "w")
+    assert [int(v) for v in result.output.split()] == host_values()

@@ -20,8 +20,8 @@ from pathlib import Path
 from .boards import Board
 from .build import symbol_address
 from .cache import qemu_plugin, simavr_host
-from .simavr_skip import skip_hazards
 from .errors import SimulationError, SimulationTimeout
+from .simavr_skip import skip_hazards
 from .toolchain import require_tool, tail
 
 META = "@minun "

@@ -13,7 +13,7 @@ VALUES = (-13220, 2596, 5989, 548, -2094, 17617, -21851, 4512)
 # trunc division by 64 of a table's entries: avr-gcc -Os emits `sbrc r25, 7; adiw r24, 63`
 PROGRAM = r"""
 #include "minun_target.h"
-static int16_t table[8] = {%s};
+static int16_t table[8] = {VALUES};
 static int16_t out[8];
 int main(void) {
     for (int i = 0; i < 8; i++) out[i] = (int16_t)(100 - table[i] / 64);
@@ -21,7 +21,7 @@ int main(void) {
     minun_putc('\n');
     minun_exit(0);
 }
-""" % ", ".join(map(str, VALUES))
+""".replace("VALUES", ", ".join(map(str, VALUES)))
 
 
 def host_values() -> list[int]:

@@ -309,7 +309,8 @@ def render_targets(measurements: list[Measurement], models, configs) -> list[str
     out += ["", "## Cortex-M (QEMU with our TCG plugin: exact instruction counts)", "",
             "Instructions per inference (median); speedup = float32 / this configuration "
             "(soft float on all three: M4 without FPU).", "",
-            "| model | config | M0+ | M3 | M4 | speedup M0+ / M3 / M4 |", "|---|---|---|---|---|---|"]
+            "| model | config | M0+ | M3 | M4 | speedup M0+ / M3 / M4 |",
+            "|---|---|---|---|---|---|"]
     for name in models:
         for c in configs:
             m = by.get((name, c))

@@ -379,11 +379,12 @@ class Gen:
             return self.binop(arith.AddiOp, self.shrsi(x, n), bit, nsw=True)
         if rounding != "trunc":
             raise MinunError(f"error: unknown rounding mode '{rounding}'")
-        # toward zero: (x < 0 ? x + 2^n - 1 : x) >> n, C's x / 2^n without a division
-        # (avr-gcc -Os would call its 32-bit division routine for the literal quotient)
-        neg = self.cmp(x, self.iconst(0, w), "slt")
-        biased = self.binop(arith.AddiOp, x, self.iconst((1 << n) - 1, w), nsw=True)
-        return self.shrsi(self.select(neg, biased, x), n)
+        # toward zero: (x + ((x >> (w-1)) & (2^n - 1))) >> n, C's x / 2^n without a
+        # division (avr-gcc -Os calls its 32-bit division routine for x / 2^n) and without
+        # a branch (the skip-over-adiw that avr-gcc emits for `x < 0 ? x + 63 : x` is
+        # misexecuted by simavr 1.6, see docs/codegen.md)
+        bias = self.binop(arith.AndIOp, self.shrsi(x, w - 1), self.iconst((1 << n) - 1, w))
+        return self.shrsi(self.binop(arith.AddiOp, x, bias, nsw=True), n)
 
     def narrow(self, x: SSAValue, bits: int, overflow: str) -> SSAValue:
         if bits >= width(x):

@@ -290,12 +290,12 @@ class ForOp(IRDLOperation):
 
 @irdl_op_definition
 class IfOp(IRDLOperation):
-    """`if (cond) { then } else { other }` (an empty else is not printed)."""
+    """`if (cond) { then } else { other }` (an empty else, or none, is not printed)."""
 
     name = "cemit.if"
     cond = operand_def()
     then = region_def("single_block")
-    other = region_def("single_block")
+    other = region_def()
     traits = traits_def(NoTerminator())
     assembly_format = "$cond attr-dict `:` type($cond) $then `else` $other"
 
@@ -437,6 +437,8 @@ class CallOp(ExpressionOp):
 
 def statements(region: Region) -> list[Operation]:
     """The statements of a region in order (expressions are printed through their users)."""
+    if not region.blocks:
+        return []
     return [op for op in region.block.ops if not isinstance(op, ExpressionOp)]
 
 

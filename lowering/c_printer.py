@@ -335,7 +335,7 @@ int minun_predict_float(const float *x, float *scores);
 """
 
     def wrapper(self, m: Model) -> str:
-        if m.input_scale is None:  # float32 model: the entry point already takes floats
+        if m.input_type == "float":  # float32 model: the entry point already takes floats
             return """int minun_predict_float(const float *x, float *scores)
 {
     return minun_predict(x, scores);
@@ -350,11 +350,12 @@ int minun_predict_float(const float *x, float *scores);
             # floor(r + 0.5) without the float addition's rounding: r - floor(r) is exact
             "nearest": "floorf(r) + (r - floorf(r) >= 0.5f ? 1.0f : 0.0f)",
         }[m.rounding]
-        return f"""/* Reals -> stored input: round(v * 2^{m.input_scale}) ({m.rounding}), saturated,
+        in_scale = m.input_scale or 0
+        return f"""/* Reals -> stored input: round(v * 2^{in_scale}) ({m.rounding}), saturated,
  * as the evaluator encodes inputs (the scaling by a power of two is exact). */
 static minun_input_t minun_quantize_input(float v)
 {{
-    float r = v * {float_literal(2.0 ** m.input_scale)};
+    float r = v * {float_literal(2.0 ** in_scale)};
     if (r >= {float(hi)!r}f)
         return {int_literal(hi)};
     if (r <= {float(lo)!r}f)

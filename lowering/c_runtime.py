@@ -57,7 +57,7 @@ def shift_right(expr: str, n: int, rounding: str, nonneg: bool = False) -> str:
         return f"({expr} >> {n})"
     if rounding == "nearest":
         return f"(({expr} >> {n}) + (({expr} >> {n - 1}) & 1))"
-    return f"(({expr} < 0 ? {expr} + {(1 << n) - 1}L : {expr}) >> {n})"
+    return f"(({expr} + (({expr} >> 31) & {(1 << n) - 1}L)) >> {n})"  # int32_t expr
 
 
 def c_array(ctype: str, name: str, values: Iterable[int], profile: Profile) -> str:
@@ -276,7 +276,7 @@ def runtime_header(profile: Profile, used: Iterable[str]) -> str:
             "#define MINUN_RD32(p) ((int32_t)pgm_read_dword(p))",
             "#define MINUN_RDF(p) pgm_read_float(p)",
         ]
-    text = "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n\n"
     for n in names:
         if n not in LIBM:
             text += HELPERS[n][1](profile)

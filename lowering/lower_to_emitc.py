@@ -56,6 +56,11 @@ EXPRESSIONS = (arith.ConstantOp, *INT_BINARY, *FLOAT_BINARY, arith.ShLIOp, arith
                arith.CmpiOp, arith.CmpfOp, arith.SelectOp, arith.MaxSIOp, arith.MinSIOp,
                arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp, arith.NegfOp, memref.LoadOp,
                func.CallOp)
+C_RESERVED = (
+    "auto break case char const continue default do double else enum extern float for goto "
+    "if inline int long register restrict return short signed sizeof static struct switch "
+    "typedef union unsigned void volatile while main"
+).split()
 SCRATCH_MEMBER = {"i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64", "f32": "f32"}
 
 
@@ -112,7 +117,7 @@ class EmitC:
 
     def run(self) -> ModuleOp:
         entry = None
-        self.names.update({"x", "out", "minun_predict", "minun_predict_float"})
+        self.names.update({"x", "out", "minun_predict", "minun_predict_float", *C_RESERVED})
         for op in self.module.ops:
             if isinstance(op, memref.GlobalOp):
                 self.global_(op)

@@ -65,17 +65,32 @@ def profile_for(target: str) -> str:
     return PROFILE_OF_TARGET[target]
 
 
+class CFiles(dict):
+    """{file name: C text}; when written to a directory it is also path-like (that
+    directory), so `Path(emit_c(l2, "avr", out))` is the model directory."""
+
+    def __init__(self, files: dict[str, str], directory: Path | None = None):
+        super().__init__(files)
+        self.directory = directory
+
+    def __fspath__(self) -> str:
+        if self.directory is None:
+            raise TypeError("these C files were not written to a directory")
+        return str(self.directory)
+
+
 def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = None, *,
-           planner: str = "greedy", budget: int = 0, name: str = "model") -> dict[str, str]:
+           planner: str = "greedy", budget: int = 0, name: str = "model") -> CFiles:
     """The C files of a model ({"model.h", "model.c", "minun_runtime.h"} -> text), written
     to out_dir when given. `target` is a profile (x86, avr, cortex-m) or a harness target
     name; `budget` (bytes) makes the planner fail with a diagnostic when RAM is short."""
-    files = print_c(to_l4(module, planner, budget), profile_for(target), name)
+    files = CFiles(print_c(to_l4(module, planner, budget), profile_for(target), name))
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for fname, text in files.items():
             (out / fname).write_text(text)
+        files.directory = out
     return files
 
 

@@ -1,0 +1,212 @@
+"""Shared by the codegen tests: the models and configurations, memoised quantization and
+evaluator outputs (per process: with pytest-xdist each worker builds a model/config at
+most once), and a host build of generated C that runs a whole batch in one process."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from minun_mlir.dialects import minun, num
+from minun_mlir.passes.quantize import quantize_module
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from minun_mlir.data import Dataset, input_shape, load_dataset
+from minun_mlir.frontends.seedot import load_program
+from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2
+from minun_mlir.numerics.repr import QuantizeConfig
+
+STRICT = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
+
+HOST_MAIN = r"""
+#include <stdio.h>
+#include <stdint.h>
+#include "model.h"
+
+/* Reads rows of MINUN_INPUT_SIZE inputs from argv[1] (raw bytes); writes, per row, the
+ * label (int32) and the MINUN_OUTPUT_SIZE scores (raw) to stdout. argv[2] = "float" runs
+ * minun_predict_float on float rows instead. */
+int main(int argc, char **argv)
+{
+    FILE *f;
+    (void)argc;
+    f = fopen(argv[1], "rb");
+    if (!f)
+        return 2;
+    if (argc > 2) {
+        float x[MINUN_INPUT_SIZE], y[MINUN_OUTPUT_SIZE];
+        while (fread(x, sizeof x, 1, f) == 1) {
+            int32_t label = minun_predict_float(x, y);
+            fwrite(&label, sizeof label, 1, stdout);
+            fwrite(y, sizeof y, 1, stdout);
+        }
+    } else {
+        minun_input_t x[MINUN_INPUT_SIZE];
+        minun_output_t y[MINUN_OUTPUT_SIZE];
+        while (fread(x, sizeof x, 1, f) == 1) {
+            int32_t label = minun_predict(x, y);
+            fwrite(&label, sizeof label, 1, stdout);
+            fwrite(y, sizeof y, 1, stdout);
+        }
+    }
+    fclose(f);
+    return 0;
+}
+"""
+
+
+def build_host(model_dir: Path, exe: Path, cflags=("-O2",), cc: str = "gcc") -> Path:
+    main = model_dir / "host_main.c.txt"
+    main.write_text(HOST_MAIN)
+    cmd = [cc, *STRICT, *cflags, f"-I{model_dir}", "-x", "c", str(main), "-x", "c",
+           str(model_dir / "model.c"), "-o", str(exe), "-lm"]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return exe
+
+
+def run_host(exe: Path, inputs: np.ndarray, out_dtype: np.dtype, n_out: int,
+             as_float: bool = False, env=None) -> tuple[np.ndarray, np.ndarray]:
+    data = exe.with_suffix(".in")
+    np.ascontiguousarray(inputs).tofile(data)
+    args = [str(exe), str(data)] + (["float"] if as_float else [])
+    proc = subprocess.run(args, check=True, capture_output=True, env=env)
+    rec = np.dtype([("label", "<i4"), ("scores", out_dtype, (n_out,))])
+    out = np.frombuffer(proc.stdout, dtype=rec)
+    return out["label"].astype(np.int64), out["scores"]
+
+
+@dataclass
+class Expected:
+    inputs: np.ndarray  # stored input integers (or float32), (N, n_in)
+    labels: np.ndarray  # (N,)
+    scores: np.ndarray  # (N, n_out) stored integers
+
+
+def storage_dtype(el) -> np.dtype:
+    if isinstance(el, num.FixedType):
+        return np.dtype(f"<i{el.width // 8}")
+    return np.dtype("<f4")
+
+
+def expected(l2: ModuleOp, features: np.ndarray) -> Expected:
+    """The evaluator's integers: the encoded inputs, the labels and the scores."""
+    fn = next(op for op in l2.ops if isinstance(op, func.FuncOp))
+    inp = next(op for op in fn.walk() if isinstance(op, num.InputOp))
+    ret = fn.body.block.last_op
+    result = ret.operands[0]
+    feats = np.asarray(features, dtype=np.float64).reshape(len(features),
+                                                           *inp.result.type.get_shape())
+    x = encode_input(l2)(inp, feats)
+    scores_mod = l2.clone()
+    sfn = next(op for op in scores_mod.ops if isinstance(op, func.FuncOp))
+    sret = sfn.body.block.last_op
+    sres = sret.operands[0]
+    if not isinstance(sres.type, TensorType):
+        assert isinstance(sres.owner, (minun.ArgMaxOp, minun.SgnOp))
+        sres = sres.owner.input
+        sret.operands = [sres]
+        sfn.function_type = func.FunctionType.from_lists([], [sres.type])
+    scores = evaluate_l2(scores_mod, features).outputs[0]
+    scores = scores.reshape(len(features), -1)
+    if isinstance(result.type, TensorType):
+        labels = np.argmax(scores, axis=1)
+    else:
+        labels = evaluate_l2(l2, features).outputs[0].reshape(-1)
+    el = inp.result.type.element_type
+    sel = sres.type.element_type
+    return Expected(np.asarray(x).reshape(len(features), -1).astype(storage_dtype(el)),
+                    labels.astype(np.int64), scores.astype(storage_dtype(sel)))
+
+
+ROOT = Path(__file__).resolve().parents[3]
+SUITE_DIR = ROOT / "benchmarks" / "models"
+
+
+@dataclass(frozen=True)
+class Model:
+    program: Path
+    weights: Path
+    train: Path  # profiling data
+    test: Path
+
+
+def _example(name: str, suite: str | None) -> Model:
+    weights = ROOT / "examples" / name
+    train = SUITE_DIR / suite / "train.npy" if suite else weights / "test.npy"
+    return Model(ROOT / "examples" / f"{name}.sd", weights, train, weights / "test.npy")
+
+
+# examples/README.md: four examples are copies of suite models (whose train split we use)
+EXAMPLES = {
+    "protonn": _example("protonn", "protonn-digits10"),
+    "bonsai": _example("bonsai", "bonsai-digits-binary"),
+    "fastgrnn": _example("fastgrnn", "fastgrnn-digits10"),
+    "fastgrnn_lr_usps": _example("fastgrnn_lr_usps", None),
+    "lenet": _example("lenet", "lenet-digits10"),
+    "rnnpool": _example("rnnpool", None),
+}
+SUITE = {d.name: Model(d / "model.sd", d, d / "train.npy", d / "test.npy")
+         for d in sorted(SUITE_DIR.iterdir()) if (d / "model.sd").is_file()}
+ALL_MODELS = {**EXAMPLES, **{f"suite/{k}": v for k, v in SUITE.items()}}
+
+CONFIGS = {
+    "fixed16": ("fixed", QuantizeConfig(bits=16)),
+    "fixed8": ("fixed", QuantizeConfig(bits=8)),
+    "mixed16-8": ("fixed", QuantizeConfig(bits=16, param_bits=8)),  # every parameter 8-bit
+    # SeeDot's rules: B-bit products that wrap, TreeSum with halvings, two-table exp
+    "maxscale16": ("fixed", QuantizeConfig(bits=16, scales="maxscale", maxscale=5)),
+    "maxscale8-nearest": ("fixed", QuantizeConfig(bits=8, scales="maxscale", maxscale=2,
+                                                  rounding="nearest")),
+    "fixed16-nearest-sat": ("fixed", QuantizeConfig(bits=16, rounding="nearest",
+                                                    overflow="saturate")),
+    "fixed8-floor-sat": ("fixed", QuantizeConfig(bits=8, rounding="floor",
+                                                 overflow="saturate")),
+    "float32": ("float32", QuantizeConfig()),
+}
+
+
+@functools.cache
+def quantized(model: str, config: str):
+    m = ALL_MODELS[model]
+    l1 = load_program(m.program, m.weights)
+    rep, cfg = CONFIGS[config]
+    with warnings.catch_warnings():
+        # passes/lower_composite_ops.py (mbconv in rnnpool) still calls the deprecated
+        # PatternRewriter.replace_op; not ours to change, and not what we test
+        warnings.filterwarnings("ignore", "Use .replace", DeprecationWarning)
+        l2 = quantize_module(l1, cfg, representation=rep, data=m.train)
+    return l2, test_set(model)
+
+
+@functools.cache
+def test_set(model: str) -> Dataset:
+    m = ALL_MODELS[model]
+    shape = input_shape(load_program(m.program, m.weights))
+    return load_dataset(m.test, shape, num_classes=None if "rnnpool" not in model else 10)
+
+
+@functools.cache
+def expected_for(model: str, config: str, limit: int | None = None) -> Expected:
+    l2, test = quantized(model, config)
+    feats = test.features if limit is None else test.features[:limit]
+    return expected(l2, feats)
+
+
+def have(*tools: str) -> bool:
+    return all(shutil.which(t) for t in tools)
+
+
+needs_avr = pytest.mark.skipif(not have("avr-gcc", "avr-nm"), reason="avr-gcc not installed")
+needs_arm = pytest.mark.skipif(not have("arm-none-eabi-gcc"),
+                               reason="arm-none-eabi-gcc not installed")
+
+
+def as_rows(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x.reshape(len(x), -1))

@@ -18,8 +18,9 @@ from minun_mlir.passes.quantize import quantize_module
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from minun_mlir.data import Dataset, input_shape, load_dataset
-from minun_mlir.frontends.seedot import load_program
+from minun_mlir.data import Dataset, load_dataset
+from minun_mlir.driver import load_model
+from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2
 from minun_mlir.numerics.repr import QuantizeConfig
 
@@ -131,10 +132,11 @@ SUITE_DIR = ROOT / "benchmarks" / "models"
 
 @dataclass(frozen=True)
 class Model:
-    program: Path
+    program: Path  # .sd or .onnx
     weights: Path
     train: Path  # profiling data
     test: Path
+    dims: tuple[tuple[str, int], ...] = ()  # ONNX symbolic dimensions
 
 
 def _example(name: str, suite: str | None) -> Model:
@@ -154,7 +156,12 @@ EXAMPLES = {
 }
 SUITE = {d.name: Model(d / "model.sd", d, d / "train.npy", d / "test.npy")
          for d in sorted(SUITE_DIR.iterdir()) if (d / "model.sd").is_file()}
-ALL_MODELS = {**EXAMPLES, **{f"suite/{k}": v for k, v in SUITE.items()}}
+REAL = ROOT / "benchmarks" / "real"
+ONNX = {name: Model(REAL / name / "model.onnx", REAL / name, REAL / name / "test.npy",
+                    REAL / name / "test.npy", dims)
+        for name, dims in (("onnx-sine", (("N", 1),)), ("onnx-mnist-8", ()))}
+ALL_MODELS = {**EXAMPLES, **{f"suite/{k}": v for k, v in SUITE.items()},
+              **{f"real/{k}": v for k, v in ONNX.items()}}
 
 CONFIGS = {
     "fixed16": ("fixed", QuantizeConfig(bits=16)),
@@ -175,7 +182,7 @@ CONFIGS = {
 @functools.cache
 def quantized(model: str, config: str):
     m = ALL_MODELS[model]
-    l1 = load_program(m.program, m.weights)
+    l1 = load_model(m.program, m.weights, dict(m.dims) or None)
     rep, cfg = CONFIGS[config]
     with warnings.catch_warnings():
         # passes/lower_composite_ops.py (mbconv in rnnpool) still calls the deprecated
@@ -188,7 +195,8 @@ def quantized(model: str, config: str):
 @functools.cache
 def test_set(model: str) -> Dataset:
     m = ALL_MODELS[model]
-    shape = input_shape(load_program(m.program, m.weights))
+    l1 = load_model(m.program, m.weights, dict(m.dims) or None)
+    shape = tuple(model_inputs(l1)[0].results[0].type.get_shape())
     return load_dataset(m.test, shape, num_classes=None if "rnnpool" not in model else 10)
 
 

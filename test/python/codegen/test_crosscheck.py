@@ -2,7 +2,8 @@
 (architecture property 2): labels and scores, for every input of every example's test
 set, at 16 and 8 bits, with every parameter at 8 bits (mixed), under SeeDot's maxscale
 rules (wrapping B-bit products, TreeSum halvings, two-table exp) and with the other
-rounding and overflow modes; plus the benchmark suite at 16 bits."""
+rounding and overflow modes; plus the benchmark suite at 16 bits and the vendored ONNX
+models (mnist-8, the TFLite-Micro sine) at 16 and 8 bits."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 from codegen_support import (
     EXAMPLES,
+    ONNX,
     SUITE,
     build_host,
     expected_for,
@@ -27,6 +29,7 @@ CASES = (
     + [(m, c) for m in ("protonn", "bonsai", "fastgrnn", "lenet", "rnnpool")
        for c in ("maxscale8-nearest", "fixed16-nearest-sat", "fixed8-floor-sat")]
     + [(f"suite/{s}", "fixed16") for s in SUITE if s not in EXAMPLE_COPIES]
+    + [(f"real/{m}", c) for m in ONNX for c in ("fixed16", "fixed8")]
 )
 
 

@@ -214,7 +214,7 @@ def link_program(board: Board, objects: list[Path], elf: Path, name: str,
         _link(board, objects, elf)
         linker_error = None
     except CompileError as err:
-        if board.kind == "x86" or not _OVERFLOW.search(str(err)):
+        if board.kind == "x86" or not _OVERFLOW.search(getattr(err, "output", str(err))):
             raise
         linker_error = err
         elf = elf.with_name(elf.stem + ".oversize.elf")
@@ -224,7 +224,7 @@ def link_program(board: Board, objects: list[Path], elf: Path, name: str,
             raise BudgetExceeded(
                 f"error: {name} does not fit {board.name} ({board.description}) and is too "
                 "large even to measure; the linker reports:\n"
-                + tail("\n".join(_overflow_lines(str(err))))
+                + tail("\n".join(_overflow_lines(getattr(err, "output", str(err)))))
             ) from None
     symbols = read_symbols(board, elf)
     excluded = sum(s.size for s in symbols if s.name in exclude)

@@ -42,8 +42,10 @@ def run_tool(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.C
     require_tool(cmd[0])
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise CompileError(f"error: {what} failed ({Path(cmd[0]).name} exit {proc.returncode}):\n"
+        err = CompileError(f"error: {what} failed ({Path(cmd[0]).name} exit {proc.returncode}):\n"
                            + tail(proc.stderr + proc.stdout))
+        err.output = proc.stderr + proc.stdout  # untruncated, for callers that parse it
+        raise err
     return proc
 
 

@@ -246,6 +246,16 @@ def test_avr_linker_overflow_becomes_budget_message(tmp_path):
     assert "not within region" not in msg and "ld:" not in msg
 
 
+def test_avr_linker_overflow_with_a_long_work_path(tmp_path):
+    """The linker's overflow line names the ELF's full path; when that makes the line long
+    the message is still recognised (it used to surface as a raw link failure)."""
+    model = fake_model(tmp_path, BIG_RAM)
+    work = tmp_path / ("a long directory name with spaces " * 3).strip()
+    with pytest.raises(BudgetExceeded, match="over the RAM budget of 2,048 bytes"):
+        run_model(model, "avr", np.zeros((2, 16), np.int16), cflags=["-DSCRATCH=3000"],
+                  name="a model name (real)", work_dir=work)
+
+
 def test_avr_flash_overflow_message(tmp_path):
     model, _ = flash_table_model(tmp_path, 2, 10_000)
     with pytest.raises(BudgetExceeded) as err:

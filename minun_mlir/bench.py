@@ -270,12 +270,12 @@ def _speedup(by, name: str, config: str, target: str) -> float | None:
 
 
 def _cell_error(rec: dict) -> str:
+    """The harness's error as a table cell (the full text is in results.json)."""
     text = rec["error"]
-    if "flash" in text and ("overflow" in text or "exceed" in text or "does not fit" in text):
-        return "does not fit (flash)"
-    if "RAM" in text or "ram" in text:
-        return "does not fit (RAM)"
-    return "build/run failed"
+    if "does not fit" in text:
+        over = [w for w in ("flash", "RAM") if f"over the {w} budget" in text]
+        return f"does not fit ({' and '.join(over) or 'board'})"
+    return "build/run failed (see results.json)"
 
 
 def render_targets(measurements: list[Measurement], models, configs) -> list[str]:

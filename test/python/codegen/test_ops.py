@@ -1,0 +1,143 @@
+"""Op by op: small hand-written L2 programs with the ops and corner cases the example
+models do not reach (concat, general reshapes and transposes of computed values, reverse,
+neg, max/min, clip and relu6, normaliseL2, grouped convolution, strided and padded pooling,
+exp at both bitwidths, saturation), compiled for x86 and run on random inputs: the C
+computes the evaluator's integers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from codegen_support import build_host, expected, run_host
+
+from minun_mlir.codegen import emit_c
+from minun_mlir.ir_text import parse_ir
+from minun_mlir.numerics.fixed import SeeDotExp
+
+
+def fx(bits: int, scale: int) -> str:
+    return f"!num.fixed<{bits}, {scale}>"
+
+
+def dense(shape: tuple[int, ...], seed: int, bits: int = 16) -> str:
+    rng = np.random.default_rng(seed)
+    hi = 1 << (bits - 1)
+    return str(rng.integers(-hi, hi, size=shape).tolist())
+
+
+F16 = fx(16, 12)
+W32 = fx(32, 12)
+PROGRAMS = {
+    "concat-reverse-neg": f"""
+func.func @main() -> tensor<2x6x{F16}> attributes {{num.rounding = "trunc"}} {{
+  %x = num.input "X" : tensor<2x3x{F16}>
+  %n = minun.neg %x : (tensor<2x3x{F16}>) -> tensor<2x3x{F16}>
+  %r = minun.reverse %n {{axis = 1 : i64}} : (tensor<2x3x{F16}>) -> tensor<2x3x{F16}>
+  %c = minun.concat %x, %r {{axis = 1 : i64}} : (tensor<2x3x{F16}>, tensor<2x3x{F16}>) -> tensor<2x6x{F16}>
+  func.return %c : tensor<2x6x{F16}>
+}}""",
+    "transpose-reshape-of-computed": f"""
+func.func @main() -> tensor<6x2x{F16}> attributes {{num.rounding = "nearest"}} {{
+  %x = num.input "X" : tensor<2x3x2x{F16}>
+  %s = num.add %x, %x : (tensor<2x3x2x{F16}>, tensor<2x3x2x{F16}>) -> tensor<2x3x2x{W32}>
+  %q = num.rescale %s {{rounding = "nearest", overflow = "saturate"}} : tensor<2x3x2x{W32}> -> tensor<2x3x2x{F16}>
+  %t = minun.transpose %q {{perm = array<i64: 2, 0, 1>}} : (tensor<2x3x2x{F16}>) -> tensor<2x2x3x{F16}>
+  %r = minun.reshape %t {{order = array<i64: 1, 0, 2>}} : tensor<2x2x3x{F16}> -> tensor<6x2x{F16}>
+  func.return %r : tensor<6x2x{F16}>
+}}""",
+    "max-min-clip-relu6": f"""
+func.func @main() -> tensor<8x{F16}> attributes {{num.rounding = "floor"}} {{
+  %x = num.input "X" : tensor<8x{F16}>
+  %w = num.param "W" dense<[100, -4000, 30000, -32768, 5, 0, -1, 7000]> : tensor<8xi16> -> tensor<8x{F16}>
+  %m = minun.max %x, %w : (tensor<8x{F16}>, tensor<8x{F16}>) -> tensor<8x{F16}>
+  %n = minun.min %m, %x : (tensor<8x{F16}>, tensor<8x{F16}>) -> tensor<8x{F16}>
+  %c = minun.clip %n {{lo = -1.5 : f64, hi = 2.25 : f64}} : (tensor<8x{F16}>) -> tensor<8x{F16}>
+  %r = minun.relu6 %c : (tensor<8x{F16}>) -> tensor<8x{F16}>
+  %s = num.add %c, %r : (tensor<8x{F16}>, tensor<8x{F16}>) -> tensor<8x{F16}>
+  func.return %s : tensor<8x{F16}>
+}}""",
+    "normalise-l2-grouped-conv-pool": f"""
+func.func @main() -> i32 attributes {{num.rounding = "trunc"}} {{
+  %x = num.input "X" : tensor<1x5x5x4x{fx(16, 13)}>
+  %n = num.normalise_l2 %x : tensor<1x5x5x4x{fx(16, 13)}> -> tensor<1x5x5x4x{fx(16, 14)}>
+  %f = num.param "F" dense<{dense((2, 2, 2, 2, 2), 1)}> : tensor<2x2x2x2x2xi16> -> tensor<2x2x2x2x2x{fx(16, 14)}>
+  %c = num.conv2d %n, %f {{strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 0, 1>, dilations = array<i64: 1, 2>, groups = 2 : i64, rounding = "trunc", halvings = 0 : i64}} : (tensor<1x5x5x4x{fx(16, 14)}>, tensor<2x2x2x2x2x{fx(16, 14)}>) -> tensor<1x3x4x4x{fx(32, 28)}>
+  %r = num.rescale %c {{rounding = "trunc", overflow = "wrap"}} : tensor<1x3x4x4x{fx(32, 28)}> -> tensor<1x3x4x4x{fx(16, 13)}>
+  %p = minun.maxpool %r {{kernel = array<i64: 2, 3>, strides = array<i64: 1, 2>, pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x3x4x4x{fx(16, 13)}>) -> tensor<1x4x2x4x{fx(16, 13)}>
+  %a = minun.argmax %p : tensor<1x4x2x4x{fx(16, 13)}>
+  func.return %a : i32
+}}""",
+    "exp-sigmoid-tanh-8bit": f"""
+func.func @main() -> tensor<6x{fx(8, 6)}> attributes {{num.rounding = "trunc"}} {{
+  %x = num.input "X" : tensor<6x{fx(8, 4)}>
+  %e = num.exp %x {{method = "shiftry"}} : tensor<6x{fx(8, 4)}> -> tensor<6x{fx(8, 6)}>
+  %s = num.sigmoid %x : tensor<6x{fx(8, 4)}> -> tensor<6x{fx(8, 6)}>
+  %t = num.tanh %x : tensor<6x{fx(8, 4)}> -> tensor<6x{fx(8, 6)}>
+  %a = num.sub %e, %s : (tensor<6x{fx(8, 6)}>, tensor<6x{fx(8, 6)}>) -> tensor<6x{fx(8, 6)}>
+  %b = num.add %a, %t : (tensor<6x{fx(8, 6)}>, tensor<6x{fx(8, 6)}>) -> tensor<6x{fx(8, 6)}>
+  func.return %b : tensor<6x{fx(8, 6)}>
+}}""",
+    "exp-16bit-nearest-sgn": f"""
+func.func @main() -> i32 attributes {{num.rounding = "nearest"}} {{
+  %x = num.input "X" : tensor<4x{fx(16, 11)}>
+  %e = num.exp %x {{method = "shiftry"}} : tensor<4x{fx(16, 11)}> -> tensor<4x{fx(16, 14)}>
+  %t = num.tanh %x : tensor<4x{fx(16, 11)}> -> tensor<4x{fx(16, 14)}>
+  %m = num.mul %e, %t : (tensor<4x{fx(16, 14)}>, tensor<4x{fx(16, 14)}>) -> tensor<4x{fx(16, 28)}>
+  %i = arith.constant 2 : i32
+  %one = minun.index %m[%i] : tensor<4x{fx(16, 28)}> -> tensor<{fx(16, 28)}>
+  %s = minun.sgn %one : tensor<{fx(16, 28)}>
+  func.return %s : i32
+}}""",
+    "wrapping-8bit-products": f"""
+func.func @main() -> tensor<2x2x{fx(8, 3)}> attributes {{num.rounding = "floor"}} {{
+  %x = num.input "X" : tensor<2x3x{fx(8, 2)}>
+  %w = num.param "W" dense<[[127, -128], [-100, 99], [64, 3]]> : tensor<3x2xi8> -> tensor<3x2x{fx(8, 1)}>
+  %y = num.matmul %x, %w {{rounding = "floor", halvings = 3 : i64}} : (tensor<2x3x{fx(8, 2)}>, tensor<3x2x{fx(8, 1)}>) -> tensor<2x2x{fx(8, 0)}>
+  %z = num.rescale %y {{rounding = "floor", overflow = "saturate"}} : tensor<2x2x{fx(8, 0)}> -> tensor<2x2x{fx(8, 3)}>
+  func.return %z : tensor<2x2x{fx(8, 3)}>
+}}""",
+    "treesum-grouped-conv": f"""
+func.func @main() -> tensor<1x2x2x4x{fx(16, 20)}> attributes {{num.rounding = "nearest"}} {{
+  %x = num.input "X" : tensor<1x3x3x4x{fx(16, 12)}>
+  %f = num.param "F" dense<{dense((2, 2, 3, 2, 2), 2)}> : tensor<2x2x3x2x2xi16> -> tensor<2x2x3x2x2x{fx(16, 10)}>
+  %c = num.conv2d %x, %f {{strides = array<i64: 2, 1>, pads = array<i64: 1, 1, 1, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, rounding = "nearest", halvings = 2 : i64}} : (tensor<1x3x3x4x{fx(16, 12)}>, tensor<2x2x3x2x2x{fx(16, 10)}>) -> tensor<1x2x2x4x{fx(16, 20)}>
+  func.return %c : tensor<1x2x2x4x{fx(16, 20)}>
+}}""",
+    "sparse-two-columns-shift": f"""
+func.func @main() -> tensor<4x2x{fx(16, 20)}> attributes {{num.rounding = "trunc"}} {{
+  %x = num.input "X" : tensor<6x2x{fx(16, 12)}>
+  %a = num.param "A" sparse dense<[[0, 3000, 0, 0, -20000, 7], [0, 0, 0, 0, 0, 0], [-32768, 0, 5, 0, 0, 1], [0, 32767, 0, 0, 0, -9]]> : tensor<4x6xi16> -> tensor<4x6x{fx(16, 10)}>
+  %y = num.sparse_matmul %a, %x {{rounding = "trunc", shift = 2 : i64}} : (tensor<4x6x{fx(16, 10)}>, tensor<6x2x{fx(16, 12)}>) -> tensor<4x2x{fx(16, 20)}>
+  func.return %y : tensor<4x2x{fx(16, 20)}>
+}}""",
+    "seedot-exp-narrow-range": (lambda se: f"""
+func.func @main() -> tensor<5x{fx(16, se.out_scale()[0])}> attributes {{num.rounding = "trunc"}} {{
+  %x = num.input "X" : tensor<5x{fx(16, 10)}>
+  %e = num.exp %x {{method = "seedot", lo = -3000 : i64, hi = -20 : i64, maxscale = 4 : i64}} : tensor<5x{fx(16, 10)}> -> tensor<5x{fx(16, se.out_scale()[0])}>
+  func.return %e : tensor<5x{fx(16, se.out_scale()[0])}>
+}}""")(SeeDotExp(16, 10, -3000, -20, 4)),
+    "seedot-exp-tiny-range": (lambda se: f"""
+func.func @main() -> tensor<5x{fx(8, se.out_scale()[0])}> attributes {{num.rounding = "nearest"}} {{
+  %x = num.input "X" : tensor<5x{fx(8, 4)}>
+  %e = num.exp %x {{method = "seedot", lo = -40 : i64, hi = 0 : i64, maxscale = 2 : i64}} : tensor<5x{fx(8, 4)}> -> tensor<5x{fx(8, se.out_scale()[0])}>
+  func.return %e : tensor<5x{fx(8, se.out_scale()[0])}>
+}}""")(SeeDotExp(8, 4, -40, 0, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_op_equals_evaluator(name, tmp_path):
+    l2 = parse_ir(PROGRAMS[name], name)
+    l2.verify()
+    inp = next(op for op in l2.walk() if op.name == "num.input")
+    shape = tuple(inp.result.type.get_shape())
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-9.0, 9.0, size=(64, *shape))
+    x[:4] = [np.full(shape, v) for v in (0.0, 100.0, -100.0, 0.5)]  # saturating corners
+    exp = expected(l2, x)
+    emit_c(l2, "x86", tmp_path)
+    exe = build_host(tmp_path, tmp_path / "host", cflags=("-O1", "-fsanitize=undefined",
+                                                          "-fno-sanitize-recover=all"))
+    labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
+    np.testing.assert_array_equal(scores, exp.scores)
+    np.testing.assert_array_equal(labels, exp.labels)

@@ -392,3 +392,26 @@ def anchor_cells(by, float_acc, models) -> dict[str, str]:
         "fastgrnn_uno": uno,
         "ram_ratio": f"{_num(geomean(ratios), '{:.1f}x')} (fixed16 vs float32, static RAM)",
     }
+
+
+def evaluator_speed(n: int = 10_000) -> dict[str, float]:
+    """Seconds to evaluate FastGRNN (digits10) on n random inputs: float and 16-bit."""
+    from minun_mlir.data import input_shape
+    from minun_mlir.frontends.seedot import load_program
+    from minun_mlir.numerics.float_eval import evaluate
+    from minun_mlir.numerics.l2_eval import evaluate_l2
+    from minun_mlir.numerics.repr import QuantizeConfig
+    from minun_mlir.passes.quantize import quantize_module
+
+    folder = MODELS / "fastgrnn-digits10"
+    module = load_program(folder / "model.sd", folder)
+    x = np.random.default_rng(0).uniform(0, 1, size=(n, *input_shape(module)))
+    t0 = time.perf_counter()
+    evaluate(module, x)
+    t1 = time.perf_counter()
+    l2 = quantize_module(module, QuantizeConfig(bits=16), data=folder / "train.npy")
+    t2 = time.perf_counter()
+    evaluate_l2(l2, x)
+    t3 = time.perf_counter()
+    return {f"fastgrnn-digits10 float evaluator, {n} inputs": t1 - t0,
+            f"fastgrnn-digits10 fixed16 evaluator, {n} inputs": t3 - t2}

@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     (bench.ROOT / "benchmarks" / "results.json").write_text(
         json.dumps(results, indent=1, sort_keys=True) + "\n")
     timings = {f"{m.model} | {m.config}": round(m.compile_seconds, 3) for m in measurements}
-    timings.update(bench.evaluator_speed())
-    for key, value in bench.evaluator_speed().items():
+    speed = bench.evaluator_speed()
+    timings.update(speed)
+    for key, value in speed.items():
         print(f"{key}: {value:.3f} s")
     (bench.ROOT / "benchmarks" / "timings.json").write_text(
         json.dumps(timings, indent=1) + "\n")

@@ -784,8 +784,9 @@ class Lowering:
             return val
         return self.materialize(val, v)
 
-    def materialize(self, val: Val, owner: SSAValue | None = None) -> Buf:
-        hint = owner.name_hint if owner is not None else None
+    def materialize(self, val: Val, owner: SSAValue | None = None, hint: str | None = None
+                    ) -> Buf:
+        hint = hint or (owner.name_hint if owner is not None else None)
         buf = self.g.alloc(max(math.prod(val.shape), 1), val.elem, hint)
         buf.owner = owner
         target = Buf(buf, val.shape, val.el)
@@ -1081,7 +1082,8 @@ class Lowering:
     def op_minun_splice_assign(self, op: minun.SpliceAssignOp) -> Val:
         dest = self.owned(op.dest)
         if dest is None:
-            dest = self.materialize(self.vals[op.dest], op.result)
+            dest = self.materialize(self.vals[op.dest], op.result,
+                                    hint=op.result.name_hint or op.dest.name_hint)
         dest.buffer.owner = op.result
         value = self.vals[op.value]
         dims = [(e, 1, self.start(s)) for e, s in enumerate(op.starts)]
@@ -1415,14 +1417,14 @@ class Lowering:
         body = op.body.block
         carried: list[Buf | None] = []
         inits: list[SSAValue] = []
-        for init in op.inits:
+        for init, res in zip(op.inits, op.results):
             if not isinstance(init.type, TensorType):
                 carried.append(None)
                 inits.append(self.ints[init])
                 continue
             buf = self.owned(init)
             if buf is None:
-                buf = self.materialize(self.vals[init])
+                buf = self.materialize(self.vals[init], hint=res.name_hint or init.name_hint)
             carried.append(buf)
 
         def run(iv: SSAValue, *scalars: SSAValue) -> list[SSAValue]:

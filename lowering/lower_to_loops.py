@@ -146,10 +146,6 @@ class Lin:
             return Lin(0)
         return Lin(self.const * k, tuple((v, c * k) for v, c in self.terms))
 
-    @property
-    def is_const(self) -> bool:
-        return not self.terms
-
     def same(self, other: Lin) -> bool:
         return self.const == other.const and dict(self.terms) == dict(other.terms)
 
@@ -173,15 +169,13 @@ class Gen:
     """Appends L3 ops to the current block; allocations, constants and global accesses
     go to the top of the function."""
 
-    def __init__(self, rounding: str):
-        self.rounding = rounding
+    def __init__(self):
         self.block: Block | None = None
         self.top: list[Operation] = []  # allocs, constants, get_global: the entry's head
         self.consts: dict[tuple, SSAValue] = {}
         self.module_ops: list[Operation] = []  # globals and helper declarations
         self.names: set[str] = set()
         self.helpers: dict[str, func.FuncOp] = {}
-        self.global_refs: dict[str, SSAValue] = {}
 
     # -- plumbing ----------------------------------------------------------------------
 
@@ -641,7 +635,7 @@ class Lowering:
         self.fn = fn
         rounding = fn.attributes.get("num.rounding")
         self.rounding = rounding.data if isinstance(rounding, StringAttr) else "trunc"
-        self.g = Gen(self.rounding)
+        self.g = Gen()
         self.vals: dict[SSAValue, Val] = {}
         self.ints: dict[SSAValue, SSAValue] = {}
         self.folded: dict[tuple[SSAValue, str], Val] = {}

@@ -403,8 +403,12 @@ class SparseMatMulOp(_MatMulLike):
         return self.shift.value.data
 
     def verify_(self) -> None:
-        if not isinstance(self.lhs.owner, ParamOp):
-            raise VerifyException(f"{self.name}: the sparse lhs must be a num.param")
+        owner = self.lhs.owner
+        if isinstance(owner, RescaleOp):  # SeeDot's MULSCALE pre-shift of the parameter
+            owner = owner.input.owner
+        if not isinstance(owner, ParamOp):
+            raise VerifyException(
+                f"{self.name}: the sparse lhs must be a num.param (possibly rescaled)")
         super().verify_()
 
 

@@ -79,7 +79,7 @@ class MBConvToPrimitives(RewritePattern):
         x = add(minun.Relu6Op.make(scale_bias(x, op.w2, op.b2)))
         x = add(_conv(x, op.f3, (1, 1), (0, 0, 0, 0), 1))
         scale_bias(x, op.w3, op.b3)
-        rewriter.replace_op(op, ops)
+        rewriter.replace(op, ops)
 
 
 class BatchNormToScaleBias(RewritePattern):
@@ -95,7 +95,7 @@ class BatchNormToScaleBias(RewritePattern):
         ca, cb = _const(a), _const(b)
         mul = minun.HadamardOp.make(op.input, ca)
         out = minun.BiasAddOp.make(mul, cb)
-        rewriter.replace_op(op, [ca, cb, mul, out])
+        rewriter.replace(op, [ca, cb, mul, out])
 
 
 class PoolToDepthwiseConv(RewritePattern):
@@ -122,7 +122,7 @@ class PoolToDepthwiseConv(RewritePattern):
             factor = k / win.sum(axis=(-2, -1))
             corr = _const(factor[None, :, :, None])
             ops += [corr, minun.HadamardOp.make(conv, corr)]
-        rewriter.replace_op(op, ops)
+        rewriter.replace(op, ops)
 
 
 class DivByConstant(RewritePattern):
@@ -132,7 +132,7 @@ class DivByConstant(RewritePattern):
         if divisor is None:
             return
         recip = _const(1.0 / divisor)
-        rewriter.replace_op(op, [recip, minun.HadamardOp.make(op.lhs, recip)])
+        rewriter.replace(op, [recip, minun.HadamardOp.make(op.lhs, recip)])
 
 
 def lower_composite_ops(module: ModuleOp) -> None:

@@ -20,9 +20,9 @@ class ComposeTransposes(RewritePattern):
         p, q = minun.ints(inner.perm), minun.ints(op.perm)
         composed = [p[i] for i in q]
         if composed == list(range(len(composed))):
-            rewriter.replace_op(op, [], [inner.input])
+            rewriter.replace(op, [], [inner.input])
         else:
-            rewriter.replace_op(op, minun.TransposeOp.make(
+            rewriter.replace(op, minun.TransposeOp.make(
                 inner.input, perm=minun.i64_array(composed)))
 
 
@@ -33,7 +33,7 @@ class NegNeg(RewritePattern):
     def match_and_rewrite(self, op: minun.NegOp, rewriter: PatternRewriter) -> None:
         inner = op.input.owner
         if isinstance(inner, minun.NegOp):
-            rewriter.replace_op(op, [], [inner.input])
+            rewriter.replace(op, [], [inner.input])
 
 
 class IdentityReshape(RewritePattern):
@@ -43,4 +43,4 @@ class IdentityReshape(RewritePattern):
     def match_and_rewrite(self, op: minun.ReshapeOp, rewriter: PatternRewriter) -> None:
         order = minun.ints(op.order)
         if op.input.type == op.result.type and order == tuple(range(len(order))):
-            rewriter.replace_op(op, [], [op.input])
+            rewriter.replace(op, [], [op.input])

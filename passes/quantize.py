@@ -21,6 +21,7 @@ from minun_mlir.passes.lower_composite_ops import lower_composite_ops
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.numerics import fixed as fx
@@ -77,7 +78,13 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         best, _ = tune_maxscale(module, config, load_training_data(module, data), profile,
                                 representation)
         config = dataclasses.replace(config, maxscale=best)
-    return reprs.get(representation).quantize(module, config, profile)
+    l2 = reprs.get(representation).quantize(module, config, profile)
+    try:
+        l2.verify()
+    except VerifyException as e:
+        raise MinunError(f"error: quantize produced invalid IR (a bug, please report): {e}"
+                         ) from None
+    return l2
 
 
 @dataclass(frozen=True)

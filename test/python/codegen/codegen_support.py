@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -184,11 +183,7 @@ def quantized(model: str, config: str):
     m = ALL_MODELS[model]
     l1 = load_model(m.program, m.weights, dict(m.dims) or None)
     rep, cfg = CONFIGS[config]
-    with warnings.catch_warnings():
-        # passes/lower_composite_ops.py (mbconv in rnnpool) still calls the deprecated
-        # PatternRewriter.replace_op; not ours to change, and not what we test
-        warnings.filterwarnings("ignore", "Use .replace", DeprecationWarning)
-        l2 = quantize_module(l1, cfg, representation=rep, data=m.train)
+    l2 = quantize_module(l1, cfg, representation=rep, data=m.train)
     return l2, test_set(model)
 
 

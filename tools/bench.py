@@ -20,6 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", nargs="*", help="only these suite entries (names)")
     p.add_argument("--no-targets", action="store_true", help="accuracy only, no C runs")
     p.add_argument("--out", default=str(bench.ROOT / "BENCHMARKS.md"))
+    p.add_argument("--results", default=str(bench.ROOT / "benchmarks" / "results.json"))
+    p.add_argument("--timings", default=str(bench.ROOT / "benchmarks" / "timings.json"))
     args = p.parse_args(argv)
     entries = [e for e in bench.suite() if not args.models or e.name in args.models]
     runner = None if args.no_targets else getattr(bench, "run_targets", None)
@@ -35,14 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).write_text(bench.render(measurements, float_acc))
     results = [{k: v for k, v in asdict(m).items() if k != "compile_seconds"}
                for m in measurements]
-    (bench.ROOT / "benchmarks" / "results.json").write_text(
+    Path(args.results).write_text(
         json.dumps(results, indent=1, sort_keys=True) + "\n")
     timings = {f"{m.model} | {m.config}": round(m.compile_seconds, 3) for m in measurements}
     speed = bench.evaluator_speed()
     timings.update(speed)
     for key, value in speed.items():
         print(f"{key}: {value:.3f} s")
-    (bench.ROOT / "benchmarks" / "timings.json").write_text(
+    Path(args.timings).write_text(
         json.dumps(timings, indent=1) + "\n")
     return 0
 

@@ -1,5 +1,6 @@
-// The avr profile: weights in program memory (PROGMEM) read with pgm_read_word, the
-// runtime helpers and their tables (generated from numerics/fixed.py) only as needed.
+// The avr profile: weights in program memory (PROGMEM) read with pgm_read_word; the runtime
+// header (lowering/c_runtime.py, `file=runtime`) holds the helpers and tables
+// (generated from numerics/fixed.py), only as needed.
 // RUN: minun-opt %S/Inputs/small.mlir -t 'c{profile=avr file=source}' | filecheck %s
 // RUN: minun-opt %S/Inputs/small.mlir -t 'c{profile=avr file=runtime}' | filecheck %s --check-prefix=RT
 

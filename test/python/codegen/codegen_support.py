@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pytest
 from minun_mlir.dialects import minun, num
 from minun_mlir.passes.quantize import quantize_module
 from xdsl.dialects import func
@@ -206,9 +205,6 @@ def have(*tools: str) -> bool:
     return all(shutil.which(t) for t in tools)
 
 
-needs_avr = pytest.mark.skipif(not have("avr-gcc", "avr-nm"), reason="avr-gcc not installed")
-needs_arm = pytest.mark.skipif(not have("arm-none-eabi-gcc"),
-                               reason="arm-none-eabi-gcc not installed")
 
 
 def as_rows(x: np.ndarray) -> np.ndarray:

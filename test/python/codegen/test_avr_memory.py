@@ -8,15 +8,13 @@ import subprocess
 
 import numpy as np
 import pytest
-from codegen_support import EXAMPLES, expected_for, have, quantized
+from codegen_support import EXAMPLES, expected_for, quantized
 
 from minun_mlir.codegen import emit_c, to_l3
 from minun_mlir.targets import run_model
 
 AVR_DATA = 0x800000  # avr ELF addresses of data space (RAM) start here
 
-pytestmark = pytest.mark.skipif(not have("avr-gcc", "avr-nm", "simavr"),
-                                reason="avr toolchain not installed")
 
 
 def symbols(elf) -> list[tuple[str, int, int, str]]:

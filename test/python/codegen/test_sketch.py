@@ -9,13 +9,10 @@ import subprocess
 
 import numpy as np
 import pytest
-from codegen_support import expected_for, have, quantized
+from codegen_support import expected_for, quantized
 
 from minun_mlir.codegen import export_sketch
 from minun_mlir.targets import build_and_run
-
-pytestmark = pytest.mark.skipif(not have("avr-g++", "avr-gcc", "avr-size", "simavr"),
-                                reason="avr toolchain not installed")
 
 ARDUINO_H = """\
 /* A stub of the parts of Arduino.h the generated sketch uses. */

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from codegen_support import EXAMPLES, build_host, expected_for, have, quantized, run_host
+from codegen_support import EXAMPLES, build_host, expected_for, quantized, run_host
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.targets import BudgetExceeded, run_model
@@ -23,9 +23,6 @@ AVR_RAM_BUDGET = 2048 - 256
 def budget(target: str) -> int | None:
     return AVR_RAM_BUDGET if target == "avr" else None
 
-pytestmark = pytest.mark.skipif(
-    not have("avr-gcc", "arm-none-eabi-gcc", "qemu-system-arm"),
-    reason="cross toolchains or simulators not installed (make toolchains)")
 
 
 def x86_outputs(model: str, config: str, inputs: np.ndarray, out_dir):

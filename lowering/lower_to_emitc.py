@@ -459,6 +459,6 @@ class LowerToEmitC(ModulePass):
     name = "lower-to-emitc"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from minun_mlir.lowering.lower_to_loops import replace_module_body
+        from minun_mlir.ir_text import replace_module_body
 
         replace_module_body(op, lower_to_emitc(op))

@@ -69,7 +69,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import MinunError
-from minun_mlir.ir_text import location_of
+from minun_mlir.ir_text import location_of, replace_module_body
 from minun_mlir.numerics import fixed as fx
 
 INDEX = IndexType()
@@ -1490,15 +1490,6 @@ def _fit_bits(max_value: int) -> int:
 def lower_to_loops(module: ModuleOp) -> ModuleOp:
     """The pass as a function: returns the L3 module (the input is left unchanged)."""
     return Lowering(_main(module)).run()
-
-
-def replace_module_body(module: ModuleOp, new: ModuleOp) -> None:
-    for old in list(module.ops):
-        old.detach()
-        old.erase()
-    for op in list(new.ops):
-        op.detach()
-        module.body.block.add_op(op)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,17 @@ def parse_ir(text: str, name: str = "<ir>") -> ModuleOp:
     return module
 
 
+def replace_module_body(module: ModuleOp, new: ModuleOp) -> None:
+    """Give `module` the contents of `new`: a pass works on the module it is given, while
+    the conversions between levels build a new one."""
+    for old in list(module.ops):
+        old.detach()
+        old.erase()
+    for op in list(new.ops):
+        op.detach()
+        module.body.block.add_op(op)
+
+
 def location_of(op: Operation) -> str | None:
     loc = op.location
     if isinstance(loc, FileLineColLoc):

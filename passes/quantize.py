@@ -24,6 +24,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError
+from minun_mlir.ir_text import replace_module_body
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
 from minun_mlir.numerics.float_eval import Profile, evaluate
@@ -110,11 +111,4 @@ class Quantize(ModulePass):
             bits=self.bits, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits)
-        new = quantize_module(op, config, self.repr, data=self.data or None)
-        # replace the module's contents in place (a pass works on the module it is given)
-        for old in list(op.ops):
-            old.detach()
-            old.erase()
-        for fn in list(new.ops):
-            fn.detach()
-            op.body.block.add_op(fn)
+        replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None))

@@ -262,21 +262,20 @@ class L2Converter:
         return block, values
 
     def op_minun_sum(self, op: minun.SumOp) -> SSAValue:
-        # $(i = [a:b]) e  ->  a loop carrying an accumulator
-        probe = Block(arg_types=[op.body.block.args[0].type])
-        self.map[op.body.block.args[0]] = probe.args[0]
-        (body_value,) = self.convert_block(op.body.block, probe)
+        # $(i = [a:b]) e  ->  a loop carrying an accumulator. The body is converted once;
+        # the accumulator's block argument is added when its type (from the body's) is known.
+        index = op.body.block.args[0]
+        block = Block(arg_types=[index.type])
+        self.map[index] = block.args[0]
+        block.args[0].name_hint = index.name_hint
+        (value,) = self.convert_block(op.body.block, block)
         n = op.upper.value.data - op.lower.value.data
-        acc_el, term_el = self.sum_types(op, body_value.type.element_type, n)
+        acc_el, term_el = self.sum_types(op, value.type.element_type, n)
         shape = shape_of(op.result)
         zero = self.emit(minun.InitOp(shape, 0.0, acc_el))
-        block = Block(arg_types=[op.body.block.args[0].type, minun.tensor_of(shape, acc_el)])
-        self.map[op.body.block.args[0]] = block.args[0]
-        block.args[0].name_hint = op.body.block.args[0].name_hint
-        (value,) = self.convert_block(op.body.block, block)
+        acc = block.insert_arg(zero.type, 1)
         saved, self.block = self.block, block
-        term = self.cast(value, term_el)
-        total = self.accumulate(block.args[1], term)
+        total = self.accumulate(acc, self.cast(value, term_el))
         self.block = saved
         block.add_op(minun.YieldOp(total))
         loop = minun.LoopOp.create(operands=[zero], attributes={

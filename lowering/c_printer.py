@@ -411,23 +411,25 @@ FILE_OPTION = {"header": "model.h", "source": "model.c", "runtime": "minun_runti
 
 @dataclass(frozen=True)
 class CTarget(Target):
-    """`minun-opt -t 'c{profile=avr planner=greedy file=source}'`: the C files (all three,
-    each after a `// ----- name -----` line, or one: file=header|source|runtime). L2 and
-    L3 input is lowered first (lower-to-loops, memory-plan, lower-to-emitc)."""
+    """`minun-opt -t 'c{profile=avr file=source}'`: the C files of an L4 module (all three,
+    each after a `// ----- name -----` line, or one: file=header|source|runtime). The
+    input is the output of the pipeline's last stage, lower-to-emitc."""
 
     name = "c"
 
     profile: str = "x86"
-    planner: str = "greedy"
     file: str = "all"
     model: str = "model"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from minun_mlir.codegen import to_l4
-
         if self.file != "all" and self.file not in FILE_OPTION:
             raise MinunError(f"error: -t c: file must be all, {', '.join(FILE_OPTION)}")
-        files = print_c(to_l4(module, planner=self.planner), self.profile, self.model)
+        stray = next((op for op in module.ops if not op.name.startswith("cemit.")), None)
+        if stray is not None:
+            raise MinunError(f"error: -t c prints L4 (cemit) IR, but the module holds "
+                             f"'{stray.name}': run the pipeline through lower-to-emitc first, "
+                             "e.g. -p lower-to-loops,memory-plan,lower-to-emitc")
+        files = print_c(module, self.profile, self.model)
         if self.file == "all":
             for name in FILES:
                 output.write(f"// ----- {name} -----\n{files[name]}")

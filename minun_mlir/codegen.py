@@ -4,9 +4,9 @@
     files = emit_c(l2_module, target="avr", out_dir="build/model")  # model.h/.c, runtime
     export_sketch(l2_module, "build", name="protonn", inputs=x_int16, labels=y)
 
-The pipeline is the passes of the compiler run as functions (no re-parsing):
-lower-to-loops (L2 -> L3), memory-plan, lower-to-emitc (L3 -> L4), the C printer.
-See docs/codegen.md.
+The L2 module goes through the declared pipeline's last stages (minun_mlir/pipeline.py:
+lower-to-loops, memory-plan, lower-to-emitc; in memory, no re-parsing), then the C
+printer. See docs/codegen.md.
 """
 
 from __future__ import annotations
@@ -18,44 +18,12 @@ from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.lowering.c_printer import print_c
-from minun_mlir.lowering.lower_to_emitc import lower_to_emitc
-from minun_mlir.lowering.lower_to_loops import lower_to_loops
-from minun_mlir.passes.memory_plan import memory_plan
+from minun_mlir.pipeline import lower_l2
 
 # harness target names -> C profile
 PROFILE_OF_TARGET = {"x86": "x86", "avr": "avr", "cortex-m": "cortex-m",
                      "cortex-m0plus": "cortex-m", "cortex-m3": "cortex-m",
                      "cortex-m4": "cortex-m", "cortex-m4f": "cortex-m"}
-
-
-def level(module: ModuleOp) -> int:
-    """2, 3 or 4: which level of the pipeline a module is at."""
-    names = {op.name.split(".")[0] for op in module.walk()}
-    if "cemit" in names:
-        return 4
-    if names & {"num", "minun"}:
-        return 2
-    return 3
-
-
-def to_l3(module: ModuleOp, planner: str = "greedy", budget: int = 0) -> ModuleOp:
-    """L2 -> planned L3 (a new module)."""
-    l3 = lower_to_loops(module)
-    memory_plan(l3, planner, budget)
-    return l3
-
-
-def to_l4(module: ModuleOp, planner: str = "greedy", budget: int = 0) -> ModuleOp:
-    """Any level -> L4 (an L3 module is planned unless it was planned already)."""
-    lvl = level(module)
-    if lvl == 4:
-        return module
-    if lvl == 2:
-        return lower_to_emitc(to_l3(module, planner, budget))
-    if any(op.name == "memref.alloc" for op in module.walk()):
-        module = module.clone()
-        memory_plan(module, planner, budget)
-    return lower_to_emitc(module)
 
 
 def profile_for(target: str) -> str:
@@ -81,10 +49,16 @@ class CFiles(dict):
 
 def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = None, *,
            planner: str = "greedy", budget: int = 0, name: str = "model") -> CFiles:
-    """The C files of a model ({"model.h", "model.c", "minun_runtime.h"} -> text), written
-    to out_dir when given. `target` is a profile (x86, avr, cortex-m) or a harness target
-    name; `budget` (bytes) makes the planner fail with a diagnostic when RAM is short."""
-    files = CFiles(print_c(to_l4(module, planner, budget), profile_for(target), name))
+    """The C files of an L2 model ({"model.h", "model.c", "minun_runtime.h"} -> text),
+    written to out_dir when given. `target` is a profile (x86, avr, cortex-m) or a harness
+    target name; `budget` (bytes) makes the planner fail with a diagnostic when RAM is short."""
+    return write_c(lower_l2(module, planner=planner, budget=budget), target, out_dir, name)
+
+
+def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None,
+            name: str = "model") -> CFiles:
+    """The C files of an L4 module (the pipeline's output), written to out_dir when given."""
+    files = CFiles(print_c(l4, profile_for(target), name))
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)

@@ -1,9 +1,11 @@
 """The end-to-end compile: model file -> L1 -> L2 -> C, with the accuracy report a user needs
 to trust the result. `minun-compile` is its command line; the benchmark uses it too.
 
-Each stage runs once on in-memory IR (no text round trips): frontend, quantize (profiling
-the float model on the training data), the bit-exact evaluator on the test data, and,
-when an output directory is given, C generation for one target.
+The compile is the declared pass pipeline (minun_mlir/pipeline.py), its text made from the
+options (`Options.pipeline`, printed by `minun-compile --print-pipeline`) and run once on
+in-memory IR: the frontend's L1, the stages up to quantize (profiling the float model on
+the training data) give L2, which the bit-exact evaluator runs on the test data, and, when
+an output directory is given, the remaining stages give L4, printed as C for one target.
 """
 
 from __future__ import annotations
@@ -19,8 +21,7 @@ from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predi
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.numerics.float_eval import evaluate, model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
-from minun_mlir.numerics.repr import QuantizeConfig
-from minun_mlir.passes.quantize import quantize_module
+from minun_mlir.pipeline import parse_pipeline, pipeline_text, run_pipeline
 
 
 @dataclass(frozen=True)
@@ -37,11 +38,15 @@ class Options:
     target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4, cortex-m4f
     planner: str = "greedy"
 
-    def quantize_config(self) -> QuantizeConfig:
-        return QuantizeConfig(bits=self.bits, scales=self.scales, maxscale=self.maxscale,
-                              rounding=self.rounding, overflow=self.overflow,
-                              input_scale=self.input_scale, demote=self.demote,
-                              param_bits=self.param_bits)
+    def pipeline(self, train: str | Path | None = None) -> str:
+        """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
+        quantize: dict[str, object] = dict(
+            repr=self.representation, bits=self.bits, scales=self.scales,
+            maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
+            input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits)
+        if train is not None:
+            quantize["data"] = str(train)
+        return pipeline_text({"quantize": quantize, "memory-plan": {"planner": self.planner}})
 
     @property
     def label(self) -> str:
@@ -67,6 +72,7 @@ class Compiled:
     l1: ModuleOp
     l2: ModuleOp
     test: Dataset | None
+    pipeline: str = ""
     float_accuracy: float | None = None
     accuracy: float | None = None
     disagreement: float | None = None
@@ -148,10 +154,14 @@ def compile_model(model: str | Path, options: Options = Options(), *,
     if options.representation == "fixed" and options.scales == "data-driven" and train is None:
         raise MinunError("error: data-driven scales need training data (--train FILE), or use "
                          "--scales maxscale")
+    passes = parse_pipeline(options.pipeline(train))
+    to_l2 = [p.name for p in passes].index("quantize") + 1
     t0 = time.perf_counter()
-    l2 = quantize_module(l1, options.quantize_config(), options.representation, data=train)
+    l2 = l1.clone()
+    run_pipeline(l2, passes[:to_l2])
     seconds["quantize"] = time.perf_counter() - t0
-    result = Compiled(name or Path(model).stem, options, l1, l2, test_set, seconds=seconds)
+    result = Compiled(name or Path(model).stem, options, l1, l2, test_set, seconds=seconds,
+                      pipeline=options.pipeline(train))
     if test_set is not None:
         t0 = time.perf_counter()
         outputs = decode_outputs(l2, evaluate_l2(l2, test_set.features).outputs)
@@ -162,9 +172,11 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         result.accuracy = accuracy(pred, test_set.labels)
         result.disagreement = disagreement(float_pred, pred)
     if out_dir is not None:
-        from minun_mlir.codegen import emit_c
+        from minun_mlir.codegen import write_c
 
         t0 = time.perf_counter()
-        result.c_dir = Path(emit_c(l2, options.target, out_dir, planner=options.planner))
+        l4 = l2.clone()
+        run_pipeline(l4, passes[to_l2:])
+        result.c_dir = Path(write_c(l4, options.target, out_dir))
         seconds["codegen"] = time.perf_counter() - t0
     return result

@@ -7,7 +7,6 @@ dataclass whose `name` is the file name with dashes, and add one line here.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -43,15 +42,12 @@ TARGETS: dict[str, Callable[[], type]] = {
 
 
 def pass_help() -> str:
-    """One line per pass with its options and defaults, for `minun-opt --help`."""
+    """One line per pass with its options and defaults in pipeline syntax, for
+    `minun-opt --help`."""
     lines = []
     for name in sorted(PASSES):
         cls = PASSES[name]()
-        opts = " ".join(
-            f"{f.name.replace('_', '-')}={f.default!r}"
-            for f in dataclasses.fields(cls)
-            if f.default is not dataclasses.MISSING
-        )
+        spec = str(cls().pipeline_pass_spec(include_default=True))
         doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
-        lines.append(f"  {name}{{{opts}}}: {doc}" if opts else f"  {name}: {doc}")
+        lines.append(f"  {spec}: {doc}")
     return "\n" + "\n".join(lines) if lines else ""

@@ -7,7 +7,8 @@ representations implement, so that each primitive's values can be profiled and s
   correction map when padding is not counted)
 - div by a constant -> hadamard with the reciprocal
 
-quantize runs it first; it is also a pass of its own so its output can be inspected.
+It is the first stage of the compile pipeline (minun_mlir/pipeline.py), before quantize,
+which rejects the composite ops it would otherwise have to scale.
 """
 
 from __future__ import annotations
@@ -133,6 +134,16 @@ class DivByConstant(RewritePattern):
             return
         recip = _const(1.0 / divisor)
         rewriter.replace(op, [recip, minun.HadamardOp.make(op.lhs, recip)])
+
+
+COMPOSITE_OPS = (minun.MBConvOp, minun.BatchNormOp, minun.AvgPoolOp, minun.GlobalAvgPoolOp)
+
+
+def is_composite(op: Operation) -> bool:
+    """Whether lower-composite-ops would rewrite `op` (quantize rejects such ops)."""
+    if isinstance(op, minun.DivOp):
+        return constant_array(op.rhs) is not None
+    return isinstance(op, COMPOSITE_OPS)
 
 
 def lower_composite_ops(module: ModuleOp) -> None:

@@ -5,9 +5,10 @@
     quantize{repr=fixed bits=16 scales=maxscale data=train.npy}     (maxscale tuned on data)
     quantize{repr=float32}
 
-The pass first rewrites composite ops into primitives (lower-composite-ops), then, when
-`data` is given, profiles every value with the float evaluator (or reads `profile =
-array<f64: lo, hi>` attributes put on ops by hand), and hands the module to the chosen
+The input has only primitive ops: lower-composite-ops runs before it in the pipeline
+(minun_mlir/pipeline.py), and quantize reports a composite op instead of rewriting it.
+When `data` is given, it profiles every value with the float evaluator (or reads `profile
+= array<f64: lo, hi>` attributes put on ops by hand), and hands the module to the chosen
 representation, which assigns types and inserts every shift.
 """
 
@@ -17,18 +18,18 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from minun_mlir.passes.lower_composite_ops import lower_composite_ops
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError
-from minun_mlir.ir_text import replace_module_body
+from minun_mlir.ir_text import location_of, replace_module_body
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
 from minun_mlir.numerics.float_eval import Profile, evaluate
 from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.passes.lower_composite_ops import is_composite
 
 
 def load_training_data(module: ModuleOp, data_path: str | Path):
@@ -48,11 +49,20 @@ def profile_module(module: ModuleOp, data_path: str | Path) -> Profile:
     return evaluate(module, dataset.features, profile=True).profile
 
 
+def reject_composite_ops(module: ModuleOp) -> None:
+    for op in module.walk():
+        if is_composite(op):
+            where = location_of(op)
+            raise MinunError(f"{where + ': ' if where else ''}error: {op.name} is a composite op: "
+                             "run lower-composite-ops before quantize (the compile pipeline "
+                             "does)")
+
+
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
                     profile: Profile | None = None, data: str | Path | None = None
                     ) -> ModuleOp:
-    """The pass as a function: returns a new L2 module (the input is rewritten in place by
-    lower-composite-ops first)."""
+    """The pass as a function: returns a new L2 module; `module` (L1 with primitive ops
+    only) is not changed."""
     for name, allowed in (("rounding", fx.ROUNDING_MODES), ("overflow", fx.OVERFLOW_MODES),
                           ("scales", ("maxscale", "data-driven")),
                           ("exp", ("auto", "seedot", "shiftry"))):
@@ -67,7 +77,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if config.scales == "maxscale" and (config.demote or config.bits_by_name
                                         or config.param_bits is not None):
         raise MinunError("error: quantize: mixed bitwidths need scales=data-driven")
-    lower_composite_ops(module)
+    reject_composite_ops(module)
     if data is not None and profile is None:
         profile = profile_module(module, data)
     if config.scales == "maxscale" and config.maxscale is None:

@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-inputs", type=int, default=100,
                    help="with --run: simulate at most this many test inputs (default 100)")
     p.add_argument("--json", help="write the report as JSON here")
+    p.add_argument("--print-pipeline", action="store_true",
+                   help="print the pass pipeline this compile runs (for minun-opt "
+                        "--pass-pipeline) and stop")
     return p
 
 
@@ -66,6 +69,9 @@ def run(args: argparse.Namespace) -> dict:
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target)
+    if args.print_pipeline:
+        print(options.pipeline(args.train))
+        return {"pipeline": options.pipeline(args.train)}
     dims = {}
     for item in args.dim:
         name, _, value = item.partition("=")
@@ -79,6 +85,7 @@ def run(args: argparse.Namespace) -> dict:
         "model": str(args.model), "config": options.label, "target": args.target,
         "float_accuracy": result.float_accuracy, "accuracy": result.accuracy,
         "disagreement": result.disagreement, "seconds": result.seconds,
+        "pipeline": result.pipeline,
     }
     if args.run:
         if args.out is None or result.test is None:

@@ -18,30 +18,17 @@ from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.universe import Universe
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from minun_mlir import registry
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.ir_text import LocatingParser, verify_located
+from minun_mlir.pipeline import STAGES, strip_module_anchor
 
 # xDSL passes that make sense on our IR; the rest of xDSL's catalogue is hidden so that
 # `--help` lists what a user of this tool can run.
 XDSL_PASSES = ("canonicalize", "cse", "dce", "licm", "convert-scf-to-cf")
-
-
-def strip_pass_pipeline(spec: str) -> str:
-    """`builtin.module(a,b{x=1})` -> `a,b{x=1}`; anything else is returned unchanged.
-
-    Also accepts the nested `builtin.module(func.func(a))` form for passes we run on the
-    whole module anyway.
-    """
-    spec = spec.strip()
-    while True:
-        m = re.fullmatch(r"(?:builtin\.module|func\.func|any)\((.*)\)", spec, re.S)
-        if not m:
-            return spec
-        spec = m.group(1).strip()
 
 
 class _Buffer(io.StringIO):
@@ -109,21 +96,28 @@ class MinunOptMain(xDSLOptMain):
             "--input-range", action="append", default=[], metavar="NAME=LO,HI",
             help="ONNX frontend: declared value range of an input (default -1,1)",
         )
-        arg_parser.epilog = ("minun-mlir passes, with their options and defaults:"
+        arg_parser.epilog = ("the compile pipeline: " + ",".join(STAGES)
+                             + " (minun-compile --print-pipeline shows it with options)"
+                             + "\n\nminun-mlir passes, with their options and defaults:"
                              + registry.pass_help()
-                             + "\n\nfrom xDSL: " + ", ".join(XDSL_PASSES))
+                             + "\n\nfrom xDSL: " + ", ".join(XDSL_PASSES) + "\n")
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
     def setup_pipeline(self) -> None:
         if self.args.pass_pipeline is not None:
             if self.args.passes:
                 raise MinunError("minun-opt: error: give either -p or --pass-pipeline, not both")
-            self.args.passes = strip_pass_pipeline(self.args.pass_pipeline)
+            self.args.passes = strip_module_anchor(self.args.pass_pipeline)
         try:
             super().setup_pipeline()
         except (ValueError, TypeError) as e:  # unknown pass, bad option value
             raise MinunError(
                 f"minun-opt: error: bad pass pipeline '{self.args.passes}': {e}") from None
+        except ArgSpecParseError as e:  # xDSL's syntax error (a BaseException)
+            raise MinunError(
+                f"minun-opt: error: bad pass pipeline '{self.args.passes}' (string option "
+                f"values are written in double quotes, e.g. data=\"train.npy\"):\n{e}"
+            ) from None
 
     def prepare_input(self):
         try:

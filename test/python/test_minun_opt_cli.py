@@ -24,8 +24,15 @@ def opt(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 
 def test_help_lists_our_passes_with_options():
     out = opt("--help").stdout
-    assert "quantize{repr='fixed' bits=16" in out
+    assert 'quantize{repr="fixed" bits=16' in out
     assert "lower-composite-ops:" in out
+    # every line of the list is a pass spec that minun-opt itself accepts
+    specs = [line.split(": ")[0].strip() for line in
+             out.split("with their options and defaults:")[1].split("\n\n")[0].splitlines()
+             if line.strip()]
+    assert len(specs) == 5
+    from minun_mlir.pipeline import parse_pipeline
+    assert [p.name for p in parse_pipeline(",".join(specs))] == [s.split("{")[0] for s in specs]
 
 
 def test_both_pipeline_spellings_agree(tmp_path):
@@ -36,6 +43,14 @@ def test_both_pipeline_spellings_agree(tmp_path):
     assert a.returncode == b.returncode == 0
     assert a.stdout == b.stdout
     assert "minun.neg" not in a.stdout  # -(-x) folded
+
+
+def test_unquoted_path_in_a_pass_option_is_a_clean_error(tmp_path):
+    src = tmp_path / "f.mlir"
+    src.write_text(GOOD)
+    r = opt(str(src), "--pass-pipeline=builtin.module(quantize{data=a/train.npy})")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "string option values are written in double quotes" in r.stderr
 
 
 def test_unknown_pass_is_a_clean_error(tmp_path):

@@ -1,9 +1,9 @@
 // model.h: the harness contract (docs/targets.md), scales, and the float wrapper; a
 // float32 model takes and returns floats and has no scales.
-// RUN: minun-opt %S/Inputs/small.mlir -t 'c{file=header}' | filecheck %s
-// RUN: minun-opt %S/Inputs/float.mlir -t 'c{file=header}' | filecheck %s --check-prefix=F32
-// RUN: minun-opt %S/Inputs/float.mlir -t 'c{file=source}' | filecheck %s --check-prefix=F32C
-// RUN: minun-opt %S/Inputs/small.mlir -t c | filecheck %s --check-prefix=ALL
+// RUN: minun-opt %S/Inputs/small.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{file=header}' | filecheck %s
+// RUN: minun-opt %S/Inputs/float.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{file=header}' | filecheck %s --check-prefix=F32
+// RUN: minun-opt %S/Inputs/float.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{file=source}' | filecheck %s --check-prefix=F32C
+// RUN: minun-opt %S/Inputs/small.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t c | filecheck %s --check-prefix=ALL
 
 // CHECK:      #ifndef MINUN_MODEL_H
 // CHECK:      #include <stdint.h>
@@ -32,3 +32,7 @@
 // ALL:      // ----- model.h -----
 // ALL:      // ----- model.c -----
 // ALL:      // ----- minun_runtime.h -----
+
+// The c target prints L4 only; earlier levels get the stages they still need named.
+// RUN: not minun-opt %S/Inputs/small.mlir -t c 2>&1 | filecheck %s --check-prefix=NOTL4
+// NOTL4: error: -t c prints L4 (cemit) IR, but the module holds 'func.func': run the pipeline through lower-to-emitc first, e.g. -p lower-to-loops,memory-plan,lower-to-emitc

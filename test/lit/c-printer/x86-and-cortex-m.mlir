@@ -1,7 +1,7 @@
 // x86 and cortex-m: plain C99, const arrays (flash on Cortex-M), plain reads.
-// RUN: minun-opt %S/Inputs/small.mlir -t 'c{profile=x86 file=source}' | filecheck %s
-// RUN: minun-opt %S/Inputs/small.mlir -t 'c{profile=cortex-m file=source}' | filecheck %s
-// RUN: minun-opt %S/Inputs/small.mlir -t 'c{profile=x86 file=runtime}' | filecheck %s --check-prefix=RT
+// RUN: minun-opt %S/Inputs/small.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{profile=x86 file=source}' | filecheck %s
+// RUN: minun-opt %S/Inputs/small.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{profile=cortex-m file=source}' | filecheck %s
+// RUN: minun-opt %S/Inputs/small.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{profile=x86 file=runtime}' | filecheck %s --check-prefix=RT
 
 // CHECK:     static const int16_t p_W[8] = {
 // CHECK:     acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)p_W[((i * 4) + i0)] * (int32_t)x[i0]));

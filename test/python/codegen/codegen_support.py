@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 from minun_mlir.dialects import minun, num
-from minun_mlir.passes.quantize import quantize_module
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
@@ -20,7 +19,7 @@ from minun_mlir.data import Dataset, load_dataset
 from minun_mlir.driver import load_model
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2
-from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.pipeline import lower_to_l2
 
 STRICT = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
 
@@ -161,28 +160,26 @@ ONNX = {name: Model(REAL / name / "model.onnx", REAL / name, REAL / name / "test
 ALL_MODELS = {**EXAMPLES, **{f"suite/{k}": v for k, v in SUITE.items()},
               **{f"real/{k}": v for k, v in ONNX.items()}}
 
-CONFIGS = {
-    "fixed16": ("fixed", QuantizeConfig(bits=16)),
-    "fixed8": ("fixed", QuantizeConfig(bits=8)),
-    "mixed16-8": ("fixed", QuantizeConfig(bits=16, param_bits=8)),  # every parameter 8-bit
+# configuration name -> options of the pipeline's quantize stage (minun_mlir/pipeline.py)
+CONFIGS: dict[str, dict[str, object]] = {
+    "fixed16": dict(bits=16),
+    "fixed8": dict(bits=8),
+    "mixed16-8": dict(bits=16, param_bits=8),  # every parameter 8-bit
     # SeeDot's rules: B-bit products that wrap, TreeSum with halvings, two-table exp
-    "maxscale16": ("fixed", QuantizeConfig(bits=16, scales="maxscale", maxscale=5)),
-    "maxscale8-nearest": ("fixed", QuantizeConfig(bits=8, scales="maxscale", maxscale=2,
-                                                  rounding="nearest")),
-    "fixed16-nearest-sat": ("fixed", QuantizeConfig(bits=16, rounding="nearest",
-                                                    overflow="saturate")),
-    "fixed8-floor-sat": ("fixed", QuantizeConfig(bits=8, rounding="floor",
-                                                 overflow="saturate")),
-    "float32": ("float32", QuantizeConfig()),
+    "maxscale16": dict(bits=16, scales="maxscale", maxscale=5),
+    "maxscale8-nearest": dict(bits=8, scales="maxscale", maxscale=2, rounding="nearest"),
+    "fixed16-nearest-sat": dict(bits=16, rounding="nearest", overflow="saturate"),
+    "fixed8-floor-sat": dict(bits=8, rounding="floor", overflow="saturate"),
+    "float32": {"repr": "float32"},
 }
 
 
 @functools.cache
 def quantized(model: str, config: str):
+    """L2 of a model through the declared pipeline's first stages, and its test set."""
     m = ALL_MODELS[model]
     l1 = load_model(m.program, m.weights, dict(m.dims) or None)
-    rep, cfg = CONFIGS[config]
-    l2 = quantize_module(l1, cfg, representation=rep, data=m.train)
+    l2 = lower_to_l2(l1, data=str(m.train), **CONFIGS[config])
     return l2, test_set(model)
 
 

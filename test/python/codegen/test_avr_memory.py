@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from codegen_support import EXAMPLES, expected_for, quantized
 
-from minun_mlir.codegen import emit_c, to_l3
+from minun_mlir.codegen import emit_c
+from minun_mlir.pipeline import lower_l2
 from minun_mlir.targets import run_model
 
 AVR_DATA = 0x800000  # avr ELF addresses of data space (RAM) start here
@@ -33,7 +34,7 @@ def symbols(elf) -> list[tuple[str, int, int, str]]:
 def test_weights_in_flash_and_only_scratch_in_ram(model, config, tmp_path):
     l2, _ = quantized(model, config)
     files = emit_c(l2, "avr", tmp_path / "c")
-    scratch = to_l3(l2).ops.last.attributes["minun.scratch_bytes"].value.data
+    scratch = lower_l2(l2, stop="memory-plan").ops.last.attributes["minun.scratch_bytes"].value.data
     exp = expected_for(model, config)
     work = tmp_path / "build"
     r = run_model(tmp_path / "c", "avr", exp.inputs[:2], name=model, work_dir=work)

@@ -13,7 +13,7 @@ from minun_mlir.lowering.lower_to_loops import lower_to_loops
 from minun_mlir.passes.memory_plan import first_fit, memory_plan, peak
 from xdsl.dialects import arith, func, memref, scf
 
-from minun_mlir.codegen import to_l3
+from minun_mlir.pipeline import lower_l2
 from minun_mlir.diagnostics import MinunError
 
 problem = st.lists(st.tuples(st.integers(1, 64), st.integers(0, 30), st.integers(0, 10),
@@ -90,7 +90,7 @@ def live_intervals(events, buf) -> list[tuple[int, int]]:
 @pytest.mark.parametrize("model", sorted(EXAMPLES))
 def test_planned_buffers_live_together_never_overlap(model, config):
     l2, _ = quantized(model, config)
-    l3 = to_l3(l2, "greedy")
+    l3 = lower_l2(l2, stop="memory-plan", planner="greedy")
     fn = l3.ops.last
     views = [op for op in fn.walk() if isinstance(op, memref.ViewOp)]
     assert views and not any(isinstance(op, memref.AllocOp) for op in fn.walk())

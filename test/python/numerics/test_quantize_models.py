@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from minun_mlir.passes.lower_composite_ops import lower_composite_ops
 from minun_mlir.passes.quantize import quantize_module
 
 from minun_mlir.data import accuracy, disagreement, input_shape, load_dataset, predictions
@@ -32,6 +33,7 @@ def _run(program: Path, folder: Path, train: Path, config: QuantizeConfig):
     shape = input_shape(module)
     test = load_dataset(folder / "test.npy", shape)
     float_pred = predictions(evaluate(module, test.features).outputs[0])
+    lower_composite_ops(module)  # the pipeline's stage before quantize
     q = quantize_module(module, config, data=train)
     fixed_pred = predictions(evaluate_l2(q, test.features).outputs[0])
     return test, float_pred, fixed_pred

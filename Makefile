@@ -4,9 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup toolchains test pytest lit demo bench lint clean
+.PHONY: setup toolchains test test-fast demo bench lint clean
 
 $(STAMP): pyproject.toml
+	@echo "setup: python environment in $(VENV)/ (pip install -e '.[test]', about a minute)"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
@@ -21,14 +22,18 @@ toolchains:
 demo: setup
 	$(BIN)/python tools/demo.py
 
-# All tests: pytest, then lit; one summary line at the end.
+# All tests, in parallel on every core: pytest (with progress), then lit; one summary line
+# at the end. test-fast leaves out the tests marked slow (the benchmark re-run); CI runs all.
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python tools/run_tests.py
+
+test-fast: setup
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python tools/run_tests.py --fast
 
 bench: setup
 	$(BIN)/python tools/bench.py
 
-lint: setup
+lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:

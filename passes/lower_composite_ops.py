@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from minun_mlir.dialects import minun
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation, SSAValue
@@ -30,6 +29,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from minun_mlir.diagnostics import MinunError
+from minun_mlir.dialects import minun
 from minun_mlir.ir_text import location_of
 
 

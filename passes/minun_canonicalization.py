@@ -5,8 +5,9 @@ xDSL's `canonicalize` pass applies them. Each removes work the frontends leave b
 
 from __future__ import annotations
 
-from minun_mlir.dialects import minun
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from minun_mlir.dialects import minun
 
 
 class ComposeTransposes(RewritePattern):

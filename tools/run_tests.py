@@ -3,7 +3,7 @@
 
 Both runners always run, so a pytest failure does not hide a lit failure.
 The last line is `tests: N passed, N failed`; the exit code is non-zero when
-anything failed or nothing ran.
+anything failed or nothing ran. `--fast` leaves out the tests marked slow.
 """
 
 from __future__ import annotations
@@ -37,10 +37,14 @@ def count(pattern: str, text: str) -> int:
 
 
 def main() -> int:
+    fast = "--fast" in sys.argv[1:]
     env_jobs = os.environ.get("MINUN_TEST_JOBS", str(os.cpu_count() or 1))
     start = time.time()
+    print(f"tests: pytest on {env_jobs} workers{' (slow tests left out)' if fast else ''}, "
+          "then lit", flush=True)
     rc_py, out_py = run(
-        [str(BIN / "python"), "-m", "pytest", "-n", env_jobs, "-p", "no:cacheprovider"]
+        [str(BIN / "python"), "-m", "pytest", "-n", env_jobs, "-p", "no:cacheprovider",
+         "--durations=5", *(["-m", "not slow"] if fast else [])]
     )
     tail = out_py.strip().splitlines()[-1] if out_py.strip() else ""
     py_passed = count(r"(\d+) passed", tail)

@@ -11,7 +11,6 @@ import argparse
 import contextlib
 import io
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -16,6 +18,7 @@ def without_timing(text: str) -> str:
     return text.split("## Compile time")[0]
 
 
+@pytest.mark.slow  # the whole benchmark (~90 s); `make test` and CI run it, `make test-fast` not
 def test_committed_benchmarks_match_a_fresh_run(tmp_path):
     out = tmp_path / "BENCHMARKS.md"
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "bench.py"), "--out", str(out),

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from minun_mlir.dialects import minun
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from minun_mlir.dialects import minun
 from minun_mlir.ir_text import LocatingParser
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from minun_mlir.dialects import minun, num
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from minun_mlir.data import Dataset, load_dataset
+from minun_mlir.dialects import minun, num
 from minun_mlir.driver import load_model
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2

@@ -9,12 +9,12 @@ import pytest
 from codegen_support import EXAMPLES, quantized
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from minun_mlir.lowering.lower_to_loops import lower_to_loops
-from minun_mlir.passes.memory_plan import first_fit, memory_plan, peak
 from xdsl.dialects import arith, func, memref, scf
 
-from minun_mlir.pipeline import lower_l2
 from minun_mlir.diagnostics import MinunError
+from minun_mlir.lowering.lower_to_loops import lower_to_loops
+from minun_mlir.passes.memory_plan import first_fit, memory_plan, peak
+from minun_mlir.pipeline import lower_l2
 
 problem = st.lists(st.tuples(st.integers(1, 64), st.integers(0, 30), st.integers(0, 10),
                              st.sampled_from([1, 2, 4])), min_size=1, max_size=12)

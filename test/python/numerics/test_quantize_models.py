@@ -7,14 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from minun_mlir.passes.lower_composite_ops import lower_composite_ops
-from minun_mlir.passes.quantize import quantize_module
 
 from minun_mlir.data import accuracy, disagreement, input_shape, load_dataset, predictions
 from minun_mlir.frontends.seedot import load_program
 from minun_mlir.numerics.float_eval import evaluate
 from minun_mlir.numerics.l2_eval import evaluate_l2
 from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.passes.lower_composite_ops import lower_composite_ops
+from minun_mlir.passes.quantize import quantize_module
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "benchmarks" / "models"

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from minun_mlir.dialects import num
-from minun_mlir.passes.quantize import quantize_module
 from xdsl.dialects.builtin import TensorType
 
+from minun_mlir.dialects import num
 from minun_mlir.frontends.seedot import compile_source
 from minun_mlir.ir_text import parse_ir
 from minun_mlir.numerics.float_eval import evaluate
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
 from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.passes.quantize import quantize_module
 
 
 def _hex(a) -> str:

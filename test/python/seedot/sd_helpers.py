@@ -7,10 +7,10 @@ import math
 from pathlib import Path
 
 import numpy as np
-from minun_mlir.dialects import minun
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 
+from minun_mlir.dialects import minun
 from minun_mlir.frontends.seedot import ast
 from minun_mlir.frontends.seedot.parser import parse
 

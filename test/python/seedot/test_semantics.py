@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from minun_mlir.dialects import minun
 
+from minun_mlir.dialects import minun
 from minun_mlir.frontends.seedot import compile_source
 from minun_mlir.numerics.float_eval import evaluate
 

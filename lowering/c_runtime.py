@@ -282,10 +282,3 @@ def runtime_header(profile: Profile, used: Iterable[str]) -> str:
             text += HELPERS[n][1](profile)
     return text + "\n#endif /* MINUN_RUNTIME_H */\n"
 
-
-def table_values(name: str) -> np.ndarray:
-    """The integers of a runtime table (for tests)."""
-    if name == "minun_exp8_t":
-        return fx.shiftry_tables(8)[0]
-    t1, t2 = fx.shiftry_tables(16)
-    return {"minun_exp16_t1": t1, "minun_exp16_t2": t2}[name]

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import numpy as np
-
 from minun_mlir.numerics import fixed as fx
 
 

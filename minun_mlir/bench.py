@@ -211,13 +211,12 @@ N_INPUTS = 10  # test inputs simulated per model and configuration (latency: the
 def ram_figures(l2) -> tuple[int, int]:
     """(planned scratch bytes, lower bound): the greedy plan's peak, and the largest sum of
     buffers live at one program point (no plan can do better)."""
-    from xdsl.dialects import func
-
+    from minun_mlir.modules import main_function
     from minun_mlir.passes.memory_plan import buffers_of
     from minun_mlir.pipeline import lower_l2, run_pipeline
 
     l3 = lower_l2(l2, stop="lower-to-loops")
-    fn = next(op for op in l3.ops if isinstance(op, func.FuncOp) and not op.is_declaration)
+    fn = main_function(l3)
     buffers = [b for _, b in buffers_of(fn)]
     bound = max((sum(b.size for b in buffers if b.first <= p <= b.last)
                  for p in {b.first for b in buffers}), default=0)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 from minun_mlir.lowering.c_printer import print_c
 from minun_mlir.pipeline import lower_l2
 
@@ -28,7 +28,7 @@ PROFILE_OF_TARGET = {"x86": "x86", "avr": "avr", "cortex-m": "cortex-m",
 
 def profile_for(target: str) -> str:
     if target not in PROFILE_OF_TARGET:
-        raise MinunError(f"error: unknown target '{target}' (known: "
+        raise error(f"unknown target '{target}' (known: "
                          f"{', '.join(PROFILE_OF_TARGET)})")
     return PROFILE_OF_TARGET[target]
 
@@ -118,7 +118,7 @@ def export_sketch(module: ModuleOp, out_dir: str | Path, name: str, inputs: np.n
     Uno (avr profile) and `sketch_inputs.h` holding `inputs` (raw minun_input_t values,
     shape (N, MINUN_INPUT_SIZE)) in program memory. Returns the folder."""
     if not name.isidentifier():
-        raise MinunError(f"error: sketch name '{name}' must be a C identifier")
+        raise error(f"sketch name '{name}' must be a C identifier")
     folder = Path(out_dir) / name
     files = emit_c(module, "avr", folder, planner=planner, name=name)
     inputs = np.asarray(inputs)
@@ -127,7 +127,7 @@ def export_sketch(module: ModuleOp, out_dir: str | Path, name: str, inputs: np.n
     labels = np.full(len(inputs), -1) if labels is None else np.asarray(labels).reshape(-1)
     ctype = "float" if inputs.dtype.kind == "f" else f"int{inputs.dtype.itemsize * 8}_t"
     if f"typedef {ctype} minun_input_t;" not in files["model.h"]:
-        raise MinunError(f"error: the sketch inputs are {ctype} but model.h declares another "
+        raise error(f"the sketch inputs are {ctype} but model.h declares another "
                          "minun_input_t")
     rows = []
     for row in inputs:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,11 @@ def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
         return 0
     if not np.all(np.isfinite(labels)) or not np.all(labels == np.round(labels)):
         row = int(np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))[0])
-        raise MinunError(f"error: {name}: the labels (column 0) must be whole numbers; row "
+        raise error(f"{name}: the labels (column 0) must be whole numbers; row "
                          f"{row} has {labels[row]!r}")
     lo, hi = int(labels.min()), int(labels.max())
     if lo < 0:
-        raise MinunError(f"error: {name}: labels must be 0- or 1-based class numbers, found {lo}")
+        raise error(f"{name}: labels must be 0- or 1-based class numbers, found {lo}")
     if lo == 0:
         base = 0
     elif num_classes is not None:
@@ -64,7 +64,7 @@ def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
     else:
         base = 1
     if num_classes is not None and hi - base >= num_classes:
-        raise MinunError(f"error: {name}: label {hi} is too large for {num_classes} classes "
+        raise error(f"{name}: label {hi} is too large for {num_classes} classes "
                          f"({base}-based)")
     return base
 
@@ -74,17 +74,17 @@ def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = Non
     """Split `[N, 1 + features]` into features shaped `(N, *input_shape)` and 0-based labels."""
     data = np.asarray(data)
     if data.ndim != 2 or data.shape[1] < 2:
-        raise MinunError(f"error: {name}: a SeeDot dataset is a 2-D array [N, 1 + features], "
+        raise error(f"{name}: a SeeDot dataset is a 2-D array [N, 1 + features], "
                          f"got shape {data.shape}")
     if data.dtype.kind not in "biuf":
-        raise MinunError(f"error: {name}: holds {data.dtype} values, not numbers")
+        raise error(f"{name}: holds {data.dtype} values, not numbers")
     features = data[:, 1:].astype(np.float32)
     n, count = features.shape
     if input_shape is not None:
         shape = tuple(int(d) for d in input_shape)
         if math.prod(shape) != count:
             shown = "x".join(map(str, shape))
-            raise MinunError(f"error: {name}: {count} features per example, but the program's "
+            raise error(f"{name}: {count} features per example, but the program's "
                              f"input is {shown} ({math.prod(shape)} values)")
         features = features.reshape((n, *shape))
     base = detect_label_base(data[:, 0], num_classes, name)
@@ -98,7 +98,7 @@ def load_dataset(path: str | os.PathLike, input_shape: Sequence[int] | None = No
     try:
         data = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError) as e:
-        raise MinunError(f"error: cannot read dataset {path}: {e}") from None
+        raise error(f"cannot read dataset {path}: {e}") from None
     return dataset_from_array(data, input_shape, num_classes, name=str(path))
 
 
@@ -109,7 +109,7 @@ def input_shape(module, name: str = "X") -> tuple[int, ...]:
     for op in module.walk():
         if isinstance(op, InputOp) and op.sym_name.data == name:
             return tuple(op.result.type.get_shape())
-    raise MinunError(f"error: the program has no input named '{name}'")
+    raise error(f"the program has no input named '{name}'")
 
 
 def predictions(outputs: np.ndarray) -> np.ndarray:

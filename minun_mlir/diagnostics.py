@@ -1,15 +1,36 @@
 """User-facing errors. Anything a user can cause (a bad program, a bad model file, a
 budget that does not fit) raises `MinunError`; the command-line tools print its text and
-exit non-zero, never a Python traceback.
+exit non-zero, never a Python traceback. `error(...)` words every such message the same
+way: `where: error: message`, where is an op's `file:line:col`, a file, or nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Operation
 
 
 class MinunError(Exception):
     """An error whose message is complete as it stands (printed without a traceback)."""
+
+
+def location_of(op: Operation) -> str | None:
+    """`file:line:col` of an op parsed from text or built by a frontend, else None."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return None
+
+
+def error(message: str, at: Operation | str | Path | None = None,
+          kind: type[Exception] = MinunError) -> Exception:
+    """`at: error: message` as an exception to raise (a MinunError unless `kind` says
+    otherwise). `at` is an op (its location, when it has one), a file, or a location text."""
+    where = location_of(at) if isinstance(at, Operation) else at
+    return kind(f"{where}: error: {message}" if where else f"error: {message}")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
+from minun_mlir.modules import main_function
 from minun_mlir.numerics.float_eval import evaluate, model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
 from minun_mlir.pipeline import parse_pipeline, pipeline_text, run_pipeline
@@ -107,18 +108,16 @@ def load_model(path: str | Path, weights: str | Path | None = None,
         from minun_mlir.frontends.onnx import import_model
 
         return import_model(path, dims=dims)
-    raise MinunError(f"error: {path}: unknown model format '{path.suffix}' (expected .sd or "
+    raise error(f"{path}: unknown model format '{path.suffix}' (expected .sd or "
                      ".onnx)")
 
 
 def num_classes(module: ModuleOp) -> int:
     """How many labels the model tells apart: the argmax's scores, 2 for sgn or a single
     score, else the number of output elements (used to read 0- or 1-based labels)."""
-    from xdsl.dialects import func
-
     from minun_mlir.dialects import minun
 
-    fn = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    fn = main_function(module)
     ret = fn.body.block.last_op
     value = ret.operands[0]
     if isinstance(value.owner, minun.ArgMaxOp):
@@ -132,7 +131,7 @@ def num_classes(module: ModuleOp) -> int:
 def _input_shape(module: ModuleOp) -> tuple[int, ...]:
     inputs = model_inputs(module)
     if len(inputs) != 1:
-        raise MinunError("error: the end-to-end compile needs a model with exactly one input")
+        raise error("the end-to-end compile needs a model with exactly one input")
     return tuple(inputs[0].results[0].type.get_shape())
 
 
@@ -152,7 +151,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
     if test_set is not None:
         float_pred = predictions(evaluate(l1, test_set.features).outputs[0])
     if options.representation == "fixed" and options.scales == "data-driven" and train is None:
-        raise MinunError("error: data-driven scales need training data (--train FILE), or use "
+        raise error("data-driven scales need training data (--train FILE), or use "
                          "--scales maxscale")
     passes = parse_pipeline(options.pipeline(train))
     to_l2 = [p.name for p in passes].index("quantize") + 1

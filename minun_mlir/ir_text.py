@@ -14,6 +14,8 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
+from minun_mlir.diagnostics import location_of
+
 
 class LocatingParser(Parser):
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
@@ -63,13 +65,6 @@ def replace_module_body(module: ModuleOp, new: ModuleOp) -> None:
     for op in list(new.ops):
         op.detach()
         module.body.block.add_op(op)
-
-
-def location_of(op: Operation) -> str | None:
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    return None
 
 
 def verify_located(module: ModuleOp) -> None:

@@ -23,7 +23,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from minun_mlir import registry
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 
 # The stages, in order. Each takes the level the previous one produced.
 STAGES: tuple[str, ...] = (
@@ -42,7 +42,7 @@ def stage_pass(name: str, **options: object) -> ModulePass:
     args = {k.replace("-", "_"): v for k, v in options.items()}
     unknown = sorted(set(args) - known)
     if unknown:
-        raise MinunError(f"error: {name}: unknown option {', '.join(unknown)} (known: "
+        raise error(f"{name}: unknown option {', '.join(unknown)} (known: "
                          f"{', '.join(sorted(known))})")
     return cls(**args)
 
@@ -54,7 +54,7 @@ def pipeline_text(options: dict[str, dict[str, object]] | None = None,
     options = options or {}
     unknown = sorted(set(options) - set(STAGES))
     if unknown:
-        raise MinunError(f"error: not a pipeline stage: {', '.join(unknown)}")
+        raise error(f"not a pipeline stage: {', '.join(unknown)}")
     names = STAGES[STAGES.index(start):STAGES.index(stop) + 1]
     specs = [str(stage_pass(n, **options.get(n, {})).pipeline_pass_spec()) for n in names]
     return f"builtin.module({','.join(specs)})"
@@ -84,7 +84,7 @@ def parse_pipeline(text: str, available: dict[str, Callable[[], type[ModulePass]
     except (ValueError, TypeError, ArgSpecParseError) as e:
         hint = ("; string values are written in double quotes, e.g. data=\"train.npy\""
                 if isinstance(e, ArgSpecParseError) else "")
-        raise MinunError(f"error: bad pass pipeline '{text}': {e}{hint}") from None
+        raise error(f"bad pass pipeline '{text}': {e}{hint}") from None
 
 
 def run_pipeline(module: ModuleOp, passes: str | Sequence[ModulePass],

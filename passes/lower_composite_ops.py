@@ -28,9 +28,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun
-from minun_mlir.ir_text import location_of
 
 
 def constant_array(value: SSAValue) -> np.ndarray | None:
@@ -88,8 +87,8 @@ class BatchNormToScaleBias(RewritePattern):
     def match_and_rewrite(self, op: minun.BatchNormOp, rewriter: PatternRewriter) -> None:
         stats = [constant_array(v) for v in (op.scale, op.bias, op.mean, op.var)]
         if any(s is None for s in stats):
-            raise MinunError(f"{location_of(op) or 'error'}: {op.name}: scale, bias, mean and "
-                             "var must be constants to quantize batch-norm")
+            raise error(f"{op.name}: scale, bias, mean and var must be constants to "
+                        "quantize batch-norm", at=op)
         scale, bias, mean, var = stats
         a = scale / np.sqrt(var + float(op.epsilon.value.data))
         b = bias - mean * a

@@ -23,8 +23,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
-from minun_mlir.diagnostics import MinunError
-from minun_mlir.ir_text import location_of, replace_module_body
+from minun_mlir.diagnostics import error
+from minun_mlir.modules import replace_module_body
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
 from minun_mlir.numerics.float_eval import Profile, evaluate
@@ -39,7 +39,7 @@ def load_training_data(module: ModuleOp, data_path: str | Path):
 
     inputs = model_inputs(module)
     if len(inputs) != 1:
-        raise MinunError("error: profiling from a file needs a model with exactly one input")
+        raise error("profiling from a file needs a model with exactly one input")
     return load_dataset(data_path, tuple(inputs[0].results[0].type.get_shape()))
 
 
@@ -52,10 +52,8 @@ def profile_module(module: ModuleOp, data_path: str | Path) -> Profile:
 def reject_composite_ops(module: ModuleOp) -> None:
     for op in module.walk():
         if is_composite(op):
-            where = location_of(op)
-            raise MinunError(f"{where + ': ' if where else ''}error: {op.name} is a composite op: "
-                             "run lower-composite-ops before quantize (the compile pipeline "
-                             "does)")
+            raise error(f"{op.name} is a composite op: run lower-composite-ops before "
+                        "quantize (the compile pipeline does)", at=op)
 
 
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
@@ -67,22 +65,22 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                           ("scales", ("maxscale", "data-driven")),
                           ("exp", ("auto", "seedot", "shiftry"))):
         if getattr(config, name) not in allowed:
-            raise MinunError(f"error: quantize: {name} must be one of {', '.join(allowed)}, "
+            raise error(f"quantize: {name} must be one of {', '.join(allowed)}, "
                              f"got '{getattr(config, name)}'")
     if config.bits not in fx.BITWIDTHS:
-        raise MinunError(f"error: quantize: bits must be 8, 16 or 32, got {config.bits}")
+        raise error(f"quantize: bits must be 8, 16 or 32, got {config.bits}")
     if config.param_bits is not None and config.param_bits not in fx.BITWIDTHS:
-        raise MinunError(f"error: quantize: param-bits must be 8, 16 or 32, got "
+        raise error(f"quantize: param-bits must be 8, 16 or 32, got "
                          f"{config.param_bits}")
     if config.scales == "maxscale" and (config.demote or config.bits_by_name
                                         or config.param_bits is not None):
-        raise MinunError("error: quantize: mixed bitwidths need scales=data-driven")
+        raise error("quantize: mixed bitwidths need scales=data-driven")
     reject_composite_ops(module)
     if data is not None and profile is None:
         profile = profile_module(module, data)
     if config.scales == "maxscale" and config.maxscale is None:
         if data is None:
-            raise MinunError("error: quantize: scales=maxscale needs maxscale=P, or data= to "
+            raise error("quantize: scales=maxscale needs maxscale=P, or data= to "
                              "choose P by accuracy on the training data")
         from minun_mlir.search import tune_maxscale
 
@@ -93,7 +91,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     try:
         l2.verify()
     except VerifyException as e:
-        raise MinunError(f"error: quantize produced invalid IR (a bug, please report): {e}"
+        raise error(f"quantize produced invalid IR (a bug, please report): {e}"
                          ) from None
     return l2
 

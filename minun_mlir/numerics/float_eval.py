@@ -26,9 +26,10 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects import minun
 from minun_mlir.ir_text import location_of
+from minun_mlir.modules import main_function
 
 
 class EvaluationError(MinunError):
@@ -109,18 +110,9 @@ class EvalResult:
 # --------------------------------------------------------------------------------------
 
 
-def _main_function(module: ModuleOp | func.FuncOp) -> func.FuncOp:
-    if isinstance(module, func.FuncOp):
-        return module
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    if not funcs:
-        raise MinunError("error: the module has no func.func to evaluate")
-    return next((f for f in funcs if f.sym_name.data == "main"), funcs[0])
-
-
 def model_inputs(module: ModuleOp | func.FuncOp) -> list[Operation]:
     """The input ops (L1 `minun.input` or L2 `num.input`) of the main function."""
-    return [op for op in _main_function(module).walk()
+    return [op for op in main_function(module).walk()
             if op.name in ("minun.input", "num.input")]
 
 
@@ -147,16 +139,16 @@ def evaluate(
     profiles merged. `lookup` maps ops to kernels (default: L1 float semantics) and
     `encode` turns real inputs into the input op's representation (L2).
     """
-    fn = _main_function(module)
+    fn = main_function(module)
     declared = {op.sym_name.data: op for op in model_inputs(fn)}
     if isinstance(inputs, np.ndarray):
         if len(declared) != 1:
-            raise MinunError(f"error: the model has inputs {sorted(declared)}; pass a dict")
+            raise error(f"the model has inputs {sorted(declared)}; pass a dict")
         inputs = {next(iter(declared)): inputs}
     arrays: dict[str, np.ndarray] = {}
     for name, op in declared.items():
         if name not in inputs:
-            raise MinunError(f"error: no value given for model input '{name}'")
+            raise error(f"no value given for model input '{name}'")
         arr = np.asarray(inputs[name], dtype=np.float64)
         shape = tuple(op.results[0].type.get_shape())
         if arr.shape[1:] != shape:

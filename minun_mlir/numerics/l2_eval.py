@@ -16,8 +16,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 
+from minun_mlir.modules import main_function
 from minun_mlir.numerics import repr as reprs
-from minun_mlir.numerics.float_eval import EvalResult, _main_function, evaluate, l1_lookup
+from minun_mlir.numerics.float_eval import EvalResult, evaluate, l1_lookup
 
 
 def _element(op: Operation) -> Attribute | None:
@@ -40,7 +41,7 @@ def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
 
 
 def rounding_of(module: ModuleOp | func.FuncOp) -> str:
-    fn = _main_function(module)
+    fn = main_function(module)
     attr = fn.attributes.get("num.rounding")
     return attr.data if attr is not None else "nearest"
 
@@ -63,7 +64,7 @@ def evaluate_l2(module: ModuleOp | func.FuncOp, inputs: Mapping[str, np.ndarray]
 def decode_outputs(module: ModuleOp | func.FuncOp, outputs: list[np.ndarray]
                    ) -> list[np.ndarray]:
     """Stored outputs -> reals (integer results such as labels pass through)."""
-    fn = _main_function(module)
+    fn = main_function(module)
     decoded = []
     for ty, out in zip(fn.function_type.outputs.data, outputs, strict=True):
         if isinstance(ty, TensorType):

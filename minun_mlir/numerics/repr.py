@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 from minun_mlir.numerics.float_eval import Profile
 
 
@@ -85,7 +85,7 @@ def get(name: str) -> Representation:
     _load_builtin()
     if name not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY))
-        raise MinunError(f"error: unknown number representation '{name}' (known: {known})")
+        raise error(f"unknown number representation '{name}' (known: {known})")
     return _REGISTRY[name]
 
 
@@ -94,7 +94,7 @@ def of_element(element: Attribute) -> Representation:
     for rep in _REGISTRY.values():
         if rep.owns(element):
             return rep
-    raise MinunError(f"error: no number representation owns the type {element}")
+    raise error(f"no number representation owns the type {element}")
 
 
 def _load_builtin() -> None:

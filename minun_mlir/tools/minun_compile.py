@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.driver import Options, compile_model
 
 TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f")
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> dict:
     for item in args.dim:
         name, _, value = item.partition("=")
         if not value.isdigit():
-            raise MinunError(f"error: --dim expects NAME=N, got '{item}'")
+            raise error(f"--dim expects NAME=N, got '{item}'")
         dims[name] = int(value)
     result = compile_model(args.model, options, weights=args.weights, train=args.train,
                            test=args.test, out_dir=args.out, dims=dims or None)
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> dict:
     }
     if args.run:
         if args.out is None or result.test is None:
-            raise MinunError("error: --run needs --out and --test")
+            raise error("--run needs --out and --test")
         from minun_mlir.numerics.l2_eval import storage_inputs
         from minun_mlir.targets import run_model
 

@@ -16,7 +16,7 @@ import onnx
 from google.protobuf.message import DecodeError
 from xdsl.dialects.builtin import ModuleOp
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import MinunError, error
 
 from . import convpool, elementwise, linear, recurrent, shape
 from .importer import DEFAULT_INPUT_RANGE, Importer
@@ -34,16 +34,16 @@ def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:
     try:
         model = onnx.load_model_from_string(data)
     except (DecodeError, RuntimeWarning, ValueError) as e:
-        raise MinunError(f"{where}: error: not a valid ONNX model file (protobuf: {e})") from None
+        raise error(f"not a valid ONNX model file (protobuf: {e})", at=where) from None
     if not model.ir_version or not model.HasField("graph"):
-        raise MinunError(f"{where}: error: not a valid ONNX model file (no IR version or no "
-                         f"graph: corrupt or not ONNX)")
+        raise error("not a valid ONNX model file (no IR version or no "
+                         "graph: corrupt or not ONNX)", at=where)
     if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
         base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
         try:
             onnx.external_data_helper.load_external_data_for_model(model, base)
         except OSError as e:
-            raise MinunError(f"{where}: error: cannot read external tensor data: {e}") from None
+            raise error(f"cannot read external tensor data: {e}", at=where) from None
     return model
 
 
@@ -64,14 +64,14 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
             with open(path, "rb") as f:
                 data = f.read()
         except OSError as e:
-            raise MinunError(f"{path}: error: {e.strerror}") from None
+            raise error(f"{e.strerror}", at=path) from None
         model = load_model(data, path)
     try:
         return Importer(model, HANDLERS, dims, input_ranges).run()
     except MinunError as e:
         if path is None:
             raise
-        raise MinunError(f"{path}: error: {e}") from None
+        raise error(f"{e}", at=path) from None
 
 
 def parse_dims(specs: list[str]) -> dict[str, int]:
@@ -99,7 +99,7 @@ def parse_ranges(specs: list[str]) -> dict[str, tuple[float, float]]:
         except ValueError:
             lo = hi = None
         if not sep or not name or lo is None or not lo <= hi:
-            raise MinunError(f"error: --input-range {spec}: expected NAME=LO,HI with LO <= HI")
+            raise error(f"--input-range {spec}: expected NAME=LO,HI with LO <= HI")
         ranges[name] = (lo, hi)
     return ranges
 
@@ -113,4 +113,4 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     try:
         return Importer(model, HANDLERS, dims, ranges).run()
     except MinunError as e:
-        raise MinunError(f"{path}: error: {e}") from None
+        raise error(f"{e}", at=path) from None

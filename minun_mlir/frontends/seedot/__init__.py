@@ -25,7 +25,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
-from minun_mlir.diagnostics import CompileError, MinunError
+from minun_mlir.diagnostics import CompileError, MinunError, error
 from minun_mlir.ir_text import verify_located
 
 from .lower import lower_program
@@ -54,7 +54,7 @@ def _deep_recursion() -> Iterator[None]:
     try:
         yield
     except RecursionError:
-        raise MinunError("error: the program is nested too deeply to compile (more than about "
+        raise error("the program is nested too deeply to compile (more than about "
                          f"{RECURSION_LIMIT // 10} levels of let/parentheses)") from None
     finally:
         sys.setrecursionlimit(old)
@@ -114,10 +114,10 @@ def load_program(path: str | os.PathLike, weights: str | os.PathLike | None = No
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise MinunError(f"error: cannot read {path}: {e.strerror}") from None
+        raise error(f"cannot read {path}: {e.strerror}") from None
     except UnicodeDecodeError as e:
-        raise MinunError(f"{path}: error: the program is not UTF-8 text ({e.reason} at byte "
-                         f"{e.start})") from None
+        raise error(f"the program is not UTF-8 text ({e.reason} at byte "
+                         f"{e.start})", at=path) from None
     store = Weights.from_path(weights if weights is not None else default_weights(path))
     return compile_with_weights(text, str(path), store)
 
@@ -136,8 +136,8 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise MinunError(f"{name}: error: the program is not UTF-8 text ({e.reason} at byte "
-                         f"{e.start})") from None
+        raise error(f"the program is not UTF-8 text ({e.reason} at byte "
+                         f"{e.start})", at=name) from None
     weights = getattr(args, "weights", None)
     if weights is None:
         weights = default_weights(Path(name)) if name != "<stdin>" else Path(".")

@@ -14,6 +14,7 @@ import pytest
 from codegen_support import ALL_MODELS, ROOT, STRICT, have, quantized
 
 from minun_mlir.codegen import emit_c
+from minun_mlir.pipeline import pipeline_text
 
 EXAMPLE_COPIES = {"suite/protonn-digits10", "suite/bonsai-digits-binary",
                   "suite/fastgrnn-digits10", "suite/lenet-digits10"}
@@ -49,10 +50,12 @@ def test_output_is_deterministic(model):
 
 
 def test_cli_output_is_identical_across_processes(tmp_path):
-    """`minun-opt prog.sd -p quantize -t c` twice, with different hash seeds."""
+    """`minun-opt prog.sd --pass-pipeline=<the compile pipeline> -t c` twice, with
+    different hash seeds."""
     opt = Path(sys.executable).parent / "minun-opt"
-    args = [str(opt), str(ROOT / "examples" / "bonsai.sd"), "-p",
-            f'quantize{{bits=16 data="{ROOT / "examples" / "bonsai" / "test.npy"}"}}',
+    text = pipeline_text({"quantize": {"bits": 16,
+                                       "data": str(ROOT / "examples" / "bonsai" / "test.npy")}})
+    args = [str(opt), str(ROOT / "examples" / "bonsai.sd"), f"--pass-pipeline={text}",
             "-t", "c{profile=avr}"]
     outs = [subprocess.run(args, capture_output=True, text=True, check=True,
                            env=dict(os.environ, PYTHONHASHSEED=seed)).stdout

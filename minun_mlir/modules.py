@@ -1,0 +1,41 @@
+"""Facts about whole modules that every level needs, stated once: which function is the
+model, the shape of a value, and how a pass hands back the module a conversion built."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import SSAValue
+
+from minun_mlir.diagnostics import error
+
+
+def main_function(module: ModuleOp | func.FuncOp, stage: str = "the compiler") -> func.FuncOp:
+    """The model: the module's one defined func.func, or the one named main (runtime
+    helpers may be declared beside it); `stage` names who needs it in the diagnostic."""
+    if isinstance(module, func.FuncOp):
+        return module
+    fns = [op for op in module.ops if isinstance(op, func.FuncOp) and not op.is_declaration]
+    if len(fns) > 1:
+        fns = [f for f in fns if f.sym_name.data == "main"] or fns
+    if len(fns) != 1:
+        raise error(f"{stage} expects a module with one func.func (the model), found "
+                    f"{len(fns)}")
+    return fns[0]
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    """A tensor value's shape; () for a scalar."""
+    ty = value.type
+    return tuple(ty.get_shape()) if isinstance(ty, TensorType) else ()
+
+
+def replace_module_body(module: ModuleOp, new: ModuleOp) -> None:
+    """Give `module` the contents of `new`: a pass works on the module it is given, while
+    the conversions between levels build a new one."""
+    for old in list(module.ops):
+        old.detach()
+        old.erase()
+    for op in list(new.ops):
+        op.detach()
+        module.body.block.add_op(op)

@@ -7,19 +7,35 @@ xDSL's parser only records a location when the text spells `loc(...)`; ours reco
 from __future__ import annotations
 
 import bisect
+import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.lexer import Input
+from xdsl.utils.mlir_lexer import MLIRLexer
 from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import location_of
 
 
+class LinearLexer(MLIRLexer):
+    """xDSL 0.74's string-literal regex nests `+` inside `*`, so a string that is never
+    closed (a truncated file: every L1/L2 file holds long hex weight blobs) backtracks
+    exponentially and the parser never returns. Matching one character per repetition,
+    possessively, makes it linear; the error is then xDSL's own "End of file reached
+    before closing string literal" (docs/reliability.md)."""
+
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+
 class LocatingParser(Parser):
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
-        super().__init__(ctx, text, name)
+        super().__init__(ctx, "", name)
+        self._parser_state = ParserState(LinearLexer(Input(text, name)))
         self._name = name
         self._line_offset = line_offset
         self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]

@@ -6,6 +6,8 @@ way: `where: error: message`, where is an op's `file:line:col`, a file, or nothi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +17,29 @@ from xdsl.ir import Operation
 
 class MinunError(Exception):
     """An error whose message is complete as it stands (printed without a traceback)."""
+
+
+_STAGES: list[str] = []  # the stages running now, innermost last
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Name the compile stage that runs inside (a pass, the frontend, the evaluator): an
+    internal error is reported as a bug in that stage."""
+    _STAGES.append(name)
+    try:
+        yield
+    except Exception as e:
+        if not hasattr(e, "minun_stage"):
+            e.minun_stage = name  # type: ignore[attr-defined]  # the innermost stage
+        raise
+    finally:
+        _STAGES.pop()
+
+
+def stage_of(e: BaseException) -> str | None:
+    """The stage an exception escaped from (see `stage`), if any."""
+    return getattr(e, "minun_stage", None)
 
 
 def location_of(op: Operation) -> str | None:

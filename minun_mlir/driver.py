@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
-from minun_mlir.diagnostics import error
+from minun_mlir.diagnostics import error, stage
 from minun_mlir.modules import main_function
 from minun_mlir.numerics.float_eval import evaluate, model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
@@ -143,13 +143,15 @@ def compile_model(model: str | Path, options: Options = Options(), *,
     accuracy on `test`, and write C for `options.target` into `out_dir` when given."""
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
-    l1 = load_model(model, weights, dims)
+    with stage("frontend"):
+        l1 = load_model(model, weights, dims)
     seconds["frontend"] = time.perf_counter() - t0
     shape = _input_shape(l1)
     test_set = load_dataset(test, shape, num_classes(l1)) if test is not None else None
     float_pred = None
     if test_set is not None:
-        float_pred = predictions(evaluate(l1, test_set.features).outputs[0])
+        with stage("float evaluator"):
+            float_pred = predictions(evaluate(l1, test_set.features).outputs[0])
     if options.representation == "fixed" and options.scales == "data-driven" and train is None:
         raise error("data-driven scales need training data (--train FILE), or use "
                          "--scales maxscale")
@@ -163,7 +165,8 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                       pipeline=options.pipeline(train))
     if test_set is not None:
         t0 = time.perf_counter()
-        outputs = decode_outputs(l2, evaluate_l2(l2, test_set.features).outputs)
+        with stage("bit-exact evaluator"):
+            outputs = decode_outputs(l2, evaluate_l2(l2, test_set.features).outputs)
         pred = predictions(outputs[0])
         seconds["evaluate"] = time.perf_counter() - t0
         result.float_predictions, result.predictions = float_pred, pred
@@ -176,6 +179,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         t0 = time.perf_counter()
         l4 = l2.clone()
         run_pipeline(l4, passes[to_l2:])
-        result.c_dir = Path(write_c(l4, options.target, out_dir))
+        with stage("C printer"):
+            result.c_dir = Path(write_c(l4, options.target, out_dir))
         seconds["codegen"] = time.perf_counter() - t0
     return result

@@ -14,9 +14,9 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRLexer
-from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import location_of
 

@@ -23,7 +23,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from minun_mlir import registry
-from minun_mlir.diagnostics import error
+from minun_mlir.diagnostics import error, stage
 
 # The stages, in order. Each takes the level the previous one produced.
 STAGES: tuple[str, ...] = (
@@ -97,7 +97,8 @@ def run_pipeline(module: ModuleOp, passes: str | Sequence[ModulePass],
     kept: dict[str, ModuleOp] = {}
     ctx = Context()
     for p in passes:
-        p.apply(ctx, module)
+        with stage(p.name):
+            p.apply(ctx, module)
         if p.name in keep:
             kept[p.name] = module.clone()
     return kept

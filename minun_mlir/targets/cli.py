@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from minun_mlir.tools.errors import run_tool
+
 from .boards import BOARDS, TARGET_NAMES
 from .errors import TargetError
 from .run import RunResult, run_model
@@ -64,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=60.0,
                    help="seconds allowed per simulator run (default 60)")
     p.add_argument("--work-dir", type=Path, help="keep build files here (default: temporary)")
+    p.add_argument("--debug", action="store_true",
+                   help="show the Python traceback of an internal error")
     return p
 
 
@@ -106,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.min_accuracy is not None and args.labels is None:
         parser.error("--min-accuracy needs --labels")
+    return run_tool("minun-run", lambda: _run(args), debug=args.debug)
+
+
+def _run(args) -> int:
     try:
         inputs = _load(args.inputs, "inputs")
         labels = _load(args.labels, "labels") if args.labels else None

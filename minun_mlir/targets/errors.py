@@ -6,8 +6,10 @@ it as is, without a traceback). Subclasses let callers and tests tell the causes
 
 from __future__ import annotations
 
+from minun_mlir.diagnostics import MinunError
 
-class TargetError(Exception):
+
+class TargetError(MinunError):
     """Base class: building or running a program for a target failed."""
 
 

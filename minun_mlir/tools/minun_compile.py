@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.diagnostics import MinunError, error
+from minun_mlir.diagnostics import error
 from minun_mlir.driver import Options, compile_model
+from minun_mlir.tools.errors import run_tool
 
 TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f")
 
@@ -48,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-inputs", type=int, default=100,
                    help="with --run: simulate at most this many test inputs (default 100)")
     p.add_argument("--json", help="write the report as JSON here")
+    p.add_argument("--debug", action="store_true",
+                   help="show the Python traceback of an internal error")
     p.add_argument("--print-pipeline", action="store_true",
                    help="print the pass pipeline this compile runs (for minun-opt "
                         "--pass-pipeline) and stop")
@@ -112,19 +115,7 @@ def run(args: argparse.Namespace) -> dict:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        run(args)
-    except MinunError as e:
-        print(str(e), file=sys.stderr)
-        return 1
-    except Exception as e:  # the harness's own error types carry complete messages
-        from minun_mlir.targets.errors import TargetError
-
-        if isinstance(e, TargetError):
-            print(f"error: {e}", file=sys.stderr)
-            return 1
-        raise
-    return 0
+    return run_tool("minun-compile", lambda: run(args) and 0, debug=args.debug)
 
 
 if __name__ == "__main__":

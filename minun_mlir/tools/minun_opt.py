@@ -24,6 +24,7 @@ from minun_mlir import registry
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.ir_text import LocatingParser, verify_located
 from minun_mlir.pipeline import STAGES, strip_module_anchor
+from minun_mlir.tools.errors import run_tool
 
 # xDSL passes that make sense on our IR; the rest of xDSL's catalogue is hidden so that
 # `--help` lists what a user of this tool can run.
@@ -62,7 +63,13 @@ class MinunOptMain(xDSLOptMain):
         super().register_all_frontends()
 
         def parse_mlir(stream: IO[bytes]) -> ModuleOp:
-            parser = LocatingParser(self.ctx, stream.read().decode(), self.get_input_name(),
+            data = stream.read()
+            try:
+                text = data.decode()
+            except UnicodeDecodeError as e:
+                raise MinunError(f"{self.get_input_name()}: error: not textual IR (not UTF-8 "
+                                 f"at byte {e.start})") from None
+            parser = LocatingParser(self.ctx, text, self.get_input_name(),
                                     self._chunk_line_offset)
             return parser.parse_module(not self.args.no_implicit_module)
 
@@ -81,6 +88,10 @@ class MinunOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--pass-pipeline", type=str, default=None,
             help="MLIR-style pipeline, e.g. 'builtin.module(canonicalize,quantize{bits=16})'",
+        )
+        arg_parser.add_argument(
+            "--debug", action="store_true",
+            help="show the Python traceback of an internal error",
         )
         arg_parser.add_argument(
             "--weights", type=str, default=None,
@@ -161,27 +172,26 @@ def _input_name(argv: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        MinunOptMain(args=argv).run()
-    except MinunError as e:
-        print(str(e), file=sys.stderr)
-        return 1
-    except ParseError as e:
-        # xDSL prints "file:line:col", the source line, a caret, then the message; we lead
-        # with the message in the usual compiler form.
-        context = e.span.print_with_context().splitlines()[1:]
-        print("\n".join([f"{e.span.get_location()}: error: {e.msg.strip()}", *context]),
-              file=sys.stderr)
-        return 1
-    except DiagnosticException as e:
-        text = str(e)
-        print(text if ": error: " in text else f"{_input_name(argv)}: error: {text}",
-              file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"minun-opt: error: {e.strerror}: {e.filename}", file=sys.stderr)
-        return 1
-    return 0
+
+    def body() -> int:
+        try:
+            MinunOptMain(args=argv).run()
+        except ParseError as e:
+            # xDSL prints "file:line:col", the source line, a caret, then the message; we
+            # lead with the message in the usual compiler form.
+            context = e.span.print_with_context().splitlines()[1:]
+            raise MinunError("\n".join([f"{e.span.get_location()}: error: {e.msg.strip()}",
+                                        *context])) from None
+        except DiagnosticException as e:
+            text = str(e)
+            raise MinunError(text if ": error: " in text
+                             else f"{_input_name(argv)}: error: {text}") from None
+        except OSError as e:
+            raise MinunError(f"minun-opt: error: {e.strerror}: {e.filename}") from None
+        return 0
+
+    return run_tool("minun-opt", body, debug="--debug" in argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minun_mlir.diagnostics import error
+from minun_mlir.diagnostics import error, warn
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,20 @@ def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = Non
                          f"got shape {data.shape}")
     if data.dtype.kind not in "biuf":
         raise error(f"{name}: holds {data.dtype} values, not numbers")
+    if len(data) == 0:
+        raise error(f"{name}: holds no examples (0 rows)")
+    bad = ~np.isfinite(data[:, 1:].astype(np.float64))
+    if bad.any():
+        row, col = (int(i) for i in np.argwhere(bad)[0])
+        raise error(f"{name}: row {row}, feature {col} is {data[row, col + 1]}; the data must "
+                    f"be finite ({int(bad.sum())} values are not)")
     features = data[:, 1:].astype(np.float32)
     n, count = features.shape
+    if n < 2:
+        warn(f"only {n} example: scales profiled on it may not fit other inputs", at=name)
+    elif np.all(features == features[:1]):
+        warn(f"all {n} examples are identical: scales profiled on them may not fit other "
+             "inputs", at=name)
     if input_shape is not None:
         shape = tuple(int(d) for d in input_shape)
         if math.prod(shape) != count:

@@ -6,6 +6,7 @@ way: `where: error: message`, where is an op's `file:line:col`, a file, or nothi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +18,18 @@ from xdsl.ir import Operation
 
 class MinunError(Exception):
     """An error whose message is complete as it stands (printed without a traceback)."""
+
+
+class MinunWarning(UserWarning):
+    """Something the compile can go on with but the user should know (the command-line
+    tools print it as one `where: warning: message` line)."""
+
+
+def warn(message: str, at: Operation | str | Path | None = None) -> None:
+    """Report `at: warning: message` through Python's warnings (once per message)."""
+    where = location_of(at) if isinstance(at, Operation) else at
+    warnings.warn(f"{where}: warning: {message}" if where else f"warning: {message}",
+                  MinunWarning, stacklevel=2)
 
 
 _STAGES: list[str] = []  # the stages running now, innermost last

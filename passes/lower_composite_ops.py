@@ -131,6 +131,8 @@ class DivByConstant(RewritePattern):
         divisor = constant_array(op.rhs)
         if divisor is None:
             return
+        if np.any(divisor == 0):
+            raise error(f"{op.name}: division by a constant that is zero", at=op)
         recip = _const(1.0 / divisor)
         rewriter.replace(op, [recip, minun.HadamardOp.make(op.lhs, recip)])
 

@@ -18,12 +18,13 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
-from minun_mlir.diagnostics import error
+from minun_mlir.diagnostics import error, warn
 from minun_mlir.modules import replace_module_body
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
@@ -56,6 +57,30 @@ def reject_composite_ops(module: ModuleOp) -> None:
                         "quantize (the compile pipeline does)", at=op)
 
 
+def check_weights(module: ModuleOp) -> None:
+    """Every parameter and constant finite (NaN/Inf would silently become wrong integers),
+    and inside its declared range (maxscale scales from the range; a warning with the
+    numbers when the weights exceed it)."""
+    from minun_mlir.dialects import minun
+
+    for op in module.walk():
+        if not isinstance(op, (minun.ParamOp, minun.ConstantOp)):
+            continue
+        values = np.asarray(op.array(), dtype=np.float64)
+        name = op.sym_name.data if isinstance(op, minun.ParamOp) else "a constant"
+        bad = ~np.isfinite(values)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0]) if values.ndim else ()
+            raise error(f"{op.name} {name}: element {list(index)} is {values[index]}; weights "
+                        f"must be finite ({int(bad.sum())} are not)", at=op)
+        if isinstance(op, minun.ParamOp) and values.size:
+            lo, hi = op.range_lo.value.data, op.range_hi.value.data
+            vmin, vmax = float(values.min()), float(values.max())
+            if vmin < lo or vmax > hi:
+                warn(f"{name}: weights span [{vmin:.6g}, {vmax:.6g}], outside the declared "
+                     f"range [{lo:.6g}, {hi:.6g}]", at=op)
+
+
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
                     profile: Profile | None = None, data: str | Path | None = None
                     ) -> ModuleOp:
@@ -76,6 +101,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                                         or config.param_bits is not None):
         raise error("quantize: mixed bitwidths need scales=data-driven")
     reject_composite_ops(module)
+    check_weights(module)
     if data is not None and profile is None:
         profile = profile_module(module, data)
     if config.scales == "maxscale" and config.maxscale is None:

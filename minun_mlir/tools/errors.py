@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import sys
 import threading
+import warnings
 from collections.abc import Callable
 
-from minun_mlir.diagnostics import MinunError, stage_of
+from minun_mlir.diagnostics import MinunError, MinunWarning, stage_of
 
 # xDSL's printer and verifier, and our lowering of fused expressions, recurse once per
 # nesting level or chained op: the work runs on a thread with a large stack so that deep
@@ -46,8 +47,14 @@ def _on_large_stack(body: Callable[[], int | None]) -> int | None:
     return outcome.get("status")  # type: ignore[return-value]
 
 
+def _print_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    text = str(message)
+    print(text if issubclass(category, MinunWarning) else f"warning: {text}", file=sys.stderr)
+
+
 def run_tool(tool: str, body: Callable[[], int | None], debug: bool = False) -> int:
     """Run a tool's work; return its exit status with every failure reported on stderr."""
+    warnings.showwarning = _print_warning
     try:
         status = _on_large_stack(body)
     except MinunError as e:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from minun_mlir.diagnostics import MinunError, stage
@@ -72,3 +73,122 @@ def test_3000_nested_modules_parse_and_print(tmp_path):
     r = opt(str(src))
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.count("builtin.module") == 3000
+
+
+# -- validation before work: data and weights ------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTONN = ROOT / "examples" / "protonn.sd"
+TRAIN = ROOT / "benchmarks" / "models" / "protonn-digits10" / "train.npy"
+
+
+def compile_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "minun-compile"), *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=120)
+
+
+def train_copy(tmp_path: Path, edit) -> Path:
+    data = np.load(TRAIN)
+    data = edit(data.copy())
+    path = tmp_path / "train.npy"
+    np.save(path, data)
+    return path
+
+
+def test_nan_in_training_data_names_row_and_feature(tmp_path):
+    def edit(d):
+        d[7, 1 + 12] = np.nan
+        return d
+    r = compile_cli(str(PROTONN), "--train", str(train_copy(tmp_path, edit)))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "train.npy: row 7, feature 12 is nan; the data must be finite" in r.stderr
+
+
+def test_inf_in_training_data_is_an_error(tmp_path):
+    def edit(d):
+        d[:3, 5] = np.inf
+        return d
+    r = compile_cli(str(PROTONN), "--train", str(train_copy(tmp_path, edit)))
+    assert r.returncode == 1 and "row 0, feature 4 is inf" in r.stderr
+    assert "(3 values are not)" in r.stderr
+
+
+def test_empty_training_data_is_an_error(tmp_path):
+    r = compile_cli(str(PROTONN), "--train", str(train_copy(tmp_path, lambda d: d[:0])))
+    assert r.returncode == 1 and "holds no examples (0 rows)" in r.stderr
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d[:1], "only 1 example"),
+    (lambda d: np.concatenate([d[:, :1], np.zeros_like(d[:, 1:])], axis=1),
+     "examples are identical"),
+])
+def test_degenerate_training_data_is_a_warning(tmp_path, edit, message):
+    r = compile_cli(str(PROTONN), "--train", str(train_copy(tmp_path, edit)))
+    assert r.returncode == 0, r.stderr
+    assert "train.npy: warning: " in r.stderr and message in r.stderr
+
+
+def _protonn_with(tmp_path: Path, name: str, edit) -> Path:
+    folder = tmp_path / "protonn"
+    folder.mkdir()
+    for f in (ROOT / "examples" / "protonn").glob("*.npy"):
+        values = np.load(f)
+        np.save(folder / f.name, edit(values.copy()) if f.stem == name else values)
+    program = tmp_path / "protonn.sd"
+    program.write_text(PROTONN.read_text())
+    return program
+
+
+def test_nan_weight_in_a_seedot_model_is_located(tmp_path):
+    def edit(w):
+        w[3, 9] = np.nan
+        return w
+    program = _protonn_with(tmp_path, "W", edit)
+    r = compile_cli(str(program), "--train", str(TRAIN))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"{program}:6:5: error: ")
+    assert "W.npy contains NaN or infinite values" in r.stderr
+
+
+def test_nan_weight_in_ir_names_the_tensor_and_index(tmp_path):
+    """NaN weights once became -128 and saturated the rest (ONNX and textual IR)."""
+    src = tmp_path / "nan.mlir"
+    # float32 little-endian: 1.0, NaN, 0.5, 0.25
+    src.write_text("""func.func @main() -> tensor<2x1xf32> {
+  %x = minun.input "X" [-1.0, 1.0] : tensor<2x1xf32>
+  %w = minun.param "W" [-1.0, 1.0] dense<"0x0000803F0000C07F0000003F0000803E"> : tensor<2x2xf32>
+  %y = minun.matmul %w, %x : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  func.return %y : tensor<2x1xf32>
+}
+""")
+    r = opt(str(src), "-p", 'quantize{scales="maxscale" maxscale=4}')
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip() == (f"{src}:3:3: error: minun.param W: element [0, 1] is nan; "
+                                "weights must be finite (1 are not)")
+
+
+def test_weights_outside_the_declared_range_warn_with_the_numbers(tmp_path):
+    def edit(w):
+        w[0, 0] = 5.0
+        return w
+    program = _protonn_with(tmp_path, "W", edit)
+    r = compile_cli(str(program), "--train", str(TRAIN))
+    assert r.returncode == 0, r.stderr
+    assert "warning: W: weights span [" in r.stderr
+    assert "5], outside the declared range [-1.39577, 1.95864]" in r.stderr
+
+
+def test_division_by_a_zero_constant_is_an_error(tmp_path):
+    src = tmp_path / "div.mlir"
+    src.write_text("""func.func @main() -> tensor<2xf32> {
+  %x = minun.input "X" [-1.0, 1.0] : tensor<2xf32>
+  %c = minun.constant dense<[2.0, 0.0]> : tensor<2xf32>
+  %d = minun.div %x, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %d : tensor<2xf32>
+}
+""")
+    r = opt(str(src), "-p", "lower-composite-ops")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"{src}:4:3: error: minun.div: division by a constant that is "
+                               "zero")

@@ -11,6 +11,11 @@ printer. See docs/codegen.md.
 
 from __future__ import annotations
 
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -57,15 +62,70 @@ def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = N
 
 def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None,
             name: str = "model") -> CFiles:
-    """The C files of an L4 module (the pipeline's output), written to out_dir when given."""
+    """The C files of an L4 module (the pipeline's output), written to out_dir when given
+    (all together, see `write_files`)."""
     files = CFiles(print_c(l4, profile_for(target), name))
     if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        for fname, text in files.items():
-            (out / fname).write_text(text)
-        files.directory = out
+        write_files(files, out_dir)
+        files.directory = Path(out_dir)
     return files
+
+
+def check_output_dir(out_dir: str | Path) -> Path:
+    """`out_dir` as a directory we may write into, created if missing; a file or a symlink
+    there is an error before any work is done."""
+    out = Path(out_dir)
+    if out.is_symlink():
+        raise error(f"--out {out} is a symbolic link; name the directory itself")
+    if out.exists() and not out.is_dir():
+        raise error(f"--out {out} is a file, not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise error(f"cannot create the output directory {out}: {e.strerror}") from None
+    if not os.access(out, os.W_OK):
+        raise error(f"cannot write to the output directory {out}: permission denied")
+    return out
+
+
+def write_files(files: dict[str, str], out_dir: str | Path) -> None:
+    """Write every file or none: each goes to a temporary file beside its target first,
+    and only when all are written are they renamed into place (a rename replaces a
+    symlink instead of writing through it)."""
+    out = check_output_dir(out_dir)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for fname, text in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", suffix=".tmp", dir=out)
+            os.fchmod(fd, 0o666 & ~umask)  # as open() would have made it
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+            temps.append((Path(tmp), out / fname))
+    except OSError as e:
+        for tmp, _ in temps:
+            tmp.unlink(missing_ok=True)
+        raise error(f"cannot write to {out}: {e.strerror}") from None
+    for tmp, final in temps:
+        os.replace(tmp, final)
+
+
+@contextmanager
+def output_lock(out_dir: str | Path) -> Iterator[Path]:
+    """Hold `out_dir` for one compile: a second compile into the same folder at the same
+    time is an error (it would mix two models' files) instead of a race."""
+    out = check_output_dir(out_dir)
+    fd = os.open(out, os.O_RDONLY)  # flock on the directory itself: no lock file left behind
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise error(f"another minun-compile is writing to {out}; wait for it or use "
+                        "another --out") from None
+        yield out
+    finally:
+        os.close(fd)
 
 
 SKETCH = """\
@@ -139,6 +199,6 @@ def export_sketch(module: ModuleOp, out_dir: str | Path, name: str, inputs: np.n
               "{\n" + "\n".join(rows) + "\n};\n"
               "static const int16_t sketch_labels[SKETCH_N] PROGMEM = {"
               + ", ".join(str(int(v)) for v in labels) + "};\n")
-    (folder / "sketch_inputs.h").write_text(header)
-    (folder / f"{name}.ino").write_text(SKETCH.format(name=name, n=len(inputs)))
+    write_files({"sketch_inputs.h": header,
+                 f"{name}.ino": SKETCH.format(name=name, n=len(inputs))}, folder)
     return folder

@@ -18,10 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.diagnostics import error
+from minun_mlir.codegen import output_lock, write_files
+from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.driver import Options, compile_model
 from minun_mlir.tools.errors import run_tool
 
+GENERATED = ("model.h", "model.c", "minun_runtime.h")
 TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f")
 
 
@@ -67,6 +69,34 @@ def describe_latency(run_result) -> str:
     return f"{median:,.0f} {unit}"
 
 
+def check_json_path(args: argparse.Namespace) -> None:
+    """--json must not name an input or a file the compile generates."""
+    if args.json is None:
+        return
+    target = Path(args.json).resolve()
+    generated = {Path(args.out, f).resolve() for f in GENERATED} if args.out else set()
+    inputs = {Path(p).resolve() for p in (args.model, args.train, args.test) if p}
+    if target in generated or target in inputs or target.suffix in (".c", ".h", ".sd",
+                                                                    ".onnx", ".npy"):
+        raise error(f"--json {args.json} would overwrite a model, data or generated source "
+                    "file; name a .json file")
+
+
+def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int]):
+    """The compile with --out: on failure the earlier compile's C files are removed, so
+    that nothing in the folder looks like the output of this model."""
+    try:
+        return compile_model(args.model, options, weights=args.weights, train=args.train,
+                             test=args.test, out_dir=args.out, dims=dims or None)
+    except MinunError as e:
+        stale = [Path(args.out, f) for f in GENERATED if Path(args.out, f).is_file()]
+        for path in stale:
+            path.unlink()
+        note = (f"\n{args.out}: note: removed the earlier compile's "
+                f"{', '.join(p.name for p in stale)}" if stale else "")
+        raise MinunError(f"{e}{note}") from None
+
+
 def run(args: argparse.Namespace) -> dict:
     options = Options(
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
@@ -81,8 +111,13 @@ def run(args: argparse.Namespace) -> dict:
         if not value.isdigit():
             raise error(f"--dim expects NAME=N, got '{item}'")
         dims[name] = int(value)
-    result = compile_model(args.model, options, weights=args.weights, train=args.train,
-                           test=args.test, out_dir=args.out, dims=dims or None)
+    check_json_path(args)
+    if args.out is None:
+        result = compile_model(args.model, options, weights=args.weights, train=args.train,
+                               test=args.test, dims=dims or None)
+    else:
+        with output_lock(args.out):
+            result = compile_into(args, options, dims)
     print(result.summary())
     report: dict = {
         "model": str(args.model), "config": options.label, "target": args.target,
@@ -108,9 +143,34 @@ def run(args: argparse.Namespace) -> dict:
         print(f"  flash {run_result.flash_bytes:,} B, static RAM {run_result.ram_bytes:,} B, "
               f"stack {stack}, latency {describe_latency(run_result)} (median)")
         report["run"] = run_result.to_record() | {"agreement": agree, "target_accuracy": acc}
+        mismatches = disagreements(result, run_result, n)
+        report["run"]["inputs_differing_from_evaluator"] = mismatches
+        report["run"]["inputs_compared"] = n
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+        write_files({Path(args.json).name: json.dumps(report, indent=2, sort_keys=True) + "\n"},
+                    Path(args.json).parent)
+    if args.run and report["run"]["inputs_differing_from_evaluator"]:
+        bad = report["run"]["inputs_differing_from_evaluator"]
+        raise error(f"the C on {args.target} disagrees with the bit-exact evaluator on "
+                    f"{len(bad)} of {report['run']['inputs_compared']} inputs (first: input "
+                    f"{bad[0]}); this is a compiler bug, please report it")
     return report
+
+
+def disagreements(result, run_result, n: int) -> list[int]:
+    """Inputs on which the simulated C and the evaluator differ: in the label, and for an
+    integer model in any output value (they must be bit-exact)."""
+    from minun_mlir.numerics.l2_eval import evaluate_l2
+
+    labels = np.asarray(run_result.labels).reshape(n)
+    differ = labels != result.predictions[:n]
+    outputs = np.asarray(run_result.outputs).reshape(n, -1)
+    if outputs.dtype.kind in "iu":
+        expected = evaluate_l2(result.l2, result.test.features[:n]).outputs[0]
+        expected = np.asarray(expected).reshape(n, -1)
+        if expected.shape == outputs.shape:
+            differ |= np.any(expected.astype(np.int64) != outputs.astype(np.int64), axis=1)
+    return [int(i) for i in np.flatnonzero(differ)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

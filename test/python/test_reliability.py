@@ -192,3 +192,76 @@ def test_division_by_a_zero_constant_is_an_error(tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"{src}:4:3: error: minun.div: division by a constant that is "
                                "zero")
+
+
+# -- output files ----------------------------------------------------------------------
+
+def test_outputs_replace_a_symlink_instead_of_writing_through_it(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "model.c").symlink_to(victim)
+    r = compile_cli(str(PROTONN), "--train", str(TRAIN), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert victim.read_text() == "keep me"
+    assert not (out / "model.c").is_symlink() and "minun_predict" in (out / "model.c").read_text()
+    assert sorted(p.name for p in out.iterdir()) == ["minun_runtime.h", "model.c", "model.h"]
+
+
+@pytest.mark.parametrize("json_name", ["model.c", "model.h"])
+def test_json_report_never_overwrites_a_generated_source(tmp_path, json_name):
+    out = tmp_path / "out"
+    r = compile_cli(str(PROTONN), "--train", str(TRAIN), "--out", str(out), "--json",
+                    str(out / json_name))
+    assert r.returncode == 1 and "would overwrite a model, data or generated source" in r.stderr
+    assert not (out / json_name).exists()
+
+
+def test_out_naming_a_file_or_an_impossible_path_is_an_error(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    r = compile_cli(str(PROTONN), "--train", str(TRAIN), "--out", str(f))
+    assert r.returncode == 1 and r.stderr.strip() == f"error: --out {f} is a file, not a directory"
+    r = compile_cli(str(PROTONN), "--train", str(TRAIN), "--out", str(f / "sub"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"cannot create the output directory {f / 'sub'}" in r.stderr
+
+
+def test_two_compiles_into_one_folder_do_not_mix(tmp_path):
+    from minun_mlir.codegen import output_lock
+
+    out = tmp_path / "out"
+    with output_lock(out):  # a compile in progress holds the folder
+        r = compile_cli(str(PROTONN), "--train", str(TRAIN), "--out", str(out))
+    assert r.returncode == 1 and f"another minun-compile is writing to {out}" in r.stderr
+    assert list(out.iterdir()) == []
+
+
+def test_failed_recompile_leaves_no_stale_outputs(tmp_path):
+    out = tmp_path / "out"
+    assert compile_cli(str(PROTONN), "--train", str(TRAIN), "--out", str(out)).returncode == 0
+    bad = train_copy(tmp_path, lambda d: d[:0])
+    r = compile_cli(str(PROTONN), "--train", str(bad), "--out", str(out))
+    assert r.returncode == 1
+    assert "note: removed the earlier compile's model.h, model.c, minun_runtime.h" in r.stderr
+    assert list(out.iterdir()) == []
+
+
+def test_run_counts_inputs_where_c_and_evaluator_differ():
+    from types import SimpleNamespace
+
+    from minun_mlir.driver import Options, compile_model
+    from minun_mlir.numerics.l2_eval import evaluate_l2
+    from minun_mlir.tools.minun_compile import disagreements
+
+    result = compile_model(PROTONN, Options(bits=16), train=TRAIN,
+                           test=ROOT / "benchmarks/models/protonn-digits10/test.npy")
+    n = 5
+    outputs = np.asarray(evaluate_l2(result.l2, result.test.features[:n]).outputs[0])
+    same = SimpleNamespace(labels=result.predictions[:n], outputs=outputs.copy())
+    assert disagreements(result, same, n) == []
+    off = outputs.copy().reshape(n, -1)
+    off[3, 0] += 1  # one value one unit off: the label may agree, the bits do not
+    assert disagreements(result, SimpleNamespace(labels=result.predictions[:n], outputs=off),
+                         n) == [3]

@@ -40,11 +40,39 @@ def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:
                          "graph: corrupt or not ONNX)", at=where)
     if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
         base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+        for tensor in model.graph.initializer:
+            if tensor.data_location == onnx.TensorProto.EXTERNAL:
+                check_external_data(tensor, base, where)
         try:
             onnx.external_data_helper.load_external_data_for_model(model, base)
-        except OSError as e:
+        except (OSError, ValueError) as e:
             raise error(f"cannot read external tensor data: {e}", at=where) from None
     return model
+
+
+def check_external_data(tensor: onnx.TensorProto, base: str, where: str) -> None:
+    """External tensor data must be a file inside the model's folder, and the bytes the
+    tensor names must be in it (a model file must not read anything else on the disk)."""
+    info = {e.key: e.value for e in tensor.external_data}
+    location = info.get("location", "")
+    target = os.path.realpath(os.path.join(base, location))
+    if not location or os.path.isabs(location) or \
+            os.path.commonpath([target, os.path.realpath(base)]) != os.path.realpath(base):
+        raise error(f"initializer '{tensor.name}': external data location '{location}' is "
+                    "not a file inside the model's folder", at=where)
+    if not os.path.isfile(target):
+        raise error(f"initializer '{tensor.name}': external data file '{location}' is "
+                    "missing", at=where)
+    try:
+        offset, length = int(info.get("offset", 0)), int(info.get("length", -1))
+    except ValueError:
+        raise error(f"initializer '{tensor.name}': external data offset/length are not "
+                    "integers", at=where) from None
+    size = os.path.getsize(target)
+    if offset < 0 or offset > size or (length >= 0 and offset + length > size):
+        raise error(f"initializer '{tensor.name}': external data bytes {offset}.."
+                    f"{offset + max(length, 0)} are past the end of '{location}' ({size} "
+                    "bytes)", at=where)
 
 
 def import_model(model: str | os.PathLike | onnx.ModelProto,

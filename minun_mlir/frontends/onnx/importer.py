@@ -417,11 +417,35 @@ class Importer:
 
     # -- the walk ----------------------------------------------------------------------
 
-    def run(self) -> ModuleOp:
+    def check_graph(self) -> None:
+        """What the ONNX spec requires of a graph and onnx.checker does not always catch:
+        a known opset, unique initializers, and one writer per tensor."""
         if self.opset < MIN_OPSET:
             raise MinunError(
                 f"the model imports ONNX opset {self.opset or 'none'}; opsets {MIN_OPSET} and "
                 f"later are supported (convert it with onnx.version_converter)")
+        newest = onnx.defs.onnx_opset_version()
+        if self.opset > newest:
+            raise MinunError(f"the model imports ONNX opset {self.opset}, newer than the "
+                             f"newest this onnx package knows ({newest})")
+        writers: dict[str, str] = {}
+        for t in list(self.graph.initializer) + [t.values for t in
+                                                 self.graph.sparse_initializer]:
+            if t.name in writers:
+                raise MinunError(f"initializer '{t.name}' is defined twice")
+            writers[t.name] = "an initializer"
+        for inp in self.graph.input:
+            writers.setdefault(inp.name, "a graph input")
+        for proto in self.graph.node:
+            for name in proto.output:
+                if name and name in writers:
+                    raise MinunError(f"{node_label(proto)}: output '{name}' is already "
+                                     f"written by {writers[name]}; a tensor has one writer")
+                if name:
+                    writers[name] = node_label(proto)
+
+    def run(self) -> ModuleOp:
+        self.check_graph()
         initializers = {t.name for t in self.graph.initializer}
         for t in self.graph.initializer:
             self.values[t.name] = Value.const(_to_numpy(t), t.name)

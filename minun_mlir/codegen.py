@@ -22,6 +22,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.diagnostics import error
+from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_printer import print_c
 from minun_mlir.pipeline import lower_l2
 
@@ -60,10 +61,64 @@ def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = N
     return write_c(lower_l2(module, planner=planner, budget=budget), target, out_dir, name)
 
 
+# The largest value of C's `int` per profile: loop counters and indices are ints.
+INT_MAX = {"x86": 2**31 - 1, "avr": 2**15 - 1, "cortex-m": 2**31 - 1}
+
+
+def memory_estimate(l4: ModuleOp) -> tuple[int, int]:
+    """(flash, RAM) bytes the model's arrays take: constant arrays in flash, the scratch
+    buffer and other arrays in RAM (the linker adds code, the harness its buffers)."""
+    flash = ram = 0
+    for op in l4.walk():
+        if isinstance(op, cemit.GlobalOp):
+            size = op.size.data * element_bytes(op.elem)
+            if op.is_const is not None:
+                flash += size
+            else:
+                ram += size
+        elif isinstance(op, cemit.ScratchOp):
+            ram += op.size.data
+    return flash, ram
+
+
+def element_bytes(elem) -> int:
+    width = getattr(elem, "width", None)
+    return (width.data + 7) // 8 if width is not None else 4
+
+
+def check_index_range(l4: ModuleOp, target: str) -> None:
+    """Every array's elements (and the scratch's bytes) countable in the target's `int`:
+    larger arrays would overflow the generated loop counters and index arithmetic."""
+    limit = INT_MAX[profile_for(target)]
+    for op in l4.walk():
+        if isinstance(op, (cemit.GlobalOp, cemit.ScratchOp)) and op.size.data > limit:
+            what = "bytes" if isinstance(op, cemit.ScratchOp) else "elements"
+            raise error(f"array '{op.sym_name.data}' has {op.size.data:,} {what}, more than "
+                        f"{target}'s int can index ({limit:,}); the model is too large for "
+                        "this target")
+
+
+def check_fits_board(l4: ModuleOp, target: str) -> None:
+    """Before a build: the arrays alone must fit the board's flash and RAM."""
+    from minun_mlir.targets.boards import BOARDS
+
+    board = BOARDS.get(target)
+    if board is None:
+        return
+    flash, ram = memory_estimate(l4)
+    for what, need, have in (("flash", flash, board.flash_bytes),
+                             ("RAM", ram, board.ram_bytes)):
+        if have is not None and need > have:
+            raise error(f"the model's arrays need {need:,} bytes of {what}, more than "
+                        f"{board.name} has ({have:,} bytes): use fewer bits "
+                        "(--bits 8) or a larger board")
+
+
 def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None,
             name: str = "model") -> CFiles:
     """The C files of an L4 module (the pipeline's output), written to out_dir when given
     (all together, see `write_files`)."""
+    check_index_range(l4, target)
     files = CFiles(print_c(l4, profile_for(target), name))
     if out_dir is not None:
         write_files(files, out_dir)

@@ -74,6 +74,7 @@ class Compiled:
     l2: ModuleOp
     test: Dataset | None
     pipeline: str = ""
+    l4: ModuleOp | None = None
     float_accuracy: float | None = None
     accuracy: float | None = None
     disagreement: float | None = None
@@ -179,6 +180,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         t0 = time.perf_counter()
         l4 = l2.clone()
         run_pipeline(l4, passes[to_l2:])
+        result.l4 = l4
         with stage("C printer"):
             result.c_dir = Path(write_c(l4, options.target, out_dir))
         seconds["codegen"] = time.perf_counter() - t0

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.codegen import output_lock, write_files
-from minun_mlir.diagnostics import MinunError, error
+from minun_mlir.codegen import check_fits_board, output_lock, write_files
+from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
 from minun_mlir.tools.errors import run_tool
 
@@ -119,6 +119,13 @@ def run(args: argparse.Namespace) -> dict:
         with output_lock(args.out):
             result = compile_into(args, options, dims)
     print(result.summary())
+    if result.l4 is not None:
+        try:
+            check_fits_board(result.l4, args.target)
+        except MinunError as e:
+            if args.run:
+                raise
+            warn(str(e).removeprefix("error: "))
     report: dict = {
         "model": str(args.model), "config": options.label, "target": args.target,
         "float_accuracy": result.float_accuracy, "accuracy": result.accuracy,

@@ -265,3 +265,39 @@ def test_run_counts_inputs_where_c_and_evaluator_differ():
     off[3, 0] += 1  # one value one unit off: the label may agree, the bits do not
     assert disagreements(result, SimpleNamespace(labels=result.predictions[:n], outputs=off),
                          n) == [3]
+
+
+# -- unsafe C: sizes checked against the target before any build ----------------------
+
+def _dense_model(tmp_path: Path, n: int) -> Path:
+    np.save(tmp_path / "W.npy", np.random.default_rng(0).uniform(-1, 1, (2, n))
+            .astype(np.float32))
+    program = tmp_path / "dense.sd"
+    program.write_text(f"let X = ({n}, 1) in [0.0, 1.0] in\n"
+                       f"let W = (2, {n}) in [-1.0, 1.0] in\nW * X\n")
+    return program
+
+
+def test_arrays_beyond_avr_int_range_are_refused(tmp_path):
+    program = _dense_model(tmp_path, 40_000)  # W: 80,000 elements; AVR's int ends at 32,767
+    r = compile_cli(str(program), "--scales", "maxscale", "--maxscale", "4", "--target", "avr",
+                    "--out", str(tmp_path / "c"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "has 80,000 elements, more than avr's int can index (32,767)" in r.stderr
+    ok = compile_cli(str(program), "--scales", "maxscale", "--maxscale", "4", "--target",
+                     "cortex-m3", "--out", str(tmp_path / "m3"))
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_flash_estimate_is_checked_before_the_build(tmp_path):
+    program = _dense_model(tmp_path, 10_000)  # 20,000 weights x 2 B = 40,000 B > 32 KB
+    args = [str(program), "--scales", "maxscale", "--maxscale", "4", "--target", "avr",
+            "--out", str(tmp_path / "c")]
+    r = compile_cli(*args)
+    assert r.returncode == 0 and "warning: the model's arrays need 40,000 bytes of flash, " \
+                                 "more than avr has (32,768 bytes)" in r.stderr
+    test = tmp_path / "test.npy"
+    np.save(test, np.concatenate([np.zeros((2, 1)), np.full((2, 10_000), 0.5)], axis=1))
+    r = compile_cli(*args, "--test", str(test), "--run")
+    assert r.returncode == 1 and "error: the model's arrays need 40,000 bytes" in r.stderr
+    assert "on avr:" not in r.stdout  # refused before building or simulating

@@ -18,7 +18,8 @@ of the repository root: every top-level entry is a symlink to the real one excep
 `build/`, a fresh directory, so documented commands write their outputs (always under
 `build/`, which is gitignored) into a temporary place and never see another test's
 files. The virtualenv's `bin/` comes first on PATH. A command may use what the commands
-before it in the same block wrote (compile, then run): its test runs those first.
+before it in the same block wrote (compile, then run): its test first runs those earlier
+commands of the block that share a `build/` path with it (transitively).
 """
 
 from __future__ import annotations
@@ -191,11 +192,25 @@ def assert_shows(output: str, expected: list[str], what: str) -> None:
         k += 1
 
 
+def build_paths(text: str) -> set[str]:
+    return set(re.findall(r"build/[\w./-]*\w", text))
+
+
+def prerequisites(cmd: Command) -> list[Command]:
+    """The earlier commands of the block that write what `cmd` reads: those sharing a
+    `build/` path with it, or with another prerequisite."""
+    needed, chosen = build_paths(cmd.text), []
+    for earlier in reversed(cmd.before):
+        paths = build_paths(earlier.text)
+        if paths & needed and command_name(earlier.text) not in EXCLUDED:
+            chosen.append(earlier)
+            needed |= paths
+    return chosen[::-1]
+
+
 @pytest.mark.parametrize("cmd", command_params())
 def test_documented_command(cmd: Command, workdir: Path):
-    for earlier in cmd.before:
-        if command_name(earlier.text) in EXCLUDED:
-            continue
+    for earlier in prerequisites(cmd):
         proc = bash(earlier.text, workdir)
         assert proc.returncode == earlier.status, (
             f"{cmd.id}: earlier command {earlier.id} exited {proc.returncode}\n{proc.stderr}")

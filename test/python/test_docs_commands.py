@@ -47,7 +47,9 @@ EXCLUDED = {
                   "report with the committed BENCHMARKS.md",
 }
 # Run, but marked slow (`pytest -m "not slow"` skips them): they set up the environment
-# and run a whole job; no other test runs them.
+# and run a whole job; no other test runs them. (`make demo` writes into the real
+# checkout's build/demo/, which tools/demo.py locates from its own path; build/ is
+# gitignored.)
 SLOW = {"make demo"}
 
 

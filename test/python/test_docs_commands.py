@@ -1,0 +1,271 @@
+"""Every command the documentation shows runs, and prints what the documentation says.
+
+Collected from README.md, CONTRIBUTING.md and docs/*.md:
+
+- fenced ```sh / ```bash blocks: each line is a command (`#` lines are comments, a line
+  ending in `\\` continues on the next);
+- fenced ```console blocks: lines starting with `$ ` are commands; the lines under a
+  command, up to the next `$ `, are its expected output. Each expected line must appear in
+  the command's output (stdout then stderr), in order; `...` inside a line matches anything
+  (timings). A command whose expected output shows a diagnostic (`error:`) must exit 1;
+  every other command must exit 0;
+- fenced ```python blocks: run as a script in a subprocess;
+- fenced ```seedot blocks: SeeDot programs; each must compile to L1 IR with `minun-opt`
+  (declared parameters get seeded random weights of the declared shape).
+
+One test per command or block, named `file:line`. Everything runs with bash from a copy
+of the repository root: every top-level entry is a symlink to the real one except
+`build/`, a fresh directory, so documented commands write their outputs (always under
+`build/`, which is gitignored) into a temporary place and never see another test's
+files. The virtualenv's `bin/` comes first on PATH. A command may use what the commands
+before it in the same block wrote (compile, then run): its test first runs those earlier
+commands of the block that share a `build/` path with it (transitively).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+SHELL_LANGS = {"sh", "bash", "console"}
+TIMEOUT = 120  # seconds per command; every documented command takes a few seconds
+
+# Commands the docs show that this test does not run, and why. Each must still occur in
+# the docs (checked below), so the list cannot go stale silently.
+EXCLUDED = {
+    "make test": "it is the command that runs this test (it would run itself)",
+    "make bench": "test_benchmarks_fresh.py already runs the benchmark and compares its "
+                  "report with the committed BENCHMARKS.md",
+}
+# Run, but marked slow (`pytest -m "not slow"` skips them): they set up the environment
+# and run a whole job; no other test runs them. (`make demo` writes into the real
+# checkout's build/demo/, which tools/demo.py locates from its own path; build/ is
+# gitignored.)
+SLOW = {"make demo"}
+
+
+@dataclass
+class Command:
+    doc: str  # path relative to the root
+    line: int  # 1-based line of the command in the doc
+    text: str
+    expected: list[str] = field(default_factory=list)
+    before: list[Command] = field(default_factory=list)  # earlier ones in the same block
+
+    @property
+    def id(self) -> str:
+        return f"{self.doc}:{self.line}"
+
+    @property
+    def status(self) -> int:
+        """1 when the doc shows it printing a diagnostic, else 0."""
+        return 1 if any("error:" in line for line in self.expected) else 0
+
+
+@dataclass
+class Block:
+    doc: str
+    line: int  # 1-based line of the opening fence
+    lang: str
+    text: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.doc}:{self.line}"
+
+
+def fenced_blocks(path: Path) -> list[Block]:
+    blocks, lang, start, body = [], None, 0, []
+    doc = str(path.relative_to(ROOT))
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        fence = re.match(r"^\s*```(\S*)\s*$", line)
+        if lang is None:
+            if fence:
+                lang, start, body = fence.group(1) or "text", n, []
+        elif fence and not fence.group(1):
+            blocks.append(Block(doc, start, lang, "\n".join(body)))
+            lang = None
+        else:
+            body.append(line)
+    return blocks
+
+
+def block_commands(block: Block) -> list[Command]:
+    lines = block.text.splitlines()
+    commands: list[Command] = []
+    i = 0
+    while i < len(lines):
+        line, n = lines[i], block.line + 1 + i
+        i += 1
+        if block.lang == "console":
+            if not line.startswith("$ "):
+                if commands:
+                    commands[-1].expected.append(line)
+                continue
+            line = line[2:]
+        elif not line.strip() or line.lstrip().startswith("#"):
+            continue
+        text = line
+        while text.endswith("\\") and i < len(lines):
+            text = text + "\n" + lines[i]
+            i += 1
+        commands.append(Command(block.doc, n, text.strip()))
+    for k, cmd in enumerate(commands):
+        cmd.before = commands[:k]
+        while cmd.expected and not cmd.expected[-1].strip():
+            cmd.expected.pop()
+    return commands
+
+
+def all_blocks() -> list[Block]:
+    return [b for doc in DOCS for b in fenced_blocks(doc)]
+
+
+def all_commands() -> list[Command]:
+    return [c for b in all_blocks() if b.lang in SHELL_LANGS for c in block_commands(b)]
+
+
+def command_name(text: str) -> str:
+    return re.sub(r"\s+#.*$", "", text).strip()
+
+
+def command_params():
+    params = []
+    for cmd in all_commands():
+        name = command_name(cmd.text)
+        if name in EXCLUDED:
+            continue
+        marks = [pytest.mark.slow] if name in SLOW else []
+        params.append(pytest.param(cmd, id=cmd.id, marks=marks))
+    return params
+
+
+def block_params(lang: str):
+    return [pytest.param(b, id=b.id) for b in all_blocks() if b.lang == lang]
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The repository root with a private, empty `build/`."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name not in ("build", ".git"):
+            (root / entry.name).symlink_to(entry)
+    (root / "build").mkdir()
+    return root
+
+
+def environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def bash(text: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-o", "pipefail", "-c", text], cwd=cwd, env=environment(),
+                          capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def expected_pattern(line: str) -> re.Pattern:
+    parts = [re.escape(p.strip()) for p in line.strip().split("...")]
+    return re.compile(r".*?".join(parts))
+
+
+def assert_shows(output: str, expected: list[str], what: str) -> None:
+    """Each non-blank expected line occurs in `output`, in order."""
+    lines = output.splitlines()
+    k = 0
+    for want in (e for e in expected if e.strip()):
+        pattern = expected_pattern(want)
+        while k < len(lines) and not pattern.search(lines[k]):
+            k += 1
+        assert k < len(lines), f"{what}: expected output line not found (in order): {want!r}"
+        k += 1
+
+
+def build_paths(text: str) -> set[str]:
+    return set(re.findall(r"build/[\w./-]*\w", text))
+
+
+def prerequisites(cmd: Command) -> list[Command]:
+    """The earlier commands of the block that write what `cmd` reads: those sharing a
+    `build/` path with it, or with another prerequisite."""
+    needed, chosen = build_paths(cmd.text), []
+    for earlier in reversed(cmd.before):
+        paths = build_paths(earlier.text)
+        if paths & needed and command_name(earlier.text) not in EXCLUDED:
+            chosen.append(earlier)
+            needed |= paths
+    return chosen[::-1]
+
+
+@pytest.mark.parametrize("cmd", command_params())
+def test_documented_command(cmd: Command, workdir: Path):
+    for earlier in prerequisites(cmd):
+        proc = bash(earlier.text, workdir)
+        assert proc.returncode == earlier.status, (
+            f"{cmd.id}: earlier command {earlier.id} exited {proc.returncode}\n{proc.stderr}")
+    proc = bash(cmd.text, workdir)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == cmd.status, (
+        f"{cmd.id}: `{cmd.text}` exited {proc.returncode}, expected {cmd.status}\n"
+        f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}")
+    assert_shows(output, cmd.expected, cmd.id)
+
+
+@pytest.mark.parametrize("block", block_params("python"))
+def test_documented_python(block: Block, workdir: Path):
+    proc = subprocess.run([sys.executable, "-c", block.text], cwd=workdir, env=environment(),
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, f"{block.id}:\n{proc.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("block", block_params("seedot"))
+def test_documented_seedot_program(block: Block, tmp_path: Path):
+    import numpy as np
+
+    from minun_mlir.frontends.seedot import check_source
+
+    checked = check_source(block.text, block.id)  # a clear message if it does not check
+    rng = np.random.default_rng(0)
+    arrays = {b.name: rng.uniform(b.decl.lo, b.decl.hi, b.decl.shape).astype(np.float32)
+              for b in checked.params}
+    program, weights = tmp_path / "program.sd", tmp_path / "weights.npz"
+    program.write_text(block.text + "\n")
+    np.savez(weights, **arrays)
+    proc = subprocess.run([str(BIN / "minun-opt"), str(program), "--weights", str(weights)],
+                          capture_output=True, text=True, timeout=TIMEOUT, env=environment())
+    assert proc.returncode == 0, f"{block.id}:\n{proc.stderr}"
+    assert "func.func @main" in proc.stdout
+
+
+def test_the_docs_have_commands_to_test():
+    commands = all_commands()
+    assert len(commands) >= 10
+    assert any(command_name(c.text).startswith(".venv/bin/minun-compile") for c in commands)
+    assert len(block_params("python")) >= 3
+    assert len(block_params("seedot")) >= 10
+
+
+def test_exclusions_are_documented_commands():
+    names = {command_name(c.text) for c in all_commands()}
+    for name in (*EXCLUDED, *SLOW):
+        assert name in names, f"{name!r} is listed here but no doc shows it any more"
+
+
+def test_docs_do_not_point_outside_the_repository():
+    for doc in DOCS:
+        text = doc.read_text()
+        for bad in ("../shared", "/work/"):
+            assert bad not in text, f"{doc.relative_to(ROOT)} mentions {bad}"

@@ -36,65 +36,66 @@ How tensors become memory (why the pass is more than one loop nest per op):
   numerics/fixed.py; SeeDot's two-table exp is inlined with its tables as globals; TreeSum
   halvings are unrolled level by level (sizes are static); sparse matmul walks a
   compressed-column copy of the parameter (same terms, same order as SeeDot's format).
+
+Layout: this module is the pass and its driver (`Lowering`: the walk over blocks, the
+L2 value -> `Val` bookkeeping and the materialization decisions above) with one dispatch
+table from op class to handler. The builder, the value model and the handlers of each op
+family live in `lowering/loops/`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-import numpy as np
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
-from minun_mlir.lowering.loops.builder import INDEX, NSW, Buffer, Gen, Lin, row_major, width
+from minun_mlir.lowering.loops import elementwise, functions, linear, movement, regions, sources
+from minun_mlir.lowering.loops.builder import Buffer, Gen
 from minun_mlir.lowering.loops.values import (
     CHEAP,
-    COMPUTE,
     FREE,
     Buf,
-    Const,
-    Elementwise,
-    Reduction,
     Val,
     element_of,
-    fx_type,
-    is_float,
     op_error,
     shape_of,
     storage,
-    view,
 )
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import (
-    IntegerAttr,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-    f32,
-    i32,
-)
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, TensorType, i32
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.ir_text import replace_module_body
-from minun_mlir.numerics import fixed as fx
 
 ENTRY = "minun_predict"
 
+# Consumers that read an operand once per element of their result (see consumed_once).
+ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.SigmoidOp,
+               num.TanhOp, minun.ReluOp, minun.Relu6Op, minun.ClipOp, minun.NegOp,
+               minun.MaxOp, minun.MinOp)
+VIEWS = (minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp)
 
-# --------------------------------------------------------------------------------------
-# The lowering
-# --------------------------------------------------------------------------------------
+Handler = Callable[["Lowering", Any], Any]
 
-ELEMENTWISE = ("num.add", "num.sub", "num.mul", "num.rescale", "num.exp", "num.sigmoid",
-               "num.tanh", "minun.relu", "minun.relu6", "minun.clip", "minun.neg",
-               "minun.max", "minun.min")
-VIEWS = ("minun.reshape", "minun.transpose", "minun.splice", "minun.index", "minun.reverse")
+
+def _handlers() -> dict[type[Operation], Handler]:
+    table: dict[type[Operation], Handler] = {}
+    for family in (sources, elementwise, movement, linear, functions, regions):
+        for op_type, handler in family.HANDLERS.items():
+            assert op_type not in table, f"{op_type.name} lowered by two families"
+            table[op_type] = handler
+    return table
+
+
+# The one dispatch table of the pass: op class -> handler(driver, op), which returns the
+# lowered result(s): a Val per tensor result, an SSA value per scalar one.
+HANDLERS: dict[type[Operation], Handler] = _handlers()
 
 
 def _main(module: ModuleOp) -> func.FuncOp:
@@ -110,6 +111,10 @@ def _same_block(value: SSAValue, user: Operation) -> bool:
 
 
 class Lowering:
+    """The walk over L2: lowers each op through HANDLERS and keeps what every L2 value
+    became (`vals`: tensors as `Val`s, `ints`: scalars as `index` SSA values), deciding
+    when a lazy value is written to memory. Handlers build IR with `self.g`."""
+
     def __init__(self, fn: func.FuncOp):
         self.fn = fn
         rounding = fn.attributes.get("num.rounding")
@@ -182,7 +187,8 @@ class Lowering:
         returned score tensor."""
         if self.label_op is not None:
             return self.ints[result]
-        return self.argmax(Buf(self.out, shape_of(self.scores), element_of(self.scores)))
+        scores = Buf(self.out, shape_of(self.scores), element_of(self.scores))
+        return functions.argmax(self, scores)
 
     # -- blocks ----------------------------------------------------------------------------
 
@@ -197,15 +203,10 @@ class Lowering:
         return self.vals[v] if isinstance(v.type, TensorType) else self.ints[v]
 
     def lower_op(self, op: Operation) -> None:
-        name = op.name
-        handler = getattr(self, "op_" + name.replace(".", "_"), None)
-        if handler is not None:
-            result = handler(op)
-        elif name in ("arith.addi", "arith.subi", "arith.muli"):
-            a, b = (self.ints[v] for v in op.operands)
-            result = self.g.binop(type(op), a, b, nsw=True)
-        else:
+        handler = HANDLERS.get(type(op))
+        if handler is None:
             raise op_error(op, "not supported by lower-to-loops")
+        result = handler(self, op)
         if not op.results:
             return
         results = result if isinstance(result, list) else [result]
@@ -225,12 +226,11 @@ class Lowering:
         if len(uses) != 1 or not _same_block(v, uses[0].operation):
             return False
         user, index = uses[0].operation, uses[0].index
-        name = user.name
         if isinstance(user, (minun.YieldOp, func.ReturnOp, minun.LoopOp, minun.IfNonNegOp)):
             return True
-        if name in ELEMENTWISE:
+        if isinstance(user, ELEMENTWISE):
             return math.prod(shape_of(v)) == math.prod(shape_of(user.results[0]))
-        if name in VIEWS:
+        if isinstance(user, VIEWS):
             return index == 0 and self.consumed_once(user.results[0])
         if isinstance(user, minun.SpliceAssignOp):
             return index == 0
@@ -293,653 +293,6 @@ class Lowering:
             return val
         return None
 
-    # -- leaves ----------------------------------------------------------------------------
-
-    def op_num_input(self, op: num.InputOp) -> Val:
-        return Buf(self.x, shape_of(op.result), element_of(op.result))
-
-    def op_num_param(self, op: num.ParamOp) -> Val:
-        values = op.array()
-        el = element_of(op.result)
-        shape = shape_of(op.result)
-        if op.sparse is not None and all(isinstance(u.operation, num.SparseMatMulOp)
-                                         and u.index == 0 for u in op.result.uses):
-            return Const(0, shape, el)  # only the compressed copy is stored (sparse_matmul)
-        flat = values.reshape(-1)
-        if flat.size and np.all(flat == flat[0]):
-            return Const(flat[0].item(), shape, el)
-        buf = self.g.global_("p_" + op.sym_name.data, values, storage(el))
-        return Buf(buf, shape, el)
-
-    def op_minun_init(self, op: minun.InitOp) -> Val:
-        el = element_of(op.result)
-        fill = float(op.fill.value.data)
-        if isinstance(el, FixedType):
-            q = int(fx.quantize(np.array(fill), el.width, el.frac, self.rounding))
-            return Const(q, shape_of(op.result), el)
-        return Const(float(np.float32(fill)), shape_of(op.result), el)
-
-    def op_arith_constant(self, op: arith.ConstantOp) -> SSAValue:
-        return self.g.index(op.value.value.data)
-
-    # -- element-wise ----------------------------------------------------------------------
-
-    def elementwise(self, op: Operation, fn, *operands: SSAValue) -> Val:
-        vals = [self.vals[v] for v in operands]
-        return Elementwise(fn, vals, shape_of(op.results[0]), element_of(op.results[0]))
-
-    def op_num_rescale(self, op: num.RescaleOp) -> Val:
-        src = self.vals[op.input]
-        out = fx_type(op.result)
-        shift, rounding, overflow = op.shift, op.rounding.data, op.overflow.data
-        if isinstance(src, Const):
-            q = fx.narrow(fx.shift_right(np.array(int(src.value)), shift, rounding),
-                          out.width, overflow)
-            return Const(int(q), src.shape, out)
-        owner = op.input.owner
-        if isinstance(owner, num.ParamOp) and isinstance(src, Buf):
-            key = (op.input, f"{out.width},{out.frac},{rounding},{overflow}")
-            if key not in self.folded:
-                q = fx.narrow(fx.shift_right(owner.array().astype(np.int64), shift, rounding),
-                              out.width, overflow)
-                name = f"p_{owner.sym_name.data}_q{out.width}s{out.frac}".replace("-", "m")
-                self.folded[key] = Buf(self.g.global_(name, q, storage(out)), src.shape, out)
-            return self.folded[key]
-        narrow16 = self.narrow_sum(op, src, out)
-        if narrow16 is not None:
-            return narrow16
-
-        def fn(g: Gen, x: SSAValue) -> SSAValue:
-            return g.rescale(x, shift, rounding, overflow, out.width)
-
-        return Elementwise(fn, [src], src.shape, out, CHEAP if src.cost == FREE else COMPUTE)
-
-    def narrow_sum(self, op: num.RescaleOp, src: Val, out: FixedType) -> Val | None:
-        """rescale(a + b) with no shift and wrap: the low bits of the exact sum are the
-        wrapped sum in the narrow type (16-bit adds on AVR instead of 32-bit ones)."""
-        owner = op.input.owner
-        if (op.shift != 0 or op.overflow.data != "wrap" or not isinstance(src, Elementwise)
-                or not isinstance(owner, (num.AddOp, num.SubOp))):
-            return None
-        a, b = (fx_type(v) for v in (owner.lhs, owner.rhs))
-        if max(a.width, b.width) > out.width:
-            return None
-        sub = isinstance(owner, num.SubOp)
-
-        def fn(g: Gen, x: SSAValue, y: SSAValue) -> SSAValue:
-            return g.wrap_add(x, y, out.width, sub)
-
-        return Elementwise(fn, src.operands, src.shape, out)
-
-    def op_num_add(self, op: Operation, sub: bool = False) -> Val:
-        res = element_of(op.results[0])
-        d = res.width if isinstance(res, FixedType) else 32
-        return self.elementwise(op, lambda g, a, b: g.wrap_add(a, b, d, sub), op.lhs, op.rhs)
-
-    def op_num_sub(self, op: Operation) -> Val:
-        return self.op_num_add(op, sub=True)
-
-    def op_num_mul(self, op: num.MulOp) -> Val:
-        res = element_of(op.result)
-        d = res.width if isinstance(res, FixedType) else 32
-        return self.elementwise(op, lambda g, a, b: g.product(a, b, d), op.lhs, op.rhs)
-
-    def op_minun_max(self, op: Operation) -> Val:
-        return self.elementwise(op, lambda g, a, b: g.max(a, b), op.lhs, op.rhs)
-
-    def op_minun_min(self, op: Operation) -> Val:
-        return self.elementwise(op, lambda g, a, b: g.min(a, b), op.lhs, op.rhs)
-
-    def op_minun_relu(self, op: Operation) -> Val:
-        el = element_of(op.input)
-        return self.elementwise(op, lambda g, x: g.max(x, g.const(0, storage(el))), op.input)
-
-    def _clip(self, op: Operation, lo: float, hi: float, six: bool = False) -> Val:
-        el = element_of(op.input)
-        if is_float(el):
-            def ffn(g: Gen, x: SSAValue) -> SSAValue:
-                return g.min(g.max(x, g.const(lo, f32)), g.const(hi, f32))
-
-            return self.elementwise(op, ffn, op.input)
-        tlo, thi = fx.int_range(el.width)
-        if six:  # as the evaluator: 6 at the operand's scale
-            qlo, qhi = 0, 6 << el.frac if el.frac >= 0 else 6 >> -el.frac
-        else:
-            qlo = int(fx.quantize(np.array(lo), 64, el.frac, self.rounding))
-            qhi = int(fx.quantize(np.array(hi), 64, el.frac, self.rounding))
-        qlo, qhi = max(qlo, tlo), min(qhi, thi)
-
-        def fn(g: Gen, x: SSAValue) -> SSAValue:  # np.clip: min(max(x, lo), hi)
-            x = g.max(x, g.iconst(qlo, el.width)) if qlo > tlo else x
-            return g.min(x, g.iconst(qhi, el.width)) if qhi < thi else x
-
-        return self.elementwise(op, fn, op.input)
-
-    def op_minun_relu6(self, op: Operation) -> Val:
-        return self._clip(op, 0.0, 6.0, six=True)
-
-    def op_minun_clip(self, op: minun.ClipOp) -> Val:
-        return self._clip(op, float(op.lo.value.data), float(op.hi.value.data))
-
-    def op_minun_neg(self, op: Operation) -> Val:
-        el = element_of(op.input)
-        if is_float(el):
-            return self.elementwise(op, lambda g, x: g.add(arith.NegfOp(x)), op.input)
-        return self.elementwise(
-            op, lambda g, x: g.binop(arith.SubiOp, g.iconst(0, el.width), x), op.input)
-
-    def op_num_exp(self, op: num.ExpOp) -> Val:
-        el = element_of(op.input)
-        if is_float(el):
-            return self.elementwise(op, lambda g, x: g.helper("expf", [x], f32), op.input)
-        if op.method.data == "seedot":
-            return self.seedot_exp(op)
-        name = f"minun_exp{el.width}" + (f"_{self.rounding}" if el.width == 16 else "")
-        return self.elementwise(op, lambda g, x: g.helper(name, [x], x.type), op.input)
-
-    def _table_fn(self, op: Operation, kind: str) -> Val:
-        el = element_of(op.input)
-        if is_float(el):
-            name = {"sigmoid": "minun_sigmoidf", "tanh": "tanhf"}[kind]
-            return self.elementwise(op, lambda g, x: g.helper(name, [x], f32), op.input)
-        name = f"minun_{kind}{el.width}" + (f"_{self.rounding}" if el.width == 16 else "")
-        return self.elementwise(op, lambda g, x: g.helper(name, [x], x.type), op.input)
-
-    def op_num_sigmoid(self, op: Operation) -> Val:
-        return self._table_fn(op, "sigmoid")
-
-    def op_num_tanh(self, op: Operation) -> Val:
-        return self._table_fn(op, "tanh")
-
-    def seedot_exp(self, op: num.ExpOp) -> Val:
-        """SeeDot's two-table exp, inlined; the tables are stored pre-shifted by S_mul/2."""
-        se = op.seedot()
-        tf, tg, _, _ = se.tables()
-        _, s_mul = se.out_scale()
-        bits = se.bits
-        ta = fx.shift_right(tf, s_mul // 2, self.rounding)
-        tb = fx.shift_right(tg, s_mul // 2, self.rounding)
-        g = self.g
-        buf_a = g.global_("exp_tf", ta, IntegerType(bits))
-        buf_b = g.global_("exp_tg", tb, IntegerType(bits))
-        k, t = se.k, se.t
-
-        def fn(g: Gen, x: SSAValue) -> SSAValue:
-            wide = max(32, width(x))
-            xi = g.resize(x, wide)
-            d = g.binop(arith.SubiOp, g.clamp(xi, se.lo, se.hi), g.iconst(se.lo, wide),
-                        nsw=True)
-            mask = g.iconst((1 << t) - 1, wide)
-            i = g.binop(arith.AndIOp, g.shrsi(d, k - t), mask)
-            if k >= 2 * t:
-                j = g.shrsi(d, k - 2 * t)
-            else:
-                j = g.add(arith.ShLIOp(d, g.iconst(2 * t - k, wide), overflow=NSW))
-            j = g.binop(arith.AndIOp, j, mask)
-            a = g.load(buf_a, Lin.of(g.add(arith.IndexCastOp(i, INDEX))))
-            b = g.load(buf_b, Lin.of(g.add(arith.IndexCastOp(j, INDEX))))
-            return g.product(a, b, bits)
-
-        return self.elementwise(op, fn, op.input)
-
-    # -- views ---------------------------------------------------------------------------
-
-    def start(self, v: SSAValue) -> Lin:
-        return Lin.of(self.ints[v])
-
-    def op_minun_transpose(self, op: minun.TransposeOp) -> Val:
-        perm = minun.ints(op.perm)
-        return self.transposed(self.vals[op.input], perm)
-
-    def transposed(self, src: Val, perm: Sequence[int]) -> Val:
-        shape = tuple(src.shape[p] for p in perm)
-        dims = [(perm.index(e), 1, Lin(0)) for e in range(len(src.shape))]
-        return view(src, shape, dims)
-
-    def op_minun_splice(self, op: minun.SpliceOp) -> Val:
-        src = self.vals[op.input]
-        dims = [(e, 1, self.start(s)) for e, s in enumerate(op.starts)]
-        return view(src, minun.ints(op.sizes), dims)
-
-    def op_minun_index(self, op: minun.IndexOp) -> Val:
-        src = self.vals[op.input]
-        dims = [(None, 1, self.start(op.index))] + [(e - 1, 1, Lin(0))
-                                                    for e in range(1, len(src.shape))]
-        return view(src, shape_of(op.result), dims)
-
-    def op_minun_reverse(self, op: minun.ReverseOp) -> Val:
-        src = self.vals[op.input]
-        axis = op.axis.value.data
-        dims = [(e, -1, Lin(n - 1)) if e == axis else (e, 1, Lin(0))
-                for e, n in enumerate(src.shape)]
-        return view(src, src.shape, dims)
-
-    def op_minun_reshape(self, op: minun.ReshapeOp) -> Val:
-        src = self.vals[op.input]
-        order = minun.ints(op.order)
-        if list(order) != list(range(len(order))):
-            src = self.transposed(src, order)
-        shape = shape_of(op.result)
-        # only unit dimensions inserted or removed: an index map on any value
-        if [n for n in src.shape if n != 1] == [n for n in shape if n != 1]:
-            dims, ds = [], [d for d, n in enumerate(shape) if n != 1]
-            k = 0
-            for n in src.shape:
-                if n == 1:
-                    dims.append((None, 1, Lin(0)))
-                else:
-                    dims.append((ds[k], 1, Lin(0)))
-                    k += 1
-            return view(src, shape, dims)
-        if isinstance(src, Const):
-            return Const(src.value, shape, src.el)
-        if not (isinstance(src, Buf) and src.contiguous):
-            src = self.materialize(src)
-        return Buf(src.buffer, shape, src.el, src.offset)
-
-    def op_minun_concat(self, op: minun.ConcatOp) -> Val:
-        axis = op.axis.value.data
-        out = self.g.alloc(math.prod(shape_of(op.result)), storage(element_of(op.result)),
-                           op.result.name_hint)
-        out.owner = op.result
-        whole = Buf(out, shape_of(op.result), element_of(op.result))
-        pos = 0
-        for v in op.inputs:
-            val = self.vals[v]
-            dims = [(e, 1, Lin(pos if e == axis else 0)) for e in range(len(val.shape))]
-            part = view(whole, val.shape, dims)
-            self.store_into(part, val)
-            pos += val.shape[axis]
-        return whole
-
-    def op_minun_splice_assign(self, op: minun.SpliceAssignOp) -> Val:
-        dest = self.owned(op.dest)
-        if dest is None:
-            dest = self.materialize(self.vals[op.dest], op.result,
-                                    hint=op.result.name_hint or op.dest.name_hint)
-        dest.buffer.owner = op.result
-        value = self.vals[op.value]
-        dims = [(e, 1, self.start(s)) for e, s in enumerate(op.starts)]
-        self.store_into(view(dest, value.shape, dims), value)
-        return dest
-
-    # -- reductions ------------------------------------------------------------------------
-
-    def op_num_matmul(self, op: num.MatMulOp) -> Val:
-        a, b = self.operand(op.lhs), self.operand(op.rhs)
-        res = element_of(op.result)
-        fixed_ = isinstance(res, FixedType)
-        d = res.width if fixed_ else 32
-        halvings = op.halvings.value.data if fixed_ else 0
-        k = shape_of(op.lhs)[1]
-
-        def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-            i, j = idx
-
-            def term(kk: list[Lin]) -> SSAValue:
-                return g.product(a.load(g, [i, kk[0]]), b.load(g, [kk[0], j]), d)
-
-            return self.sum_terms((k,), halvings, op.rounding.data, storage(res), d, term)
-
-        return Reduction(fn, [a, b], shape_of(op.result), res)
-
-    def operand(self, v: SSAValue) -> Val:
-        """An operand of a reduction: lazy when rereading it is cheap or it is read once."""
-        val = self.vals[v]
-        return val if val.cost <= CHEAP or self.consumed_once(v) else self.buffer_of(v)
-
-    def sum_terms(self, dims: tuple[int, ...], halvings: int, rounding: str, elem: Attribute,
-                  d: int, term: Callable[[list[Lin]], SSAValue]) -> SSAValue:
-        """The sum of the terms indexed row-major by `dims`: a wrapping (or float)
-        accumulation, or SeeDot's TreeSum with `halvings` halving levels over a temporary
-        array of the terms."""
-        g = self.g
-        k = math.prod(dims)
-        if halvings <= 0 or k == 1:
-            def level(e: int, idx: list[Lin], acc: SSAValue) -> list[SSAValue]:
-                if e == len(dims):
-                    return [g.wrap_add(acc, term(idx), d)]
-                return self.g.loop(dims[e], [acc], lambda i, a: level(e + 1, idx + [i], a))
-
-            if k == 1:
-                return term([Lin(0)] * len(dims))
-            return level(0, [], g.const(0, elem))[0]
-        tmp = g.alloc(k, elem, "treesum")
-        strides = row_major(dims)
-
-        def fill(e: int, idx: list[Lin]) -> None:
-            if e == len(dims):
-                at = Lin(0)
-                for i, s in zip(idx, strides):
-                    at = at + i.scale(s)
-                g.store(term(idx), tmp, at)
-                return
-            self.g.loop(dims[e], [], lambda i: fill(e + 1, idx + [i]))
-
-        fill(0, [])
-        n, lvl = k, 0
-        while n > 1:
-            half, s = n // 2, 1 if lvl < halvings else 0
-
-            def pair(q: Lin, s: int = s) -> list:
-                x = g.load(tmp, q.scale(2))
-                y = g.load(tmp, q.scale(2) + 1)
-                if s:
-                    x, y = g.shr_round(x, 1, rounding), g.shr_round(y, 1, rounding)
-                g.store(g.wrap_add(x, y, d), tmp, q)
-                return []
-
-            self.g.loop(half, [], pair)
-            if n % 2:
-                last = g.load(tmp, Lin(n - 1))
-                g.store(g.shr_round(last, 1, rounding) if s else last, tmp, Lin(half))
-            n, lvl = half + n % 2, lvl + 1
-        return g.load(tmp, Lin(0))
-
-    def op_num_conv2d(self, op: num.Conv2DOp) -> Val:
-        x, f = self.operand(op.input), self.operand(op.filter)
-        res = element_of(op.result)
-        fixed_ = isinstance(res, FixedType)
-        d = res.width if fixed_ else 32
-        halvings = op.halvings.value.data if fixed_ else 0
-        _, h, w, _ = shape_of(op.input)
-        groups, kh, kw, cg, cout = shape_of(op.filter)
-        sh, sw = minun.ints(op.strides)
-        pt, pb, pl, pr = minun.ints(op.pads)
-        dh, dw = minun.ints(op.dilations)
-        zero = self.g.const(0, storage(res))
-
-        def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-            n, ho, wo, oc = idx
-            if groups == 1:
-                grp, co = Lin(0), oc
-            elif cout == 1:
-                grp, co = oc, Lin(0)
-            else:
-                ocv = g.lin(oc)
-                grp = Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout))))
-                co = Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout))))
-
-            def term(t: list[Lin]) -> SSAValue:
-                i, j, c = t
-                hi = ho.scale(sh) + i.scale(dh) + (-pt)
-                wi = wo.scale(sw) + j.scale(dw) + (-pl)
-                checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
-
-                def inside() -> list[SSAValue]:
-                    xv = x.load(g, [n, hi, wi, grp.scale(cg) + c])
-                    fv = f.load(g, [grp, i, j, c, co])
-                    return [g.product(xv, fv, d)]
-
-                return self.g.guarded(checks, inside, zero)
-
-            return self.sum_terms((kh, kw, cg), halvings, op.rounding.data, storage(res), d,
-                                  term)
-
-        return Reduction(fn, [x, f], shape_of(op.result), res)
-
-    def op_minun_maxpool(self, op: minun.MaxPoolOp) -> Val:
-        x = self.vals[op.input]
-        if not self.consumed_once(op.input):
-            x = self.operand(op.input)
-        el = element_of(op.input)
-        _, h, w, _ = shape_of(op.input)
-        kh, kw = minun.ints(op.kernel)
-        sh, sw = minun.ints(op.strides)
-        pt, pb, pl, pr = minun.ints(op.pads)
-        lowest = -math.inf if is_float(el) else fx.int_range(el.width)[0]
-
-        def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-            n, ho, wo, c = idx
-
-            def over_i(i: Lin, m: SSAValue):
-                def over_j(j: Lin, m2: SSAValue):
-                    hi, wi = ho.scale(sh) + i + (-pt), wo.scale(sw) + j + (-pl)
-                    checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
-                    return [self.g.guarded(checks, lambda: [g.max(m2, x.load(g, [n, hi, wi, c]))],
-                                         m2)]
-
-                return self.g.loop(kw, [m], over_j)
-
-            return self.g.loop(kh, [g.const(lowest, storage(el))], over_i)[0]
-
-        return Reduction(fn, [x], shape_of(op.result), el)
-
-    # -- ops written straight to a buffer ------------------------------------------------------
-
-    def op_num_sparse_matmul(self, op: num.SparseMatMulOp) -> Val:
-        """Column by column over the stored entries (the compressed-column arrays hold the
-        same entries in the same order as SeeDot's 0-terminated format)."""
-        g = self.g
-        a = self.const_array(op.lhs)
-        res = element_of(op.result)
-        fixed_ = isinstance(res, FixedType)
-        d = res.width if fixed_ else 32
-        shift = op.shift.value.data if fixed_ else 0
-        m, k = a.shape
-        ncols = shape_of(op.rhs)[1]
-        xval = self.operand(op.rhs)
-        cols = [np.nonzero(a[:, c])[0] for c in range(k)]
-        vals = np.concatenate([a[r, c] for c, r in enumerate(cols)]) if k else np.zeros(0)
-        rows = np.concatenate(cols) if k else np.zeros(0, dtype=np.int64)
-        colptr = np.concatenate([[0], np.cumsum([len(r) for r in cols])])
-        owner = op.lhs.owner
-        while isinstance(owner, num.RescaleOp):
-            owner = owner.input.owner
-        name = owner.sym_name.data
-        vbuf = g.global_(f"p_{name}_val", vals, storage(element_of(op.lhs)))
-        rbuf = g.global_(f"p_{name}_row", rows, IntegerType(_fit_bits(m)))
-        pbuf = g.global_(f"p_{name}_col", colptr, IntegerType(_fit_bits(len(rows))))
-        out = g.alloc(m * ncols, storage(res), op.result.name_hint)
-        out.owner = op.result
-        whole = Buf(out, (m, ncols), res)
-        self.store_into(whole, Const(0 if fixed_ else 0.0, (m, ncols), res))
-
-        def to_index(v: SSAValue) -> SSAValue:
-            return g.add(arith.IndexCastOp(g.resize(v, 32), INDEX))
-
-        def column(kk: SSAValue) -> None:
-            lo = to_index(g.load(pbuf, Lin.of(kk)))
-            hi = to_index(g.load(pbuf, Lin.of(kk) + 1))
-
-            def entry(p: SSAValue) -> None:
-                row = Lin.of(to_index(g.load(rbuf, Lin.of(p))))
-                v = g.load(vbuf, Lin.of(p))
-
-                def col(c: Lin) -> list:
-                    term = g.product(v, xval.load(g, [Lin.of(kk), c]), d)
-                    if shift > 0:
-                        term = g.shr_round(term, shift, op.rounding.data)
-                    at = whole.at([row, c])
-                    g.store(g.wrap_add(g.load(out, at), term, d), out, at)
-                    return []
-
-                self.g.loop(ncols, [], col)
-
-            g.for_(lo, hi, [], entry)
-
-        g.for_(0, k, [], column)
-        return whole
-
-    def const_array(self, v: SSAValue) -> np.ndarray:
-        """The stored integers of a parameter, or of rescales of one (quantize may pre-shift
-        the sparse operand), computed as the evaluator does."""
-        owner = v.owner
-        if isinstance(owner, num.ParamOp):
-            arr = owner.array()
-            return arr if arr.dtype.kind == "f" else arr.astype(np.int64)
-        if isinstance(owner, num.RescaleOp):
-            out = fx_type(owner.result)
-            x = self.const_array(owner.input)
-            return fx.narrow(fx.shift_right(x, owner.shift, owner.rounding.data), out.width,
-                             owner.overflow.data)
-        raise op_error(owner, "the sparse operand must be a parameter")
-
-    def op_num_normalise_l2(self, op: num.NormaliseL2Op) -> Val:
-        g = self.g
-        x = self.buffer_of(op.input)
-        el, res = element_of(op.input), element_of(op.result)
-        shape = shape_of(op.input)
-        c = shape[-1]
-        out = g.alloc(math.prod(shape), storage(res), op.result.name_hint)
-        out.owner = op.result
-        whole = Buf(out, shape, res)
-
-        def position(idx: list[Lin]) -> None:
-            def at(ch: Lin) -> list[Lin]:
-                return idx[:-1] + [ch]
-
-            if is_float(el):
-                def sq(ch: SSAValue, acc: SSAValue) -> list[SSAValue]:
-                    v = x.load(g, at(Lin.of(ch)))
-                    return [g.add(arith.AddfOp(acc, g.add(arith.MulfOp(v, v))))]
-
-                total = g.for_(0, c, [g.const(0.0, f32)], sq)[0]
-                norm = g.helper("sqrtf", [total], f32)
-                pos = g.cmp(norm, g.const(0.0, f32), "sgt")
-
-                def write(ch: SSAValue) -> None:
-                    v = x.load(g, at(Lin.of(ch)))
-                    q = g.select(pos, g.add(arith.DivfOp(v, norm)), g.const(0.0, f32))
-                    g.store(q, out, whole.at(at(Lin.of(ch))))
-
-                g.for_(0, c, [], write)
-                return
-            wide = 64 if 2 * el.width + max(c - 1, 0).bit_length() > 31 else 32
-
-            def sq(ch: SSAValue, acc: SSAValue) -> list[SSAValue]:
-                v = g.resize(x.load(g, at(Lin.of(ch))), wide)
-                return [g.binop(arith.AddiOp, acc, g.binop(arith.MuliOp, v, v, nsw=True),
-                                nsw=True)]
-
-            total = g.for_(0, c, [g.iconst(0, wide)], sq)[0]
-            norm = g.helper(f"minun_isqrt{wide}", [total], IntegerType(wide))
-            s_out = res.frac
-            top = 1 << (el.width - 1)
-            norm_bits = math.isqrt(c * top * top).bit_length() + 1
-            qw = 32 if max(norm_bits, el.width + s_out) <= 31 else 64
-            nz = g.cmp(norm, g.iconst(0, wide), "sgt")
-            safe = g.resize(g.select(nz, norm, g.iconst(1, wide)), qw)
-
-            def write(ch: SSAValue) -> None:
-                v = g.resize(x.load(g, at(Lin.of(ch))), qw)
-                shifted = g.add(arith.MuliOp(v, g.iconst(1 << s_out, qw), overflow=NSW))
-                q = g.add(arith.DivSIOp(shifted, safe))
-                q = g.select(nz, q, g.iconst(0, qw))
-                g.store(g.narrow(q, res.width, "wrap"), out, whole.at(at(Lin.of(ch))))
-
-            g.for_(0, c, [], write)
-
-        g.nest(shape[:-1], lambda idx: position(idx + [Lin(0)]))
-        return whole
-
-    # -- labels ----------------------------------------------------------------------------
-
-    def argmax(self, src: Val) -> SSAValue:
-        """Flat index of the first maximum."""
-        g = self.g
-        if not (isinstance(src, Buf) and src.contiguous):
-            src = self.materialize(src)
-        n = math.prod(src.shape)
-        flat = Buf(src.buffer, (n,), src.el, src.offset, (1,))
-        first = flat.load(g, [Lin(0)])
-        if n == 1:
-            return g.index(0)
-
-        def body(i: SSAValue, best: SSAValue, best_v: SSAValue) -> list[SSAValue]:
-            v = flat.load(g, [Lin.of(i)])
-            gt = g.cmp(v, best_v, "sgt")
-            return [g.select(gt, i, best), g.select(gt, v, best_v)]
-
-        return g.for_(1, n, [g.index(0), first], body)[0]
-
-    def op_minun_argmax(self, op: minun.ArgMaxOp) -> SSAValue:
-        return self.argmax(self.vals[op.input])
-
-    def op_minun_sgn(self, op: minun.SgnOp) -> SSAValue:
-        g = self.g
-        src = self.vals[op.input]
-        v = src.load(g, [Lin(0)] * len(src.shape))
-        pos = g.cmp(v, g.const(0, v.type), "sgt")
-        return g.select(pos, g.index(1), g.index(0))
-
-    # -- regions -------------------------------------------------------------------------
-
-    def op_minun_loop(self, op: minun.LoopOp) -> list:
-        g = self.g
-        body = op.body.block
-        carried: list[Buf | None] = []
-        inits: list[SSAValue] = []
-        for init, res in zip(op.inits, op.results):
-            if not isinstance(init.type, TensorType):
-                carried.append(None)
-                inits.append(self.ints[init])
-                continue
-            buf = self.owned(init)
-            if buf is None:
-                buf = self.materialize(self.vals[init], hint=res.name_hint or init.name_hint)
-            carried.append(buf)
-
-        def run(iv: SSAValue, *scalars: SSAValue) -> list[SSAValue]:
-            it = iter(scalars)
-            self.ints[body.args[0]] = iv
-            for arg, buf in zip(body.args[1:], carried):
-                if buf is None:
-                    self.ints[arg] = next(it)
-                else:
-                    buf.buffer.owner = arg
-                    self.vals[arg] = buf
-            yields = self.lower_block(body)
-            out = []
-            for val, buf in zip(yields, carried):
-                if buf is None:
-                    out.append(val)
-                else:
-                    self.store_into(buf, val)
-            return out
-
-        results = iter(g.for_(op.lower.value.data, op.upper.value.data, inits, run))
-        values = []
-        for res, buf in zip(op.results, carried):
-            if buf is None:
-                values.append(next(results))
-            else:
-                buf.buffer.owner = res
-                values.append(buf)
-        return values
-
-    def op_minun_if_nonneg(self, op: minun.IfNonNegOp) -> Val | SSAValue:
-        g = self.g
-        if isinstance(op.cond.type, TensorType):
-            c = self.vals[op.cond]
-            v = c.load(g, [Lin(0)] * len(c.shape))
-            cond = g.cmp(v, g.const(0, v.type), "sge")
-        else:
-            cond = g.cmp(self.ints[op.cond], g.index(0), "sge")
-        if not isinstance(op.result.type, TensorType):
-            return g.if_(cond, [INDEX], lambda: self.lower_block(op.then_region.block),
-                         lambda: self.lower_block(op.else_region.block))[0]
-        el = element_of(op.result)
-        out = g.alloc(math.prod(shape_of(op.result)), storage(el), op.result.name_hint)
-        out.owner = op.result
-        target = Buf(out, shape_of(op.result), el)
-
-        def branch(region: Region) -> Callable[[], None]:
-            def run() -> None:
-                (val,) = self.lower_block(region.block)
-                self.store_into(target, val)
-
-            return run
-
-        g.if_(cond, [], branch(op.then_region), branch(op.else_region))
-        return target
-
-
-
-def _fit_bits(max_value: int) -> int:
-    """The narrowest of i8/i16/i32 holding 0..max_value as a signed value."""
-    return next(b for b in (8, 16, 32) if max_value < (1 << (b - 1)))
-
 
 def lower_to_loops(module: ModuleOp) -> ModuleOp:
     """The pass as a function: returns the L3 module (the input is left unchanged)."""
@@ -954,4 +307,5 @@ class LowerToLoops(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         replace_module_body(op, lower_to_loops(op))
+
 

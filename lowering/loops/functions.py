@@ -1,0 +1,182 @@
+"""Ops that are functions of a whole value rather than of one element's operands:
+exp/sigmoid/tanh (runtime helpers, or SeeDot's two-table exp inlined with its tables as
+globals), the L2 normalisation of the last axis (written straight to a buffer) and the
+argmax/sgn that turn scores into the returned label."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from minun_mlir.dialects import minun, num
+from minun_mlir.lowering.loops.builder import INDEX, NSW, Gen, Lin, width
+from minun_mlir.lowering.loops.elementwise import elementwise
+from minun_mlir.lowering.loops.values import Buf, Val, element_of, is_float, shape_of, storage
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, f32
+from xdsl.ir import Operation, SSAValue
+
+from minun_mlir.numerics import fixed as fx
+
+if TYPE_CHECKING:
+    from minun_mlir.lowering.lower_to_loops import Lowering
+
+
+def lower_exp(lw: Lowering, op: num.ExpOp) -> Val:
+    el = element_of(op.input)
+    if is_float(el):
+        return elementwise(lw, op, lambda g, x: g.helper("expf", [x], f32), op.input)
+    if op.method.data == "seedot":
+        return seedot_exp(lw, op)
+    name = f"minun_exp{el.width}" + (f"_{lw.rounding}" if el.width == 16 else "")
+    return elementwise(lw, op, lambda g, x: g.helper(name, [x], x.type), op.input)
+
+
+def table_fn(lw: Lowering, op: Operation, kind: str) -> Val:
+    el = element_of(op.input)
+    if is_float(el):
+        name = {"sigmoid": "minun_sigmoidf", "tanh": "tanhf"}[kind]
+        return elementwise(lw, op, lambda g, x: g.helper(name, [x], f32), op.input)
+    name = f"minun_{kind}{el.width}" + (f"_{lw.rounding}" if el.width == 16 else "")
+    return elementwise(lw, op, lambda g, x: g.helper(name, [x], x.type), op.input)
+
+
+def lower_sigmoid(lw: Lowering, op: Operation) -> Val:
+    return table_fn(lw, op, "sigmoid")
+
+
+def lower_tanh(lw: Lowering, op: Operation) -> Val:
+    return table_fn(lw, op, "tanh")
+
+
+def seedot_exp(lw: Lowering, op: num.ExpOp) -> Val:
+    """SeeDot's two-table exp, inlined; the tables are stored pre-shifted by S_mul/2."""
+    se = op.seedot()
+    tf, tg, _, _ = se.tables()
+    _, s_mul = se.out_scale()
+    bits = se.bits
+    ta = fx.shift_right(tf, s_mul // 2, lw.rounding)
+    tb = fx.shift_right(tg, s_mul // 2, lw.rounding)
+    g = lw.g
+    buf_a = g.global_("exp_tf", ta, IntegerType(bits))
+    buf_b = g.global_("exp_tg", tb, IntegerType(bits))
+    k, t = se.k, se.t
+
+    def fn(g: Gen, x: SSAValue) -> SSAValue:
+        wide = max(32, width(x))
+        xi = g.resize(x, wide)
+        d = g.binop(arith.SubiOp, g.clamp(xi, se.lo, se.hi), g.iconst(se.lo, wide),
+                    nsw=True)
+        mask = g.iconst((1 << t) - 1, wide)
+        i = g.binop(arith.AndIOp, g.shrsi(d, k - t), mask)
+        if k >= 2 * t:
+            j = g.shrsi(d, k - 2 * t)
+        else:
+            j = g.add(arith.ShLIOp(d, g.iconst(2 * t - k, wide), overflow=NSW))
+        j = g.binop(arith.AndIOp, j, mask)
+        a = g.load(buf_a, Lin.of(g.add(arith.IndexCastOp(i, INDEX))))
+        b = g.load(buf_b, Lin.of(g.add(arith.IndexCastOp(j, INDEX))))
+        return g.product(a, b, bits)
+
+    return elementwise(lw, op, fn, op.input)
+
+
+def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
+    g = lw.g
+    x = lw.buffer_of(op.input)
+    el, res = element_of(op.input), element_of(op.result)
+    shape = shape_of(op.input)
+    c = shape[-1]
+    out = g.alloc(math.prod(shape), storage(res), op.result.name_hint)
+    out.owner = op.result
+    whole = Buf(out, shape, res)
+
+    def position(idx: list[Lin]) -> None:
+        def at(ch: Lin) -> list[Lin]:
+            return idx[:-1] + [ch]
+
+        if is_float(el):
+            def sq(ch: SSAValue, acc: SSAValue) -> list[SSAValue]:
+                v = x.load(g, at(Lin.of(ch)))
+                return [g.add(arith.AddfOp(acc, g.add(arith.MulfOp(v, v))))]
+
+            total = g.for_(0, c, [g.const(0.0, f32)], sq)[0]
+            norm = g.helper("sqrtf", [total], f32)
+            pos = g.cmp(norm, g.const(0.0, f32), "sgt")
+
+            def write(ch: SSAValue) -> None:
+                v = x.load(g, at(Lin.of(ch)))
+                q = g.select(pos, g.add(arith.DivfOp(v, norm)), g.const(0.0, f32))
+                g.store(q, out, whole.at(at(Lin.of(ch))))
+
+            g.for_(0, c, [], write)
+            return
+        wide = 64 if 2 * el.width + max(c - 1, 0).bit_length() > 31 else 32
+
+        def sq(ch: SSAValue, acc: SSAValue) -> list[SSAValue]:
+            v = g.resize(x.load(g, at(Lin.of(ch))), wide)
+            return [g.binop(arith.AddiOp, acc, g.binop(arith.MuliOp, v, v, nsw=True),
+                            nsw=True)]
+
+        total = g.for_(0, c, [g.iconst(0, wide)], sq)[0]
+        norm = g.helper(f"minun_isqrt{wide}", [total], IntegerType(wide))
+        s_out = res.frac
+        top = 1 << (el.width - 1)
+        norm_bits = math.isqrt(c * top * top).bit_length() + 1
+        qw = 32 if max(norm_bits, el.width + s_out) <= 31 else 64
+        nz = g.cmp(norm, g.iconst(0, wide), "sgt")
+        safe = g.resize(g.select(nz, norm, g.iconst(1, wide)), qw)
+
+        def write(ch: SSAValue) -> None:
+            v = g.resize(x.load(g, at(Lin.of(ch))), qw)
+            shifted = g.add(arith.MuliOp(v, g.iconst(1 << s_out, qw), overflow=NSW))
+            q = g.add(arith.DivSIOp(shifted, safe))
+            q = g.select(nz, q, g.iconst(0, qw))
+            g.store(g.narrow(q, res.width, "wrap"), out, whole.at(at(Lin.of(ch))))
+
+        g.for_(0, c, [], write)
+
+    g.nest(shape[:-1], lambda idx: position(idx + [Lin(0)]))
+    return whole
+
+
+def argmax(lw: Lowering, src: Val) -> SSAValue:
+    """Flat index of the first maximum."""
+    g = lw.g
+    if not (isinstance(src, Buf) and src.contiguous):
+        src = lw.materialize(src)
+    n = math.prod(src.shape)
+    flat = Buf(src.buffer, (n,), src.el, src.offset, (1,))
+    first = flat.load(g, [Lin(0)])
+    if n == 1:
+        return g.index(0)
+
+    def body(i: SSAValue, best: SSAValue, best_v: SSAValue) -> list[SSAValue]:
+        v = flat.load(g, [Lin.of(i)])
+        gt = g.cmp(v, best_v, "sgt")
+        return [g.select(gt, i, best), g.select(gt, v, best_v)]
+
+    return g.for_(1, n, [g.index(0), first], body)[0]
+
+
+def lower_argmax(lw: Lowering, op: minun.ArgMaxOp) -> SSAValue:
+    return argmax(lw, lw.vals[op.input])
+
+
+def lower_sgn(lw: Lowering, op: minun.SgnOp) -> SSAValue:
+    g = lw.g
+    src = lw.vals[op.input]
+    v = src.load(g, [Lin(0)] * len(src.shape))
+    pos = g.cmp(v, g.const(0, v.type), "sgt")
+    return g.select(pos, g.index(1), g.index(0))
+
+
+HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
+    num.ExpOp: lower_exp,
+    num.SigmoidOp: lower_sigmoid,
+    num.TanhOp: lower_tanh,
+    num.NormaliseL2Op: lower_normalise_l2,
+    minun.ArgMaxOp: lower_argmax,
+    minun.SgnOp: lower_sgn,
+}

@@ -1,0 +1,262 @@
+"""Reductions and linear algebra (matmul, sparse matmul, conv2d, maxpool) and the
+accumulation they share (`sum_terms`: a wrapping sum or SeeDot's TreeSum). Dense ones
+are lazy `Reduction`s computed per output element inside the consumer's loop, so a
+following rescale or pooling costs no buffer; sparse matmul walks a compressed-column
+copy of its parameter and writes its result straight to a buffer."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from minun_mlir.dialects import minun, num
+from minun_mlir.dialects.num import FixedType
+from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, row_major
+from minun_mlir.lowering.loops.values import (
+    CHEAP,
+    Buf,
+    Const,
+    Reduction,
+    Val,
+    element_of,
+    fx_type,
+    is_float,
+    op_error,
+    shape_of,
+    storage,
+)
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from minun_mlir.numerics import fixed as fx
+
+if TYPE_CHECKING:
+    from minun_mlir.lowering.lower_to_loops import Lowering
+
+
+def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
+    a, b = operand(lw, op.lhs), operand(lw, op.rhs)
+    res = element_of(op.result)
+    fixed_ = isinstance(res, FixedType)
+    d = res.width if fixed_ else 32
+    halvings = op.halvings.value.data if fixed_ else 0
+    k = shape_of(op.lhs)[1]
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        i, j = idx
+
+        def term(kk: list[Lin]) -> SSAValue:
+            return g.product(a.load(g, [i, kk[0]]), b.load(g, [kk[0], j]), d)
+
+        return sum_terms(g, (k,), halvings, op.rounding.data, storage(res), d, term)
+
+    return Reduction(fn, [a, b], shape_of(op.result), res)
+
+
+def operand(lw: Lowering, v: SSAValue) -> Val:
+    """An operand of a reduction: lazy when rereading it is cheap or it is read once."""
+    val = lw.vals[v]
+    return val if val.cost <= CHEAP or lw.consumed_once(v) else lw.buffer_of(v)
+
+
+def sum_terms(g: Gen, dims: tuple[int, ...], halvings: int, rounding: str, elem: Attribute,
+              d: int, term: Callable[[list[Lin]], SSAValue]) -> SSAValue:
+    """The sum of the terms indexed row-major by `dims`: a wrapping (or float)
+    accumulation, or SeeDot's TreeSum with `halvings` halving levels over a temporary
+    array of the terms."""
+    k = math.prod(dims)
+    if halvings <= 0 or k == 1:
+        def level(e: int, idx: list[Lin], acc: SSAValue) -> list[SSAValue]:
+            if e == len(dims):
+                return [g.wrap_add(acc, term(idx), d)]
+            return g.loop(dims[e], [acc], lambda i, a: level(e + 1, idx + [i], a))
+
+        if k == 1:
+            return term([Lin(0)] * len(dims))
+        return level(0, [], g.const(0, elem))[0]
+    tmp = g.alloc(k, elem, "treesum")
+    strides = row_major(dims)
+
+    def fill(e: int, idx: list[Lin]) -> None:
+        if e == len(dims):
+            at = Lin(0)
+            for i, s in zip(idx, strides):
+                at = at + i.scale(s)
+            g.store(term(idx), tmp, at)
+            return
+        g.loop(dims[e], [], lambda i: fill(e + 1, idx + [i]))
+
+    fill(0, [])
+    n, lvl = k, 0
+    while n > 1:
+        half, s = n // 2, 1 if lvl < halvings else 0
+
+        def pair(q: Lin, s: int = s) -> list:
+            x = g.load(tmp, q.scale(2))
+            y = g.load(tmp, q.scale(2) + 1)
+            if s:
+                x, y = g.shr_round(x, 1, rounding), g.shr_round(y, 1, rounding)
+            g.store(g.wrap_add(x, y, d), tmp, q)
+            return []
+
+        g.loop(half, [], pair)
+        if n % 2:
+            last = g.load(tmp, Lin(n - 1))
+            g.store(g.shr_round(last, 1, rounding) if s else last, tmp, Lin(half))
+        n, lvl = half + n % 2, lvl + 1
+    return g.load(tmp, Lin(0))
+
+
+def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
+    x, f = operand(lw, op.input), operand(lw, op.filter)
+    res = element_of(op.result)
+    fixed_ = isinstance(res, FixedType)
+    d = res.width if fixed_ else 32
+    halvings = op.halvings.value.data if fixed_ else 0
+    _, h, w, _ = shape_of(op.input)
+    groups, kh, kw, cg, cout = shape_of(op.filter)
+    sh, sw = minun.ints(op.strides)
+    pt, pb, pl, pr = minun.ints(op.pads)
+    dh, dw = minun.ints(op.dilations)
+    zero = lw.g.const(0, storage(res))
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        n, ho, wo, oc = idx
+        if groups == 1:
+            grp, co = Lin(0), oc
+        elif cout == 1:
+            grp, co = oc, Lin(0)
+        else:
+            ocv = g.lin(oc)
+            grp = Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout))))
+            co = Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout))))
+
+        def term(t: list[Lin]) -> SSAValue:
+            i, j, c = t
+            hi = ho.scale(sh) + i.scale(dh) + (-pt)
+            wi = wo.scale(sw) + j.scale(dw) + (-pl)
+            checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
+
+            def inside() -> list[SSAValue]:
+                xv = x.load(g, [n, hi, wi, grp.scale(cg) + c])
+                fv = f.load(g, [grp, i, j, c, co])
+                return [g.product(xv, fv, d)]
+
+            return g.guarded(checks, inside, zero)
+
+        return sum_terms(g, (kh, kw, cg), halvings, op.rounding.data, storage(res), d, term)
+
+    return Reduction(fn, [x, f], shape_of(op.result), res)
+
+
+def lower_maxpool(lw: Lowering, op: minun.MaxPoolOp) -> Val:
+    x = lw.vals[op.input]
+    if not lw.consumed_once(op.input):
+        x = operand(lw, op.input)
+    el = element_of(op.input)
+    _, h, w, _ = shape_of(op.input)
+    kh, kw = minun.ints(op.kernel)
+    sh, sw = minun.ints(op.strides)
+    pt, pb, pl, pr = minun.ints(op.pads)
+    lowest = -math.inf if is_float(el) else fx.int_range(el.width)[0]
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        n, ho, wo, c = idx
+
+        def over_i(i: Lin, m: SSAValue):
+            def over_j(j: Lin, m2: SSAValue):
+                hi, wi = ho.scale(sh) + i + (-pt), wo.scale(sw) + j + (-pl)
+                checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
+                return [g.guarded(checks, lambda: [g.max(m2, x.load(g, [n, hi, wi, c]))], m2)]
+
+            return g.loop(kw, [m], over_j)
+
+        return g.loop(kh, [g.const(lowest, storage(el))], over_i)[0]
+
+    return Reduction(fn, [x], shape_of(op.result), el)
+
+
+def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:
+    """Column by column over the stored entries (the compressed-column arrays hold the
+    same entries in the same order as SeeDot's 0-terminated format)."""
+    g = lw.g
+    a = const_array(op.lhs)
+    res = element_of(op.result)
+    fixed_ = isinstance(res, FixedType)
+    d = res.width if fixed_ else 32
+    shift = op.shift.value.data if fixed_ else 0
+    m, k = a.shape
+    ncols = shape_of(op.rhs)[1]
+    xval = operand(lw, op.rhs)
+    cols = [np.nonzero(a[:, c])[0] for c in range(k)]
+    vals = np.concatenate([a[r, c] for c, r in enumerate(cols)]) if k else np.zeros(0)
+    rows = np.concatenate(cols) if k else np.zeros(0, dtype=np.int64)
+    colptr = np.concatenate([[0], np.cumsum([len(r) for r in cols])])
+    owner = op.lhs.owner
+    while isinstance(owner, num.RescaleOp):
+        owner = owner.input.owner
+    name = owner.sym_name.data
+    vbuf = g.global_(f"p_{name}_val", vals, storage(element_of(op.lhs)))
+    rbuf = g.global_(f"p_{name}_row", rows, IntegerType(_fit_bits(m)))
+    pbuf = g.global_(f"p_{name}_col", colptr, IntegerType(_fit_bits(len(rows))))
+    out = g.alloc(m * ncols, storage(res), op.result.name_hint)
+    out.owner = op.result
+    whole = Buf(out, (m, ncols), res)
+    lw.store_into(whole, Const(0 if fixed_ else 0.0, (m, ncols), res))
+
+    def to_index(v: SSAValue) -> SSAValue:
+        return g.add(arith.IndexCastOp(g.resize(v, 32), INDEX))
+
+    def column(kk: SSAValue) -> None:
+        lo = to_index(g.load(pbuf, Lin.of(kk)))
+        hi = to_index(g.load(pbuf, Lin.of(kk) + 1))
+
+        def entry(p: SSAValue) -> None:
+            row = Lin.of(to_index(g.load(rbuf, Lin.of(p))))
+            v = g.load(vbuf, Lin.of(p))
+
+            def col(c: Lin) -> list:
+                term = g.product(v, xval.load(g, [Lin.of(kk), c]), d)
+                if shift > 0:
+                    term = g.shr_round(term, shift, op.rounding.data)
+                at = whole.at([row, c])
+                g.store(g.wrap_add(g.load(out, at), term, d), out, at)
+                return []
+
+            g.loop(ncols, [], col)
+
+        g.for_(lo, hi, [], entry)
+
+    g.for_(0, k, [], column)
+    return whole
+
+
+def const_array(v: SSAValue) -> np.ndarray:
+    """The stored integers of a parameter, or of rescales of one (quantize may pre-shift
+    the sparse operand), computed as the evaluator does."""
+    owner = v.owner
+    if isinstance(owner, num.ParamOp):
+        arr = owner.array()
+        return arr if arr.dtype.kind == "f" else arr.astype(np.int64)
+    if isinstance(owner, num.RescaleOp):
+        out = fx_type(owner.result)
+        x = const_array(owner.input)
+        return fx.narrow(fx.shift_right(x, owner.shift, owner.rounding.data), out.width,
+                         owner.overflow.data)
+    raise op_error(owner, "the sparse operand must be a parameter")
+
+
+def _fit_bits(max_value: int) -> int:
+    """The narrowest of i8/i16/i32 holding 0..max_value as a signed value."""
+    return next(b for b in (8, 16, 32) if max_value < (1 << (b - 1)))
+
+
+HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
+    num.MatMulOp: lower_matmul,
+    num.SparseMatMulOp: lower_sparse_matmul,
+    num.Conv2DOp: lower_conv2d,
+    minun.MaxPoolOp: lower_maxpool,
+}

@@ -1,0 +1,96 @@
+"""Ops with regions: `minun.loop` -> `scf.for` (a carried tensor gets its own buffer,
+updated in place when that is safe) and `minun.if_nonneg` -> `scf.if` (only the taken
+branch runs; a tensor result is written to a buffer by both branches). They lower their
+bodies through the driver, which owns the value bookkeeping."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from minun_mlir.dialects import minun
+from minun_mlir.lowering.loops.builder import INDEX, Lin
+from minun_mlir.lowering.loops.values import Buf, Val, element_of, shape_of, storage
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, Region, SSAValue
+
+if TYPE_CHECKING:
+    from minun_mlir.lowering.lower_to_loops import Lowering
+
+
+def lower_loop(lw: Lowering, op: minun.LoopOp) -> list:
+    g = lw.g
+    body = op.body.block
+    carried: list[Buf | None] = []
+    inits: list[SSAValue] = []
+    for init, res in zip(op.inits, op.results):
+        if not isinstance(init.type, TensorType):
+            carried.append(None)
+            inits.append(lw.ints[init])
+            continue
+        buf = lw.owned(init)
+        if buf is None:
+            buf = lw.materialize(lw.vals[init], hint=res.name_hint or init.name_hint)
+        carried.append(buf)
+
+    def run(iv: SSAValue, *scalars: SSAValue) -> list[SSAValue]:
+        it = iter(scalars)
+        lw.ints[body.args[0]] = iv
+        for arg, buf in zip(body.args[1:], carried):
+            if buf is None:
+                lw.ints[arg] = next(it)
+            else:
+                buf.buffer.owner = arg
+                lw.vals[arg] = buf
+        yields = lw.lower_block(body)
+        out = []
+        for val, buf in zip(yields, carried):
+            if buf is None:
+                out.append(val)
+            else:
+                lw.store_into(buf, val)
+        return out
+
+    results = iter(g.for_(op.lower.value.data, op.upper.value.data, inits, run))
+    values = []
+    for res, buf in zip(op.results, carried):
+        if buf is None:
+            values.append(next(results))
+        else:
+            buf.buffer.owner = res
+            values.append(buf)
+    return values
+
+
+def lower_if_nonneg(lw: Lowering, op: minun.IfNonNegOp) -> Val | SSAValue:
+    g = lw.g
+    if isinstance(op.cond.type, TensorType):
+        c = lw.vals[op.cond]
+        v = c.load(g, [Lin(0)] * len(c.shape))
+        cond = g.cmp(v, g.const(0, v.type), "sge")
+    else:
+        cond = g.cmp(lw.ints[op.cond], g.index(0), "sge")
+    if not isinstance(op.result.type, TensorType):
+        return g.if_(cond, [INDEX], lambda: lw.lower_block(op.then_region.block),
+                     lambda: lw.lower_block(op.else_region.block))[0]
+    el = element_of(op.result)
+    out = g.alloc(math.prod(shape_of(op.result)), storage(el), op.result.name_hint)
+    out.owner = op.result
+    target = Buf(out, shape_of(op.result), el)
+
+    def branch(region: Region) -> Callable[[], None]:
+        def run() -> None:
+            (val,) = lw.lower_block(region.block)
+            lw.store_into(target, val)
+
+        return run
+
+    g.if_(cond, [], branch(op.then_region), branch(op.else_region))
+    return target
+
+
+HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
+    minun.LoopOp: lower_loop,
+    minun.IfNonNegOp: lower_if_nonneg,
+}

@@ -1,0 +1,225 @@
+"""The value model of lower-to-loops: an L2 tensor is lowered to a `Val`, a function from
+an index to a stored scalar. `Buf` reads a (strided view of a) buffer, `Const` a splat,
+`Mapped` re-indexes another value, `Elementwise` and `Reduction` compute each element on
+demand. Views compose into index maps (`view`), so reshape/transpose/splice cost nothing,
+and the driver decides from `cost` and `leaves` when a value must be written to memory.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from minun_mlir.dialects.num import FixedType
+from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, row_major
+from xdsl.dialects.builtin import Float32Type, IntegerType, TensorType, f32
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.ir_text import location_of
+
+# How much it costs to read an element of a lazy value again (decides materialization).
+FREE, CHEAP, COMPUTE = 0, 1, 2
+
+
+def storage(el: Attribute) -> Attribute:
+    """The C-level element of an L2 element type: iN for !num.fixed<N, s>, f32 for f32."""
+    if isinstance(el, FixedType):
+        return IntegerType(el.width)
+    if isinstance(el, Float32Type):
+        return f32
+    raise MinunError(f"error: lower-to-loops: no storage type for element {el}")
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    ty = value.type
+    return tuple(ty.get_shape()) if isinstance(ty, TensorType) else ()
+
+
+def element_of(value: SSAValue) -> Attribute:
+    return value.type.element_type
+
+
+def is_float(el: Attribute) -> bool:
+    return isinstance(el, Float32Type)
+
+
+def op_error(op: Operation, message: str) -> MinunError:
+    """The diagnostic for `op`, with its source location when it has one."""
+    where = location_of(op)
+    return MinunError(f"{where + ': ' if where else ''}error: {op.name}: {message}")
+
+
+def fx_type(v: SSAValue) -> FixedType:
+    el = element_of(v)
+    assert isinstance(el, FixedType), el
+    return el
+
+
+# --------------------------------------------------------------------------------------
+# Lazy element functions
+# --------------------------------------------------------------------------------------
+
+
+class Val:
+    """An L2 tensor value as a function from an index (one Lin per dimension) to the
+    stored scalar; `cost` says what reading it again costs."""
+
+    shape: tuple[int, ...]
+    el: Attribute
+    cost: int = COMPUTE
+
+    @property
+    def elem(self) -> Attribute:
+        return storage(self.el)
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        raise NotImplementedError
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        """The buffers read, each with whether it is read only at the output's own index
+        (element-wise with an identical shape): what in-place updates must know."""
+        return iter(())
+
+
+@dataclass(eq=False)
+class Buf(Val):
+    buffer: Buffer
+    shape: tuple[int, ...]
+    el: Attribute
+    offset: Lin = field(default_factory=Lin)
+    strides: tuple[int, ...] = ()
+    cost: int = FREE
+
+    def __post_init__(self):
+        if not self.strides and self.shape:
+            self.strides = row_major(self.shape)
+
+    def at(self, idx: Sequence[Lin]) -> Lin:
+        acc = self.offset
+        for i, s, n in zip(idx, self.strides, self.shape):
+            if n != 1:
+                acc = acc + Lin.of(i).scale(s)
+        return acc
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        return g.load(self.buffer, self.at(idx))
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        yield self, aligned
+
+    def same_layout(self, other: Buf) -> bool:
+        dims = [(n, s) for n, s in zip(self.shape, self.strides) if n != 1]
+        other_dims = [(n, s) for n, s in zip(other.shape, other.strides) if n != 1]
+        return (self.buffer is other.buffer and self.offset.same(other.offset)
+                and dims == other_dims)
+
+    @property
+    def contiguous(self) -> bool:
+        dims = [(n, s) for n, s in zip(self.shape, self.strides) if n != 1]
+        return all(s == math.prod(n for n, _ in dims[i + 1:]) for i, (_, s) in enumerate(dims))
+
+    @property
+    def whole(self) -> bool:
+        """The whole buffer, row-major from element 0 (may be updated in place)."""
+        return self.offset.same(Lin(0)) and self.contiguous and \
+            math.prod(self.shape) == self.buffer.size
+
+
+@dataclass(eq=False)
+class Const(Val):
+    value: int | float
+    shape: tuple[int, ...]
+    el: Attribute
+    cost: int = FREE
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        return g.const(self.value, self.elem)
+
+
+@dataclass(eq=False)
+class Mapped(Val):
+    """A view of a lazy value: source dimension e reads off[e] + coeff[e] * idx[dim[e]]."""
+
+    src: Val
+    shape: tuple[int, ...]
+    dims: list[tuple[int | None, int, Lin]]
+
+    @property
+    def el(self) -> Attribute:  # type: ignore[override]
+        return self.src.el
+
+    @property
+    def cost(self) -> int:  # type: ignore[override]
+        return self.src.cost
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        return self.src.load(g, [off if d is None else off + idx[d].scale(c)
+                                 for d, c, off in self.dims])
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        return self.src.leaves(False)
+
+
+def view(src: Val, shape: tuple[int, ...], dims: list[tuple[int | None, int, Lin]]) -> Val:
+    """Compose an index map with a value (buffers stay strided buffers)."""
+    if isinstance(src, Const):
+        return Const(src.value, shape, src.el)
+    if isinstance(src, Buf):
+        offset = src.offset
+        strides = [0] * len(shape)
+        for (d, c, off), s, n in zip(dims, src.strides, src.shape):
+            if n == 1:
+                continue
+            offset = offset + off.scale(s)
+            if d is not None:
+                strides[d] += c * s
+        return Buf(src.buffer, shape, src.el, offset, tuple(strides))
+    return Mapped(src, shape, dims)
+
+
+def broadcast_index(idx: list[Lin], shape: tuple[int, ...], out: tuple[int, ...]) -> list[Lin]:
+    """numpy broadcasting: operand dims align to the right; size-1 dims read index 0."""
+    lead = len(out) - len(shape)
+    return [Lin(0) if n == 1 else idx[lead + e] for e, n in enumerate(shape)]
+
+
+@dataclass(eq=False)
+class Elementwise(Val):
+    """fn(g, *operand scalars) applied element by element, with broadcasting."""
+
+    fn: Callable[..., SSAValue]
+    operands: list[Val]
+    shape: tuple[int, ...]
+    el: Attribute
+    cost_: int = COMPUTE
+
+    @property
+    def cost(self) -> int:  # type: ignore[override]
+        return self.cost_
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        return self.fn(g, *[v.load(g, broadcast_index(idx, v.shape, self.shape))
+                            for v in self.operands])
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        for v in self.operands:
+            yield from v.leaves(aligned and v.shape == self.shape)
+
+
+@dataclass(eq=False)
+class Reduction(Val):
+    """An element computed by a loop over other values (matmul, conv, maxpool)."""
+
+    fn: Callable[[Gen, list[Lin]], SSAValue]
+    operands: list[Val]
+    shape: tuple[int, ...]
+    el: Attribute
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        return self.fn(g, idx)
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        for v in self.operands:
+            yield from v.leaves(False)

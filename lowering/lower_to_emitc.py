@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from minun_mlir.dialects import cemit
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
@@ -46,6 +45,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import MinunError
+from minun_mlir.dialects import cemit
 
 CMPI_BY_NUMBER = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
 CMPF_BY_NUMBER = {1: "==", 2: ">", 3: ">=", 4: "<", 5: "<=", 6: "!="}

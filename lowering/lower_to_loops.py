@@ -50,6 +50,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, TensorType, i32
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.lowering.loops import elementwise, functions, linear, movement, regions, sources
@@ -64,14 +71,7 @@ from minun_mlir.lowering.loops.values import (
     shape_of,
     storage,
 )
-from xdsl.context import Context
-from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, TensorType, i32
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
-
-from minun_mlir.diagnostics import MinunError
-from minun_mlir.ir_text import replace_module_body
+from minun_mlir.modules import main_function, replace_module_body
 
 ENTRY = "minun_predict"
 
@@ -96,13 +96,6 @@ def _handlers() -> dict[type[Operation], Handler]:
 # The one dispatch table of the pass: op class -> handler(driver, op), which returns the
 # lowered result(s): a Val per tensor result, an SSA value per scalar one.
 HANDLERS: dict[type[Operation], Handler] = _handlers()
-
-
-def _main(module: ModuleOp) -> func.FuncOp:
-    fns = [op for op in module.ops if isinstance(op, func.FuncOp) and not op.is_declaration]
-    if len(fns) != 1:
-        raise MinunError("error: lower-to-loops expects a module with one func.func (L2)")
-    return fns[0]
 
 
 def _same_block(value: SSAValue, user: Operation) -> bool:
@@ -130,11 +123,11 @@ class Lowering:
         fn, g = self.fn, self.g
         inputs = [op for op in fn.walk() if isinstance(op, num.InputOp)]
         if len(inputs) != 1:
-            raise MinunError(f"error: lower-to-loops: the model needs exactly one num.input, "
+            raise error(f"lower-to-loops: the model needs exactly one num.input, "
                              f"found {len(inputs)}")
         ret = fn.body.block.last_op
         if not isinstance(ret, func.ReturnOp) or len(ret.operands) != 1:
-            raise MinunError("error: lower-to-loops: the model must return one value (a label "
+            raise error("lower-to-loops: the model must return one value (a label "
                              "from argmax/sgn or a score tensor)")
         result = ret.operands[0]
         self.label_op: Operation | None = None
@@ -144,7 +137,7 @@ class Lowering:
             self.label_op = result.owner
             self.scores = result.owner.input
         else:
-            raise MinunError("error: lower-to-loops: an integer result must come from "
+            raise error("lower-to-loops: an integer result must come from "
                              "minun.argmax or minun.sgn (its input gives the scores)")
         x_el, s_el = element_of(inputs[0].result), element_of(self.scores)
         for el in (x_el, s_el):
@@ -296,7 +289,7 @@ class Lowering:
 
 def lower_to_loops(module: ModuleOp) -> ModuleOp:
     """The pass as a function: returns the L3 module (the input is left unchanged)."""
-    return Lowering(_main(module)).run()
+    return Lowering(main_function(module, "lower-to-loops")).run()
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 from minun_mlir.numerics import fixed as fx
 
 INDEX = IndexType()
@@ -325,7 +325,7 @@ class Gen:
             bit = self.binop(arith.AndIOp, self.shrsi(x, n - 1), self.iconst(1, w))
             return self.binop(arith.AddiOp, self.shrsi(x, n), bit, nsw=True)
         if rounding != "trunc":
-            raise MinunError(f"error: unknown rounding mode '{rounding}'")
+            raise error(f"unknown rounding mode '{rounding}'")
         # toward zero: (x + ((x >> (w-1)) & (2^n - 1))) >> n, C's x / 2^n without a
         # division (avr-gcc -Os calls its 32-bit division routine for x / 2^n) and without
         # a branch (the skip-over-adiw that avr-gcc emits for `x < 0 ? x + 63 : x` is

@@ -9,14 +9,14 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from minun_mlir.dialects import minun, num
-from minun_mlir.lowering.loops.builder import INDEX, NSW, Gen, Lin, width
-from minun_mlir.lowering.loops.elementwise import elementwise
-from minun_mlir.lowering.loops.values import Buf, Val, element_of, is_float, shape_of, storage
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, f32
 from xdsl.ir import Operation, SSAValue
 
+from minun_mlir.dialects import minun, num
+from minun_mlir.lowering.loops.builder import INDEX, NSW, Gen, Lin, width
+from minun_mlir.lowering.loops.elementwise import elementwise
+from minun_mlir.lowering.loops.values import Buf, Val, element_of, is_float, shape_of, storage
 from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:

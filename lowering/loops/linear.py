@@ -11,6 +11,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import Attribute, Operation, SSAValue
+
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, row_major
@@ -27,10 +31,6 @@ from minun_mlir.lowering.loops.values import (
     shape_of,
     storage,
 )
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType
-from xdsl.ir import Attribute, Operation, SSAValue
-
 from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:

@@ -9,6 +9,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from xdsl.ir import Operation, SSAValue
+
 from minun_mlir.dialects import minun
 from minun_mlir.lowering.loops.builder import Lin
 from minun_mlir.lowering.loops.values import (
@@ -20,7 +22,6 @@ from minun_mlir.lowering.loops.values import (
     storage,
     view,
 )
-from xdsl.ir import Operation, SSAValue
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

@@ -9,11 +9,12 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, Region, SSAValue
+
 from minun_mlir.dialects import minun
 from minun_mlir.lowering.loops.builder import INDEX, Lin
 from minun_mlir.lowering.loops.values import Buf, Val, element_of, shape_of, storage
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Operation, Region, SSAValue
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from minun_mlir.dialects import minun, num
-from minun_mlir.dialects.num import FixedType
-from minun_mlir.lowering.loops.values import Buf, Const, Val, element_of, shape_of, storage
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
+from minun_mlir.dialects import minun, num
+from minun_mlir.dialects.num import FixedType
+from minun_mlir.lowering.loops.values import Buf, Const, Val, element_of, shape_of, storage
 from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:

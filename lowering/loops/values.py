@@ -11,13 +11,13 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from minun_mlir.dialects.num import FixedType
-from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, row_major
-from xdsl.dialects.builtin import Float32Type, IntegerType, TensorType, f32
+from xdsl.dialects.builtin import Float32Type, IntegerType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from minun_mlir.diagnostics import MinunError
-from minun_mlir.ir_text import location_of
+from minun_mlir.diagnostics import MinunError, error
+from minun_mlir.dialects.num import FixedType
+from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, row_major
+from minun_mlir.modules import shape_of  # noqa: F401  (the family modules use it)
 
 # How much it costs to read an element of a lazy value again (decides materialization).
 FREE, CHEAP, COMPUTE = 0, 1, 2
@@ -29,12 +29,7 @@ def storage(el: Attribute) -> Attribute:
         return IntegerType(el.width)
     if isinstance(el, Float32Type):
         return f32
-    raise MinunError(f"error: lower-to-loops: no storage type for element {el}")
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    ty = value.type
-    return tuple(ty.get_shape()) if isinstance(ty, TensorType) else ()
+    raise error(f"lower-to-loops: no storage type for element {el}")
 
 
 def element_of(value: SSAValue) -> Attribute:
@@ -47,8 +42,7 @@ def is_float(el: Attribute) -> bool:
 
 def op_error(op: Operation, message: str) -> MinunError:
     """The diagnostic for `op`, with its source location when it has one."""
-    where = location_of(op)
-    return MinunError(f"{where + ': ' if where else ''}error: {op.name}: {message}")
+    return error(f"{op.name}: {message}", at=op)
 
 
 def fx_type(v: SSAValue) -> FixedType:

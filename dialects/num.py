@@ -13,8 +13,6 @@ without changing them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from minun_mlir.dialects import minun
 from minun_mlir.dialects.minun import shape_str, tensor_of
@@ -30,7 +28,16 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.irdl import (
     IRDLOperation,
     attr_def,
@@ -45,9 +52,52 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
-ROUNDING = ("trunc", "floor", "nearest")
-OVERFLOW = ("wrap", "saturate")
+from minun_mlir.numerics.fixed import Overflow, Rounding, SeeDotExp
+
+
+class ExpMethod(StrEnum):
+    """How num.exp computes: Shiftry's fixed-scale tables, SeeDot's two profiled tables,
+    or float32 expf."""
+
+    SHIFTRY = "shiftry"
+    SEEDOT = "seedot"
+    FLOAT = "float"
+
+
+# Enum attributes: `#num<rounding trunc>`, `#num<overflow saturate>`, `#num<exp_method
+# seedot>`; `.data` is the member (a str: `op.rounding.data == "trunc"`). The modes
+# themselves are defined once, in numerics/fixed.py (Rounding, Overflow).
+
+
+@irdl_attr_definition
+class RoundingAttr(EnumAttribute[Rounding], SpacedOpaqueSyntaxAttribute):
+    """A rounding mode: `#num<rounding trunc|floor|nearest>`."""
+
+    name = "num.rounding"
+
+
+@irdl_attr_definition
+class OverflowAttr(EnumAttribute[Overflow], SpacedOpaqueSyntaxAttribute):
+    """An overflow mode: `#num<overflow wrap|saturate>`."""
+
+    name = "num.overflow"
+
+
+@irdl_attr_definition
+class ExpMethodAttr(EnumAttribute[ExpMethod], SpacedOpaqueSyntaxAttribute):
+    """num.exp's method: `#num<exp_method shiftry|seedot|float>`."""
+
+    name = "num.exp_method"
+
+
+def rounding_attr(mode: str) -> RoundingAttr:
+    return RoundingAttr(Rounding(mode))
+
+
+def overflow_attr(mode: str) -> OverflowAttr:
+    return OverflowAttr(Overflow(mode))
 
 
 @irdl_attr_definition
@@ -98,14 +148,6 @@ def fixed(value: SSAValue) -> FixedType | None:
 def storage_type(el: Attribute) -> IntegerType:
     assert isinstance(el, FixedType)
     return IntegerType(el.width)
-
-
-def _attr_str(op: Operation, name: str, allowed: Sequence[str]) -> str:
-    attr = op.attributes.get(name)
-    if not isinstance(attr, StringAttr) or attr.data not in allowed:
-        raise VerifyException(
-            f"{op.name}: attribute '{name}' must be one of {', '.join(allowed)}, got {attr}")
-    return attr.data
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -244,14 +286,14 @@ class RescaleOp(IRDLOperation):
     """Change scale and/or bitwidth: y = narrow(round(x / 2^(s_in - s_out))). A negative
     shift multiplies. Rounding and overflow are explicit attributes.
 
-    `%y = num.rescale %x {rounding = "trunc", overflow = "wrap"}
+    `%y = num.rescale %x {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>}
            : tensor<2x1x!num.fixed<32, 27>> -> tensor<2x1x!num.fixed<16, 12>>`
     """
 
     name = "num.rescale"
     input = operand_def(TensorType)
-    rounding = attr_def(StringAttr)
-    overflow = attr_def(StringAttr)
+    rounding = attr_def(RoundingAttr)
+    overflow = attr_def(OverflowAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
@@ -262,7 +304,7 @@ class RescaleOp(IRDLOperation):
         value = SSAValue.get(value)
         return RescaleOp.create(
             operands=[value],
-            attributes={"rounding": StringAttr(rounding), "overflow": StringAttr(overflow)},
+            attributes={"rounding": rounding_attr(rounding), "overflow": overflow_attr(overflow)},
             result_types=[tensor_of(_shape(value), to)])
 
     @property
@@ -270,8 +312,6 @@ class RescaleOp(IRDLOperation):
         return fixed(self.input).frac - fixed(self.result).frac
 
     def verify_(self) -> None:
-        _attr_str(self, "rounding", ROUNDING)
-        _attr_str(self, "overflow", OVERFLOW)
         a, b = fixed(self.input), fixed(self.result)
         if a is None or b is None:
             raise VerifyException(f"{self.name}: operand and result must be !num.fixed tensors")
@@ -353,7 +393,7 @@ def _check_reduction(op: Operation, a: SSAValue, b: SSAValue, shape, removed: in
 class _MatMulLike(IRDLOperation):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
-    rounding = attr_def(StringAttr)
+    rounding = attr_def(RoundingAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
@@ -364,7 +404,6 @@ class _MatMulLike(IRDLOperation):
 
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
-        _attr_str(self, "rounding", ROUNDING)
         a, b = _shape(self.lhs), _shape(self.rhs)
         if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
             raise VerifyException(
@@ -427,14 +466,13 @@ class Conv2DOp(IRDLOperation):
     dilations = attr_def(DenseArrayBase)
     groups = attr_def(IntegerAttr)
     halvings = attr_def(IntegerAttr)
-    rounding = attr_def(StringAttr)
+    rounding = attr_def(RoundingAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = "$input `,` $filter attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
         _check_repr(self, self.input, self.filter, self.result)
-        _attr_str(self, "rounding", ROUNDING)
         a, f = _shape(self.input), _shape(self.filter)
         if len(a) != 4 or len(f) != 5:
             raise VerifyException(f"{self.name}: needs 4-D input and 5-D filter")
@@ -475,29 +513,27 @@ _SHIFTRY_SCALES = {16: (11, 14), 8: (4, 6)}
 
 @irdl_op_definition
 class ExpOp(_TableOp):
-    """e^x by tables. method "shiftry": fixed scales (16-bit in 11 / out 14, psi 7; 8-bit in
-    4 / out 6), valid for x <= 0. method "seedot": two 2^t-entry tables over the profiled
+    """e^x by tables. method shiftry: fixed scales (16-bit in 11 / out 14, psi 7; 8-bit in
+    4 / out 6), valid for x <= 0. method seedot: two 2^t-entry tables over the profiled
     integer range [lo, hi] at the input's scale; result scale from MULSCALE(maxscale).
     """
 
     name = "num.exp"
-    method = attr_def(StringAttr)
+    method = attr_def(ExpMethodAttr)
     lo = opt_attr_def(IntegerAttr)
     hi = opt_attr_def(IntegerAttr)
     maxscale = opt_attr_def(IntegerAttr)
 
     def seedot(self):
-        from minun_mlir.numerics.fixed import SeeDotExp
-
         a = fixed(self.input)
         return SeeDotExp(a.width, a.frac, self.lo.value.data, self.hi.value.data,
                          self.maxscale.value.data)
 
     def verify_(self) -> None:
-        method = _attr_str(self, "method", ("shiftry", "seedot", "float"))
-        if method == "shiftry":
+        method = self.method.data
+        if method == ExpMethod.SHIFTRY:
             self._check_io(_SHIFTRY_SCALES)
-        elif method == "seedot":
+        elif method == ExpMethod.SEEDOT:
             if self.lo is None or self.hi is None or self.maxscale is None:
                 raise VerifyException(f"{self.name}: method seedot needs lo, hi and maxscale")
             if not self.lo.value.data <= self.hi.value.data:
@@ -555,5 +591,5 @@ Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp, Conv2DOp,
      ExpOp, SigmoidOp, TanhOp, NormaliseL2Op],
-    [FixedType],
+    [FixedType, RoundingAttr, OverflowAttr, ExpMethodAttr],
 )

@@ -13,6 +13,8 @@ without changing them.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from minun_mlir.dialects import minun
 from minun_mlir.dialects.minun import shape_str, tensor_of
@@ -39,7 +41,10 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    MessageConstraint,
+    VarConstraint,
     attr_def,
     irdl_attr_definition,
     irdl_op_definition,
@@ -133,6 +138,12 @@ class FixedType(ParametrizedAttribute, TypeAttribute):
     def verify(self) -> None:
         if self.bits.data not in (8, 16, 32, 64):
             raise VerifyException(f"!num.fixed: bits must be 8, 16, 32 or 64, got {self.bits.data}")
+
+
+def _same_shape(var: VarConstraint) -> MessageConstraint:
+    """A tensor whose shape is the constraint variable `var` (input and result of an op
+    that does not change shapes)."""
+    return MessageConstraint(TensorType.constr(shape=var), "shape must not change")
 
 
 def element(value: SSAValue) -> Attribute:
@@ -291,10 +302,11 @@ class RescaleOp(IRDLOperation):
     """
 
     name = "num.rescale"
-    input = operand_def(TensorType)
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
     rounding = attr_def(RoundingAttr)
     overflow = attr_def(OverflowAttr)
-    result = result_def(TensorType)
+    result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -315,8 +327,6 @@ class RescaleOp(IRDLOperation):
         a, b = fixed(self.input), fixed(self.result)
         if a is None or b is None:
             raise VerifyException(f"{self.name}: operand and result must be !num.fixed tensors")
-        if _shape(self.input) != _shape(self.result):
-            raise VerifyException(f"{self.name}: shape must not change")
         if abs(a.frac - b.frac) > 62:
             raise VerifyException(f"{self.name}: shift {a.frac - b.frac} is out of range")
 
@@ -486,15 +496,14 @@ class Conv2DOp(IRDLOperation):
 
 
 class _TableOp(IRDLOperation):
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def _check_io(self, scales: dict[int, tuple[int, int]]) -> None:
         a, r = fixed(self.input), fixed(self.result)
-        if _shape(self.input) != _shape(self.result):
-            raise VerifyException(f"{self.name}: shape must not change")
         if a is None and r is None:
             return
         if a is None or r is None or a.width != r.width or a.width not in scales:
@@ -576,14 +585,15 @@ class NormaliseL2Op(IRDLOperation):
     y = (x * 2^s_out) / n with C division (0 where n = 0)."""
 
     name = "num.normalise_l2"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         _check_repr(self, self.input, self.result)
-        if len(_shape(self.input)) != 4 or _shape(self.input) != _shape(self.result):
+        if len(_shape(self.input)) != 4:
             raise VerifyException(f"{self.name}: 4-D NHWC input and result of one shape")
 
 

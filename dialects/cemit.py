@@ -23,6 +23,8 @@ typedef).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -34,7 +36,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, TypeAttribute
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    MessageConstraint,
+    ParamAttrConstraint,
+    VarConstraint,
     attr_def,
     irdl_attr_definition,
     irdl_op_definition,
@@ -322,8 +328,12 @@ class LiteralOp(ExpressionOp):
     """An integer or float constant: `cemit.literal 16384 : i32`."""
 
     name = "cemit.literal"
-    value = attr_def(IntegerAttr | FloatAttr)
-    result = result_def()
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    value = attr_def(MessageConstraint(
+        ParamAttrConstraint(IntegerAttr, (AnyAttr(), T))
+        | ParamAttrConstraint(FloatAttr, (AnyAttr(), T)),
+        "result type must be the literal's type"))
+    result = result_def(T)
     traits = traits_def(Pure())
 
     def __init__(self, value: IntegerAttr | FloatAttr):
@@ -339,10 +349,6 @@ class LiteralOp(ExpressionOp):
         if not isinstance(value, IntegerAttr | FloatAttr):
             parser.raise_error("expected an integer or float literal")
         return cls(value)
-
-    def verify_(self) -> None:
-        if self.result.type != self.value.type:
-            raise VerifyException(f"{self.name}: result type must be the literal's type")
 
 
 @irdl_op_definition
@@ -413,13 +419,14 @@ class CastOp(ExpressionOp):
 
 @irdl_op_definition
 class CondOp(ExpressionOp):
-    """`(cond ? lhs : rhs)`"""
+    """`(cond ? lhs : rhs)`: both branches and the result have one type."""
 
     name = "cemit.cond"
+    T: ClassVar = VarConstraint("T", AnyAttr())
     cond = operand_def()
-    lhs = operand_def()
-    rhs = operand_def()
-    result = result_def()
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
     traits = traits_def(Pure())
     assembly_format = "$cond `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
 

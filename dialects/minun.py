@@ -36,7 +36,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    MessageConstraint,
+    ParamAttrConstraint,
+    RangeOf,
+    RangeVarConstraint,
     VarConstraint,
     attr_def,
     base,
@@ -352,8 +357,11 @@ class ConstantOp(IRDLOperation):
     """
 
     name = "minun.constant"
-    value = attr_def(DenseIntOrFPElementsAttr)
-    result = result_def(TensorType)
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    value = attr_def(MessageConstraint(
+        ParamAttrConstraint(DenseIntOrFPElementsAttr, (T, AnyAttr())),
+        "the value's type must be the result type"))
+    result = result_def(T)
     traits = traits_def(Pure())
 
     def print(self, printer: Printer) -> None:
@@ -376,12 +384,6 @@ class ConstantOp(IRDLOperation):
 
     def array(self) -> np.ndarray:
         return dense_to_numpy(self.value)
-
-    def verify_(self) -> None:
-        if self.value.type != self.result.type:
-            raise VerifyException(
-                f"{self.name}: value type {self.value.type} differs from {self.result.type}"
-            )
 
 
 @irdl_op_definition
@@ -873,8 +875,10 @@ class SpliceAssignOp(IRDLOperation):
     """
 
     name = "minun.splice_assign"
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    value = operand_def(TensorType)
+    E: ClassVar = VarConstraint("E", AnyAttr())  # one element type
+    T: ClassVar = VarConstraint("T", MessageConstraint(  # dest and result
+        TensorType.constr(element_type=E), "value and destination need one element type"))
+    value = operand_def(TensorType.constr(element_type=E))
     dest = operand_def(T)
     starts = var_operand_def(i32)
     result = result_def(T)
@@ -891,15 +895,12 @@ class SpliceAssignOp(IRDLOperation):
     def verify_(self) -> None:
         dest = _shape(self, self.dest, "destination")
         value = _shape(self, self.value, "value")
-        _same_element(self, self.value, self.dest)
         if len(value) != len(dest):
             raise VerifyException(
                 f"{self.name}: value {shape_str(value)} and destination {shape_str(dest)} "
                 f"have different ranks"
             )
         _verify_starts(self, self.starts, value, dest, "destination")
-        if self.result.type != self.dest.type:
-            raise VerifyException(f"{self.name}: result type must be the destination's type")
 
 
 @irdl_op_definition
@@ -1269,16 +1270,15 @@ class LoopOp(IRDLOperation):
     name = "minun.loop"
     lower = attr_def(IntegerAttr)
     upper = attr_def(IntegerAttr)
-    inits = var_operand_def()
-    results_ = var_result_def()
+    TS: ClassVar = RangeVarConstraint("TS", RangeOf(AnyAttr()))  # carried values = results
+    inits = var_operand_def(TS)
+    results_ = var_result_def(TS)
     body = region_def("single_block")
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
         _verify_bounds(self)
         types = [v.type for v in self.inits]
-        if [r.type for r in self.results] != types:
-            raise VerifyException(f"{self.name}: result types must equal the carried values'")
         if not types:
             raise VerifyException(f"{self.name}: needs at least one carried value")
         _verify_body(self, self.body, [i32, *types], types)

@@ -13,7 +13,7 @@ without changing them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from minun_mlir.dialects import minun
@@ -30,9 +30,21 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    MessageConstraint,
+    VarConstraint,
     attr_def,
     irdl_attr_definition,
     irdl_op_definition,
@@ -45,9 +57,52 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
-ROUNDING = ("trunc", "floor", "nearest")
-OVERFLOW = ("wrap", "saturate")
+from minun_mlir.numerics.fixed import Overflow, Rounding, SeeDotExp
+
+
+class ExpMethod(StrEnum):
+    """How num.exp computes: Shiftry's fixed-scale tables, SeeDot's two profiled tables,
+    or float32 expf."""
+
+    SHIFTRY = "shiftry"
+    SEEDOT = "seedot"
+    FLOAT = "float"
+
+
+# Enum attributes: `#num<rounding trunc>`, `#num<overflow saturate>`, `#num<exp_method
+# seedot>`; `.data` is the member (a str: `op.rounding.data == "trunc"`). The modes
+# themselves are defined once, in numerics/fixed.py (Rounding, Overflow).
+
+
+@irdl_attr_definition
+class RoundingAttr(EnumAttribute[Rounding], SpacedOpaqueSyntaxAttribute):
+    """A rounding mode: `#num<rounding trunc|floor|nearest>`."""
+
+    name = "num.rounding"
+
+
+@irdl_attr_definition
+class OverflowAttr(EnumAttribute[Overflow], SpacedOpaqueSyntaxAttribute):
+    """An overflow mode: `#num<overflow wrap|saturate>`."""
+
+    name = "num.overflow"
+
+
+@irdl_attr_definition
+class ExpMethodAttr(EnumAttribute[ExpMethod], SpacedOpaqueSyntaxAttribute):
+    """num.exp's method: `#num<exp_method shiftry|seedot|float>`."""
+
+    name = "num.exp_method"
+
+
+def rounding_attr(mode: str) -> RoundingAttr:
+    return RoundingAttr(Rounding(mode))
+
+
+def overflow_attr(mode: str) -> OverflowAttr:
+    return OverflowAttr(Overflow(mode))
 
 
 @irdl_attr_definition
@@ -85,6 +140,12 @@ class FixedType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"!num.fixed: bits must be 8, 16, 32 or 64, got {self.bits.data}")
 
 
+def _same_shape(var: VarConstraint) -> MessageConstraint:
+    """A tensor whose shape is the constraint variable `var` (input and result of an op
+    that does not change shapes)."""
+    return MessageConstraint(TensorType.constr(shape=var), "shape must not change")
+
+
 def element(value: SSAValue) -> Attribute:
     ty = value.type
     return ty.element_type if isinstance(ty, TensorType) else ty
@@ -98,14 +159,6 @@ def fixed(value: SSAValue) -> FixedType | None:
 def storage_type(el: Attribute) -> IntegerType:
     assert isinstance(el, FixedType)
     return IntegerType(el.width)
-
-
-def _attr_str(op: Operation, name: str, allowed: Sequence[str]) -> str:
-    attr = op.attributes.get(name)
-    if not isinstance(attr, StringAttr) or attr.data not in allowed:
-        raise VerifyException(
-            f"{op.name}: attribute '{name}' must be one of {', '.join(allowed)}, got {attr}")
-    return attr.data
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -244,15 +297,16 @@ class RescaleOp(IRDLOperation):
     """Change scale and/or bitwidth: y = narrow(round(x / 2^(s_in - s_out))). A negative
     shift multiplies. Rounding and overflow are explicit attributes.
 
-    `%y = num.rescale %x {rounding = "trunc", overflow = "wrap"}
+    `%y = num.rescale %x {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>}
            : tensor<2x1x!num.fixed<32, 27>> -> tensor<2x1x!num.fixed<16, 12>>`
     """
 
     name = "num.rescale"
-    input = operand_def(TensorType)
-    rounding = attr_def(StringAttr)
-    overflow = attr_def(StringAttr)
-    result = result_def(TensorType)
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    rounding = attr_def(RoundingAttr)
+    overflow = attr_def(OverflowAttr)
+    result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -262,7 +316,7 @@ class RescaleOp(IRDLOperation):
         value = SSAValue.get(value)
         return RescaleOp.create(
             operands=[value],
-            attributes={"rounding": StringAttr(rounding), "overflow": StringAttr(overflow)},
+            attributes={"rounding": rounding_attr(rounding), "overflow": overflow_attr(overflow)},
             result_types=[tensor_of(_shape(value), to)])
 
     @property
@@ -270,13 +324,9 @@ class RescaleOp(IRDLOperation):
         return fixed(self.input).frac - fixed(self.result).frac
 
     def verify_(self) -> None:
-        _attr_str(self, "rounding", ROUNDING)
-        _attr_str(self, "overflow", OVERFLOW)
         a, b = fixed(self.input), fixed(self.result)
         if a is None or b is None:
             raise VerifyException(f"{self.name}: operand and result must be !num.fixed tensors")
-        if _shape(self.input) != _shape(self.result):
-            raise VerifyException(f"{self.name}: shape must not change")
         if abs(a.frac - b.frac) > 62:
             raise VerifyException(f"{self.name}: shift {a.frac - b.frac} is out of range")
 
@@ -353,7 +403,7 @@ def _check_reduction(op: Operation, a: SSAValue, b: SSAValue, shape, removed: in
 class _MatMulLike(IRDLOperation):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
-    rounding = attr_def(StringAttr)
+    rounding = attr_def(RoundingAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
@@ -364,7 +414,6 @@ class _MatMulLike(IRDLOperation):
 
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
-        _attr_str(self, "rounding", ROUNDING)
         a, b = _shape(self.lhs), _shape(self.rhs)
         if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
             raise VerifyException(
@@ -427,14 +476,13 @@ class Conv2DOp(IRDLOperation):
     dilations = attr_def(DenseArrayBase)
     groups = attr_def(IntegerAttr)
     halvings = attr_def(IntegerAttr)
-    rounding = attr_def(StringAttr)
+    rounding = attr_def(RoundingAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = "$input `,` $filter attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
         _check_repr(self, self.input, self.filter, self.result)
-        _attr_str(self, "rounding", ROUNDING)
         a, f = _shape(self.input), _shape(self.filter)
         if len(a) != 4 or len(f) != 5:
             raise VerifyException(f"{self.name}: needs 4-D input and 5-D filter")
@@ -448,15 +496,14 @@ class Conv2DOp(IRDLOperation):
 
 
 class _TableOp(IRDLOperation):
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def _check_io(self, scales: dict[int, tuple[int, int]]) -> None:
         a, r = fixed(self.input), fixed(self.result)
-        if _shape(self.input) != _shape(self.result):
-            raise VerifyException(f"{self.name}: shape must not change")
         if a is None and r is None:
             return
         if a is None or r is None or a.width != r.width or a.width not in scales:
@@ -475,29 +522,27 @@ _SHIFTRY_SCALES = {16: (11, 14), 8: (4, 6)}
 
 @irdl_op_definition
 class ExpOp(_TableOp):
-    """e^x by tables. method "shiftry": fixed scales (16-bit in 11 / out 14, psi 7; 8-bit in
-    4 / out 6), valid for x <= 0. method "seedot": two 2^t-entry tables over the profiled
+    """e^x by tables. method shiftry: fixed scales (16-bit in 11 / out 14, psi 7; 8-bit in
+    4 / out 6), valid for x <= 0. method seedot: two 2^t-entry tables over the profiled
     integer range [lo, hi] at the input's scale; result scale from MULSCALE(maxscale).
     """
 
     name = "num.exp"
-    method = attr_def(StringAttr)
+    method = attr_def(ExpMethodAttr)
     lo = opt_attr_def(IntegerAttr)
     hi = opt_attr_def(IntegerAttr)
     maxscale = opt_attr_def(IntegerAttr)
 
     def seedot(self):
-        from minun_mlir.numerics.fixed import SeeDotExp
-
         a = fixed(self.input)
         return SeeDotExp(a.width, a.frac, self.lo.value.data, self.hi.value.data,
                          self.maxscale.value.data)
 
     def verify_(self) -> None:
-        method = _attr_str(self, "method", ("shiftry", "seedot", "float"))
-        if method == "shiftry":
+        method = self.method.data
+        if method == ExpMethod.SHIFTRY:
             self._check_io(_SHIFTRY_SCALES)
-        elif method == "seedot":
+        elif method == ExpMethod.SEEDOT:
             if self.lo is None or self.hi is None or self.maxscale is None:
                 raise VerifyException(f"{self.name}: method seedot needs lo, hi and maxscale")
             if not self.lo.value.data <= self.hi.value.data:
@@ -540,14 +585,15 @@ class NormaliseL2Op(IRDLOperation):
     y = (x * 2^s_out) / n with C division (0 where n = 0)."""
 
     name = "num.normalise_l2"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         _check_repr(self, self.input, self.result)
-        if len(_shape(self.input)) != 4 or _shape(self.input) != _shape(self.result):
+        if len(_shape(self.input)) != 4:
             raise VerifyException(f"{self.name}: 4-D NHWC input and result of one shape")
 
 
@@ -555,5 +601,5 @@ Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp, Conv2DOp,
      ExpOp, SigmoidOp, TanhOp, NormaliseL2Op],
-    [FixedType],
+    [FixedType, RoundingAttr, OverflowAttr, ExpMethodAttr],
 )

@@ -21,7 +21,7 @@ What changes on the way, and why:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -51,11 +51,10 @@ CMPI_BY_NUMBER = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
 CMPF_BY_NUMBER = {1: "==", 2: ">", 3: ">=", 4: "<", 5: "<=", 6: "!="}
 INT_BINARY = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/",
               arith.RemSIOp: "%", arith.ShRSIOp: ">>"}
+WRAPPING = (arith.AddiOp, arith.SubiOp, arith.MuliOp)  # modular unless nsw (module docstring)
 FLOAT_BINARY = {arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/"}
-EXPRESSIONS = (arith.ConstantOp, *INT_BINARY, *FLOAT_BINARY, arith.ShLIOp, arith.AndIOp,
-               arith.CmpiOp, arith.CmpfOp, arith.SelectOp, arith.MaxSIOp, arith.MinSIOp,
-               arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp, arith.NegfOp, memref.LoadOp,
-               func.CallOp)
+MIN_MAX = {arith.MaxSIOp: ">", arith.MinSIOp: "<"}
+CASTS = (arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp)
 C_RESERVED = (
     "auto break case char const continue default do double else enum extern float for goto "
     "if inline int long register restrict return short signed sizeof static struct switch "
@@ -188,10 +187,11 @@ class EmitC:
     def lower_block(self, block: Block, on_yield) -> None:
         ops = list(block.ops)
         pos = {op: i for i, op in enumerate(ops)}
-        effects = [i for i, op in enumerate(ops) if not isinstance(op, (*EXPRESSIONS,
-                   memref.AllocOp, memref.GetGlobalOp, memref.ViewOp, scf.YieldOp))]
+        effects = [i for i, op in enumerate(ops) if type(op) not in EXPRESSIONS and
+                   not isinstance(op, (memref.AllocOp, memref.GetGlobalOp, memref.ViewOp,
+                                       scf.YieldOp))]
         for op in ops:
-            if isinstance(op, EXPRESSIONS):
+            if type(op) in EXPRESSIONS:
                 if op.results[0].uses and not self.inline(op, block, pos, effects):
                     self.bind(op)
             elif isinstance(op, scf.YieldOp):
@@ -207,7 +207,7 @@ class EmitC:
         if len(uses) != 1:
             return False
         user = uses[0].operation
-        if user.parent_block() is not block or isinstance(user, (arith.MaxSIOp, arith.MinSIOp)):
+        if user.parent_block() is not block or type(user) in MIN_MAX:
             return False
         lo, hi = pos[op], pos[user]
         return not any(lo < e < hi for e in effects)
@@ -221,34 +221,34 @@ class EmitC:
         self.vars[result] = name
 
     def statement(self, op: Operation) -> None:
-        if isinstance(op, memref.AllocOp):
-            ty = op.memref.type
-            name = self.unique("t_" + (op.memref.name_hint or "buf"))
-            self.top.append(cemit.GlobalOp.create(attributes={
-                "sym_name": StringAttr(name), "elem": ty.element_type,
-                "size": IntAttr(ty.get_shape()[0])}))
-            self.arrays[op.memref] = ArrayRef(name, 0, False)
-        elif isinstance(op, memref.GetGlobalOp):
-            name = op.name_.root_reference.data
-            self.arrays[op.memref] = ArrayRef(name, 0, name in self.flash_globals)
-        elif isinstance(op, memref.ViewOp):
-            self.view(op)
-        elif isinstance(op, memref.StoreOp):
-            value = self.expr(op.value)
-            index = self.index(op.memref, op.indices)
-            ref = self.arrays[op.memref]
-            if ref.flash:
-                raise MinunError(f"error: lower-to-emitc: store into the constant {ref.name}")
-            self.add(cemit.StoreOp.create(operands=[value, index],
-                                          attributes={"array": StringAttr(ref.name)}))
-        elif isinstance(op, scf.ForOp):
-            self.for_(op)
-        elif isinstance(op, scf.IfOp):
-            self.if_(op)
-        elif isinstance(op, func.ReturnOp):
-            self.add(cemit.ReturnOp.create(operands=[self.expr(v) for v in op.operands]))
-        else:
+        lower = STATEMENTS.get(type(op))
+        if lower is None:
             raise MinunError(f"error: lower-to-emitc: {op.name} is not supported")
+        lower(self, op)
+
+    def alloc(self, op: memref.AllocOp) -> None:
+        ty = op.memref.type
+        name = self.unique("t_" + (op.memref.name_hint or "buf"))
+        self.top.append(cemit.GlobalOp.create(attributes={
+            "sym_name": StringAttr(name), "elem": ty.element_type,
+            "size": IntAttr(ty.get_shape()[0])}))
+        self.arrays[op.memref] = ArrayRef(name, 0, False)
+
+    def get_global(self, op: memref.GetGlobalOp) -> None:
+        name = op.name_.root_reference.data
+        self.arrays[op.memref] = ArrayRef(name, 0, name in self.flash_globals)
+
+    def store(self, op: memref.StoreOp) -> None:
+        value = self.expr(op.value)
+        index = self.index(op.memref, op.indices)
+        ref = self.arrays[op.memref]
+        if ref.flash:
+            raise MinunError(f"error: lower-to-emitc: store into the constant {ref.name}")
+        self.add(cemit.StoreOp.create(operands=[value, index],
+                                      attributes={"array": StringAttr(ref.name)}))
+
+    def return_(self, op: func.ReturnOp) -> None:
+        self.add(cemit.ReturnOp.create(operands=[self.expr(v) for v in op.operands]))
 
     def view(self, op: memref.ViewOp) -> None:
         src = op.source.owner
@@ -356,7 +356,7 @@ class EmitC:
             return self.add(cemit.RefOp.create(attributes={"var": StringAttr(self.vars[v])},
                                                result_types=[v.type]))
         owner = v.owner
-        if isinstance(owner, Operation) and isinstance(owner, EXPRESSIONS):
+        if isinstance(owner, Operation) and type(owner) in EXPRESSIONS:
             return self.build(owner)
         raise MinunError(f"error: lower-to-emitc: no C expression for {v} ({owner})")
 
@@ -383,68 +383,119 @@ class EmitC:
         return flags is not None and "nsw" in str(flags)
 
     def build(self, op: Operation) -> SSAValue:
-        res = op.results[0]
-        ty = res.type
-        if isinstance(op, arith.ConstantOp):
-            return self.literal(op.value)
-        if isinstance(op, memref.LoadOp):
-            ref = self.arrays[op.memref]
-            index = self.index(op.memref, op.indices)
-            attrs: dict[str, Attribute] = {"array": StringAttr(ref.name)}
-            if ref.flash:
-                attrs["flash"] = UnitAttr()
-            return self.add(cemit.LoadOp.create(operands=[index], attributes=attrs,
-                                                result_types=[ty]))
-        if isinstance(op, func.CallOp):
-            args = [self.expr(a) for a in op.arguments]
-            return self.add(cemit.CallOp.create(operands=args, attributes={
-                "callee": StringAttr(op.callee.root_reference.data)}, result_types=[ty]))
-        if type(op) in FLOAT_BINARY:
-            return self.binary(FLOAT_BINARY[type(op)], self.expr(op.lhs), self.expr(op.rhs), ty)
-        if isinstance(op, arith.NegfOp):
-            return self.add(cemit.UnaryOp.create(operands=[self.expr(op.operand)], attributes={
-                "op": StringAttr("-")}, result_types=[ty]))
-        if isinstance(op, (arith.AddiOp, arith.SubiOp, arith.MuliOp)) and not self.nsw(op) \
-                and not isinstance(ty, IndexType):
-            u = unsigned_for(ty)
-            a, b = self.cast(self.expr(op.lhs), u), self.cast(self.expr(op.rhs), u)
-            return self.cast(self.binary(INT_BINARY[type(op)], a, b, u), ty)
-        if type(op) in INT_BINARY:
-            return self.binary(INT_BINARY[type(op)], self.expr(op.lhs), self.expr(op.rhs), ty)
-        if isinstance(op, arith.ShLIOp):
-            shift = op.rhs.owner
-            if not isinstance(shift, arith.ConstantOp):
-                raise MinunError("error: lower-to-emitc: shifts must be by constants")
-            n = shift.value.value.data
-            if self.nsw(op):  # exact: a multiplication (<< of a negative is undefined in C)
-                return self.binary("*", self.expr(op.lhs), self.literal(IntegerAttr(1 << n, ty)),
-                                   ty)
-            u = unsigned_for(ty)
-            shifted = self.binary("<<", self.cast(self.expr(op.lhs), u),
-                                  self.literal(IntegerAttr(n, IndexType())), u)
-            return self.cast(shifted, ty)
-        if isinstance(op, arith.AndIOp):
-            logical = op.lhs.type == i1
-            return self.binary("&&" if logical else "&", self.expr(op.lhs), self.expr(op.rhs), ty)
-        if isinstance(op, arith.CmpiOp):
-            return self.binary(CMPI_BY_NUMBER[op.predicate.value.data], self.expr(op.lhs),
-                               self.expr(op.rhs), i1)
-        if isinstance(op, arith.CmpfOp):
-            pred = op.predicate.value.data
-            if pred not in CMPF_BY_NUMBER:
-                raise MinunError(f"error: lower-to-emitc: cmpf predicate {pred} not supported")
-            return self.binary(CMPF_BY_NUMBER[pred], self.expr(op.lhs), self.expr(op.rhs), i1)
-        if isinstance(op, arith.SelectOp):
-            return self.add(cemit.CondOp.create(operands=[
-                self.expr(op.cond), self.expr(op.lhs), self.expr(op.rhs)], result_types=[ty]))
-        if isinstance(op, (arith.MaxSIOp, arith.MinSIOp)):
-            cmp = ">" if isinstance(op, arith.MaxSIOp) else "<"
-            test = self.binary(cmp, self.expr(op.lhs), self.expr(op.rhs), i1)
-            return self.add(cemit.CondOp.create(operands=[
-                test, self.expr(op.lhs), self.expr(op.rhs)], result_types=[ty]))
-        if isinstance(op, (arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp)):
-            return self.cast(self.expr(op.input), ty)
-        raise MinunError(f"error: lower-to-emitc: {op.name} is not supported")
+        build = EXPRESSIONS.get(type(op))
+        if build is None:
+            raise MinunError(f"error: lower-to-emitc: {op.name} is not supported")
+        return build(self, op)
+
+    def constant(self, op: arith.ConstantOp) -> SSAValue:
+        return self.literal(op.value)
+
+    def load(self, op: memref.LoadOp) -> SSAValue:
+        ref = self.arrays[op.memref]
+        index = self.index(op.memref, op.indices)
+        attrs: dict[str, Attribute] = {"array": StringAttr(ref.name)}
+        if ref.flash:
+            attrs["flash"] = UnitAttr()
+        return self.add(cemit.LoadOp.create(operands=[index], attributes=attrs,
+                                            result_types=[op.results[0].type]))
+
+    def call(self, op: func.CallOp) -> SSAValue:
+        args = [self.expr(a) for a in op.arguments]
+        return self.add(cemit.CallOp.create(operands=args, attributes={
+            "callee": StringAttr(op.callee.root_reference.data)},
+            result_types=[op.results[0].type]))
+
+    def float_binary(self, op: Operation) -> SSAValue:
+        return self.binary(FLOAT_BINARY[type(op)], self.expr(op.lhs), self.expr(op.rhs),
+                           op.results[0].type)
+
+    def negf(self, op: arith.NegfOp) -> SSAValue:
+        return self.add(cemit.UnaryOp.create(operands=[self.expr(op.operand)], attributes={
+            "op": StringAttr("-")}, result_types=[op.results[0].type]))
+
+    def wrapping(self, op: Operation) -> SSAValue:
+        """+, -, *: modular arithmetic in an unsigned type unless the op is exact (nsw)."""
+        ty = op.results[0].type
+        if self.nsw(op) or isinstance(ty, IndexType):
+            return self.int_binary(op)
+        u = unsigned_for(ty)
+        a, b = self.cast(self.expr(op.lhs), u), self.cast(self.expr(op.rhs), u)
+        return self.cast(self.binary(INT_BINARY[type(op)], a, b, u), ty)
+
+    def int_binary(self, op: Operation) -> SSAValue:
+        return self.binary(INT_BINARY[type(op)], self.expr(op.lhs), self.expr(op.rhs),
+                           op.results[0].type)
+
+    def shift_left(self, op: arith.ShLIOp) -> SSAValue:
+        ty = op.results[0].type
+        shift = op.rhs.owner
+        if not isinstance(shift, arith.ConstantOp):
+            raise MinunError("error: lower-to-emitc: shifts must be by constants")
+        n = shift.value.value.data
+        if self.nsw(op):  # exact: a multiplication (<< of a negative is undefined in C)
+            return self.binary("*", self.expr(op.lhs), self.literal(IntegerAttr(1 << n, ty)), ty)
+        u = unsigned_for(ty)
+        shifted = self.binary("<<", self.cast(self.expr(op.lhs), u),
+                              self.literal(IntegerAttr(n, IndexType())), u)
+        return self.cast(shifted, ty)
+
+    def and_(self, op: arith.AndIOp) -> SSAValue:
+        logical = op.lhs.type == i1
+        return self.binary("&&" if logical else "&", self.expr(op.lhs), self.expr(op.rhs),
+                           op.results[0].type)
+
+    def cmpi(self, op: arith.CmpiOp) -> SSAValue:
+        return self.binary(CMPI_BY_NUMBER[op.predicate.value.data], self.expr(op.lhs),
+                           self.expr(op.rhs), i1)
+
+    def cmpf(self, op: arith.CmpfOp) -> SSAValue:
+        pred = op.predicate.value.data
+        if pred not in CMPF_BY_NUMBER:
+            raise MinunError(f"error: lower-to-emitc: cmpf predicate {pred} not supported")
+        return self.binary(CMPF_BY_NUMBER[pred], self.expr(op.lhs), self.expr(op.rhs), i1)
+
+    def select(self, op: arith.SelectOp) -> SSAValue:
+        return self.add(cemit.CondOp.create(operands=[
+            self.expr(op.cond), self.expr(op.lhs), self.expr(op.rhs)],
+            result_types=[op.results[0].type]))
+
+    def min_max(self, op: Operation) -> SSAValue:
+        test = self.binary(MIN_MAX[type(op)], self.expr(op.lhs), self.expr(op.rhs), i1)
+        return self.add(cemit.CondOp.create(operands=[
+            test, self.expr(op.lhs), self.expr(op.rhs)], result_types=[op.results[0].type]))
+
+    def convert(self, op: Operation) -> SSAValue:
+        return self.cast(self.expr(op.input), op.results[0].type)
+
+
+# What each L3 op becomes: a statement (added to the current block), or an expression
+# (a cemit value, printed inside its user or bound to a variable by lower_block).
+STATEMENTS: dict[type[Operation], Callable[[EmitC, Operation], None]] = {
+    memref.AllocOp: EmitC.alloc,
+    memref.GetGlobalOp: EmitC.get_global,
+    memref.ViewOp: EmitC.view,
+    memref.StoreOp: EmitC.store,
+    scf.ForOp: EmitC.for_,
+    scf.IfOp: EmitC.if_,
+    func.ReturnOp: EmitC.return_,
+}
+EXPRESSIONS: dict[type[Operation], Callable[[EmitC, Operation], SSAValue]] = {
+    arith.ConstantOp: EmitC.constant,
+    memref.LoadOp: EmitC.load,
+    func.CallOp: EmitC.call,
+    **{kind: EmitC.float_binary for kind in FLOAT_BINARY},
+    arith.NegfOp: EmitC.negf,
+    **{kind: EmitC.int_binary for kind in INT_BINARY},
+    **{kind: EmitC.wrapping for kind in WRAPPING},
+    arith.ShLIOp: EmitC.shift_left,
+    arith.AndIOp: EmitC.and_,
+    arith.CmpiOp: EmitC.cmpi,
+    arith.CmpfOp: EmitC.cmpf,
+    arith.SelectOp: EmitC.select,
+    **{kind: EmitC.min_max for kind in MIN_MAX},
+    **{kind: EmitC.convert for kind in CASTS},
+}
 
 
 def lower_to_emitc(module: ModuleOp) -> ModuleOp:

@@ -31,6 +31,8 @@ class LinearLexer(MLIRLexer):
     _unescaped_characters_regex = re.compile(
         r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
+_OP_NAME = re.compile(r'(?:%[^=]*=\s*)?"?([A-Za-z_][\w$.]*)')
+
 
 class LocatingParser(Parser):
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
@@ -42,7 +44,17 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self.pos
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except VerifyException as error:
+            # A declarative assembly format checks attribute constraints while parsing
+            # (`rounding = "up"` where #num<rounding ...> is expected): report it like a
+            # verifier error, with the op's name, at the op.
+            match = _OP_NAME.match(self.lexer.input.content, start)
+            name = match.group(1) if match else "operation"
+            end = match.end(1) if match else start + 1
+            message = " ".join(str(error).split())
+            self.raise_error(f"{name}: {message}", start, end)
         if isinstance(op.location, UnknownLoc):
             line = bisect.bisect_right(self._line_starts, start) - 1
             col = start - self._line_starts[line] + 1

@@ -34,11 +34,30 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.str_enum import StrEnum
 
 from minun_mlir.diagnostics import MinunError
 
 SCRATCH = "minun_scratch"
-PLANNERS = ("naive", "greedy")
+
+
+class Planner(StrEnum):
+    """The planners (the pass option stays a string, as xDSL pass options are)."""
+
+    NAIVE = "naive"  # one buffer each, no sharing
+    GREEDY = "greedy"  # first fit by live ranges into one scratch array
+
+
+PLANNERS = tuple(p.value for p in Planner)
+
+
+def planner_named(name: str) -> Planner:
+    """The planner called `name`, or a diagnostic listing the choices."""
+    try:
+        return Planner(name)
+    except ValueError:
+        raise MinunError(f"error: memory-plan: planner must be one of {', '.join(PLANNERS)}, "
+                         f"got '{name}'") from None
 
 
 @dataclass(frozen=True)
@@ -156,12 +175,12 @@ def check_budget(buffers: list[Buffer], budget: int) -> None:
                          f"(live: {shown}); budget {budget:,}")
 
 
-def plan_function(module: ModuleOp, fn: func.FuncOp, planner: str, budget: int) -> int:
+def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int) -> int:
     """Rewrite fn's allocs per the planner; returns the bytes of buffer memory used."""
     planned = buffers_of(fn)
     buffers = [b for _, b in planned]
     check_budget(buffers, budget)
-    if planner == "naive" or not planned:
+    if planner == Planner.NAIVE or not planned:
         return sum(b.size for b in buffers)
     align = max(b.align for b in buffers)
     offsets = first_fit([b.size for b in buffers], [(b.first, b.last) for b in buffers],
@@ -189,10 +208,8 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: str, budget: int) 
     return total
 
 
-def memory_plan(module: ModuleOp, planner: str = "greedy", budget: int = 0) -> int:
-    if planner not in PLANNERS:
-        raise MinunError(f"error: memory-plan: planner must be one of {', '.join(PLANNERS)}, "
-                         f"got '{planner}'")
+def memory_plan(module: ModuleOp, planner: str = Planner.GREEDY, budget: int = 0) -> int:
+    planner = planner_named(planner)
     total = 0
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp) and not op.is_declaration]:
         total += plan_function(module, fn, planner, budget)
@@ -205,8 +222,11 @@ class MemoryPlan(ModulePass):
 
     name = "memory-plan"
 
-    planner: str = "greedy"
+    planner: str = Planner.GREEDY.value
     budget: int = 0
+
+    def __post_init__(self) -> None:
+        planner_named(self.planner)  # a bad option fails when the pipeline is built
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         memory_plan(op, self.planner, self.budget)

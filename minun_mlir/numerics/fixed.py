@@ -19,9 +19,28 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+from xdsl.utils.str_enum import StrEnum
 
-ROUNDING_MODES = ("trunc", "floor", "nearest")
-OVERFLOW_MODES = ("wrap", "saturate")
+
+class Rounding(StrEnum):
+    """How a right shift (or a real) is rounded to an integer. The single source of the
+    mode names: the `#num<rounding ...>` attribute, the quantize option and the C runtime's
+    helper names all come from here. Members compare equal to their names ("trunc")."""
+
+    TRUNC = "trunc"
+    FLOOR = "floor"
+    NEAREST = "nearest"
+
+
+class Overflow(StrEnum):
+    """How an exact integer is narrowed to fewer bits (`#num<overflow ...>`)."""
+
+    WRAP = "wrap"
+    SATURATE = "saturate"
+
+
+ROUNDING_MODES = tuple(m.value for m in Rounding)
+OVERFLOW_MODES = tuple(m.value for m in Overflow)
 BITWIDTHS = (8, 16, 32)
 
 

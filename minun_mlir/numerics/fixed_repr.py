@@ -116,7 +116,7 @@ class FixedConverter(L2Converter):
         return minun.tensor_of(shape, FixedType(bits, scale))
 
     def _attrs(self, **extra) -> dict[str, Attribute]:
-        attrs: dict[str, Attribute] = {"rounding": StringAttr(self.config.rounding)}
+        attrs: dict[str, Attribute] = {"rounding": num.rounding_attr(self.config.rounding)}
         for k, v in extra.items():
             attrs[k] = IntegerAttr(v, i64) if isinstance(v, int) else v
         return attrs
@@ -266,7 +266,7 @@ class FixedConverter(L2Converter):
                 hi = min(hi_i, max(lo, math.ceil(r[1] * 2.0**tx.frac)))
             else:
                 lo, hi = lo_i, 0
-            attrs = {"method": StringAttr("seedot"), "lo": IntegerAttr(lo, i64),
+            attrs = {"method": num.ExpMethodAttr(num.ExpMethod.SEEDOT), "lo": IntegerAttr(lo, i64),
                      "hi": IntegerAttr(hi, i64),
                      "maxscale": IntegerAttr(self.config.maxscale, i64)}
             p_mul, _ = fx.SeeDotExp(tx.width, tx.frac, lo, hi, self.config.maxscale).out_scale()
@@ -278,7 +278,7 @@ class FixedConverter(L2Converter):
         tb = self._table_bits(x)
         s_in, s_out = num._SHIFTRY_SCALES[tb]
         x = self.rescale(x, tb, s_in, overflow="saturate")
-        attrs = {"method": StringAttr("shiftry")} if kind is num.ExpOp else {}
+        attrs = {"method": num.ExpMethodAttr(num.ExpMethod.SHIFTRY)} if kind is num.ExpOp else {}
         y = self.emit(kind.create(operands=[x], attributes=attrs, result_types=[
             self.result_type(shape_of(op.results[0]), tb, s_out)]))
         out_bits = self.bits(op.results[0])
@@ -434,7 +434,7 @@ def _conv2d(op, x, f):
 
 
 def _exp(op, x):
-    if op.method.data == "seedot":
+    if op.method.data == num.ExpMethod.SEEDOT:
         return op.seedot()(x, _func_rounding(op))
     return fx.exp_shiftry(x, _el(op.input).width, _func_rounding(op))
 

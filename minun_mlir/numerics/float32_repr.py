@@ -9,7 +9,7 @@ for integer representations: libm's expf may differ from numpy in the last place
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, f32, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, f32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
@@ -45,7 +45,7 @@ class Float32Converter(L2Converter):
             self.ty(op.results[0])]))
 
     def _attrs(self, **ints) -> dict[str, Attribute]:
-        return {"rounding": StringAttr("nearest"),
+        return {"rounding": num.rounding_attr("nearest"),
                 **{k: IntegerAttr(v, i64) for k, v in ints.items()}}
 
     def matmul(self, op, a, b) -> SSAValue:
@@ -63,7 +63,7 @@ class Float32Converter(L2Converter):
 
     def exp(self, op, x) -> SSAValue:
         return self.emit(num.ExpOp.create(operands=[x], attributes={
-            "method": StringAttr("float")}, result_types=[self.ty(op.result)]))
+            "method": num.ExpMethodAttr(num.ExpMethod.FLOAT)}, result_types=[self.ty(op.result)]))
 
     def table_function(self, op, kind, x) -> SSAValue:
         return self.emit(kind.create(operands=[x], result_types=[self.ty(op.results[0])]))

@@ -7,9 +7,9 @@
 func.func @main() -> tensor<4x!num.fixed<16, 12>> attributes {num.rounding = "trunc", num.overflow = "wrap"} {
   %x = num.input "X" : tensor<4x!num.fixed<16, 14>>
   %b = num.param "B" dense<[400, -400, 1024, 7]> : tensor<4xi16> -> tensor<4x!num.fixed<16, 16>>
-  %b14 = num.rescale %b {rounding = "trunc", overflow = "wrap"} : tensor<4x!num.fixed<16, 16>> -> tensor<4x!num.fixed<16, 14>>
+  %b14 = num.rescale %b {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<4x!num.fixed<16, 16>> -> tensor<4x!num.fixed<16, 14>>
   %s = num.add %x, %b14 : (tensor<4x!num.fixed<16, 14>>, tensor<4x!num.fixed<16, 14>>) -> tensor<4x!num.fixed<32, 14>>
-  %r = num.rescale %s {rounding = "trunc", overflow = "wrap"} : tensor<4x!num.fixed<32, 14>> -> tensor<4x!num.fixed<16, 12>>
+  %r = num.rescale %s {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<4x!num.fixed<32, 14>> -> tensor<4x!num.fixed<16, 12>>
   func.return %r : tensor<4x!num.fixed<16, 12>>
 }
 // trunc(400 / 4) = 100, trunc(-400 / 4) = -100, 256, trunc(7 / 4) = 1

@@ -12,7 +12,7 @@ func.func @main() -> tensor<4x!num.fixed<16, 14>> attributes {num.rounding = "tr
     %at = arith.muli %four, %t : i32
     %xt = minun.splice %x[%at] {sizes = array<i64: 4>} : tensor<8x!num.fixed<16, 14>> -> tensor<4x!num.fixed<16, 14>>
     %s = num.add %c, %xt : (tensor<4x!num.fixed<16, 14>>, tensor<4x!num.fixed<16, 14>>) -> tensor<4x!num.fixed<32, 14>>
-    %n = num.rescale %s {rounding = "trunc", overflow = "wrap"} : tensor<4x!num.fixed<32, 14>> -> tensor<4x!num.fixed<16, 14>>
+    %n = num.rescale %s {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<4x!num.fixed<32, 14>> -> tensor<4x!num.fixed<16, 14>>
     minun.yield %n : tensor<4x!num.fixed<16, 14>>
   }
   func.return %h : tensor<4x!num.fixed<16, 14>>

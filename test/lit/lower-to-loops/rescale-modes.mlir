@@ -6,7 +6,7 @@
 
 func.func @main() -> tensor<2x!num.fixed<16, 10>> attributes {num.rounding = "floor"} {
   %x = num.input "X" : tensor<2x!num.fixed<16, 14>>
-  %r = num.rescale %x {rounding = "floor", overflow = "wrap"} : tensor<2x!num.fixed<16, 14>> -> tensor<2x!num.fixed<16, 10>>
+  %r = num.rescale %x {rounding = #num<rounding floor>, overflow = #num<overflow wrap>} : tensor<2x!num.fixed<16, 14>> -> tensor<2x!num.fixed<16, 10>>
   func.return %r : tensor<2x!num.fixed<16, 10>>
 }
 // CHECK-LABEL: func.func @minun_predict
@@ -17,7 +17,7 @@ func.func @main() -> tensor<2x!num.fixed<16, 10>> attributes {num.rounding = "fl
 // -----
 func.func @main() -> tensor<2x!num.fixed<8, 10>> attributes {num.rounding = "nearest"} {
   %x = num.input "X" : tensor<2x!num.fixed<32, 14>>
-  %r = num.rescale %x {rounding = "nearest", overflow = "saturate"} : tensor<2x!num.fixed<32, 14>> -> tensor<2x!num.fixed<8, 10>>
+  %r = num.rescale %x {rounding = #num<rounding nearest>, overflow = #num<overflow saturate>} : tensor<2x!num.fixed<32, 14>> -> tensor<2x!num.fixed<8, 10>>
   func.return %r : tensor<2x!num.fixed<8, 10>>
 }
 // CHECK-LABEL: func.func @minun_predict
@@ -33,7 +33,7 @@ func.func @main() -> tensor<2x!num.fixed<8, 10>> attributes {num.rounding = "nea
 // -----
 func.func @main() -> tensor<2x!num.fixed<16, 20>> attributes {num.rounding = "trunc"} {
   %x = num.input "X" : tensor<2x!num.fixed<8, 6>>
-  %r = num.rescale %x {rounding = "trunc", overflow = "saturate"} : tensor<2x!num.fixed<8, 6>> -> tensor<2x!num.fixed<16, 20>>
+  %r = num.rescale %x {rounding = #num<rounding trunc>, overflow = #num<overflow saturate>} : tensor<2x!num.fixed<8, 6>> -> tensor<2x!num.fixed<16, 20>>
   func.return %r : tensor<2x!num.fixed<16, 20>>
 }
 // x * 2^14 saturated to 16 bits: values above 1 (= 32767 >> 14) give 32767
@@ -53,7 +53,7 @@ func.func @main() -> tensor<2x!num.fixed<16, 20>> attributes {num.rounding = "tr
 // -----
 func.func @main() -> tensor<2x!num.fixed<16, 12>> attributes {num.rounding = "trunc"} {
   %x = num.input "X" : tensor<2x!num.fixed<32, 12>>
-  %r = num.rescale %x {rounding = "trunc", overflow = "wrap"} : tensor<2x!num.fixed<32, 12>> -> tensor<2x!num.fixed<16, 12>>
+  %r = num.rescale %x {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<2x!num.fixed<32, 12>> -> tensor<2x!num.fixed<16, 12>>
   func.return %r : tensor<2x!num.fixed<16, 12>>
 }
 // CHECK-LABEL: func.func @minun_predict

@@ -28,7 +28,7 @@
 ^bb0(%i: i32, %hc: tensor<32x1xf32>):
   "minun.yield"(%hc) : (tensor<32x1xf32>) -> ()
 }) {lower = 0 : i64, upper = 4 : i64} : (tensor<32x1xf32>) -> tensor<1x32xf32>
-// CHECK: error: minun.loop: result types must equal the carried values'
+// CHECK: error: minun.loop: result 'results_' at position 0 does not verify: attributes ('tensor<32x1xf32>',) expected from range variable 'TS', but got ('tensor<1x32xf32>',)
 
 // -----
 // The loop index is an i32 block argument.

@@ -59,3 +59,24 @@
 %j = arith.constant 0 : i32
 %s = minun.splice_assign %v into %a[%i, %j] : tensor<8x1xf32> into tensor<64x1xf32>
 // CHECK: error: minun.splice_assign: slice [57:+8] of dimension 0 is outside destination 64x1
+
+// -----
+// Value and destination share one element type, and the result is the destination's
+// type (constraint variables E and T).
+%a = minun.input "A" [0.0, 1.0] : tensor<64x1xf32>
+%v = minun.constant dense<1> : tensor<8x1xi32>
+%i = arith.constant 0 : i32
+%s = "minun.splice_assign"(%v, %a, %i, %i) : (tensor<8x1xi32>, tensor<64x1xf32>, i32, i32) -> tensor<64x1xf32>
+// CHECK: error: minun.splice_assign: operand 'dest' at position 1 does not verify: value and destination need one element type Underlying verification failure: attribute i32 expected from variable 'E', but got f32
+
+// -----
+%a = minun.input "A" [0.0, 1.0] : tensor<64x1xf32>
+%v = minun.input "V" [0.0, 1.0] : tensor<8x1xf32>
+%i = arith.constant 0 : i32
+%s = "minun.splice_assign"(%v, %a, %i, %i) : (tensor<8x1xf32>, tensor<64x1xf32>, i32, i32) -> tensor<64x2xf32>
+// CHECK: error: minun.splice_assign: result 'result' at position 0 does not verify: attribute tensor<64x1xf32> expected from variable 'T', but got tensor<64x2xf32>
+
+// -----
+// A constant's value has the result's type.
+%c = "minun.constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<3xf32>
+// CHECK: error: minun.constant: the value's type must be the result type Underlying verification failure: attribute tensor<3xf32> expected from variable 'T', but got tensor<2xf32>

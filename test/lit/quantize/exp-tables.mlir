@@ -13,13 +13,13 @@ func.func @main() -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   func.return %e, %s, %t : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 // DD16:      %x = num.input "X" : tensor<4x!num.fixed<16, 12>>
-// DD16-NEXT: %[[R:.*]] = num.rescale %x {rounding = "trunc", overflow = "saturate"} : tensor<4x!num.fixed<16, 12>> -> tensor<4x!num.fixed<16, 11>>
-// DD16-NEXT: %e = num.exp %[[R]] {method = "shiftry"} : tensor<4x!num.fixed<16, 11>> -> tensor<4x!num.fixed<16, 14>>
+// DD16-NEXT: %[[R:.*]] = num.rescale %x {rounding = #num<rounding trunc>, overflow = #num<overflow saturate>} : tensor<4x!num.fixed<16, 12>> -> tensor<4x!num.fixed<16, 11>>
+// DD16-NEXT: %e = num.exp %[[R]] {method = #num<exp_method shiftry>} : tensor<4x!num.fixed<16, 11>> -> tensor<4x!num.fixed<16, 14>>
 // DD16:      %s = num.sigmoid {{.*}} : tensor<4x!num.fixed<16, 11>> -> tensor<4x!num.fixed<16, 14>>
 // DD16:      %t = num.tanh {{.*}} : tensor<4x!num.fixed<16, 11>> -> tensor<4x!num.fixed<16, 14>>
 
 // DD8:       %x = num.input "X" : tensor<4x!num.fixed<8, 4>>
-// DD8-NEXT:  %e = num.exp %x {method = "shiftry"} : tensor<4x!num.fixed<8, 4>> -> tensor<4x!num.fixed<8, 6>>
+// DD8-NEXT:  %e = num.exp %x {method = #num<exp_method shiftry>} : tensor<4x!num.fixed<8, 4>> -> tensor<4x!num.fixed<8, 6>>
 
 // The declared range [-6, 0] gives the input scale 12; the profiled range is -6 * 2^12 .. 0.
-// MS:        %e = num.exp %x {method = "seedot", lo = -24576 : i64, hi = 0 : i64, maxscale = 10 : i64} : tensor<4x!num.fixed<16, 12>> -> tensor<4x!num.fixed<16, {{[0-9]+}}>>
+// MS:        %e = num.exp %x {method = #num<exp_method seedot>, lo = -24576 : i64, hi = 0 : i64, maxscale = 10 : i64} : tensor<4x!num.fixed<16, 12>> -> tensor<4x!num.fixed<16, {{[0-9]+}}>>

@@ -34,7 +34,7 @@ func.func @main() -> i32 {
 // F32:      func.func @main() -> i32 {
 // F32-NEXT:   %x = num.input "X" : tensor<3x1xf32>
 // F32-NEXT:   %W = num.param "W" dense<{{.*}}> : tensor<2x3xf32> -> tensor<2x3xf32>
-// F32:        %y = num.matmul %W, %x {rounding = "nearest", halvings = 0 : i64} : (tensor<2x3xf32>, tensor<3x1xf32>) -> tensor<2x1xf32>
+// F32:        %y = num.matmul %W, %x {rounding = #num<rounding nearest>, halvings = 0 : i64} : (tensor<2x3xf32>, tensor<3x1xf32>) -> tensor<2x1xf32>
 // F32-NEXT:   %z = num.add %y, %B : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
-// F32-NEXT:   %e = num.exp %z {method = "float"} : tensor<2x1xf32> -> tensor<2x1xf32>
+// F32-NEXT:   %e = num.exp %z {method = #num<exp_method float>} : tensor<2x1xf32> -> tensor<2x1xf32>
 // F32-NEXT:   %a = minun.argmax %e : tensor<2x1xf32>

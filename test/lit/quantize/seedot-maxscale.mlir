@@ -12,10 +12,10 @@ func.func @main() -> tensor<1x1xf32> {
 }
 // P5:      %x = num.param "c1" dense<{{\[\[}}9], [118], [-106], [105]]> : tensor<4x1xi8> -> tensor<4x1x!num.fixed<8, 7>>
 // P5-NEXT: %w = num.param "c2" dense<{{\[\[}}49, -46, 115, -119]]> : tensor<1x4xi8> -> tensor<1x4x!num.fixed<8, 6>>
-// P5-NEXT: num.rescale %w {rounding = "trunc", overflow = "wrap"} : tensor<1x4x!num.fixed<8, 6>> -> tensor<1x4x!num.fixed<8, 2>>
-// P5-NEXT: num.rescale %x {rounding = "trunc", overflow = "wrap"} : tensor<4x1x!num.fixed<8, 7>> -> tensor<4x1x!num.fixed<8, 3>>
-// P5-NEXT: %r = num.matmul {{.*}} {rounding = "trunc", halvings = 0 : i64} : {{.*}} -> tensor<1x1x!num.fixed<8, 5>>
+// P5-NEXT: num.rescale %w {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<1x4x!num.fixed<8, 6>> -> tensor<1x4x!num.fixed<8, 2>>
+// P5-NEXT: num.rescale %x {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<4x1x!num.fixed<8, 7>> -> tensor<4x1x!num.fixed<8, 3>>
+// P5-NEXT: %r = num.matmul {{.*}} {rounding = #num<rounding trunc>, halvings = 0 : i64} : {{.*}} -> tensor<1x1x!num.fixed<8, 5>>
 
 // floor rounding quantizes constants toward -inf too
 // P3:      %x = num.param "c1" dense<{{\[\[}}9], [118], [-107], [105]]>
-// P3:      %r = num.matmul {{.*}} {rounding = "floor", halvings = 2 : i64} : {{.*}} -> tensor<1x1x!num.fixed<8, 3>>
+// P3:      %r = num.matmul {{.*}} {rounding = #num<rounding floor>, halvings = 2 : i64} : {{.*}} -> tensor<1x1x!num.fixed<8, 3>>

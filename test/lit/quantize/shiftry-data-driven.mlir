@@ -21,8 +21,8 @@ func.func @main() -> tensor<1x1xf32> {
 // CHECK-NEXT:   %W2 = num.param "W2" dense<{{\[\[}}-6586, -16596]]> : tensor<1x2xi16> -> tensor<1x2x!num.fixed<16, 14>>
 // CHECK-NEXT:   %B2 = num.param "B2" dense<24150> : tensor<1x1xi16> -> tensor<1x1x!num.fixed<16, 15>>
 // t1 = (W1 x_int32 X) / 2^15: a 32-bit product at scale 27, one rescale to 12
-// CHECK-NEXT:   %{{.*}} = num.matmul %W1, %X {rounding = "trunc", halvings = 0 : i64} : (tensor<2x2x!num.fixed<16, 14>>, tensor<2x1x!num.fixed<16, 13>>) -> tensor<2x1x!num.fixed<32, 27>>
-// CHECK-NEXT:   %t1 = num.rescale %{{.*}} {rounding = "trunc", overflow = "wrap"} : tensor<2x1x!num.fixed<32, 27>> -> tensor<2x1x!num.fixed<16, 12>>
+// CHECK-NEXT:   %{{.*}} = num.matmul %W1, %X {rounding = #num<rounding trunc>, halvings = 0 : i64} : (tensor<2x2x!num.fixed<16, 14>>, tensor<2x1x!num.fixed<16, 13>>) -> tensor<2x1x!num.fixed<32, 27>>
+// CHECK-NEXT:   %t1 = num.rescale %{{.*}} {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<2x1x!num.fixed<32, 27>> -> tensor<2x1x!num.fixed<16, 12>>
 // t2 = t1 + B1 / 2^3
 // CHECK-NEXT:   %{{.*}} = num.rescale %B1 {{.*}} : tensor<2x1x!num.fixed<16, 15>> -> tensor<2x1x!num.fixed<16, 12>>
 // CHECK-NEXT:   %{{.*}} = num.add %t1, %{{.*}} : {{.*}} -> tensor<2x1x!num.fixed<32, 12>>

@@ -40,7 +40,7 @@ func.func @main() -> tensor<2x6x{F16}> attributes {{num.rounding = "trunc"}} {{
 func.func @main() -> tensor<6x2x{F16}> attributes {{num.rounding = "nearest"}} {{
   %x = num.input "X" : tensor<2x3x2x{F16}>
   %s = num.add %x, %x : (tensor<2x3x2x{F16}>, tensor<2x3x2x{F16}>) -> tensor<2x3x2x{W32}>
-  %q = num.rescale %s {{rounding = "nearest", overflow = "saturate"}} : tensor<2x3x2x{W32}> -> tensor<2x3x2x{F16}>
+  %q = num.rescale %s {{rounding = #num<rounding nearest>, overflow = #num<overflow saturate>}} : tensor<2x3x2x{W32}> -> tensor<2x3x2x{F16}>
   %t = minun.transpose %q {{perm = array<i64: 2, 0, 1>}} : (tensor<2x3x2x{F16}>) -> tensor<2x2x3x{F16}>
   %r = minun.reshape %t {{order = array<i64: 1, 0, 2>}} : tensor<2x2x3x{F16}> -> tensor<6x2x{F16}>
   func.return %r : tensor<6x2x{F16}>
@@ -61,8 +61,8 @@ func.func @main() -> i32 attributes {{num.rounding = "trunc"}} {{
   %x = num.input "X" : tensor<1x5x5x4x{fx(16, 13)}>
   %n = num.normalise_l2 %x : tensor<1x5x5x4x{fx(16, 13)}> -> tensor<1x5x5x4x{fx(16, 14)}>
   %f = num.param "F" dense<{dense((2, 2, 2, 2, 2), 1)}> : tensor<2x2x2x2x2xi16> -> tensor<2x2x2x2x2x{fx(16, 14)}>
-  %c = num.conv2d %n, %f {{strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 0, 1>, dilations = array<i64: 1, 2>, groups = 2 : i64, rounding = "trunc", halvings = 0 : i64}} : (tensor<1x5x5x4x{fx(16, 14)}>, tensor<2x2x2x2x2x{fx(16, 14)}>) -> tensor<1x3x4x4x{fx(32, 28)}>
-  %r = num.rescale %c {{rounding = "trunc", overflow = "wrap"}} : tensor<1x3x4x4x{fx(32, 28)}> -> tensor<1x3x4x4x{fx(16, 13)}>
+  %c = num.conv2d %n, %f {{strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 0, 1>, dilations = array<i64: 1, 2>, groups = 2 : i64, rounding = #num<rounding trunc>, halvings = 0 : i64}} : (tensor<1x5x5x4x{fx(16, 14)}>, tensor<2x2x2x2x2x{fx(16, 14)}>) -> tensor<1x3x4x4x{fx(32, 28)}>
+  %r = num.rescale %c {{rounding = #num<rounding trunc>, overflow = #num<overflow wrap>}} : tensor<1x3x4x4x{fx(32, 28)}> -> tensor<1x3x4x4x{fx(16, 13)}>
   %p = minun.maxpool %r {{kernel = array<i64: 2, 3>, strides = array<i64: 1, 2>, pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x3x4x4x{fx(16, 13)}>) -> tensor<1x4x2x4x{fx(16, 13)}>
   %a = minun.argmax %p : tensor<1x4x2x4x{fx(16, 13)}>
   func.return %a : i32
@@ -70,7 +70,7 @@ func.func @main() -> i32 attributes {{num.rounding = "trunc"}} {{
     "exp-sigmoid-tanh-8bit": f"""
 func.func @main() -> tensor<6x{fx(8, 6)}> attributes {{num.rounding = "trunc"}} {{
   %x = num.input "X" : tensor<6x{fx(8, 4)}>
-  %e = num.exp %x {{method = "shiftry"}} : tensor<6x{fx(8, 4)}> -> tensor<6x{fx(8, 6)}>
+  %e = num.exp %x {{method = #num<exp_method shiftry>}} : tensor<6x{fx(8, 4)}> -> tensor<6x{fx(8, 6)}>
   %s = num.sigmoid %x : tensor<6x{fx(8, 4)}> -> tensor<6x{fx(8, 6)}>
   %t = num.tanh %x : tensor<6x{fx(8, 4)}> -> tensor<6x{fx(8, 6)}>
   %a = num.sub %e, %s : (tensor<6x{fx(8, 6)}>, tensor<6x{fx(8, 6)}>) -> tensor<6x{fx(8, 6)}>
@@ -80,7 +80,7 @@ func.func @main() -> tensor<6x{fx(8, 6)}> attributes {{num.rounding = "trunc"}} 
     "exp-16bit-nearest-sgn": f"""
 func.func @main() -> i32 attributes {{num.rounding = "nearest"}} {{
   %x = num.input "X" : tensor<4x{fx(16, 11)}>
-  %e = num.exp %x {{method = "shiftry"}} : tensor<4x{fx(16, 11)}> -> tensor<4x{fx(16, 14)}>
+  %e = num.exp %x {{method = #num<exp_method shiftry>}} : tensor<4x{fx(16, 11)}> -> tensor<4x{fx(16, 14)}>
   %t = num.tanh %x : tensor<4x{fx(16, 11)}> -> tensor<4x{fx(16, 14)}>
   %m = num.mul %e, %t : (tensor<4x{fx(16, 14)}>, tensor<4x{fx(16, 14)}>) -> tensor<4x{fx(16, 28)}>
   %i = arith.constant 2 : i32
@@ -92,34 +92,34 @@ func.func @main() -> i32 attributes {{num.rounding = "nearest"}} {{
 func.func @main() -> tensor<2x2x{fx(8, 3)}> attributes {{num.rounding = "floor"}} {{
   %x = num.input "X" : tensor<2x3x{fx(8, 2)}>
   %w = num.param "W" dense<[[127, -128], [-100, 99], [64, 3]]> : tensor<3x2xi8> -> tensor<3x2x{fx(8, 1)}>
-  %y = num.matmul %x, %w {{rounding = "floor", halvings = 3 : i64}} : (tensor<2x3x{fx(8, 2)}>, tensor<3x2x{fx(8, 1)}>) -> tensor<2x2x{fx(8, 0)}>
-  %z = num.rescale %y {{rounding = "floor", overflow = "saturate"}} : tensor<2x2x{fx(8, 0)}> -> tensor<2x2x{fx(8, 3)}>
+  %y = num.matmul %x, %w {{rounding = #num<rounding floor>, halvings = 3 : i64}} : (tensor<2x3x{fx(8, 2)}>, tensor<3x2x{fx(8, 1)}>) -> tensor<2x2x{fx(8, 0)}>
+  %z = num.rescale %y {{rounding = #num<rounding floor>, overflow = #num<overflow saturate>}} : tensor<2x2x{fx(8, 0)}> -> tensor<2x2x{fx(8, 3)}>
   func.return %z : tensor<2x2x{fx(8, 3)}>
 }}""",
     "treesum-grouped-conv": f"""
 func.func @main() -> tensor<1x2x2x4x{fx(16, 20)}> attributes {{num.rounding = "nearest"}} {{
   %x = num.input "X" : tensor<1x3x3x4x{fx(16, 12)}>
   %f = num.param "F" dense<{dense((2, 2, 3, 2, 2), 2)}> : tensor<2x2x3x2x2xi16> -> tensor<2x2x3x2x2x{fx(16, 10)}>
-  %c = num.conv2d %x, %f {{strides = array<i64: 2, 1>, pads = array<i64: 1, 1, 1, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, rounding = "nearest", halvings = 2 : i64}} : (tensor<1x3x3x4x{fx(16, 12)}>, tensor<2x2x3x2x2x{fx(16, 10)}>) -> tensor<1x2x2x4x{fx(16, 20)}>
+  %c = num.conv2d %x, %f {{strides = array<i64: 2, 1>, pads = array<i64: 1, 1, 1, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, rounding = #num<rounding nearest>, halvings = 2 : i64}} : (tensor<1x3x3x4x{fx(16, 12)}>, tensor<2x2x3x2x2x{fx(16, 10)}>) -> tensor<1x2x2x4x{fx(16, 20)}>
   func.return %c : tensor<1x2x2x4x{fx(16, 20)}>
 }}""",
     "sparse-two-columns-shift": f"""
 func.func @main() -> tensor<4x2x{fx(16, 20)}> attributes {{num.rounding = "trunc"}} {{
   %x = num.input "X" : tensor<6x2x{fx(16, 12)}>
   %a = num.param "A" sparse dense<[[0, 3000, 0, 0, -20000, 7], [0, 0, 0, 0, 0, 0], [-32768, 0, 5, 0, 0, 1], [0, 32767, 0, 0, 0, -9]]> : tensor<4x6xi16> -> tensor<4x6x{fx(16, 10)}>
-  %y = num.sparse_matmul %a, %x {{rounding = "trunc", shift = 2 : i64}} : (tensor<4x6x{fx(16, 10)}>, tensor<6x2x{fx(16, 12)}>) -> tensor<4x2x{fx(16, 20)}>
+  %y = num.sparse_matmul %a, %x {{rounding = #num<rounding trunc>, shift = 2 : i64}} : (tensor<4x6x{fx(16, 10)}>, tensor<6x2x{fx(16, 12)}>) -> tensor<4x2x{fx(16, 20)}>
   func.return %y : tensor<4x2x{fx(16, 20)}>
 }}""",
     "seedot-exp-narrow-range": (lambda se: f"""
 func.func @main() -> tensor<5x{fx(16, se.out_scale()[0])}> attributes {{num.rounding = "trunc"}} {{
   %x = num.input "X" : tensor<5x{fx(16, 10)}>
-  %e = num.exp %x {{method = "seedot", lo = -3000 : i64, hi = -20 : i64, maxscale = 4 : i64}} : tensor<5x{fx(16, 10)}> -> tensor<5x{fx(16, se.out_scale()[0])}>
+  %e = num.exp %x {{method = #num<exp_method seedot>, lo = -3000 : i64, hi = -20 : i64, maxscale = 4 : i64}} : tensor<5x{fx(16, 10)}> -> tensor<5x{fx(16, se.out_scale()[0])}>
   func.return %e : tensor<5x{fx(16, se.out_scale()[0])}>
 }}""")(SeeDotExp(16, 10, -3000, -20, 4)),
     "seedot-exp-tiny-range": (lambda se: f"""
 func.func @main() -> tensor<5x{fx(8, se.out_scale()[0])}> attributes {{num.rounding = "nearest"}} {{
   %x = num.input "X" : tensor<5x{fx(8, 4)}>
-  %e = num.exp %x {{method = "seedot", lo = -40 : i64, hi = 0 : i64, maxscale = 2 : i64}} : tensor<5x{fx(8, 4)}> -> tensor<5x{fx(8, se.out_scale()[0])}>
+  %e = num.exp %x {{method = #num<exp_method seedot>, lo = -40 : i64, hi = 0 : i64, maxscale = 2 : i64}} : tensor<5x{fx(8, 4)}> -> tensor<5x{fx(8, se.out_scale()[0])}>
   func.return %e : tensor<5x{fx(8, se.out_scale()[0])}>
 }}""")(SeeDotExp(8, 4, -40, 0, 2)),
 }

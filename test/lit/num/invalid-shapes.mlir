@@ -1,0 +1,23 @@
+// num.rescale, the table functions and num.normalise_l2 keep their input's shape: input
+// and result share one shape variable S.
+// RUN: minun-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @f(%x: tensor<2x!num.fixed<16, 14>>) -> tensor<3x!num.fixed<16, 10>> {
+  %r = "num.rescale"(%x) {rounding = #num<rounding floor>, overflow = #num<overflow wrap>} : (tensor<2x!num.fixed<16, 14>>) -> tensor<3x!num.fixed<16, 10>>
+  func.return %r : tensor<3x!num.fixed<16, 10>>
+}
+// CHECK: invalid-shapes.mlir:6:3: error: num.rescale: result 'result' at position 0 does not verify: shape must not change Underlying verification failure: attribute [#builtin.int<2>] expected from variable 'S', but got [#builtin.int<3>]
+
+// -----
+func.func @f(%x: tensor<4x!num.fixed<16, 11>>) -> tensor<2x2x!num.fixed<16, 14>> {
+  %e = "num.sigmoid"(%x) : (tensor<4x!num.fixed<16, 11>>) -> tensor<2x2x!num.fixed<16, 14>>
+  func.return %e : tensor<2x2x!num.fixed<16, 14>>
+}
+// CHECK: error: num.sigmoid: result 'result' at position 0 does not verify: shape must not change
+
+// -----
+func.func @f(%x: tensor<1x2x2x4x!num.fixed<16, 11>>) -> tensor<1x2x2x3x!num.fixed<16, 14>> {
+  %e = "num.normalise_l2"(%x) : (tensor<1x2x2x4x!num.fixed<16, 11>>) -> tensor<1x2x2x3x!num.fixed<16, 14>>
+  func.return %e : tensor<1x2x2x3x!num.fixed<16, 14>>
+}
+// CHECK: error: num.normalise_l2: result 'result' at position 0 does not verify: shape must not change

@@ -16,8 +16,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from minun_mlir.dialects import minun
-from minun_mlir.dialects.minun import shape_str, tensor_of
 from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
@@ -59,6 +57,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from minun_mlir.dialects import minun
+from minun_mlir.dialects.minun import shape_str, tensor_of
 from minun_mlir.numerics.fixed import Overflow, Rounding, SeeDotExp
 
 

@@ -44,8 +44,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
+from minun_mlir.modules import replace_module_body, require_level
 
 CMPI_BY_NUMBER = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
 CMPF_BY_NUMBER = {1: "==", 2: ">", 3: ">=", 4: "<", 5: "<=", 6: "!="}
@@ -124,12 +125,12 @@ class EmitC:
                 if op.is_declaration:
                     continue
                 if entry is not None:
-                    raise MinunError("error: lower-to-emitc expects one function (L3)")
+                    raise error("lower-to-emitc expects one function (L3)")
                 entry = op
             else:
-                raise MinunError(f"error: lower-to-emitc: unexpected {op.name} at module level")
+                raise error(f"lower-to-emitc: unexpected {op.name} at module level")
         if entry is None:
-            raise MinunError("error: lower-to-emitc: no function to lower")
+            raise error("lower-to-emitc: no function to lower")
         fn = self.function(entry)
         ops: list[Operation] = [cemit.IncludeOp.create(attributes={"header": StringAttr(h)})
                                 for h in ("model.h", "minun_runtime.h")]
@@ -156,7 +157,7 @@ class EmitC:
         elif ty.element_type == IntegerType(8) and ty.get_num_dims() == 1:
             self.scratch = (name, ty.get_shape()[0])
         else:
-            raise MinunError(f"error: lower-to-emitc: global @{name} is neither a constant "
+            raise error(f"lower-to-emitc: global @{name} is neither a constant "
                              "array nor an i8 scratch array")
 
     def function(self, fn: func.FuncOp) -> cemit.FuncOp:
@@ -223,7 +224,7 @@ class EmitC:
     def statement(self, op: Operation) -> None:
         lower = STATEMENTS.get(type(op))
         if lower is None:
-            raise MinunError(f"error: lower-to-emitc: {op.name} is not supported")
+            raise error(f"lower-to-emitc: {op.name} is not supported")
         lower(self, op)
 
     def alloc(self, op: memref.AllocOp) -> None:
@@ -243,7 +244,7 @@ class EmitC:
         index = self.index(op.memref, op.indices)
         ref = self.arrays[op.memref]
         if ref.flash:
-            raise MinunError(f"error: lower-to-emitc: store into the constant {ref.name}")
+            raise error(f"lower-to-emitc: store into the constant {ref.name}")
         self.add(cemit.StoreOp.create(operands=[value, index],
                                       attributes={"array": StringAttr(ref.name)}))
 
@@ -254,15 +255,15 @@ class EmitC:
         src = op.source.owner
         if self.scratch is None or not isinstance(src, memref.GetGlobalOp) or \
                 src.name_.root_reference.data != self.scratch[0]:
-            raise MinunError("error: lower-to-emitc: memref.view must view the scratch global")
+            raise error("lower-to-emitc: memref.view must view the scratch global")
         shift = op.byte_shift.owner
         if not isinstance(shift, arith.ConstantOp):
-            raise MinunError("error: lower-to-emitc: memref.view needs a constant byte shift")
+            raise error("lower-to-emitc: memref.view needs a constant byte shift")
         elem = op.result.type.element_type
         size = _bits(elem) // 8
         offset = shift.value.value.data
         if offset % size:
-            raise MinunError(f"error: lower-to-emitc: view at byte {offset} is not aligned "
+            raise error(f"lower-to-emitc: view at byte {offset} is not aligned "
                              f"for {elem}")
         member = SCRATCH_MEMBER[str(elem)]
         self.scratch_members[member] = elem
@@ -271,7 +272,7 @@ class EmitC:
     def for_(self, op: scf.ForOp) -> None:
         step = op.step.owner
         if not (isinstance(step, arith.ConstantOp) and step.value.value.data == 1):
-            raise MinunError("error: lower-to-emitc: scf.for must have step 1")
+            raise error("lower-to-emitc: scf.for must have step 1")
         body = op.body.block
         acc_names = []
         for arg, init in zip(body.args[1:], op.iter_args):
@@ -358,11 +359,11 @@ class EmitC:
         owner = v.owner
         if isinstance(owner, Operation) and type(owner) in EXPRESSIONS:
             return self.build(owner)
-        raise MinunError(f"error: lower-to-emitc: no C expression for {v} ({owner})")
+        raise error(f"lower-to-emitc: no C expression for {v} ({owner})")
 
     def index(self, ref_value: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
         if len(indices) != 1:
-            raise MinunError("error: lower-to-emitc: memrefs must be 1-D (L3 buffers are flat)")
+            raise error("lower-to-emitc: memrefs must be 1-D (L3 buffers are flat)")
         idx = self.expr(indices[0])
         offset = self.arrays[ref_value].offset
         if offset:
@@ -385,7 +386,7 @@ class EmitC:
     def build(self, op: Operation) -> SSAValue:
         build = EXPRESSIONS.get(type(op))
         if build is None:
-            raise MinunError(f"error: lower-to-emitc: {op.name} is not supported")
+            raise error(f"lower-to-emitc: {op.name} is not supported")
         return build(self, op)
 
     def constant(self, op: arith.ConstantOp) -> SSAValue:
@@ -431,7 +432,7 @@ class EmitC:
         ty = op.results[0].type
         shift = op.rhs.owner
         if not isinstance(shift, arith.ConstantOp):
-            raise MinunError("error: lower-to-emitc: shifts must be by constants")
+            raise error("lower-to-emitc: shifts must be by constants")
         n = shift.value.value.data
         if self.nsw(op):  # exact: a multiplication (<< of a negative is undefined in C)
             return self.binary("*", self.expr(op.lhs), self.literal(IntegerAttr(1 << n, ty)), ty)
@@ -452,7 +453,7 @@ class EmitC:
     def cmpf(self, op: arith.CmpfOp) -> SSAValue:
         pred = op.predicate.value.data
         if pred not in CMPF_BY_NUMBER:
-            raise MinunError(f"error: lower-to-emitc: cmpf predicate {pred} not supported")
+            raise error(f"lower-to-emitc: cmpf predicate {pred} not supported")
         return self.binary(CMPF_BY_NUMBER[pred], self.expr(op.lhs), self.expr(op.rhs), i1)
 
     def select(self, op: arith.SelectOp) -> SSAValue:
@@ -500,6 +501,7 @@ EXPRESSIONS: dict[type[Operation], Callable[[EmitC, Operation], SSAValue]] = {
 
 def lower_to_emitc(module: ModuleOp) -> ModuleOp:
     """The pass as a function: returns the L4 module."""
+    require_level(module, "lower-to-emitc", 3)
     return EmitC(module).run()
 
 
@@ -510,6 +512,4 @@ class LowerToEmitC(ModulePass):
     name = "lower-to-emitc"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from minun_mlir.ir_text import replace_module_body
-
         replace_module_body(op, lower_to_emitc(op))

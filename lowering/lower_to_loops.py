@@ -71,7 +71,7 @@ from minun_mlir.lowering.loops.values import (
     shape_of,
     storage,
 )
-from minun_mlir.modules import main_function, replace_module_body
+from minun_mlir.modules import main_function, replace_module_body, require_level
 
 ENTRY = "minun_predict"
 
@@ -289,6 +289,7 @@ class Lowering:
 
 def lower_to_loops(module: ModuleOp) -> ModuleOp:
     """The pass as a function: returns the L3 module (the input is left unchanged)."""
+    require_level(module, "lower-to-loops", 2)
     return Lowering(main_function(module, "lower-to-loops")).run()
 
 

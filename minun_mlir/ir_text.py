@@ -84,17 +84,6 @@ def parse_ir(text: str, name: str = "<ir>") -> ModuleOp:
     return module
 
 
-def replace_module_body(module: ModuleOp, new: ModuleOp) -> None:
-    """Give `module` the contents of `new`: a pass works on the module it is given, while
-    the conversions between levels build a new one."""
-    for old in list(module.ops):
-        old.detach()
-        old.erase()
-    for op in list(new.ops):
-        op.detach()
-        module.body.block.add_op(op)
-
-
 def verify_located(module: ModuleOp) -> None:
     """Verify; on failure raise a VerifyException naming the first bad op's location."""
     try:

@@ -24,6 +24,32 @@ def main_function(module: ModuleOp | func.FuncOp, stage: str = "the compiler") -
     return fns[0]
 
 
+# The dialects each level of the pipeline is made of (docs/architecture.md).
+LEVEL_DIALECTS = {
+    1: ("builtin", "func", "arith", "minun"),
+    2: ("builtin", "func", "arith", "minun", "num"),
+    3: ("builtin", "func", "arith", "memref", "scf"),
+    4: ("builtin", "cemit"),
+}
+LEVEL_NAMES = {1: "L1 (minun, float tensors)", 2: "L2 (num types, from quantize)",
+               3: "L3 (memref/scf/arith, from lower-to-loops)",
+               4: "L4 (cemit, from lower-to-emitc)"}
+
+
+def require_level(module: ModuleOp, stage: str, level: int) -> None:
+    """A conversion's input must be the level it converts from: anything else is named in
+    a diagnostic (instead of failing somewhere inside the conversion)."""
+    allowed = LEVEL_DIALECTS[level]
+    stray = next((op for op in module.walk() if op.dialect_name() not in allowed), None)
+    if stray is None and level == 2 and not any(op.dialect_name() == "num"
+                                                for op in module.walk()):
+        stray = next((op for op in module.walk() if op.dialect_name() == "minun"), None)
+    if stray is not None:
+        raise error(f"{stage} takes {LEVEL_NAMES[level]} IR, but the module holds "
+                    f"'{stray.name}': run the pipeline's stages in order (minun-compile "
+                    "--print-pipeline shows them)", at=stray)
+
+
 def shape_of(value: SSAValue) -> tuple[int, ...]:
     """A tensor value's shape; () for a scalar."""
     ty = value.type

@@ -36,7 +36,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.str_enum import StrEnum
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 
 SCRATCH = "minun_scratch"
 
@@ -56,7 +56,7 @@ def planner_named(name: str) -> Planner:
     try:
         return Planner(name)
     except ValueError:
-        raise MinunError(f"error: memory-plan: planner must be one of {', '.join(PLANNERS)}, "
+        raise error(f"memory-plan: planner must be one of {', '.join(PLANNERS)}, "
                          f"got '{name}'") from None
 
 
@@ -126,7 +126,7 @@ def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
     for i, op in enumerate(o for o in fn.body.walk() if isinstance(o, memref.AllocOp)):
         ty = op.memref.type
         if not isinstance(ty, MemRefType) or not ty.has_static_shape():
-            raise MinunError("error: memory-plan: only statically shaped buffers can be planned")
+            raise error("memory-plan: only statically shaped buffers can be planned")
         size = ty.element_count() * element_bytes(ty)
         first, last = live_range(op.memref, pos, spans)
         name = op.memref.name_hint or f"buffer{i}"
@@ -171,7 +171,7 @@ def check_budget(buffers: list[Buffer], budget: int) -> None:
     if worst > budget:
         live = sorted((b for b in buffers if b.first <= at <= b.last), key=lambda b: -b.size)
         shown = ", ".join(f"{b.name} {b.size:,} B" for b in live)
-        raise MinunError(f"error: model needs {worst:,} bytes of RAM at instruction {at} "
+        raise error(f"model needs {worst:,} bytes of RAM at instruction {at} "
                          f"(live: {shown}); budget {budget:,}")
 
 

@@ -25,7 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import error, warn
-from minun_mlir.modules import replace_module_body
+from minun_mlir.modules import replace_module_body, require_level
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
 from minun_mlir.numerics.float_eval import Profile, evaluate
@@ -100,6 +100,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if config.scales == "maxscale" and (config.demote or config.bits_by_name
                                         or config.param_bits is not None):
         raise error("quantize: mixed bitwidths need scales=data-driven")
+    require_level(module, "quantize", 1)
     reject_composite_ops(module)
     check_weights(module)
     if data is not None and profile is None:

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from minun_mlir import registry
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import MinunError, stage
 from minun_mlir.ir_text import LocatingParser, verify_located
 from minun_mlir.pipeline import STAGES, strip_module_anchor
 from minun_mlir.tools.errors import run_tool
@@ -145,7 +145,15 @@ class MinunOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         if not self.args.disable_verify:
             verify_located(prog)
-        super().apply_passes(prog)
+        # as xDSL's PassPipeline.apply, with each pass named as the stage that runs
+        passes, callback = self.pipeline.passes, self.pipeline.callback
+        if callback is not None:
+            callback(None, prog, passes[0] if passes else None)
+        for i, p in enumerate(passes):
+            with stage(p.name):
+                p.apply(self.ctx, prog)
+            if callback is not None:
+                callback(p, prog, passes[i + 1] if i + 1 < len(passes) else None)
 
     def prepare_output(self) -> IO[str]:
         # Collected in memory and written at the end, so a failure leaves no half file.

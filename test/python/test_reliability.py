@@ -301,3 +301,23 @@ def test_flash_estimate_is_checked_before_the_build(tmp_path):
     r = compile_cli(*args, "--test", str(test), "--run")
     assert r.returncode == 1 and "error: the model's arrays need 40,000 bytes" in r.stderr
     assert "on avr:" not in r.stdout  # refused before building or simulating
+
+
+@pytest.mark.parametrize("level, stage, holds", [
+    ("l1", "lower-to-loops", "minun.input"), ("l1", "lower-to-emitc", "minun.input"),
+    ("l2", "quantize", "num.input"), ("l2", "lower-to-emitc", "num.input"),
+    ("l3", "quantize", "memref.global"), ("l3", "lower-to-loops", "memref.global"),
+])
+def test_a_stage_given_the_wrong_level_names_it(tmp_path, level, stage, holds):
+    """An L1 file fed to lower-to-emitc was an internal error (ValueError)."""
+    prefix = {"l1": "lower-composite-ops", "l2": 'lower-composite-ops,quantize{scales="maxscale"'
+              ' maxscale=4}', "l3": 'lower-composite-ops,quantize{scales="maxscale" maxscale=4},'
+              'lower-to-loops'}[level]
+    made = opt(str(PROTONN), "-p", prefix)
+    assert made.returncode == 0, made.stderr
+    src = tmp_path / f"{level}.mlir"
+    src.write_text(made.stdout)
+    r = opt(str(src), "-p", stage)
+    assert r.returncode == 1 and "internal error" not in r.stderr
+    assert r.stderr.startswith(f"{src}:") and f": error: {stage} takes L" in r.stderr
+    assert f"but the module holds '{holds}'" in r.stderr

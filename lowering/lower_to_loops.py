@@ -609,7 +609,8 @@ class Reduction(Val):
 
 ELEMENTWISE = ("num.add", "num.sub", "num.mul", "num.rescale", "num.exp", "num.sigmoid",
                "num.tanh", "minun.relu", "minun.relu6", "minun.clip", "minun.neg",
-               "minun.max", "minun.min")
+               "minun.max", "minun.min",
+               "num.relu", "num.relu6", "num.clip", "num.neg", "num.max", "num.min")  # wt-convert
 VIEWS = ("minun.reshape", "minun.transpose", "minun.splice", "minun.index", "minun.reverse")
 
 
@@ -656,12 +657,13 @@ class Lowering:
         self.label_op: Operation | None = None
         if isinstance(result.type, TensorType):
             self.scores = result
-        elif isinstance(result.owner, (minun.ArgMaxOp, minun.SgnOp)):
+        elif isinstance(result.owner, (minun.ArgMaxOp, minun.SgnOp, num.ArgMaxOp,
+                                       num.SgnOp)):  # wt-convert: num.argmax, num.sgn
             self.label_op = result.owner
             self.scores = result.owner.input
         else:
             raise MinunError("error: lower-to-loops: an integer result must come from "
-                             "minun.argmax or minun.sgn (its input gives the scores)")
+                             "num.argmax or num.sgn (its input gives the scores)")
         x_el, s_el = element_of(inputs[0].result), element_of(self.scores)
         for el in (x_el, s_el):
             storage(el)
@@ -759,7 +761,7 @@ class Lowering:
             m, _ = shape_of(user.lhs)
             _, n = shape_of(user.rhs)
             return n == 1 if index == 0 else m == 1
-        if isinstance(user, minun.MaxPoolOp):
+        if isinstance(user, (minun.MaxPoolOp, num.MaxPoolOp)):  # wt-convert: num.maxpool
             kernel, strides = minun.ints(user.kernel), minun.ints(user.strides)
             return all(s >= k for s, k in zip(strides, kernel))
         return False
@@ -1474,6 +1476,18 @@ class Lowering:
 
         g.if_(cond, [], branch(op.then_region), branch(op.else_region))
         return target
+
+    # L2 ops (wt-convert): the num ops quantize now emits for the L1 comparisons,
+    # selections and negation, lowered by the handlers of their minun counterparts.
+    op_num_relu = op_minun_relu
+    op_num_relu6 = op_minun_relu6
+    op_num_clip = op_minun_clip
+    op_num_neg = op_minun_neg
+    op_num_max = op_minun_max
+    op_num_min = op_minun_min
+    op_num_maxpool = op_minun_maxpool
+    op_num_argmax = op_minun_argmax
+    op_num_sgn = op_minun_sgn
 
 
 def fx_type(v: SSAValue) -> FixedType:

@@ -2,11 +2,13 @@
 
 `L2Converter` visits the L1 function in order and builds a new L2 function. `HANDLERS`, at
 the end of this file, maps each L1 op class to its conversion rule (an `L2Converter`
-method). Ops that only move values (reshape, splice, relu, maxpool, ...) are copied with
-their element types replaced; regions (loop, sum, conditional) are rebuilt here;
-everything that computes is delegated to the representation's hooks (`input`, `param`,
-`add`, `matmul`, `exp`, ...), which decide types, shifts and widths. Representations
-subclass `L2Converter` and implement the hooks; they do not change the table.
+method, or `as_num(...)`). Ops that only move values (reshape, splice, concat, ...) are
+copied with their element types replaced; comparisons, selections and negation (relu,
+clip, max, maxpool, argmax, neg, ...) become their `num` counterparts (dialects/num.py
+says why); regions (loop, sum, conditional) are rebuilt here; everything that computes is
+delegated to the representation's hooks (`input`, `param`, `add`, `matmul`, `exp`, ...),
+which decide types, shifts and widths. Representations subclass `L2Converter` and
+implement the hooks; they do not change the table.
 """
 
 from __future__ import annotations
@@ -113,9 +115,11 @@ class L2Converter:
     def representation_name(self) -> str:
         return type(self).__name__
 
-    def copy(self, op: Operation, operands: Sequence[SSAValue]) -> SSAValue:
-        """Re-create a value-moving op on new operands, result element type from its
-        source operand (the tensor it moves)."""
+    def copy(self, op: Operation, operands: Sequence[SSAValue],
+             kind: type[Operation] | None = None) -> SSAValue:
+        """Re-create a value-moving op on new operands (as an op of class `kind`, default
+        the same class), result element type from its source operand (the tensor it
+        moves)."""
         source = operands[1] if isinstance(op, minun.SpliceAssignOp) else operands[0]
         results = []
         for r in op.results:
@@ -124,8 +128,8 @@ class L2Converter:
                 results.append(minun.tensor_of(r.type.get_shape(), el))
             else:
                 results.append(r.type)
-        new = type(op).create(operands=list(operands), attributes=dict(op.attributes),
-                              result_types=results)
+        new = (kind or type(op)).create(operands=list(operands),
+                                        attributes=dict(op.attributes), result_types=results)
         return self.emit(new)
 
     # -- ops every representation handles alike ----------------------------------------
@@ -146,9 +150,6 @@ class L2Converter:
                               attributes=dict(op.attributes), result_types=[op.results[0].type])
         return self.emit(new)
 
-    def convert_label(self, op: minun.ArgMaxOp) -> SSAValue:
-        return self.copy(op, [self.map[op.input]])
-
     def convert_add(self, op: Operation) -> SSAValue:
         return self.add(op, self.map[op.lhs], self.map[op.rhs], subtract=False)
 
@@ -165,7 +166,7 @@ class L2Converter:
         x = self.map[op.input]
         scaled = self.mul(op, x, self.constant(np.float32(alpha), "alpha"))
         a, b = self.unify([x, scaled])
-        return self.emit(minun.MaxOp.make(a, b))
+        return self.emit(num.MaxOp.create(operands=[a, b], result_types=[a.type]))
 
     def convert_input(self, op: minun.InputOp) -> SSAValue:
         return self.input(op)
@@ -370,6 +371,22 @@ def is_int(value: SSAValue) -> bool:
 
 Handler = Callable[[L2Converter, Operation], "SSAValue | list[SSAValue]"]
 
+
+def as_num(kind: type[Operation], unify: bool = False) -> Handler:
+    """The rule for an L1 op whose L2 form is the `num` op `kind` (same operands and
+    attributes, results in the operands' representation): comparisons, selections and
+    negation, whose integer code depends on the encoding. With `unify`, the tensor
+    operands are first brought to one type."""
+
+    def convert(self: L2Converter, op: Operation) -> SSAValue:
+        operands = (self.unify_operands(op) if unify
+                    else [self.map[v] for v in op.operands])
+        return self.copy(op, operands, kind)
+
+    convert.__name__ = f"as_num({kind.__name__})"
+    return convert
+
+
 HANDLERS: dict[type[Operation], Handler] = {
     # leaves
     minun.InputOp: L2Converter.convert_input,
@@ -396,26 +413,26 @@ HANDLERS: dict[type[Operation], Handler] = {
     minun.TanhOp: L2Converter.convert_tanh,
     minun.NormaliseL2Op: L2Converter.convert_normalise_l2,
     minun.LeakyReluOp: L2Converter.convert_leaky_relu,
-    # ops that move values: copied with their operands' element type
+    # comparisons, selections, negation: `num` ops (their integers depend on the encoding)
+    minun.ReluOp: as_num(num.ReluOp),
+    minun.Relu6Op: as_num(num.Relu6Op),
+    minun.ClipOp: as_num(num.ClipOp),
+    minun.NegOp: as_num(num.NegOp),
+    minun.MaxOp: as_num(num.MaxOp, unify=True),
+    minun.MinOp: as_num(num.MinOp, unify=True),
+    minun.MaxPoolOp: as_num(num.MaxPoolOp),
+    minun.ArgMaxOp: as_num(num.ArgMaxOp),
+    minun.SgnOp: as_num(num.SgnOp),
+    # pure data movement: the same `minun` op, copied with its operands' element type
     minun.ReshapeOp: L2Converter.convert_move,
     minun.TransposeOp: L2Converter.convert_move,
     minun.SpliceOp: L2Converter.convert_move,
     minun.IndexOp: L2Converter.convert_move,
     minun.ReverseOp: L2Converter.convert_move,
-    minun.ReluOp: L2Converter.convert_move,
-    minun.Relu6Op: L2Converter.convert_move,
-    minun.ClipOp: L2Converter.convert_move,
-    minun.MaxPoolOp: L2Converter.convert_move,
-    minun.NegOp: L2Converter.convert_move,
     # ... whose tensor operands are first brought to one type
     minun.ConcatOp: L2Converter.convert_unified,
-    minun.MaxOp: L2Converter.convert_unified,
-    minun.MinOp: L2Converter.convert_unified,
     minun.SpliceAssignOp: L2Converter.convert_unified,
-    # labels
-    minun.ArgMaxOp: L2Converter.convert_label,
-    minun.SgnOp: L2Converter.convert_label,
-    # structure
+    # structure (element-type generic `minun` ops)
     minun.CallOp: L2Converter.convert_call,
     minun.LoopOp: L2Converter.convert_loop,
     minun.SumOp: L2Converter.convert_sum,

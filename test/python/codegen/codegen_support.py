@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from minun_mlir.dialects import minun, num
+from minun_mlir.dialects import num
 from minun_mlir.passes.quantize import quantize_module
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -108,7 +108,7 @@ def expected(l2: ModuleOp, features: np.ndarray) -> Expected:
     sret = sfn.body.block.last_op
     sres = sret.operands[0]
     if not isinstance(sres.type, TensorType):
-        assert isinstance(sres.owner, (minun.ArgMaxOp, minun.SgnOp))
+        assert isinstance(sres.owner, (num.ArgMaxOp, num.SgnOp))
         sres = sres.owner.input
         sret.operands = [sres]
         sfn.function_type = func.FunctionType.from_lists([], [sres.type])

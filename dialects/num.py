@@ -5,14 +5,22 @@ Types: `!num.fixed<bits, scale>` (a bits-wide two's complement integer q standin
 q / 2^scale); `f32` is the float32 representation. Tensors carry them as element types:
 `tensor<10x1x!num.fixed<16, 12>>`.
 
-The arithmetic ops here say exactly which integers they compute (docs/numerics.md,
-minun_mlir/numerics/fixed.py); the structural ops of L1 (reshape, splice, loop, relu,
-maxpool, argmax, ...) are reused unchanged on these types, since they move values
-without changing them.
+The ops here say exactly which integers they compute (docs/numerics.md,
+minun_mlir/numerics/fixed.py). Which ops an L2 program uses follows one rule:
+
+- An op is a `num` op when its result depends on how numbers are encoded: arithmetic
+  (rescale, add, mul, matmul, exp, ...), comparisons and selections on stored values
+  (relu, max, min, maxpool, argmax, sgn), bounds that must be encoded (relu6, clip) and
+  negation, which can overflow (neg). Their operands must be L2 number types
+  (`!num.fixed` or `f32`).
+- Pure data movement (reshape, transpose, splice, index, reverse, concat, splice_assign)
+  and structure (init, loop, sum, if_nonneg, call, yield) stay `minun` ops, which are
+  generic in the element type: they move stored values without looking at them.
 """
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -21,12 +29,15 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float32Type,
+    FloatAttr,
     IntAttr,
     IntegerAttr,
     IntegerType,
     StringAttr,
     TensorType,
     UnitAttr,
+    f32,
+    i32,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -40,10 +51,12 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     AnyAttr,
+    EqAttrConstraint,
     IRDLOperation,
     MessageConstraint,
     VarConstraint,
     attr_def,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -597,9 +610,188 @@ class NormaliseL2Op(IRDLOperation):
             raise VerifyException(f"{self.name}: 4-D NHWC input and result of one shape")
 
 
+# --------------------------------------------------------------------------------------
+# Comparison, selection and negation: ops whose result depends on the encoding
+# --------------------------------------------------------------------------------------
+
+# An L2 number type: an element type some representation owns.
+NUMBER = MessageConstraint(base(FixedType) | EqAttrConstraint(f32),
+                           "an L2 number type (!num.fixed or f32) expected")
+
+
+class _SameTypeUnaryOp(IRDLOperation):
+    """x -> y of the same type (shape and representation)."""
+
+    T: ClassVar = VarConstraint("T", TensorType.constr(NUMBER))
+    input = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input)"
+
+
+@irdl_op_definition
+class ReluOp(_SameTypeUnaryOp):
+    """max(x, 0) on stored values (exact in every representation).
+
+    `%y = num.relu %x : tensor<8x!num.fixed<16, 12>>`
+    """
+
+    name = "num.relu"
+
+
+@irdl_op_definition
+class Relu6Op(_SameTypeUnaryOp):
+    """min(max(x, 0), 6) with 6 encoded at the operand's scale by shifting, exactly as
+    SeeDot does (`6 << s`, or `6 >> -s` for a negative scale), capped at the largest
+    integer of the width; float32 clamps to [0, 6].
+
+    `%y = num.relu6 %x : tensor<8x!num.fixed<16, 12>>`
+    """
+
+    name = "num.relu6"
+
+
+@irdl_op_definition
+class ClipOp(_SameTypeUnaryOp):
+    """min(max(x, lo), hi) with constant bounds given as reals (f64 `lo` <= `hi`). The
+    representation encodes them when the op is lowered or evaluated: fixed-point rounds
+    each bound to the operand's scale with the function's `num.rounding` and caps it to
+    the integer range of the width (a bound outside it is no bound); float32 uses them as
+    floats. Keeping reals here lets one op serve every representation.
+
+    `%y = num.clip %x {lo = -1.5 : f64, hi = 2.25 : f64} : tensor<8x!num.fixed<16, 12>>`
+    """
+
+    name = "num.clip"
+    lo = attr_def(FloatAttr)
+    hi = attr_def(FloatAttr)
+
+    def verify_(self) -> None:
+        if not self.lo.value.data <= self.hi.value.data:
+            raise VerifyException(
+                f"{self.name}: lo {self.lo.value.data} is above hi {self.hi.value.data}")
+
+
+@irdl_op_definition
+class NegOp(_SameTypeUnaryOp):
+    """-x. Fixed-point negation wraps to the width: -(-2^(b-1)) = -2^(b-1).
+
+    `%y = num.neg %x : tensor<8x!num.fixed<16, 12>>`
+    """
+
+    name = "num.neg"
+
+
+class _SelectOp(IRDLOperation):
+    """Element-wise selection between two values of one element type (numpy broadcasting
+    of shapes); the quantizer brings both operands to one type first."""
+
+    E: ClassVar = VarConstraint("E", NUMBER)
+    lhs = operand_def(TensorType.constr(E))
+    rhs = operand_def(TensorType.constr(E))
+    result = result_def(TensorType.constr(E))
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        shape = minun.broadcast_shapes(self.name, _shape(self.lhs), _shape(self.rhs))
+        _expect_result(self, shape, lambda el: None)
+
+
+@irdl_op_definition
+class MaxOp(_SelectOp):
+    """Element-wise maximum of stored values (one type, so it is the maximum of reals).
+
+    `%z = num.max %x, %y : (tensor<8x!num.fixed<16, 12>>, tensor<8x!num.fixed<16, 12>>)
+           -> tensor<8x!num.fixed<16, 12>>`
+    """
+
+    name = "num.max"
+
+
+@irdl_op_definition
+class MinOp(_SelectOp):
+    """Element-wise minimum of stored values of one type.
+
+    `%z = num.min %x, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>`
+    """
+
+    name = "num.min"
+
+
+@irdl_op_definition
+class MaxPoolOp(IRDLOperation):
+    """NHWC max pooling over `kernel` windows moved by `strides`; padding (`pads`: top,
+    bottom, left, right) counts as the lowest value of the representation (the smallest
+    integer of the width for fixed-point, -inf for float32), so it is never chosen.
+
+    `%y = num.maxpool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+           pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2x!num.fixed<16, 12>>)
+           -> tensor<1x2x2x2x!num.fixed<16, 12>>`
+    """
+
+    name = "num.maxpool"
+    E: ClassVar = VarConstraint("E", NUMBER)
+    input = operand_def(TensorType.constr(E))
+    kernel = attr_def(DenseArrayBase)
+    strides = attr_def(DenseArrayBase)
+    pads = attr_def(DenseArrayBase)
+    result = result_def(TensorType.constr(E))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        a = _shape(self.input)
+        if len(a) != 4:
+            raise VerifyException(f"{self.name}: input must be 4-D NHWC, got {shape_str(a)}")
+        k, s, p = (minun.ints(x) for x in (self.kernel, self.strides, self.pads))
+        if len(k) != 2 or len(s) != 2 or len(p) != 4 or min(k + s) < 1 or min(p) < 0:
+            raise VerifyException(
+                f"{self.name}: kernel and strides need 2 positive values, pads 4 "
+                f"non-negative ones")
+        ho = minun.conv_out_dim(a[1], k[0], s[0], p[0] + p[1], 1)
+        wo = minun.conv_out_dim(a[2], k[1], s[1], p[2] + p[3], 1)
+        if ho < 1 or wo < 1:
+            raise VerifyException(f"{self.name}: the window does not fit the input")
+        _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
+
+
+class _LabelOp(IRDLOperation):
+    input = operand_def(TensorType.constr(NUMBER))
+    result = result_def(i32)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input)"
+
+
+@irdl_op_definition
+class ArgMaxOp(_LabelOp):
+    """Flat index of the largest stored value, the first one on ties (an i32 label).
+
+    `%k = num.argmax %x : tensor<10x1x!num.fixed<16, 12>>`
+    """
+
+    name = "num.argmax"
+
+
+@irdl_op_definition
+class SgnOp(_LabelOp):
+    """1 if the single stored value is > 0, else 0 (binary classifiers).
+
+    `%k = num.sgn %x : tensor<1x1x!num.fixed<16, 12>>`
+    """
+
+    name = "num.sgn"
+
+    def verify_(self) -> None:
+        if math.prod(_shape(self.input)) != 1:
+            raise VerifyException(
+                f"{self.name}: input must hold one element, got {shape_str(_shape(self.input))}")
+
+
 Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp, Conv2DOp,
-     ExpOp, SigmoidOp, TanhOp, NormaliseL2Op],
+     ExpOp, SigmoidOp, TanhOp, NormaliseL2Op,
+     ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp],
     [FixedType, RoundingAttr, OverflowAttr, ExpMethodAttr],
 )

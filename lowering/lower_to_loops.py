@@ -77,8 +77,8 @@ ENTRY = "minun_predict"
 
 # Consumers that read an operand once per element of their result (see consumed_once).
 ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.SigmoidOp,
-               num.TanhOp, minun.ReluOp, minun.Relu6Op, minun.ClipOp, minun.NegOp,
-               minun.MaxOp, minun.MinOp)
+               num.TanhOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.NegOp, num.MaxOp,
+               num.MinOp)
 VIEWS = (minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp)
 
 Handler = Callable[["Lowering", Any], Any]
@@ -133,12 +133,12 @@ class Lowering:
         self.label_op: Operation | None = None
         if isinstance(result.type, TensorType):
             self.scores = result
-        elif isinstance(result.owner, (minun.ArgMaxOp, minun.SgnOp)):
+        elif isinstance(result.owner, (num.ArgMaxOp, num.SgnOp)):
             self.label_op = result.owner
             self.scores = result.owner.input
         else:
             raise error("lower-to-loops: an integer result must come from "
-                             "minun.argmax or minun.sgn (its input gives the scores)")
+                             "num.argmax or num.sgn (its input gives the scores)")
         x_el, s_el = element_of(inputs[0].result), element_of(self.scores)
         for el in (x_el, s_el):
             storage(el)
@@ -231,7 +231,7 @@ class Lowering:
             m, _ = shape_of(user.lhs)
             _, n = shape_of(user.rhs)
             return n == 1 if index == 0 else m == 1
-        if isinstance(user, minun.MaxPoolOp):
+        if isinstance(user, num.MaxPoolOp):
             kernel, strides = minun.ints(user.kernel), minun.ints(user.strides)
             return all(s >= k for s, k in zip(strides, kernel))
         return False

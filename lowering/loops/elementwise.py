@@ -13,7 +13,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import f32
 from xdsl.ir import Operation, SSAValue
 
-from minun_mlir.dialects import minun, num
+from minun_mlir.dialects import num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.lowering.loops.builder import Gen
 from minun_mlir.lowering.loops.values import (
@@ -142,7 +142,7 @@ def lower_relu6(lw: Lowering, op: Operation) -> Val:
     return clip(lw, op, 0.0, 6.0, six=True)
 
 
-def lower_clip(lw: Lowering, op: minun.ClipOp) -> Val:
+def lower_clip(lw: Lowering, op: num.ClipOp) -> Val:
     return clip(lw, op, float(op.lo.value.data), float(op.hi.value.data))
 
 
@@ -159,10 +159,10 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.AddOp: lower_add,
     num.SubOp: lower_sub,
     num.MulOp: lower_mul,
-    minun.MaxOp: lower_max,
-    minun.MinOp: lower_min,
-    minun.ReluOp: lower_relu,
-    minun.Relu6Op: lower_relu6,
-    minun.ClipOp: lower_clip,
-    minun.NegOp: lower_neg,
+    num.MaxOp: lower_max,
+    num.MinOp: lower_min,
+    num.ReluOp: lower_relu,
+    num.Relu6Op: lower_relu6,
+    num.ClipOp: lower_clip,
+    num.NegOp: lower_neg,
 }

@@ -13,7 +13,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, f32
 from xdsl.ir import Operation, SSAValue
 
-from minun_mlir.dialects import minun, num
+from minun_mlir.dialects import num
 from minun_mlir.lowering.loops.builder import INDEX, NSW, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.values import Buf, Val, element_of, is_float, shape_of, storage
@@ -160,11 +160,11 @@ def argmax(lw: Lowering, src: Val) -> SSAValue:
     return g.for_(1, n, [g.index(0), first], body)[0]
 
 
-def lower_argmax(lw: Lowering, op: minun.ArgMaxOp) -> SSAValue:
+def lower_argmax(lw: Lowering, op: num.ArgMaxOp) -> SSAValue:
     return argmax(lw, lw.vals[op.input])
 
 
-def lower_sgn(lw: Lowering, op: minun.SgnOp) -> SSAValue:
+def lower_sgn(lw: Lowering, op: num.SgnOp) -> SSAValue:
     g = lw.g
     src = lw.vals[op.input]
     v = src.load(g, [Lin(0)] * len(src.shape))
@@ -177,6 +177,6 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.SigmoidOp: lower_sigmoid,
     num.TanhOp: lower_tanh,
     num.NormaliseL2Op: lower_normalise_l2,
-    minun.ArgMaxOp: lower_argmax,
-    minun.SgnOp: lower_sgn,
+    num.ArgMaxOp: lower_argmax,
+    num.SgnOp: lower_sgn,
 }

@@ -152,7 +152,7 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
     return Reduction(fn, [x, f], shape_of(op.result), res)
 
 
-def lower_maxpool(lw: Lowering, op: minun.MaxPoolOp) -> Val:
+def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:
     x = lw.vals[op.input]
     if not lw.consumed_once(op.input):
         x = operand(lw, op.input)
@@ -258,5 +258,5 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.MatMulOp: lower_matmul,
     num.SparseMatMulOp: lower_sparse_matmul,
     num.Conv2DOp: lower_conv2d,
-    minun.MaxPoolOp: lower_maxpool,
+    num.MaxPoolOp: lower_maxpool,
 }

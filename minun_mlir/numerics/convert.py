@@ -1,34 +1,30 @@
 """The walk from L1 to L2 that every representation shares.
 
-`L2Converter` visits the L1 function in order and builds a new L2 function. Ops that only
-move values (reshape, splice, relu, maxpool, ...) are copied with their element types
-replaced; regions (loop, sum, conditional) are rebuilt here; everything that computes is
+`L2Converter` visits the L1 function in order and builds a new L2 function. `HANDLERS`, at
+the end of this file, maps each L1 op class to its conversion rule (an `L2Converter`
+method, or `as_num(...)`). Ops that only move values (reshape, splice, concat, ...) are
+copied with their element types replaced; comparisons, selections and negation (relu,
+clip, max, maxpool, argmax, neg, ...) become their `num` counterparts (dialects/num.py
+says why); regions (loop, sum, conditional) are rebuilt here; everything that computes is
 delegated to the representation's hooks (`input`, `param`, `add`, `matmul`, `exp`, ...),
-which decide types, shifts and widths.
+which decide types, shifts and widths. Representations subclass `L2Converter` and
+implement the hooks; they do not change the table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects import minun, num
-from minun_mlir.ir_text import location_of
+from minun_mlir.modules import main_function, shape_of  # noqa: F401  (shape_of: for the representations)
 from minun_mlir.numerics.float_eval import Profile, ValueStats
 from minun_mlir.numerics.repr import QuantizeConfig
-
-# Ops copied as they are (their result has the element type of `_source(op)`).
-STRUCTURAL = (
-    minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp,
-    minun.ReluOp, minun.Relu6Op, minun.ClipOp, minun.MaxPoolOp, minun.NegOp,
-)
-# Ops whose tensor operands must share one type first.
-UNIFIED = (minun.ConcatOp, minun.MaxOp, minun.MinOp, minun.SpliceAssignOp)
 
 
 def name_of(value: SSAValue) -> str | None:
@@ -37,11 +33,6 @@ def name_of(value: SSAValue) -> str | None:
     if isinstance(owner, (minun.ParamOp, minun.InputOp)):
         return owner.sym_name.data
     return value.name_hint
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    ty = value.type
-    return tuple(ty.get_shape()) if isinstance(ty, TensorType) else ()
 
 
 class L2Converter:
@@ -62,17 +53,13 @@ class L2Converter:
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
     def error(self, op: Operation, message: str) -> MinunError:
-        where = location_of(op)
-        return MinunError(f"{where + ': ' if where else ''}error: {op.name}: {message}")
+        return error(f"{op.name}: {message}", at=op)
 
     def stats(self, value: SSAValue) -> ValueStats | None:
         return self.profile.get(value)
 
     def run(self, module: ModuleOp) -> ModuleOp:
-        fns = [op for op in module.ops if isinstance(op, func.FuncOp)]
-        if len(fns) != 1:
-            raise MinunError("error: quantize expects a module with one func.func")
-        fn = fns[0]
+        fn = main_function(module, "quantize")
         block = Block()
         results = self.convert_block(fn.body.block, block)
         block.add_op(func.ReturnOp(*results))
@@ -103,16 +90,11 @@ class L2Converter:
         return value
 
     def convert_op(self, op: Operation) -> None:
-        handler = getattr(self, "op_" + op.name.replace(".", "_"), None)
-        if handler is not None:
-            result = handler(op)
-        elif isinstance(op, STRUCTURAL):
-            result = self.copy(op, [self.map[v] for v in op.operands])
-        elif isinstance(op, UNIFIED):
-            result = self.copy(op, self.unify_operands(op))
-        else:
+        handler = HANDLERS.get(type(op))
+        if handler is None:
             raise self.error(op, f"not supported by the {self.representation_name} "
                                  "representation")
+        result = handler(self, op)
         if op.results:
             results = result if isinstance(result, (list, tuple)) else [result]
             for old, new in zip(op.results, results, strict=True):
@@ -124,9 +106,11 @@ class L2Converter:
     def representation_name(self) -> str:
         return type(self).__name__
 
-    def copy(self, op: Operation, operands: Sequence[SSAValue]) -> SSAValue:
-        """Re-create a value-moving op on new operands, result element type from its
-        source operand (the tensor it moves)."""
+    def copy(self, op: Operation, operands: Sequence[SSAValue],
+             kind: type[Operation] | None = None) -> SSAValue:
+        """Re-create a value-moving op on new operands (as an op of class `kind`, default
+        the same class), result element type from its source operand (the tensor it
+        moves)."""
         source = operands[1] if isinstance(op, minun.SpliceAssignOp) else operands[0]
         results = []
         for r in op.results:
@@ -135,60 +119,54 @@ class L2Converter:
                 results.append(minun.tensor_of(r.type.get_shape(), el))
             else:
                 results.append(r.type)
-        new = type(op).create(operands=list(operands), attributes=dict(op.attributes),
-                              result_types=results)
+        new = (kind or type(op)).create(operands=list(operands),
+                                        attributes=dict(op.attributes), result_types=results)
         return self.emit(new)
 
     # -- ops every representation handles alike ----------------------------------------
 
-    def op_arith_constant(self, op: arith.ConstantOp) -> SSAValue:
+    def convert_move(self, op: Operation) -> SSAValue:
+        """A value-moving op, copied with its operands' element type."""
+        return self.copy(op, [self.map[v] for v in op.operands])
+
+    def convert_unified(self, op: Operation) -> SSAValue:
+        """A value-moving op whose tensor operands must share one type first."""
+        return self.copy(op, self.unify_operands(op))
+
+    def convert_arith_constant(self, op: arith.ConstantOp) -> SSAValue:
         return self.emit(arith.ConstantOp(op.value, op.result.type))
 
-    def _int_binary(self, op: Operation) -> SSAValue:
+    def convert_int_binary(self, op: Operation) -> SSAValue:
         new = type(op).create(operands=[self.map[v] for v in op.operands],
                               attributes=dict(op.attributes), result_types=[op.results[0].type])
         return self.emit(new)
 
-    op_arith_addi = op_arith_subi = op_arith_muli = _int_binary
-
-    def op_minun_argmax(self, op: minun.ArgMaxOp) -> SSAValue:
-        return self.copy(op, [self.map[op.input]])
-
-    op_minun_sgn = op_minun_argmax
-
-    def op_minun_bias_add(self, op: Operation) -> SSAValue:
+    def convert_add(self, op: Operation) -> SSAValue:
         return self.add(op, self.map[op.lhs], self.map[op.rhs], subtract=False)
 
-    def op_minun_add(self, op: Operation) -> SSAValue:
-        return self.add(op, self.map[op.lhs], self.map[op.rhs], subtract=False)
-
-    def op_minun_bias_sub(self, op: Operation) -> SSAValue:
+    def convert_sub(self, op: Operation) -> SSAValue:
         return self.add(op, self.map[op.lhs], self.map[op.rhs], subtract=True)
 
-    op_minun_sub = op_minun_bias_sub
-
-    def op_minun_hadamard(self, op: Operation) -> SSAValue:
+    def convert_mul(self, op: Operation) -> SSAValue:
         return self.mul(op, self.map[op.lhs], self.map[op.rhs])
 
-    op_minun_scalar_mul = op_minun_hadamard
-
-    def op_minun_leaky_relu(self, op: minun.LeakyReluOp) -> SSAValue:
+    def convert_leaky_relu(self, op: minun.LeakyReluOp) -> SSAValue:
         alpha = float(op.alpha.value.data)
         if not 0.0 <= alpha <= 1.0:
             raise self.error(op, f"alpha {alpha} outside [0, 1] is not supported")
         x = self.map[op.input]
         scaled = self.mul(op, x, self.constant(np.float32(alpha), "alpha"))
         a, b = self.unify([x, scaled])
-        return self.emit(minun.MaxOp.make(a, b))
+        return self.emit(num.MaxOp.create(operands=[a, b], result_types=[a.type]))
 
-    def op_minun_input(self, op: minun.InputOp) -> SSAValue:
+    def convert_input(self, op: minun.InputOp) -> SSAValue:
         return self.input(op)
 
-    def op_minun_param(self, op: minun.ParamOp) -> SSAValue:
+    def convert_param(self, op: minun.ParamOp) -> SSAValue:
         return self.param(op, op.array(), op.sym_name.data, op.sparse is not None,
                           declared=max(abs(op.range_lo.value.data), abs(op.range_hi.value.data)))
 
-    def op_minun_constant(self, op: minun.ConstantOp) -> SSAValue:
+    def convert_constant(self, op: minun.ConstantOp) -> SSAValue:
         self.counter += 1
         return self.param(op, op.array(), f"c{self.counter}", False, declared=0.0)
 
@@ -198,38 +176,38 @@ class L2Converter:
         return self.param(None, np.asarray(value, dtype=np.float32), f"{hint}{self.counter}",
                           False, declared=0.0)
 
-    def op_minun_matmul(self, op: minun.MatMulOp) -> SSAValue:
+    def convert_matmul(self, op: minun.MatMulOp) -> SSAValue:
         return self.matmul(op, self.map[op.lhs], self.map[op.rhs])
 
-    def op_minun_sparse_matmul(self, op: minun.SparseMatMulOp) -> SSAValue:
+    def convert_sparse_matmul(self, op: minun.SparseMatMulOp) -> SSAValue:
         return self.sparse_matmul(op, self.map[op.lhs], self.map[op.rhs])
 
-    def op_minun_conv2d(self, op: minun.Conv2DOp) -> SSAValue:
+    def convert_conv2d(self, op: minun.Conv2DOp) -> SSAValue:
         return self.conv2d(op, self.map[op.input], self.map[op.filter])
 
-    def op_minun_exp(self, op: minun.ExpOp) -> SSAValue:
+    def convert_exp(self, op: minun.ExpOp) -> SSAValue:
         return self.exp(op, self.map[op.input])
 
-    def op_minun_sigmoid(self, op: minun.SigmoidOp) -> SSAValue:
+    def convert_sigmoid(self, op: minun.SigmoidOp) -> SSAValue:
         return self.table_function(op, num.SigmoidOp, self.map[op.input])
 
-    def op_minun_tanh(self, op: minun.TanhOp) -> SSAValue:
+    def convert_tanh(self, op: minun.TanhOp) -> SSAValue:
         return self.table_function(op, num.TanhOp, self.map[op.input])
 
-    def op_minun_normalise_l2(self, op: minun.NormaliseL2Op) -> SSAValue:
+    def convert_normalise_l2(self, op: minun.NormaliseL2Op) -> SSAValue:
         return self.normalise_l2(op, self.map[op.input])
 
-    def op_minun_init(self, op: minun.InitOp) -> SSAValue:
+    def convert_init(self, op: minun.InitOp) -> SSAValue:
         el = self.init_type(op, float(op.fill.value.data))
         return self.emit(minun.InitOp(op.result.type.get_shape(), float(op.fill.value.data),
                                       el))
 
-    def op_minun_call(self, op: minun.CallOp) -> SSAValue:
+    def convert_call(self, op: minun.CallOp) -> SSAValue:
         return self.copy(op, [self.map[v] for v in op.args])
 
     # -- regions ---------------------------------------------------------------------
 
-    def op_minun_loop(self, op: minun.LoopOp) -> list[SSAValue]:
+    def convert_loop(self, op: minun.LoopOp) -> list[SSAValue]:
         inits = [self.map[v] for v in op.inits]
         old_yield = op.body.block.last_op
         assert isinstance(old_yield, minun.YieldOp)
@@ -261,7 +239,7 @@ class L2Converter:
         block.add_op(minun.YieldOp(*casted))
         return block, values
 
-    def op_minun_sum(self, op: minun.SumOp) -> SSAValue:
+    def convert_sum(self, op: minun.SumOp) -> SSAValue:
         # $(i = [a:b]) e  ->  a loop carrying an accumulator. The body is converted once;
         # the accumulator's block argument is added when its type (from the body's) is known.
         index = op.body.block.args[0]
@@ -284,7 +262,7 @@ class L2Converter:
         self.emit(loop)
         return self.finish_sum(op, loop.results[0])
 
-    def op_minun_if_nonneg(self, op: minun.IfNonNegOp) -> SSAValue:
+    def convert_if_nonneg(self, op: minun.IfNonNegOp) -> SSAValue:
         blocks, values = [], []
         for region in (op.then_region, op.else_region):
             b = Block()
@@ -373,3 +351,81 @@ class L2Converter:
 
 def is_int(value: SSAValue) -> bool:
     return isinstance(value.type, IntegerType)
+
+
+# --------------------------------------------------------------------------------------
+# L1 op class -> conversion rule. Every L1 op the converter accepts is listed here; an op
+# missing from the table is "not supported by the <representation> representation".
+# The rules are L2Converter methods: representations customise the hooks they call
+# (add, matmul, cast, ...), not this table.
+# --------------------------------------------------------------------------------------
+
+Handler = Callable[[L2Converter, Operation], "SSAValue | list[SSAValue]"]
+
+
+def as_num(kind: type[Operation], unify: bool = False) -> Handler:
+    """The rule for an L1 op whose L2 form is the `num` op `kind` (same operands and
+    attributes, results in the operands' representation): comparisons, selections and
+    negation, whose integer code depends on the encoding. With `unify`, the tensor
+    operands are first brought to one type."""
+
+    def convert(self: L2Converter, op: Operation) -> SSAValue:
+        operands = (self.unify_operands(op) if unify
+                    else [self.map[v] for v in op.operands])
+        return self.copy(op, operands, kind)
+
+    convert.__name__ = f"as_num({kind.__name__})"
+    return convert
+
+
+HANDLERS: dict[type[Operation], Handler] = {
+    # leaves
+    minun.InputOp: L2Converter.convert_input,
+    minun.ParamOp: L2Converter.convert_param,
+    minun.ConstantOp: L2Converter.convert_constant,
+    minun.InitOp: L2Converter.convert_init,
+    arith.ConstantOp: L2Converter.convert_arith_constant,
+    # integer index arithmetic (loop counters, tree nodes): unchanged
+    arith.AddiOp: L2Converter.convert_int_binary,
+    arith.SubiOp: L2Converter.convert_int_binary,
+    arith.MuliOp: L2Converter.convert_int_binary,
+    # arithmetic: the representation's hooks
+    minun.AddOp: L2Converter.convert_add,
+    minun.BiasAddOp: L2Converter.convert_add,
+    minun.SubOp: L2Converter.convert_sub,
+    minun.BiasSubOp: L2Converter.convert_sub,
+    minun.HadamardOp: L2Converter.convert_mul,
+    minun.ScalarMulOp: L2Converter.convert_mul,
+    minun.MatMulOp: L2Converter.convert_matmul,
+    minun.SparseMatMulOp: L2Converter.convert_sparse_matmul,
+    minun.Conv2DOp: L2Converter.convert_conv2d,
+    minun.ExpOp: L2Converter.convert_exp,
+    minun.SigmoidOp: L2Converter.convert_sigmoid,
+    minun.TanhOp: L2Converter.convert_tanh,
+    minun.NormaliseL2Op: L2Converter.convert_normalise_l2,
+    minun.LeakyReluOp: L2Converter.convert_leaky_relu,
+    # comparisons, selections, negation: `num` ops (their integers depend on the encoding)
+    minun.ReluOp: as_num(num.ReluOp),
+    minun.Relu6Op: as_num(num.Relu6Op),
+    minun.ClipOp: as_num(num.ClipOp),
+    minun.NegOp: as_num(num.NegOp),
+    minun.MaxOp: as_num(num.MaxOp, unify=True),
+    minun.MinOp: as_num(num.MinOp, unify=True),
+    minun.MaxPoolOp: as_num(num.MaxPoolOp),
+    minun.ArgMaxOp: as_num(num.ArgMaxOp),
+    minun.SgnOp: as_num(num.SgnOp),
+    # pure data movement: the same `minun` op, copied with its operands' element type
+    minun.ReshapeOp: L2Converter.convert_move,
+    minun.TransposeOp: L2Converter.convert_move,
+    minun.SpliceOp: L2Converter.convert_move,
+    minun.IndexOp: L2Converter.convert_move,
+    minun.ReverseOp: L2Converter.convert_move,
+    # ... whose tensor operands are first brought to one type
+    minun.ConcatOp: L2Converter.convert_unified,
+    minun.SpliceAssignOp: L2Converter.convert_unified,
+    # structure (element-type generic `minun` ops)
+    minun.CallOp: L2Converter.convert_call,
+    minun.LoopOp: L2Converter.convert_loop,
+    minun.SumOp: L2Converter.convert_sum,
+    minun.IfNonNegOp: L2Converter.convert_if_nonneg,
+}

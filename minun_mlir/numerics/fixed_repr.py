@@ -26,10 +26,11 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.numerics import fixed as fx
+from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.convert import L2Converter, name_of, shape_of
 from minun_mlir.numerics.float_eval import Profile, ValueStats, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
@@ -53,7 +54,7 @@ class FixedConverter(L2Converter):
         super().__init__(config, profile)
         self.maxscale_mode = config.scales == "maxscale"
         if self.maxscale_mode and config.maxscale is None:
-            raise MinunError("error: quantize: scales=maxscale needs a maxscale")
+            raise error("quantize: scales=maxscale needs a maxscale")
         self.rules = fx.SeeDotRules(config.bits, config.maxscale or 0)
 
     # -- helpers ---------------------------------------------------------------------
@@ -526,11 +527,15 @@ _KERNELS = {
     "num.tanh": lambda op, x: fx.tanh_shiftry(x, _el(op.input).width,
                                               _func_rounding(op)),
     "num.normalise_l2": _normalise_l2,
-    "minun.relu": lambda op, x: np.maximum(x, 0),
-    "minun.relu6": _relu6,
-    "minun.clip": _clip,
-    "minun.maxpool": _maxpool,
-    "minun.neg": lambda op, x: fx.narrow(-x, _el(op.input).width, "wrap"),
+    "num.relu": lambda op, x: np.maximum(x, 0),
+    "num.relu6": _relu6,
+    "num.clip": _clip,
+    "num.neg": lambda op, x: fx.narrow(-x, _el(op.input).width, "wrap"),
+    "num.max": float_eval._binary(np.maximum),
+    "num.min": float_eval._binary(np.minimum),
+    "num.maxpool": _maxpool,
+    "num.argmax": float_eval._argmax,
+    "num.sgn": float_eval._sgn,
     "minun.init": _init,
 }
 

@@ -2,9 +2,11 @@
 
 It runs the same engine as the float evaluator (float_eval.py: batch axis, per-example
 control flow, profiling), with each op's kernel taken from the representation that owns
-its element type; value-moving ops keep their L1 kernels, which work on integers as they
-are. Inputs are reals, encoded as the C float wrapper encodes them; outputs are the stored
-values (integers for fixed-point), which `decode_outputs` turns back into reals.
+its element type (every `num` op, including relu, clip, max, maxpool, argmax, neg ...);
+the element-type generic `minun` ops (reshape, splice, concat, ...) keep their L1
+kernels, which move integers as they are. Inputs are reals, encoded as the C float
+wrapper encodes them; outputs are the stored values (integers for fixed-point), which
+`decode_outputs` turns back into reals.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
     minun.yield %two : i32
   }
   %wn = minun.index %w[%n1] : tensor<3x1x1x!num.fixed<16, 14>> -> tensor<1x1x!num.fixed<16, 14>>
-  %s = minun.sgn %wn : tensor<1x1x!num.fixed<16, 14>>
+  %s = num.sgn %wn : tensor<1x1x!num.fixed<16, 14>>
   func.return %s : i32
 }
 // CHECK:      %[[X:.*]] = memref.load %x[%{{.*}}] : memref<1xi16>

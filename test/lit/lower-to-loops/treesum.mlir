@@ -7,7 +7,7 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   %x = num.input "X" : tensor<5x1x!num.fixed<16, 14>>
   %w = num.param "W" dense<[[100, -200, 300, -400, 500], [1, 2, 3, 4, 5]]> : tensor<2x5xi16> -> tensor<2x5x!num.fixed<16, 14>>
   %y = num.matmul %w, %x {rounding = #num<rounding trunc>, halvings = 2 : i64} : (tensor<2x5x!num.fixed<16, 14>>, tensor<5x1x!num.fixed<16, 14>>) -> tensor<2x1x!num.fixed<16, 26>>
-  %a = minun.argmax %y : tensor<2x1x!num.fixed<16, 26>>
+  %a = num.argmax %y : tensor<2x1x!num.fixed<16, 26>>
   func.return %a : i32
 }
 // CHECK-DAG:  %[[C0:.*]] = arith.constant 0 : index

@@ -37,4 +37,4 @@ func.func @main() -> i32 {
 // F32:        %y = num.matmul %W, %x {rounding = #num<rounding nearest>, halvings = 0 : i64} : (tensor<2x3xf32>, tensor<3x1xf32>) -> tensor<2x1xf32>
 // F32-NEXT:   %z = num.add %y, %B : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
 // F32-NEXT:   %e = num.exp %z {method = #num<exp_method float>} : tensor<2x1xf32> -> tensor<2x1xf32>
-// F32-NEXT:   %a = minun.argmax %e : tensor<2x1xf32>
+// F32-NEXT:   %a = num.argmax %e : tensor<2x1xf32>

@@ -15,7 +15,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from minun_mlir.data import Dataset, load_dataset
-from minun_mlir.dialects import minun, num
+from minun_mlir.dialects import num
 from minun_mlir.driver import load_model
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2
@@ -107,7 +107,7 @@ def expected(l2: ModuleOp, features: np.ndarray) -> Expected:
     sret = sfn.body.block.last_op
     sres = sret.operands[0]
     if not isinstance(sres.type, TensorType):
-        assert isinstance(sres.owner, (minun.ArgMaxOp, minun.SgnOp))
+        assert isinstance(sres.owner, (num.ArgMaxOp, num.SgnOp))
         sres = sres.owner.input
         sret.operands = [sres]
         sfn.function_type = func.FunctionType.from_lists([], [sres.type])

@@ -31,7 +31,7 @@ PROGRAMS = {
     "concat-reverse-neg": f"""
 func.func @main() -> tensor<2x6x{F16}> attributes {{num.rounding = "trunc"}} {{
   %x = num.input "X" : tensor<2x3x{F16}>
-  %n = minun.neg %x : (tensor<2x3x{F16}>) -> tensor<2x3x{F16}>
+  %n = num.neg %x : tensor<2x3x{F16}>
   %r = minun.reverse %n {{axis = 1 : i64}} : (tensor<2x3x{F16}>) -> tensor<2x3x{F16}>
   %c = minun.concat %x, %r {{axis = 1 : i64}} : (tensor<2x3x{F16}>, tensor<2x3x{F16}>) -> tensor<2x6x{F16}>
   func.return %c : tensor<2x6x{F16}>
@@ -49,10 +49,10 @@ func.func @main() -> tensor<6x2x{F16}> attributes {{num.rounding = "nearest"}} {
 func.func @main() -> tensor<8x{F16}> attributes {{num.rounding = "floor"}} {{
   %x = num.input "X" : tensor<8x{F16}>
   %w = num.param "W" dense<[100, -4000, 30000, -32768, 5, 0, -1, 7000]> : tensor<8xi16> -> tensor<8x{F16}>
-  %m = minun.max %x, %w : (tensor<8x{F16}>, tensor<8x{F16}>) -> tensor<8x{F16}>
-  %n = minun.min %m, %x : (tensor<8x{F16}>, tensor<8x{F16}>) -> tensor<8x{F16}>
-  %c = minun.clip %n {{lo = -1.5 : f64, hi = 2.25 : f64}} : (tensor<8x{F16}>) -> tensor<8x{F16}>
-  %r = minun.relu6 %c : (tensor<8x{F16}>) -> tensor<8x{F16}>
+  %m = num.max %x, %w : (tensor<8x{F16}>, tensor<8x{F16}>) -> tensor<8x{F16}>
+  %n = num.min %m, %x : (tensor<8x{F16}>, tensor<8x{F16}>) -> tensor<8x{F16}>
+  %c = num.clip %n {{lo = -1.5 : f64, hi = 2.25 : f64}} : tensor<8x{F16}>
+  %r = num.relu6 %c : tensor<8x{F16}>
   %s = num.add %c, %r : (tensor<8x{F16}>, tensor<8x{F16}>) -> tensor<8x{F16}>
   func.return %s : tensor<8x{F16}>
 }}""",
@@ -63,8 +63,8 @@ func.func @main() -> i32 attributes {{num.rounding = "trunc"}} {{
   %f = num.param "F" dense<{dense((2, 2, 2, 2, 2), 1)}> : tensor<2x2x2x2x2xi16> -> tensor<2x2x2x2x2x{fx(16, 14)}>
   %c = num.conv2d %n, %f {{strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 0, 1>, dilations = array<i64: 1, 2>, groups = 2 : i64, rounding = #num<rounding trunc>, halvings = 0 : i64}} : (tensor<1x5x5x4x{fx(16, 14)}>, tensor<2x2x2x2x2x{fx(16, 14)}>) -> tensor<1x3x4x4x{fx(32, 28)}>
   %r = num.rescale %c {{rounding = #num<rounding trunc>, overflow = #num<overflow wrap>}} : tensor<1x3x4x4x{fx(32, 28)}> -> tensor<1x3x4x4x{fx(16, 13)}>
-  %p = minun.maxpool %r {{kernel = array<i64: 2, 3>, strides = array<i64: 1, 2>, pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x3x4x4x{fx(16, 13)}>) -> tensor<1x4x2x4x{fx(16, 13)}>
-  %a = minun.argmax %p : tensor<1x4x2x4x{fx(16, 13)}>
+  %p = num.maxpool %r {{kernel = array<i64: 2, 3>, strides = array<i64: 1, 2>, pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x3x4x4x{fx(16, 13)}>) -> tensor<1x4x2x4x{fx(16, 13)}>
+  %a = num.argmax %p : tensor<1x4x2x4x{fx(16, 13)}>
   func.return %a : i32
 }}""",
     "exp-sigmoid-tanh-8bit": f"""
@@ -85,7 +85,7 @@ func.func @main() -> i32 attributes {{num.rounding = "nearest"}} {{
   %m = num.mul %e, %t : (tensor<4x{fx(16, 14)}>, tensor<4x{fx(16, 14)}>) -> tensor<4x{fx(16, 28)}>
   %i = arith.constant 2 : i32
   %one = minun.index %m[%i] : tensor<4x{fx(16, 28)}> -> tensor<{fx(16, 28)}>
-  %s = minun.sgn %one : tensor<{fx(16, 28)}>
+  %s = num.sgn %one : tensor<{fx(16, 28)}>
   func.return %s : i32
 }}""",
     "wrapping-8bit-products": f"""

@@ -5,6 +5,6 @@ func.func @main() -> i32 attributes {num.rounding = "trunc", num.overflow = "wra
   %y = num.matmul %W, %x {rounding = #num<rounding trunc>, halvings = 0 : i64} : (tensor<2x4x!num.fixed<16, 14>>, tensor<4x1x!num.fixed<16, 14>>) -> tensor<2x1x!num.fixed<32, 28>>
   %r = num.rescale %y {rounding = #num<rounding trunc>, overflow = #num<overflow saturate>} : tensor<2x1x!num.fixed<32, 28>> -> tensor<2x1x!num.fixed<16, 11>>
   %s = num.sigmoid %r : tensor<2x1x!num.fixed<16, 11>> -> tensor<2x1x!num.fixed<16, 14>>
-  %a = minun.argmax %s : tensor<2x1x!num.fixed<16, 14>>
+  %a = num.argmax %s : tensor<2x1x!num.fixed<16, 14>>
   func.return %a : i32
 }

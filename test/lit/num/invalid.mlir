@@ -1,0 +1,84 @@
+// Malformed num.relu ... num.sgn are rejected with the op name and the types.
+// RUN: minun-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Operands must be L2 number types: a float L1 tensor of f64 is not one.
+%x = "test.op"() : () -> tensor<4xf64>
+%r = "num.relu"(%x) : (tensor<4xf64>) -> tensor<4xf64>
+// CHECK: error: num.relu: operand 'input' at position 0 does not verify: an L2 number type (!num.fixed or f32) expected
+
+// -----
+// relu, relu6, clip and neg keep the operand's type (shape and representation).
+%x = "test.op"() : () -> tensor<4x!num.fixed<16, 12>>
+%r = "num.relu6"(%x) : (tensor<4x!num.fixed<16, 12>>) -> tensor<4x!num.fixed<16, 11>>
+// CHECK: error: num.relu6: result 'result' at position 0 does not verify: attribute tensor<4x!num.fixed<16, 12>> expected from variable 'T', but got tensor<4x!num.fixed<16, 11>>
+
+// -----
+%x = "test.op"() : () -> tensor<4xf32>
+%r = "num.neg"(%x) : (tensor<4xf32>) -> tensor<2xf32>
+// CHECK: error: num.neg: result 'result' at position 0 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<2xf32>
+
+// -----
+%x = "test.op"() : () -> tensor<4x!num.fixed<16, 12>>
+%r = num.clip %x {lo = 2.0 : f64, hi = 1.0 : f64} : tensor<4x!num.fixed<16, 12>>
+// CHECK: error: num.clip: lo 2.0 is above hi 1.0
+
+// -----
+// max and min need one element type: the quantizer rescales first.
+%x = "test.op"() : () -> tensor<4x!num.fixed<16, 12>>
+%y = "test.op"() : () -> tensor<4x!num.fixed<16, 10>>
+%m = "num.max"(%x, %y) : (tensor<4x!num.fixed<16, 12>>, tensor<4x!num.fixed<16, 10>>) -> tensor<4x!num.fixed<16, 12>>
+// CHECK: error: num.max: operand 'rhs' at position 1 does not verify: attribute !num.fixed<16, 12> expected from variable 'E', but got !num.fixed<16, 10>
+
+// -----
+%x = "test.op"() : () -> tensor<4x!num.fixed<16, 12>>
+%y = "test.op"() : () -> tensor<4xf32>
+%m = "num.min"(%x, %y) : (tensor<4x!num.fixed<16, 12>>, tensor<4xf32>) -> tensor<4x!num.fixed<16, 12>>
+// CHECK: error: num.min: operand 'rhs' at position 1 does not verify: attribute !num.fixed<16, 12> expected from variable 'E', but got f32
+
+// -----
+%x = "test.op"() : () -> tensor<4x!num.fixed<16, 12>>
+%y = "test.op"() : () -> tensor<3x!num.fixed<16, 12>>
+%m = num.max %x, %y : (tensor<4x!num.fixed<16, 12>>, tensor<3x!num.fixed<16, 12>>) -> tensor<4x!num.fixed<16, 12>>
+// CHECK: error: num.max: shapes 4 and 3 do not broadcast
+
+// -----
+%x = "test.op"() : () -> tensor<4x!num.fixed<16, 12>>
+%y = "test.op"() : () -> tensor<!num.fixed<16, 12>>
+%m = num.min %x, %y : (tensor<4x!num.fixed<16, 12>>, tensor<!num.fixed<16, 12>>) -> tensor<!num.fixed<16, 12>>
+// CHECK: error: num.min: result shape scalar should be 4
+
+// -----
+%x = "test.op"() : () -> tensor<1x4x4x2x!num.fixed<16, 12>>
+%p = num.maxpool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x3x3x2x!num.fixed<16, 12>>
+// CHECK: error: num.maxpool: result shape 1x3x3x2 should be 1x2x2x2
+
+// -----
+%x = "test.op"() : () -> tensor<4x4x2x!num.fixed<16, 12>>
+%p = num.maxpool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<4x4x2x!num.fixed<16, 12>>) -> tensor<2x2x2x!num.fixed<16, 12>>
+// CHECK: error: num.maxpool: input must be 4-D NHWC, got 4x4x2
+
+// -----
+%x = "test.op"() : () -> tensor<1x4x4x2x!num.fixed<16, 12>>
+%p = num.maxpool %x {kernel = array<i64: 2, 0>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x2x2x2x!num.fixed<16, 12>>
+// CHECK: error: num.maxpool: kernel and strides need 2 positive values, pads 4 non-negative ones
+
+// -----
+// The pooled values keep their representation.
+%x = "test.op"() : () -> tensor<1x4x4x2x!num.fixed<16, 12>>
+%p = "num.maxpool"(%x) {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x2x2x2x!num.fixed<8, 4>>
+// CHECK: error: num.maxpool: result 'result' at position 0 does not verify: attribute !num.fixed<16, 12> expected from variable 'E', but got !num.fixed<8, 4>
+
+// -----
+%x = "test.op"() : () -> tensor<2x1xf32>
+%a = "num.argmax"(%x) : (tensor<2x1xf32>) -> i64
+// CHECK: error: num.argmax: result 'result' at position 0 does not verify: Expected attribute i32 but got i64
+
+// -----
+%x = "test.op"() : () -> tensor<2xi16>
+%a = "num.argmax"(%x) : (tensor<2xi16>) -> i32
+// CHECK: error: num.argmax: operand 'input' at position 0 does not verify: an L2 number type (!num.fixed or f32) expected
+
+// -----
+%x = "test.op"() : () -> tensor<2x1x!num.fixed<16, 12>>
+%s = num.sgn %x : tensor<2x1x!num.fixed<16, 12>>
+// CHECK: error: num.sgn: input must hold one element, got 2x1

@@ -1,0 +1,61 @@
+// The L2 ops of comparison, selection and negation (num.relu ... num.sgn), in custom form on
+// fixed-point and float32 values: printing and re-parsing gives the same text, and the
+// generic form round-trips to the same custom text.
+// RUN: minun-opt %s > %t.1.mlir
+// RUN: minun-opt %t.1.mlir > %t.2.mlir
+// RUN: diff %t.1.mlir %t.2.mlir
+// RUN: minun-opt %s --print-op-generic | minun-opt > %t.3.mlir
+// RUN: diff %t.1.mlir %t.3.mlir
+// RUN: filecheck %s < %t.1.mlir
+// RUN: minun-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
+
+func.func @main() -> i32 attributes {num.rounding = "trunc"} {
+  %x = num.input "X" : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // CHECK: %r = num.relu %x : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // GENERIC: %r = "num.relu"(%x) : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  %r = num.relu %x : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // CHECK: %r6 = num.relu6 %r : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // GENERIC: %r6 = "num.relu6"(%r) : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  %r6 = num.relu6 %r : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // CHECK: %c = num.clip %r6 {lo = -1.500000e+00 : f64, hi = 2.250000e+00 : f64} : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // GENERIC: %c = "num.clip"(%r6) {lo = -1.500000e+00 : f64, hi = 2.250000e+00 : f64} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  %c = num.clip %r6 {lo = -1.5 : f64, hi = 2.25 : f64} : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // CHECK: %n = num.neg %c : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // GENERIC: %n = "num.neg"(%c) : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  %n = num.neg %c : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // CHECK: %mx = num.max %n, %x : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  // GENERIC: %mx = "num.max"(%n, %x) : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  %mx = num.max %n, %x : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  // Shapes broadcast as in numpy (ONNX Min/Max against a constant).
+  %k = num.param "K" dense<4096> : tensor<i16> -> tensor<!num.fixed<16, 12>>
+  // CHECK: %mn = num.min %mx, %k : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  // GENERIC: %mn = "num.min"(%mx, %k) : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  %mn = num.min %mx, %k : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
+  // CHECK: %p = num.maxpool %mn {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 1, 0, 1>} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x2x2x2x!num.fixed<16, 12>>
+  // GENERIC: %p = "num.maxpool"(%mn) {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 1, 0, 1>} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x2x2x2x!num.fixed<16, 12>>
+  %p = num.maxpool %mn {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 1, 0, 1>} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x2x2x2x!num.fixed<16, 12>>
+  // CHECK: %a = num.argmax %p : tensor<1x2x2x2x!num.fixed<16, 12>>
+  // GENERIC: %a = "num.argmax"(%p) : (tensor<1x2x2x2x!num.fixed<16, 12>>) -> i32
+  %a = num.argmax %p : tensor<1x2x2x2x!num.fixed<16, 12>>
+  %one = num.param "One" dense<-3> : tensor<i16> -> tensor<!num.fixed<16, 12>>
+  // CHECK: %s = num.sgn %one : tensor<!num.fixed<16, 12>>
+  // GENERIC: %s = "num.sgn"(%one) : (tensor<!num.fixed<16, 12>>) -> i32
+  %s = num.sgn %one : tensor<!num.fixed<16, 12>>
+  // The same ops on float32 values.
+  %f = num.param "F" dense<[1.5, -2.0]> : tensor<2xf32> -> tensor<2xf32>
+  // CHECK: %fr = num.relu %f : tensor<2xf32>
+  %fr = num.relu %f : tensor<2xf32>
+  // CHECK: %fr6 = num.relu6 %fr : tensor<2xf32>
+  %fr6 = num.relu6 %fr : tensor<2xf32>
+  // CHECK: %fc = num.clip %fr6 {lo = 0.000000e+00 : f64, hi = 1.000000e+00 : f64} : tensor<2xf32>
+  %fc = num.clip %fr6 {lo = 0.0 : f64, hi = 1.0 : f64} : tensor<2xf32>
+  // CHECK: %fn = num.neg %fc : tensor<2xf32>
+  %fn = num.neg %fc : tensor<2xf32>
+  // CHECK: %fm = num.max %fn, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %fm = num.max %fn, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  // CHECK: %fmin = num.min %fm, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %fmin = num.min %fm, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  // CHECK: %fa = num.argmax %fmin : tensor<2xf32>
+  %fa = num.argmax %fmin : tensor<2xf32>
+  func.return %a : i32
+}

@@ -13,8 +13,7 @@ from minun_mlir.driver import load_model
 from minun_mlir.ir_text import parse_ir
 from minun_mlir.numerics.convert import HANDLERS
 from minun_mlir.numerics.l2_eval import evaluate_l2
-from minun_mlir.numerics.repr import QuantizeConfig
-from minun_mlir.passes.quantize import quantize_module
+from minun_mlir.pipeline import lower_to_l2
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -42,7 +41,7 @@ def test_the_handler_table_maps_each_l1_op_once_to_a_rule():
 @pytest.mark.parametrize("repr_name", ["fixed", "float32"])
 def test_quantized_examples_use_num_ops_except_for_data_movement(model, repr_name):
     l1 = load_model(ROOT / "examples" / f"{model}.sd")
-    l2 = quantize_module(l1, QuantizeConfig(bits=16), representation=repr_name)
+    l2 = lower_to_l2(l1, bits=16, repr=repr_name)
     names = set()
     for op in l2.walk():
         names.add(op.name)

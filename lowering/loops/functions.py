@@ -113,14 +113,18 @@ def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
             g.for_(0, c, [], write)
             return
         wide = 64 if 2 * el.width + max(c - 1, 0).bit_length() > 31 else 32
+        k = fx.normalise_prescale(el.width, c)  # keeps the sum of squares exact in int64
 
         def sq(ch: SSAValue, acc: SSAValue) -> list[SSAValue]:
             v = g.resize(x.load(g, at(Lin.of(ch))), wide)
+            v = g.shrsi(v, k) if k else v
             return [g.binop(arith.AddiOp, acc, g.binop(arith.MuliOp, v, v, nsw=True),
                             nsw=True)]
 
         total = g.for_(0, c, [g.iconst(0, wide)], sq)[0]
         norm = g.helper(f"minun_isqrt{wide}", [total], IntegerType(wide))
+        if k:
+            norm = g.binop(arith.MuliOp, norm, g.iconst(1 << k, wide), nsw=True)
         s_out = res.frac
         top = 1 << (el.width - 1)
         norm_bits = math.isqrt(c * top * top).bit_length() + 1

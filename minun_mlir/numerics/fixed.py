@@ -297,6 +297,16 @@ class SeeDotExp:
         return narrow(a * b, self.bits, "wrap")
 
 
+def normalise_prescale(bits: int, channels: int) -> int:
+    """normaliseL2's right shift of each value before squaring: the smallest k that keeps
+    the sum of `channels` squares of (bits - k)-bit values at or below 2^62, exact in
+    int64 on both sides (0 for 8 and 16 bits; at 32 bits the squares alone need 62 bits)."""
+    k = 0
+    while channels * (1 << (2 * (bits - k - 1))) > 1 << 62:
+        k += 1
+    return k
+
+
 def isqrt(x: np.ndarray) -> np.ndarray:
     """floor(sqrt(x)) for non-negative int64 (exact, as the C runtime's integer sqrt)."""
     x = np.asarray(x, dtype=np.int64)

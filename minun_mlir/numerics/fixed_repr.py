@@ -450,7 +450,9 @@ def _func_rounding(op: Operation) -> str:
 def _normalise_l2(op, x):
     s_out = _el(op.result).frac
     bits = _el(op.result).width
-    norm = fx.isqrt((x * x).sum(axis=-1, keepdims=True))
+    k = fx.normalise_prescale(_el(op.input).width, x.shape[-1])
+    scaled = x >> np.int64(k)
+    norm = fx.isqrt((scaled * scaled).sum(axis=-1, keepdims=True)) << np.int64(k)
     y = fx.cdiv(x << np.int64(s_out), np.where(norm == 0, 1, norm))
     return fx.narrow(np.where(norm == 0, 0, y), bits, "wrap")
 

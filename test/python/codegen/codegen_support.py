@@ -164,6 +164,7 @@ ALL_MODELS = {**EXAMPLES, **{f"suite/{k}": v for k, v in SUITE.items()},
 CONFIGS: dict[str, dict[str, object]] = {
     "fixed16": dict(bits=16),
     "fixed8": dict(bits=8),
+    "fixed32": dict(bits=32),
     "mixed16-8": dict(bits=16, param_bits=8),  # every parameter 8-bit
     # SeeDot's rules: B-bit products that wrap, TreeSum with halvings, two-table exp
     "maxscale16": dict(bits=16, scales="maxscale", maxscale=5),

@@ -17,7 +17,10 @@ SANITIZE = ("-O1", "-g", "-fsanitize=undefined,address", "-fno-sanitize-recover=
 CASES = [("protonn", "fixed16"), ("bonsai", "maxscale16"), ("fastgrnn", "fixed8"),
          ("fastgrnn_lr_usps", "mixed16-8"), ("lenet", "fixed16"), ("lenet", "maxscale16"),
          ("rnnpool", "fixed16"), ("rnnpool", "fixed8-floor-sat"),
-         ("fastgrnn", "fixed16-nearest-sat")]
+         ("fastgrnn", "fixed16-nearest-sat"),
+         # normaliseL2 at 32 bits: the sum of squares once overflowed int64 (C: UB;
+         # evaluator: sqrt of a negative), 26 of 32 labels wrong
+         ("rnnpool", "fixed32")]
 
 
 @pytest.mark.parametrize("model,config", CASES)

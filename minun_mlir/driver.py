@@ -18,10 +18,11 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
-from minun_mlir.diagnostics import error, stage
+from minun_mlir.diagnostics import error, stage, warn
 from minun_mlir.modules import main_function
+from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.float_eval import evaluate, model_inputs
-from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, overflow_report
 from minun_mlir.pipeline import parse_pipeline, pipeline_text, run_pipeline
 
 
@@ -74,6 +75,7 @@ class Compiled:
     l2: ModuleOp
     test: Dataset | None
     pipeline: str = ""
+    overflow: dict[str, dict[str, int]] = field(default_factory=dict)  # on the test data
     l4: ModuleOp | None = None
     float_accuracy: float | None = None
     accuracy: float | None = None
@@ -90,10 +92,34 @@ class Compiled:
             lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
                          f"{self.options.label} accuracy: {self.accuracy:.2%}   "
                          f"disagreement: {self.disagreement:.2%}")
+        if self.test is not None:
+            lines.append("  overflow on the test data: " + describe_overflow(self.overflow))
         if self.c_dir is not None:
             lines.append(f"  C for {self.options.target}: {self.c_dir}")
         lines.append("  time: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.seconds.items()))
         return "\n".join(lines)
+
+
+# A tensor whose values overflow more often than this on the test data gets a warning.
+OVERFLOW_WARNING = 0.01
+
+
+def describe_overflow(overflow: dict[str, dict[str, int]]) -> str:
+    if not overflow:
+        return "none (every value fit its type)"
+    total = sum(c["overflowed"] for c in overflow.values())
+    worst = sorted(overflow.items(), key=lambda kv: (-kv[1]["overflowed"], kv[0]))[:3]
+    shown = ", ".join(f"{name.split(' (')[0]} {c['overflowed']:,}/{c['values']:,}"
+                      for name, c in worst)
+    return f"{total:,} values wrapped or saturated in {len(overflow)} tensors ({shown})"
+
+
+def warn_overflow(overflow: dict[str, dict[str, int]]) -> None:
+    for name, c in overflow.items():
+        if c["overflowed"] > OVERFLOW_WARNING * c["values"]:
+            warn(f"{name}: {c['overflowed']:,} of {c['values']:,} values overflowed on the "
+                 "test data (wrapped or saturated): its scale is too high for these inputs; "
+                 "profile on data like them (--train) or use more bits")
 
 
 def load_model(path: str | Path, weights: str | Path | None = None,
@@ -166,8 +192,10 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                       pipeline=options.pipeline(train))
     if test_set is not None:
         t0 = time.perf_counter()
-        with stage("bit-exact evaluator"):
+        with stage("bit-exact evaluator"), fx.counting_overflow() as counter:
             outputs = decode_outputs(l2, evaluate_l2(l2, test_set.features).outputs)
+        result.overflow = overflow_report(counter)
+        warn_overflow(result.overflow)
         pred = predictions(outputs[0])
         seconds["evaluate"] = time.perf_counter() - t0
         result.float_predictions, result.predictions = float_pred, pred

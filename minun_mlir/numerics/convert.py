@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from minun_mlir.diagnostics import MinunError, error
@@ -43,12 +43,15 @@ class L2Converter:
         self.profile: Profile = profile or {}
         self.map: dict[SSAValue, SSAValue] = {}
         self.block: Block | None = None
+        self.source: Operation | None = None  # the L1 op being converted
         self.counter = 0
 
     # -- plumbing --------------------------------------------------------------------
 
     def emit(self, op: Operation) -> SSAValue:
         assert self.block is not None
+        if self.source is not None and isinstance(op.location, UnknownLoc):
+            op.location = self.source.location  # L2 ops point at the program line they came from
         self.block.add_op(op)
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
@@ -94,7 +97,11 @@ class L2Converter:
         if handler is None:
             raise self.error(op, f"not supported by the {self.representation_name} "
                                  "representation")
-        result = handler(self, op)
+        saved, self.source = self.source, op
+        try:
+            result = handler(self, op)
+        finally:
+            self.source = saved
         if op.results:
             results = result if isinstance(result, (list, tuple)) else [result]
             for old, new in zip(op.results, results, strict=True):

@@ -15,6 +15,8 @@ Narrowing to b bits is "wrap" (two's complement modulo 2^b) or "saturate" (clamp
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 
@@ -48,9 +50,61 @@ def int_range(bits: int) -> tuple[int, int]:
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
+@dataclass
+class OverflowCount:
+    """Of the `values` an op narrowed, how many did not fit (and wrapped or saturated)."""
+
+    overflowed: int = 0
+    values: int = 0
+
+
+class OverflowCounter:
+    """Filled by `narrow` while active (see `counting_overflow`): per op, what did not fit.
+    The evaluator names the op each kernel runs for (`attributed_to`)."""
+
+    def __init__(self) -> None:
+        self.by_op: dict[object, OverflowCount] = {}
+        self.current: object | None = None
+
+    def record(self, x: np.ndarray, lo: int, hi: int) -> None:
+        count = self.by_op.setdefault(self.current, OverflowCount())
+        count.overflowed += int(np.count_nonzero((x < lo) | (x > hi)))
+        count.values += int(np.size(x))
+
+
+_COUNTERS: list[OverflowCounter] = []
+
+
+@contextmanager
+def counting_overflow() -> Iterator[OverflowCounter]:
+    """Count the values every `narrow` inside wraps or saturates."""
+    counter = OverflowCounter()
+    _COUNTERS.append(counter)
+    try:
+        yield counter
+    finally:
+        _COUNTERS.pop()
+
+
+@contextmanager
+def attributed_to(op: object) -> Iterator[None]:
+    """Count what `narrow` does inside as `op`'s (a no-op when nothing is counting)."""
+    if not _COUNTERS:
+        yield
+        return
+    counter = _COUNTERS[-1]
+    saved, counter.current = counter.current, op
+    try:
+        yield
+    finally:
+        counter.current = saved
+
+
 def narrow(x: np.ndarray, bits: int, overflow: str) -> np.ndarray:
     """Narrow exact integers to `bits`: wrap modulo 2^bits, or saturate."""
     lo, hi = int_range(bits)
+    if _COUNTERS and _COUNTERS[-1].current is not None and bits < 64:
+        _COUNTERS[-1].record(np.asarray(x), lo, hi)
     if overflow == "saturate":
         return np.clip(x, lo, hi)
     if bits >= 64:

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 
 from minun_mlir.modules import main_function
+from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
 from minun_mlir.numerics.float_eval import EvalResult, evaluate, l1_lookup
 
@@ -38,8 +39,17 @@ def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
         except Exception:  # not a representation type: an L1 op
             kernel = None
         if kernel is not None:
-            return kernel
+            return _attributed(kernel)
     return l1_lookup(op)
+
+
+def _attributed(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """The kernel, with what it narrows counted as its op's (fixed.counting_overflow)."""
+    def run(op: Operation, *args: np.ndarray) -> np.ndarray:
+        with fx.attributed_to(op):
+            return kernel(op, *args)
+
+    return run
 
 
 def rounding_of(module: ModuleOp | func.FuncOp) -> str:
@@ -53,7 +63,8 @@ def encode_input(module: ModuleOp | func.FuncOp) -> Callable[[Operation, np.ndar
 
     def encode(op: Operation, values: np.ndarray) -> np.ndarray:
         el = op.results[0].type.element_type
-        return reprs.of_element(el).encode(values, el, rounding)
+        with fx.attributed_to(op):  # inputs beyond the profiled range saturate here
+            return reprs.of_element(el).encode(values, el, rounding)
 
     return encode
 
@@ -61,6 +72,26 @@ def encode_input(module: ModuleOp | func.FuncOp) -> Callable[[Operation, np.ndar
 def evaluate_l2(module: ModuleOp | func.FuncOp, inputs: Mapping[str, np.ndarray] | np.ndarray,
                 **kwargs) -> EvalResult:
     return evaluate(module, inputs, lookup=l2_lookup, encode=encode_input(module), **kwargs)
+
+
+def overflow_report(counter: fx.OverflowCounter) -> dict[str, dict[str, int]]:
+    """{tensor: {"overflowed": n, "values": total}} for every op whose results did not all
+    fit (wrapped or saturated), by its SSA name or op name and location; sorted by name."""
+    from minun_mlir.diagnostics import location_of
+
+    report: dict[str, dict[str, int]] = {}
+    for op, count in counter.by_op.items():
+        if not count.overflowed or not isinstance(op, Operation):
+            continue
+        hint = op.results[0].name_hint if op.results else None
+        name = getattr(op, "sym_name", None)
+        label = name.data if name is not None else hint or op.name
+        where = location_of(op)
+        key = f"{label} ({op.name}{' at ' + where if where else ''})"
+        entry = report.setdefault(key, {"overflowed": 0, "values": 0})
+        entry["overflowed"] += count.overflowed
+        entry["values"] += count.values
+    return dict(sorted(report.items()))
 
 
 def decode_outputs(module: ModuleOp | func.FuncOp, outputs: list[np.ndarray]

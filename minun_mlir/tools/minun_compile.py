@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> dict:
         "model": str(args.model), "config": options.label, "target": args.target,
         "float_accuracy": result.float_accuracy, "accuracy": result.accuracy,
         "disagreement": result.disagreement, "seconds": result.seconds,
-        "pipeline": result.pipeline,
+        "pipeline": result.pipeline, "overflow": result.overflow,
     }
     if args.run:
         if args.out is None or result.test is None:

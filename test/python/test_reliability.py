@@ -321,3 +321,46 @@ def test_a_stage_given_the_wrong_level_names_it(tmp_path, level, stage, holds):
     assert r.returncode == 1 and "internal error" not in r.stderr
     assert r.stderr.startswith(f"{src}:") and f": error: {stage} takes L" in r.stderr
     assert f"but the module holds '{holds}'" in r.stderr
+
+
+# -- overflow accounting ----------------------------------------------------------------
+
+def test_evaluator_counts_wrapped_values_per_tensor():
+    from minun_mlir.ir_text import parse_ir
+    from minun_mlir.numerics import fixed as fx
+    from minun_mlir.numerics.l2_eval import evaluate_l2, overflow_report
+
+    l2 = parse_ir("""func.func @main() -> tensor<4x!num.fixed<8, 6>> attributes {num.rounding = "trunc", num.overflow = "wrap"} {
+  %x = num.input "X" : tensor<4x!num.fixed<16, 12>>
+  %y = num.rescale %x {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<4x!num.fixed<16, 12>> -> tensor<4x!num.fixed<8, 6>>
+  func.return %y : tensor<4x!num.fixed<8, 6>>
+}
+""", "wrap.mlir")
+    x = np.random.default_rng(1).uniform(-4, 4, size=(50, 4))
+    with fx.counting_overflow() as counter:
+        out = evaluate_l2(l2, x).outputs[0]
+    # independent count: at scale 6, 8 bits hold [-2, 2 - 1/64]; trunc of x * 64
+    expected = int(np.count_nonzero((np.trunc(x * 64) < -128) | (np.trunc(x * 64) > 127)))
+    report = overflow_report(counter)
+    assert report == {"y (num.rescale at wrap.mlir:3:3)": {"overflowed": expected,
+                                                          "values": 200}}
+    assert expected > 0 and out.min() >= -128 and out.max() <= 127
+
+
+def test_inputs_beyond_the_profiled_range_are_counted_and_warned(tmp_path):
+    test = tmp_path / "test.npy"
+    data = np.load(ROOT / "benchmarks/models/protonn-digits10/test.npy")
+    data[:, 1:] *= 4  # the training data is in [0, 1]: X's scale holds about [-2, 2)
+    np.save(test, data)
+    report = tmp_path / "r.json"
+    r = compile_cli(str(PROTONN), "--train", str(TRAIN), "--test", str(test), "--json",
+                    str(report))
+    assert r.returncode == 0, r.stderr
+    import json
+    overflow = json.loads(report.read_text())["overflow"]
+    key = next(k for k in overflow if k.startswith("X (num.input"))
+    values = data[:, 1:]
+    assert overflow[key]["values"] == values.size
+    assert overflow[key]["overflowed"] == int(np.count_nonzero(values >= 2.0))
+    assert f"warning: {key}: " in r.stderr and "values overflowed on the test data" in r.stderr
+    assert "overflow on the test data: " in r.stdout

@@ -100,10 +100,12 @@ def attributed_to(op: object) -> Iterator[None]:
         counter.current = saved
 
 
-def narrow(x: np.ndarray, bits: int, overflow: str) -> np.ndarray:
-    """Narrow exact integers to `bits`: wrap modulo 2^bits, or saturate."""
+def narrow(x: np.ndarray, bits: int, overflow: str, count: bool = True) -> np.ndarray:
+    """Narrow exact integers to `bits`: wrap modulo 2^bits, or saturate. `count=False`
+    for a deliberate clamp that loses nothing (tanh's table argument), which is then not
+    reported as overflow."""
     lo, hi = int_range(bits)
-    if _COUNTERS and _COUNTERS[-1].current is not None and bits < 64:
+    if count and _COUNTERS and _COUNTERS[-1].current is not None and bits < 64:
         _COUNTERS[-1].record(np.asarray(x), lo, hi)
     if overflow == "saturate":
         return np.clip(x, lo, hi)
@@ -282,7 +284,7 @@ def tanh_shiftry(x: np.ndarray, bits: int, rounding: str) -> np.ndarray:
     n = SHIFTRY_EXP[bits][1]
     one = 1 << n
     x = np.asarray(x, dtype=np.int64)
-    neg2x = narrow(-2 * np.abs(x), bits, "saturate")
+    neg2x = narrow(-2 * np.abs(x), bits, "saturate", count=False)  # tanh(-big) = -1 anyway
     a = exp_shiftry(neg2x, bits, rounding)
     mag = _cdiv(one * (one - a), a + one)
     return np.where(x <= 0, -mag, mag)

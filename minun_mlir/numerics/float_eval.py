@@ -155,9 +155,8 @@ def evaluate(
             if arr.ndim >= 1 and arr[0].size == math.prod(shape):
                 arr = arr.reshape(arr.shape[0], *shape)
             else:
-                raise MinunError(
-                    f"error: input '{name}' has shape {arr.shape}; expected (batch, "
-                    f"{', '.join(map(str, shape))})")
+                raise error(f"input '{name}' has shape {arr.shape}; expected (batch, "
+                            f"{', '.join(map(str, shape))})")
         arrays[name] = encode(op, arr) if encode is not None else arr
     total = next(iter(arrays.values())).shape[0] if arrays else 1
     stats: Profile | None = {} if profile else None

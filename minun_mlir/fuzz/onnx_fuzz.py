@@ -143,7 +143,12 @@ def mutate_graph(rng: random.Random, model, files: dict[str, bytes]) -> str:
             else:
                 t.dims.append(3)
             return f"{kind} {t.name}"
-        arr = numpy_helper.to_array(t)
+        if t.data_location == TensorProto.EXTERNAL:
+            return "unchanged"
+        try:
+            arr = numpy_helper.to_array(t)
+        except ValueError:  # an earlier mutation broke its shape
+            return "unchanged"
         raw = arr.astype(np.float32).tobytes()
         where = rng.choice(["ok", "missing", "outside", "short", "offset", "absolute"])
         location = {"ok": "weights.bin", "missing": "nothere.bin", "outside": "../x.bin",

@@ -1,0 +1,83 @@
+"""Defects the fuzzers found (tools/fuzz.py), each as the smallest input that showed it:
+the tool now rejects it with a located diagnostic instead of an internal error."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from minun_mlir.tools import minun_compile, minun_opt
+
+
+def run(main, argv) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv])
+    return rc, err.getvalue()
+
+
+def gemm_model(attrs=None, inputs=("x", "w", "b"), op="Gemm", elem=TensorProto.FLOAT):
+    x = helper.make_tensor_value_info("x", elem, [1, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    inits = [numpy_helper.from_array(np.ones((2, 3), np.float32), "w"),
+             numpy_helper.from_array(np.ones((3,), np.float32), "b")]
+    node = helper.make_node(op, list(inputs), ["y"], name="n", **(attrs or {}))
+    graph = helper.make_graph([node], "g", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_onnx_attribute_of_the_wrong_type(tmp_path):
+    """Conv.pads='garbage' reached the handler: ValueError (internal error)."""
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model({"transB": "yes"}), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "node 'n' (Gemm): attribute 'transB' must be INT, got STRING" in err
+    assert "internal error" not in err
+
+
+def test_onnx_unknown_attribute(tmp_path):
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model({"bogus": 1}), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "node 'n' (Gemm): unknown attribute 'bogus'" in err
+
+
+def test_onnx_too_few_inputs(tmp_path):
+    """An LSTM with two inputs: IndexError in the handler (internal error)."""
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model(inputs=("x", "w"), op="LSTM"), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "node 'n' (LSTM): has 2 inputs, LSTM-7 takes 3 to 8" in err
+
+
+def test_onnx_input_element_type_not_in_the_enum(tmp_path):
+    """elem_type 99: onnx's DataType.Name raised ValueError (internal error)."""
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model(elem=99), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "element type 99 (not an ONNX type)" in err
+    assert "internal error" not in err
+
+
+def test_dataset_errors_name_the_file_first(tmp_path):
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nX\n")
+    data = tmp_path / "train.npy"
+    np.save(data, np.zeros((0, 3), np.float32))
+    rc, err = run(minun_compile.main, [sd, "--train", data])
+    assert rc == 1 and err.startswith(f"{data}: error: holds no examples (0 rows)")
+    np.savez(tmp_path / "train.npz", a=np.zeros((2, 3)))
+    rc, err = run(minun_compile.main, [sd, "--train", tmp_path / "train.npz"])
+    assert rc == 1 and err.startswith(f"{tmp_path / 'train.npz'}: error: an .npz archive")
+
+
+def test_pass_diagnostics_name_the_input(tmp_path):
+    """A pass's `error: ...` on the module (no op location) is prefixed with the file."""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nX\n")
+    rc, err = run(minun_opt.main, [sd, "--pass-pipeline=builtin.module(lower-to-loops)"])
+    assert rc == 1 and err.startswith(f"{sd}: error: lower-to-loops: ")

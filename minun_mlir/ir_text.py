@@ -83,6 +83,32 @@ def replace_module_body(module: ModuleOp, new: ModuleOp) -> None:
         module.body.block.add_op(op)
 
 
+def check_dominance(module: ModuleOp) -> None:
+    """Every operand is defined before its use: earlier in the same block, or in a block
+    that encloses it (xDSL's verifier does not check this; a pass would fail on it)."""
+    position: dict[Operation, int] = {}
+    for op in module.walk():
+        block = op.parent_block()
+        if block is not None and op not in position:
+            position.update((o, i) for i, o in enumerate(block.ops))
+    for op in module.walk():
+        for operand in op.operands:
+            owner = operand.owner
+            if isinstance(owner, Operation):
+                def_block, defined = owner.parent_block(), owner
+            else:  # a block argument
+                def_block, defined = owner, None
+            user = op
+            while user is not None and user.parent_block() is not def_block:
+                user = user.parent_op()
+            if user is None or (defined is not None and position[defined] >= position[user]):
+                where = location_of(op)
+                name = operand.name_hint or "an operand"
+                prefix = f"{where}: error: " if where else "error: "
+                raise VerifyException(f"{prefix}{op.name}: operand %{name} is used before "
+                                      f"it is defined (or outside its scope)")
+
+
 def verify_located(module: ModuleOp) -> None:
     """Verify; on failure raise a VerifyException naming the first bad op's location."""
     try:
@@ -99,3 +125,4 @@ def verify_located(module: ModuleOp) -> None:
                 prefix = f"{where}: error: " if where else "error: "
                 raise VerifyException(prefix + message) from None
         raise error
+    check_dominance(module)

@@ -81,3 +81,17 @@ def test_pass_diagnostics_name_the_input(tmp_path):
     sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nX\n")
     rc, err = run(minun_opt.main, [sd, "--pass-pipeline=builtin.module(lower-to-loops)"])
     assert rc == 1 and err.startswith(f"{sd}: error: lower-to-loops: ")
+
+
+def test_use_before_definition_in_textual_ir(tmp_path):
+    """Two lines of L2 swapped: xDSL's verifier accepted it, lower-to-loops raised KeyError
+    (internal error)."""
+    path = tmp_path / "swapped.mlir"
+    path.write_text(
+        'builtin.module {\n  func.func @main() -> tensor<2x1xf32> {\n'
+        '    %b = minun.add %a, %a : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>\n'
+        '    %a = minun.input "X" [-1.0, 1.0] : tensor<2x1xf32>\n'
+        '    func.return %b : tensor<2x1xf32>\n  }\n}\n')
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and err.startswith(
+        f"{path}:3:5: error: minun.add: operand %a is used before it is defined")

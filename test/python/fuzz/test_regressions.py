@@ -95,3 +95,15 @@ def test_use_before_definition_in_textual_ir(tmp_path):
     rc, err = run(minun_opt.main, [path])
     assert rc == 1 and err.startswith(
         f"{path}:3:5: error: minun.add: operand %a is used before it is defined")
+
+
+def test_maxscale_out_of_range_is_an_option_error(tmp_path):
+    """maxscale=-99 reached the scale rules: 'quantize produced invalid IR (a bug)'."""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nlet W = (2, 2) in [-1.0, 1.0] in\n"
+                  "W * X\n")
+    np.save(tmp_path / "W.npy", np.eye(2, dtype=np.float32))
+    rc, err = run(minun_opt.main, [sd, "--pass-pipeline=builtin.module(quantize{bits=16 "
+                                       "scales=\"maxscale\" maxscale=-99})"])
+    assert rc == 1 and err.startswith(
+        f"{sd}: error: quantize: maxscale must be in 0..15 at 16 bits, got -99")

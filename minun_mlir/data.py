@@ -109,8 +109,10 @@ def load_dataset(path: str | os.PathLike, input_shape: Sequence[int] | None = No
     """Read a SeeDot `.npy` dataset (see `dataset_from_array`)."""
     try:
         data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as e:
-        raise error(f"cannot read the dataset: {e}", at=path) from None
+    except Exception as e:  # a damaged header raises anything from ValueError to TokenError
+        detail = f"{e}" if isinstance(e, (OSError, ValueError, EOFError)) else (
+            f"not a readable .npy file ({type(e).__name__}: {e})")
+        raise error(f"cannot read the dataset: {detail}", at=path) from None
     if isinstance(data, np.lib.npyio.NpzFile):
         data.close()
         raise error("an .npz archive; a dataset is one .npy array [N, 1 + features]",

@@ -107,3 +107,18 @@ def test_maxscale_out_of_range_is_an_option_error(tmp_path):
                                        "scales=\"maxscale\" maxscale=-99})"])
     assert rc == 1 and err.startswith(
         f"{sd}: error: quantize: maxscale must be in 0..15 at 16 bits, got -99")
+
+
+def test_dataset_with_a_damaged_header(tmp_path):
+    """A .npy whose header dict is cut short: numpy raised tokenize.TokenError (internal
+    error)."""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nX\n")
+    data = tmp_path / "train.npy"
+    np.save(data, np.zeros((2, 3), np.float32))
+    blob = bytearray(data.read_bytes())
+    blob[20:60] = bytes(40)
+    data.write_bytes(bytes(blob))
+    rc, err = run(minun_compile.main, [sd, "--train", data])
+    assert rc == 1 and err.startswith(f"{data}: error: cannot read the dataset")
+    assert "internal error" not in err

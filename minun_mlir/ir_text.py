@@ -13,6 +13,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.lexer import Input
@@ -42,7 +43,11 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self.pos
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except ValueError as e:  # a dialect's custom parser on a bad value (xDSL's own
+            # attribute constructors raise ValueError): a parse error at the op
+            self.raise_error(str(e), start, self.pos)
         if isinstance(op.location, UnknownLoc):
             line = bisect.bisect_right(self._line_starts, start) - 1
             col = start - self._line_starts[line] + 1
@@ -83,6 +88,18 @@ def replace_module_body(module: ModuleOp, new: ModuleOp) -> None:
         module.body.block.add_op(op)
 
 
+def check_defined(module: ModuleOp) -> None:
+    """No operand is a value the parser saw used but never defined (xDSL leaves those in
+    nested regions as forward declarations, and its verifier then fails on them)."""
+    for op in module.walk():
+        for operand in op.operands:
+            if isinstance(operand, ForwardDeclaredValue):
+                where = location_of(op)
+                prefix = f"{where}: error: " if where else "error: "
+                raise VerifyException(f"{prefix}{op.name}: operand {op.operands.index(operand)} "
+                                      f"is a value that is never defined before its use")
+
+
 def check_dominance(module: ModuleOp) -> None:
     """Every operand is defined before its use: earlier in the same block, or in a block
     that encloses it (xDSL's verifier does not check this; a pass would fail on it)."""
@@ -111,6 +128,7 @@ def check_dominance(module: ModuleOp) -> None:
 
 def verify_located(module: ModuleOp) -> None:
     """Verify; on failure raise a VerifyException naming the first bad op's location."""
+    check_defined(module)
     try:
         module.verify()
     except VerifyException as error:

@@ -55,6 +55,8 @@ KNOWN_DEFECTS: dict[str, str] = {
     r"out of range": "repro_huge_training_data.py",
     r"internal error: ValueError: not enough values to unpack \(expected 2, got 0\)":
         "repro_emitc_on_l2.py",
+    r"internal error: ValueError: unknown (rounding|overflow) mode":
+        "repro_bad_rounding_attribute.py",
 }
 TIME_LIMIT = 10.0
 
@@ -123,6 +125,9 @@ def classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
         for m in pattern.finditer(stderr):
             path = m.group("path").strip()
             if path in names or Path(path).name in case.files:
+                return "rejected"
+            # a file named by an option (quantize{data="..."}, --weights)
+            if len(path) > 1 and any(path in a.replace("{dir}", folder) for a in case.argv):
                 return "rejected"
     return "unlocated"
 

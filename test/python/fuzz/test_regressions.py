@@ -122,3 +122,35 @@ def test_dataset_with_a_damaged_header(tmp_path):
     rc, err = run(minun_compile.main, [sd, "--train", data])
     assert rc == 1 and err.startswith(f"{data}: error: cannot read the dataset")
     assert "internal error" not in err
+
+
+def test_value_used_in_a_region_but_never_defined(tmp_path):
+    """A nested region using a value defined nowhere: xDSL's parser leaves a forward
+    declaration and its verifier raised ValueError (internal error)."""
+    path = tmp_path / "fwd.mlir"
+    path.write_text(
+        'builtin.module {\n  func.func @main() -> tensor<2x1xf32> {\n'
+        '    %res = minun.loop (%t = 0 to 2) iter(%h = %nowhere) : tensor<2x1xf32> {\n'
+        '      minun.yield %h : tensor<2x1xf32>\n    }\n'
+        '    func.return %res : tensor<2x1xf32>\n  }\n}\n')
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "internal error" not in err, err
+    assert err.startswith(f"{path}:"), err
+
+
+def test_custom_parser_value_error_is_a_parse_error(tmp_path):
+    """An i8 weight of 5353 in L2 text: the num dialect's parser raised xDSL's ValueError
+    (internal error); now a parse error at the op."""
+    path = tmp_path / "l2.mlir"
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nlet B = (2, 1) in [-1.0, 1.0] in\nX + B\n")
+    np.save(tmp_path / "B.npy", np.full((2, 1), 0.5, np.float32))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert minun_opt.main([str(sd), "--pass-pipeline=builtin.module(quantize{bits=8})"]) == 0
+    text = out.getvalue()
+    assert "dense<64> : tensor<2x1xi8>" in text, text
+    path.write_text(text.replace("dense<64> : tensor<2x1xi8>", "dense<5353> : tensor<2x1xi8>"))
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "internal error" not in err, err
+    assert err.startswith(f"{path}:") and ": error: " in err.splitlines()[0], err

@@ -84,19 +84,19 @@ class Result:
     message: str  # first lines of stderr (or the traceback)
     seconds: float
     argv: list[str]
+    known: str | None = None  # the reproducer of the known defect this is an instance of
 
     @property
     def defect(self) -> bool:
         return self.outcome in DEFECTS
 
-    @property
-    def known(self) -> str | None:
-        """The reproducer of a known defect this result is an instance of."""
-        if self.outcome in ("internal", "unlocated"):
-            for pattern, script in KNOWN_DEFECTS.items():
-                if re.search(pattern, self.message):
-                    return script
-        return None
+
+def known_defect(outcome: str, message: str) -> str | None:
+    if outcome in ("internal", "unlocated"):
+        for pattern, script in KNOWN_DEFECTS.items():
+            if re.search(pattern, message):
+                return script
+    return None
 
 
 # --- classification -----------------------------------------------------------------------
@@ -208,6 +208,7 @@ class Worker:
         rc, err, folder, seconds = answer
         result = Result(case.fuzzer, case.index, classify(case, rc, err, folder), case.what,
                         err.replace(folder + "/", "")[:2000], seconds, case.argv)
+        result.known = known_defect(result.outcome, result.message)
         if result.known:
             result.outcome = KNOWN
         return result

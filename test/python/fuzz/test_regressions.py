@@ -154,3 +154,21 @@ def test_custom_parser_value_error_is_a_parse_error(tmp_path):
     rc, err = run(minun_opt.main, [path])
     assert rc == 1 and "internal error" not in err, err
     assert err.startswith(f"{path}:") and ": error: " in err.splitlines()[0], err
+
+
+def test_bad_rounding_attribute_reaching_the_c_printer(tmp_path):
+    """num.rounding = "bogus" on an L2 function without constants to quantize: the C
+    printer's table lookup raised KeyError (internal error). (The same attribute still
+    fails inside lower-to-loops for models with minun.init: reproducers/
+    repro_bad_rounding_attribute.py.)"""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nrelu(X)\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert minun_opt.main([str(sd), "--pass-pipeline=builtin.module(quantize{bits=8})"]) == 0
+    path = tmp_path / "l2.mlir"
+    path.write_text(out.getvalue().replace('num.rounding = "trunc"', 'num.rounding = "bogus"'))
+    rc, err = run(minun_opt.main, [path, "--pass-pipeline=builtin.module(lower-to-loops,"
+                                         "memory-plan,lower-to-emitc)", "-t", "c"])
+    assert rc == 1 and "internal error" not in err, err
+    assert err.startswith(f"{path}: error: the model's num.rounding is 'bogus'"), err

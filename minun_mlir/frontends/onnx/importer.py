@@ -654,6 +654,11 @@ class Importer:
                        if attr.type in onnx.AttributeProto.AttributeType.values()
                        else str(attr.type))
                 raise self.error(f"attribute '{attr.name}' must be {want}, got {got}")
+            floats = ([attr.f] if attr.type == onnx.AttributeProto.FLOAT else
+                      list(attr.floats) if attr.type == onnx.AttributeProto.FLOATS else [])
+            if not all(math.isfinite(v) for v in floats):
+                raise self.error(f"attribute '{attr.name}' must be finite, got "
+                                 f"{helper.get_attribute_value(attr)}")
 
     def _unsupported(self, domain: str) -> str:
         shown = domain or "ai.onnx"

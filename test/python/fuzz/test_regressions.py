@@ -172,3 +172,13 @@ def test_bad_rounding_attribute_reaching_the_c_printer(tmp_path):
                                          "memory-plan,lower-to-emitc)", "-t", "c"])
     assert rc == 1 and "internal error" not in err, err
     assert err.startswith(f"{path}: error: the model's num.rounding is 'bogus'"), err
+
+
+def test_onnx_float_attribute_nan(tmp_path):
+    """Gemm.alpha = nan: the imported parameter's range became [nan, nan] and the module
+    failed to verify ('internal error: the imported IR does not verify')."""
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model({"alpha": float("nan")}), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "node 'n' (Gemm): attribute 'alpha' must be finite, got nan" in err
+    assert "internal error" not in err

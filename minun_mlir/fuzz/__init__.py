@@ -162,11 +162,11 @@ def run_in_process(case: Case, folder: str) -> tuple[int | None, str]:
     return rc, err.getvalue()
 
 
-def _worker(conn) -> None:
+def _worker(conn, base: str) -> None:
+    import shutil
     import warnings
 
     warnings.simplefilter("ignore")  # MinunWarnings print on stderr through run_tool anyway
-    base = tempfile.mkdtemp(prefix="minun-fuzz-")
     while True:
         try:
             case = conn.recv()
@@ -178,15 +178,16 @@ def _worker(conn) -> None:
         start = time.perf_counter()
         rc, err = run_in_process(case, folder)
         conn.send((rc, err, folder, time.perf_counter() - start))
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class Worker:
     """A process that runs cases one at a time; replaced after a hang or a crash."""
 
-    def __init__(self) -> None:
+    def __init__(self, base: str) -> None:
         ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child,), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, base), daemon=True)
         self.proc.start()
         child.close()
 
@@ -245,18 +246,20 @@ def run_cases(cases: Iterable[Case], limit: float = TIME_LIMIT,
     """Run every case in one worker process (a fresh one after a hang or crash)."""
     results = []
     _tool_main("minun-opt"), _tool_main("minun-compile")  # imported once, before the fork
-    worker = Worker()
-    try:
-        for case in cases:
-            result = worker.run(case, limit)
-            if result.outcome in ("hang", "crash"):
-                worker = Worker()
-            results.append(result)
-            if progress:
-                progress(result)
-    finally:
-        worker.conn.send(None) if worker.proc.is_alive() else None
-        worker.stop()
+    with tempfile.TemporaryDirectory(prefix="minun-fuzz-") as base:
+        worker = Worker(base)
+        try:
+            for case in cases:
+                result = worker.run(case, limit)
+                if result.outcome in ("hang", "crash"):
+                    worker = Worker(base)
+                results.append(result)
+                if progress:
+                    progress(result)
+        finally:
+            if worker.proc.is_alive():
+                worker.conn.send(None)
+            worker.stop()
     return results
 
 

@@ -344,12 +344,16 @@ int minun_predict_float(const float *x, float *scores);
         self.uses_math = True
         bits = int(m.input_type[3:-2])
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-        rounded = {
+        modes = {
             "trunc": "r < 0.0f ? -floorf(-r) : floorf(r)",
             "floor": "floorf(r)",
             # floor(r + 0.5) without the float addition's rounding: r - floor(r) is exact
             "nearest": "floorf(r) + (r - floorf(r) >= 0.5f ? 1.0f : 0.0f)",
-        }[m.rounding]
+        }
+        if m.rounding not in modes:
+            raise error(f"the model's num.rounding is '{m.rounding}'; it must be one of "
+                        f"{', '.join(modes)}")
+        rounded = modes[m.rounding]
         in_scale = m.input_scale or 0
         return f"""/* Reals -> stored input: round(v * 2^{in_scale}) ({m.rounding}), saturated,
  * as the evaluator encodes inputs (the scaling by a power of two is exact). */

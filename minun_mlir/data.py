@@ -52,11 +52,11 @@ def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
         return 0
     if not np.all(np.isfinite(labels)) or not np.all(labels == np.round(labels)):
         row = int(np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))[0])
-        raise error(f"{name}: the labels (column 0) must be whole numbers; row "
-                         f"{row} has {labels[row]!r}")
+        raise error(f"the labels (column 0) must be whole numbers; row {row} has "
+                    f"{float(labels[row])!r}", at=name)
     lo, hi = int(labels.min()), int(labels.max())
     if lo < 0:
-        raise error(f"{name}: labels must be 0- or 1-based class numbers, found {lo}")
+        raise error(f"labels must be 0- or 1-based class numbers, found {lo}", at=name)
     if lo == 0:
         base = 0
     elif num_classes is not None:
@@ -64,8 +64,8 @@ def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
     else:
         base = 1
     if num_classes is not None and hi - base >= num_classes:
-        raise error(f"{name}: label {hi} is too large for {num_classes} classes "
-                         f"({base}-based)")
+        raise error(f"label {hi} is too large for {num_classes} classes ({base}-based)",
+                    at=name)
     return base
 
 
@@ -74,17 +74,17 @@ def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = Non
     """Split `[N, 1 + features]` into features shaped `(N, *input_shape)` and 0-based labels."""
     data = np.asarray(data)
     if data.ndim != 2 or data.shape[1] < 2:
-        raise error(f"{name}: a SeeDot dataset is a 2-D array [N, 1 + features], "
-                         f"got shape {data.shape}")
+        raise error(f"a SeeDot dataset is a 2-D array [N, 1 + features], got shape "
+                    f"{data.shape}", at=name)
     if data.dtype.kind not in "biuf":
-        raise error(f"{name}: holds {data.dtype} values, not numbers")
+        raise error(f"holds {data.dtype} values, not numbers", at=name)
     if len(data) == 0:
-        raise error(f"{name}: holds no examples (0 rows)")
+        raise error("holds no examples (0 rows)", at=name)
     bad = ~np.isfinite(data[:, 1:].astype(np.float64))
     if bad.any():
         row, col = (int(i) for i in np.argwhere(bad)[0])
-        raise error(f"{name}: row {row}, feature {col} is {data[row, col + 1]}; the data must "
-                    f"be finite ({int(bad.sum())} values are not)")
+        raise error(f"row {row}, feature {col} is {data[row, col + 1]}; the data must be "
+                    f"finite ({int(bad.sum())} values are not)", at=name)
     features = data[:, 1:].astype(np.float32)
     n, count = features.shape
     if n < 2:
@@ -96,8 +96,8 @@ def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = Non
         shape = tuple(int(d) for d in input_shape)
         if math.prod(shape) != count:
             shown = "x".join(map(str, shape))
-            raise error(f"{name}: {count} features per example, but the program's "
-                             f"input is {shown} ({math.prod(shape)} values)")
+            raise error(f"{count} features per example, but the program's input is {shown} "
+                        f"({math.prod(shape)} values)", at=name)
         features = features.reshape((n, *shape))
     base = detect_label_base(data[:, 0], num_classes, name)
     labels = data[:, 0].astype(np.int64) - base
@@ -109,8 +109,14 @@ def load_dataset(path: str | os.PathLike, input_shape: Sequence[int] | None = No
     """Read a SeeDot `.npy` dataset (see `dataset_from_array`)."""
     try:
         data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as e:
-        raise error(f"cannot read dataset {path}: {e}") from None
+    except Exception as e:  # a damaged header raises anything from ValueError to TokenError
+        detail = f"{e}" if isinstance(e, (OSError, ValueError, EOFError)) else (
+            f"not a readable .npy file ({type(e).__name__}: {e})")
+        raise error(f"cannot read the dataset: {detail}", at=path) from None
+    if isinstance(data, np.lib.npyio.NpzFile):
+        data.close()
+        raise error("an .npz archive; a dataset is one .npy array [N, 1 + features]",
+                    at=path)
     return dataset_from_array(data, input_shape, num_classes, name=str(path))
 
 

@@ -97,6 +97,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if config.param_bits is not None and config.param_bits not in fx.BITWIDTHS:
         raise error(f"quantize: param-bits must be 8, 16 or 32, got "
                          f"{config.param_bits}")
+    if config.maxscale is not None and not 0 <= config.maxscale < config.bits:
+        raise error(f"quantize: maxscale must be in 0..{config.bits - 1} at {config.bits} "
+                    f"bits, got {config.maxscale}")
     if config.scales == "maxscale" and (config.demote or config.bits_by_name
                                         or config.param_bits is not None):
         raise error("quantize: mixed bitwidths need scales=data-driven")

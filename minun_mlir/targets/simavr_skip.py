@@ -32,22 +32,26 @@ def _really_two_words(w: int) -> bool:
     return (w & 0xFE0F) in (0x9000, 0x9200) or (w & 0xFE0E) in (0x940C, 0x940E)
 
 
-def skip_hazards(elf: Path, objcopy: str = "avr-objcopy", nm: str = "avr-nm"
+def skip_hazards(elf: Path, objcopy: str = "avr-objcopy", readelf: str = "avr-readelf"
                  ) -> list[tuple[str, int]]:
-    """(function, byte address) of every skip whose next instruction simavr mis-sizes."""
+    """(function, byte address) of every skip whose next instruction simavr mis-sizes.
+
+    Only functions are scanned: data kept in flash (the harness's input table, PROGMEM
+    arrays) sits in .text too, and its bytes would otherwise be read as instructions."""
     image = subprocess.run([objcopy, "-O", "binary", "-j", ".text", str(elf), "/dev/stdout"],
                            capture_output=True, check=True).stdout
-    symbols = subprocess.run([nm, "-S", "--defined-only", str(elf)], capture_output=True,
+    symbols = subprocess.run([readelf, "-s", "-W", str(elf)], capture_output=True,
                              text=True, check=True).stdout
     found = []
     for line in symbols.splitlines():
         parts = line.split()
-        if len(parts) != 4 or parts[2] not in ("T", "t"):
+        # Num: Value Size Type Bind Vis Ndx Name
+        if len(parts) != 8 or parts[3] != "FUNC" or not parts[6].isdigit():
             continue
-        start, size = int(parts[0], 16), int(parts[1], 16)
+        start, size = int(parts[1], 16), int(parts[2], 0)
         end = min(start + size, len(image)) - 2
         for a in range(start, end, 2):
             w, nxt = struct.unpack_from("<HH", image, a)
             if _is_skip(w) and _simavr_two_words(nxt) != _really_two_words(nxt):
-                found.append((parts[3], a))
+                found.append((parts[7], a))
     return found

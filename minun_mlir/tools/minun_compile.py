@@ -113,11 +113,17 @@ def run(args: argparse.Namespace) -> dict:
         dims[name] = int(value)
     check_json_path(args)
     if args.out is None:
-        result = compile_model(args.model, options, weights=args.weights, train=args.train,
-                               test=args.test, dims=dims or None)
+        try:
+            result = compile_model(args.model, options, weights=args.weights,
+                                   train=args.train, test=args.test, dims=dims or None)
+        except MinunError as e:
+            raise located(args.model, e) from None
     else:
         with output_lock(args.out):
-            result = compile_into(args, options, dims)
+            try:
+                result = compile_into(args, options, dims)
+            except MinunError as e:
+                raise located(args.model, e) from None
     print(result.summary())
     if result.l4 is not None:
         try:
@@ -178,6 +184,13 @@ def disagreements(result, run_result, n: int) -> list[int]:
         if expected.shape == outputs.shape:
             differ |= np.any(expected.astype(np.int64) != outputs.astype(np.int64), axis=1)
     return [int(i) for i in np.flatnonzero(differ)]
+
+
+def located(where: str, e: MinunError) -> MinunError:
+    """A diagnostic that names no place (`error: quantize: ...`, raised by a pass on the
+    in-memory module) as `where: error: ...`, so that every rejection names its input."""
+    text = str(e)
+    return MinunError(f"{where}: {text}") if text.startswith("error: ") else e
 
 
 def main(argv: Sequence[str] | None = None) -> int:

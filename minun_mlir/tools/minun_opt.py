@@ -196,6 +196,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                              else f"{_input_name(argv)}: error: {text}") from None
         except OSError as e:
             raise MinunError(f"minun-opt: error: {e.strerror}: {e.filename}") from None
+        except MinunError as e:  # a pass's diagnostic on the module: name the input file
+            text = str(e)
+            if text.startswith("error: "):
+                raise MinunError(f"{_input_name(argv)}: {text}") from None
+            raise
         return 0
 
     return run_tool("minun-opt", body, debug="--debug" in argv)

@@ -1,5 +1,6 @@
 """Shared pytest setup: slow tests are scheduled first, so that on a 2-core machine the
-benchmark re-run overlaps with the rest of the suite instead of ending it alone."""
+benchmark re-run overlaps with the rest of the suite instead of ending it alone; tests
+marked nightly (thousands of fuzz cases) run only when `-m` names them."""
 
 from __future__ import annotations
 
@@ -7,4 +8,9 @@ import pytest
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if "nightly" not in (config.getoption("-m") or ""):
+        skip = pytest.mark.skip(reason="nightly: run with -m nightly")
+        for item in items:
+            if item.get_closest_marker("nightly") is not None:
+                item.add_marker(skip)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -101,7 +101,7 @@ def test_nan_in_training_data_names_row_and_feature(tmp_path):
         return d
     r = compile_cli(str(PROTONN), "--train", str(train_copy(tmp_path, edit)))
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "train.npy: row 7, feature 12 is nan; the data must be finite" in r.stderr
+    assert "train.npy: error: row 7, feature 12 is nan; the data must be finite" in r.stderr
 
 
 def test_inf_in_training_data_is_an_error(tmp_path):

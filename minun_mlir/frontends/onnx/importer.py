@@ -527,7 +527,9 @@ class Importer:
             raise MinunError(f"graph input '{inp.name}' is not a tensor; only tensor inputs "
                              f"are supported")
         if tt.elem_type != onnx.TensorProto.FLOAT:
-            dtype = onnx.TensorProto.DataType.Name(tt.elem_type)
+            dtype = (onnx.TensorProto.DataType.Name(tt.elem_type)
+                     if tt.elem_type in onnx.TensorProto.DataType.values()
+                     else f"element type {tt.elem_type} (not an ONNX type)")
             raise MinunError(
                 f"graph input '{inp.name}' has element type {dtype}; the L1 dialect computes "
                 f"in float32 (only FLOAT inputs are supported)")
@@ -597,8 +599,10 @@ class Importer:
             handler = self.handlers.get(proto.op_type) if domain == "" else None
             if handler is None:
                 raise self.error(self._unsupported(domain))
+            schema = onnx.defs.get_schema(proto.op_type, self.opset, "")
+            self._check_schema(proto, schema)
             attrs = {a.name: _attr_value(a) for a in proto.attribute}
-            version = onnx.defs.get_schema(proto.op_type, self.opset, "").since_version
+            version = schema.since_version
             node = Node(proto, inputs, attrs, version)
             try:
                 outputs = list(handler(self, node))
@@ -621,6 +625,40 @@ class Importer:
             if value.ssa is not None and value.ssa.name_hint is None:
                 value.ssa.name_hint = ssa_name(name)
             self.values[name] = value
+
+    def _check_schema(self, proto: onnx.NodeProto, schema: onnx.defs.OpSchema) -> None:
+        """What the operator's schema says of a node's inputs and attributes, checked before
+        its handler reads them: counts of inputs and outputs, attribute names and types."""
+        n_in = len(proto.input)
+        if not schema.min_input <= n_in <= schema.max_input:
+            expected = (str(schema.min_input) if schema.min_input == schema.max_input
+                        else f"{schema.min_input} to {schema.max_input}")
+            raise self.error(f"has {n_in} inputs, {proto.op_type}-{schema.since_version} "
+                             f"takes {expected}")
+        missing = [f.name for i, f in enumerate(schema.inputs)
+                   if i < n_in and not proto.input[i]
+                   and f.option == onnx.defs.OpSchema.FormalParameterOption.Single]
+        if missing:
+            raise self.error(f"the required input '{missing[0]}' is empty")
+        if not schema.min_output <= len(proto.output) <= schema.max_output:
+            raise self.error(f"has {len(proto.output)} outputs, {proto.op_type} gives at "
+                             f"most {schema.max_output}")
+        for attr in proto.attribute:
+            spec = schema.attributes.get(attr.name)
+            if spec is None:
+                raise self.error(f"unknown attribute '{attr.name}' (not in "
+                                 f"{proto.op_type}-{schema.since_version})")
+            if attr.type != spec.type.value:
+                want = onnx.AttributeProto.AttributeType.Name(spec.type.value)
+                got = (onnx.AttributeProto.AttributeType.Name(attr.type)
+                       if attr.type in onnx.AttributeProto.AttributeType.values()
+                       else str(attr.type))
+                raise self.error(f"attribute '{attr.name}' must be {want}, got {got}")
+            floats = ([attr.f] if attr.type == onnx.AttributeProto.FLOAT else
+                      list(attr.floats) if attr.type == onnx.AttributeProto.FLOATS else [])
+            if not all(math.isfinite(v) for v in floats):
+                raise self.error(f"attribute '{attr.name}' must be finite, got "
+                                 f"{helper.get_attribute_value(attr)}")
 
     def _unsupported(self, domain: str) -> str:
         shown = domain or "ai.onnx"

@@ -72,7 +72,7 @@ def test_bad_datasets(data, shape, message):
 
 def test_unreadable_dataset(tmp_path):
     (tmp_path / "bad.npy").write_text("nope")
-    with pytest.raises(MinunError, match="cannot read dataset"):
+    with pytest.raises(MinunError, match="cannot read the dataset"):
         load_dataset(tmp_path / "bad.npy")
 
 

@@ -41,3 +41,22 @@ def test_avr_profile_avoids_the_hazard_and_matches_the_host(tmp_path):
     src.write_text(PROGRAM)
     result = build_and_run([src], "avr", work_dir=tmp_path / "w")
     assert [int(v) for v in result.output.split()] == host_values()
+
+
+def test_data_in_flash_is_not_scanned_as_code(tmp_path):
+    """A table kept in flash whose words look like `cpse; adiw r30, 63` (0x1000, 0x963F)
+    is data, not a hazard: the differential fuzzer's AVR runs were refused because the
+    harness's input table (minun_harness_inputs, in .text) held such words."""
+    src = tmp_path / "p.c"
+    src.write_text(r"""
+#include <avr/pgmspace.h>
+#include "minun_target.h"
+const uint16_t table[4] PROGMEM = {0x1000, 0x963F, 0x1000, 0x963F};
+int main(void) {
+    for (int i = 0; i < 4; i++) { minun_print_i32(pgm_read_word(&table[i])); minun_putc(' '); }
+    minun_putc('\n');
+    minun_exit(0);
+}
+""")
+    result = build_and_run([src], "avr", work_dir=tmp_path / "w")
+    assert [int(v) for v in result.output.split()] == [0x1000, 0x963F, 0x1000, 0x963F]

@@ -1,0 +1,66 @@
+"""The four fuzzers (minun_mlir/fuzz/) with fixed seeds: every case is accepted or
+rejected with a located diagnostic that names the input; no internal error, traceback,
+hang or crash. The nightly marker runs thousands of cases (`pytest -m nightly`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from minun_mlir.fuzz import FUZZERS, make_cases, run_cases, summarize
+
+CASES = {"seedot": 100, "onnx": 100, "ir": 80, "data": 100}
+
+
+def check(fuzzer: str, count: int, seed: int) -> None:
+    results = run_cases(make_cases(fuzzer, count, seed))
+    table = summarize(results)[fuzzer]
+    assert table["cases"] == count
+    defects = [r for r in results if r.defect]
+    assert not defects, "\n".join(
+        f"{r.fuzzer}#{r.index} (seed {seed}) {r.outcome}: {r.what}: {r.message[:400]}"
+        for r in defects[:10])
+    assert table["accepted"] > 0 and table["rejected"] > 0, table
+
+
+@pytest.mark.parametrize("fuzzer", FUZZERS)
+def test_fuzzer(fuzzer):
+    check(fuzzer, CASES[fuzzer], seed=20261123)
+
+
+@pytest.mark.nightly
+@pytest.mark.parametrize("fuzzer", FUZZERS)
+def test_fuzzer_nightly(fuzzer):
+    check(fuzzer, 2500, seed=7)
+
+
+def test_same_seed_same_cases():
+    a = [(c.argv, c.files, c.what) for c in make_cases("seedot", 20, 3)]
+    b = [(c.argv, c.files, c.what) for c in make_cases("seedot", 20, 3)]
+    assert a == b
+
+
+def test_hang_and_crash_are_defects():
+    """A case over the time limit is a hang; the worker is replaced and the next runs."""
+    from minun_mlir.fuzz import Case
+
+    slow = Case("seedot", 0, "minun-opt", ["{dir}/model.sd"], {"model.sd": b"let X = "},
+                "slow")
+    import minun_mlir.fuzz as fuzz
+
+    results = fuzz.run_cases([slow, slow], limit=0.0)
+    assert [r.outcome for r in results] in (["hang", "hang"], ["hang", "rejected"],
+                                            ["rejected", "rejected"], ["rejected", "hang"])
+
+
+def test_rejection_must_name_the_file():
+    from minun_mlir.fuzz import Case, classify
+
+    case = Case("data", 0, "minun-compile", [], {"train.npy": b""})
+    assert classify(case, 1, "/tmp/x/train.npy: error: holds no examples", "/tmp/x") == \
+        "rejected"
+    assert classify(case, 1, "model.sd:3:4: error: bad", "/tmp/x") == "unlocated"
+    assert classify(case, 1, "error: holds no examples", "/tmp/x") == "unlocated"
+    assert classify(case, 1, "minun-compile: internal error in quantize: KeyError", "/x") \
+        == "internal"
+    assert classify(case, 1, "Traceback (most recent call last):\n", "/x") == "traceback"
+    assert classify(case, 0, "", "/x") == "accepted"

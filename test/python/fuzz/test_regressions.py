@@ -1,0 +1,184 @@
+"""Defects the fuzzers found (tools/fuzz.py), each as the smallest input that showed it:
+the tool now rejects it with a located diagnostic instead of an internal error."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from minun_mlir.tools import minun_compile, minun_opt
+
+
+def run(main, argv) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv])
+    return rc, err.getvalue()
+
+
+def gemm_model(attrs=None, inputs=("x", "w", "b"), op="Gemm", elem=TensorProto.FLOAT):
+    x = helper.make_tensor_value_info("x", elem, [1, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    inits = [numpy_helper.from_array(np.ones((2, 3), np.float32), "w"),
+             numpy_helper.from_array(np.ones((3,), np.float32), "b")]
+    node = helper.make_node(op, list(inputs), ["y"], name="n", **(attrs or {}))
+    graph = helper.make_graph([node], "g", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_onnx_attribute_of_the_wrong_type(tmp_path):
+    """Conv.pads='garbage' reached the handler: ValueError (internal error)."""
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model({"transB": "yes"}), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "node 'n' (Gemm): attribute 'transB' must be INT, got STRING" in err
+    assert "internal error" not in err
+
+
+def test_onnx_unknown_attribute(tmp_path):
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model({"bogus": 1}), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "node 'n' (Gemm): unknown attribute 'bogus'" in err
+
+
+def test_onnx_too_few_inputs(tmp_path):
+    """An LSTM with two inputs: IndexError in the handler (internal error)."""
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model(inputs=("x", "w"), op="LSTM"), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "node 'n' (LSTM): has 2 inputs, LSTM-7 takes 3 to 8" in err
+
+
+def test_onnx_input_element_type_not_in_the_enum(tmp_path):
+    """elem_type 99: onnx's DataType.Name raised ValueError (internal error)."""
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model(elem=99), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "element type 99 (not an ONNX type)" in err
+    assert "internal error" not in err
+
+
+def test_dataset_errors_name_the_file_first(tmp_path):
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nX\n")
+    data = tmp_path / "train.npy"
+    np.save(data, np.zeros((0, 3), np.float32))
+    rc, err = run(minun_compile.main, [sd, "--train", data])
+    assert rc == 1 and err.startswith(f"{data}: error: holds no examples (0 rows)")
+    np.savez(tmp_path / "train.npz", a=np.zeros((2, 3)))
+    rc, err = run(minun_compile.main, [sd, "--train", tmp_path / "train.npz"])
+    assert rc == 1 and err.startswith(f"{tmp_path / 'train.npz'}: error: an .npz archive")
+
+
+def test_pass_diagnostics_name_the_input(tmp_path):
+    """A pass's `error: ...` on the module (no op location) is prefixed with the file."""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nX\n")
+    rc, err = run(minun_opt.main, [sd, "--pass-pipeline=builtin.module(lower-to-loops)"])
+    assert rc == 1 and err.startswith(f"{sd}: error: lower-to-loops: ")
+
+
+def test_use_before_definition_in_textual_ir(tmp_path):
+    """Two lines of L2 swapped: xDSL's verifier accepted it, lower-to-loops raised KeyError
+    (internal error)."""
+    path = tmp_path / "swapped.mlir"
+    path.write_text(
+        'builtin.module {\n  func.func @main() -> tensor<2x1xf32> {\n'
+        '    %b = minun.add %a, %a : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>\n'
+        '    %a = minun.input "X" [-1.0, 1.0] : tensor<2x1xf32>\n'
+        '    func.return %b : tensor<2x1xf32>\n  }\n}\n')
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and err.startswith(
+        f"{path}:3:5: error: minun.add: operand %a is used before it is defined")
+
+
+def test_maxscale_out_of_range_is_an_option_error(tmp_path):
+    """maxscale=-99 reached the scale rules: 'quantize produced invalid IR (a bug)'."""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nlet W = (2, 2) in [-1.0, 1.0] in\n"
+                  "W * X\n")
+    np.save(tmp_path / "W.npy", np.eye(2, dtype=np.float32))
+    rc, err = run(minun_opt.main, [sd, "--pass-pipeline=builtin.module(quantize{bits=16 "
+                                       "scales=\"maxscale\" maxscale=-99})"])
+    assert rc == 1 and err.startswith(
+        f"{sd}: error: quantize: maxscale must be in 0..15 at 16 bits, got -99")
+
+
+def test_dataset_with_a_damaged_header(tmp_path):
+    """A .npy whose header dict is cut short: numpy raised tokenize.TokenError (internal
+    error)."""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nX\n")
+    data = tmp_path / "train.npy"
+    np.save(data, np.zeros((2, 3), np.float32))
+    blob = bytearray(data.read_bytes())
+    blob[20:60] = bytes(40)
+    data.write_bytes(bytes(blob))
+    rc, err = run(minun_compile.main, [sd, "--train", data])
+    assert rc == 1 and err.startswith(f"{data}: error: cannot read the dataset")
+    assert "internal error" not in err
+
+
+def test_value_used_in_a_region_but_never_defined(tmp_path):
+    """A nested region using a value defined nowhere: xDSL's parser leaves a forward
+    declaration and its verifier raised ValueError (internal error)."""
+    path = tmp_path / "fwd.mlir"
+    path.write_text(
+        'builtin.module {\n  func.func @main() -> tensor<2x1xf32> {\n'
+        '    %res = minun.loop (%t = 0 to 2) iter(%h = %nowhere) : tensor<2x1xf32> {\n'
+        '      minun.yield %h : tensor<2x1xf32>\n    }\n'
+        '    func.return %res : tensor<2x1xf32>\n  }\n}\n')
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "internal error" not in err, err
+    assert err.startswith(f"{path}:"), err
+
+
+def test_custom_parser_value_error_is_a_parse_error(tmp_path):
+    """An i8 weight of 5353 in L2 text: the num dialect's parser raised xDSL's ValueError
+    (internal error); now a parse error at the op."""
+    path = tmp_path / "l2.mlir"
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nlet B = (2, 1) in [-1.0, 1.0] in\nX + B\n")
+    np.save(tmp_path / "B.npy", np.full((2, 1), 0.5, np.float32))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert minun_opt.main([str(sd), "--pass-pipeline=builtin.module(quantize{bits=8})"]) == 0
+    text = out.getvalue()
+    assert "dense<64> : tensor<2x1xi8>" in text, text
+    path.write_text(text.replace("dense<64> : tensor<2x1xi8>", "dense<5353> : tensor<2x1xi8>"))
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "internal error" not in err, err
+    assert err.startswith(f"{path}:") and ": error: " in err.splitlines()[0], err
+
+
+def test_bad_rounding_attribute_reaching_the_c_printer(tmp_path):
+    """num.rounding = "bogus" on an L2 function without constants to quantize: the C
+    printer's table lookup raised KeyError (internal error). (The same attribute still
+    fails inside lower-to-loops for models with minun.init: reproducers/
+    repro_bad_rounding_attribute.py.)"""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nrelu(X)\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert minun_opt.main([str(sd), "--pass-pipeline=builtin.module(quantize{bits=8})"]) == 0
+    path = tmp_path / "l2.mlir"
+    path.write_text(out.getvalue().replace('num.rounding = "trunc"', 'num.rounding = "bogus"'))
+    rc, err = run(minun_opt.main, [path, "--pass-pipeline=builtin.module(lower-to-loops,"
+                                         "memory-plan,lower-to-emitc)", "-t", "c"])
+    assert rc == 1 and "internal error" not in err, err
+    assert err.startswith(f"{path}: error: the model's num.rounding is 'bogus'"), err
+
+
+def test_onnx_float_attribute_nan(tmp_path):
+    """Gemm.alpha = nan: the imported parameter's range became [nan, nan] and the module
+    failed to verify ('internal error: the imported IR does not verify')."""
+    path = tmp_path / "model.onnx"
+    onnx.save(gemm_model({"alpha": float("nan")}), path)
+    rc, err = run(minun_opt.main, [path])
+    assert rc == 1 and "node 'n' (Gemm): attribute 'alpha' must be finite, got nan" in err
+    assert "internal error" not in err

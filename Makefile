@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup toolchains test test-fast demo bench lint clean
+.PHONY: setup toolchains test test-fast test-nightly demo bench lint clean
 
 $(STAMP): pyproject.toml
 	@echo "setup: python environment in $(VENV)/ (pip install -e '.[test]', about a minute)"
@@ -29,6 +29,10 @@ test: setup
 
 test-fast: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python tools/run_tests.py --fast
+
+# Thousands of fuzz cases and differential programs (x86 and AVR): about 5 minutes.
+test-nightly: setup
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n auto -p no:cacheprovider -m nightly test/python/fuzz
 
 bench: setup
 	$(BIN)/python tools/bench.py

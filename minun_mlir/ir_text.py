@@ -126,9 +126,26 @@ def check_dominance(module: ModuleOp) -> None:
                                       f"it is defined (or outside its scope)")
 
 
+def check_model_modes(module: ModuleOp) -> None:
+    """The model-wide `num.rounding` / `num.overflow` attributes (on the L2 function) name
+    modes that exist: the lowering and the evaluator read them as they are."""
+    from minun_mlir.numerics import fixed as fx
+
+    for op in module.walk():
+        for key, modes in (("num.rounding", fx.ROUNDING_MODES),
+                           ("num.overflow", fx.OVERFLOW_MODES)):
+            attr = op.attributes.get(key)
+            if attr is not None and not (isinstance(attr, StringAttr) and attr.data in modes):
+                where = location_of(op)
+                prefix = f"{where}: error: " if where else "error: "
+                raise VerifyException(f"{prefix}{op.name}: {key} must be one of "
+                                      f"{', '.join(modes)} (a string), got {attr}")
+
+
 def verify_located(module: ModuleOp) -> None:
     """Verify; on failure raise a VerifyException naming the first bad op's location."""
     check_defined(module)
+    check_model_modes(module)
     try:
         module.verify()
     except VerifyException as error:

@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import error, warn
+from minun_mlir.dialects import num
 from minun_mlir.modules import replace_module_body, require_level
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
@@ -121,9 +122,24 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     try:
         l2.verify()
     except VerifyException as e:
-        raise error(f"quantize produced invalid IR (a bug, please report): {e}"
-                         ) from None
+        raise out_of_range_scales(l2) or error(
+            f"quantize produced invalid IR (a bug, please report): {e}") from None
     return l2
+
+
+def out_of_range_scales(l2: ModuleOp) -> Exception | None:
+    """The user's error behind a rescale no integer shift can do: values that differ in
+    magnitude by more than 2^62 (training data in the wrong units, say 1e30)."""
+    for op in l2.walk():
+        if isinstance(op, num.RescaleOp):
+            a = op.input.type.element_type.frac
+            b = op.result.type.element_type.frac
+            if abs(a - b) > 62:
+                return error(f"the profiled values here and at its input differ in magnitude "
+                             f"by 2^{abs(a - b)}: fixed-point scales {a} and {b} are more than "
+                             "62 shifts apart (are the training data in the model's units?)",
+                             at=op)
+    return None
 
 
 @dataclass(frozen=True)

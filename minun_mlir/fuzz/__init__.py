@@ -50,14 +50,7 @@ KNOWN = "known"
 
 # message pattern -> reproducer (test/python/fuzz/reproducers/): defects found by these
 # fuzzers whose fix belongs in code being refactored by someone else.
-KNOWN_DEFECTS: dict[str, str] = {
-    r"quantize produced invalid IR \(a bug, please report\): num\.rescale: shift -?\d+ is "
-    r"out of range": "repro_huge_training_data.py",
-    r"internal error: ValueError: not enough values to unpack \(expected 2, got 0\)":
-        "repro_emitc_on_l2.py",
-    r"internal error: ValueError: unknown (rounding|overflow) mode":
-        "repro_bad_rounding_attribute.py",
-}
+KNOWN_DEFECTS: dict[str, str] = {}  # none open: the three found so far are fixed
 TIME_LIMIT = 10.0
 
 

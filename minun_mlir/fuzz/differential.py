@@ -45,13 +45,14 @@ def _scores_module(l2):
     from xdsl.dialects import func
     from xdsl.dialects.builtin import TensorType
 
-    from minun_mlir.dialects import minun
+    from minun_mlir.dialects import num
+    from minun_mlir.modules import main_function
 
     module = l2.clone()
-    fn = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    fn = main_function(module)
     ret = fn.body.block.last_op
     res = ret.operands[0]
-    if not isinstance(res.type, TensorType) and isinstance(res.owner, minun.ArgMaxOp):
+    if not isinstance(res.type, TensorType) and isinstance(res.owner, num.ArgMaxOp):
         ret.operands = [res.owner.input]
         fn.function_type = func.FunctionType.from_lists([], [res.owner.input.type])
     return module

@@ -9,8 +9,9 @@ import pytest
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if "nightly" not in (config.getoption("-m") or ""):
-        skip = pytest.mark.skip(reason="nightly: run with -m nightly")
-        for item in items:
-            if item.get_closest_marker("nightly") is not None:
-                item.add_marker(skip)
+        # deselected, not skipped: they are the same tests as the quick ones, scaled up
+        nightly = [item for item in items if item.get_closest_marker("nightly") is not None]
+        if nightly:
+            config.hook.pytest_deselected(items=nightly)
+            items[:] = [item for item in items if item.get_closest_marker("nightly") is None]
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

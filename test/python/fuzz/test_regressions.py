@@ -77,10 +77,14 @@ def test_dataset_errors_name_the_file_first(tmp_path):
 
 def test_pass_diagnostics_name_the_input(tmp_path):
     """A pass's `error: ...` on the module (no op location) is prefixed with the file."""
-    sd = tmp_path / "m.sd"
-    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nX\n")
-    rc, err = run(minun_opt.main, [sd, "--pass-pipeline=builtin.module(lower-to-loops)"])
-    assert rc == 1 and err.startswith(f"{sd}: error: lower-to-loops: ")
+    src = tmp_path / "m.mlir"
+    src.write_text('func.func @main() -> tensor<2x!num.fixed<16, 14>> {\n'
+                   '  %w = num.param "W" dense<[1, 2]> : tensor<2xi16> -> '
+                   'tensor<2x!num.fixed<16, 14>>\n'
+                   '  func.return %w : tensor<2x!num.fixed<16, 14>>\n}\n')
+    rc, err = run(minun_opt.main, [src, "--pass-pipeline=builtin.module(lower-to-loops)"])
+    assert rc == 1 and err.startswith(f"{src}: error: lower-to-loops: the model needs exactly "
+                                      "one num.input, found 0"), err
 
 
 def test_use_before_definition_in_textual_ir(tmp_path):
@@ -156,22 +160,55 @@ def test_custom_parser_value_error_is_a_parse_error(tmp_path):
     assert err.startswith(f"{path}:") and ": error: " in err.splitlines()[0], err
 
 
-def test_bad_rounding_attribute_reaching_the_c_printer(tmp_path):
-    """num.rounding = "bogus" on an L2 function without constants to quantize: the C
-    printer's table lookup raised KeyError (internal error). (The same attribute still
-    fails inside lower-to-loops for models with minun.init: reproducers/
-    repro_bad_rounding_attribute.py.)"""
+def test_bad_rounding_attribute_is_a_located_error(tmp_path):
+    """num.rounding = "bogus" on the L2 function: the C printer raised KeyError, and
+    lower-to-loops ValueError in round_real for models with minun.init (internal errors).
+    The model-wide modes are now checked when the text is read."""
     sd = tmp_path / "m.sd"
-    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nrelu(X)\n")
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nlet B = (2, 1) in [-1.0, 1.0] in\n"
+                  "let H = init([2, 1], 0.3) in\nX + H + B\n")
+    np.save(tmp_path / "B.npy", np.full((2, 1), 0.3, np.float32))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert minun_opt.main([str(sd), "--pass-pipeline=builtin.module(quantize{bits=8})"]) == 0
     path = tmp_path / "l2.mlir"
     path.write_text(out.getvalue().replace('num.rounding = "trunc"', 'num.rounding = "bogus"'))
-    rc, err = run(minun_opt.main, [path, "--pass-pipeline=builtin.module(lower-to-loops,"
-                                         "memory-plan,lower-to-emitc)", "-t", "c"])
+    for pipeline in ("lower-to-loops", "lower-to-loops,memory-plan,lower-to-emitc"):
+        rc, err = run(minun_opt.main, [path, f"--pass-pipeline=builtin.module({pipeline})"])
+        assert rc == 1 and "internal error" not in err, err
+        assert err.startswith(f"{path}:2:3: error: func.func: num.rounding must be one of "
+                              "trunc, floor, nearest (a string), got \"bogus\""), err
+
+
+def test_lower_to_emitc_on_l2_names_the_missing_stage(tmp_path):
+    """lower-to-emitc on L2 (lower-to-loops skipped) unpacked the entry block's arguments:
+    'ValueError: not enough values to unpack' (internal error)."""
+    sd = tmp_path / "m.sd"
+    sd.write_text("let X = (2, 1) in [0.0, 1.0] in\nrelu(X)\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert minun_opt.main([str(sd), "--pass-pipeline=builtin.module(quantize{bits=16})"]) == 0
+    path = tmp_path / "l2.mlir"
+    path.write_text(out.getvalue())
+    rc, err = run(minun_opt.main, [path, "--pass-pipeline=builtin.module(lower-to-emitc)"])
     assert rc == 1 and "internal error" not in err, err
-    assert err.startswith(f"{path}: error: the model's num.rounding is 'bogus'"), err
+    assert f"{path}:3:5: error: lower-to-emitc takes L3" in err
+    assert "but the module holds 'num.input'" in err
+
+
+def test_training_data_in_the_wrong_units_is_a_user_error(tmp_path):
+    """Training data of magnitude 1e30 (finite) made data-driven scales 100 shifts apart:
+    'quantize produced invalid IR (a bug, please report)'."""
+    (tmp_path / "m.sd").write_text(
+        "let X = (2, 1) in [0.0, 1.0] in\nlet W = (2, 2) in [-1.0, 1.0] in\n"
+        "let B = (2, 1) in [-1.0, 1.0] in\nrelu(W * X + B)\n")
+    np.save(tmp_path / "W.npy", np.eye(2, dtype=np.float32))
+    np.save(tmp_path / "B.npy", np.ones((2, 1), np.float32))
+    np.save(tmp_path / "train.npy", np.array([[0, 1e30, 1e30], [0, -1e30, 2e30]], np.float32))
+    rc, err = run(minun_compile.main, [tmp_path / "m.sd", "--train", tmp_path / "train.npy"])
+    assert rc == 1 and "a bug" not in err and "internal error" not in err, err
+    assert err.startswith(f"{tmp_path / 'm.sd'}:4:12: error: the profiled values here and at "
+                          "its input differ in magnitude by 2^100"), err
 
 
 def test_onnx_float_attribute_nan(tmp_path):

@@ -17,7 +17,7 @@ The planner itself is a function of (sizes, live ranges, alignments) -> offsets
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -154,6 +154,14 @@ def first_fit(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
     return offsets
 
 
+# planner -> placement function (sizes, live ranges, alignments) -> offsets; the planners
+# other than first fit live in passes/planners/, one module each.
+PLACERS: dict[Planner, Callable[[Sequence[int], Sequence[tuple[int, int]], Sequence[int]],
+                                list[int]]] = {
+    Planner.GREEDY: first_fit,
+}
+
+
 def peak(sizes: Sequence[int], offsets: Sequence[int]) -> int:
     return max((o + s for o, s in zip(offsets, sizes)), default=0)
 
@@ -183,8 +191,8 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
     if planner == Planner.NAIVE or not planned:
         return sum(b.size for b in buffers)
     align = max(b.align for b in buffers)
-    offsets = first_fit([b.size for b in buffers], [(b.first, b.last) for b in buffers],
-                        [b.align for b in buffers])
+    offsets = PLACERS[planner]([b.size for b in buffers], [(b.first, b.last) for b in buffers],
+                               [b.align for b in buffers])
     total = -(-peak([b.size for b in buffers], offsets) // align) * align
     scratch_ty = MemRefType(i8, [total])
     module.body.block.insert_op_before(

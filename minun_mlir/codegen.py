@@ -12,6 +12,7 @@ printer. See docs/codegen.md.
 from __future__ import annotations
 
 import fcntl
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
@@ -58,6 +59,7 @@ def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = N
     """The C files of an L2 model ({"model.h", "model.c", "minun_runtime.h"} -> text),
     written to out_dir when given. `target` is a profile (x86, avr, cortex-m) or a harness
     target name; `budget` (bytes) makes the planner fail with a diagnostic when RAM is short."""
+    check_tensor_sizes(module, target)
     return write_c(lower_l2(module, planner=planner, budget=budget), target, out_dir, name)
 
 
@@ -96,6 +98,21 @@ def check_index_range(l4: ModuleOp, target: str) -> None:
             raise error(f"array '{op.sym_name.data}' has {op.size.data:,} {what}, more than "
                         f"{target}'s int can index ({limit:,}); the model is too large for "
                         "this target")
+
+
+def check_tensor_sizes(l2: ModuleOp, target: str) -> None:
+    """Every L2 tensor (inputs and outputs included) countable in the target's `int`:
+    its loops and indices are ints in the generated C."""
+    limit = INT_MAX[profile_for(target)]
+    for op in l2.walk():
+        for value in op.results:
+            if isinstance(value.type, TensorType):
+                n = math.prod(value.type.get_shape())
+                if n > limit:
+                    name = value.name_hint or op.name
+                    raise error(f"tensor '{name}' has {n:,} elements, more than {target}'s "
+                                f"int can index ({limit:,}); the model is too large for this "
+                                "target", at=op)
 
 
 def check_fits_board(l4: ModuleOp, target: str) -> None:

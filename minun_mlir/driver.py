@@ -203,8 +203,9 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         result.accuracy = accuracy(pred, test_set.labels)
         result.disagreement = disagreement(float_pred, pred)
     if out_dir is not None:
-        from minun_mlir.codegen import write_c
+        from minun_mlir.codegen import check_tensor_sizes, write_c
 
+        check_tensor_sizes(l2, options.target)
         t0 = time.perf_counter()
         l4 = l2.clone()
         run_pipeline(l4, passes[to_l2:])

@@ -364,3 +364,25 @@ def test_inputs_beyond_the_profiled_range_are_counted_and_warned(tmp_path):
     assert overflow[key]["overflowed"] == int(np.count_nonzero(values >= 2.0))
     assert f"warning: {key}: " in r.stderr and "values overflowed on the test data" in r.stderr
     assert "overflow on the test data: " in r.stdout
+
+
+@pytest.mark.parametrize("program, target, message", [
+    ("let X = (1099511627776, 1) in [0.0, 1.0] in\nrelu(X)\n", "x86",
+     "1:5: error: tensor 'X' has 1,099,511,627,776 elements, more than x86's int can index "
+     "(2,147,483,647)"),
+    ("let X = (100000, 1) in [0.0, 1.0] in\nlet Y = X * X^T in\nY\n", "cortex-m4",
+     "2:11: error: tensor 'Y' has 10,000,000,000 elements, more than cortex-m4's int can "
+     "index"),
+    ("let X = (40000, 1) in [0.0, 1.0] in\nrelu(X)\n", "avr",
+     "1:5: error: tensor 'X' has 40,000 elements, more than avr's int can index (32,767)"),
+])
+def test_tensors_beyond_the_targets_int_are_refused(tmp_path, program, target, message):
+    """A 2^40-element input and a 100000x100000 product compiled with int loop counters
+    that overflow (exit 0 before)."""
+    src = tmp_path / "big.sd"
+    src.write_text(program)
+    r = compile_cli(str(src), "--scales", "maxscale", "--maxscale", "4", "--target", target,
+                    "--out", str(tmp_path / "c"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"{src}:{message}"), r.stderr
+    assert not (tmp_path / "c" / "model.c").exists()

@@ -279,11 +279,11 @@ def _dense_model(tmp_path: Path, n: int) -> Path:
 
 
 def test_arrays_beyond_avr_int_range_are_refused(tmp_path):
-    program = _dense_model(tmp_path, 40_000)  # W: 80,000 elements; AVR's int ends at 32,767
+    program = _dense_model(tmp_path, 40_000)  # X: 40,000 elements; AVR's int ends at 32,767
     r = compile_cli(str(program), "--scales", "maxscale", "--maxscale", "4", "--target", "avr",
                     "--out", str(tmp_path / "c"))
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "has 80,000 elements, more than avr's int can index (32,767)" in r.stderr
+    assert "tensor 'X' has 40,000 elements, more than avr's int can index (32,767)" in r.stderr
     ok = compile_cli(str(program), "--scales", "maxscale", "--maxscale", "4", "--target",
                      "cortex-m3", "--out", str(tmp_path / "m3"))
     assert ok.returncode == 0, ok.stderr

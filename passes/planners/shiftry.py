@@ -138,9 +138,9 @@ def shiftry_plan(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
 def _defragment(plan: Plan, where: dict[int, int], new: int, at: int, ranges, sizes,
                 extent, aligns, movable) -> None:
     """Algorithm 17 with pinned buffers: push the movable live buffers down in address
-    order, then place `new` at the lowest free offset. Compacted buffers (and `new`) are
-    packed by their bytes (aligned), not their blocks: the blocks' slack is what the
-    compaction is there to recover."""
+    order, then place `new` at the lowest free offset. Buffers are packed by their bytes
+    (aligned), not their blocks: the blocks' slack is what the compaction is there to
+    recover (a pinned buffer keeps its place but frees its slack too)."""
     del where[new]
     fresh = {j for j in where if ranges[j][0] >= at}  # no data yet: re-placed, no copy
 
@@ -148,9 +148,10 @@ def _defragment(plan: Plan, where: dict[int, int], new: int, at: int, ranges, si
         return j in fresh or movable is None or movable(j, at)
 
     pinned = {j: o for j, o in where.items() if not may_move(j)}
+    for j in where:  # every live buffer gives up its block's slack, pinned ones in place
+        extent[j] = _round_up(sizes[j], aligns[j])
     placed = [(o, o + extent[j]) for j, o in pinned.items()]
     for j in sorted((j for j in where if j not in pinned), key=lambda j: (where[j], j)):
-        extent[j] = _round_up(sizes[j], aligns[j])
         dst = _lowest(0, aligns[j], extent[j], placed)
         if dst != where[j]:
             if j in fresh:

@@ -237,4 +237,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                          "defrag_moves": moves.value.data if moves is not None else None,
                          "map": str(result.c_dir / MEMORY_MAP)}
         seconds["codegen"] = time.perf_counter() - t0
+    elif options.budget:  # no C to write, but the RAM budget is still checked
+        to_l3 = [p.name for p in passes].index("memory-plan") + 1
+        run_pipeline(l2.clone(), passes[to_l2:to_l3])
     return result

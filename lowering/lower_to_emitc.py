@@ -269,6 +269,38 @@ class EmitC:
         self.scratch_members[member] = elem
         self.arrays[op.result] = ArrayRef(f"{self.scratch[0]}.{member}", offset // size, False)
 
+    def copy(self, op: memref.CopyOp) -> None:
+        """A buffer moved by memory-plan (Shiftry's defragmentation): an element loop in
+        ascending order, which is also right when the two places overlap as long as the
+        data moves down (memory-plan's moves always do)."""
+        src, dst = self.arrays[op.source], self.arrays[op.destination]
+        ty = op.source.type
+        if ty != op.destination.type or dst.flash:
+            raise error("lower-to-emitc: memref.copy needs two RAM buffers of one type")
+        if src.name == dst.name and dst.offset > src.offset:
+            raise error("lower-to-emitc: memref.copy within one array must move data down")
+        var = self.unique("i")
+        outer = self.block
+        self.block = Block()
+        ref = IndexType()
+
+        def at(r: ArrayRef) -> SSAValue:
+            idx = self.add(cemit.RefOp.create(attributes={"var": StringAttr(var)},
+                                              result_types=[ref]))
+            if r.offset:
+                idx = self.binary("+", idx, self.literal(IntegerAttr(r.offset, ref)), ref)
+            return idx
+
+        value = self.add(cemit.LoadOp.create(operands=[at(src)], attributes={
+            "array": StringAttr(src.name)}, result_types=[ty.element_type]))
+        self.add(cemit.StoreOp.create(operands=[value, at(dst)],
+                                      attributes={"array": StringAttr(dst.name)}))
+        body, self.block = self.block, outer
+        lower = self.literal(IntegerAttr(0, ref))
+        upper = self.literal(IntegerAttr(ty.get_shape()[0], ref))
+        self.add(cemit.ForOp.create(operands=[lower, upper], attributes={
+            "var": StringAttr(var)}, regions=[Region(body)]))
+
     def for_(self, op: scf.ForOp) -> None:
         step = op.step.owner
         if not (isinstance(step, arith.ConstantOp) and step.value.value.data == 1):
@@ -477,6 +509,7 @@ STATEMENTS: dict[type[Operation], Callable[[EmitC, Operation], None]] = {
     memref.GetGlobalOp: EmitC.get_global,
     memref.ViewOp: EmitC.view,
     memref.StoreOp: EmitC.store,
+    memref.CopyOp: EmitC.copy,
     scf.ForOp: EmitC.for_,
     scf.IfOp: EmitC.if_,
     func.ReturnOp: EmitC.return_,

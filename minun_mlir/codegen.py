@@ -132,13 +132,13 @@ def check_fits_board(l4: ModuleOp, target: str) -> None:
 
 
 def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None,
-            name: str = "model") -> CFiles:
+            name: str = "model", extra: dict[str, str | bytes] | None = None) -> CFiles:
     """The C files of an L4 module (the pipeline's output), written to out_dir when given
-    (all together, see `write_files`)."""
+    (all together with the `extra` files, e.g. the memory map, see `write_files`)."""
     check_index_range(l4, target)
     files = CFiles(print_c(l4, profile_for(target), name))
     if out_dir is not None:
-        write_files(files, out_dir)
+        write_files({**files, **(extra or {})}, out_dir)
         files.directory = Path(out_dir)
     return files
 
@@ -160,10 +160,10 @@ def check_output_dir(out_dir: str | Path) -> Path:
     return out
 
 
-def write_files(files: dict[str, str], out_dir: str | Path) -> None:
+def write_files(files: dict[str, str] | dict[str, str | bytes], out_dir: str | Path) -> None:
     """Write every file or none: each goes to a temporary file beside its target first,
     and only when all are written are they renamed into place (a rename replaces a
-    symlink instead of writing through it)."""
+    symlink instead of writing through it). `bytes` contents are written as they are."""
     out = check_output_dir(out_dir)
     umask = os.umask(0o022)
     os.umask(umask)
@@ -172,7 +172,7 @@ def write_files(files: dict[str, str], out_dir: str | Path) -> None:
         for fname, text in files.items():
             fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", suffix=".tmp", dir=out)
             os.fchmod(fd, 0o666 & ~umask)  # as open() would have made it
-            with os.fdopen(fd, "w") as f:
+            with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as f:
                 f.write(text)
             temps.append((Path(tmp), out / fname))
     except OSError as e:

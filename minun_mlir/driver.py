@@ -39,6 +39,7 @@ class Options:
     param_bits: int | None = None  # e.g. 8: every parameter at 8 bits (mixed 16/8)
     target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4, cortex-m4f
     planner: str = "greedy"
+    budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -48,7 +49,8 @@ class Options:
             input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits)
         if train is not None:
             quantize["data"] = str(train)
-        return pipeline_text({"quantize": quantize, "memory-plan": {"planner": self.planner}})
+        return pipeline_text({"quantize": quantize, "memory-plan": {"planner": self.planner,
+                                                                "budget": self.budget}})
 
     @property
     def label(self) -> str:
@@ -84,6 +86,15 @@ class Compiled:
     predictions: np.ndarray | None = None
     seconds: dict[str, float] = field(default_factory=dict)
     c_dir: Path | None = None
+    memory: dict[str, object] = field(default_factory=dict)  # the plan's numbers, with C
+
+    def memory_line(self) -> str:
+        m = self.memory
+        moves = (f", {m['defrag_moves']} defragmentation move"
+                 f"{'' if m['defrag_moves'] == 1 else 's'}"
+                 if m.get("defrag_moves") is not None else "")
+        return (f"  RAM for buffers ({m['planner']}): {m['scratch_bytes']:,} B, lower bound "
+                f"{m['lower_bound_bytes']:,} B{moves}; memory map: {m['map']}")
 
     def summary(self) -> str:
         lines = [f"{self.name} [{self.options.label}]"]
@@ -96,9 +107,13 @@ class Compiled:
             lines.append("  overflow on the test data: " + describe_overflow(self.overflow))
         if self.c_dir is not None:
             lines.append(f"  C for {self.options.target}: {self.c_dir}")
+        if self.memory:
+            lines.append(self.memory_line())
         lines.append("  time: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.seconds.items()))
         return "\n".join(lines)
 
+
+MEMORY_MAP = "memory_map.png"  # written beside the C (minun_mlir/memory_map.py)
 
 # A tensor whose values overflow more often than this on the test data gets a warning.
 OVERFLOW_WARNING = 0.01
@@ -204,13 +219,26 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         result.disagreement = disagreement(float_pred, pred)
     if out_dir is not None:
         from minun_mlir.codegen import check_tensor_sizes, write_c
+        from minun_mlir.memory_map import memory_map, render_png
 
         check_tensor_sizes(l2, options.target)
         t0 = time.perf_counter()
         l4 = l2.clone()
-        run_pipeline(l4, passes[to_l2:])
+        l3 = run_pipeline(l4, passes[to_l2:], keep=("memory-plan",))["memory-plan"]
         result.l4 = l4
+        plan = memory_map(l3, options.planner)
+        with stage("memory map"):
+            png = render_png(plan, f"{result.name} [{options.label}]")
         with stage("C printer"):
-            result.c_dir = Path(write_c(l4, options.target, out_dir))
+            result.c_dir = Path(write_c(l4, options.target, out_dir,
+                                        extra={MEMORY_MAP: png}))
+        moves = main_function(l3).attributes.get("minun.defrag_moves")
+        result.memory = {"planner": options.planner, "scratch_bytes": plan.scratch,
+                         "lower_bound_bytes": plan.lower_bound,
+                         "defrag_moves": moves.value.data if moves is not None else None,
+                         "map": str(result.c_dir / MEMORY_MAP)}
         seconds["codegen"] = time.perf_counter() - t0
+    elif options.budget:  # no C to write, but the RAM budget is still checked
+        to_l3 = [p.name for p in passes].index("memory-plan") + 1
+        run_pipeline(l2.clone(), passes[to_l2:to_l3])
     return result

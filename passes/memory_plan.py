@@ -37,6 +37,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.str_enum import StrEnum
 
 from minun_mlir.diagnostics import error
+from minun_mlir.passes.planners.shiftry import place_in_blocks, plan_with_moves
 
 SCRATCH = "minun_scratch"
 
@@ -46,6 +47,7 @@ class Planner(StrEnum):
 
     NAIVE = "naive"  # one buffer each, no sharing
     GREEDY = "greedy"  # first fit by live ranges into one scratch array
+    SHIFTRY = "shiftry"  # Shiftry's blocks; under a budget, moves (passes/planners/shiftry.py)
 
 
 PLANNERS = tuple(p.value for p in Planner)
@@ -159,6 +161,7 @@ def first_fit(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
 PLACERS: dict[Planner, Callable[[Sequence[int], Sequence[tuple[int, int]], Sequence[int]],
                                 list[int]]] = {
     Planner.GREEDY: first_fit,
+    Planner.SHIFTRY: place_in_blocks,
 }
 
 
@@ -188,6 +191,8 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
     planned = buffers_of(fn)
     buffers = [b for _, b in planned]
     check_budget(buffers, budget)
+    if planner == Planner.SHIFTRY:
+        return plan_with_moves(module, fn, planned, budget)
     if planner == Planner.NAIVE or not planned:
         return sum(b.size for b in buffers)
     align = max(b.align for b in buffers)

@@ -21,9 +21,10 @@ import numpy as np
 from minun_mlir.codegen import check_fits_board, output_lock, write_files
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
+from minun_mlir.passes.memory_plan import PLANNERS
 from minun_mlir.tools.errors import run_tool
 
-GENERATED = ("model.h", "model.c", "minun_runtime.h")
+GENERATED = ("model.h", "model.c", "minun_runtime.h", "memory_map.png")
 TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f")
 
 
@@ -45,7 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
     p.add_argument("--target", default="x86", choices=TARGETS)
-    p.add_argument("--out", help="write model.h / model.c / minun_runtime.h here")
+    p.add_argument("--planner", default="greedy", choices=PLANNERS,
+                   help="memory planner: naive (one array per buffer), greedy (first fit, "
+                        "default), shiftry (Shiftry's blocks, moves under --ram-budget)")
+    p.add_argument("--ram-budget", type=int, default=0, metavar="BYTES",
+                   help="fail (naming the instruction and the live buffers) when the "
+                        "buffers need more RAM than this; shiftry moves buffers to fit")
+    p.add_argument("--out", help="write model.h / model.c / minun_runtime.h (and the "
+                                 "memory map, memory_map.png) here")
     p.add_argument("--run", action="store_true",
                    help="build and simulate the C on --target with the --test inputs")
     p.add_argument("--max-inputs", type=int, default=100,
@@ -101,7 +109,8 @@ def run(args: argparse.Namespace) -> dict:
     options = Options(
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
-        demote=tuple(n for n in args.demote.split(",") if n), target=args.target)
+        demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
+        planner=args.planner, budget=args.ram_budget)
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
@@ -138,6 +147,8 @@ def run(args: argparse.Namespace) -> dict:
         "disagreement": result.disagreement, "seconds": result.seconds,
         "pipeline": result.pipeline, "overflow": result.overflow,
     }
+    if result.memory:
+        report["memory"] = result.memory
     if args.run:
         if args.out is None or result.test is None:
             raise error("--run needs --out and --test")

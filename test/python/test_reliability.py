@@ -206,7 +206,8 @@ def test_outputs_replace_a_symlink_instead_of_writing_through_it(tmp_path):
     assert r.returncode == 0, r.stderr
     assert victim.read_text() == "keep me"
     assert not (out / "model.c").is_symlink() and "minun_predict" in (out / "model.c").read_text()
-    assert sorted(p.name for p in out.iterdir()) == ["minun_runtime.h", "model.c", "model.h"]
+    assert sorted(p.name for p in out.iterdir()) == ["memory_map.png", "minun_runtime.h", "model.c",
+                                                     "model.h"]
 
 
 @pytest.mark.parametrize("json_name", ["model.c", "model.h"])

@@ -5,5 +5,5 @@ func.func @minun_predict(%x: memref<4xi16>, %out: memref<4xi16>) -> i32 {
   %r = arith.constant 0 : i32
   func.return %r : i32
 }
-// CHECK: error: memory-plan: planner must be one of naive, greedy, got 'optimal'
+// CHECK: error: memory-plan: planner must be one of naive, greedy, shiftry, got 'optimal'
 // CHECK-NOT: Traceback

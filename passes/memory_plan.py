@@ -186,6 +186,17 @@ def check_budget(buffers: list[Buffer], budget: int) -> None:
                          f"(live: {shown}); budget {budget:,}")
 
 
+def check_plan_fits(planner: Planner, total: int, buffers: list[Buffer], budget: int) -> None:
+    """The placed buffers, not only the bytes live at once (check_budget), within the
+    budget: a planner that fragments must not exceed it silently."""
+    if budget > 0 and total > budget:
+        live = max((sum(b.size for b in buffers if b.first <= p <= b.last)
+                    for p in {b.first for b in buffers}), default=0)
+        raise error(f"memory-plan: planner {planner.value} places the buffers in {total:,} "
+                    f"bytes, more than the budget {budget:,}, although at most {live:,} are "
+                    "live at once: use planner=shiftry (it moves buffers to fit)")
+
+
 def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int) -> int:
     """Rewrite fn's allocs per the planner; returns the bytes of buffer memory used."""
     planned = buffers_of(fn)
@@ -194,11 +205,14 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
     if planner == Planner.SHIFTRY:
         return plan_with_moves(module, fn, planned, budget)
     if planner == Planner.NAIVE or not planned:
-        return sum(b.size for b in buffers)
+        total = sum(b.size for b in buffers)
+        check_plan_fits(planner, total, buffers, budget)
+        return total
     align = max(b.align for b in buffers)
     offsets = PLACERS[planner]([b.size for b in buffers], [(b.first, b.last) for b in buffers],
                                [b.align for b in buffers])
     total = -(-peak([b.size for b in buffers], offsets) // align) * align
+    check_plan_fits(planner, total, buffers, budget)
     scratch_ty = MemRefType(i8, [total])
     module.body.block.insert_op_before(
         memref.GlobalOp.get(StringAttr(SCRATCH), scratch_ty, UnitAttr(),

@@ -37,6 +37,8 @@ from xdsl.passes import ModulePass
 from xdsl.utils.str_enum import StrEnum
 
 from minun_mlir.diagnostics import error
+from minun_mlir.passes.planners import optimal
+from minun_mlir.passes.planners.verify import verify_plan
 
 SCRATCH = "minun_scratch"
 
@@ -46,6 +48,7 @@ class Planner(StrEnum):
 
     NAIVE = "naive"  # one buffer each, no sharing
     GREEDY = "greedy"  # first fit by live ranges into one scratch array
+    OPTIMAL = "optimal"  # minimum scratch size (passes/planners/optimal.py)
 
 
 PLANNERS = tuple(p.value for p in Planner)
@@ -159,6 +162,7 @@ def first_fit(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
 PLACERS: dict[Planner, Callable[[Sequence[int], Sequence[tuple[int, int]], Sequence[int]],
                                 list[int]]] = {
     Planner.GREEDY: first_fit,
+    Planner.OPTIMAL: optimal.optimal,
 }
 
 
@@ -194,6 +198,9 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
     offsets = PLACERS[planner]([b.size for b in buffers], [(b.first, b.last) for b in buffers],
                                [b.align for b in buffers])
     total = -(-peak([b.size for b in buffers], offsets) // align) * align
+    verify_plan([b.size for b in buffers], [(b.first, b.last) for b in buffers],
+                [b.align for b in buffers], offsets, total, planner=planner,
+                names=[b.name for b in buffers])
     scratch_ty = MemRefType(i8, [total])
     module.body.block.insert_op_before(
         memref.GlobalOp.get(StringAttr(SCRATCH), scratch_ty, UnitAttr(),
@@ -232,11 +239,13 @@ class MemoryPlan(ModulePass):
 
     planner: str = Planner.GREEDY.value
     budget: int = 0
+    time_limit: int = optimal.DEFAULT_TIME_LIMIT  # seconds, planner=optimal only
 
     def __post_init__(self) -> None:
         planner_named(self.planner)  # a bad option fails when the pipeline is built
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        memory_plan(op, self.planner, self.budget)
+        with optimal.time_limit(self.time_limit):
+            memory_plan(op, self.planner, self.budget)
 
 

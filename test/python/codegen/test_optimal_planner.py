@@ -93,6 +93,19 @@ def test_minun_fig4():
     assert optimal.peak_of(sizes, mp.first_fit(sizes, ranges, aligns)) == 256
 
 
+def test_optimum_above_the_lower_bound():
+    """Alignment can leave the optimum above the tightest stack: both solvers must then
+    search upward (and Algorithm X prove the lower heights infeasible)."""
+    sizes, aligns = [2, 8, 2, 3, 8, 3, 12], [2, 4, 1, 1, 4, 1, 4]
+    ranges = [(5, 5), (1, 1), (4, 7), (2, 4), (5, 7), (4, 6), (2, 3)]
+    assert optimal.lower_bound(sizes, ranges) == 15
+    assert optimal.exact_cover(sizes, ranges, aligns, 15) is None
+    for plan in (optimal.algorithm_x(sizes, ranges, aligns),
+                 optimal.cp_sat(sizes, ranges, aligns), optimal.plan(sizes, ranges, aligns)):
+        assert plan.peak == 16 and plan.proven
+        verify_plan(sizes, ranges, aligns, plan.offsets, 16)
+
+
 def test_granularity_keeps_the_optimum():
     assert optimal.granularity([64, 48, 32], [2, 2, 2]) == 16
     assert optimal.granularity([8, 12], [4, 4]) == 4

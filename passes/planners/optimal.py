@@ -53,7 +53,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from minun_mlir.diagnostics import warn
+from minun_mlir.diagnostics import error, warn
 
 DEFAULT_TIME_LIMIT = 10  # seconds (CP-SAT deterministic time)
 SEED = 1
@@ -338,6 +338,9 @@ def optimal(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
             aligns: Sequence[int]) -> list[int]:
     """The `optimal` planner's placement function (time limit from the pass option)."""
     limit = _TIME_LIMIT.get()
+    if limit <= 0:
+        raise error(f"memory-plan: time-limit must be a positive number of seconds, "
+                    f"got {limit:g}")
     result = plan(sizes, ranges, aligns, limit)
     if not result.proven:
         warn(f"memory-plan: optimal planner: best found, not proven optimal in {limit:g} s "

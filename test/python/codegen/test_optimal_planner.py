@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_crosscheck import assert_same
 
 from minun_mlir.codegen import emit_c
-from minun_mlir.diagnostics import MinunWarning
+from minun_mlir.diagnostics import MinunError, MinunWarning
 from minun_mlir.passes import memory_plan as mp
 from minun_mlir.passes.planners import optimal
 from minun_mlir.passes.planners.verify import PlanError, verify_plan
@@ -210,3 +210,9 @@ def test_optimal_plan_c_equals_evaluator(model, solver, tmp_path, monkeypatch):
     emit_c(l2, "x86", tmp_path, planner="optimal")
     exe = build_host(tmp_path, tmp_path / "host")
     assert_same(*run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1]), exp)
+
+
+def test_time_limit_must_be_positive():
+    with optimal.time_limit(0), pytest.raises(MinunError, match="time-limit must be a "
+                                                                "positive number"):
+        optimal.optimal([4], [(0, 1)], [4])

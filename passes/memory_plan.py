@@ -38,6 +38,8 @@ from xdsl.utils.str_enum import StrEnum
 
 from minun_mlir.diagnostics import error
 from minun_mlir.passes.planners.shiftry import place_in_blocks, plan_with_moves
+from minun_mlir.passes.planners import optimal
+from minun_mlir.passes.planners.verify import verify_plan
 
 SCRATCH = "minun_scratch"
 
@@ -48,6 +50,7 @@ class Planner(StrEnum):
     NAIVE = "naive"  # one buffer each, no sharing
     GREEDY = "greedy"  # first fit by live ranges into one scratch array
     SHIFTRY = "shiftry"  # Shiftry's blocks; under a budget, moves (passes/planners/shiftry.py)
+    OPTIMAL = "optimal"  # minimum scratch size (passes/planners/optimal.py)
 
 
 PLANNERS = tuple(p.value for p in Planner)
@@ -162,6 +165,7 @@ PLACERS: dict[Planner, Callable[[Sequence[int], Sequence[tuple[int, int]], Seque
                                 list[int]]] = {
     Planner.GREEDY: first_fit,
     Planner.SHIFTRY: place_in_blocks,
+    Planner.OPTIMAL: optimal.optimal,
 }
 
 
@@ -213,6 +217,9 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
                                [b.align for b in buffers])
     total = -(-peak([b.size for b in buffers], offsets) // align) * align
     check_plan_fits(planner, total, buffers, budget)
+    verify_plan([b.size for b in buffers], [(b.first, b.last) for b in buffers],
+                [b.align for b in buffers], offsets, total, planner=planner,
+                names=[b.name for b in buffers])
     scratch_ty = MemRefType(i8, [total])
     module.body.block.insert_op_before(
         memref.GlobalOp.get(StringAttr(SCRATCH), scratch_ty, UnitAttr(),
@@ -251,11 +258,13 @@ class MemoryPlan(ModulePass):
 
     planner: str = Planner.GREEDY.value
     budget: int = 0
+    time_limit: int = optimal.DEFAULT_TIME_LIMIT  # seconds, planner=optimal only
 
     def __post_init__(self) -> None:
         planner_named(self.planner)  # a bad option fails when the pipeline is built
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        memory_plan(op, self.planner, self.budget)
+        with optimal.time_limit(self.time_limit):
+            memory_plan(op, self.planner, self.budget)
 
 

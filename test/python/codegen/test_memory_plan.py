@@ -138,5 +138,5 @@ def test_budget_error_names_the_peak_and_what_is_live():
 
 def test_unknown_planner_is_a_diagnostic():
     l2, _ = quantized("protonn", "fixed16")
-    with pytest.raises(MinunError, match="planner must be one of naive, greedy"):
-        memory_plan(lower_to_loops(l2), "optimal")
+    with pytest.raises(MinunError, match="planner must be one of naive, greedy, .*'bogus'"):
+        memory_plan(lower_to_loops(l2), "bogus")

@@ -37,8 +37,8 @@ from xdsl.passes import ModulePass
 from xdsl.utils.str_enum import StrEnum
 
 from minun_mlir.diagnostics import error
-from minun_mlir.passes.planners.shiftry import place_in_blocks, plan_with_moves
 from minun_mlir.passes.planners import optimal
+from minun_mlir.passes.planners.shiftry import place_in_blocks, plan_with_moves
 from minun_mlir.passes.planners.verify import verify_plan
 
 SCRATCH = "minun_scratch"

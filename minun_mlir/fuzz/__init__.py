@@ -295,6 +295,20 @@ def choose_weighted(rng: random.Random, table: list[tuple[float, object]]):
     return table[-1][1]
 
 
+def damage_lines(rng: random.Random, lines: list[str], i: int, how: str) -> list[str]:
+    """Line `i` deleted, duplicated, or swapped with a random line (`how`: delete, dup,
+    swap); the callers draw `i` and `how` in their own order, so seeds keep their cases."""
+    lines = list(lines)
+    if how == "delete":
+        del lines[i]
+    elif how == "dup":
+        lines.insert(i, lines[i])
+    else:
+        j = rng.randrange(len(lines))
+        lines[i], lines[j] = lines[j], lines[i]
+    return lines
+
+
 def damage_bytes(rng: random.Random, data: bytes) -> tuple[bytes, str]:
     """One random byte-level injury: truncation, flips, a deleted or repeated run."""
     if not data:

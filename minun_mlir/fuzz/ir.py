@@ -11,7 +11,7 @@ import io
 import random
 import re
 
-from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_bytes
+from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_bytes, damage_lines
 
 EXAMPLES = {"protonn": "protonn-digits10", "bonsai": "bonsai-digits-binary",
             "fastgrnn": "fastgrnn-digits10", "lenet": "lenet-digits10",
@@ -83,14 +83,7 @@ def damage_ir(rng: random.Random, text: str) -> tuple[str, str]:
         lines = text.split("\n")
         i = rng.randrange(len(lines))
         how = rng.choice(["delete", "dup", "swap"])
-        if how == "delete":
-            del lines[i]
-        elif how == "dup":
-            lines.insert(i, lines[i])
-        else:
-            j = rng.randrange(len(lines))
-            lines[i], lines[j] = lines[j], lines[i]
-        return "\n".join(lines), f"line {i + 1} {how}"
+        return "\n".join(damage_lines(rng, lines, i, how)), f"line {i + 1} {how}"
     pattern, replace = rng.choice(EDITS)
     matches = list(re.finditer(pattern, text))
     if not matches:

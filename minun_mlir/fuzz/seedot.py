@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from minun_mlir.fuzz import ROOT, Case, choose_weighted
+from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_lines
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_']*|\d+\.\d*(?:[eE][-+]?\d+)?|\d+|<\*>|\S")
 VOCABULARY = [
@@ -79,14 +79,8 @@ def damage_text(rng: random.Random, text: str) -> tuple[str, str]:
     if kind.startswith("line"):
         lines = text.split("\n")
         i = rng.randrange(len(lines))
-        if kind == "line-delete":
-            del lines[i]
-        elif kind == "line-dup":
-            lines.insert(i, lines[i])
-        else:
-            j = rng.randrange(len(lines))
-            lines[i], lines[j] = lines[j], lines[i]
-        return "\n".join(lines), f"{kind} {i + 1}"
+        return "\n".join(damage_lines(rng, lines, i, kind.removeprefix("line-"))), \
+            f"{kind} {i + 1}"
     if kind == "truncate":
         at = rng.randrange(len(text) + 1)
         return text[:at], f"truncated at {at}"

@@ -37,12 +37,19 @@ if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering
 
 
+def accumulation(op: num.MatMulOp | num.Conv2DOp) -> tuple[int, int]:
+    """(bits of the products' wrapping sum, TreeSum halvings) of a matmul or conv: the
+    result's width and its halvings for fixed point, 32 bits and none for float."""
+    res = element_of(op.result)
+    if isinstance(res, FixedType):
+        return res.width, op.halvings.value.data
+    return 32, 0
+
+
 def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
     a, b = operand(lw, op.lhs), operand(lw, op.rhs)
     res = element_of(op.result)
-    fixed_ = isinstance(res, FixedType)
-    d = res.width if fixed_ else 32
-    halvings = op.halvings.value.data if fixed_ else 0
+    d, halvings = accumulation(op)
     k = shape_of(op.lhs)[1]
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
@@ -113,9 +120,7 @@ def sum_terms(g: Gen, dims: tuple[int, ...], halvings: int, rounding: str, elem:
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
     x, f = operand(lw, op.input), operand(lw, op.filter)
     res = element_of(op.result)
-    fixed_ = isinstance(res, FixedType)
-    d = res.width if fixed_ else 32
-    halvings = op.halvings.value.data if fixed_ else 0
+    d, halvings = accumulation(op)
     _, h, w, _ = shape_of(op.input)
     groups, kh, kw, cg, cout = shape_of(op.filter)
     sh, sw = minun.ints(op.strides)

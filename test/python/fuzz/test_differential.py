@@ -7,7 +7,6 @@ x86 and on the AVR (simavr)."""
 from __future__ import annotations
 
 import random
-import shutil
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -42,8 +41,6 @@ def test_x86_c_equals_evaluator_nightly(tmp_path_factory, seed):
 
 
 @pytest.mark.nightly
-@pytest.mark.skipif(not (shutil.which("avr-gcc") and shutil.which("simavr")),
-                    reason="needs avr-gcc and simavr")
 @settings_for(1000)
 @given(st.integers(0, 2**32 - 1))
 def test_avr_c_equals_evaluator_nightly(tmp_path_factory, seed):

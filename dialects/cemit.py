@@ -319,6 +319,16 @@ class ReturnOp(IRDLOperation):
 # --------------------------------------------------------------------------------------
 
 
+@irdl_op_definition
+class CallStmtOp(IRDLOperation):
+    """`callee(args);`: a call made for its effect (the native profiler's probes)."""
+
+    name = "cemit.call_stmt"
+    callee = attr_def(StringAttr)
+    args = var_operand_def()
+    assembly_format = "$callee `(` $args `)` attr-dict `:` type($args)"
+
+
 class ExpressionOp(IRDLOperation):
     """An op printed inside the statement that uses its result."""
 
@@ -452,6 +462,7 @@ def statements(region: Region) -> list[Operation]:
 Cemit = Dialect(
     "cemit",
     [IncludeOp, VerbatimOp, GlobalOp, ScratchOp, FuncOp, DeclOp, AssignOp, StoreOp, ForOp,
-     IfOp, ReturnOp, LiteralOp, RefOp, LoadOp, BinaryOp, UnaryOp, CastOp, CondOp, CallOp],
+     IfOp, ReturnOp, CallStmtOp, LiteralOp, RefOp, LoadOp, BinaryOp, UnaryOp, CastOp, CondOp,
+     CallOp],
     [OpaqueType],
 )

@@ -115,7 +115,7 @@ class CPrinter:
         self.statements: dict[type, Callable[[Operation], None]] = {
             cemit.DeclOp: self.decl, cemit.AssignOp: self.assign, cemit.StoreOp: self.store,
             cemit.ForOp: self.for_, cemit.IfOp: self.if_, cemit.ReturnOp: self.return_,
-            cemit.VerbatimOp: self.verbatim,
+            cemit.VerbatimOp: self.verbatim, cemit.CallStmtOp: self.call_stmt,
         }
         self.expressions: dict[type, Callable[[Operation], str]] = {
             cemit.LiteralOp: self.literal, cemit.RefOp: self.ref, cemit.LoadOp: self.load,
@@ -288,6 +288,10 @@ class CPrinter:
 
     def cond(self, op: cemit.CondOp) -> str:
         return f"({self.expr(op.cond)} ? {self.expr(op.lhs)} : {self.expr(op.rhs)})"
+
+    def call_stmt(self, op: cemit.CallStmtOp) -> None:
+        self.calls.add(op.callee.data)
+        self.line(f"{op.callee.data}({', '.join(_bare(self.expr(a)) for a in op.args)});")
 
     def call(self, op: cemit.CallOp) -> str:
         name = op.callee.data

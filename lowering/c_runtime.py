@@ -223,6 +223,10 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_isqrt64": ((), _isqrt(64)),
     "minun_sigmoidf": (("expf",), _sigmoidf),
 }
+# The native profiler's probe (minun_mlir/native.py defines it in its host build).
+HELPERS["minun_profile"] = ((), lambda p: (
+    "/* Records one value of the tensor numbered id (the native profiler defines it). */\n"
+    "void minun_profile(int32_t id, float v);\n"))
 for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_exp16_{_r}"] = ((), _exp16(_r))
     HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}",), _sigmoid16(_r))

@@ -188,11 +188,11 @@ class EmitC:
     def lower_block(self, block: Block, on_yield) -> None:
         ops = list(block.ops)
         pos = {op: i for i, op in enumerate(ops)}
-        effects = [i for i, op in enumerate(ops) if type(op) not in EXPRESSIONS and
+        effects = [i for i, op in enumerate(ops) if not is_expression(op) and
                    not isinstance(op, (memref.AllocOp, memref.GetGlobalOp, memref.ViewOp,
                                        scf.YieldOp))]
         for op in ops:
-            if type(op) in EXPRESSIONS:
+            if is_expression(op):
                 if op.results[0].uses and not self.inline(op, block, pos, effects):
                     self.bind(op)
             elif isinstance(op, scf.YieldOp):
@@ -222,6 +222,11 @@ class EmitC:
         self.vars[result] = name
 
     def statement(self, op: Operation) -> None:
+        if isinstance(op, func.CallOp):  # no result: a call for its effect (a probe)
+            self.add(cemit.CallStmtOp.create(operands=[self.expr(a) for a in op.arguments],
+                                             attributes={"callee": StringAttr(
+                                                 op.callee.root_reference.data)}))
+            return
         lower = STATEMENTS.get(type(op))
         if lower is None:
             raise error(f"lower-to-emitc: {op.name} is not supported")
@@ -500,6 +505,11 @@ class EmitC:
 
     def convert(self, op: Operation) -> SSAValue:
         return self.cast(self.expr(op.input), op.results[0].type)
+
+
+def is_expression(op: Operation) -> bool:
+    """Whether op becomes a cemit value (a call without result is a statement)."""
+    return type(op) in EXPRESSIONS and bool(op.results)
 
 
 # What each L3 op becomes: a statement (added to the current block), or an expression

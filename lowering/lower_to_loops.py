@@ -52,7 +52,15 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, TensorType, i32
+from xdsl.dialects.builtin import (
+    Float32Type,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i32,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -74,6 +82,9 @@ from minun_mlir.lowering.loops.values import (
 from minun_mlir.modules import main_function, replace_module_body, require_level
 
 ENTRY = "minun_predict"
+# `minun.probe = array<i64: result, id, ...>` on an L2 op: record those results' values
+# (put there by the native profiler, never by the pipeline).
+PROBE = "minun.probe"
 
 # Consumers that read an operand once per element of their result (see consumed_once).
 ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.SigmoidOp,
@@ -210,6 +221,22 @@ class Lowering:
                 if old.name_hint and isinstance(new, SSAValue) and new.name_hint is None:
                     new.name_hint = old.name_hint
                 self.ints[old] = new
+        if PROBE in op.attributes:
+            self.probe(op)
+
+    def probe(self, op: Operation) -> None:
+        """The native profiler's instrumentation (minun_mlir/native.py): every element of
+        each probed float result goes to `minun_profile(id, value)` once it is computed."""
+        pairs = [int(v) for v in op.attributes[PROBE].get_values()]
+        for index, ident in zip(pairs[::2], pairs[1::2], strict=True):
+            val = self.vals[op.results[index]]
+            if val.cost > CHEAP:  # computed once for the probe and the consumers
+                val = self.vals[op.results[index]] = self.materialize(val, op.results[index])
+            if not isinstance(val.elem, Float32Type):
+                raise op_error(op, f"{PROBE}: only float values are profiled")
+            ids = self.g.iconst(ident, 32)
+            self.g.nest(val.shape, lambda idx, val=val, ids=ids: self.g.probe(
+                "minun_profile", [ids, val.load(self.g, idx)]))
 
     # -- materialization -------------------------------------------------------------------
 

@@ -30,7 +30,8 @@ from minun_mlir.pipeline import lower_l2
 # harness target names -> C profile
 PROFILE_OF_TARGET = {"x86": "x86", "avr": "avr", "cortex-m": "cortex-m",
                      "cortex-m0plus": "cortex-m", "cortex-m3": "cortex-m",
-                     "cortex-m4": "cortex-m", "cortex-m4f": "cortex-m"}
+                     "cortex-m4": "cortex-m", "cortex-m4f": "cortex-m",
+                     "cortex-m4-mps2": "cortex-m"}
 
 
 def profile_for(target: str) -> str:

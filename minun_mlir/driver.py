@@ -10,6 +10,7 @@ an output directory is given, the remaining stages give L4, printed as C for one
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +21,9 @@ from xdsl.dialects.builtin import ModuleOp
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
 from minun_mlir.diagnostics import error, stage, warn
 from minun_mlir.modules import main_function
+from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
-from minun_mlir.numerics.float_eval import evaluate, model_inputs
+from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, overflow_report
 from minun_mlir.pipeline import parse_pipeline, pipeline_text, run_pipeline
 
@@ -37,16 +39,18 @@ class Options:
     input_scale: int | None = None
     demote: tuple[str, ...] = ()
     param_bits: int | None = None  # e.g. 8: every parameter at 8 bits (mixed 16/8)
-    target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4, cortex-m4f
+    target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4(f), cortex-m4-mps2
     planner: str = "greedy"
     budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
+    evaluator: str = "auto"  # native (the C built for the host) | numpy | auto
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
         quantize: dict[str, object] = dict(
             repr=self.representation, bits=self.bits, scales=self.scales,
             maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
-            input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits)
+            input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits,
+            evaluator=self.evaluator)
         if train is not None:
             quantize["data"] = str(train)
         return pipeline_text({"quantize": quantize, "memory-plan": {"planner": self.planner,
@@ -77,7 +81,11 @@ class Compiled:
     l2: ModuleOp
     test: Dataset | None
     pipeline: str = ""
-    overflow: dict[str, dict[str, int]] = field(default_factory=dict)  # on the test data
+    overflow: dict[str, dict[str, int]] | None = field(default_factory=dict)  # on the test
+    # data; None when the native evaluator ran (it does not count overflow)
+    stored_outputs: np.ndarray | None = None  # the evaluator's stored outputs (integers)
+    error: dict[str, float] | None = None  # fixed vs float output: SQNR (dB), max abs error
+    classes: int = 2  # labels the model tells apart (num_classes)
     l4: ModuleOp | None = None
     float_accuracy: float | None = None
     accuracy: float | None = None
@@ -96,21 +104,56 @@ class Compiled:
         return (f"  RAM for buffers ({m['planner']}): {m['scratch_bytes']:,} B, lower bound "
                 f"{m['lower_bound_bytes']:,} B{moves}; memory map: {m['map']}")
 
+    @property
+    def labels_meaningful(self) -> bool:
+        """Whether the output is a label or class scores (not, say, a detection map)."""
+        return self.classes <= MAX_CLASSES
+
     def summary(self) -> str:
         lines = [f"{self.name} [{self.options.label}]"]
         if self.test is not None:
             lines.append(f"  test data: {self.test.label_note}")
-            lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
-                         f"{self.options.label} accuracy: {self.accuracy:.2%}   "
-                         f"disagreement: {self.disagreement:.2%}")
-        if self.test is not None:
-            lines.append("  overflow on the test data: " + describe_overflow(self.overflow))
+            if self.labels_meaningful:
+                lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
+                             f"{self.options.label} accuracy: {self.accuracy:.2%}   "
+                             f"disagreement: {self.disagreement:.2%}")
+            else:
+                lines.append(f"  accuracy: not reported (the output is {self.classes:,} "
+                             "values, not class scores)")
+            if self.error is not None:
+                lines.append(f"  {self.options.label} vs float output: SQNR "
+                             f"{self.error['sqnr_db']:.1f} dB, max abs error "
+                             f"{self.error['max_abs_error']:.4g}")
+            if self.overflow is None:
+                lines.append("  overflow on the test data: not counted (native evaluator; "
+                             "--evaluator numpy counts wrapped and saturated values)")
+            else:
+                lines.append("  overflow on the test data: " + describe_overflow(self.overflow))
         if self.c_dir is not None:
             lines.append(f"  C for {self.options.target}: {self.c_dir}")
         if self.memory:
             lines.append(self.memory_line())
         lines.append("  time: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.seconds.items()))
         return "\n".join(lines)
+
+
+# An output with more values than this is not read as class scores (accuracy is then not
+# reported; the fixed-vs-float error is).
+MAX_CLASSES = 1000
+
+
+def output_error(reference: np.ndarray, approx: np.ndarray) -> dict[str, float] | None:
+    """SQNR (dB) and max abs error of `approx` against `reference` (real outputs); None
+    for label outputs."""
+    ref, got = np.asarray(reference), np.asarray(approx)
+    if ref.dtype.kind not in "f" or got.dtype.kind not in "f" or ref.shape != got.shape:
+        return None
+    ref, got = ref.astype(np.float64), got.astype(np.float64)
+    noise = float(np.sum((ref - got) ** 2))
+    signal = float(np.sum(ref ** 2))
+    sqnr = math.inf if noise == 0 else (10 * math.log10(signal / noise) if signal else -math.inf)
+    return {"sqnr_db": round(sqnr, 6) if math.isfinite(sqnr) else sqnr,
+            "max_abs_error": round(float(np.max(np.abs(ref - got))) if ref.size else 0.0, 10)}
 
 
 MEMORY_MAP = "memory_map.png"  # written beside the C (minun_mlir/memory_map.py)
@@ -138,14 +181,18 @@ def warn_overflow(overflow: dict[str, dict[str, int]]) -> None:
 
 
 def load_model(path: str | Path, weights: str | Path | None = None,
-               dims: dict[str, int] | None = None) -> ModuleOp:
-    """A SeeDot program (.sd, weights beside it or in `weights`) or an ONNX file (symbolic
-    input dimensions fixed by `dims`) -> L1."""
+               dims: dict[str, int] | None = None, synthetic: int | None = None) -> ModuleOp:
+    """A SeeDot program (.sd, weights beside it or in `weights`, or drawn in the declared
+    ranges with seed `synthetic`) or an ONNX file (symbolic input dimensions fixed by
+    `dims`) -> L1."""
     path = Path(path)
     if path.suffix == ".sd":
         from minun_mlir.frontends.seedot import load_program
 
-        return load_program(path, weights)
+        return load_program(path, weights, synthetic)
+    if synthetic is not None:
+        raise error(f"{path}: --synthetic-weights is for SeeDot programs (an ONNX model "
+                    "carries its weights)")
     if path.suffix == ".onnx":
         from minun_mlir.frontends.onnx import import_model
 
@@ -180,20 +227,25 @@ def _input_shape(module: ModuleOp) -> tuple[int, ...]:
 def compile_model(model: str | Path, options: Options = Options(), *,
                   weights: str | Path | None = None, train: str | Path | None = None,
                   test: str | Path | None = None, out_dir: str | Path | None = None,
-                  name: str | None = None, dims: dict[str, int] | None = None) -> Compiled:
+                  name: str | None = None, dims: dict[str, int] | None = None,
+                  synthetic_weights: int | None = None) -> Compiled:
     """Compile `model`; profile on `train` (required for data-driven scales), report
     accuracy on `test`, and write C for `options.target` into `out_dir` when given."""
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     with stage("frontend"):
-        l1 = load_model(model, weights, dims)
+        l1 = load_model(model, weights, dims, synthetic_weights)
     seconds["frontend"] = time.perf_counter() - t0
     shape = _input_shape(l1)
     test_set = load_dataset(test, shape, num_classes(l1)) if test is not None else None
     float_pred = None
+    float_out = None
     if test_set is not None:
+        t0 = time.perf_counter()
         with stage("float evaluator"):
-            float_pred = predictions(evaluate(l1, test_set.features).outputs[0])
+            float_out = float_outputs(l1, test_set.features, options.evaluator)[0]
+            float_pred = predictions(float_out)
+        seconds["float"] = time.perf_counter() - t0
     if options.representation == "fixed" and options.scales == "data-driven" and train is None:
         raise error("data-driven scales need training data (--train FILE), or use "
                          "--scales maxscale")
@@ -204,19 +256,28 @@ def compile_model(model: str | Path, options: Options = Options(), *,
     run_pipeline(l2, passes[:to_l2])
     seconds["quantize"] = time.perf_counter() - t0
     result = Compiled(name or Path(model).stem, options, l1, l2, test_set, seconds=seconds,
-                      pipeline=options.pipeline(train))
+                      pipeline=options.pipeline(train), classes=num_classes(l1))
     if test_set is not None:
         t0 = time.perf_counter()
-        with stage("bit-exact evaluator"), fx.counting_overflow() as counter:
-            outputs = decode_outputs(l2, evaluate_l2(l2, test_set.features).outputs)
-        result.overflow = overflow_report(counter)
-        warn_overflow(result.overflow)
+        with stage("bit-exact evaluator"):
+            if use_native(options.evaluator, l2, len(test_set)):
+                stored = evaluate_outputs(l2, test_set.features, "native")
+                result.overflow = None  # the native build does not count it
+            else:
+                with fx.counting_overflow() as counter:
+                    stored = evaluate_l2(l2, test_set.features).outputs
+                result.overflow = overflow_report(counter)
+                warn_overflow(result.overflow)
+        outputs = decode_outputs(l2, stored)
+        result.stored_outputs = stored[0]
         pred = predictions(outputs[0])
         seconds["evaluate"] = time.perf_counter() - t0
         result.float_predictions, result.predictions = float_pred, pred
-        result.float_accuracy = accuracy(float_pred, test_set.labels)
-        result.accuracy = accuracy(pred, test_set.labels)
+        if result.labels_meaningful:
+            result.float_accuracy = accuracy(float_pred, test_set.labels)
+            result.accuracy = accuracy(pred, test_set.labels)
         result.disagreement = disagreement(float_pred, pred)
+        result.error = output_error(float_out, outputs[0])
     if out_dir is not None:
         from minun_mlir.codegen import check_tensor_sizes, write_c
         from minun_mlir.memory_map import memory_map, render_png

@@ -14,18 +14,22 @@ from xdsl.dialects.builtin import ModuleOp
 from minun_mlir.data import Dataset, accuracy, predictions
 from minun_mlir.numerics import repr as reprs
 from minun_mlir.numerics.float_eval import Profile
-from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+from minun_mlir.numerics.l2_eval import decode_outputs
 from minun_mlir.numerics.repr import QuantizeConfig
 
 
-def l2_accuracy(l2: ModuleOp, data: Dataset) -> float:
-    outputs = decode_outputs(l2, evaluate_l2(l2, data.features).outputs)
+def l2_accuracy(l2: ModuleOp, data: Dataset, evaluator: str = "auto") -> float:
+    """Accuracy of an L2 program on `data` (native C or the numpy evaluator: the same
+    integers)."""
+    from minun_mlir.native import evaluate_outputs
+
+    outputs = decode_outputs(l2, evaluate_outputs(l2, data.features, evaluator))
     return accuracy(predictions(outputs[0]), data.labels)
 
 
 def tune_maxscale(module: ModuleOp, config: QuantizeConfig, data: Dataset,
-                  profile: Profile | None, representation: str = "fixed"
-                  ) -> tuple[int, dict[int, float]]:
+                  profile: Profile | None, representation: str = "fixed",
+                  evaluator: str = "auto") -> tuple[int, dict[int, float]]:
     """The best maxscale for `module` (L1, left unchanged) and the accuracy of every one
     tried; ties go to the lowest P."""
     rep = reprs.get(representation)
@@ -38,7 +42,7 @@ def tune_maxscale(module: ModuleOp, config: QuantizeConfig, data: Dataset,
         if profile is not None:
             pairs = zip(_values(module), _values(clone), strict=True)
             mapped = {new: profile[old] for old, new in pairs if old in profile}
-        scores[p] = l2_accuracy(rep.quantize(clone, trial, mapped), data)
+        scores[p] = l2_accuracy(rep.quantize(clone, trial, mapped), data, evaluator)
     best = max(scores, key=lambda p: (scores[p], -p))
     return best, scores
 

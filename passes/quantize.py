@@ -29,7 +29,7 @@ from minun_mlir.dialects import num
 from minun_mlir.modules import replace_module_body, require_level
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
-from minun_mlir.numerics.float_eval import Profile, evaluate
+from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig
 from minun_mlir.passes.lower_composite_ops import is_composite
 
@@ -45,10 +45,14 @@ def load_training_data(module: ModuleOp, data_path: str | Path):
     return load_dataset(data_path, tuple(inputs[0].results[0].type.get_shape()))
 
 
-def profile_module(module: ModuleOp, data_path: str | Path) -> Profile:
-    """Profile every L1 value on a SeeDot dataset (label first)."""
+def profile_module(module: ModuleOp, data_path: str | Path, evaluator: str = "auto"
+                   ) -> Profile:
+    """Profile every L1 value on a SeeDot dataset (label first), with the instrumented
+    float C (minun_mlir/native.py) or the numpy evaluator."""
+    from minun_mlir import native
+
     dataset = load_training_data(module, data_path)
-    return evaluate(module, dataset.features, profile=True).profile
+    return native.profile(module, dataset.features, evaluator)
 
 
 def reject_composite_ops(module: ModuleOp) -> None:
@@ -83,16 +87,22 @@ def check_weights(module: ModuleOp) -> None:
 
 
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
-                    profile: Profile | None = None, data: str | Path | None = None
-                    ) -> ModuleOp:
+                    profile: Profile | None = None, data: str | Path | None = None,
+                    evaluator: str = "auto") -> ModuleOp:
     """The pass as a function: returns a new L2 module; `module` (L1 with primitive ops
-    only) is not changed."""
+    only) is not changed. `evaluator` (auto|native|numpy) runs the profiling and the
+    maxscale search; both evaluators give the same results (tested)."""
     for name, allowed in (("rounding", fx.ROUNDING_MODES), ("overflow", fx.OVERFLOW_MODES),
                           ("scales", ("maxscale", "data-driven")),
                           ("exp", ("auto", "seedot", "shiftry"))):
         if getattr(config, name) not in allowed:
             raise error(f"quantize: {name} must be one of {', '.join(allowed)}, "
                              f"got '{getattr(config, name)}'")
+    from minun_mlir.native import EVALUATORS
+
+    if evaluator not in EVALUATORS:
+        raise error(f"quantize: evaluator must be one of {', '.join(EVALUATORS)}, got "
+                    f"'{evaluator}'")
     if config.bits not in fx.BITWIDTHS:
         raise error(f"quantize: bits must be 8, 16 or 32, got {config.bits}")
     if config.param_bits is not None and config.param_bits not in fx.BITWIDTHS:
@@ -108,7 +118,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     reject_composite_ops(module)
     check_weights(module)
     if data is not None and profile is None:
-        profile = profile_module(module, data)
+        profile = profile_module(module, data, evaluator)
     if config.scales == "maxscale" and config.maxscale is None:
         if data is None:
             raise error("quantize: scales=maxscale needs maxscale=P, or data= to "
@@ -116,7 +126,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         from minun_mlir.search import tune_maxscale
 
         best, _ = tune_maxscale(module, config, load_training_data(module, data), profile,
-                                representation)
+                                representation, evaluator)
         config = dataclasses.replace(config, maxscale=best)
     l2 = reprs.get(representation).quantize(module, config, profile)
     try:
@@ -159,10 +169,12 @@ class Quantize(ModulePass):
     demote: tuple[str, ...] = field(default=())
     param_bits: int | None = None
     data: str = ""
+    evaluator: str = "auto"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
             bits=self.bits, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits)
-        replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None))
+        replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None,
+                                                evaluator=self.evaluator))

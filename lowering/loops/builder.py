@@ -191,6 +191,14 @@ class Gen:
             self.module_ops.append(decl)
         return self.add(func.CallOp(name, list(args), [result]))
 
+    def probe(self, name: str, args: Sequence[SSAValue]) -> None:
+        """Call `name(args)` for its effect (no result), declared once, private."""
+        if name not in self.helpers:
+            decl = func.FuncOp.external(name, [a.type for a in args], [])
+            self.helpers[name] = decl
+            self.module_ops.append(decl)
+        self.add(func.CallOp(name, list(args), []))
+
     # -- index arithmetic --------------------------------------------------------------
 
     def lin(self, x: Lin | int | SSAValue) -> SSAValue:

@@ -98,5 +98,6 @@ def of_element(element: Attribute) -> Representation:
 
 
 def _load_builtin() -> None:
-    if not _REGISTRY:
-        from minun_mlir.numerics import fixed_repr, float32_repr  # noqa: F401  (registers)
+    # imported here (they import this module); importing one directly must not hide the
+    # others, so this does not test whether the registry is empty
+    from minun_mlir.numerics import fixed_repr, float32_repr  # noqa: F401  (registers)

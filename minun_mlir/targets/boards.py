@@ -155,6 +155,21 @@ BOARDS: dict[str, Board] = {
             qemu_machine="mps2-an386",
             packages=_QEMU_PKGS,
         ),
+        Board(
+            name="cortex-m4-mps2",
+            description="Cortex-M4 (soft float) with QEMU mps2-an386's full 4 MB SRAM: NOT "
+            "a real part's memory, for models that do not fit a 256 KB board yet",
+            kind="cortex-m",
+            cc="arm-none-eabi-gcc",
+            cflags=("-mcpu=cortex-m4", "-mfloat-abi=soft", "-Os") + _ARM,
+            ldflags=("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=soft") + _ARM_LD,
+            flash_bytes=4096 * KB,  # the machine's SSRAM1 at 0x0, used as flash
+            ram_bytes=4096 * KB,  # SSRAM2/3 at 0x20000000
+            latency_unit="instructions",
+            clock_hz=168_000_000,
+            qemu_machine="mps2-an386",
+            packages=_QEMU_PKGS,
+        ),
     ]
 }
 

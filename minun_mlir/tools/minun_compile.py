@@ -25,13 +25,17 @@ from minun_mlir.passes.memory_plan import PLANNERS
 from minun_mlir.tools.errors import run_tool
 
 GENERATED = ("model.h", "model.c", "minun_runtime.h", "memory_map.png")
-TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f")
+TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f",
+           "cortex-m4-mps2")
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="minun-compile", description=__doc__.splitlines()[0])
     p.add_argument("model", help="a SeeDot program (.sd) or an ONNX model (.onnx)")
     p.add_argument("--weights", help="SeeDot: model directory or .npz (default: beside it)")
+    p.add_argument("--synthetic-weights", type=int, default=None, metavar="SEED",
+                   help="SeeDot: draw every parameter uniformly inside its declared range "
+                   "(seeded), to size a model before it is trained")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
@@ -58,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="build and simulate the C on --target with the --test inputs")
     p.add_argument("--max-inputs", type=int, default=100,
                    help="with --run: simulate at most this many test inputs (default 100)")
+    p.add_argument("--evaluator", default="auto", choices=("auto", "native", "numpy"),
+                   help="what runs the model for profiling, tuning and the report: native "
+                   "(its C built for this machine), numpy (the reference evaluators, which "
+                   "also count overflow), auto (native for large models; default)")
     p.add_argument("--json", help="write the report as JSON here")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
@@ -95,7 +103,8 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
     that nothing in the folder looks like the output of this model."""
     try:
         return compile_model(args.model, options, weights=args.weights, train=args.train,
-                             test=args.test, out_dir=args.out, dims=dims or None)
+                             test=args.test, out_dir=args.out, dims=dims or None,
+                             synthetic_weights=args.synthetic_weights)
     except MinunError as e:
         stale = [Path(args.out, f) for f in GENERATED if Path(args.out, f).is_file()]
         for path in stale:
@@ -110,7 +119,7 @@ def run(args: argparse.Namespace) -> dict:
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
-        planner=args.planner, budget=args.ram_budget)
+        planner=args.planner, budget=args.ram_budget, evaluator=args.evaluator)
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
@@ -124,7 +133,8 @@ def run(args: argparse.Namespace) -> dict:
     if args.out is None:
         try:
             result = compile_model(args.model, options, weights=args.weights,
-                                   train=args.train, test=args.test, dims=dims or None)
+                                   train=args.train, test=args.test, dims=dims or None,
+                                   synthetic_weights=args.synthetic_weights)
         except MinunError as e:
             raise located(args.model, e) from None
     else:
@@ -145,7 +155,7 @@ def run(args: argparse.Namespace) -> dict:
         "model": str(args.model), "config": options.label, "target": args.target,
         "float_accuracy": result.float_accuracy, "accuracy": result.accuracy,
         "disagreement": result.disagreement, "seconds": result.seconds,
-        "pipeline": result.pipeline, "overflow": result.overflow,
+        "pipeline": result.pipeline, "overflow": result.overflow, "output_error": result.error,
     }
     if result.memory:
         report["memory"] = result.memory
@@ -161,13 +171,18 @@ def run(args: argparse.Namespace) -> dict:
                                config=options.label)
         agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
         acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
-        print(f"  on {args.target}: {n} test inputs, accuracy {acc:.2%}, labels equal to the "
-              f"evaluator's on {agree:.2%}")
+        mismatches = disagreements(result, run_result, n)
+        if result.labels_meaningful:
+            print(f"  on {args.target}: {n} test inputs, accuracy {acc:.2%}, labels equal to "
+                  f"the evaluator's on {agree:.2%}")
+        else:
+            values = int(np.asarray(run_result.outputs).size)
+            print(f"  on {args.target}: {n} test inputs, all {values:,} output values equal "
+                  f"to the evaluator's on {n - len(mismatches)} of {n} inputs")
         stack = "n/a" if run_result.stack_bytes is None else f"{run_result.stack_bytes:,} B"
         print(f"  flash {run_result.flash_bytes:,} B, static RAM {run_result.ram_bytes:,} B, "
               f"stack {stack}, latency {describe_latency(run_result)} (median)")
         report["run"] = run_result.to_record() | {"agreement": agree, "target_accuracy": acc}
-        mismatches = disagreements(result, run_result, n)
         report["run"]["inputs_differing_from_evaluator"] = mismatches
         report["run"]["inputs_compared"] = n
     if args.json:
@@ -184,14 +199,11 @@ def run(args: argparse.Namespace) -> dict:
 def disagreements(result, run_result, n: int) -> list[int]:
     """Inputs on which the simulated C and the evaluator differ: in the label, and for an
     integer model in any output value (they must be bit-exact)."""
-    from minun_mlir.numerics.l2_eval import evaluate_l2
-
     labels = np.asarray(run_result.labels).reshape(n)
     differ = labels != result.predictions[:n]
     outputs = np.asarray(run_result.outputs).reshape(n, -1)
-    if outputs.dtype.kind in "iu":
-        expected = evaluate_l2(result.l2, result.test.features[:n]).outputs[0]
-        expected = np.asarray(expected).reshape(n, -1)
+    if outputs.dtype.kind in "iu" and result.stored_outputs is not None:
+        expected = np.asarray(result.stored_outputs[:n]).reshape(n, -1)
         if expected.shape == outputs.shape:
             differ |= np.any(expected.astype(np.int64) != outputs.astype(np.int64), axis=1)
     return [int(i) for i in np.flatnonzero(differ)]

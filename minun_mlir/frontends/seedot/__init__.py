@@ -78,7 +78,8 @@ def _compile(text: str, filename: str, weights: Weights) -> ModuleOp:
     missing = []
     for binding in checked.params:
         try:
-            arrays[binding] = weights.load(binding.name, binding.decl.shape)
+            arrays[binding] = weights.load(binding.name, binding.decl.shape,
+                                           (binding.decl.lo, binding.decl.hi))
         except WeightError as e:
             diagnostics.append(source.diag(binding.pos, str(e)))
             missing.append(binding)
@@ -107,9 +108,11 @@ def compile_source(text: str, filename: str = "<string>",
     return compile_with_weights(text, filename, Weights(arrays=params or {}))
 
 
-def load_program(path: str | os.PathLike, weights: str | os.PathLike | None = None) -> ModuleOp:
+def load_program(path: str | os.PathLike, weights: str | os.PathLike | None = None,
+                 synthetic: int | None = None) -> ModuleOp:
     """Compile a `.sd` file; weights from `weights` (a model directory or an `.npz`),
-    by default the program's own directory."""
+    by default the program's own directory, or drawn inside each parameter's declared
+    range with seed `synthetic` (to size a model before it is trained)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -118,7 +121,10 @@ def load_program(path: str | os.PathLike, weights: str | os.PathLike | None = No
     except UnicodeDecodeError as e:
         raise error(f"the program is not UTF-8 text ({e.reason} at byte "
                          f"{e.start})", at=path) from None
-    store = Weights.from_path(weights if weights is not None else default_weights(path))
+    if synthetic is not None:
+        store = Weights(synthetic=synthetic)
+    else:
+        store = Weights.from_path(weights if weights is not None else default_weights(path))
     return compile_with_weights(text, str(path), store)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -26,11 +27,20 @@ class Weights:
     """A lookup `name -> float32 array of the declared shape`."""
 
     def __init__(self, arrays: Mapping[str, np.ndarray] | None = None,
-                 directory: Path | None = None, archive: Path | None = None):
+                 directory: Path | None = None, archive: Path | None = None,
+                 synthetic: int | None = None):
         self.arrays = dict(arrays or {})
         self.directory = directory
         self.archive = archive
+        self.synthetic = synthetic  # a seed: draw every parameter inside its declared range
         self._npz: Mapping[str, np.ndarray] | None = None
+
+    def draw(self, name: str, shape: tuple[int, ...], lo: float, hi: float) -> np.ndarray:
+        """Synthetic weights: uniform in the declared `[lo, hi]`, seeded by the seed and the
+        parameter's name (the same program and seed give the same weights), so a model
+        can be sized (RAM, flash, speed) before it is trained."""
+        rng = np.random.default_rng([self.synthetic, zlib.crc32(name.encode())])
+        return rng.uniform(lo, hi, size=shape).astype(np.float32)
 
     @classmethod
     def from_path(cls, path: str | Path) -> Weights:
@@ -71,7 +81,10 @@ class Weights:
             return self._npz[name]
         raise WeightError(f"no weights for parameter '{name}'")
 
-    def load(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    def load(self, name: str, shape: tuple[int, ...],
+             declared: tuple[float, float] | None = None) -> np.ndarray:
+        if self.synthetic is not None and declared is not None:
+            return self.draw(name, shape, *declared)
         array = self._raw(name)
         where = self.where(name)
         if array.dtype.kind not in "biuf":

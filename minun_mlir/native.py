@@ -1,0 +1,416 @@
+"""Native evaluation: the program's own generated C, built for the host and run on batches.
+
+The numpy evaluators (float_eval.py, l2_eval.py) interpret the IR op by op; on a model
+like RNNPool face detection (1,200 patches x 4 recurrent passes per image) the Python
+overhead per op dominates and one image takes seconds to minutes. The same pipeline that
+prints C for the boards prints it for the host, so we build that:
+
+- `NativeProgram(l2)`: the L2 program through lower-to-loops, memory-plan and
+  lower-to-emitc, printed for the x86 profile, with a batch driver. Bit-exact with
+  `evaluate_l2` by construction (the same C the targets run, which the test suite checks
+  against the evaluator); `outputs(features)` returns what `evaluate_l2(...).outputs` does.
+- `native_profile(l1, features)`: the float program (quantize{repr=float32}), with every
+  L1 value the quantizer reads instrumented: after each value is computed, its elements go
+  to `minun_profile(id, v)`, which keeps the statistics of `float_eval.ValueStats` (min,
+  max, count, zeros, binary-exponent histogram). Returns a `Profile` keyed by the L1
+  values, like `evaluate(..., profile=True)`; the C computes in float32 where numpy uses
+  float64, so bounds agree to float32 rounding (the scales derived from them are tested
+  to be the same).
+
+Builds are cached by content hash (C text, driver, compiler and flags) in the harness's
+cache directory (`$MINUN_CACHE_DIR`, default ~/.cache/minun-mlir/). `evaluator` options
+across the tools: "native", "numpy", or "auto": native when a host C compiler exists and
+the numpy evaluator's work would be large (`values_per_example` x examples above
+AUTO_THRESHOLD); small models stay in numpy, where a run costs less than a C build.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import DenseArrayBase, Float32Type, ModuleOp, TensorType, i64
+from xdsl.ir import Operation, SSAValue
+
+from minun_mlir.diagnostics import error
+from minun_mlir.dialects import minun
+from minun_mlir.modules import main_function
+from minun_mlir.numerics.float_eval import EXP_HI, EXP_LO, Profile, ValueStats, model_inputs
+
+EVALUATORS = ("auto", "native", "numpy")
+HOST_CC = "gcc"
+CFLAGS = ["-O2", "-std=c99", "-shared", "-fPIC", "-fno-strict-aliasing", "-w"]
+BINS = EXP_HI - EXP_LO + 1
+PROBE = "minun.probe"  # lowering/lower_to_loops.py reads it
+
+
+def available() -> bool:
+    """Whether a host C compiler is there to build native programs."""
+    return shutil.which(HOST_CC) is not None
+
+
+# `auto` runs natively when the numpy evaluator would process more values than this
+# (about a second of numpy work; building the C takes about that long).
+AUTO_THRESHOLD = 20_000_000
+
+
+def values_per_example(module: ModuleOp) -> int:
+    """How many tensor elements one example computes (each op's result size times the
+    trips of its enclosing loops): the numpy evaluator's work, known before running."""
+    total = 0
+
+    def walk(block, trips: int) -> None:
+        nonlocal total
+        for op in block.ops:
+            for r in op.results:
+                if isinstance(r.type, TensorType):
+                    total += trips * math.prod(r.type.get_shape())
+            inner = trips
+            if isinstance(op, (minun.LoopOp, minun.SumOp)):
+                inner *= max(op.upper.value.data - op.lower.value.data, 0)
+            for region in op.regions:
+                for b in region.blocks:
+                    walk(b, inner)
+
+    walk(main_function(module).body.block, 1)
+    return total
+
+
+def use_native(evaluator: str, module: ModuleOp | None = None, examples: int = 1) -> bool:
+    """The choice behind an `evaluator` option: native, numpy, or auto (native when a host
+    compiler exists and the numpy work, `values_per_example x examples`, is large)."""
+    if evaluator not in EVALUATORS:
+        raise error(f"evaluator must be one of {', '.join(EVALUATORS)}, got '{evaluator}'")
+    if evaluator == "numpy":
+        return False
+    if evaluator == "native":
+        if not available():
+            raise error(f"the native evaluator needs a host C compiler ('{HOST_CC}' is not "
+                        "on PATH): install gcc, or use --evaluator numpy")
+        return True
+    if not available() or module is None:
+        return False
+    return values_per_example(module) * examples > AUTO_THRESHOLD
+
+
+# --------------------------------------------------------------------------------------
+# Building
+# --------------------------------------------------------------------------------------
+
+
+def build_library(files: dict[str, str], driver: str, name: str) -> Path:
+    """Compile `files` (model.c, headers) with `driver` (which #includes model.c) into a
+    shared library, once per content: the cache key is every file's text, the compiler and
+    the flags. Returns its path."""
+    from minun_mlir.targets.cache import cached_build
+    from minun_mlir.targets.toolchain import require_tool, run_tool, tool_identity
+
+    cc = require_tool(HOST_CC, packages="gcc", needed_for="the native evaluator")
+    with tempfile.TemporaryDirectory(prefix="minun-native-") as tmp:
+        src = Path(tmp)
+        for fname, text in {**files, "driver.c": driver}.items():
+            (src / fname).write_text(text)
+        sources = sorted(p for p in src.iterdir() if p.suffix in (".c", ".h"))
+
+        def build(out: Path) -> None:
+            run_tool([cc, *CFLAGS, "-I", str(src), "-o", str(out), str(src / "driver.c"),
+                      "-lm"], f"building the native {name}")
+
+        return cached_build(f"native-{name}", ".so", [tool_identity(HOST_CC), *CFLAGS],
+                            sources, build)
+
+
+def workers(n: int) -> int:
+    """Threads for a batch of n examples: one per core, each with its own library copy
+    (the model's buffers are globals), and at least 4 examples each."""
+    return max(1, min(os.cpu_count() or 1, n // 4))
+
+
+def load_copies(lib: Path, k: int) -> list[ctypes.CDLL]:
+    """k independent instances of a shared library (own globals): the loader shares a
+    file loaded twice, so copies 1.. are loaded from hard links (or copies) beside it."""
+    handles = [ctypes.CDLL(str(lib))]
+    for i in range(1, k):
+        twin = lib.with_name(f"{lib.stem}.{i}{lib.suffix}")
+        if not twin.exists():
+            tmp = twin.with_name(f".{twin.name}.{os.getpid()}.tmp")
+            shutil.copyfile(lib, tmp)
+            os.replace(tmp, twin)
+        handles.append(ctypes.CDLL(str(twin)))
+    return handles
+
+
+def in_parallel(handles: list[ctypes.CDLL], n: int, run) -> None:
+    """run(handle, start, stop) on contiguous chunks of range(n), one thread per handle
+    (ctypes releases the GIL during the call)."""
+    bounds = np.linspace(0, n, len(handles) + 1).astype(int)
+    if len(handles) == 1:
+        run(handles[0], 0, n)
+        return
+    with ThreadPoolExecutor(len(handles)) as pool:
+        for f in [pool.submit(run, h, int(a), int(b))
+                  for h, a, b in zip(handles, bounds[:-1], bounds[1:], strict=True)]:
+            f.result()
+
+
+def _c_files(l2: ModuleOp) -> dict[str, str]:
+    from minun_mlir.codegen import emit_c
+
+    return dict(emit_c(l2, "x86"))
+
+
+def _storage_dtype(element) -> np.dtype:
+    if isinstance(element, Float32Type):
+        return np.dtype(np.float32)
+    return np.dtype({8: np.int8, 16: np.int16, 32: np.int32}[element.width])
+
+
+BATCH_DRIVER = """#include <stdint.h>
+#include "model.c"
+
+void minun_batch(const minun_input_t *x, int32_t n, minun_output_t *out, int32_t *labels)
+{
+    for (int32_t i = 0; i < n; i++)
+        labels[i] = minun_predict(x + (long)i * MINUN_INPUT_SIZE,
+                                  out + (long)i * MINUN_OUTPUT_SIZE);
+}
+"""
+
+
+class NativeProgram:
+    """An L2 program (one input) built for the host: `outputs(features)` gives the stored
+    outputs `evaluate_l2(l2, features).outputs` gives."""
+
+    def __init__(self, l2: ModuleOp, name: str = "model"):
+        fn = main_function(l2)
+        (inp,) = model_inputs(fn)
+        self.l2 = l2
+        self.input_shape = tuple(inp.results[0].type.get_shape())
+        self.in_dtype = _storage_dtype(inp.results[0].type.element_type)
+        ret = fn.body.block.last_op.operands[0]
+        self.result_type = ret.type
+        scores = ret if isinstance(ret.type, TensorType) else ret.owner.operands[0]
+        self.out_shape = tuple(scores.type.get_shape())
+        self.out_dtype = _storage_dtype(scores.type.element_type)
+        self.lib = build_library(_c_files(l2), BATCH_DRIVER, name)
+        self.handles: list[ctypes.CDLL] = []
+
+    def run(self, stored: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(scores (N, *shape), labels (N,)) for inputs already in storage form."""
+        x = np.ascontiguousarray(stored, dtype=self.in_dtype).reshape(len(stored), -1)
+        n = len(x)
+        out = np.zeros((n, math.prod(self.out_shape)), dtype=self.out_dtype)
+        labels = np.zeros(n, dtype=np.int32)
+        k = workers(n)
+        if len(self.handles) < k:
+            self.handles = load_copies(self.lib, k)
+
+        def run(lib: ctypes.CDLL, a: int, b: int) -> None:
+            lib.minun_batch(x[a:].ctypes.data_as(ctypes.c_void_p), ctypes.c_int32(b - a),
+                            out[a:].ctypes.data_as(ctypes.c_void_p),
+                            labels[a:].ctypes.data_as(ctypes.c_void_p))
+
+        in_parallel(self.handles[:k], n, run)
+        return out.reshape(n, *self.out_shape), labels.astype(np.int64)
+
+    def outputs(self, features: np.ndarray) -> list[np.ndarray]:
+        """Reals in -> the program's stored outputs (a batch), as evaluate_l2 returns them."""
+        from minun_mlir.numerics.l2_eval import storage_inputs
+
+        scores, labels = self.run(storage_inputs(self.l2, features))
+        if isinstance(self.result_type, TensorType):
+            return [scores.astype(np.float64 if self.out_dtype.kind == "f" else np.int64)]
+        return [labels]
+
+
+_PROGRAMS: dict[str, NativeProgram] = {}
+
+
+def program(l2: ModuleOp) -> NativeProgram:
+    """The NativeProgram of `l2`, reused while this process lives (keyed by its text)."""
+    key = str(l2)
+    if key not in _PROGRAMS:
+        if len(_PROGRAMS) > 32:
+            _PROGRAMS.clear()
+        _PROGRAMS[key] = NativeProgram(l2)
+    return _PROGRAMS[key]
+
+
+def evaluate_outputs(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
+                     ) -> list[np.ndarray]:
+    """The stored outputs of `l2` on `features`, natively or with the numpy evaluator."""
+    if use_native(evaluator, l2, len(features)) and len(model_inputs(l2)) == 1:
+        return program(l2).outputs(features)
+    from minun_mlir.numerics.l2_eval import evaluate_l2
+
+    return evaluate_l2(l2, features).outputs
+
+
+def float_outputs(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto"
+                  ) -> list[np.ndarray]:
+    """The float program's outputs on `features` (reals, or labels): natively through
+    quantize{repr=float32} and the host C, or with the numpy float evaluator."""
+    if use_native(evaluator, l1, len(features)) and len(model_inputs(l1)) == 1:
+        from minun_mlir.pipeline import lower_to_l2
+
+        return program(lower_to_l2(l1, repr="float32")).outputs(features)
+    from minun_mlir.numerics.float_eval import evaluate
+
+    return evaluate(l1, features).outputs
+
+
+# --------------------------------------------------------------------------------------
+# Float profiling
+# --------------------------------------------------------------------------------------
+
+PROFILE_DRIVER = """#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "model.c"  /* one translation unit, so the probes inline into the model */
+
+#define PROBES %(probes)d
+#define BINS %(bins)d
+#define EXP_LO (%(exp_lo)d)
+#define EXP_HI %(exp_hi)d
+
+double minun_min[PROBES], minun_max[PROBES];
+int64_t minun_count[PROBES], minun_zeros[PROBES], minun_hist[PROBES][BINS];
+
+void minun_profile_reset(void)
+{
+    for (int i = 0; i < PROBES; i++) {
+        minun_min[i] = HUGE_VAL;
+        minun_max[i] = -HUGE_VAL;
+        minun_count[i] = minun_zeros[i] = 0;
+        for (int k = 0; k < BINS; k++) minun_hist[i][k] = 0;
+    }
+}
+
+/* The statistics of float_eval.ValueStats.add, one value at a time. */
+static inline void minun_profile_value(int32_t id, float v)
+{
+    double d = v;
+    if (d < minun_min[id]) minun_min[id] = d;
+    if (d > minun_max[id]) minun_max[id] = d;
+    minun_count[id]++;
+    if (v == 0.0f) {
+        minun_zeros[id]++;
+    } else {
+        uint32_t bits;
+        int e;
+        memcpy(&bits, &v, sizeof bits);
+        e = (int)((bits >> 23) & 0xffu) - 127;  /* floor(log2 |v|) for normal floats */
+        if (e < EXP_LO) e = EXP_LO;
+        if (e > EXP_HI) e = EXP_HI;
+        minun_hist[id][e - EXP_LO]++;
+    }
+}
+
+void minun_profile(int32_t id, float v)
+{
+    minun_profile_value(id, v);
+}
+
+void minun_profile_batch(const float *x, int32_t n, float *out)
+{
+    for (int32_t i = 0; i < n; i++)
+        (void)minun_predict(x + (long)i * MINUN_INPUT_SIZE, out);
+}
+"""
+
+
+def _probe_float_program(l1: ModuleOp) -> tuple[ModuleOp, list[SSAValue]]:
+    """The float32 L2 program of `l1`, each profiled value's op marked with `minun.probe`
+    (result index, id); returns it and the L1 values in id order."""
+    from minun_mlir.numerics.float32_repr import Float32Converter
+    from minun_mlir.numerics.repr import QuantizeConfig
+
+    converter = Float32Converter(QuantizeConfig(), None)
+    l2 = converter.run(l1)
+    values: list[SSAValue] = []
+    marks: dict[Operation, list[int]] = {}
+    for op in l1.walk():
+        if isinstance(op, (minun.ParamOp, minun.ConstantOp)):
+            continue  # known at compile time: profiled from the array (`_constant_stats`)
+        for old in op.results:
+            new = converter.map.get(old)
+            if not isinstance(old.type, TensorType) or new is None:
+                continue
+            if not isinstance(new.owner, Operation) or not isinstance(new.type, TensorType):
+                continue
+            marks.setdefault(new.owner, []).extend([new.index, len(values)])
+            values.append(old)
+    for op, pairs in marks.items():
+        op.attributes[PROBE] = DenseArrayBase.from_list(i64, pairs)
+    return l2, values
+
+
+def native_profile(l1: ModuleOp, features: np.ndarray) -> Profile:
+    """Profile every L1 value (tensors) on `features` (N, *input shape) with the
+    instrumented float C (see the module docstring)."""
+    l2, values = _probe_float_program(l1)
+    probes = max(len(values), 1)
+    driver = PROFILE_DRIVER % {"probes": probes, "bins": BINS, "exp_lo": EXP_LO,
+                               "exp_hi": EXP_HI}
+    x = np.ascontiguousarray(features, dtype=np.float32).reshape(len(features), -1)
+    handles = load_copies(build_library(_c_files(l2), driver, "profile"), workers(len(x)))
+    fn = main_function(l2)
+    ret = fn.body.block.last_op.operands[0]
+    scores = ret if isinstance(ret.type, TensorType) else ret.owner.operands[0]
+    size = max(math.prod(scores.type.get_shape()), 1)
+
+    def run(lib: ctypes.CDLL, a: int, b: int) -> None:
+        out = np.zeros(size, dtype=np.float32)
+        lib.minun_profile_batch(x[a:].ctypes.data_as(ctypes.c_void_p), ctypes.c_int32(b - a),
+                                out.ctypes.data_as(ctypes.c_void_p))
+
+    for lib in handles:
+        lib.minun_profile_reset()
+    in_parallel(handles, len(x), run)
+    lo = np.min([_read(lib, "minun_min", ctypes.c_double, probes) for lib in handles], axis=0)
+    hi = np.max([_read(lib, "minun_max", ctypes.c_double, probes) for lib in handles], axis=0)
+    count, zeros, hist = (
+        np.sum([_read(lib, name, ctypes.c_int64, probes * width) for lib in handles], axis=0)
+        for name, width in (("minun_count", 1), ("minun_zeros", 1), ("minun_hist", BINS)))
+    hist = hist.reshape(probes, BINS)
+    profile: Profile = _constant_stats(l1)
+    for ident, value in enumerate(values):
+        stats = ValueStats()
+        if count[ident]:
+            stats.min, stats.max = float(lo[ident]), float(hi[ident])
+            stats.count, stats.zeros = int(count[ident]), int(zeros[ident])
+            stats.exp_hist = hist[ident].astype(np.int64)
+        profile[value] = stats
+    return profile
+
+
+def _constant_stats(l1: ModuleOp) -> Profile:
+    """The statistics of parameters and constants, from their arrays (as numpy sees them:
+    one copy per batch)."""
+    stats: Profile = {}
+    for op in l1.walk():
+        if isinstance(op, (minun.ParamOp, minun.ConstantOp)):
+            values = np.asarray(op.array(), dtype=np.float64)
+            stats[op.results[0]] = ValueStats()
+            stats[op.results[0]].add(values.reshape(1, *values.shape))
+    return stats
+
+
+def _read(lib: ctypes.CDLL, name: str, ctype, count: int) -> np.ndarray:
+    return np.ctypeslib.as_array((ctype * count).in_dll(lib, name)).copy()
+
+
+def profile(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto") -> Profile:
+    """Profile `l1` on `features`, natively or with the numpy evaluator."""
+    if use_native(evaluator, l1, len(features)) and len(model_inputs(l1)) == 1:
+        return native_profile(l1, features)
+    from minun_mlir.numerics.float_eval import evaluate
+
+    return evaluate(l1, features, profile=True).profile
+

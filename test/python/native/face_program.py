@@ -1,0 +1,60 @@
+"""RNNPool face detection (EdgeML's face-4 SeeDot program) at test size.
+
+The vendored program (benchmarks/real/edgeml-rnnpool-face-4/input.sd) reads a 320x240
+image; the numpy evaluators take minutes per image on it. `small_face_program` rewrites its
+sizes (and nothing else) for a 40x32 image: the same ops, loops, patch geometry (8x8
+patches at stride 4, two bidirectional RNN passes), four MBConv blocks (one at stride 2),
+normaliseL2 and detection heads, with a 4x5 grid of patches and 312 outputs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[3]
+FACE = ROOT / "benchmarks" / "real" / "edgeml-rnnpool-face-4" / "input.sd"
+X_RANGE = (-117.0, 137.0)  # the program's declared input range
+
+# (original text, test-size text): image 240x320 -> 32x40, patch grid 30x40 -> 4x5.
+SIZES = [
+    ("(76800, 1)", "(1280, 1)"),
+    ("(1, 240, 320, 1)", "(1, 32, 40, 1)"),
+    ("init([1, 30, 40, 64], 0.0)", "init([1, 4, 5, 64], 0.0)"),
+    ("patchX = [0:29]", "patchX = [0:3]"),
+    ("patchY = [0:39]", "patchY = [0:4]"),
+    ("rnnOutput[0:+1][29:+1][0:+39][0:+64] = rnnOutput[0:+1][28:+1][0:+39][0:+64]",
+     "rnnOutput[0:+1][3:+1][0:+4][0:+64] = rnnOutput[0:+1][2:+1][0:+4][0:+64]"),
+    ("rnnOutput[0:+1][0:+30][39:+1][0:+64] = rnnOutput[0:+1][0:+30][38:+1][0:+64]",
+     "rnnOutput[0:+1][0:+4][4:+1][0:+64] = rnnOutput[0:+1][0:+4][3:+1][0:+64]"),
+    ("init([1, 30, 40, 2], 0.0)", "init([1, 4, 5, 2], 0.0)"),
+    ("i1 = [0:30]", "i1 = [0:4]"),
+    ("i2 = [0:40]", "i2 = [0:5]"),
+    ("init([1, 18000], 0.0)", "init([1, 312], 0.0)"),
+]
+# The eight heads' places in the output: (original offset, size) -> (offset, size).
+HEADS = [((0, 2400), (0, 40)), ((2400, 2400), (40, 40)), ((4800, 600), (80, 12)),
+         ((5400, 600), (92, 12)), ((6000, 4800), (104, 80)), ((10800, 4800), (184, 80)),
+         ((15600, 1200), (264, 24)), ((16800, 1200), (288, 24))]
+OUTPUTS = 312
+
+
+def small_face_program() -> str:
+    text = FACE.read_text()
+    for old, new in SIZES:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    for (o, n), (o2, n2) in HEADS:
+        old = f"answer[0:+1][{o}:+{n}] = reshape("
+        assert text.count(old) == 1, old
+        text = text.replace(old, f"answer[0:+1][{o2}:+{n2}] = reshape(")
+        text = text.replace(f", (1, {n}), (1, 2, 3, 4))", f", (1, {n2}), (1, 2, 3, 4))", 1)
+    return text
+
+
+def images(n: int, seed: int, pixels: int = 1280) -> np.ndarray:
+    """n images drawn uniformly in the declared input range, as a SeeDot dataset
+    (label 0 first)."""
+    x = np.random.default_rng(seed).uniform(*X_RANGE, size=(n, pixels)).astype(np.float32)
+    return np.concatenate([np.zeros((n, 1), np.float32), x], axis=1)

@@ -1,0 +1,207 @@
+"""The native evaluator (minun_mlir/native.py) against the numpy reference evaluators.
+
+The generated C built for the host must give the L2 evaluator's integers on every output
+value, and the instrumented float C must profile every L1 value as the float evaluator
+does (to float32 rounding) so that quantize derives the same program from either profile.
+Checked on every example, every benchmark-suite model and RNNPool face detection (at test
+size: tests/python/native/face_program.py)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minun_mlir import bench, native
+from minun_mlir.data import load_dataset
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.driver import load_model, output_error
+from minun_mlir.numerics.float_eval import evaluate, model_inputs
+from minun_mlir.numerics.l2_eval import evaluate_l2
+from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.pipeline import lower_to_l2, parse_pipeline, run_pipeline
+
+sys.path.insert(0, str(Path(__file__).parent))
+from face_program import OUTPUTS, images, small_face_program  # noqa: E402
+
+EXAMPLES = bench.EXAMPLES
+CASES = {e.name: (e.model, e.weights, e.train, e.dims) for e in bench.suite()}
+CASES.update({f"example-{p.stem}": (p, None, p.parent / p.stem / "test.npy", None)
+              for p in sorted(EXAMPLES.glob("*.sd"))})
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="no host C compiler")
+
+
+def primitive_l1(model, weights=None, dims=None, synthetic=None):
+    l1 = load_model(model, weights, dims, synthetic)
+    run_pipeline(l1, parse_pipeline("lower-composite-ops"))
+    return l1
+
+
+def features_of(l1, data) -> np.ndarray:
+    shape = tuple(model_inputs(l1)[0].results[0].type.get_shape())
+    return load_dataset(data, shape).features
+
+
+def same_profiles(l1, x) -> None:
+    """Native and numpy profiles agree on every tensor value the float program computes,
+    and quantize derives the same L2 program from each."""
+    reference = evaluate(l1, x, profile=True).profile
+    got = native.native_profile(l1, x)
+    compared = 0
+    for value, ref in reference.items():
+        if not hasattr(value.type, "get_shape"):
+            continue  # loop indices and labels: integers, never scaled
+        assert value in got, f"{value.owner.name} {value.name_hint} was not profiled"
+        mine = got[value]
+        assert (mine.count == 0) == (ref.count == 0), value.owner.name
+        if ref.count:
+            tol = 1e-5 * max(ref.absmax, 1e-3)
+            assert abs(mine.min - ref.min) <= tol and abs(mine.max - ref.max) <= tol, (
+                value.owner.name, value.name_hint, (ref.min, ref.max), (mine.min, mine.max))
+            compared += 1
+    assert compared > 0
+    from minun_mlir.numerics import repr as reprs
+
+    config = QuantizeConfig(bits=16)
+    a = reprs.get("fixed").quantize(l1.clone(), config, _mapped(l1, reference))
+    b = reprs.get("fixed").quantize(l1.clone(), config, _mapped(l1, got))
+    assert str(a) == str(b)
+
+
+def _mapped(l1, profile):
+    """A profile keyed by the values of a clone of l1 (quantize gets a clone)."""
+    clone = l1.clone()
+    old_values = [r for op in l1.walk() for r in op.results]
+    new_values = [r for op in clone.walk() for r in op.results]
+    return {n: profile[o] for o, n in zip(old_values, new_values, strict=True) if o in profile}
+
+
+def same_outputs(l2, x) -> None:
+    """The host build of the L2 program gives the evaluator's integers on every output."""
+    reference = evaluate_l2(l2, x).outputs[0]
+    got = native.NativeProgram(l2).outputs(x)[0]
+    assert got.shape == np.asarray(reference).shape
+    assert np.array_equal(got, reference)
+    scores, _ = native.NativeProgram(l2).run(np.zeros((1, *x.shape[1:])))
+    assert scores.dtype.kind in "iu"  # stored integers, not reals
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_native_matches_numpy(name):
+    model, weights, data, dims = CASES[name]
+    l1 = primitive_l1(model, weights, dims)
+    x = features_of(l1, data)[:200]
+    same_profiles(l1, x)
+    l2 = lower_to_l2(l1, bits=16, data=str(data), evaluator="numpy")
+    same_outputs(l2, x)
+    l2_8 = lower_to_l2(l1, bits=8, data=str(data), evaluator="numpy")
+    same_outputs(l2_8, x)
+
+
+@pytest.mark.slow  # the numpy evaluators take ~20 s on it
+def test_native_matches_numpy_on_face_detection(tmp_path):
+    program = tmp_path / "face.sd"
+    program.write_text(small_face_program())
+    np.save(tmp_path / "train.npy", images(8, seed=0))
+    l1 = primitive_l1(program, synthetic=0)
+    x = features_of(l1, tmp_path / "train.npy")
+    same_profiles(l1, x)
+    l2 = lower_to_l2(l1, bits=16, data=str(tmp_path / "train.npy"), evaluator="numpy")
+    test = images(2, seed=1)[:, 1:].reshape(2, 1280, 1)
+    reference = evaluate_l2(l2, test).outputs[0]
+    got = native.NativeProgram(l2).outputs(test)[0]
+    assert got.shape == (2, 1, OUTPUTS)
+    assert np.array_equal(got, reference)
+
+
+def test_quantize_gives_the_same_program_with_either_evaluator():
+    data = EXAMPLES / "rnnpool" / "test.npy"
+    l1 = primitive_l1(EXAMPLES / "rnnpool.sd")
+    programs = {e: str(lower_to_l2(l1, bits=16, data=str(data), evaluator=e))
+                for e in ("numpy", "native")}
+    assert programs["numpy"] == programs["native"]
+    tuned = {e: str(lower_to_l2(l1, bits=16, scales="maxscale", data=str(data), evaluator=e))
+             for e in ("numpy", "native")}
+    assert tuned["numpy"] == tuned["native"]
+
+
+def test_native_runs_the_batch_on_several_threads_with_the_same_result():
+    data = EXAMPLES / "fastgrnn" / "test.npy"
+    l1 = primitive_l1(EXAMPLES / "fastgrnn.sd")
+    l2 = lower_to_l2(l1, bits=16, data=str(data), evaluator="numpy")
+    x = features_of(l1, data)
+    prog = native.NativeProgram(l2)
+    whole = prog.outputs(x)[0]
+    one_by_one = np.concatenate([prog.outputs(x[i:i + 1])[0] for i in range(0, 40)])
+    assert native.workers(len(x)) >= min(2, len(x) // 4)
+    assert np.array_equal(whole[:40], one_by_one)
+
+
+def test_auto_picks_numpy_for_small_and_native_for_large_models(tmp_path):
+    small = primitive_l1(EXAMPLES / "protonn.sd")
+    assert not native.use_native("auto", small, 100)
+    program = tmp_path / "face.sd"
+    program.write_text(small_face_program())
+    face = primitive_l1(program, synthetic=0)
+    per_example = native.values_per_example(face)
+    # the patch loops alone compute 12 patches x 160 recurrent steps x 16-value states
+    assert per_example > 12 * 160 * 16
+    examples = native.AUTO_THRESHOLD // per_example + 1
+    assert native.use_native("auto", face, examples)
+    assert not native.use_native("numpy", face, examples)
+
+
+def test_evaluator_option_is_checked(monkeypatch):
+    l1 = primitive_l1(EXAMPLES / "protonn.sd")
+    with pytest.raises(MinunError, match="evaluator must be one of auto, native, numpy"):
+        lower_to_l2(l1, bits=16, data=str(EXAMPLES / "protonn" / "test.npy"), evaluator="fast")
+    monkeypatch.setattr(native, "HOST_CC", "no-such-cc")
+    with pytest.raises(MinunError, match="needs a host C compiler.*--evaluator numpy"):
+        native.use_native("native", l1)
+    assert not native.use_native("auto", l1, 10**9)  # auto falls back to numpy
+
+
+def test_output_error_is_sqnr_and_max_abs_error():
+    ref = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1.0]])
+    approx = ref + np.array([[0.01, 0.0, -0.02], [0.0, 0.03, 0.0]])
+    err = output_error(ref, approx)
+    signal, noise = 1 + 4 + 9 + 0.25 + 1, 0.01**2 + 0.02**2 + 0.03**2
+    assert err["sqnr_db"] == pytest.approx(10 * math.log10(signal / noise))
+    assert err["max_abs_error"] == pytest.approx(0.03)
+    assert output_error(np.array([1, 2]), np.array([1, 2])) is None  # labels
+
+
+def test_synthetic_weights_are_seeded_and_inside_the_declared_ranges():
+    from minun_mlir.frontends.seedot.weights import Weights
+
+    a, b, c = Weights(synthetic=0), Weights(synthetic=0), Weights(synthetic=1)
+    w = a.load("W1", (16, 4), (-1.373197, 1.674546))
+    assert w.shape == (16, 4) and w.dtype == np.float32
+    assert w.min() >= -1.373197 and w.max() <= 1.674546
+    assert np.array_equal(w, b.load("W1", (16, 4), (-1.373197, 1.674546)))
+    assert not np.array_equal(w, c.load("W1", (16, 4), (-1.373197, 1.674546)))
+    assert not np.array_equal(w, a.load("U1", (16, 4), (-1.373197, 1.674546)))
+
+
+def test_synthetic_weights_compile_face_detection_from_the_command_line(tmp_path, capsys):
+    from minun_mlir.tools.minun_compile import main
+
+    program = tmp_path / "face.sd"
+    program.write_text(small_face_program())
+    np.save(tmp_path / "train.npy", images(8, seed=0))
+    np.save(tmp_path / "test.npy", images(2, seed=1))
+    assert main([str(program), "--synthetic-weights", "3", "--train",
+                 str(tmp_path / "train.npy"), "--test", str(tmp_path / "test.npy"),
+                 "--evaluator", "native", "--out", str(tmp_path / "c"), "--run"]) == 0
+    out = capsys.readouterr().out
+    assert "SQNR" in out and "max abs error" in out
+    assert "overflow on the test data: not counted (native evaluator" in out
+    assert "labels equal to the evaluator's on 100.00%" in out
+    assert main([str(EXAMPLES / "../benchmarks/real/onnx-sine/model.onnx"),
+                 "--synthetic-weights", "3", "--scales", "maxscale", "--maxscale", "3",
+                 "--dim", "N=1"]) == 1
+    assert "--synthetic-weights is for SeeDot programs" in capsys.readouterr().err

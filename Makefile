@@ -36,6 +36,7 @@ test-nightly: setup
 
 bench: setup
 	$(BIN)/python tools/bench.py
+	$(BIN)/python tools/bench.py --face
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -21,7 +21,8 @@ Builds are cached by content hash (C text, driver, compiler and flags) in the ha
 cache directory (`$MINUN_CACHE_DIR`, default ~/.cache/minun-mlir/). `evaluator` options
 across the tools: "native", "numpy", or "auto": native when a host C compiler exists and
 the numpy evaluator's work would be large (`values_per_example` x examples above
-AUTO_THRESHOLD); small models stay in numpy, where a run costs less than a C build.
+AUTO_THRESHOLD); small models stay in numpy, where a run costs less than a C build, and
+so do programs the C lowering does not take yet (auto falls back; native says why).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, Float32Type, ModuleOp, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 
-from minun_mlir.diagnostics import error
+from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects import minun
 from minun_mlir.modules import main_function
 from minun_mlir.numerics.float_eval import EXP_HI, EXP_LO, Profile, ValueStats, model_inputs
@@ -246,7 +247,11 @@ def evaluate_outputs(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
                      ) -> list[np.ndarray]:
     """The stored outputs of `l2` on `features`, natively or with the numpy evaluator."""
     if use_native(evaluator, l2, len(features)) and len(model_inputs(l2)) == 1:
-        return program(l2).outputs(features)
+        try:
+            return program(l2).outputs(features)
+        except MinunError:
+            if evaluator != "auto":
+                raise  # auto: a program the C lowering does not take runs in numpy
     from minun_mlir.numerics.l2_eval import evaluate_l2
 
     return evaluate_l2(l2, features).outputs
@@ -259,7 +264,11 @@ def float_outputs(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto"
     if use_native(evaluator, l1, len(features)) and len(model_inputs(l1)) == 1:
         from minun_mlir.pipeline import lower_to_l2
 
-        return program(lower_to_l2(l1, repr="float32")).outputs(features)
+        try:
+            return program(lower_to_l2(l1, repr="float32")).outputs(features)
+        except MinunError:
+            if evaluator != "auto":
+                raise
     from minun_mlir.numerics.float_eval import evaluate
 
     return evaluate(l1, features).outputs
@@ -409,7 +418,11 @@ def _read(lib: ctypes.CDLL, name: str, ctype, count: int) -> np.ndarray:
 def profile(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto") -> Profile:
     """Profile `l1` on `features`, natively or with the numpy evaluator."""
     if use_native(evaluator, l1, len(features)) and len(model_inputs(l1)) == 1:
-        return native_profile(l1, features)
+        try:
+            return native_profile(l1, features)
+        except MinunError:
+            if evaluator != "auto":
+                raise
     from minun_mlir.numerics.float_eval import evaluate
 
     return evaluate(l1, features, profile=True).profile

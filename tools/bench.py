@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from minun_mlir import bench
+from minun_mlir import bench, bench_face
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +22,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(bench.ROOT / "BENCHMARKS.md"))
     p.add_argument("--results", default=str(bench.ROOT / "benchmarks" / "results.json"))
     p.add_argument("--timings", default=str(bench.ROOT / "benchmarks" / "timings.json"))
+    p.add_argument("--face", action="store_true",
+                   help="only the face-detection section (RNNPool face-4, native vs numpy "
+                   "evaluator): rewrites that section of --out and benchmarks/face.json")
     args = p.parse_args(argv)
+    if args.face:
+        return face(args)
     entries = [e for e in bench.suite() if not args.models or e.name in args.models]
     runner = None if args.no_targets else getattr(bench, "run_targets", None)
     measurements, float_acc = [], {}
@@ -34,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
                 float_acc[entry.name] = fa
                 print(f"{entry.name:32} {m.config:24} acc {bench.pct(m.accuracy):>6} "
                       f"({m.compile_seconds:.1f} s)", flush=True)
-    Path(args.out).write_text(bench.render(measurements, float_acc))
+    out = Path(args.out)
+    old = out.read_text() if out.exists() else None
+    out.write_text(bench_face.keep_section(old, bench.render(measurements, float_acc)))
     results = [{k: v for k, v in asdict(m).items() if k != "compile_seconds"}
                for m in measurements]
     Path(args.results).write_text(
@@ -46,6 +53,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key}: {value:.3f} s")
     Path(args.timings).write_text(
         json.dumps(timings, indent=1) + "\n")
+    return 0
+
+
+def face(args) -> int:
+    """The face-detection section: compile + QEMU run + 405-image profile, and the
+    evaluators side by side (a few minutes)."""
+    with tempfile.TemporaryDirectory(prefix="minun-face-") as tmp:
+        print("face-4: profile 32 images, quantize, plan, C for cortex-m4, QEMU on 2 images,"
+              " then profile 405 images ...", flush=True)
+        record = bench_face.face_detection(Path(tmp))
+    print(json.dumps(record, indent=1), flush=True)
+    speed = bench_face.evaluator_speed()
+    print(json.dumps(speed, indent=1), flush=True)
+    out = Path(args.out)
+    out.write_text(bench_face.replace_section(out.read_text(), bench_face.render(record, speed)))
+    Path(args.results).with_name("face.json").write_text(
+        json.dumps({"face-4": record, "evaluators": speed}, indent=1, sort_keys=True) + "\n")
     return 0
 
 

@@ -1,0 +1,171 @@
+"""The face-detection benchmark: EdgeML's RNNPool face-4 program (MinUn's scale workload)
+compiled end to end, and the native evaluator measured against the numpy one.
+
+`make bench` runs it after the suite (`tools/bench.py --face`) and writes the section
+"## Face detection" of BENCHMARKS.md and benchmarks/face.json. The program ships without
+weights: every parameter is drawn inside its declared range (`--synthetic-weights 0`), and
+images uniformly inside X's declared range, all seeded. Times are wall clock on the machine
+that ran it (they are not part of the byte-for-byte comparison of BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from minun_mlir.bench import MODELS, REAL
+from minun_mlir.driver import Options, compile_model, load_model
+
+FACE = REAL / "edgeml-rnnpool-face-4" / "input.sd"
+X_RANGE = (-117.0, 137.0)
+PIXELS = 76_800
+MINUN_FIXED16_KB = 309  # MinUn Table 3: the face models' RAM at FIXED16
+SECTION = "## Face detection"
+
+
+def images(n: int, seed: int) -> np.ndarray:
+    """n QVGA images in the declared input range, as a SeeDot dataset (label 0 first)."""
+    x = np.random.default_rng(seed).uniform(*X_RANGE, size=(n, PIXELS)).astype(np.float32)
+    return np.concatenate([np.zeros((n, 1), np.float32), x], axis=1)
+
+
+def face_detection(work: Path, run_target: str | None = "cortex-m4-mps2",
+                   profile_images: int = 405) -> dict:
+    """Compile face-4 (32 profiling images, fixed16, cortex-m4), run its C on 2 images in
+    QEMU, and time profiling `profile_images` images natively."""
+    from minun_mlir import native
+    from minun_mlir.pipeline import parse_pipeline, run_pipeline
+
+    np.save(work / "train.npy", images(32, seed=0))
+    np.save(work / "test.npy", images(2, seed=1))
+    options = Options(bits=16, target="cortex-m4", evaluator="native")
+    t0 = time.perf_counter()
+    result = compile_model(FACE, options, synthetic_weights=0, train=work / "train.npy",
+                           test=work / "test.npy", out_dir=work / "c", name="face-4")
+    total = time.perf_counter() - t0
+    record: dict = {
+        "stages_s": {k: round(v, 2) for k, v in result.seconds.items()},
+        "compile_32_images_s": round(total, 2),
+        "scratch_bytes": result.memory["scratch_bytes"],
+        "lower_bound_bytes": result.memory["lower_bound_bytes"],
+        "input_bytes": PIXELS * 2,
+        "sqnr_db": result.error["sqnr_db"],
+        "max_abs_error": result.error["max_abs_error"],
+    }
+    l1 = load_model(FACE, synthetic=0)
+    run_pipeline(l1, parse_pipeline("lower-composite-ops"))
+    x = images(profile_images, seed=2)[:, 1:].reshape(profile_images, PIXELS, 1)
+    t0 = time.perf_counter()
+    native.native_profile(l1, x)
+    record["profile_images"] = profile_images
+    record["profile_s"] = round(time.perf_counter() - t0, 1)
+    if run_target is not None:
+        from minun_mlir.numerics.l2_eval import storage_inputs
+        from minun_mlir.targets import run_model
+
+        inputs = storage_inputs(result.l2, result.test.features)
+        run = run_model(result.c_dir, run_target, inputs, name="face-4", config="fixed16")
+        got = np.asarray(run.outputs).reshape(len(inputs), -1).astype(np.int64)
+        want = np.asarray(result.stored_outputs).reshape(len(inputs), -1).astype(np.int64)
+        record["target"] = run_target
+        record["outputs_compared"] = int(want.size)
+        record["outputs_equal"] = int(np.sum(got == want))
+        record["instructions"] = int(np.median(run.latencies))
+        record["target_ram_bytes"] = run.ram_bytes
+    return record
+
+
+def evaluator_speed(n: int = 10_000) -> dict:
+    """FastGRNN (digits10) on n random inputs: numpy evaluators vs native, side by side
+    (native timed after its build, which is cached), and the outputs compared."""
+    from minun_mlir import native
+    from minun_mlir.data import input_shape
+    from minun_mlir.frontends.seedot import load_program
+    from minun_mlir.numerics.float_eval import evaluate
+    from minun_mlir.numerics.l2_eval import evaluate_l2
+    from minun_mlir.pipeline import lower_to_l2
+
+    folder = MODELS / "fastgrnn-digits10"
+    module = load_program(folder / "model.sd", folder)
+    x = np.random.default_rng(0).uniform(0, 1, size=(n, *input_shape(module)))
+    l2 = lower_to_l2(module, bits=16, data=str(folder / "train.npy"), evaluator="numpy")
+    f32 = lower_to_l2(module, repr="float32")
+    times = {}
+    t0 = time.perf_counter()
+    evaluate(module, x)
+    times["float numpy"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    reference = evaluate_l2(l2, x).outputs[0]
+    times["fixed16 numpy"] = time.perf_counter() - t0
+    fixed, floats = native.NativeProgram(l2), native.NativeProgram(f32)
+    t0 = time.perf_counter()
+    got = fixed.outputs(x)[0]
+    times["fixed16 native"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    floats.outputs(x)
+    times["float native"] = time.perf_counter() - t0
+    return {"inputs": n, "seconds": {k: round(v, 4) for k, v in times.items()},
+            "fixed16_speedup": round(times["fixed16 numpy"] / times["fixed16 native"], 1),
+            "float_speedup": round(times["float numpy"] / times["float native"], 1),
+            "fixed16_equal": bool(np.array_equal(got, reference))}
+
+
+def render(face: dict, speed: dict) -> str:
+    kb = 1024
+    s = face["scratch_bytes"]
+    lines = [
+        SECTION, "",
+        "EdgeML's RNNPool face-4 SeeDot program (320x240 input, 18,000 outputs), weights "
+        "drawn in the declared ranges (`--synthetic-weights 0`), images uniform in X's "
+        "range; fixed16, data-driven scales, greedy planner, C for cortex-m4. Wall-clock "
+        "times on the machine that ran `make bench`, with the native evaluator.", "",
+        "| measure | value | target |",
+        "|---|---|---|",
+        f"| profile 32 images + quantize + plan + C | {face['compile_32_images_s']:.1f} s "
+        f"({', '.join(f'{k} {v:.1f} s' for k, v in face['stages_s'].items())}) | < 60 s |",
+        f"| profile {face['profile_images']} images (native) | {face['profile_s']:.0f} s | "
+        "< 300 s |",
+        f"| planned scratch (buffers, input image not counted) | {s:,} B "
+        f"({s / kb:.0f} KB) | <= {MINUN_FIXED16_KB} KB (MinUn FIXED16) |",
+        f"| planned scratch + the 16-bit input image | {s + face['input_bytes']:,} B "
+        f"({(s + face['input_bytes']) / kb:.0f} KB) | |",
+        f"| lower bound of the plan (tightest instruction) | {face['lower_bound_bytes']:,} B "
+        "| |",
+        f"| fixed16 vs float output (2 images) | SQNR {face['sqnr_db']:.1f} dB, max abs "
+        f"error {face['max_abs_error']:.3g} | |",
+    ]
+    if "target" in face:
+        lines.append(
+            f"| C on {face['target']} (QEMU) == evaluator | {face['outputs_equal']:,} of "
+            f"{face['outputs_compared']:,} output values; {face['instructions']:,} "
+            "instructions per image | all equal |")
+    sec = speed["seconds"]
+    lines += [
+        "",
+        f"Native vs numpy evaluator, FastGRNN (digits10), {speed['inputs']:,} inputs in one "
+        "batch (native timed after its cached build):", "",
+        "| evaluator | float | fixed16 |",
+        "|---|---|---|",
+        f"| numpy | {sec['float numpy']:.3f} s | {sec['fixed16 numpy']:.3f} s |",
+        f"| native | {sec['float native']:.3f} s | {sec['fixed16 native']:.3f} s |",
+        f"| speedup | {speed['float_speedup']:.0f}x | {speed['fixed16_speedup']:.0f}x "
+        f"(outputs {'identical' if speed['fixed16_equal'] else 'DIFFER'}) |",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def replace_section(markdown: str, section: str) -> str:
+    """`markdown` with its face-detection section (to the end) replaced by `section`."""
+    head = markdown.split(SECTION)[0].rstrip("\n")
+    return head + "\n\n" + section if section else head + "\n"
+
+
+def keep_section(old: str | None, new: str) -> str:
+    """The suite's new report `new` with the face section carried over from `old`."""
+    if old is None or SECTION not in old:
+        return new
+    return replace_section(new, SECTION + old.split(SECTION, 1)[1])
+

@@ -278,52 +278,41 @@ def float_outputs(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto"
 # Float profiling
 # --------------------------------------------------------------------------------------
 
-PROFILE_DRIVER = """#include <math.h>
-#include <stdint.h>
+PROFILE_DRIVER = """#include <stdint.h>
 #include <string.h>
 #include "model.c"  /* one translation unit, so the probes inline into the model */
 
 #define PROBES %(probes)d
-#define BINS %(bins)d
+#define BINS %(bins)d  /* exponents EXP_LO..EXP_HI; bin BINS counts the zeros */
 #define EXP_LO (%(exp_lo)d)
 #define EXP_HI %(exp_hi)d
 
-double minun_min[PROBES], minun_max[PROBES];
-int64_t minun_count[PROBES], minun_zeros[PROBES], minun_hist[PROBES][BINS];
+float minun_min[PROBES], minun_max[PROBES];
+int64_t minun_hist[PROBES][BINS + 1];
+static uint8_t minun_bin[256];  /* float exponent field -> bin of floor(log2 |v|) */
 
 void minun_profile_reset(void)
 {
     for (int i = 0; i < PROBES; i++) {
-        minun_min[i] = HUGE_VAL;
-        minun_max[i] = -HUGE_VAL;
-        minun_count[i] = minun_zeros[i] = 0;
-        for (int k = 0; k < BINS; k++) minun_hist[i][k] = 0;
+        minun_min[i] = 3.0e38f * 10.0f;  /* +inf */
+        minun_max[i] = -minun_min[i];
+        for (int k = 0; k <= BINS; k++) minun_hist[i][k] = 0;
+    }
+    for (int f = 0; f < 256; f++) {
+        int e = f - 127;  /* floor(log2 |v|) of a normal float; subnormals land in EXP_LO */
+        minun_bin[f] = (uint8_t)((e < EXP_LO ? EXP_LO : e > EXP_HI ? EXP_HI : e) - EXP_LO);
     }
 }
 
-/* The statistics of float_eval.ValueStats.add, one value at a time. */
-static inline void minun_profile_value(int32_t id, float v)
-{
-    double d = v;
-    if (d < minun_min[id]) minun_min[id] = d;
-    if (d > minun_max[id]) minun_max[id] = d;
-    minun_count[id]++;
-    if (v == 0.0f) {
-        minun_zeros[id]++;
-    } else {
-        uint32_t bits;
-        int e;
-        memcpy(&bits, &v, sizeof bits);
-        e = (int)((bits >> 23) & 0xffu) - 127;  /* floor(log2 |v|) for normal floats */
-        if (e < EXP_LO) e = EXP_LO;
-        if (e > EXP_HI) e = EXP_HI;
-        minun_hist[id][e - EXP_LO]++;
-    }
-}
-
+/* The statistics of float_eval.ValueStats.add, one value at a time (the count is the
+   sum of the bins). */
 void minun_profile(int32_t id, float v)
 {
-    minun_profile_value(id, v);
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (v < minun_min[id]) minun_min[id] = v;
+    if (v > minun_max[id]) minun_max[id] = v;
+    minun_hist[id][(bits << 1) ? minun_bin[(bits >> 23) & 0xffu] : BINS]++;
 }
 
 void minun_profile_batch(const float *x, int32_t n, float *out)
@@ -347,6 +336,8 @@ def _probe_float_program(l1: ModuleOp) -> tuple[ModuleOp, list[SSAValue]]:
     for op in l1.walk():
         if isinstance(op, (minun.ParamOp, minun.ConstantOp)):
             continue  # known at compile time: profiled from the array (`_constant_stats`)
+        if same_values_as(op) is not None:
+            continue  # its statistics are its operand's (`native_profile` copies them)
         for old in op.results:
             new = converter.map.get(old)
             if not isinstance(old.type, TensorType) or new is None:
@@ -358,6 +349,20 @@ def _probe_float_program(l1: ModuleOp) -> tuple[ModuleOp, list[SSAValue]]:
     for op, pairs in marks.items():
         op.attributes[PROBE] = DenseArrayBase.from_list(i64, pairs)
     return l2, values
+
+
+PERMUTATIONS = (minun.ReshapeOp, minun.TransposeOp, minun.ReverseOp)
+
+
+def same_values_as(op: Operation) -> SSAValue | None:
+    """The operand whose values `op`'s result holds, rearranged, each time it is computed
+    (a reshape, transpose or reverse of a value of the same block): the same statistics."""
+    if not isinstance(op, PERMUTATIONS):
+        return None
+    source = op.operands[0]
+    block = source.owner if not isinstance(source.owner, Operation) else (
+        source.owner.parent_block())
+    return source if block is op.parent_block() else None
 
 
 def native_profile(l1: ModuleOp, features: np.ndarray) -> Profile:
@@ -382,12 +387,12 @@ def native_profile(l1: ModuleOp, features: np.ndarray) -> Profile:
     for lib in handles:
         lib.minun_profile_reset()
     in_parallel(handles, len(x), run)
-    lo = np.min([_read(lib, "minun_min", ctypes.c_double, probes) for lib in handles], axis=0)
-    hi = np.max([_read(lib, "minun_max", ctypes.c_double, probes) for lib in handles], axis=0)
-    count, zeros, hist = (
-        np.sum([_read(lib, name, ctypes.c_int64, probes * width) for lib in handles], axis=0)
-        for name, width in (("minun_count", 1), ("minun_zeros", 1), ("minun_hist", BINS)))
-    hist = hist.reshape(probes, BINS)
+    lo = np.min([_read(lib, "minun_min", ctypes.c_float, probes) for lib in handles], axis=0)
+    hi = np.max([_read(lib, "minun_max", ctypes.c_float, probes) for lib in handles], axis=0)
+    bins = np.sum([_read(lib, "minun_hist", ctypes.c_int64, probes * (BINS + 1))
+                   for lib in handles], axis=0).reshape(probes, BINS + 1)
+    hist, zeros = bins[:, :BINS], bins[:, BINS]
+    count = hist.sum(axis=1) + zeros
     profile: Profile = _constant_stats(l1)
     for ident, value in enumerate(values):
         stats = ValueStats()
@@ -396,6 +401,10 @@ def native_profile(l1: ModuleOp, features: np.ndarray) -> Profile:
             stats.count, stats.zeros = int(count[ident]), int(zeros[ident])
             stats.exp_hist = hist[ident].astype(np.int64)
         profile[value] = stats
+    for op in l1.walk():  # in program order, so a chain of reshapes resolves
+        source = same_values_as(op)
+        if source is not None and source in profile:
+            profile[op.results[0]] = profile[source]
     return profile
 
 

@@ -610,6 +610,30 @@ class NormaliseL2Op(IRDLOperation):
             raise VerifyException(f"{self.name}: 4-D NHWC input and result of one shape")
 
 
+@irdl_op_definition
+class SoftmaxOp(IRDLOperation):
+    """Softmax over the last axis. Fixed point, per row: m = max; d = x - m (<= 0), brought
+    to the exp table's input scale (saturated); e = Shiftry's exp table (16-bit: scale
+    11 -> 14, 8-bit: 4 -> 6); s = the exact sum of e; y = (e * 2^(b-2)) / s with C
+    division (s >= e(0) > 0). The result is !num.fixed<b, b-2>. f32: e^(x - m) / sum."""
+
+    name = "num.softmax"
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    result = result_def(_same_shape(S))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.input, self.result)
+        r = fixed(self.result)
+        if r is not None and (r.width not in (8, 16, 32) or r.frac != r.width - 2):
+            raise VerifyException(f"{self.name}: the result is !num.fixed<b, b-2> (b = 8, "
+                                  f"16 or 32), got {self.result.type}")
+        if not _shape(self.input):
+            raise VerifyException(f"{self.name}: needs a tensor with at least one axis")
+
+
 # --------------------------------------------------------------------------------------
 # Comparison, selection and negation: ops whose result depends on the encoding
 # --------------------------------------------------------------------------------------
@@ -791,7 +815,7 @@ class SgnOp(_LabelOp):
 Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp, Conv2DOp,
-     ExpOp, SigmoidOp, TanhOp, NormaliseL2Op,
+     ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp],
     [FixedType, RoundingAttr, OverflowAttr, ExpMethodAttr],
 )

@@ -145,6 +145,69 @@ def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
     return whole
 
 
+def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
+    """Per row of the last axis: the max, e = exp(x - max) stored in the result buffer with
+    the sum accumulated, then each e divided by the sum (docs/numerics.md)."""
+    g = lw.g
+    x = lw.buffer_of(op.input)
+    el, res = element_of(op.input), element_of(op.result)
+    shape = shape_of(op.input)
+    n = shape[-1]
+    out = g.alloc(math.prod(shape), storage(res), op.result.name_hint)
+    out.owner = op.result
+    whole = Buf(out, shape, res)
+
+    def row(idx: list[Lin]) -> None:
+        def at(i: SSAValue | int) -> list[Lin]:
+            return idx[:-1] + [Lin.of(i)]
+
+        first = x.load(g, at(0))
+        top = g.for_(1, n, [first], lambda i, m: [g.max(m, x.load(g, at(i)))])[0] \
+            if n > 1 else first
+        if is_float(el):
+            def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+                e = g.helper("expf", [g.add(arith.SubfOp(x.load(g, at(i)), top))], f32)
+                g.store(e, out, whole.at(at(i)))
+                return [g.add(arith.AddfOp(acc, e))]
+
+            total = g.for_(0, n, [g.const(0.0, f32)], exp_sum)[0]
+            g.for_(0, n, [], lambda i: g.store(
+                g.add(arith.DivfOp(whole.load(g, at(i)), total)), out, whole.at(at(i))))
+            return
+        tb = 8 if el.width <= 8 else 16
+        s_in, s_e = num._SHIFTRY_SCALES[tb]
+        dw = 64 if el.width > 16 else 32
+        sw = 64 if n << s_e >= 1 << 31 else 32
+        qw = 64 if s_e + res.frac >= 31 or sw == 64 else 32
+        exp = f"minun_exp{tb}" + (f"_{lw.rounding}" if tb == 16 else "")
+        if res.width >= tb:  # the e values wait in the result buffer
+            keep, keep_at = whole, at
+        else:  # an 8-bit result cannot hold 16-bit e values: one row of them aside
+            keep = Buf(g.alloc(n, IntegerType(tb), "softmax_e"), (n,), IntegerType(tb))
+            keep_at = lambda i: [Lin.of(i)]  # noqa: E731
+
+        def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+            d = g.binop(arith.SubiOp, g.resize(x.load(g, at(i)), dw), g.resize(top, dw),
+                        nsw=True)
+            d = g.rescale(d, el.frac - s_in, lw.rounding, "saturate", tb)
+            e = g.helper(exp, [d], IntegerType(tb))
+            g.store(g.resize(e, keep.buffer.elem.width.data), keep.buffer, keep.at(keep_at(i)))
+            return [g.binop(arith.AddiOp, acc, g.resize(e, sw), nsw=True)]
+
+        total = g.resize(g.for_(0, n, [g.iconst(0, sw)], exp_sum)[0], qw)
+
+        def divide(i: SSAValue) -> None:
+            e = g.resize(keep.load(g, keep_at(i)), qw)
+            scaled = g.add(arith.MuliOp(e, g.iconst(1 << res.frac, qw), overflow=NSW))
+            g.store(g.resize(g.add(arith.DivSIOp(scaled, total)), res.width), out,
+                    whole.at(at(i)))
+
+        g.for_(0, n, [], divide)
+
+    g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
+    return whole
+
+
 def argmax(lw: Lowering, src: Val) -> SSAValue:
     """Flat index of the first maximum."""
     g = lw.g
@@ -181,6 +244,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.SigmoidOp: lower_sigmoid,
     num.TanhOp: lower_tanh,
     num.NormaliseL2Op: lower_normalise_l2,
+    num.SoftmaxOp: lower_softmax,
     num.ArgMaxOp: lower_argmax,
     num.SgnOp: lower_sgn,
 }

@@ -204,6 +204,13 @@ class L2Converter:
     def convert_normalise_l2(self, op: minun.NormaliseL2Op) -> SSAValue:
         return self.normalise_l2(op, self.map[op.input])
 
+    def convert_softmax(self, op: minun.SoftmaxOp) -> SSAValue:
+        shape = shape_of(op.input)
+        if op.axis.value.data != len(shape) - 1:
+            raise self.error(op, f"softmax over axis {op.axis.value.data} of a "
+                                 f"{len(shape)}-D tensor: only the last axis is supported")
+        return self.softmax(op, self.map[op.input])
+
     def convert_init(self, op: minun.InitOp) -> SSAValue:
         el = self.init_type(op, float(op.fill.value.data))
         return self.emit(minun.InitOp(op.result.type.get_shape(), float(op.fill.value.data),
@@ -322,6 +329,9 @@ class L2Converter:
     def normalise_l2(self, op: Operation, x: SSAValue) -> SSAValue:
         raise NotImplementedError
 
+    def softmax(self, op: Operation, x: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
     def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
         """Convert `value` to type `to` (a no-op when equal)."""
         raise NotImplementedError
@@ -410,6 +420,7 @@ HANDLERS: dict[type[Operation], Handler] = {
     minun.SigmoidOp: L2Converter.convert_sigmoid,
     minun.TanhOp: L2Converter.convert_tanh,
     minun.NormaliseL2Op: L2Converter.convert_normalise_l2,
+    minun.SoftmaxOp: L2Converter.convert_softmax,
     minun.LeakyReluOp: L2Converter.convert_leaky_relu,
     # comparisons, selections, negation: `num` ops (their integers depend on the encoding)
     minun.ReluOp: as_num(num.ReluOp),

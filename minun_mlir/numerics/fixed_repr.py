@@ -285,6 +285,11 @@ class FixedConverter(L2Converter):
         out_bits = self.bits(op.results[0])
         return self.rescale(y, out_bits, s_out) if out_bits != tb else y
 
+    def softmax(self, op: Operation, x: SSAValue) -> SSAValue:
+        bits = self.bits(op.results[0])
+        return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[
+            self.result_type(shape_of(op.results[0]), bits, bits - 2)]))
+
     def normalise_l2(self, op: Operation, x: SSAValue) -> SSAValue:
         bits = self.t(x).width
         return self.emit(num.NormaliseL2Op.create(operands=[x], result_types=[
@@ -457,6 +462,24 @@ def _normalise_l2(op, x):
     return fx.narrow(np.where(norm == 0, 0, y), bits, "wrap")
 
 
+def _softmax(op, x):
+    a, r = _el(op.input), _el(op.result)
+    tb = 8 if a.width <= 8 else 16
+    s_in, _ = num._SHIFTRY_SCALES[tb]
+    rounding = _func_rounding(op)
+    d = np.asarray(x, dtype=np.int64) - np.max(x, axis=-1, keepdims=True)  # <= 0
+    shift = a.frac - s_in
+    if shift > 0:
+        d = fx.shift_right(d, shift, rounding)
+    else:  # exact left shift; what would leave the table's range saturates first
+        lo = fx.int_range(tb)[0]
+        d = np.where(d < -((-lo) >> -shift), lo, d << np.int64(-shift))
+    d = fx.narrow(d, tb, "saturate", count=False)
+    e = fx.exp_shiftry(d, tb, rounding)
+    total = e.sum(axis=-1, keepdims=True)
+    return (e << np.int64(r.frac)) // total
+
+
 def _rescale(op: num.RescaleOp, x):
     shifted = fx.shift_right(x, op.shift, op.rounding.data)
     return fx.narrow(shifted, _el(op.result).width, op.overflow.data)
@@ -529,6 +552,7 @@ _KERNELS = {
     "num.tanh": lambda op, x: fx.tanh_shiftry(x, _el(op.input).width,
                                               _func_rounding(op)),
     "num.normalise_l2": _normalise_l2,
+    "num.softmax": _softmax,
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": _relu6,
     "num.clip": _clip,

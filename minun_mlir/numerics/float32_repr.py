@@ -19,6 +19,13 @@ from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
 
 
+def _softmax(x: np.ndarray) -> np.ndarray:
+    """float32, as the C computes it: e^(x - max), then each divided by the sum."""
+    x = _f(x)
+    e = _f(np.exp(_f(x - x.max(axis=-1, keepdims=True))))
+    return _f(e / _f(e.sum(axis=-1, keepdims=True)))
+
+
 class Float32Converter(L2Converter):
     representation_name = "float32"
 
@@ -70,6 +77,10 @@ class Float32Converter(L2Converter):
 
     def normalise_l2(self, op, x) -> SSAValue:
         return self.emit(num.NormaliseL2Op.create(operands=[x], result_types=[
+            self.ty(op.results[0])]))
+
+    def softmax(self, op, x) -> SSAValue:
+        return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[
             self.ty(op.results[0])]))
 
     def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
@@ -145,6 +156,7 @@ _KERNELS = {
     "num.sigmoid": lambda op, x: _f(1.0 / (1.0 + np.exp(-_f(x)))),
     "num.tanh": lambda op, x: _f(np.tanh(_f(x))),
     "num.normalise_l2": _normalise,
+    "num.softmax": lambda op, x: _softmax(x),
     "num.relu": lambda op, x: _f(np.maximum(x, 0)),
     "num.relu6": lambda op, x: _f(np.clip(x, 0, 6)),
     "num.clip": lambda op, x: _f(np.clip(x, np.float32(op.lo.value.data),

@@ -21,3 +21,17 @@ func.func @f(%x: tensor<1x2x2x4x!num.fixed<16, 11>>) -> tensor<1x2x2x3x!num.fixe
   func.return %e : tensor<1x2x2x3x!num.fixed<16, 14>>
 }
 // CHECK: error: num.normalise_l2: result 'result' at position 0 does not verify: shape must not change
+
+// -----
+func.func @f(%x: tensor<2x3x!num.fixed<16, 8>>) -> tensor<2x3x!num.fixed<16, 15>> {
+  %e = "num.softmax"(%x) : (tensor<2x3x!num.fixed<16, 8>>) -> tensor<2x3x!num.fixed<16, 15>>
+  func.return %e : tensor<2x3x!num.fixed<16, 15>>
+}
+// CHECK: error: num.softmax: the result is !num.fixed<b, b-2> (b = 8, 16 or 32), got tensor<2x3x!num.fixed<16, 15>>
+
+// -----
+func.func @f(%x: tensor<2x3x!num.fixed<16, 8>>) -> tensor<3x2x!num.fixed<16, 14>> {
+  %e = "num.softmax"(%x) : (tensor<2x3x!num.fixed<16, 8>>) -> tensor<3x2x!num.fixed<16, 14>>
+  func.return %e : tensor<3x2x!num.fixed<16, 14>>
+}
+// CHECK: error: num.softmax: result 'result' at position 0 does not verify: shape must not change

@@ -41,6 +41,11 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   // CHECK: %s = num.sgn %one : tensor<!num.fixed<16, 12>>
   // GENERIC: %s = "num.sgn"(%one) : (tensor<!num.fixed<16, 12>>) -> i32
   %s = num.sgn %one : tensor<!num.fixed<16, 12>>
+  // Softmax over the last axis: the result scale is width - 2 (1.0 fits).
+  %logits = num.param "L" dense<[[100, -200, 300]]> : tensor<1x3xi16> -> tensor<1x3x!num.fixed<16, 8>>
+  // CHECK: %sm = num.softmax %logits : tensor<1x3x!num.fixed<16, 8>> -> tensor<1x3x!num.fixed<16, 14>>
+  // GENERIC: %sm = "num.softmax"(%logits) : (tensor<1x3x!num.fixed<16, 8>>) -> tensor<1x3x!num.fixed<16, 14>>
+  %sm = num.softmax %logits : tensor<1x3x!num.fixed<16, 8>> -> tensor<1x3x!num.fixed<16, 14>>
   // The same ops on float32 values.
   %f = num.param "F" dense<[1.5, -2.0]> : tensor<2xf32> -> tensor<2xf32>
   // CHECK: %fr = num.relu %f : tensor<2xf32>
@@ -55,6 +60,8 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   %fm = num.max %fn, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   // CHECK: %fmin = num.min %fm, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   %fmin = num.min %fm, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  // CHECK: %fs = num.softmax %fmin : tensor<2xf32> -> tensor<2xf32>
+  %fs = num.softmax %fmin : tensor<2xf32> -> tensor<2xf32>
   // CHECK: %fa = num.argmax %fmin : tensor<2xf32>
   %fa = num.argmax %fmin : tensor<2xf32>
   func.return %a : i32

@@ -5,6 +5,7 @@ to a pattern (round to nearest even on the unbounded pattern; never to 0 or NaR)
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
@@ -27,19 +28,22 @@ def decode(p: int, n: int, es: int) -> Fraction | None:
     e_bits = rest[:es].ljust(es, "0")  # exponent bits cut off by the end count as 0
     f_bits = rest[es:]
     e = int(e_bits, 2) if es else 0
-    f = Fraction(int(f_bits, 2), 2 ** len(f_bits)) if f_bits else Fraction(0)
-    value = (1 + f) * Fraction(2) ** (k * 2**es + e)
+    m = (1 << len(f_bits)) + (int(f_bits, 2) if f_bits else 0)  # 1.F as m / 2^len(f_bits)
+    power = k * 2**es + e - len(f_bits)
+    value = Fraction(m << power) if power >= 0 else Fraction(m, 1 << -power)
     return -value if negative else value
 
 
 def encode(x: Fraction, n: int, es: int) -> int:
-    """Round the exact real x to posit<n, es>."""
+    """Round the exact real x to posit<n, es>: write out sign, regime, exponent and n + 2
+    fraction bits of x, then round the string to n bits (nearest, ties to even; a
+    remainder beyond the written bits counts as sticky)."""
     if x == 0:
         return 0
     negative = x < 0
-    x = abs(x)
-    scale = x.numerator.bit_length() - x.denominator.bit_length()
-    if Fraction(2) ** scale > x:
+    num, den = abs(x.numerator), x.denominator
+    scale = num.bit_length() - den.bit_length()  # 2^scale <= x < 2^(scale + 1) after:
+    if (num << max(-scale, 0)) < (den << max(scale, 0)):
         scale -= 1
     maxscale = (n - 2) * 2**es
     if scale >= maxscale:
@@ -49,22 +53,23 @@ def encode(x: Fraction, n: int, es: int) -> int:
     else:
         k, e = divmod(scale, 2**es)
         regime = "1" * (k + 1) + "0" if k >= 0 else "0" * (-k) + "1"
-        f = x / Fraction(2) ** scale - 1  # in [0, 1)
         need = n + 2
-        scaled = f * 2**need
-        frac = format(int(scaled), f"0{need}b")
-        inexact = scaled != int(scaled)
+        shift = need - scale  # x * 2^shift = 2^need + fraction bits
+        q, r = divmod(num << shift, den) if shift >= 0 else divmod(num, den << -shift)
+        frac = format(q - (1 << need), f"0{need}b")
         string = regime + (format(e, f"0{es}b") if es else "") + frac
         body = int(string[: n - 1], 2)
         round_bit = string[n - 1] == "1"
-        sticky = "1" in string[n:] or inexact
+        sticky = "1" in string[n:] or r != 0
         if round_bit and (sticky or body & 1):
             body += 1
     return ((1 << n) - body) & ((1 << n) - 1) if negative else body
 
 
-def fraction_of(d: Decimal) -> Fraction:
-    return Fraction(d)
+@functools.cache
+def values(n: int, es: int) -> tuple[Fraction | None, ...]:
+    """Every pattern's exact value, by pattern."""
+    return tuple(decode(p, n, es) for p in range(1 << n))
 
 
 def exp(x: Fraction, digits: int = 80) -> Fraction:

@@ -23,14 +23,36 @@ static uint32_t mask_of(int n) { return (uint32_t)(((uint64_t)1 << n) - 1); }
 
 static int32_t maxscale_of(int n, int es) { return (int32_t)(n - 2) << es; }
 
-static int bitlen64(uint64_t x)
+static int bitlen32(uint32_t x)
 {
     int len = 0;
-    while (x) {
-        x >>= 1;
-        len++;
+    if (x >> 16) {
+        x >>= 16;
+        len = 16;
     }
-    return len;
+    if (x >> 8) {
+        x >>= 8;
+        len += 8;
+    }
+    if (x >> 4) {
+        x >>= 4;
+        len += 4;
+    }
+    if (x >> 2) {
+        x >>= 2;
+        len += 2;
+    }
+    if (x >> 1) {
+        x >>= 1;
+        len += 1;
+    }
+    return len + (int)x;
+}
+
+static int bitlen64(uint64_t x)
+{
+    uint32_t hi = (uint32_t)(x >> 32);
+    return hi ? 32 + bitlen32(hi) : bitlen32((uint32_t)x);
 }
 
 /* x >> s, 0 for s >= 63 (as the Python kernels' _shr) */

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +28,7 @@ NM = {"host": "nm", "avr": "avr-nm", "cortex-m4": "arm-none-eabi-nm",
       "cortex-m0plus": "arm-none-eabi-nm"}
 # soft-float helpers (libgcc: __addsf3, __floatsidf, __aeabi_fmul, __aeabi_d2iz, ...),
 # libm and the heap
+ROOT_C = Path(__file__).resolve().parent / "c"
 FORBIDDEN = re.compile(r"sf|df|^__aeabi_[fd]|^(exp|expf|tanh|tanhf|log|logf|pow|sqrt|malloc"
                        r"|calloc|realloc|free)$")
 
@@ -149,3 +151,64 @@ def test_c_matches_softposit_directly(c, tmp_path):
             same(c.binary(op, a, b, n, es), oracle.binary(op, a, b, n, es), a, b)
         rows_a, rows_b = rng.integers(0, 1 << n, (2, 500, 32))
         same(c.dot(rows_a, rows_b, n, es), oracle.dot(rows_a, rows_b, n, es))
+
+
+MCU_FORMATS = [(8, 0), (8, 2), (12, 1), (16, 1), (16, 2), (32, 2)]
+TIMED = ["add", "mul", "div", "exp", "sigmoid", "tanh", "quire_fma"]
+
+
+def mcu_cases(block: int) -> tuple[list[tuple[int, int, int, int]], str]:
+    rng = np.random.default_rng(17)
+    cases = []
+    for n, es in MCU_FORMATS:
+        a = np.concatenate([rng.integers(0, 1 << n, block // 2),
+                            P.encode(rng.standard_normal(block - block // 2) * 3, n, es)])
+        b = np.concatenate([rng.integers(0, 1 << n, block // 2),
+                            P.encode(rng.standard_normal(block - block // 2), n, es)])
+        a[:3], b[:3] = [0, 1 << (n - 1), 1], [1, 0, (1 << (n - 1)) - 1]
+        cases += [(n, es, int(x), int(y)) for x, y in zip(a, b)]
+
+    def arr(kind, vals):
+        return f"static const {kind} MINUN_FLASH case_{{}}[] = {{{{{', '.join(map(str, vals))}}}}};\n"
+
+    header = (f"#define CASES {len(cases)}\n#define BLOCK {block}\n#define DOT_K 8\n"
+              + arr("uint8_t", [c[0] for c in cases]).format("n")
+              + arr("uint8_t", [c[1] for c in cases]).format("es")
+              + arr("uint32_t", [f"{c[2]}UL" for c in cases]).format("a")
+              + arr("uint32_t", [f"{c[3]}UL" for c in cases]).format("b"))
+    return cases, header
+
+
+def mcu_expected(cases, block: int) -> list[list[int]]:
+    rows = []
+    for i, (n, es, a, b) in enumerate(cases):
+        start = i - i % block
+        k = [start + (i - start + j) % block for j in range(8)]
+        row = [getattr(P, op)(a, b, n, es) for op in ("add", "sub", "mul", "div")]
+        row += [getattr(P, fn)(a, n, es) for fn in ("exp", "sigmoid", "tanh")]
+        row += [P.convert(a, n, es, 16, 1), P.to_fixed(a, 8, n, es, bits=16) & 0xFFFFFFFF,
+                P.from_fixed(P.signed(b, n), 5, n, es), P.lt(a, b, n),
+                P.dot([cases[j][2] for j in k], [cases[j][3] for j in k], n, es)]
+        rows.append([int(x) for x in row])
+    return rows
+
+
+@pytest.mark.parametrize("target", ["avr", "cortex-m0plus"])
+def test_same_patterns_on_simulated_microcontrollers(target, tmp_path):
+    """avr-gcc on the ATmega328P (16-bit int, 64-bit arithmetic in libgcc) under simavr,
+    Cortex-M0+ under QEMU: the same patterns as the Python kernels; and what one posit16
+    call costs (printed)."""
+    from minun_mlir.targets import build_and_run
+
+    block = 12
+    cases, header = mcu_cases(block)
+    (tmp_path / "posit_cases.h").write_text(header)
+    result = build_and_run([RUNTIME / "posit.c", ROOT_C / "posit_mcu.c"], target,
+                           include_dirs=[RUNTIME, tmp_path], cflags=STRICT,
+                           work_dir=tmp_path / "build", name="posit_mcu")
+    got = [[int(v, 16) for v in line.split()] for line in result.output.strip().splitlines()]
+    assert got == mcu_expected(cases, block)
+    assert len(result.latencies) == len(TIMED)
+    print(f"{target}: " + ", ".join(f"{op} {t} {result.latency_unit}"
+                                    for op, t in zip(TIMED, result.latencies))
+          + f"; flash {result.flash_bytes} B")

@@ -1,10 +1,10 @@
 """Posit<n, es> arithmetic on bit patterns, written once (docs/numerics.md, "Posits").
 
 A posit<n, es> value is stored as its n-bit pattern; every function here takes numpy int64
-arrays holding patterns in [0, 2^n) and returns patterns the same way, for n = 8..16 and
-32 (any n from 3 to 32 works) and es = 0..2. The C runtime (third_party/softposit/) computes
-the same patterns; the tests compare both with the `softposit` package and with exact
-rational arithmetic.
+arrays holding patterns in [0, 2^n) and returns patterns the same way, for es = 0..2 and
+n = 3..32 (the compiler uses 8..16 and 32; the tests cover n = 3..16 and 32). The C runtime
+(third_party/softposit/) computes the same patterns; the tests compare both with the
+`softposit` package and with exact rational arithmetic.
 
 - The pattern of a negative value is the two's complement of its magnitude's pattern;
   0 is all zeros and NaR (not a real) is 1 followed by zeros.

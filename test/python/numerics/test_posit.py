@@ -190,6 +190,20 @@ def test_posit8_es1_every_pair_matches_reference(op):
     assert np.array_equal(got, want), mismatches(got, want, a, b)
 
 
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
+def test_small_formats_every_pair_and_function(n):
+    """Below the sizes the compiler uses, the kernels hold too (regime-only patterns)."""
+    a, b = all_pairs(n)
+    for es in P.ES_VALUES:
+        for op in OPS:
+            got = getattr(P, op)(a, b, n, es)
+            want = ref_binary(op, a, b, n, es)
+            assert np.array_equal(got, want), (es, op, mismatches(got, want, a, b))
+        x = np.arange(1 << n)
+        for fn in FUNCTIONS:
+            assert np.array_equal(getattr(P, fn)(x, n, es), correctly_rounded(fn, x, n, es))
+
+
 @pytest.mark.parametrize("n,es", [(16, 1), (32, 2)])
 @pytest.mark.parametrize("op", ["add", "mul"])
 def test_million_random_pairs_match_softposit(oracle, n, es, op):

@@ -14,8 +14,9 @@ n = 3..32 (the compiler uses 8..16 and 32; the tests cover n = 3..16 and 32). Th
 - NaR in gives NaR out; NaN and infinities encode to NaR; x / 0 is NaR.
 - Comparisons (and so max, relu, argmax, maxpool) compare patterns as n-bit two's
   complement integers: the posit order, NaR below every real.
-- The quire accumulates products exactly (`Quire`, `dot`): unbounded here, so it equals
-  the standard's fixed-size quire on every dot product that does not overflow that.
+- The quire (`Quire`, `dot`) accumulates products exactly in a two's complement integer of
+  4 maxscale + n bits counting minpos^2 (SoftPosit's quire8/16/32 for its formats) that
+  wraps around on overflow, after about 2^(n-1) products of maxpos^2, as SoftPosit's does.
 - exp, sigmoid and tanh form the result to about 2^-55 relative with 64-bit integer
   fixed-point arithmetic (the C runtime does the same operations), then round once: the
   result is the correctly rounded one unless the exact value lies within that of a
@@ -51,6 +52,13 @@ def _check(n: int, es: int) -> None:
 def maxscale(n: int, es: int) -> int:
     """log2(maxpos) = (n - 2) * 2^es; minpos is 2^-maxscale."""
     return (n - 2) << es
+
+
+def quire_bits(n: int, es: int) -> int:
+    """The quire's width: 4 maxscale + n bits, least significant bit minpos^2, n - 1 carry
+    bits above maxpos^2: SoftPosit's quire8/16/32 (32, 128, 512 bits) for posit<8,0>,
+    posit<16,1>, posit<32,2>, the 2017 draft standard's n^2/2 bits for its es."""
+    return 4 * maxscale(n, es) + n
 
 
 def nar(n: int) -> int:
@@ -334,17 +342,19 @@ _LIMB = 30
 
 
 class Quire:
-    """Exact accumulators of sums of products, one per element of `shape`: limbs of 30
-    bits in int64 (the top limb signed), least significant bit 2^(-2 maxscale - 58) (the
-    product of two internal significands of the smallest scale). Unbounded in practice:
-    64 carry bits above the largest product."""
+    """Quires, one per element of `shape`: two's complement integers of `quire_bits(n, es)`
+    bits counting minpos^2, which wrap around (modulo 2^bits) when a sum overflows, as
+    SoftPosit's do; NaR is a separate sticky flag. Held as 30-bit limbs in int64 (the top
+    limb signed) of products of internal significands, least significant bit
+    2^(-2 maxscale - 58), wide enough that only the final reduction wraps."""
 
     def __init__(self, shape: tuple[int, ...], n: int, es: int):
         _check(n, es)
         self.n, self.es = n, es
         self.shape = tuple(int(s) for s in shape)
         self.lsb = -2 * maxscale(n, es) - 2 * HIDDEN
-        limbs = (4 * maxscale(n, es) + 2 * HIDDEN + 2 + 64) // _LIMB + 1
+        self.sign_bit = 2 * HIDDEN + quire_bits(n, es) - 1  # in limb bits
+        limbs = (self.sign_bit + 64) // _LIMB + 1
         self.limbs = np.zeros((*self.shape, limbs), dtype=np.int64)
         self.nar = np.zeros(self.shape, dtype=bool)
 
@@ -381,8 +391,16 @@ class Quire:
         _carry(self.limbs)
 
     def to_posit(self) -> np.ndarray:
-        """Round the exact sum once to posit<n, es> (NaR if a NaR was accumulated)."""
+        """Round the sum (modulo 2^quire_bits) once to posit<n, es> (NaR if a NaR was
+        accumulated)."""
         L = self.limbs.copy()
+        # two's complement at the quire's width: drop the bits above its sign bit and give
+        # the sign bit weight -2^sign_bit
+        j, b = divmod(self.sign_bit, _LIMB)
+        L[..., j + 1:] = 0
+        sign = (L[..., j] >> b) & 1
+        L[..., j] = (L[..., j] & ((1 << b) - 1)) - (sign << b)
+        _carry(L)
         negative = L[..., -1] < 0
         L = np.where(negative[..., None], -L, L)
         _carry(L)

@@ -399,7 +399,11 @@ posit_t posit_tanh(posit_t a, int n, int es)
 
 /* --- quire ------------------------------------------------------------------------- */
 
-static int quire_words(int n, int es) { return (int)((4 * maxscale_of(n, es) + 32 + 31) / 32); }
+/* the quire's width: 4 maxscale + n bits (SoftPosit's quire8/16/32 for posit<8,0>,
+   posit<16,1>, posit<32,2>); words hold it modulo 2^(32 words), read modulo 2^width */
+static int32_t quire_bits(int n, int es) { return 4 * maxscale_of(n, es) + n; }
+
+static int quire_words(int n, int es) { return (int)((quire_bits(n, es) + 31) / 32); }
 
 void posit_quire_clear(posit_quire_t *q)
 {
@@ -454,16 +458,20 @@ posit_t posit_quire_to_posit(const posit_quire_t *q, int n, int es)
     int nw = quire_words(n, es), i, neg, top = -1, lo;
     uint64_t m = 0, carry = 1;
     int sticky = 0;
+    int top_bits = (int)(quire_bits(n, es) - 32 * (nw - 1)); /* 1..32 */
+    uint32_t keep = top_bits == 32 ? 0xFFFFFFFFUL : (((uint32_t)1 << top_bits) - 1);
     if (q->nar)
         return posit_nar(n);
-    neg = (int)((q->w[nw - 1] >> 31) & 1);
-    for (i = 0; i < nw; i++) {
-        if (neg) {
-            uint64_t s = (uint64_t)(uint32_t)~q->w[i] + carry;
+    for (i = 0; i < POSIT_QUIRE_WORDS; i++)
+        w[i] = q->w[i];
+    /* two's complement at the quire's width: sign-extend its top bit */
+    neg = (int)((w[nw - 1] >> (top_bits - 1)) & 1);
+    w[nw - 1] = neg ? (w[nw - 1] | ~keep) : (w[nw - 1] & keep);
+    if (neg) {
+        for (i = 0; i < nw; i++) {
+            uint64_t s = (uint64_t)(uint32_t)~w[i] + carry;
             w[i] = (uint32_t)s;
             carry = s >> 32;
-        } else {
-            w[i] = q->w[i];
         }
     }
     for (i = nw - 1; i >= 0 && top < 0; i--)

@@ -9,8 +9,10 @@
  *   - add, sub, mul, div, conversions: the exact result rounded once to nearest, ties to
  *     the even pattern; never to 0 or NaR (maxpos / minpos instead); NaR in, NaR out;
  *     x / 0 is NaR.
- *   - the quire accumulates products exactly in 4 * maxscale + 32 bits (31 carry bits;
- *     16n bits for es = 2, the 2022 standard's quire) and rounds once.
+ *   - the quire accumulates products exactly in a two's complement integer of
+ *     4 * maxscale + n bits counting minpos^2 (n - 1 carry bits: SoftPosit's quire8, 16
+ *     and 32 for posit<8,0>, <16,1>, <32,2>), wrapping around on overflow as SoftPosit's,
+ *     and rounds once.
  *   - exp, sigmoid, tanh: 64-bit fixed-point evaluation to about 2^-55, rounded once
  *     (correctly rounded on every posit8 and posit16 input).
  *   - comparisons order patterns as n-bit two's complement integers (NaR lowest).
@@ -26,8 +28,9 @@ typedef uint32_t posit_t;
 #define POSIT_QUIRE_WORDS 16
 
 typedef struct {
-    uint32_t w[POSIT_QUIRE_WORDS]; /* two's complement, least significant word first;
-                                      bit 0 weighs minpos^2 = 2^(-2 maxscale) */
+    uint32_t w[POSIT_QUIRE_WORDS]; /* least significant word first; bit 0 weighs
+                                      minpos^2 = 2^(-2 maxscale); the low
+                                      4 maxscale + n bits are the quire */
     uint8_t nar;                   /* a NaR was accumulated */
 } posit_quire_t;
 

@@ -387,6 +387,47 @@ def test_dot_matches_exact_sum(n, es):
             assert g == ref_encode(sum(u * v for u, v in zip(us, vs)), n, es), row
 
 
+def maxpos_rows(n: int, rows: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of k products +-maxpos^2, a tenth of them negative: with k between 1.25 and
+    2.5 times 2^(n-1), the sum passes the n - 1 carry bits of the quire once, so wrapped
+    around it is negative. The first product is maxpos^2 / useed instead, so that no
+    running sum is a multiple of maxpos^2 (SoftPosit's quire8 turns a sum landing exactly
+    on its NaR pattern, 2^31, into 0)."""
+    rng = np.random.default_rng(seed)
+    a = np.full((rows, k), (1 << (n - 1)) - 1)
+    b = a.copy()
+    b[:, 0] -= 1
+    return np.where(rng.random((rows, k)) < 0.1, P.neg(a, n), a), b
+
+
+@pytest.mark.parametrize("n,es,k", [(8, 0, 200), (16, 1, 50000)])
+def test_quire_wraps_like_softposit(oracle, n, es, k):
+    """Past its carry bits the quire wraps around (two's complement), as SoftPosit's."""
+    a, b = maxpos_rows(n, 6, k, seed=k)
+    got = P.dot(a, b, n, es)
+    want = oracle.dot(a, b, n, es)
+    assert np.array_equal(got, want), mismatches(got, want, np.arange(len(a)))
+    assert np.all(P.signed(got, n) < 0)
+
+
+@pytest.mark.parametrize("n,es,k", [(12, 1, 3000), (8, 2, 200), (9, 0, 400)])
+def test_quire_wraps_at_its_width(n, es, k):
+    """The exact sum, reduced to a two's complement integer of quire_bits(n, es) bits
+    counting minpos^2, then rounded."""
+    a, b = maxpos_rows(n, 4, k, seed=n)
+    got = P.dot(a, b, n, es)
+    unit = Fraction(1, 2 ** (2 * P.maxscale(n, es)))  # minpos^2
+    width = P.quire_bits(n, es)
+    for row, g in enumerate(got.tolist()):
+        exact = sum(ref_decode(x, n, es) * ref_decode(y, n, es)
+                    for x, y in zip(a[row].tolist(), b[row].tolist()))
+        z = exact / unit
+        assert z.denominator == 1  # every product is a whole number of minpos^2
+        z = (int(z) + 2 ** (width - 1)) % 2**width - 2 ** (width - 1)
+        assert abs(exact) >= Fraction(2**(width - 1)) * unit  # it did overflow
+        assert g == ref_encode(z * unit, n, es), row
+
+
 def test_quire_accumulates_across_calls_like_one_dot():
     """Quire.fma called term by term (and on a batch axis) gives the dot product."""
     rng = np.random.default_rng(5)

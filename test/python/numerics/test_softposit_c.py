@@ -141,6 +141,20 @@ def test_quire_dot_products(c, n, es):
     same(c.dot(x, y, n, es), P.dot(x, y, n, es))
 
 
+@pytest.mark.parametrize("n,es,k", [(8, 0, 200), (8, 2, 200), (12, 1, 3000),
+                                    (16, 1, 50000), (16, 2, 50000)])
+def test_quire_wraps_like_the_python_quire(c, n, es, k):
+    """Sums of +-maxpos^2 past the quire's n - 1 carry bits (and near-maxpos rows)."""
+    rng = np.random.default_rng(k)
+    a = np.full((4, k), (1 << (n - 1)) - 1)
+    b = np.where(rng.random((4, k)) < 0.1, P.neg(a, n), a)
+    got = c.dot(a, b, n, es)
+    same(got, P.dot(a, b, n, es))
+    assert np.all(P.signed(got, n) < 0)  # wrapped around
+    near = a - rng.integers(0, 4, a.shape)
+    same(c.dot(near, b, n, es), P.dot(near, b, n, es))
+
+
 def test_c_matches_softposit_directly(c, tmp_path):
     """The C runtime against the oracle itself, not only through the Python kernels."""
     oracle = Oracle(tmp_path)

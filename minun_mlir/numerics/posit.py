@@ -1,0 +1,563 @@
+"""Posit<n, es> arithmetic on bit patterns, written once (docs/numerics.md, "Posits").
+
+A posit<n, es> value is stored as its n-bit pattern; every function here takes numpy int64
+arrays holding patterns in [0, 2^n) and returns patterns the same way, for es = 0..2 and
+n = 3..32 (the compiler uses 8..16 and 32; the tests cover n = 3..16 and 32). The C runtime
+(third_party/softposit/) computes the same patterns; the tests compare both with the
+`softposit` package and with exact rational arithmetic.
+
+- The pattern of a negative value is the two's complement of its magnitude's pattern;
+  0 is all zeros and NaR (not a real) is 1 followed by zeros.
+- Every operation rounds once: the exact result (formed with integers, never float64) is
+  rounded to nearest, ties to the even pattern, as if the pattern had unbounded length;
+  results never round to 0 or NaR: beyond maxpos they give maxpos, below minpos minpos.
+- NaR in gives NaR out; NaN and infinities encode to NaR; x / 0 is NaR.
+- Comparisons (and so max, relu, argmax, maxpool) compare patterns as n-bit two's
+  complement integers: the posit order, NaR below every real.
+- The quire (`Quire`, `dot`) accumulates products exactly in a two's complement integer of
+  4 maxscale + n bits counting minpos^2 (SoftPosit's quire8/16/32 for its formats) that
+  wraps around on overflow, after about 2^(n-1) products of maxpos^2, as SoftPosit's does.
+- exp, sigmoid and tanh form the result to about 2^-55 relative with 64-bit integer
+  fixed-point arithmetic (the C runtime does the same operations), then round once: the
+  result is the correctly rounded one unless the exact value lies within that of a
+  rounding boundary (never, for every posit8 and posit16 input; tests check).
+
+Internally a nonzero real posit is (negative, sig, scale): value = sig * 2^(scale - 29)
+with sig in [2^29, 2^30) (the hidden bit at bit 29); fractions have at most n - 3 <= 29
+bits, so this holds every posit up to n = 32 exactly.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+SIZES = (8, 9, 10, 11, 12, 13, 14, 15, 16, 32)
+ES_VALUES = (0, 1, 2)
+HIDDEN = 29  # position of the hidden bit of the internal significand
+Q = 60  # fraction bits of the fixed-point numbers exp/sigmoid/tanh work in
+ONE_Q = np.int64(1) << np.int64(Q)
+ROUNDINGS = ("even", "trunc", "floor", "nearest")
+_I64 = np.int64
+
+
+def _check(n: int, es: int) -> None:
+    if not (3 <= n <= 32 and 0 <= es <= 2):
+        raise ValueError(f"posit<{n}, {es}>: n must be 3..32 and es 0..2")
+
+
+def maxscale(n: int, es: int) -> int:
+    """log2(maxpos) = (n - 2) * 2^es; minpos is 2^-maxscale."""
+    return (n - 2) << es
+
+
+def quire_bits(n: int, es: int) -> int:
+    """The quire's width: 4 maxscale + n bits, least significant bit minpos^2, n - 1 carry
+    bits above maxpos^2: SoftPosit's quire8/16/32 (32, 128, 512 bits) for posit<8,0>,
+    posit<16,1>, posit<32,2>, the 2017 draft standard's n^2/2 bits for its es."""
+    return 4 * maxscale(n, es) + n
+
+
+def nar(n: int) -> int:
+    return 1 << (n - 1)
+
+
+def maxpos(n: int) -> int:
+    return (1 << (n - 1)) - 1
+
+
+def minpos(n: int) -> int:
+    return 1
+
+
+def _arr(p) -> np.ndarray:
+    return np.asarray(p, dtype=np.int64)
+
+
+def _shl(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """x << s for 0 <= s (shifts of 63 or more give 0)."""
+    s = np.asarray(s, dtype=np.int64)
+    return np.where(s > 62, 0, np.left_shift(x, np.clip(s, 0, 62)))
+
+
+def _shr(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """x >> s for x >= 0, s >= 0 (shifts of 63 or more give 0)."""
+    s = np.asarray(s, dtype=np.int64)
+    return np.where(s > 62, 0, np.right_shift(x, np.clip(s, 0, 62)))
+
+
+def _low(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The low s bits of x >= 0 (s >= 0)."""
+    s = np.asarray(s, dtype=np.int64)
+    return np.where(s > 62, x, x & (np.left_shift(_I64(1), np.clip(s, 0, 62)) - 1))
+
+
+def bit_length(x: np.ndarray) -> np.ndarray:
+    """floor(log2 x) + 1 for 0 <= x < 2^63 (0 for 0), exactly (no float)."""
+    x = _arr(x).copy()
+    length = np.zeros_like(x)
+    for step in (32, 16, 8, 4, 2, 1):
+        big = x >= (_I64(1) << _I64(step))
+        x = np.where(big, x >> _I64(step), x)
+        length += np.where(big, step, 0)
+    return length + (x > 0)
+
+
+# --- patterns <-> (negative, sig, scale) ------------------------------------------------
+
+
+@dataclass
+class Parts:
+    zero: np.ndarray
+    nar: np.ndarray
+    neg: np.ndarray
+    sig: np.ndarray  # [2^29, 2^30) for nonzero reals (2^29 for 0 and NaR)
+    scale: np.ndarray
+
+
+def unpack(p, n: int, es: int) -> Parts:
+    """Split patterns into sign, significand and scale (exact)."""
+    _check(n, es)
+    p = _arr(p) & ((1 << n) - 1)
+    neg = (p >> (n - 1)) & 1 == 1
+    a = np.where(neg, ((1 << n) - p) & ((1 << n) - 1), p)
+    body = a & ((1 << (n - 1)) - 1)
+    r0 = (body >> (n - 2)) & 1 == 1
+    x = np.where(r0, ~body & ((1 << (n - 1)) - 1), body)
+    run = (n - 1) - bit_length(x)
+    k = np.where(r0, run - 1, -run)
+    rlen = np.minimum(run + 1, n - 1)
+    rem = (n - 1) - rlen
+    tail = _low(body, rem)
+    fb = np.maximum(rem - es, 0)
+    e = np.where(rem >= es, tail >> fb, _shl(tail, es - rem))
+    f = _low(tail, fb)
+    sig = (_I64(1) << HIDDEN) | _shl(f, HIDDEN - fb)
+    zero = p == 0
+    is_nar = p == (1 << (n - 1))
+    special = zero | is_nar
+    return Parts(zero, is_nar, neg & ~is_nar,
+                 np.where(special, _I64(1) << HIDDEN, sig),
+                 np.where(special, 0, (k << es) + e))
+
+
+def pack(neg, m, e, sticky, n: int, es: int) -> np.ndarray:
+    """Round the real (-1)^neg * (m + sticky') * 2^e to posit<n, es>, where 0 < m < 2^62
+    and `sticky` says the exact value lies strictly between m and m + 1 (in units 2^e).
+    Round to nearest, ties to the even pattern; never to 0 or NaR."""
+    _check(n, es)
+    m = _arr(m)
+    e = _arr(e)
+    neg = np.asarray(neg, dtype=bool)
+    sticky = np.asarray(sticky, dtype=bool)
+    L = bit_length(m) - 1
+    S = L + e
+    ms = maxscale(n, es)
+    Sc = np.clip(S, -ms, ms - 1)
+    k = Sc >> es
+    ex = Sc & ((1 << es) - 1)
+    rlen = np.where(k >= 0, k + 2, 1 - k)
+    regime = np.where(k >= 0, (_shl(_I64(1), k + 1) - 1) << 1, 1)
+    K = (n - 1) - rlen
+    Lc = np.clip(L, 0, 61)
+    frac = _low(m, Lc)
+    tail = _shl(ex, Lc) | frac
+    W = es + Lc
+    d = W - K
+    kept = np.where(d <= 0, _shl(tail, -d), _shr(tail, d))
+    rb = np.where(d <= 0, 0, _shr(tail, d - 1) & 1)
+    st = np.where(d <= 1, False, _low(tail, d - 1) != 0) | sticky
+    body = _shl(regime, K) | kept
+    body = body + (rb & (st | ((body & 1) == 1)))
+    body = np.where(S >= ms, maxpos(n), np.where(S < -ms, minpos(n), body))
+    out = np.where(neg, ((1 << n) - body) & ((1 << n) - 1), body)
+    return np.where(m == 0, 0, out)
+
+
+def _finish(parts_nar, zero_result, neg, m, e, sticky, n, es) -> np.ndarray:
+    out = pack(neg, np.where(zero_result, 1, m), e, sticky, n, es)
+    out = np.where(zero_result, 0, out)
+    return np.where(parts_nar, nar(n), out)
+
+
+# --- floats and reals --------------------------------------------------------------------
+
+
+def encode(x, n: int, es: int) -> np.ndarray:
+    """float64 -> posit<n, es>, correctly rounded (NaN and +-inf give NaR)."""
+    x = np.asarray(x, dtype=np.float64)
+    bad = ~np.isfinite(x)
+    f, ex = np.frexp(np.where(bad, 0.0, x))
+    m = np.abs(np.ldexp(f, 53)).astype(np.int64)
+    return _finish(bad, m == 0, f < 0, m, ex.astype(np.int64) - 53, False, n, es)
+
+
+def decode(p, n: int, es: int) -> np.ndarray:
+    """posit<n, es> -> float64 (exact; NaR gives NaN)."""
+    P = unpack(p, n, es)
+    v = np.ldexp(P.sig.astype(np.float64), (P.scale - HIDDEN).astype(np.int32))
+    v = np.where(P.neg, -v, v)
+    return np.where(P.nar, np.nan, np.where(P.zero, 0.0, v))
+
+
+def to_fraction(p: int, n: int, es: int) -> Fraction | None:
+    """One pattern's exact value (None for NaR)."""
+    P = unpack(np.array([p]), n, es)
+    if P.nar[0]:
+        return None
+    if P.zero[0]:
+        return Fraction(0)
+    v = Fraction(int(P.sig[0])) * Fraction(2) ** int(P.scale[0] - HIDDEN)
+    return -v if P.neg[0] else v
+
+
+def convert(p, n: int, es: int, n_to: int, es_to: int) -> np.ndarray:
+    """posit<n, es> -> posit<n_to, es_to>, correctly rounded."""
+    P = unpack(p, n, es)
+    return _finish(P.nar, P.zero, P.neg, P.sig, P.scale - HIDDEN, False, n_to, es_to)
+
+
+def from_fixed(q, scale: int, n: int, es: int) -> np.ndarray:
+    """Fixed-point integers q (|q| < 2^61) standing for q / 2^scale -> posit, rounded once."""
+    q = _arr(q)
+    return _finish(False, q == 0, q < 0, np.abs(q), np.full(q.shape, -scale, dtype=np.int64),
+                   False, n, es)
+
+
+def to_fixed(p, scale: int, n: int, es: int, bits: int = 32, rounding: str = "even"
+             ) -> np.ndarray:
+    """posit -> the integer nearest value * 2^scale by `rounding` ("even": ties to even, as
+    the posit standard's conversions; "trunc", "floor", "nearest": as docs/numerics.md),
+    saturated to `bits` (<= 62) two's complement; NaR gives the most negative integer."""
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding must be one of {ROUNDINGS}, got {rounding}")
+    P = unpack(p, n, es)
+    t = P.scale - HIDDEN + scale
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    big = t >= bits - HIDDEN - 1  # |value * 2^scale| >= 2^(bits - 1)
+    left = _shl(P.sig, np.clip(t, 0, 62))
+    d = np.clip(-t, 0, 63)
+    whole = _shr(P.sig, d)
+    half = np.where(d == 0, 0, _shr(P.sig, d - 1) & 1)
+    below = np.where(d <= 1, False, _low(P.sig, d - 1) != 0)
+    inexact = (half == 1) | below
+    if rounding == "even":
+        up = (half == 1) & (below | (whole & 1 == 1))
+    elif rounding == "trunc":
+        up = np.zeros_like(inexact)
+    elif rounding == "floor":
+        up = P.neg & inexact
+    else:  # half toward +inf
+        up = (half == 1) & (~P.neg | below)
+    mag = np.where(t >= 0, left, whole + up)
+    v = np.where(P.neg, -mag, mag)
+    v = np.where(big, np.where(P.neg, lo, hi), np.clip(v, lo, hi))
+    return np.where(P.nar, lo, np.where(P.zero, 0, v))
+
+
+# --- arithmetic ----------------------------------------------------------------------------
+
+
+def neg(p, n: int) -> np.ndarray:
+    return ((1 << n) - _arr(p)) & ((1 << n) - 1)
+
+
+def add(a, b, n: int, es: int) -> np.ndarray:
+    A, B = unpack(a, n, es), unpack(b, n, es)
+    a, b = np.broadcast_arrays(_arr(a), _arr(b))
+    swap = (B.scale > A.scale) | ((B.scale == A.scale) & (B.sig > A.sig))
+    sa, sb = np.where(swap, B.scale, A.scale), np.where(swap, A.scale, B.scale)
+    ga, gb = np.where(swap, B.sig, A.sig), np.where(swap, A.sig, B.sig)
+    na, nb = np.where(swap, B.neg, A.neg), np.where(swap, A.neg, B.neg)
+    d = sa - sb
+    MA = ga << _I64(30)
+    MB = _shr(gb << _I64(30), d)
+    lost = np.where(d >= 63, True, _low(gb << _I64(30), np.minimum(d, 63)) != 0)
+    same = na == nb
+    m = np.where(same, MA + MB, MA - MB - lost)
+    res = _finish(A.nar | B.nar, m == 0, na, m, sa - HIDDEN - 30, lost, n, es)
+    res = np.where(A.zero & ~B.nar, b & ((1 << n) - 1), res)
+    return np.where(B.zero & ~A.nar, a & ((1 << n) - 1), res)
+
+
+def sub(a, b, n: int, es: int) -> np.ndarray:
+    return add(a, neg(b, n), n, es)
+
+
+def mul(a, b, n: int, es: int) -> np.ndarray:
+    A, B = unpack(a, n, es), unpack(b, n, es)
+    return _finish(A.nar | B.nar, A.zero | B.zero, A.neg ^ B.neg, A.sig * B.sig,
+                   A.scale + B.scale - 2 * HIDDEN, False, n, es)
+
+
+def div(a, b, n: int, es: int) -> np.ndarray:
+    A, B = unpack(a, n, es), unpack(b, n, es)
+    num = A.sig << _I64(32)
+    quo, rem = num // B.sig, num % B.sig
+    return _finish(A.nar | B.nar | B.zero, A.zero, A.neg ^ B.neg, quo,
+                   A.scale - B.scale - 32, rem != 0, n, es)
+
+
+# --- comparisons ---------------------------------------------------------------------------
+
+
+def signed(p, n: int) -> np.ndarray:
+    """Patterns as n-bit two's complement integers: their order is the posit order."""
+    p = _arr(p) & ((1 << n) - 1)
+    return np.where(p >= (1 << (n - 1)), p - (1 << n), p)
+
+
+def lt(a, b, n: int) -> np.ndarray:
+    return signed(a, n) < signed(b, n)
+
+
+def le(a, b, n: int) -> np.ndarray:
+    return signed(a, n) <= signed(b, n)
+
+
+def eq(a, b, n: int) -> np.ndarray:
+    return signed(a, n) == signed(b, n)
+
+
+def maximum(a, b, n: int) -> np.ndarray:
+    return np.where(lt(a, b, n), _arr(b), _arr(a)) & ((1 << n) - 1)
+
+
+def relu(p, n: int) -> np.ndarray:
+    """max(p, 0) in the posit order (so relu(NaR) = 0, NaR being below every real)."""
+    return maximum(p, 0, n)
+
+
+def argmax(p, n: int, axis: int = -1) -> np.ndarray:
+    """Index of the first maximum in the posit order."""
+    return np.argmax(signed(p, n), axis=axis)
+
+
+# --- quire ---------------------------------------------------------------------------------
+
+_LIMB = 30
+
+
+class Quire:
+    """Quires, one per element of `shape`: two's complement integers of `quire_bits(n, es)`
+    bits counting minpos^2, which wrap around (modulo 2^bits) when a sum overflows, as
+    SoftPosit's do; NaR is a separate sticky flag. Held as 30-bit limbs in int64 (the top
+    limb signed) of products of internal significands, least significant bit
+    2^(-2 maxscale - 58), wide enough that only the final reduction wraps."""
+
+    def __init__(self, shape: tuple[int, ...], n: int, es: int):
+        _check(n, es)
+        self.n, self.es = n, es
+        self.shape = tuple(int(s) for s in shape)
+        self.lsb = -2 * maxscale(n, es) - 2 * HIDDEN
+        self.sign_bit = 2 * HIDDEN + quire_bits(n, es) - 1  # in limb bits
+        limbs = (self.sign_bit + 64) // _LIMB + 1
+        self.limbs = np.zeros((*self.shape, limbs), dtype=np.int64)
+        self.nar = np.zeros(self.shape, dtype=bool)
+
+    def clear(self) -> None:
+        self.limbs[...] = 0
+        self.nar[...] = False
+
+    def fma(self, a, b, axis: int | None = None) -> None:
+        """quire += a * b elementwise, or += sum(a * b) over `axis` of the operands."""
+        a, b = np.broadcast_arrays(_arr(a), _arr(b))
+        if axis is None:
+            a = np.broadcast_to(a, self.shape)[..., None]
+            b = np.broadcast_to(b, self.shape)[..., None]
+        else:
+            a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
+            a = np.broadcast_to(a, (*self.shape, a.shape[-1]))
+            b = np.broadcast_to(b, (*self.shape, b.shape[-1]))
+        A, B = unpack(a, self.n, self.es), unpack(b, self.n, self.es)
+        skip = A.zero | B.zero | A.nar | B.nar
+        prod = np.where(skip, 0, A.sig * B.sig)  # < 2^60
+        off = np.where(skip, 0, A.scale + B.scale + 2 * maxscale(self.n, self.es))  # >= 0
+        sign = np.where(A.neg ^ B.neg, -1, 1)
+        j, sh = off // _LIMB, off % _LIMB
+        pieces = ((prod & ((_I64(1) << (_LIMB - sh)) - 1)) << sh,
+                  (prod >> (_LIMB - sh)) & ((1 << _LIMB) - 1),
+                  prod >> (2 * _LIMB - sh))
+        rows = np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(self.shape)
+        rows = np.broadcast_to(rows[..., None], a.shape).ravel()
+        flat = self.limbs.reshape(-1, self.limbs.shape[-1])
+        for i, piece in enumerate(pieces):
+            np.add.at(flat, (rows, (j + i).ravel()), (sign * piece).ravel())
+        self.limbs = flat.reshape(self.limbs.shape)
+        self.nar = self.nar | (A.nar | B.nar).any(axis=-1)
+        _carry(self.limbs)
+
+    def to_posit(self) -> np.ndarray:
+        """Round the sum (modulo 2^quire_bits) once to posit<n, es> (NaR if a NaR was
+        accumulated)."""
+        L = self.limbs.copy()
+        # two's complement at the quire's width: drop the bits above its sign bit and give
+        # the sign bit weight -2^sign_bit
+        j, b = divmod(self.sign_bit, _LIMB)
+        L[..., j + 1:] = 0
+        sign = (L[..., j] >> b) & 1
+        L[..., j] = (L[..., j] & ((1 << b) - 1)) - (sign << b)
+        _carry(L)
+        negative = L[..., -1] < 0
+        L = np.where(negative[..., None], -L, L)
+        _carry(L)
+        nz = L != 0
+        zero = ~nz.any(axis=-1)
+        top = np.maximum(L.shape[-1] - 1 - np.argmax(nz[..., ::-1], axis=-1), 1)
+        hi = np.take_along_axis(L, top[..., None], -1)[..., 0]
+        lo = np.take_along_axis(L, (top - 1)[..., None], -1)[..., 0]
+        below = np.cumsum(nz, axis=-1) - nz  # nonzero limbs strictly below each limb
+        sticky = np.take_along_axis(below, (top - 1)[..., None], -1)[..., 0] > 0
+        return _finish(self.nar, zero, negative, (hi << _LIMB) | lo,
+                       (top - 1) * _LIMB + self.lsb, sticky, self.n, self.es)
+
+
+def _carry(L: np.ndarray) -> None:
+    """Bring every limb but the top one into [0, 2^30), in place."""
+    for i in range(L.shape[-1] - 1):
+        carry = L[..., i] >> _LIMB
+        L[..., i] -= carry << _LIMB
+        L[..., i + 1] += carry
+
+
+def dot(a, b, n: int, es: int, axis: int = -1) -> np.ndarray:
+    """sum(a * b) over `axis`, accumulated exactly in a quire and rounded once."""
+    a, b = np.broadcast_arrays(_arr(a), _arr(b))
+    shape = np.moveaxis(a, axis, -1).shape[:-1]
+    q = Quire(shape, n, es)
+    q.fma(a, b, axis=axis)
+    return q.to_posit()
+
+
+# --- exp, sigmoid, tanh --------------------------------------------------------------------
+
+_LOG2E_Q20 = 1512775  # round(log2(e) * 2^20)
+_LN2_A = 799144290325165575  # floor(ln(2) * 2^60)
+_LN2_B = 4050946426  # floor the next 32 bits
+_EXP_TERMS = 17
+_EXPM1_TERMS = 14
+
+
+def mulq(a, b) -> np.ndarray:
+    """a * b / 2^60 rounded toward zero, for |a|, |b| < 2^61 (exact 30-bit limbs)."""
+    a, b = _arr(a), _arr(b)
+    s = (a < 0) ^ (b < 0)
+    ua, ub = np.abs(a), np.abs(b)
+    a1, a0 = ua >> _I64(30), ua & ((1 << 30) - 1)
+    b1, b0 = ub >> _I64(30), ub & ((1 << 30) - 1)
+    p = a1 * b1 + ((a1 * b0 + a0 * b1 + ((a0 * b0) >> _I64(30))) >> _I64(30))
+    return np.where(s, -p, p)
+
+
+def divq(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """(floor(a * 2^60 / b), whether inexact) for 0 <= a < 4b, 0 < b < 2^62: restoring
+    division, one quotient bit per step."""
+    a, b = _arr(a), _arr(b)
+    q = a // b
+    r = a - q * b
+    for _ in range(Q):
+        r = r << _I64(1)
+        q = q << _I64(1)
+        ge = r >= b
+        r = np.where(ge, r - b, r)
+        q = q | ge
+    return q, r != 0
+
+
+def _tdiv(a: np.ndarray, k: int) -> np.ndarray:
+    """a / k rounded toward zero (C's integer division)."""
+    return np.where(a < 0, -((-a) // k), a // k)
+
+
+def exp_parts(negative, sig, scale) -> tuple[np.ndarray, np.ndarray]:
+    """e^x for x = (-1)^negative * sig * 2^(scale - 29) as (m, i): e^x ~ m * 2^(i - 60),
+    m in [0.7, 1.5) * 2^60. |x| < 2^-40 gives (2^60, 0); |x| >= 256 gives 2^-400 or
+    2^400 (beyond every posit's range)."""
+    negative = np.asarray(negative, dtype=bool)
+    sig, scale = _arr(sig), _arr(scale)
+    sc = np.clip(scale, -40, 7)
+    # |x| in Q60, modulo 2^64 (the reduced argument below fits; the wrap cancels out)
+    xq = np.where(sc + 31 >= 0,
+                  np.left_shift(sig.astype(np.uint64), np.clip(sc + 31, 0, 63).astype(np.uint64)),
+                  (sig >> np.clip(-(sc + 31), 0, 63)).astype(np.uint64))
+    xa = sig >> (9 - sc)  # |x| in Q20, truncated
+    ia = (xa * _LOG2E_Q20 + (1 << 39)) >> 40
+    iu = ia.astype(np.uint64)
+    iln2 = iu * np.uint64(_LN2_A) + ((iu * np.uint64(_LN2_B)) >> np.uint64(32))
+    r = np.where(negative, iln2 - xq, xq - iln2).view(np.int64)
+    i = np.where(negative, -ia, ia)
+    total = ONE_Q + r
+    term = r
+    for k in range(2, _EXP_TERMS + 1):
+        term = _tdiv(mulq(term, r), k)
+        total = total + term
+    tiny = scale < -40
+    huge = scale >= 8
+    m = np.where(tiny | huge, ONE_Q, total)
+    i = np.where(tiny, 0, np.where(huge, np.where(negative, -400, 400), i))
+    return m, i
+
+
+def _scale_or_tiny(P: Parts) -> np.ndarray:
+    return np.where(P.zero | P.nar, -1000, P.scale)
+
+
+def _elementwise(f):
+    """Run on at least 1-d arrays (0-d numpy arithmetic would warn where the wrapping
+    uint64 steps wrap by design), give back the operand's shape."""
+    @functools.wraps(f)
+    def run(p, n: int, es: int) -> np.ndarray:
+        p = _arr(p)
+        return f(np.atleast_1d(p), n, es).reshape(p.shape)
+    return run
+
+
+@_elementwise
+def exp(p, n: int, es: int) -> np.ndarray:
+    """e^p, rounded once (see the module docstring for the accuracy)."""
+    P = unpack(p, n, es)
+    m, i = exp_parts(P.neg, P.sig, _scale_or_tiny(P))
+    out = pack(False, m, i - Q, ~P.zero, n, es)
+    return np.where(P.nar, nar(n), out)
+
+
+@_elementwise
+def sigmoid(p, n: int, es: int) -> np.ndarray:
+    """1 / (1 + e^-p), rounded once."""
+    P = unpack(p, n, es)
+    m, i = exp_parts(True, P.sig, _scale_or_tiny(P))  # t = e^-|x| ~ m 2^(i-60), i <= 0
+    den = ONE_Q + _shr(m, -i)
+    # x >= 0: 1 / (1 + e^-x); x < 0: e^x / (1 + e^x)
+    q, _ = divq(np.where(P.neg, m, ONE_Q), den)
+    out = pack(False, q, np.where(P.neg, i, 0) - Q, True, n, es)
+    return np.where(P.nar, nar(n), out)
+
+
+@_elementwise
+def tanh(p, n: int, es: int) -> np.ndarray:
+    """tanh(p), rounded once. |x| < 1/8: w / (1 + w) with w = expm1(2|x|) / 2 formed as
+    |x| * sum (2|x|)^k / (k+1)! (no cancellation); otherwise (1 - t) / (1 + t),
+    t = e^(-2|x|)."""
+    P = unpack(p, n, es)
+    small = P.scale <= -4
+    # small branch
+    sc = P.scale
+    z = np.where(sc + 32 >= 0, _shl(P.sig, sc + 32), _shr(P.sig, -(sc + 32)))
+    z = np.where(small, z, 0)
+    term = np.full(z.shape, ONE_Q)
+    total = term
+    for k in range(1, _EXPM1_TERMS + 1):
+        term = _tdiv(mulq(term, z), k + 1)
+        total = total + term
+    w = mulq(P.sig << _I64(31), total)
+    qs, _ = divq(w, ONE_Q + _shr(w, -sc))
+    # large branch
+    m, i = exp_parts(True, P.sig, P.scale + 1)
+    t = _shr(m, -i)
+    ql, _ = divq(ONE_Q - t, ONE_Q + t)
+    q = np.where(small, qs, ql)
+    out = pack(P.neg, q, np.where(small, sc, 0) - Q, True, n, es)
+    return np.where(P.nar, nar(n), np.where(P.zero, 0, out))

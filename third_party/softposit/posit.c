@@ -1,0 +1,491 @@
+/* posit<n, es> arithmetic, integers only: see posit.h. Mirrors
+ * minun_mlir/numerics/posit.py step for step (the same internal form, the same
+ * fixed-point evaluation of exp, sigmoid and tanh), so the two agree bit for bit.
+ * MIT licence (the repository's LICENSE). */
+#include "posit.h"
+
+#define HIDDEN 29 /* a nonzero posit is sig * 2^(scale - 29), sig in [2^29, 2^30) */
+#define Q 60      /* fraction bits of the fixed-point numbers of exp/sigmoid/tanh */
+#define ONE_Q ((int64_t)1 << Q)
+#define LOG2E_Q20 1512775                       /* round(log2(e) * 2^20) */
+#define LN2_A ((uint64_t)799144290325165575ULL) /* floor(ln(2) * 2^60) */
+#define LN2_B ((uint64_t)4050946426UL)          /* the next 32 bits */
+#define EXP_TERMS 17
+#define EXPM1_TERMS 14
+
+typedef struct {
+    int zero, nar, neg;
+    uint32_t sig;
+    int32_t scale;
+} parts_t;
+
+static uint32_t mask_of(int n) { return (uint32_t)(((uint64_t)1 << n) - 1); }
+
+static int32_t maxscale_of(int n, int es) { return (int32_t)(n - 2) << es; }
+
+static int bitlen32(uint32_t x)
+{
+    int len = 0;
+    if (x >> 16) {
+        x >>= 16;
+        len = 16;
+    }
+    if (x >> 8) {
+        x >>= 8;
+        len += 8;
+    }
+    if (x >> 4) {
+        x >>= 4;
+        len += 4;
+    }
+    if (x >> 2) {
+        x >>= 2;
+        len += 2;
+    }
+    if (x >> 1) {
+        x >>= 1;
+        len += 1;
+    }
+    return len + (int)x;
+}
+
+static int bitlen64(uint64_t x)
+{
+    uint32_t hi = (uint32_t)(x >> 32);
+    return hi ? 32 + bitlen32(hi) : bitlen32((uint32_t)x);
+}
+
+/* x >> s, 0 for s >= 63 (as the Python kernels' _shr) */
+static uint64_t shr(uint64_t x, int32_t s) { return s > 62 ? 0 : x >> s; }
+
+static int32_t floor_shift(int32_t x, int es)
+{
+    return x >= 0 ? x >> es : -(int32_t)(((uint32_t)(-x) + ((1u << es) - 1)) >> es);
+}
+
+/* uint64 -> int64 two's complement without the implementation-defined conversion */
+static int64_t to_signed(uint64_t u)
+{
+    return (u >> 63) ? -(int64_t)(~u) - 1 : (int64_t)u;
+}
+
+posit_t posit_nar(int n) { return (uint32_t)1 << (n - 1); }
+
+posit_t posit_neg(posit_t a, int n)
+{
+    return (uint32_t)(((uint64_t)1 << n) - (a & mask_of(n))) & mask_of(n);
+}
+
+static parts_t unpack(posit_t p, int n, int es)
+{
+    parts_t r;
+    uint32_t mask = mask_of(n), m1 = mask >> 1, a, body, x, tail, f;
+    int run, rlen, rem, fb;
+    int32_t k, e;
+    p &= mask;
+    r.zero = p == 0;
+    r.nar = p == posit_nar(n);
+    r.neg = !r.nar && ((p >> (n - 1)) & 1);
+    r.sig = (uint32_t)1 << HIDDEN;
+    r.scale = 0;
+    if (r.zero || r.nar)
+        return r;
+    a = r.neg ? posit_neg(p, n) : p;
+    body = a & m1;
+    if ((body >> (n - 2)) & 1) {
+        x = ~body & m1;
+        run = (n - 1) - bitlen64(x);
+        k = run - 1;
+    } else {
+        run = (n - 1) - bitlen64(body);
+        k = -run;
+    }
+    rlen = run + 1 < n - 1 ? run + 1 : n - 1;
+    rem = (n - 1) - rlen;
+    tail = body & (((uint32_t)1 << rem) - 1);
+    if (rem >= es) {
+        fb = rem - es;
+        e = (int32_t)(tail >> fb);
+        f = tail & (((uint32_t)1 << fb) - 1);
+    } else {
+        fb = 0;
+        e = (int32_t)(tail << (es - rem));
+        f = 0;
+    }
+    r.sig = ((uint32_t)1 << HIDDEN) | (f << (HIDDEN - fb));
+    r.scale = k * ((int32_t)1 << es) + e;
+    return r;
+}
+
+/* Round (-1)^neg (m + sticky') 2^e to posit<n, es>: 0 < m < 2^62, sticky says the exact
+   value lies strictly between m and m + 1. Nearest, ties to the even pattern; never 0
+   or NaR. */
+static posit_t pack(int neg, uint64_t m, int32_t e, int sticky, int n, int es)
+{
+    int L = bitlen64(m) - 1;
+    int32_t S = L + e, ms = maxscale_of(n, es);
+    uint32_t body;
+    if (S >= ms) {
+        body = mask_of(n - 1);
+    } else if (S < -ms) {
+        body = 1;
+    } else {
+        int32_t k = floor_shift(S, es), ex = S - k * ((int32_t)1 << es);
+        int rlen = k >= 0 ? (int)k + 2 : 1 - (int)k;
+        uint32_t regime = k >= 0 ? (((uint32_t)1 << (k + 1)) - 1) << 1 : 1;
+        int K = (n - 1) - rlen, W = es + L, d = W - K, rb = 0, st = sticky;
+        uint64_t frac = m & (((uint64_t)1 << L) - 1);
+        uint64_t tail = ((uint64_t)ex << L) | frac, kept;
+        if (d <= 0) {
+            kept = tail << -d;
+        } else {
+            kept = tail >> d;
+            rb = (int)((tail >> (d - 1)) & 1);
+            if (d > 1 && (tail & (((uint64_t)1 << (d - 1)) - 1)))
+                st = 1;
+        }
+        body = (regime << K) | (uint32_t)kept;
+        if (rb && (st || (body & 1)))
+            body++;
+    }
+    return neg ? posit_neg(body, n) : body;
+}
+
+posit_t posit_add(posit_t a, posit_t b, int n, int es)
+{
+    parts_t A = unpack(a, n, es), B = unpack(b, n, es), t;
+    int32_t d;
+    uint64_t MA, MB, Mb0, m;
+    int lost;
+    if (A.nar || B.nar)
+        return posit_nar(n);
+    if (A.zero)
+        return b & mask_of(n);
+    if (B.zero)
+        return a & mask_of(n);
+    if (B.scale > A.scale || (B.scale == A.scale && B.sig > A.sig)) {
+        t = A;
+        A = B;
+        B = t;
+    }
+    d = A.scale - B.scale;
+    MA = (uint64_t)A.sig << 30;
+    Mb0 = (uint64_t)B.sig << 30;
+    if (d >= 63) {
+        MB = 0;
+        lost = 1;
+    } else {
+        MB = Mb0 >> d;
+        lost = (Mb0 & (((uint64_t)1 << d) - 1)) != 0;
+    }
+    m = A.neg == B.neg ? MA + MB : MA - MB - (uint64_t)lost;
+    if (m == 0)
+        return 0;
+    return pack(A.neg, m, A.scale - HIDDEN - 30, lost, n, es);
+}
+
+posit_t posit_sub(posit_t a, posit_t b, int n, int es)
+{
+    return posit_add(a, posit_neg(b, n), n, es);
+}
+
+posit_t posit_mul(posit_t a, posit_t b, int n, int es)
+{
+    parts_t A = unpack(a, n, es), B = unpack(b, n, es);
+    if (A.nar || B.nar)
+        return posit_nar(n);
+    if (A.zero || B.zero)
+        return 0;
+    return pack(A.neg ^ B.neg, (uint64_t)A.sig * B.sig, A.scale + B.scale - 2 * HIDDEN, 0,
+                n, es);
+}
+
+posit_t posit_div(posit_t a, posit_t b, int n, int es)
+{
+    parts_t A = unpack(a, n, es), B = unpack(b, n, es);
+    uint64_t num, quo;
+    if (A.nar || B.nar || B.zero)
+        return posit_nar(n);
+    if (A.zero)
+        return 0;
+    num = (uint64_t)A.sig << 32;
+    quo = num / B.sig;
+    return pack(A.neg ^ B.neg, quo, A.scale - B.scale - 32, num - quo * B.sig != 0, n, es);
+}
+
+posit_t posit_convert(posit_t a, int n, int es, int n_to, int es_to)
+{
+    parts_t A = unpack(a, n, es);
+    if (A.nar)
+        return posit_nar(n_to);
+    if (A.zero)
+        return 0;
+    return pack(A.neg, A.sig, A.scale - HIDDEN, 0, n_to, es_to);
+}
+
+posit_t posit_from_fixed(int32_t q, int scale, int n, int es)
+{
+    uint64_t m;
+    if (q == 0)
+        return 0;
+    m = q < 0 ? (uint64_t)0 - (uint64_t)(int64_t)q : (uint64_t)q;
+    return pack(q < 0, m, -(int32_t)scale, 0, n, es);
+}
+
+int32_t posit_to_fixed(posit_t a, int scale, int bits, int n, int es)
+{
+    parts_t A = unpack(a, n, es);
+    int64_t lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << (bits - 1)) - 1, v;
+    int32_t t = A.scale - HIDDEN + scale;
+    uint64_t mag;
+    if (A.nar)
+        return (int32_t)lo;
+    if (A.zero)
+        return 0;
+    if (t >= bits - HIDDEN - 1)
+        return (int32_t)(A.neg ? lo : hi);
+    if (t >= 0) {
+        mag = (uint64_t)A.sig << t;
+    } else {
+        int32_t d = -t > 63 ? 63 : -t;
+        uint64_t whole = shr(A.sig, d), half = shr(A.sig, d - 1) & 1;
+        int below = d > 1 && (d > 62 ? A.sig : (A.sig & (((uint64_t)1 << (d - 1)) - 1))) != 0;
+        mag = whole + (half && (below || (whole & 1)));
+    }
+    v = A.neg ? -(int64_t)mag : (int64_t)mag;
+    return (int32_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+int32_t posit_signed(posit_t a, int n)
+{
+    a &= mask_of(n);
+    if ((a >> (n - 1)) & 1)
+        return -(int32_t)((uint32_t)(((uint64_t)1 << n) - a) - 1) - 1;
+    return (int32_t)a;
+}
+
+int posit_lt(posit_t a, posit_t b, int n) { return posit_signed(a, n) < posit_signed(b, n); }
+int posit_le(posit_t a, posit_t b, int n) { return posit_signed(a, n) <= posit_signed(b, n); }
+int posit_eq(posit_t a, posit_t b, int n) { return posit_signed(a, n) == posit_signed(b, n); }
+
+posit_t posit_max(posit_t a, posit_t b, int n)
+{
+    return (posit_lt(a, b, n) ? b : a) & mask_of(n);
+}
+
+posit_t posit_relu(posit_t a, int n) { return posit_max(a, 0, n); }
+
+/* --- exp, sigmoid, tanh: Q60 fixed point ------------------------------------------- */
+
+/* a * b / 2^60 rounded toward zero, |a|, |b| < 2^61, exact with 30-bit halves */
+static int64_t mulq(int64_t a, int64_t b)
+{
+    int s = (a < 0) != (b < 0);
+    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
+    uint64_t ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    uint64_t m30 = ((uint64_t)1 << 30) - 1;
+    uint64_t a1 = ua >> 30, a0 = ua & m30, b1 = ub >> 30, b0 = ub & m30;
+    uint64_t p = a1 * b1 + ((a1 * b0 + a0 * b1 + ((a0 * b0) >> 30)) >> 30);
+    return s ? -(int64_t)p : (int64_t)p;
+}
+
+/* floor(a * 2^60 / b) for 0 <= a < 4b, 0 < b < 2^62 (restoring division) */
+static uint64_t divq(uint64_t a, uint64_t b)
+{
+    uint64_t q = a / b, r = a - q * b;
+    int i;
+    for (i = 0; i < Q; i++) {
+        r <<= 1;
+        q <<= 1;
+        if (r >= b) {
+            r -= b;
+            q |= 1;
+        }
+    }
+    return q;
+}
+
+/* e^x, x = (-1)^neg sig 2^(scale - 29), as m 2^(i - 60) */
+static void exp_parts(int neg, uint32_t sig, int32_t scale, int64_t *m, int32_t *i)
+{
+    uint64_t xq, xa, ia, iln2;
+    int64_t r, total, term;
+    int k;
+    if (scale < -40) {
+        *m = ONE_Q;
+        *i = 0;
+        return;
+    }
+    if (scale >= 8) {
+        *m = ONE_Q;
+        *i = neg ? -400 : 400;
+        return;
+    }
+    /* |x| in Q60 modulo 2^64: the reduced argument fits, the wrap cancels */
+    xq = scale + 31 >= 0 ? (uint64_t)sig << (scale + 31) : (uint64_t)sig >> -(scale + 31);
+    xa = (uint64_t)sig >> (9 - scale); /* |x| in Q20 */
+    ia = (xa * LOG2E_Q20 + ((uint64_t)1 << 39)) >> 40;
+    iln2 = ia * LN2_A + ((ia * LN2_B) >> 32);
+    r = to_signed(neg ? iln2 - xq : xq - iln2);
+    *i = neg ? -(int32_t)ia : (int32_t)ia;
+    total = ONE_Q + r;
+    term = r;
+    for (k = 2; k <= EXP_TERMS; k++) {
+        term = mulq(term, r) / k;
+        total += term;
+    }
+    *m = total;
+}
+
+posit_t posit_exp(posit_t a, int n, int es)
+{
+    parts_t A = unpack(a, n, es);
+    int64_t m;
+    int32_t i;
+    if (A.nar)
+        return posit_nar(n);
+    exp_parts(A.neg, A.sig, A.zero ? -1000 : A.scale, &m, &i);
+    return pack(0, (uint64_t)m, i - Q, !A.zero, n, es);
+}
+
+posit_t posit_sigmoid(posit_t a, int n, int es)
+{
+    parts_t A = unpack(a, n, es);
+    int64_t m;
+    int32_t i;
+    uint64_t den, q;
+    if (A.nar)
+        return posit_nar(n);
+    exp_parts(1, A.sig, A.zero ? -1000 : A.scale, &m, &i); /* e^-|x|, i <= 0 */
+    den = (uint64_t)ONE_Q + shr((uint64_t)m, -i);
+    q = divq(A.neg ? (uint64_t)m : (uint64_t)ONE_Q, den);
+    return pack(0, q, (A.neg ? i : 0) - Q, 1, n, es);
+}
+
+posit_t posit_tanh(posit_t a, int n, int es)
+{
+    parts_t A = unpack(a, n, es);
+    uint64_t q;
+    int32_t e, sc = A.scale;
+    if (A.nar)
+        return posit_nar(n);
+    if (A.zero)
+        return 0;
+    if (sc <= -4) {
+        /* w / (1 + w), w = |x| sum_k (2|x|)^k / (k+1)! = expm1(2|x|) / 2 */
+        int64_t z = sc + 32 >= 0 ? (int64_t)((uint64_t)A.sig << (sc + 32))
+                                 : (int64_t)shr(A.sig, -(sc + 32));
+        int64_t term = ONE_Q, total = ONE_Q, w;
+        int k;
+        for (k = 1; k <= EXPM1_TERMS; k++) {
+            term = mulq(term, z) / (k + 1);
+            total += term;
+        }
+        w = mulq((int64_t)A.sig << 31, total);
+        q = divq((uint64_t)w, (uint64_t)ONE_Q + shr((uint64_t)w, -sc));
+        e = sc - Q;
+    } else {
+        /* (1 - t) / (1 + t), t = e^(-2|x|) */
+        int64_t m;
+        int32_t i;
+        uint64_t t;
+        exp_parts(1, A.sig, sc + 1, &m, &i);
+        t = shr((uint64_t)m, -i);
+        q = divq((uint64_t)ONE_Q - t, (uint64_t)ONE_Q + t);
+        e = -Q;
+    }
+    return pack(A.neg, q, e, 1, n, es);
+}
+
+/* --- quire ------------------------------------------------------------------------- */
+
+/* the quire's width: 4 maxscale + n bits (SoftPosit's quire8/16/32 for posit<8,0>,
+   posit<16,1>, posit<32,2>); words hold it modulo 2^(32 words), read modulo 2^width */
+static int32_t quire_bits(int n, int es) { return 4 * maxscale_of(n, es) + n; }
+
+static int quire_words(int n, int es) { return (int)((quire_bits(n, es) + 31) / 32); }
+
+void posit_quire_clear(posit_quire_t *q)
+{
+    int i;
+    for (i = 0; i < POSIT_QUIRE_WORDS; i++)
+        q->w[i] = 0;
+    q->nar = 0;
+}
+
+void posit_quire_fma(posit_quire_t *q, posit_t a, posit_t b, int n, int es)
+{
+    parts_t A = unpack(a, n, es), B = unpack(b, n, es);
+    int nw = quire_words(n, es), j, sh, i, neg;
+    uint64_t P, c[3], carry = 0;
+    int32_t o;
+    if (A.nar || B.nar) {
+        q->nar = 1;
+        return;
+    }
+    if (A.zero || B.zero)
+        return;
+    P = (uint64_t)A.sig * B.sig;
+    o = A.scale + B.scale - 2 * HIDDEN + 2 * maxscale_of(n, es);
+    if (o < 0) { /* exact: a product of posits is a multiple of minpos^2 */
+        P >>= -o;
+        o = 0;
+    }
+    j = (int)(o / 32);
+    sh = (int)(o % 32);
+    c[0] = (uint32_t)(P << sh);
+    c[1] = (uint32_t)(sh ? P >> (32 - sh) : P >> 32);
+    c[2] = (uint32_t)(sh ? P >> (64 - sh) : 0);
+    neg = A.neg ^ B.neg;
+    for (i = j; i < nw; i++) {
+        uint64_t chunk = i - j < 3 ? c[i - j] : 0, s;
+        if (i - j >= 3 && carry == 0)
+            break;
+        if (!neg) {
+            s = (uint64_t)q->w[i] + chunk + carry;
+            carry = s >> 32;
+        } else {
+            s = (uint64_t)q->w[i] - chunk - carry;
+            carry = (s >> 63) & 1;
+        }
+        q->w[i] = (uint32_t)s;
+    }
+}
+
+posit_t posit_quire_to_posit(const posit_quire_t *q, int n, int es)
+{
+    uint32_t w[POSIT_QUIRE_WORDS];
+    int nw = quire_words(n, es), i, neg, top = -1, lo;
+    uint64_t m = 0, carry = 1;
+    int sticky = 0;
+    int top_bits = (int)(quire_bits(n, es) - 32 * (nw - 1)); /* 1..32 */
+    uint32_t keep = top_bits == 32 ? 0xFFFFFFFFUL : (((uint32_t)1 << top_bits) - 1);
+    if (q->nar)
+        return posit_nar(n);
+    for (i = 0; i < POSIT_QUIRE_WORDS; i++)
+        w[i] = q->w[i];
+    /* two's complement at the quire's width: sign-extend its top bit */
+    neg = (int)((w[nw - 1] >> (top_bits - 1)) & 1);
+    w[nw - 1] = neg ? (w[nw - 1] | ~keep) : (w[nw - 1] & keep);
+    if (neg) {
+        for (i = 0; i < nw; i++) {
+            uint64_t s = (uint64_t)(uint32_t)~w[i] + carry;
+            w[i] = (uint32_t)s;
+            carry = s >> 32;
+        }
+    }
+    for (i = nw - 1; i >= 0 && top < 0; i--)
+        if (w[i])
+            top = 32 * i + bitlen64(w[i]) - 1;
+    if (top < 0)
+        return 0;
+    lo = top > 60 ? top - 60 : 0;
+    for (i = top; i >= lo; i--)
+        m = (m << 1) | ((w[i / 32] >> (i % 32)) & 1);
+    for (i = 0; i < lo / 32; i++)
+        if (w[i])
+            sticky = 1;
+    if (lo % 32 && (w[lo / 32] & (((uint32_t)1 << (lo % 32)) - 1)))
+        sticky = 1;
+    return pack(neg, m, lo - 2 * maxscale_of(n, es), sticky, n, es);
+}

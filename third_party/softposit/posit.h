@@ -1,0 +1,68 @@
+/* posit<n, es> arithmetic for microcontrollers without an FPU: integers only (C99, no
+ * float, no malloc, no libm). Part of minun-mlir; MIT licence (the repository's LICENSE).
+ *
+ * A posit_t holds the n-bit pattern in its low bits (3 <= n <= 32, 0 <= es <= 2; the
+ * compiler uses n = 8..16 and 32). Every function takes n and es as arguments, so one
+ * copy of the code serves every format. The results are bit for bit those of
+ * minun_mlir/numerics/posit.py (docs/numerics.md, "Posits"):
+ *
+ *   - add, sub, mul, div, conversions: the exact result rounded once to nearest, ties to
+ *     the even pattern; never to 0 or NaR (maxpos / minpos instead); NaR in, NaR out;
+ *     x / 0 is NaR.
+ *   - the quire accumulates products exactly in a two's complement integer of
+ *     4 * maxscale + n bits counting minpos^2 (n - 1 carry bits: SoftPosit's quire8, 16
+ *     and 32 for posit<8,0>, <16,1>, <32,2>), wrapping around on overflow as SoftPosit's,
+ *     and rounds once.
+ *   - exp, sigmoid, tanh: 64-bit fixed-point evaluation to about 2^-55, rounded once
+ *     (correctly rounded on every posit8 and posit16 input).
+ *   - comparisons order patterns as n-bit two's complement integers (NaR lowest).
+ */
+#ifndef MINUN_POSIT_H
+#define MINUN_POSIT_H
+
+#include <stdint.h>
+
+typedef uint32_t posit_t;
+
+/* the largest quire: posit<32, 2>, 4 * 120 + 32 = 512 bits */
+#define POSIT_QUIRE_WORDS 16
+
+typedef struct {
+    uint32_t w[POSIT_QUIRE_WORDS]; /* least significant word first; bit 0 weighs
+                                      minpos^2 = 2^(-2 maxscale); the low
+                                      4 maxscale + n bits are the quire */
+    uint8_t nar;                   /* a NaR was accumulated */
+} posit_quire_t;
+
+posit_t posit_nar(int n);
+posit_t posit_neg(posit_t a, int n);
+posit_t posit_add(posit_t a, posit_t b, int n, int es);
+posit_t posit_sub(posit_t a, posit_t b, int n, int es);
+posit_t posit_mul(posit_t a, posit_t b, int n, int es);
+posit_t posit_div(posit_t a, posit_t b, int n, int es);
+
+/* posit<n, es> -> posit<n_to, es_to> */
+posit_t posit_convert(posit_t a, int n, int es, int n_to, int es_to);
+/* the fixed-point integer q standing for q / 2^scale -> posit */
+posit_t posit_from_fixed(int32_t q, int scale, int n, int es);
+/* posit -> round(value * 2^scale), ties to even, saturated to `bits` (2..32) two's
+   complement; NaR gives the most negative integer */
+int32_t posit_to_fixed(posit_t a, int scale, int bits, int n, int es);
+
+/* the pattern as an n-bit two's complement integer: its order is the posit order */
+int32_t posit_signed(posit_t a, int n);
+int posit_lt(posit_t a, posit_t b, int n);
+int posit_le(posit_t a, posit_t b, int n);
+int posit_eq(posit_t a, posit_t b, int n);
+posit_t posit_max(posit_t a, posit_t b, int n);
+posit_t posit_relu(posit_t a, int n); /* max(a, 0): relu(NaR) = 0 */
+
+posit_t posit_exp(posit_t a, int n, int es);
+posit_t posit_sigmoid(posit_t a, int n, int es);
+posit_t posit_tanh(posit_t a, int n, int es);
+
+void posit_quire_clear(posit_quire_t *q);
+void posit_quire_fma(posit_quire_t *q, posit_t a, posit_t b, int n, int es); /* q += a b */
+posit_t posit_quire_to_posit(const posit_quire_t *q, int n, int es);
+
+#endif

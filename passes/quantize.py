@@ -55,6 +55,19 @@ def profile_module(module: ModuleOp, data_path: str | Path, evaluator: str = "au
     return native.profile(module, dataset.features, evaluator)
 
 
+def synthetic_inputs(module: ModuleOp, n: int, seed: int = 0) -> np.ndarray:
+    """n inputs drawn uniformly in the (single) input's declared range."""
+    from minun_mlir.numerics.float_eval import model_inputs
+
+    inputs = model_inputs(module)
+    if len(inputs) != 1:
+        raise error("profiling on synthetic inputs needs a model with exactly one input")
+    op = inputs[0]
+    shape = tuple(op.results[0].type.get_shape())
+    lo, hi = op.range_lo.value.data, op.range_hi.value.data
+    return np.random.default_rng(seed).uniform(lo, hi, size=(n, *shape)).astype(np.float32)
+
+
 def reject_composite_ops(module: ModuleOp) -> None:
     for op in module.walk():
         if is_composite(op):
@@ -88,10 +101,12 @@ def check_weights(module: ModuleOp) -> None:
 
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
                     profile: Profile | None = None, data: str | Path | None = None,
-                    evaluator: str = "auto") -> ModuleOp:
+                    evaluator: str = "auto", synthetic: int = 0) -> ModuleOp:
     """The pass as a function: returns a new L2 module; `module` (L1 with primitive ops
     only) is not changed. `evaluator` (auto|native|numpy) runs the profiling and the
-    maxscale search; both evaluators give the same results (tested)."""
+    maxscale search; both evaluators give the same results (tested). Without data,
+    `synthetic` > 0 profiles on that many inputs drawn uniformly in the declared input
+    ranges (seeded): scales for a model whose data is not at hand."""
     for name, allowed in (("rounding", fx.ROUNDING_MODES), ("overflow", fx.OVERFLOW_MODES),
                           ("scales", ("maxscale", "data-driven")),
                           ("exp", ("auto", "seedot", "shiftry"))):
@@ -119,6 +134,10 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     check_weights(module)
     if data is not None and profile is None:
         profile = profile_module(module, data, evaluator)
+    elif synthetic and profile is None and config.scales == "data-driven":
+        from minun_mlir import native
+
+        profile = native.profile(module, synthetic_inputs(module, synthetic), evaluator)
     if config.scales == "maxscale" and config.maxscale is None:
         if data is None:
             raise error("quantize: scales=maxscale needs maxscale=P, or data= to "
@@ -170,6 +189,7 @@ class Quantize(ModulePass):
     param_bits: int | None = None
     data: str = ""
     evaluator: str = "auto"
+    synthetic: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
@@ -177,4 +197,5 @@ class Quantize(ModulePass):
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits)
         replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None,
-                                                evaluator=self.evaluator))
+                                                evaluator=self.evaluator,
+                                                synthetic=self.synthetic))

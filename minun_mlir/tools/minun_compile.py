@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from minun_mlir.passes.memory_plan import PLANNERS
 from minun_mlir.tools.errors import run_tool
 
 GENERATED = ("model.h", "model.c", "minun_runtime.h", "memory_map.png")
+# Without --train: profile on this many inputs drawn in the declared input range.
+SYNTHETIC_INPUTS = 64
 TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f",
            "cortex-m4-mps2")
 
@@ -36,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--synthetic-weights", type=int, default=None, metavar="SEED",
                    help="SeeDot: draw every parameter uniformly inside its declared range "
                    "(seeded), to size a model before it is trained")
+    p.add_argument("--input-range", metavar="LO,HI", default=None,
+                   help="ONNX: the inputs' value range (default [-1, 1]); without --train "
+                   "the scales are profiled on inputs drawn in it")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
@@ -98,13 +104,28 @@ def check_json_path(args: argparse.Namespace) -> None:
                     "file; name a .json file")
 
 
+def input_range(args: argparse.Namespace) -> tuple[float, float] | None:
+    if args.input_range is None:
+        return None
+    parts = args.input_range.split(",")
+    try:
+        lo, hi = (float(v) for v in parts)
+    except ValueError:
+        raise error(f"--input-range expects LO,HI (two numbers), got '{args.input_range}'"
+                    ) from None
+    if not lo < hi:
+        raise error(f"--input-range {args.input_range}: LO must be below HI")
+    return lo, hi
+
+
 def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int]):
     """The compile with --out: on failure the earlier compile's C files are removed, so
     that nothing in the folder looks like the output of this model."""
     try:
         return compile_model(args.model, options, weights=args.weights, train=args.train,
                              test=args.test, out_dir=args.out, dims=dims or None,
-                             synthetic_weights=args.synthetic_weights)
+                             synthetic_weights=args.synthetic_weights,
+                             input_range=input_range(args))
     except MinunError as e:
         stale = [Path(args.out, f) for f in GENERATED if Path(args.out, f).is_file()]
         for path in stale:
@@ -119,7 +140,8 @@ def run(args: argparse.Namespace) -> dict:
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
-        planner=args.planner, budget=args.ram_budget, evaluator=args.evaluator)
+        planner=args.planner, budget=args.ram_budget, evaluator=args.evaluator,
+        synthetic=0 if args.train else SYNTHETIC_INPUTS)
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
@@ -130,11 +152,24 @@ def run(args: argparse.Namespace) -> dict:
             raise error(f"--dim expects NAME=N, got '{item}'")
         dims[name] = int(value)
     check_json_path(args)
+    if args.run and args.out is None:  # build in a folder that goes away afterwards
+        with tempfile.TemporaryDirectory(prefix="minun-run-") as tmp:
+            args.out = tmp
+            print(f"(building in {tmp}, removed afterwards; --out DIR keeps the C)")
+            report = run_with(args, options, dims)
+            args.out = None
+            return report
+    return run_with(args, options, dims)
+
+
+def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -> dict:
+    """The compile, the report and (with --run) the simulated run."""
     if args.out is None:
         try:
             result = compile_model(args.model, options, weights=args.weights,
                                    train=args.train, test=args.test, dims=dims or None,
-                                   synthetic_weights=args.synthetic_weights)
+                                   synthetic_weights=args.synthetic_weights,
+                                   input_range=input_range(args))
         except MinunError as e:
             raise located(args.model, e) from None
     else:
@@ -160,8 +195,8 @@ def run(args: argparse.Namespace) -> dict:
     if result.memory:
         report["memory"] = result.memory
     if args.run:
-        if args.out is None or result.test is None:
-            raise error("--run needs --out and --test")
+        if result.test is None:
+            raise error("--run needs --test FILE (the inputs to run)")
         from minun_mlir.numerics.l2_eval import storage_inputs
         from minun_mlir.targets import run_model
 

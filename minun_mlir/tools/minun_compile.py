@@ -39,9 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--synthetic-weights", type=int, default=None, metavar="SEED",
                    help="SeeDot: draw every parameter uniformly inside its declared range "
                    "(seeded), to size a model before it is trained")
-    p.add_argument("--input-range", metavar="LO,HI", default=None,
-                   help="ONNX: the inputs' value range (default [-1, 1]); without --train "
-                   "the scales are profiled on inputs drawn in it")
+    p.add_argument("--input-range", metavar="[NAME=]LO,HI", default=None,
+                   help="ONNX: the input's value range (default [-1, 1]; as minun-opt "
+                   "--input-range); without --train the scales are profiled on inputs "
+                   "drawn in it")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
@@ -107,7 +108,7 @@ def check_json_path(args: argparse.Namespace) -> None:
 def input_range(args: argparse.Namespace) -> tuple[float, float] | None:
     if args.input_range is None:
         return None
-    parts = args.input_range.split(",")
+    parts = args.input_range.rpartition("=")[2].split(",")
     try:
         lo, hi = (float(v) for v in parts)
     except ValueError:

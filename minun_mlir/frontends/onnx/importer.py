@@ -565,8 +565,7 @@ class Importer:
                 raise MinunError(
                     f"graph input '{inp.name}': dimension {k} is {what}; the compiled model "
                     f"needs static shapes: fix it with `--dim {key}=<size>` (API: "
-                    f"import_model(..., dims={{'{key}': <size>}})), e.g. `--dim {key}=1` "
-                    f"for a batch of one")
+                    f"import_model(..., dims={{'{key}': <size>}}))")
             shape.append(self.dims[key])
         lo, hi = self.input_ranges.get(inp.name, DEFAULT_INPUT_RANGE)
         ssa = self.leaf(minun.InputOp(inp.name, shape, lo, hi), inp.name)

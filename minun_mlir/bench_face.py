@@ -53,6 +53,7 @@ def face_detection(work: Path, run_target: str | None = "cortex-m4-mps2",
         "input_bytes": PIXELS * 2,
         "sqnr_db": result.error["sqnr_db"],
         "max_abs_error": result.error["max_abs_error"],
+        "planners": planners(result.l2),
     }
     l1 = load_model(FACE, synthetic=0)
     run_pipeline(l1, parse_pipeline("lower-composite-ops"))
@@ -77,6 +78,28 @@ def face_detection(work: Path, run_target: str | None = "cortex-m4-mps2",
     return record
 
 
+PLANNERS = ("naive", "greedy", "shiftry", "optimal")
+
+
+def planners(l2) -> dict:
+    """Every memory planner on one L2 program: scratch bytes, the lower bound and seconds
+    (memory-plan alone, on the same L3)."""
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.pipeline import lower_l2, parse_pipeline, run_pipeline
+
+    l3 = lower_l2(l2, stop="lower-to-loops")
+    rows = {}
+    for name in PLANNERS:
+        planned = l3.clone()
+        t0 = time.perf_counter()
+        run_pipeline(planned, parse_pipeline(f"memory-plan{{planner={name}}}"))
+        seconds = time.perf_counter() - t0
+        plan = memory_map(planned, name)
+        rows[name] = {"scratch_bytes": plan.scratch, "lower_bound_bytes": plan.lower_bound,
+                      "seconds": round(seconds, 2)}
+    return rows
+
+
 LIGHT = ("light_squeezenet", "light_resnet50")  # the onnx package's backend test models
 
 
@@ -98,6 +121,11 @@ def large_onnx(work: Path) -> dict:
                                    train=work / "images224.npy", out_dir=work / name)
             records[name] = {"seconds": round(time.perf_counter() - t0, 1), "ok": True,
                              "scratch_bytes": result.memory["scratch_bytes"]}
+            from minun_mlir.pipeline import lower_to_l2
+
+            records[name]["planners"] = {
+                "fixed16": planners(result.l2),
+                "float32": planners(lower_to_l2(result.l1, repr="float32"))}
         except MinunError as e:
             records[name] = {"seconds": round(time.perf_counter() - t0, 1), "ok": False,
                              "error": str(e).split("error: ", 1)[-1].splitlines()[0]}
@@ -173,6 +201,18 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None) -> str:
                 else f"stopped: {rec['error']}")
         lines.append(f"| onnx `{name}` (224x224x3): profile 8 images + fixed16 C for x86 | "
                      f"{rec['seconds']:.0f} s, {what} | < 120 s |")
+    lines += ["", "Memory planners (scratch bytes; memory-plan's seconds on this machine; the "
+              "lower bound is the most bytes live at one instruction):", "",
+              "| model | " + " | ".join(PLANNERS) + " | lower bound |",
+              "|---|" + "---:|" * (len(PLANNERS) + 1)]
+    tables = [("face-4 fixed16", face["planners"])]
+    for name, rec in (onnx_models or {}).items():
+        for config, rows in rec.get("planners", {}).items():
+            tables.append((f"{name} {config}", rows))
+    for label, rows in tables:
+        cells = [f"{rows[p]['scratch_bytes']:,} ({rows[p]['seconds']:.2f} s)" for p in PLANNERS]
+        lines.append(f"| {label} | " + " | ".join(cells) +
+                     f" | {rows[PLANNERS[0]]['lower_bound_bytes']:,} |")
     sec = speed["seconds"]
     lines += [
         "",

@@ -153,22 +153,38 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     except VerifyException as e:
         raise out_of_range_scales(l2) or error(
             f"quantize produced invalid IR (a bug, please report): {e}") from None
+    warn_far_apart_scales(l2)
     return l2
 
 
 def out_of_range_scales(l2: ModuleOp) -> Exception | None:
-    """The user's error behind a rescale no integer shift can do: values that differ in
-    magnitude by more than 2^62 (training data in the wrong units, say 1e30)."""
+    """The user's error behind a rescale no shift describes: values that differ in
+    magnitude by more than 2^MAX_SHIFT (training data in absurd units)."""
+    for op, a, b in _rescales(l2):
+        if abs(a - b) > num.MAX_SHIFT:
+            return error(f"the profiled values here and at its input differ in magnitude "
+                         f"by 2^{abs(a - b)}: fixed-point scales {a} and {b} are more than "
+                         f"{num.MAX_SHIFT} shifts apart (are the training data in the "
+                         "model's units?)", at=op)
+    return None
+
+
+def warn_far_apart_scales(l2: ModuleOp) -> None:
+    """A rescale by more than 62 shifts drops every bit of its input (or saturates): right
+    when a bias is negligible next to a huge sum, suspicious when data are in the wrong
+    units, so say it once per program."""
+    for op, a, b in _rescales(l2):
+        if abs(a - b) > 62:
+            warn(f"the profiled values here and at its input differ in magnitude by "
+                 f"2^{abs(a - b)} (fixed-point scales {a} and {b}): the smaller side is lost "
+                 "entirely (are the training data in the model's units?)", at=op)
+            return
+
+
+def _rescales(l2: ModuleOp):
     for op in l2.walk():
         if isinstance(op, num.RescaleOp):
-            a = op.input.type.element_type.frac
-            b = op.result.type.element_type.frac
-            if abs(a - b) > 62:
-                return error(f"the profiled values here and at its input differ in magnitude "
-                             f"by 2^{abs(a - b)}: fixed-point scales {a} and {b} are more than "
-                             "62 shifts apart (are the training data in the model's units?)",
-                             at=op)
-    return None
+            yield op, op.input.type.element_type.frac, op.result.type.element_type.frac
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,14 @@ from xdsl.utils.target import Target
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
-from minun_mlir.lowering.c_runtime import HELPERS, LIBM, PROFILES, Profile, runtime_header
+from minun_mlir.lowering.c_runtime import (
+    AVR_ASR32,
+    HELPERS,
+    LIBM,
+    PROFILES,
+    Profile,
+    runtime_header,
+)
 
 FILES = ("model.h", "model.c", "minun_runtime.h")
 
@@ -225,6 +232,13 @@ class CPrinter:
         self.line(f"{const}{ctype(op.init.type)} {op.var.data} = {self.expr(op.init)};")
 
     def assign(self, op: cemit.AssignOp) -> None:
+        if self.profile.avr_asm:
+            mac = _mac_operands(op)
+            if mac is not None:
+                self.calls.add("minun_mac16")
+                a, b = (_bare(self.expr(v)) for v in mac)
+                self.line(f"{op.var.data} = minun_mac16({op.var.data}, {a}, {b});")
+                return
         self.line(f"{op.var.data} = {self.expr(op.value)};")
 
     def store(self, op: cemit.StoreOp) -> None:
@@ -277,6 +291,16 @@ class CPrinter:
             else lvalue
 
     def binary(self, op: cemit.BinaryOp) -> str:
+        if self.profile.avr_asm:
+            factors = _product16(op.result)
+            if factors is not None:
+                self.calls.add("minun_mul16")
+                a, b = (_bare(self.expr(v)) for v in factors)
+                return f"minun_mul16({a}, {b})"
+            n = _shift_count(op)
+            if ctype(op.result.type) == "int32_t" and n in AVR_ASR32:
+                self.calls.add(f"minun_asr32_{n}")
+                return f"minun_asr32_{n}({_bare(self.expr(op.lhs))})"
         return f"({self.expr(op.lhs)} {op.op.data} {self.expr(op.rhs)})"
 
     def unary(self, op: cemit.UnaryOp) -> str:
@@ -380,6 +404,71 @@ int minun_predict_float(const float *x, float *scores)
     return label;
 }}
 """
+
+
+# -- patterns the profiles print with target kernels (c_runtime.py) ----------------------
+
+
+def _narrow16(v: SSAValue) -> SSAValue | None:
+    """e when v is `(int32_t)e` of an 8- or 16-bit signed e (exact as an int16_t)."""
+    op = v.owner
+    if isinstance(op, cemit.CastOp) and ctype(op.result.type) == "int32_t" and \
+            ctype(op.input.type) in ("int16_t", "int8_t"):
+        return op.input
+    return None
+
+
+def _product16(v: SSAValue) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when v is `(int32_t)a * (int32_t)b` of 16-bit a and b (never overflows)."""
+    op = v.owner
+    if isinstance(op, cemit.BinaryOp) and op.op.data == "*" and \
+            ctype(op.result.type) == "int32_t":
+        a, b = _narrow16(op.lhs), _narrow16(op.rhs)
+        if a is not None and b is not None:
+            return a, b
+    return None
+
+
+def _shift_count(op: cemit.BinaryOp) -> int | None:
+    rhs = op.rhs.owner
+    if op.op.data == ">>" and isinstance(rhs, cemit.LiteralOp) and \
+            isinstance(rhs.value, IntegerAttr):
+        return rhs.value.value.data
+    return None
+
+
+def _uncast(v: SSAValue, spelling: str) -> SSAValue | None:
+    op = v.owner
+    if isinstance(op, cemit.CastOp) and ctype(op.result.type) == spelling:
+        return op.input
+    return None
+
+
+def _mac_operands(op: cemit.AssignOp) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when the statement is `acc = acc + (int32_t)a * (int32_t)b` on an int32_t
+    acc, exact (nsw) or modular (`(int32_t)((uint32_t)acc + (uint32_t)(...))`)."""
+    value = op.value
+    wrapped = _uncast(value, "int32_t")
+    modular = wrapped is not None
+    if modular:
+        value = wrapped
+    add = value.owner
+    if not (isinstance(add, cemit.BinaryOp) and add.op.data == "+" and
+            ctype(add.result.type) == ("uint32_t" if modular else "int32_t")):
+        return None
+    lhs, rhs = add.lhs, add.rhs
+    if modular:
+        lhs, rhs = _uncast(lhs, "uint32_t"), _uncast(rhs, "uint32_t")
+        if lhs is None or rhs is None:
+            return None
+    for acc, prod in ((lhs, rhs), (rhs, lhs)):
+        ref = acc.owner
+        if isinstance(ref, cemit.RefOp) and ref.var.data == op.var.data and \
+                ctype(acc.type) == "int32_t":
+            factors = _product16(prod)
+            if factors is not None:
+                return factors
+    return None
 
 
 def _bare(text: str) -> str:

@@ -24,6 +24,8 @@ class Profile:
 
     name: str
     flash: bool  # const arrays in program memory, read through pgm_read_*
+    avr_asm: bool = False  # 16x16->32 multiplies and 32-bit shifts as AVR inline asm
+    arm_dsp: bool = False  # SMLAD on int16 pairs under __ARM_FEATURE_DSP
 
     def flash_decl(self) -> str:
         return " MINUN_FLASH" if self.flash else ""
@@ -41,8 +43,8 @@ class Profile:
 
 PROFILES = {
     "x86": Profile("x86", flash=False),
-    "avr": Profile("avr", flash=True),
-    "cortex-m": Profile("cortex-m", flash=False),
+    "avr": Profile("avr", flash=True, avr_asm=True),
+    "cortex-m": Profile("cortex-m", flash=False, arm_dsp=True),
 }
 
 
@@ -215,7 +217,98 @@ static inline float minun_sigmoidf(float x)
 """
 
 
+# --------------------------------------------------------------------------------------
+# Target kernels: the same integers as the portable C they replace (the C printer uses
+# them only where the profile asks for them), written for the instructions gcc does not
+# use on its own
+# --------------------------------------------------------------------------------------
+
+# AVR (AVR201): a 16x16->32 product from four 8x8 products, muls/mulsu/mul taking their
+# operands in r16-r23 ("a"). mulsu's carry is bit 15 of its (signed) partial product: the
+# sbc sign-extends that partial product into the top byte. mul leaves r1, avr-gcc's zero
+# register, dirty: cleared at the end.
+_AVR_MUL16 = """
+/* (int32_t)a * b without libgcc's __mulhisi3 call (AVR201). */
+static inline __attribute__((always_inline)) int32_t minun_mul16(int16_t a, int16_t b)
+{
+    int32_t r;
+    uint8_t z;
+    __asm__ ("clr %[z]\\n\\t"
+             "muls %B[a], %B[b]\\n\\t" "movw %C[r], r0\\n\\t"
+             "mul %A[a], %A[b]\\n\\t" "movw %A[r], r0\\n\\t"
+             "mulsu %B[a], %A[b]\\n\\t" "sbc %D[r], %[z]\\n\\t"
+             "add %B[r], r0\\n\\t" "adc %C[r], r1\\n\\t" "adc %D[r], %[z]\\n\\t"
+             "mulsu %B[b], %A[a]\\n\\t" "sbc %D[r], %[z]\\n\\t"
+             "add %B[r], r0\\n\\t" "adc %C[r], r1\\n\\t" "adc %D[r], %[z]\\n\\t"
+             "clr __zero_reg__"
+             : [r] "=&r" (r), [z] "=&r" (z)
+             : [a] "a" (a), [b] "a" (b)
+             : "r0");
+    return r;
+}
+"""
+
+_AVR_MAC16 = """
+/* acc + (int32_t)a * b, modulo 2^32 (the wrapping C sum), in registers (AVR201). */
+static inline __attribute__((always_inline)) int32_t minun_mac16(int32_t acc, int16_t a,
+                                                                 int16_t b)
+{
+    uint8_t z;
+    __asm__ ("clr %[z]\\n\\t"
+             "muls %B[a], %B[b]\\n\\t" "add %C[acc], r0\\n\\t" "adc %D[acc], r1\\n\\t"
+             "mul %A[a], %A[b]\\n\\t" "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+             "adc %C[acc], %[z]\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "mulsu %B[a], %A[b]\\n\\t" "sbc %D[acc], %[z]\\n\\t"
+             "add %B[acc], r0\\n\\t" "adc %C[acc], r1\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "mulsu %B[b], %A[a]\\n\\t" "sbc %D[acc], %[z]\\n\\t"
+             "add %B[acc], r0\\n\\t" "adc %C[acc], r1\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "clr __zero_reg__"
+             : [acc] "+r" (acc), [z] "=&r" (z)
+             : [a] "a" (a), [b] "a" (b)
+             : "r0");
+    return acc;
+}
+"""
+
+
+def _avr_asr32(n: int) -> Callable[[Profile], str]:
+    """x >> n on an int32_t: whole bytes moved by C (avr-gcc does those with moves), then
+    r = n mod 8 bits: r right shifts of the 4 bytes, or for r >= 6 the 8 - r left shifts of
+    5 bytes (sign byte on top) whose upper 4 are the result. avr-gcc -Os would loop n times
+    over 4 bytes (7 cycles a bit)."""
+    k, r = divmod(n, 8)
+    moved = f"    x = x >> {8 * k};\n" if k else ""
+    if r <= 5:
+        steps = "".join('"asr %D[x]\\n\\t" "ror %C[x]\\n\\t" "ror %B[x]\\n\\t" '
+                        '"ror %A[x]\\n\\t"\n             ' for _ in range(r))
+        asm = f"""    __asm__ ({steps}: [x] "+r" (x));"""
+    else:
+        steps = "".join('"lsl %A[x]\\n\\t" "rol %B[x]\\n\\t" "rol %C[x]\\n\\t" '
+                        '"rol %D[x]\\n\\t" "rol %[e]\\n\\t"\n             '
+                        for _ in range(8 - r))
+        asm = f"""    __asm__ ("clr %[e]\\n\\t" "sbrc %D[x], 7\\n\\t" "com %[e]\\n\\t"
+             {steps}"mov %A[x], %B[x]\\n\\t" "mov %B[x], %C[x]\\n\\t"
+             "mov %C[x], %D[x]\\n\\t" "mov %D[x], %[e]"
+             : [x] "+r" (x), [e] "=&r" (e));"""
+
+    decl = "    uint8_t e;\n" if r > 5 else ""
+
+    def make(p: Profile) -> str:
+        return f"""
+/* x >> {n} (arithmetic): bytes moved, then {r if r <= 5 else 8 - r} bit shift(s). */
+static inline __attribute__((always_inline)) int32_t minun_asr32_{n}(int32_t x)
+{{
+{decl}{moved}{asm}
+    return x;
+}}
+"""
+
+    return make
+
+
 HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
+    "minun_mul16": ((), lambda p: _AVR_MUL16),
+    "minun_mac16": ((), lambda p: _AVR_MAC16),
     "minun_exp8": ((), _exp8),
     "minun_sigmoid8": (("minun_exp8",), _sigmoid8),
     "minun_tanh8": (("minun_exp8",), _tanh8),
@@ -227,6 +320,10 @@ for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_exp16_{_r}"] = ((), _exp16(_r))
     HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}",), _sigmoid16(_r))
     HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}",), _tanh16(_r))
+# shift counts the C printer replaces on AVR: not 8, 16, 24 (moves) or 31 (a sign fill)
+AVR_ASR32 = tuple(n for n in range(1, 31) if n % 8)
+for _n in AVR_ASR32:
+    HELPERS[f"minun_asr32_{_n}"] = ((), _avr_asr32(_n))
 LIBM = ("expf", "tanhf", "sqrtf")
 
 

@@ -1,0 +1,76 @@
+"""The target kernels of minun_runtime.h (lowering/c_runtime.py) against Python integers,
+run on the simulated target: AVR's inline-asm 16x16->32 multiply, multiply-accumulate
+(modulo 2^32) and 32-bit arithmetic shifts, on the extreme values and random ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minun_mlir.lowering.c_runtime import AVR_ASR32, PROFILES, runtime_header
+from minun_mlir.targets import build_and_run
+
+EDGES16 = [-32768, -32767, -256, -255, -129, -128, -1, 0, 1, 127, 128, 255, 256, 32767]
+EDGES32 = [-(1 << 31), -(1 << 31) + 1, -(1 << 16), -65535, -32768, -256, -1, 0, 1, 255,
+           32767, 65536, (1 << 31) - 1]
+
+
+def _wrap32(v: int) -> int:
+    return (v + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+def _array(ctype: str, name: str, values) -> str:
+    body = ", ".join(f"{int(v)}" if ctype != "int32_t" else f"(int32_t){int(v)}LL"
+                     for v in values)
+    return f"static const {ctype} {name}[{len(values)}] MINUN_FLASH = {{{body}}};\n"
+
+
+@pytest.fixture(scope="module")
+def avr_results(tmp_path_factory):
+    rng = np.random.default_rng(16)
+    pairs = [(a, b) for a in EDGES16 for b in EDGES16]
+    pairs += [tuple(int(v) for v in rng.integers(-32768, 32768, 2)) for _ in range(200)]
+    accs = [int(v) for v in rng.integers(-(1 << 31), 1 << 31, len(pairs))]
+    accs[:len(EDGES32)] = EDGES32
+    xs = EDGES32 + [int(v) for v in rng.integers(-(1 << 31), 1 << 31, 40)]
+    names = ["minun_mul16", "minun_mac16"] + [f"minun_asr32_{n}" for n in AVR_ASR32]
+    d = tmp_path_factory.mktemp("avr-kernels")
+    (d / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], names))
+    shifts = "\n".join(
+        f"        minun_print_i32(minun_asr32_{n}(x)); minun_putc('\\n');" for n in AVR_ASR32)
+    (d / "kernels.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int16_t", "A", [a for a, _ in pairs])
+        + _array("int16_t", "B", [b for _, b in pairs])
+        + _array("int32_t", "ACC", accs) + _array("int32_t", "X", xs) + f"""
+int main(void)
+{{
+    for (int i = 0; i < {len(pairs)}; i++) {{
+        volatile int16_t a = (int16_t)pgm_read_word(&A[i]), b = (int16_t)pgm_read_word(&B[i]);
+        volatile int32_t acc = (int32_t)pgm_read_dword(&ACC[i]);
+        minun_print_i32(minun_mul16(a, b)); minun_putc('\\n');
+        minun_print_i32(minun_mac16(acc, a, b)); minun_putc('\\n');
+    }}
+    for (int i = 0; i < {len(xs)}; i++) {{
+        volatile int32_t x = (int32_t)pgm_read_dword(&X[i]);
+{shifts}
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([d / "kernels.c"], "avr", include_dirs=[d], cflags=["-Wall", "-Werror"],
+                      timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = []
+    for (a, b), acc in zip(pairs, accs):
+        want += [a * b, _wrap32(acc + a * b)]
+    for x in xs:
+        want += [x >> n for n in AVR_ASR32]
+    return got, want
+
+
+def test_avr_multiply_accumulate_and_shifts_equal_python(avr_results):
+    got, want = avr_results
+    assert len(got) == len(want)
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, f"{len(bad)} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"

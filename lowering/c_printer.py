@@ -245,10 +245,59 @@ class CPrinter:
         self.line(f"{op.array.data}[{self.expr(op.index)}] = {self.expr(op.value)};")
 
     def for_(self, op: cemit.ForOp) -> None:
+        if self.profile.arm_dsp and self.smlad_loop(op):
+            return
         v = op.var.data
         self.line(f"for (int {v} = {self.expr(op.lower)}; {v} < {self.expr(op.upper)}; {v}++) {{")
         self.region(op.body)
         self.line("}")
+
+    def smlad_loop(self, op: cemit.ForOp) -> bool:
+        """`for (...) acc = acc + (int32_t)a[e + i] * (int32_t)b[f + i];` over int16_t
+        arrays: on cores with the DSP extension (Cortex-M4/M7), two products per SMLAD on
+        pairs of neighbouring elements (two SMLADs per iteration, then the rest), and the
+        last product alone when the count is odd; the
+        sum is the same modulo 2^32 (SMLAD wraps like the C). Other cores compile the
+        loop as it is (#else)."""
+        body = cemit.statements(op.body)
+        if len(body) != 1 or not isinstance(body[0], cemit.AssignOp):
+            return False
+        stmt, v = body[0], op.var.data
+        factors = _mac_operands(stmt)
+        if factors is None or stmt.var.data == v or \
+                not all(_contiguous16(f, v, not self.profile.flash) for f in factors):
+            return False
+        pairs = []
+        for f in factors:
+            load = f.owner
+            pairs.append(f"minun_pair16(&{load.array.data}[{_bare(self.expr(load.index))}])")
+        self.calls.update({"minun_smlad", "minun_pair16"})
+        acc, lo, hi = stmt.var.data, self.expr(op.lower), self.expr(op.upper)
+        self.lines.append("#if defined(__ARM_FEATURE_DSP)")
+        self.line("{")
+        self.depth += 1
+        self.line(f"int {v} = {_bare(lo)};")
+        smlad = f"{acc} = minun_smlad({pairs[0]}, {pairs[1]}, {acc});"
+        self.line(f"for (; {v} + 3 < {_bare(hi)}; {v} += 2) {{")
+        self.line(f"    {smlad}")
+        self.line(f"    {v} += 2;")
+        self.line(f"    {smlad}")
+        self.line("}")
+        self.line(f"if ({v} + 1 < {_bare(hi)}) {{")
+        self.line(f"    {smlad}")
+        self.line(f"    {v} += 2;")
+        self.line("}")
+        self.line(f"if ({v} < {_bare(hi)})")
+        self.depth += 1
+        self.assign(stmt)
+        self.depth -= 2
+        self.line("}")
+        self.lines.append("#else")
+        self.line(f"for (int {v} = {lo}; {v} < {hi}; {v}++) {{")
+        self.region(op.body)
+        self.line("}")
+        self.lines.append("#endif")
+        return True
 
     def if_(self, op: cemit.IfOp) -> None:
         self.line(f"if ({_bare(self.expr(op.cond))}) {{")
@@ -469,6 +518,31 @@ def _mac_operands(op: cemit.AssignOp) -> tuple[SSAValue, SSAValue] | None:
             if factors is not None:
                 return factors
     return None
+
+
+def _mentions(v: SSAValue, var: str) -> bool:
+    op = v.owner
+    if isinstance(op, cemit.RefOp):
+        return op.var.data == var
+    return isinstance(op, cemit.ExpressionOp) and any(_mentions(o, var) for o in op.operands)
+
+
+def _contiguous16(v: SSAValue, var: str, any_memory: bool) -> bool:
+    """v is a load of an int16_t array (in RAM unless any_memory) at `var` or `e + var`
+    (e free of var)."""
+    load = v.owner
+    if not (isinstance(load, cemit.LoadOp) and (any_memory or load.flash is None) and
+            ctype(load.result.type) == "int16_t"):
+        return False
+    index = load.index.owner
+    if isinstance(index, cemit.RefOp):
+        return index.var.data == var
+    if isinstance(index, cemit.BinaryOp) and index.op.data == "+":
+        for a, b in ((index.lhs, index.rhs), (index.rhs, index.lhs)):
+            if isinstance(a.owner, cemit.RefOp) and a.owner.var.data == var and \
+                    not _mentions(b, var):
+                return True
+    return False
 
 
 def _bare(text: str) -> str:

@@ -306,7 +306,33 @@ static inline __attribute__((always_inline)) int32_t minun_asr32_{n}(int32_t x)
     return make
 
 
+# Cortex-M4/M7 (DSP extension): SMLAD adds both 16x16 products of two int16 pairs to a
+# 32-bit accumulator, wrapping modulo 2^32 (it only sets the Q flag on overflow).
+_ARM_PAIR16 = """
+/* Two neighbouring int16_t as one word (p[0] low half): one load, unaligned allowed. */
+static inline int32_t minun_pair16(const int16_t *p)
+{
+    int32_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+"""
+
+_ARM_SMLAD = """
+#if defined(__ARM_FEATURE_DSP)
+/* acc + a.lo * b.lo + a.hi * b.hi, modulo 2^32 (SMLAD). */
+static inline int32_t minun_smlad(int32_t a, int32_t b, int32_t acc)
+{
+    int32_t r;
+    __asm__ ("smlad %0, %1, %2, %3" : "=r" (r) : "r" (a), "r" (b), "r" (acc));
+    return r;
+}
+#endif
+"""
+
 HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
+    "minun_pair16": ((), lambda p: _ARM_PAIR16),
+    "minun_smlad": ((), lambda p: _ARM_SMLAD),
     "minun_mul16": ((), lambda p: _AVR_MUL16),
     "minun_mac16": ((), lambda p: _AVR_MAC16),
     "minun_exp8": ((), _exp8),

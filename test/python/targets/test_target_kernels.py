@@ -74,3 +74,36 @@ def test_avr_multiply_accumulate_and_shifts_equal_python(avr_results):
     assert len(got) == len(want)
     bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
     assert not bad, f"{len(bad)} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+
+
+def test_cortex_m4_smlad_on_pairs_equals_python(tmp_path):
+    """SMLAD (Cortex-M4's DSP extension) on int16 pairs read with one unaligned load:
+    acc + a0*b0 + a1*b1 modulo 2^32, as the portable C loop sums it."""
+    rng = np.random.default_rng(4)
+    quads = [(a, b, c, d) for a in EDGES16[::3] for b in EDGES16[::4] for c in EDGES16[::3]
+             for d in (-32768, 32767)]
+    quads += [tuple(int(v) for v in rng.integers(-32768, 32768, 4)) for _ in range(100)]
+    accs = [int(v) for v in rng.integers(-(1 << 31), 1 << 31, len(quads))]
+    accs[:len(EDGES32)] = EDGES32
+    flat = [v for q in quads for v in q]
+    (tmp_path / "minun_runtime.h").write_text(
+        runtime_header(PROFILES["cortex-m"], ["minun_smlad", "minun_pair16"]))
+    (tmp_path / "smlad.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int16_t", "V", [0] + flat)  # odd offset: the pairs are unaligned words
+        + _array("int32_t", "ACC", accs) + f"""
+int main(void)
+{{
+    for (int i = 0; i < {len(quads)}; i++) {{
+        const int16_t *q = &V[1 + 4 * i];
+        minun_print_i32(minun_smlad(minun_pair16(q), minun_pair16(q + 2), ACC[i]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "smlad.c"], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = [_wrap32(acc + a * c + b * d) for (a, b, c, d), acc in zip(quads, accs)]
+    assert got == want

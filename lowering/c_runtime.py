@@ -97,6 +97,15 @@ static inline int16_t minun_exp16_{rounding}(int16_t x)
     return make
 
 
+def _div(p: Profile, num: str, den: str) -> str:
+    """num / den of Shiftry's sigmoid and tanh: 0 <= num, 16384 <= den (a = e^x in [0,
+    16384]), so the quotient is the unsigned one and at most 2^14. On AVR a 16-step
+    division (minun_udiv32_16) instead of libgcc's 32-step __divmodsi4."""
+    if p.avr_asm:
+        return f"minun_udiv32_16((uint32_t)({num}), (uint16_t)({den}))"
+    return f"({num}) / ({den})"
+
+
 def _sigmoid16(rounding: str) -> Callable[[Profile], str]:
     def make(p: Profile) -> str:
         return f"""
@@ -106,10 +115,10 @@ static inline int16_t minun_sigmoid16_{rounding}(int16_t x)
     int32_t a;
     if (x <= 0) {{
         a = minun_exp16_{rounding}(x);
-        return (int16_t)((16384L * a) / (16384L + a));
+        return (int16_t)({_div(p, "16384L * a", "16384L + a")});
     }}
     a = minun_exp16_{rounding}((int16_t)-x);
-    return (int16_t)((16384L * 16384L) / (16384L + a));
+    return (int16_t)({_div(p, "16384L * 16384L", "16384L + a")});
 }}
 """
 
@@ -128,7 +137,7 @@ static inline int16_t minun_tanh16_{rounding}(int16_t x)
     if (n2 < -32768L)
         n2 = -32768L;
     a = minun_exp16_{rounding}((int16_t)n2);
-    m = (16384L * (16384L - a)) / (a + 16384L);
+    m = {_div(p, "16384L * (16384L - a)", "a + 16384L")};
     return (int16_t)(x <= 0 ? -m : m);
 }}
 """
@@ -248,6 +257,29 @@ static inline __attribute__((always_inline)) int32_t minun_mul16(int16_t a, int1
 }
 """
 
+_AVR_UDIV = """
+/* n / d (unsigned): 16 shift-and-subtract steps when the quotient has 16 bits
+ * (n < d * 2^16), C's division otherwise. */
+static inline __attribute__((always_inline)) uint32_t minun_udiv32_16(uint32_t n, uint16_t d)
+{
+    uint8_t c;
+    if ((uint16_t)(n >> 16) >= d)
+        return n / d;
+    __asm__ ("ldi %[c], 16\\n"
+             "1:\\n\\t"
+             "lsl %A[n]\\n\\t" "rol %B[n]\\n\\t" "rol %C[n]\\n\\t" "rol %D[n]\\n\\t"
+             "brcs 2f\\n\\t"
+             "cp %C[n], %A[d]\\n\\t" "cpc %D[n], %B[d]\\n\\t" "brcs 3f\\n"
+             "2:\\n\\t"
+             "sub %C[n], %A[d]\\n\\t" "sbc %D[n], %B[d]\\n\\t" "inc %A[n]\\n"
+             "3:\\n\\t"
+             "dec %[c]\\n\\t" "brne 1b"
+             : [n] "+r" (n), [c] "=&d" (c)
+             : [d] "r" (d));
+    return (uint16_t)n;
+}
+"""
+
 _AVR_MAC16 = """
 /* acc + (int32_t)a * b, modulo 2^32 (the wrapping C sum), in registers (AVR201). */
 static inline __attribute__((always_inline)) int32_t minun_mac16(int32_t acc, int16_t a,
@@ -335,6 +367,7 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_smlad": ((), lambda p: _ARM_SMLAD),
     "minun_mul16": ((), lambda p: _AVR_MUL16),
     "minun_mac16": ((), lambda p: _AVR_MAC16),
+    "minun_udiv32_16": ((), lambda p: _AVR_UDIV if p.avr_asm else ""),
     "minun_exp8": ((), _exp8),
     "minun_sigmoid8": (("minun_exp8",), _sigmoid8),
     "minun_tanh8": (("minun_exp8",), _tanh8),
@@ -344,8 +377,9 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
 }
 for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_exp16_{_r}"] = ((), _exp16(_r))
-    HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}",), _sigmoid16(_r))
-    HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}",), _tanh16(_r))
+    HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),
+                                        _sigmoid16(_r))
+    HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"), _tanh16(_r))
 # shift counts the C printer replaces on AVR: not 8, 16, 24 (moves) or 31 (a sign fill)
 AVR_ASR32 = tuple(n for n in range(1, 31) if n % 8)
 for _n in AVR_ASR32:

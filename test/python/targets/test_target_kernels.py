@@ -1,6 +1,7 @@
 """The target kernels of minun_runtime.h (lowering/c_runtime.py) against Python integers,
-run on the simulated target: AVR's inline-asm 16x16->32 multiply, multiply-accumulate
-(modulo 2^32) and 32-bit arithmetic shifts, on the extreme values and random ones."""
+run on the simulated targets: AVR's inline-asm 16x16->32 multiply, multiply-accumulate
+(modulo 2^32), 32-bit arithmetic shifts and 32/16-bit division, Cortex-M4's SMLAD on
+int16 pairs, on the extreme values and random ones."""
 
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ def _wrap32(v: int) -> int:
 
 
 def _array(ctype: str, name: str, values) -> str:
-    body = ", ".join(f"{int(v)}" if ctype != "int32_t" else f"(int32_t){int(v)}LL"
-                     for v in values)
+    body = ", ".join(f"({ctype}){int(v)}LL" for v in values)
     return f"static const {ctype} {name}[{len(values)}] MINUN_FLASH = {{{body}}};\n"
 
 
@@ -33,7 +33,11 @@ def avr_results(tmp_path_factory):
     accs = [int(v) for v in rng.integers(-(1 << 31), 1 << 31, len(pairs))]
     accs[:len(EDGES32)] = EDGES32
     xs = EDGES32 + [int(v) for v in rng.integers(-(1 << 31), 1 << 31, 40)]
-    names = ["minun_mul16", "minun_mac16"] + [f"minun_asr32_{n}" for n in AVR_ASR32]
+    divs = [(n, d) for n in (0, 1, 16383, 16384 * 16384, (1 << 28) + 5) for d in
+            (1, 16384, 16385, 32768, 65535)]
+    divs += [(int(rng.integers(0, 1 << 32)), int(rng.integers(1, 1 << 16))) for _ in range(60)]
+    divs += [(int(rng.integers(0, 1 << 28)), int(rng.integers(16384, 32769))) for _ in range(60)]
+    names = ["minun_mul16", "minun_mac16", "minun_udiv32_16"] + [f"minun_asr32_{n}" for n in AVR_ASR32]
     d = tmp_path_factory.mktemp("avr-kernels")
     (d / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], names))
     shifts = "\n".join(
@@ -42,7 +46,9 @@ def avr_results(tmp_path_factory):
         '#include "minun_target.h"\n#include "minun_runtime.h"\n'
         + _array("int16_t", "A", [a for a, _ in pairs])
         + _array("int16_t", "B", [b for _, b in pairs])
-        + _array("int32_t", "ACC", accs) + _array("int32_t", "X", xs) + f"""
+        + _array("int32_t", "ACC", accs) + _array("int32_t", "X", xs)
+        + _array("uint32_t", "N", [n for n, _ in divs])
+        + _array("uint16_t", "D", [d for _, d in divs]) + f"""
 int main(void)
 {{
     for (int i = 0; i < {len(pairs)}; i++) {{
@@ -55,6 +61,11 @@ int main(void)
         volatile int32_t x = (int32_t)pgm_read_dword(&X[i]);
 {shifts}
     }}
+    for (int i = 0; i < {len(divs)}; i++) {{
+        volatile uint32_t n = pgm_read_dword(&N[i]);
+        volatile uint16_t d = pgm_read_word(&D[i]);
+        minun_print_u32(minun_udiv32_16(n, d)); minun_putc('\\n');
+    }}
     minun_exit(0);
 }}
 """)
@@ -66,6 +77,7 @@ int main(void)
         want += [a * b, _wrap32(acc + a * b)]
     for x in xs:
         want += [x >> n for n in AVR_ASR32]
+    want += [n // d for n, d in divs]
     return got, want
 
 

@@ -43,6 +43,7 @@ from minun_mlir.lowering.c_runtime import (
     LIBM,
     PROFILES,
     Profile,
+    avr_dot_helper,
     runtime_header,
 )
 
@@ -247,10 +248,38 @@ class CPrinter:
     def for_(self, op: cemit.ForOp) -> None:
         if self.profile.arm_dsp and self.smlad_loop(op):
             return
+        if self.profile.avr_asm and self.avr_dot_loop(op):
+            return
         v = op.var.data
         self.line(f"for (int {v} = {self.expr(op.lower)}; {v} < {self.expr(op.upper)}; {v}++) {{")
         self.region(op.body)
         self.line("}")
+
+    def avr_dot_loop(self, op: cemit.ForOp) -> bool:
+        """`for (...) acc = acc + (int32_t)a[e + k*i] * (int32_t)b[f + l*i];` over int16_t
+        arrays, at most one in program memory: one asm loop (minun_dot16_*: pointers with
+        post-increment, the multiply-accumulate in registers, a down counter)."""
+        dot = _dot_loop(op)
+        if dot is None:
+            return False
+        stmt, loads = dot
+        if loads[0][0].flash is None and loads[1][0].flash is not None:
+            loads = loads[::-1]
+        if loads[1][0].flash is not None:
+            return False
+        (la, ka), (lb, kb) = loads
+        name = avr_dot_helper(la.flash is not None, ka, kb)
+        self.calls.add(name)
+        v, acc = op.var.data, stmt.var.data
+        lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
+        self.line("{")
+        self.depth += 1
+        self.line(f"const int {v} = {lo};")
+        self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
+                  f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
+        self.depth -= 1
+        self.line("}")
+        return True
 
     def smlad_loop(self, op: cemit.ForOp) -> bool:
         """`for (...) acc = acc + (int32_t)a[e + i] * (int32_t)b[f + i];` over int16_t
@@ -259,18 +288,12 @@ class CPrinter:
         last product alone when the count is odd; the
         sum is the same modulo 2^32 (SMLAD wraps like the C). Other cores compile the
         loop as it is (#else)."""
-        body = cemit.statements(op.body)
-        if len(body) != 1 or not isinstance(body[0], cemit.AssignOp):
+        dot = _dot_loop(op)
+        if dot is None or any(k != 1 for _, k in dot[1]):
             return False
-        stmt, v = body[0], op.var.data
-        factors = _mac_operands(stmt)
-        if factors is None or stmt.var.data == v or \
-                not all(_contiguous16(f, v, not self.profile.flash) for f in factors):
-            return False
-        pairs = []
-        for f in factors:
-            load = f.owner
-            pairs.append(f"minun_pair16(&{load.array.data}[{_bare(self.expr(load.index))}])")
+        stmt, v = dot[0], op.var.data
+        pairs = [f"minun_pair16(&{load.array.data}[{_bare(self.expr(load.index))}])"
+                 for load, _ in dot[1]]
         self.calls.update({"minun_smlad", "minun_pair16"})
         acc, lo, hi = stmt.var.data, self.expr(op.lower), self.expr(op.upper)
         self.lines.append("#if defined(__ARM_FEATURE_DSP)")
@@ -527,22 +550,51 @@ def _mentions(v: SSAValue, var: str) -> bool:
     return isinstance(op, cemit.ExpressionOp) and any(_mentions(o, var) for o in op.operands)
 
 
-def _contiguous16(v: SSAValue, var: str, any_memory: bool) -> bool:
-    """v is a load of an int16_t array (in RAM unless any_memory) at `var` or `e + var`
-    (e free of var)."""
+def _coefficient(v: SSAValue, var: str) -> int | None:
+    """k when the index expression v is e + k * var with e free of var, else None."""
+    op = v.owner
+    if not _mentions(v, var):
+        return 0
+    if isinstance(op, cemit.RefOp):
+        return 1
+    if isinstance(op, cemit.BinaryOp) and op.op.data in "+-":
+        a, b = _coefficient(op.lhs, var), _coefficient(op.rhs, var)
+        if a is None or b is None:
+            return None
+        return a + b if op.op.data == "+" else a - b
+    if isinstance(op, cemit.BinaryOp) and op.op.data == "*":
+        for k, e in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            lit = k.owner
+            if isinstance(lit, cemit.LiteralOp) and isinstance(lit.value, IntegerAttr):
+                c = _coefficient(e, var)
+                return None if c is None else lit.value.value.data * c
+    return None
+
+
+def _strided16(v: SSAValue, var: str) -> tuple[cemit.LoadOp, int] | None:
+    """(load, k) when v loads an int16_t array at e + k * var (e free of var)."""
     load = v.owner
-    if not (isinstance(load, cemit.LoadOp) and (any_memory or load.flash is None) and
-            ctype(load.result.type) == "int16_t"):
-        return False
-    index = load.index.owner
-    if isinstance(index, cemit.RefOp):
-        return index.var.data == var
-    if isinstance(index, cemit.BinaryOp) and index.op.data == "+":
-        for a, b in ((index.lhs, index.rhs), (index.rhs, index.lhs)):
-            if isinstance(a.owner, cemit.RefOp) and a.owner.var.data == var and \
-                    not _mentions(b, var):
-                return True
-    return False
+    if not (isinstance(load, cemit.LoadOp) and ctype(load.result.type) == "int16_t"):
+        return None
+    k = _coefficient(load.index, var)
+    return None if k is None else (load, k)
+
+
+def _dot_loop(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[tuple[cemit.LoadOp, int]]] | None:
+    """A loop whose body is one `acc = acc + (int32_t)a[...] * (int32_t)b[...]` over
+    int16_t arrays indexed affinely in the loop variable: the statement, the two loads
+    and their strides."""
+    body = cemit.statements(op.body)
+    if len(body) != 1 or not isinstance(body[0], cemit.AssignOp):
+        return None
+    stmt, v = body[0], op.var.data
+    factors = _mac_operands(stmt)
+    if factors is None or stmt.var.data == v:
+        return None
+    loads = [_strided16(f, v) for f in factors]
+    if any(x is None for x in loads):
+        return None
+    return stmt, loads  # type: ignore[return-value]
 
 
 def _bare(text: str) -> str:

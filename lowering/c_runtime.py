@@ -338,6 +338,70 @@ static inline __attribute__((always_inline)) int32_t minun_asr32_{n}(int32_t x)
     return make
 
 
+def _avr_step(ptr: str, stride: int) -> str:
+    """Asm moving a pointer already advanced by one int16 on to the next element."""
+    extra = 2 * stride - 2
+    if extra == 0:
+        return ""
+    return (f'"subi %A[{ptr}], lo8({-extra})\\n\\t" '
+            f'"sbci %B[{ptr}], hi8({-extra})\\n\\t"\n             ')
+
+
+def _avr_dot(kind: str, sa: int, sb: int) -> Callable[[Profile], str]:
+    """acc + sum of a[i * sa] * b[i * sb] over n elements, modulo 2^32: one asm loop with
+    the pointers in Z (a; program memory when kind is "fr") and X (b), the 16x16
+    multiply-accumulate of minun_mac16 and a 16-bit down counter."""
+    load_a = ("lpm" if kind == "fr" else "ld") + " %A[a], Z+\\n\\t\" \"" + \
+        ("lpm" if kind == "fr" else "ld") + " %B[a], Z+"
+    name = f"minun_dot16_{kind}_{sa}_{sb}".replace("-", "m")
+    what = "program memory" if kind == "fr" else "RAM"
+
+    def make(p: Profile) -> str:
+        return f"""
+/* acc + a[0]*b[0] + a[{sa}]*b[{sb}] + ... (n products, modulo 2^32), a in {what}, b in
+ * RAM: lpm/ld with post-increment and the multiply-accumulate of minun_mac16. */
+static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int16_t *pa,
+                                                          const int16_t *pb, int n)
+{{
+    int16_t a, b;
+    uint8_t z;
+    if (n <= 0)
+        return acc;
+    /* volatile: it reads memory (gcc 5.4 hoists a plain asm out of a loop storing there) */
+    __asm__ __volatile__ ("clr %[z]\\n"
+             "1:\\n\\t"
+             "{load_a}\\n\\t"
+             {_avr_step("pa", sa)}"ld %A[b], X+\\n\\t" "ld %B[b], X+\\n\\t"
+             {_avr_step("pb", sb)}"muls %B[a], %B[b]\\n\\t"
+             "add %C[acc], r0\\n\\t" "adc %D[acc], r1\\n\\t"
+             "mul %A[a], %A[b]\\n\\t" "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+             "adc %C[acc], %[z]\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "mulsu %B[a], %A[b]\\n\\t" "sbc %D[acc], %[z]\\n\\t"
+             "add %B[acc], r0\\n\\t" "adc %C[acc], r1\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "mulsu %B[b], %A[a]\\n\\t" "sbc %D[acc], %[z]\\n\\t"
+             "add %B[acc], r0\\n\\t" "adc %C[acc], r1\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
+             "clr __zero_reg__"
+             : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [n] "+d" (n),
+               [a] "=&a" (a), [b] "=&a" (b), [z] "=&r" (z)
+             :
+             : "r0", "memory");
+    return acc;
+}}
+"""
+
+    return make
+
+
+def avr_dot_helper(flash_a: bool, sa: int, sb: int) -> str:
+    """The name of the AVR dot-product kernel for these strides (registered on first use)."""
+    kind = "fr" if flash_a else "rr"
+    name = f"minun_dot16_{kind}_{sa}_{sb}".replace("-", "m")
+    if name not in HELPERS:
+        HELPERS[name] = ((), _avr_dot(kind, sa, sb))
+    return name
+
+
 # Cortex-M4/M7 (DSP extension): SMLAD adds both 16x16 products of two int16 pairs to a
 # 32-bit accumulator, wrapping modulo 2^32 (it only sets the Q flag on overflow).
 _ARM_PAIR16 = """

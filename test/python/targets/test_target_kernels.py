@@ -119,3 +119,51 @@ int main(void)
     got = [int(line) for line in r.output.split()]
     want = [_wrap32(acc + a * c + b * d) for (a, b, c, d), acc in zip(quads, accs)]
     assert got == want
+
+
+@pytest.mark.parametrize("flash_a,sa,sb", [(True, 1, 1), (False, 1, 1), (True, 32, 1),
+                                           (True, 1, 3), (False, 2, -1)])
+def test_avr_dot_product_loops_equal_python(tmp_path, flash_a, sa, sb):
+    """minun_dot16_*: acc + sum a[i*sa] * b[i*sb] modulo 2^32 over n = 0, 1, 7 and 40
+    elements (a in program memory or RAM, b in RAM), extreme and random values; the RAM
+    array is rewritten between calls (the asm must not be moved across the stores)."""
+    from minun_mlir.lowering.c_runtime import avr_dot_helper
+
+    rng = np.random.default_rng(sa * 7 + sb)
+    size_a, size = 40 * abs(sa) + 8, 40 * abs(sb) + 8
+    a = [int(v) for v in rng.choice(EDGES16 + list(rng.integers(-32768, 32768, 30)), size_a)]
+    b = [int(v) for v in rng.choice(EDGES16 + list(rng.integers(-32768, 32768, 30)), size)]
+    name = avr_dot_helper(flash_a, sa, sb)
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], [name]))
+    b0 = 0 if sb > 0 else size - 1
+    a_decl = _array("int16_t", "A" if flash_a else "A0", a)
+    a_init = "" if flash_a else f"static int16_t A[{size_a}];\n"
+    (tmp_path / "dot.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n' + a_decl + a_init
+        + _array("int16_t", "B0", b) + f"""
+static int16_t B[{size}];
+int main(void)
+{{
+    static const int ns[4] = {{0, 1, 7, 40}};
+    {"" if flash_a else f"for (int i = 0; i < {size_a}; i++) A[i] = pgm_read_word(&A0[i]);"}
+    for (int k = 0; k < 4; k++) {{
+        for (int i = 0; i < {size}; i++)
+            B[i] = (int16_t)(pgm_read_word(&B0[i]) + k);
+        minun_print_i32({name}((int32_t)123456789L * k, &A[0], &B[{b0}], ns[k]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "dot.c"], "avr", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    want = []
+    for k, n in enumerate((0, 1, 7, 40)):
+        bk = [_wrap16(v + k) for v in b]
+        want.append(_wrap32(123456789 * k + sum(a[i * sa] * bk[b0 + i * sb]
+                                                 for i in range(n))))
+    assert [int(v) for v in r.output.split()] == want
+
+
+def _wrap16(v: int) -> int:
+    return (v + (1 << 15)) % (1 << 16) - (1 << 15)

@@ -248,7 +248,7 @@ class CPrinter:
     def for_(self, op: cemit.ForOp) -> None:
         if self.profile.arm_dsp and self.smlad_loop(op):
             return
-        if self.profile.avr_asm and self.avr_dot_loop(op):
+        if self.profile.avr_asm and (self.avr_dot_loop(op) or self.avr_scatter_loop(op)):
             return
         v = op.var.data
         self.line(f"for (int {v} = {self.expr(op.lower)}; {v} < {self.expr(op.upper)}; {v}++) {{")
@@ -277,6 +277,63 @@ class CPrinter:
         self.line(f"const int {v} = {lo};")
         self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
                   f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
+        self.depth -= 1
+        self.line("}")
+        return True
+
+    def avr_scatter_loop(self, op: cemit.ForOp) -> bool:
+        """A column of a sparse matrix (compressed) times one input, as lower-to-loops
+        writes it: `{ const int r = rows[e + i]; y[r + f] = y[r + f] + vals[g + i] * xv; }`
+        with rows (int8_t) and vals (int16_t) in program memory, y int32_t: one asm loop
+        (minun_scatter16)."""
+        body = cemit.statements(op.body)
+        if len(body) != 2 or not isinstance(body[0], cemit.DeclOp) or \
+                not isinstance(body[1], cemit.StoreOp):
+            return False
+        decl, store = body
+        v, r = op.var.data, decl.var.data
+        rows = decl.init
+        while isinstance(rows.owner, cemit.CastOp) and \
+                ctype(rows.type) in ("int", "int16_t", "int32_t"):
+            rows = rows.owner.input
+        load = rows.owner
+        if not (isinstance(load, cemit.LoadOp) and load.flash is not None and
+                ctype(load.result.type) == "int8_t" and _coefficient(load.index, v) == 1):
+            return False
+        if ctype(store.value.type) != "int32_t" or _coefficient(store.index, r) != 1 or \
+                _mentions(store.index, v):
+            return False
+        y_index = self.expr(store.index)
+
+        def is_acc(x: SSAValue) -> bool:
+            acc = x.owner
+            return isinstance(acc, cemit.LoadOp) and acc.array.data == store.array.data \
+                and self.expr(acc.index) == y_index
+
+        factors = _accumulation(store.value, is_acc)
+        if factors is None:
+            return False
+        vals = [f for f in factors if _strided16(f, v) is not None and
+                f.owner.flash is not None and _strided16(f, v)[1] == 1]
+        if not vals:
+            return False
+        xv = factors[1] if factors[0] is vals[0] else factors[0]
+        if _mentions(xv, v) or _mentions(xv, r) or ctype(xv.type) not in ("int16_t", "int8_t"):
+            return False
+        index = store.index.owner
+        offset = "0"
+        if isinstance(index, cemit.BinaryOp):
+            free = index.rhs if _mentions(index.lhs, r) else index.lhs
+            offset = _bare(self.expr(free))
+        self.calls.add("minun_scatter16")
+        lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
+        self.line("{")
+        self.depth += 1
+        self.line(f"const int {v} = {lo};")
+        self.line(f"minun_scatter16(&{store.array.data}[{offset}], "
+                  f"&{load.array.data}[{_bare(self.expr(load.index))}], "
+                  f"&{vals[0].owner.array.data}[{_bare(self.expr(vals[0].owner.index))}], "
+                  f"{_bare(self.expr(xv))}, {hi} - {v});")
         self.depth -= 1
         self.line("}")
         return True
@@ -519,7 +576,15 @@ def _uncast(v: SSAValue, spelling: str) -> SSAValue | None:
 def _mac_operands(op: cemit.AssignOp) -> tuple[SSAValue, SSAValue] | None:
     """(a, b) when the statement is `acc = acc + (int32_t)a * (int32_t)b` on an int32_t
     acc, exact (nsw) or modular (`(int32_t)((uint32_t)acc + (uint32_t)(...))`)."""
-    value = op.value
+    def is_acc(v: SSAValue) -> bool:
+        return isinstance(v.owner, cemit.RefOp) and v.owner.var.data == op.var.data
+
+    return _accumulation(op.value, is_acc)
+
+
+def _accumulation(value: SSAValue, is_acc) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when value is `acc + (int32_t)a * (int32_t)b` of int32_t, exact or modular,
+    with is_acc(acc)."""
     wrapped = _uncast(value, "int32_t")
     modular = wrapped is not None
     if modular:
@@ -534,9 +599,7 @@ def _mac_operands(op: cemit.AssignOp) -> tuple[SSAValue, SSAValue] | None:
         if lhs is None or rhs is None:
             return None
     for acc, prod in ((lhs, rhs), (rhs, lhs)):
-        ref = acc.owner
-        if isinstance(ref, cemit.RefOp) and ref.var.data == op.var.data and \
-                ctype(acc.type) == "int32_t":
+        if ctype(acc.type) == "int32_t" and is_acc(acc):
             factors = _product16(prod)
             if factors is not None:
                 return factors

@@ -393,6 +393,47 @@ static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const i
     return make
 
 
+_AVR_SCATTER = """
+/* y[rows[k]] += vals[k] * xv for k < n, modulo 2^32 (a column of a sparse matrix in
+ * compressed form times one input): rows (int8_t, non-negative) and vals in program memory
+ * read with lpm through Z in turn, y in RAM through X, the AVR201 multiply-accumulate. */
+static inline __attribute__((always_inline)) void minun_scatter16(int32_t *y,
+    const int8_t *rows, const int16_t *vals, int16_t xv, int n)
+{
+    const void *p;
+    void *q;
+    int32_t t;
+    int16_t a;
+    uint8_t r, z;
+    if (n <= 0)
+        return;
+    __asm__ __volatile__ ("clr %[z]\\n"
+             "1:\\n\\t"
+             "movw %[p], %[rows]\\n\\t" "lpm %[r], Z+\\n\\t" "movw %[rows], %[p]\\n\\t"
+             "movw %[p], %[vals]\\n\\t" "lpm %A[a], Z+\\n\\t" "lpm %B[a], Z+\\n\\t"
+             "movw %[vals], %[p]\\n\\t"
+             "movw %[q], %[y]\\n\\t" "lsl %[r]\\n\\t"
+             "add %A[q], %[r]\\n\\t" "adc %B[q], %[z]\\n\\t"
+             "add %A[q], %[r]\\n\\t" "adc %B[q], %[z]\\n\\t"
+             "ld %A[t], X+\\n\\t" "ld %B[t], X+\\n\\t" "ld %C[t], X+\\n\\t" "ld %D[t], X+\\n\\t"
+             "muls %B[a], %B[x]\\n\\t" "add %C[t], r0\\n\\t" "adc %D[t], r1\\n\\t"
+             "mul %A[a], %A[x]\\n\\t" "add %A[t], r0\\n\\t" "adc %B[t], r1\\n\\t"
+             "adc %C[t], %[z]\\n\\t" "adc %D[t], %[z]\\n\\t"
+             "mulsu %B[a], %A[x]\\n\\t" "sbc %D[t], %[z]\\n\\t"
+             "add %B[t], r0\\n\\t" "adc %C[t], r1\\n\\t" "adc %D[t], %[z]\\n\\t"
+             "mulsu %B[x], %A[a]\\n\\t" "sbc %D[t], %[z]\\n\\t"
+             "add %B[t], r0\\n\\t" "adc %C[t], r1\\n\\t" "adc %D[t], %[z]\\n\\t"
+             "st -X, %D[t]\\n\\t" "st -X, %C[t]\\n\\t" "st -X, %B[t]\\n\\t" "st -X, %A[t]\\n\\t"
+             "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
+             "clr __zero_reg__"
+             : [rows] "+r" (rows), [vals] "+r" (vals), [n] "+d" (n), [p] "=&z" (p),
+               [q] "=&x" (q), [t] "=&r" (t), [a] "=&a" (a), [r] "=&r" (r), [z] "=&r" (z)
+             : [y] "r" (y), [x] "a" (xv)
+             : "r0", "memory");
+}
+"""
+
+
 def avr_dot_helper(flash_a: bool, sa: int, sb: int) -> str:
     """The name of the AVR dot-product kernel for these strides (registered on first use)."""
     kind = "fr" if flash_a else "rr"
@@ -432,6 +473,7 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_mul16": ((), lambda p: _AVR_MUL16),
     "minun_mac16": ((), lambda p: _AVR_MAC16),
     "minun_udiv32_16": ((), lambda p: _AVR_UDIV if p.avr_asm else ""),
+    "minun_scatter16": ((), lambda p: _AVR_SCATTER),
     "minun_exp8": ((), _exp8),
     "minun_sigmoid8": (("minun_exp8",), _sigmoid8),
     "minun_tanh8": (("minun_exp8",), _tanh8),

@@ -167,3 +167,45 @@ int main(void)
 
 def _wrap16(v: int) -> int:
     return (v + (1 << 15)) % (1 << 16) - (1 << 15)
+
+
+def test_avr_sparse_column_scatter_equals_python(tmp_path):
+    """minun_scatter16: y[rows[k]] += vals[k] * xv modulo 2^32 (rows in 0..127, repeated
+    rows accumulate), for n = 0, 1 and 60 and extreme values."""
+    rng = np.random.default_rng(7)
+    rows = [0, 127, 5, 5] + [int(v) for v in rng.integers(0, 128, 56)]
+    vals = [-32768, 32767, -1, -32768] + [int(v) for v in rng.integers(-32768, 32768, 56)]
+    y0 = [int(v) for v in rng.integers(-(1 << 31), 1 << 31, 128)]
+    y0[:len(EDGES32)] = EDGES32
+    (tmp_path / "minun_runtime.h").write_text(
+        runtime_header(PROFILES["avr"], ["minun_scatter16"]))
+    (tmp_path / "scatter.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int8_t", "R", rows) + _array("int16_t", "V", vals)
+        + _array("int32_t", "Y0", y0) + """
+static int32_t y[128];
+int main(void)
+{
+    static const int ns[3] = {0, 1, 60};
+    static const int16_t xs[3] = {5, -32768, 32767};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 128; i++)
+            y[i] = (int32_t)pgm_read_dword(&Y0[i]);
+        minun_scatter16(&y[0], &R[0], &V[0], xs[k], ns[k]);
+        for (int i = 0; i < 128; i++) {
+            minun_print_i32(y[i]);
+            minun_putc('\\n');
+        }
+    }
+    minun_exit(0);
+}
+""")
+    r = build_and_run([tmp_path / "scatter.c"], "avr", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    want = []
+    for n, xv in ((0, 5), (1, -32768), (60, 32767)):
+        y = list(y0)
+        for k in range(n):
+            y[rows[k]] = _wrap32(y[rows[k]] + vals[k] * xv)
+        want += y
+    assert [int(v) for v in r.output.split()] == want

@@ -246,10 +246,10 @@ class CPrinter:
         self.line(f"{op.array.data}[{self.expr(op.index)}] = {self.expr(op.value)};")
 
     def for_(self, op: cemit.ForOp) -> None:
-        if self.profile.arm_dsp and self.smlad_loop(op):
+        if self.profile.cortex_m and (self.smlad_loop(op) or self.guarded_loop(op)):
             return
         if self.profile.avr_asm and (self.avr_dot_loop(op) or self.avr_scatter_loop(op) or
-                                     self.avr_guarded_dot_loop(op)):
+                                     self.guarded_loop(op)):
             return
         v = op.var.data
         self.line(f"for (int {v} = {self.expr(op.lower)}; {v} < {self.expr(op.upper)}; {v}++) {{")
@@ -282,70 +282,85 @@ class CPrinter:
         self.line("}")
         return True
 
-    def avr_guarded_dot_loop(self, op: cemit.ForOp) -> bool:
+    def guarded_dot(self, op: cemit.ForOp):
         """A dot product whose every product is guarded by one condition that does not
         change in the loop (a convolution's padding test on the channel loop):
         `{ const int v = ...; int32_t r = 0; if (c) { r = a[..] * b[..]; } else { r = 0; }
-        acc = acc + r; }` -> the invariant declarations, then `if (c)` one minun_dot16_*
-        call (when c is false every product is 0 and acc is unchanged)."""
+        acc = acc + r; }`: (invariant declarations, the if, acc, the product's value, the
+        loads with their strides), or None. When c is false every product is 0 and acc
+        is unchanged, so the test can be made once, before the loop."""
         body = cemit.statements(op.body)
         v = op.var.data
         if len(body) < 3 or not isinstance(body[-1], cemit.AssignOp) or \
                 not isinstance(body[-2], cemit.IfOp) or not isinstance(body[-3], cemit.DeclOp):
-            return False
+            return None
         decls, r_decl, guard, acc_stmt = body[:-3], body[-3], body[-2], body[-1]
         if not all(isinstance(d, cemit.DeclOp) and d.is_const is not None and
                    not _mentions(d.init, v) for d in decls):
-            return False
+            return None
         r = r_decl.var.data
         if not _is_zero(r_decl.init) or _mentions(guard.cond, v) or r == v:
-            return False
+            return None
         then, other = cemit.statements(guard.then), cemit.statements(guard.other)
         if len(then) != 1 or not isinstance(then[0], cemit.AssignOp) or \
                 then[0].var.data != r or len(other) > 1:
-            return False
+            return None
         if other and not (isinstance(other[0], cemit.AssignOp) and other[0].var.data == r
                           and _is_zero(other[0].value)):
-            return False
-        factors = _product16(then[0].value)
+            return None
+        product = then[0].value
+        factors = _product16(product)
         acc = acc_stmt.var.data
         if factors is None or acc in (r, v):
-            return False
-
-        def is_acc(x: SSAValue) -> bool:
-            return isinstance(x.owner, cemit.RefOp) and x.owner.var.data == acc
-
+            return None
         wrapped = _uncast(acc_stmt.value, "int32_t")
         add = (wrapped or acc_stmt.value).owner
         if not isinstance(add, cemit.BinaryOp) or add.op.data != "+":
-            return False
+            return None
         operands = [_uncast(x, "uint32_t") if wrapped is not None else x
                     for x in (add.lhs, add.rhs)]
         refs = [x.owner.var.data for x in operands
                 if x is not None and isinstance(x.owner, cemit.RefOp)]
         if sorted(refs) != sorted([acc, r]) or ctype(acc_stmt.value.type) != "int32_t" or \
                 (wrapped is not None and ctype(add.result.type) != "uint32_t"):
-            return False
+            return None
         loads = [_strided16(f, v) for f in factors]
         if any(x is None for x in loads):
+            return None
+        return decls, guard, acc, product, loads
+
+    def guarded_loop(self, op: cemit.ForOp) -> bool:
+        """The guarded dot product (guarded_dot) with its test before the loop: on AVR one
+        minun_dot16_* call (one array at most in flash), on Cortex-M the loop of products
+        without the test."""
+        found = self.guarded_dot(op)
+        if found is None:
             return False
-        if loads[0][0].flash is None and loads[1][0].flash is not None:
-            loads = loads[::-1]
-        if loads[1][0].flash is not None:
-            return False
-        (la, ka), (lb, kb) = loads
-        name = avr_dot_helper(la.flash is not None, ka, kb)
+        decls, guard, acc, product, loads = found
+        v = op.var.data
+        if self.profile.avr_asm:
+            if loads[0][0].flash is None and loads[1][0].flash is not None:
+                loads = loads[::-1]
+            if loads[1][0].flash is not None:
+                return False
         self.line("{")
         self.depth += 1
         for d in decls:
             self.decl(d)
         self.line(f"if ({_bare(self.expr(guard.cond))}) {{")
         self.depth += 1
-        self.calls.add(name)
         lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
-        self.line(f"const int {v} = {lo};")
-        self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
-                  f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
+        if self.profile.avr_asm:
+            (la, ka), (lb, kb) = loads
+            name = avr_dot_helper(la.flash is not None, ka, kb)
+            self.calls.add(name)
+            self.line(f"const int {v} = {lo};")
+            self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
+                      f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
+        else:
+            self.line(f"for (int {v} = {lo}; {v} < {_bare(hi)}; {v}++)")
+            self.line(f"    {acc} = (int32_t)((uint32_t){acc} + "
+                      f"(uint32_t){self.expr(product)});")
         self.depth -= 1
         self.line("}")
         self.depth -= 1

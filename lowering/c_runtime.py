@@ -25,7 +25,7 @@ class Profile:
     name: str
     flash: bool  # const arrays in program memory, read through pgm_read_*
     avr_asm: bool = False  # 16x16->32 multiplies and 32-bit shifts as AVR inline asm
-    arm_dsp: bool = False  # SMLAD on int16 pairs under __ARM_FEATURE_DSP
+    cortex_m: bool = False  # SMLAD (under __ARM_FEATURE_DSP), padding tests out of dot loops
 
     def flash_decl(self) -> str:
         return " MINUN_FLASH" if self.flash else ""
@@ -44,7 +44,7 @@ class Profile:
 PROFILES = {
     "x86": Profile("x86", flash=False),
     "avr": Profile("avr", flash=True, avr_asm=True),
-    "cortex-m": Profile("cortex-m", flash=False, arm_dsp=True),
+    "cortex-m": Profile("cortex-m", flash=False, cortex_m=True),
 }
 
 

@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
                 float_acc[entry.name] = fa
                 print(f"{entry.name:32} {m.config:24} acc {bench.pct(m.accuracy):>6} "
                       f"({m.compile_seconds:.1f} s)", flush=True)
-    Path(args.out).write_text(bench.render(measurements, float_acc))
+        kernels = [] if args.no_targets else bench.kernel_benchmark(Path(tmp) / "kernels")
+    Path(args.out).write_text(bench.render(measurements, float_acc, kernels))
     results = [{k: v for k, v in asdict(m).items() if k != "compile_seconds"}
                for m in measurements]
     Path(args.results).write_text(

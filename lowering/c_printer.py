@@ -309,40 +309,38 @@ class CPrinter:
                           and _is_zero(other[0].value)):
             return None
         product = then[0].value
-        factors = _product16(product)
         acc = acc_stmt.var.data
-        if factors is None or acc in (r, v):
+        if acc in (r, v):
             return None
-        wrapped = _uncast(acc_stmt.value, "int32_t")
+        wrapped = _uncast(acc_stmt.value, ctype(acc_stmt.value.type))
         add = (wrapped or acc_stmt.value).owner
         if not isinstance(add, cemit.BinaryOp) or add.op.data != "+":
             return None
-        operands = [_uncast(x, "uint32_t") if wrapped is not None else x
+        operands = [_uncast(x, ctype(add.result.type)) if wrapped is not None else x
                     for x in (add.lhs, add.rhs)]
         refs = [x.owner.var.data for x in operands
                 if x is not None and isinstance(x.owner, cemit.RefOp)]
-        if sorted(refs) != sorted([acc, r]) or ctype(acc_stmt.value.type) != "int32_t" or \
-                (wrapped is not None and ctype(add.result.type) != "uint32_t"):
+        if sorted(refs) != sorted([acc, r]):
             return None
-        loads = [_strided16(f, v) for f in factors]
-        if any(x is None for x in loads):
-            return None
-        return decls, guard, acc, product, loads
+        factors = _product16(product)
+        loads = None if factors is None or ctype(acc_stmt.value.type) != "int32_t" else \
+            [_strided16(f, v) for f in factors]
+        if loads is not None and any(x is None for x in loads):
+            loads = None
+        return decls, guard, r_decl, product, acc_stmt, loads
 
     def guarded_loop(self, op: cemit.ForOp) -> bool:
-        """The guarded dot product (guarded_dot) with its test before the loop: on AVR one
-        minun_dot16_* call (one array at most in flash), on Cortex-M the loop of products
-        without the test."""
+        """The guarded dot product (guarded_dot) with its test before the loop: on AVR, for
+        int16_t arrays (at most one in flash) and an int32_t sum, one minun_dot16_* call;
+        otherwise the loop of products and additions without the test."""
         found = self.guarded_dot(op)
         if found is None:
             return False
-        decls, guard, acc, product, loads = found
-        v = op.var.data
-        if self.profile.avr_asm:
-            if loads[0][0].flash is None and loads[1][0].flash is not None:
-                loads = loads[::-1]
-            if loads[1][0].flash is not None:
-                return False
+        decls, guard, r_decl, product, acc_stmt, loads = found
+        v, acc = op.var.data, acc_stmt.var.data
+        if loads is not None and loads[0][0].flash is None and loads[1][0].flash is not None:
+            loads = loads[::-1]
+        asm = self.profile.avr_asm and loads is not None and loads[1][0].flash is None
         self.line("{")
         self.depth += 1
         for d in decls:
@@ -350,7 +348,7 @@ class CPrinter:
         self.line(f"if ({_bare(self.expr(guard.cond))}) {{")
         self.depth += 1
         lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
-        if self.profile.avr_asm:
+        if asm:
             (la, ka), (lb, kb) = loads
             name = avr_dot_helper(la.flash is not None, ka, kb)
             self.calls.add(name)
@@ -358,9 +356,13 @@ class CPrinter:
             self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
                       f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
         else:
-            self.line(f"for (int {v} = {lo}; {v} < {_bare(hi)}; {v}++)")
-            self.line(f"    {acc} = (int32_t)((uint32_t){acc} + "
-                      f"(uint32_t){self.expr(product)});")
+            self.line(f"for (int {v} = {lo}; {v} < {_bare(hi)}; {v}++) {{")
+            self.depth += 1
+            self.line(f"const {ctype(r_decl.init.type)} {r_decl.var.data} = "
+                      f"{_bare(self.expr(product))};")
+            self.line(f"{acc} = {_bare(self.expr(acc_stmt.value))};")
+            self.depth -= 1
+            self.line("}")
         self.depth -= 1
         self.line("}")
         self.depth -= 1

@@ -39,9 +39,10 @@ def main(argv: list[str] | None = None) -> int:
                 float_acc[entry.name] = fa
                 print(f"{entry.name:32} {m.config:24} acc {bench.pct(m.accuracy):>6} "
                       f"({m.compile_seconds:.1f} s)", flush=True)
+        kernels = [] if args.no_targets else bench.kernel_benchmark(Path(tmp) / "kernels")
     out = Path(args.out)
     old = out.read_text() if out.exists() else None
-    out.write_text(bench_face.keep_section(old, bench.render(measurements, float_acc)))
+    out.write_text(bench_face.keep_section(old, bench.render(measurements, float_acc, kernels)))
     results = [{k: v for k, v in asdict(m).items() if k != "compile_seconds"}
                for m in measurements]
     Path(args.results).write_text(

@@ -67,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
                                  "memory map, memory_map.png) here")
     p.add_argument("--run", action="store_true",
                    help="build and simulate the C on --target with the --test inputs")
+    p.add_argument("--opt", default="size", choices=("size", "speed"),
+                   help="with --run: compile for size (the board's -Os, default) or speed "
+                        "(-O2)")
     p.add_argument("--max-inputs", type=int, default=100,
                    help="with --run: simulate at most this many test inputs (default 100)")
     p.add_argument("--evaluator", default="auto", choices=("auto", "native", "numpy"),
@@ -204,7 +207,7 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
         n = min(args.max_inputs, len(result.test))
         inputs = storage_inputs(result.l2, result.test.features[:n])
         run_result = run_model(result.c_dir, args.target, inputs, name=result.name,
-                               config=options.label)
+                               config=options.label, opt=args.opt)
         agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
         acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
         mismatches = disagreements(result, run_result, n)

@@ -53,3 +53,13 @@ def test_unknown_model_format_is_a_diagnostic(tmp_path):
     r = compile_(str(bad), "--scales", "maxscale", "--maxscale", "5")
     assert r.returncode == 1 and "unknown model format '.txt'" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_run_of_a_sgn_model_compares_labels_not_labels_with_scores():
+    """Bonsai returns sgn(score): the evaluator's output is the label, the C's output
+    buffer the score; --run compared the two and called every input a mismatch."""
+    r = compile_(str(ROOT / "examples" / "bonsai.sd"), "--train",
+                 str(ROOT / "examples" / "bonsai" / "test.npy"), "--test",
+                 str(ROOT / "examples" / "bonsai" / "test.npy"), "--run", "--max-inputs", "20")
+    assert r.returncode == 0, r.stderr
+    assert "labels equal to the evaluator's on 100.00%" in r.stdout

@@ -68,6 +68,60 @@ def _leaky_relu(imp: Importer, node: Node) -> list[Value]:
     return [imp.unary(minun.LeakyReluOp, node.inputs[0], alpha=minun.f64_attr(alpha))]
 
 
+def _scaled(imp: Importer, x: Value, alpha: float, beta: float = 0.0) -> Value:
+    """alpha * x + beta (a scalar multiply and a scalar add; skipped when 1 and 0)."""
+    if alpha != 1.0:
+        x = _mul_const(imp, x, alpha)
+    if beta != 0.0:
+        x = imp.binary(minun.AddOp, x, Value.const(np.float32(beta)))
+    return x
+
+
+def _mul_const(imp: Importer, x: Value, c: float) -> Value:
+    scalar = imp.materialize(np.float32(c).reshape(()), "c")
+    return Value.of(imp.make(minun.ScalarMulOp, scalar, imp.ir(x)), x.perm)
+
+
+def _hard_sigmoid_of(imp: Importer, x: Value, alpha: float, beta: float) -> Value:
+    y = _scaled(imp, x, alpha, beta)
+    return imp.unary(minun.ClipOp, y, lo=minun.f64_attr(0.0), hi=minun.f64_attr(1.0))
+
+
+def _hard_sigmoid(imp: Importer, node: Node) -> list[Value]:
+    """max(0, min(1, alpha x + beta))."""
+    return [_hard_sigmoid_of(imp, node.inputs[0], float(node.attr("alpha", 0.2)),
+                             float(node.attr("beta", 0.5)))]
+
+
+def _hard_swish(imp: Importer, node: Node) -> list[Value]:
+    """x * HardSigmoid(x) with alpha = 1/6, beta = 1/2."""
+    x = node.inputs[0]
+    return [imp.binary(minun.HadamardOp, x, _hard_sigmoid_of(imp, x, 1.0 / 6.0, 0.5))]
+
+
+def _negative_part(imp: Importer, x: Value) -> Value:
+    return imp.binary(minun.MinOp, x, Value.const(np.float32(0.0)))
+
+
+def _prelu(imp: Importer, node: Node) -> list[Value]:
+    """relu(x) + slope * min(x, 0), the slope broadcast (unidirectionally) to x."""
+    x, slope = node.inputs[0], node.inputs[1]
+    neg = _negative_part(imp, x)
+    if slope.array is not None and slope.array.size == 1:
+        scaled = _mul_const(imp, neg, float(slope.array.reshape(())))
+    else:
+        scaled = imp.binary(minun.HadamardOp, neg, slope)
+    return [imp.binary(minun.AddOp, imp.unary(minun.ReluOp, x), scaled)]
+
+
+def _elu(imp: Importer, node: Node) -> list[Value]:
+    """relu(x) + alpha * (exp(min(x, 0)) - 1): exp only ever sees x <= 0."""
+    x = node.inputs[0]
+    alpha = float(node.attr("alpha", 1.0))
+    e = imp.unary(minun.ExpOp, _negative_part(imp, x))
+    return [imp.binary(minun.AddOp, imp.unary(minun.ReluOp, x), _scaled(imp, e, alpha, -alpha))]
+
+
 def _clip(imp: Importer, node: Node) -> list[Value]:
     """Bounds are attributes before opset 11 and optional constant inputs after. One
     bound becomes max/min with a scalar; min > max is legal ONNX (the result is max),
@@ -147,6 +201,10 @@ HANDLERS = {
     "Tanh": _unary(minun.TanhOp),
     "Exp": _unary(minun.ExpOp),
     "LeakyRelu": _leaky_relu,
+    "HardSigmoid": _hard_sigmoid,
+    "HardSwish": _hard_swish,
+    "PRelu": _prelu,
+    "Elu": _elu,
     "Clip": _clip,
     "Softmax": _softmax(minun.SoftmaxOp),
     "LogSoftmax": _softmax(minun.LogSoftmaxOp),

@@ -22,6 +22,7 @@ OP_TOKENS = {
     "gemm": "Gemm", "matmul": "MatMul", "add": "Add", "sub": "Sub", "mul": "Mul",
     "div": "Div", "relu": "Relu", "leakyrelu": "LeakyRelu", "clip": "Clip",
     "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp", "softmax": "Softmax",
+    "hardsigmoid": "HardSigmoid", "hardswish": "HardSwish", "prelu": "PRelu", "elu": "Elu",
     "logsoftmax": "LogSoftmax", "argmax": "ArgMax", "conv": "Conv", "basic_conv": "Conv",
     "maxpool": "MaxPool", "averagepool": "AveragePool",
     "globalaveragepool": "GlobalAveragePool", "reshape": "Reshape", "flatten": "Flatten",
@@ -36,6 +37,7 @@ OP_TOKENS = {
 # data. (operator, input index) pairs; everything else stays a run-time input.
 STATIC_INPUTS = {
     "Reshape": {1}, "Squeeze": {1}, "Unsqueeze": {1}, "Clip": {1, 2}, "Dropout": {1, 2},
+    "PRelu": {1},
     "GRU": {4}, "LSTM": {4}, "RNN": {4},
 }
 
@@ -107,6 +109,8 @@ EXCLUDED: dict[str, str] = {
     "test_clip_expanded": _WHERE,
     "test_leakyrelu_expanded": _WHERE,
     "test_leakyrelu_default_expanded": _WHERE,
+    **{f"test_elu{case}_expanded_ver18": _WHERE for case in ("", "_default", "_example")},
+    **{f"test_prelu_{case}_expanded": _WHERE for case in ("broadcast", "example")},
     "test_leakyrelu_example_expanded": _WHERE,
     **{f"test_{op}_{case}_expanded{v}": _REDUCE
        for op in ("softmax", "logsoftmax") for v in ("", "_ver18")

@@ -1,0 +1,49 @@
+"""HardSigmoid, HardSwish, PRelu and Elu (compositions of L1 ops) end to end: the float
+evaluator matches onnx.reference, and the 16-bit program stays close to it, with the
+generated C equal to the evaluator (the ONNX backend node tests check the float import)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+from minun_mlir import native
+from minun_mlir.driver import load_model
+from minun_mlir.numerics.float_eval import evaluate
+from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+from minun_mlir.pipeline import lower_to_l2
+
+
+def activations_model(path):
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(8, 6)).astype(np.float32)
+    slope = rng.uniform(0.05, 0.3, size=(6,)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["h"]),
+             helper.make_node("HardSwish", ["h"], ["a"]),
+             helper.make_node("PRelu", ["a", "slope"], ["b"]),
+             helper.make_node("Elu", ["b"], ["c"], alpha=0.7),
+             helper.make_node("HardSigmoid", ["c"], ["y"], alpha=0.3, beta=0.4)]
+    graph = helper.make_graph(
+        nodes, "acts", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6])],
+        [helper.make_tensor("W", TensorProto.FLOAT, w.shape, w.ravel()),
+         helper.make_tensor("slope", TensorProto.FLOAT, slope.shape, slope)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    onnx.save(model, path)
+    return model
+
+
+def test_activations_match_onnx_reference_in_float_and_fixed16(tmp_path):
+    model = activations_model(tmp_path / "acts.onnx")
+    x = np.random.default_rng(1).uniform(-3, 3, size=(64, 1, 8)).astype(np.float32)
+    ref = ReferenceEvaluator(model)
+    expected = np.stack([ref.run(None, {"x": row})[0] for row in x])
+    l1 = load_model(tmp_path / "acts.onnx")
+    assert np.max(np.abs(evaluate(l1, x).outputs[0] - expected)) < 1e-5
+    np.save(tmp_path / "train.npy", np.concatenate([np.zeros((64, 1)), x.reshape(64, -1)], 1))
+    l2 = lower_to_l2(l1, bits=16, data=str(tmp_path / "train.npy"), evaluator="numpy")
+    stored = evaluate_l2(l2, x).outputs
+    assert np.max(np.abs(decode_outputs(l2, stored)[0] - expected)) < 0.01
+    assert np.array_equal(native.NativeProgram(l2).outputs(x)[0], stored[0])

@@ -133,7 +133,52 @@ def _cast_like(imp: Importer, node: Node) -> list[Value]:
     return [x]
 
 
+def _gather(imp: Importer, node: Node) -> list[Value]:
+    """Constant indices (PyTorch's `h[-1]`, a row of an embedding): slices along the axis,
+    concatenated; a scalar index drops the axis."""
+    x = node.inputs[0]
+    axis = normalize_axis(int(node.attr("axis", 0)), x.rank)
+    indices = np.asarray(imp.const(node.input(1), "the indices"))
+    if indices.dtype.kind not in "iu":
+        raise imp.error("Gather indices must be integers")
+    n = x.shape[axis]
+    flat = [int(i) + n if int(i) < 0 else int(i) for i in indices.reshape(-1)]
+    if any(not 0 <= i < n for i in flat):
+        raise imp.error(f"Gather index out of range for axis {axis} of size {n}: "
+                        f"{indices.reshape(-1).tolist()}")
+    if not flat:
+        raise imp.error("Gather with no indices (an empty result) is not supported")
+    picked = imp.concat([imp.slice(x, axis, i, 1) for i in flat], axis)
+    shape = x.shape[:axis] + tuple(indices.shape) + x.shape[axis + 1:]
+    return [imp.reshape(picked, shape)]
+
+
+def _split(imp: Importer, node: Node) -> list[Value]:
+    """Static split sizes (the `split` attribute before opset 13, a constant input after,
+    or equal parts): one slice per output."""
+    x = node.inputs[0]
+    axis = normalize_axis(int(node.attr("axis", 0)), x.rank)
+    outputs = len(node.proto.output)
+    if node.version >= 13:
+        sizes_v = node.input(1)
+        sizes = None if sizes_v is None else [int(v) for v in imp.const(sizes_v, "split")]
+    else:
+        sizes = node.attr("split")
+        sizes = None if sizes is None else [int(v) for v in sizes]
+    n = x.shape[axis]
+    if sizes is None:
+        parts = int(node.attr("num_outputs", outputs))
+        step = -(-n // parts)
+        sizes = [min(step, n - k * step) for k in range(parts)]
+    if sum(sizes) != n or any(s <= 0 for s in sizes):
+        raise imp.error(f"split sizes {sizes} do not cover axis {axis} of size {n}")
+    starts = np.cumsum([0, *sizes[:-1]])
+    return [imp.slice(x, axis, int(a), int(s)) for a, s in zip(starts, sizes, strict=True)]
+
+
 HANDLERS = {
+    "Gather": _gather,
+    "Split": _split,
     "Reshape": _reshape,
     "Flatten": _flatten,
     "Squeeze": _squeeze,

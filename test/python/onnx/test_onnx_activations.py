@@ -1,6 +1,7 @@
-"""HardSigmoid, HardSwish, PRelu and Elu (compositions of L1 ops) end to end: the float
-evaluator matches onnx.reference, and the 16-bit program stays close to it, with the
-generated C equal to the evaluator (the ONNX backend node tests check the float import)."""
+"""HardSigmoid, HardSwish, PRelu and Elu (compositions of L1 ops), and ReduceMean /
+Gather / Split as PyTorch exports them, end to end: the float evaluator matches
+onnx.reference, and the 16-bit program stays close to it, with the generated C equal to
+the evaluator (the ONNX backend node tests check the float import of the general cases)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,44 @@ def test_activations_match_onnx_reference_in_float_and_fixed16(tmp_path):
     l1 = load_model(tmp_path / "acts.onnx")
     assert np.max(np.abs(evaluate(l1, x).outputs[0] - expected)) < 1e-5
     np.save(tmp_path / "train.npy", np.concatenate([np.zeros((64, 1)), x.reshape(64, -1)], 1))
+    l2 = lower_to_l2(l1, bits=16, data=str(tmp_path / "train.npy"), evaluator="numpy")
+    stored = evaluate_l2(l2, x).outputs
+    assert np.max(np.abs(decode_outputs(l2, stored)[0] - expected)) < 0.01
+    assert np.array_equal(native.NativeProgram(l2).outputs(x)[0], stored[0])
+
+
+def pooled_model(path):
+    """Conv -> Relu -> ReduceMean over H, W (adaptive average pooling) -> Split in two ->
+    Add -> Unsqueeze/Gather of the last row (PyTorch's h[-1])."""
+    rng = np.random.default_rng(2)
+    w = rng.normal(size=(8, 3, 3, 3)).astype(np.float32) * 0.5
+    nodes = [helper.make_node("Conv", ["x", "W"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("ReduceMean", ["r"], ["m"], axes=[2, 3], keepdims=0),
+             helper.make_node("Split", ["m", "parts"], ["a", "b"], axis=1),
+             helper.make_node("Add", ["a", "b"], ["s"]),
+             helper.make_node("Reshape", ["s", "shape"], ["s2"]),
+             helper.make_node("Gather", ["s2", "last"], ["y"], axis=0)]
+    graph = helper.make_graph(
+        nodes, "pooled", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        [helper.make_tensor("W", TensorProto.FLOAT, w.shape, w.ravel()),
+         helper.make_tensor("parts", TensorProto.INT64, [2], [4, 4]),
+         helper.make_tensor("shape", TensorProto.INT64, [2], [2, 2]),
+         helper.make_tensor("last", TensorProto.INT64, [], [-1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(model, path)
+    return model
+
+
+def test_reduce_mean_split_and_gather_match_onnx_reference(tmp_path):
+    model = pooled_model(tmp_path / "pooled.onnx")
+    x = np.random.default_rng(3).uniform(-1, 1, size=(32, 1, 3, 6, 6)).astype(np.float32)
+    ref = ReferenceEvaluator(model)
+    expected = np.stack([ref.run(None, {"x": row})[0] for row in x])
+    l1 = load_model(tmp_path / "pooled.onnx")
+    assert np.max(np.abs(evaluate(l1, x).outputs[0] - expected)) < 1e-5
+    np.save(tmp_path / "train.npy", np.concatenate([np.zeros((32, 1)), x.reshape(32, -1)], 1))
     l2 = lower_to_l2(l1, bits=16, data=str(tmp_path / "train.npy"), evaluator="numpy")
     stored = evaluate_l2(l2, x).outputs
     assert np.max(np.abs(decode_outputs(l2, stored)[0] - expected)) < 0.01

@@ -257,6 +257,43 @@ def evaluate_outputs(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
     return evaluate_l2(l2, features).outputs
 
 
+def scores_module(l2: ModuleOp) -> ModuleOp:
+    """A copy of `l2` returning its final argmax's or sgn's operand (the scores the C
+    writes to `out`), or a copy of `l2` itself when it returns a tensor."""
+    from xdsl.dialects import func
+
+    from minun_mlir.dialects import num
+
+    module = l2.clone()
+    fn = main_function(module)
+    ret = fn.body.block.last_op
+    res = ret.operands[0]
+    if not isinstance(res.type, TensorType) and isinstance(res.owner, (num.ArgMaxOp,
+                                                                      num.SgnOp)):
+        ret.operands = [res.owner.operands[0]]
+        fn.function_type = func.FunctionType.from_lists([], [res.owner.operands[0].type])
+    return module
+
+
+def evaluate_scores(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
+                    ) -> np.ndarray:
+    """The stored scores (N, MINUN_OUTPUT_SIZE) the C writes to `out`: natively, or with
+    the numpy evaluator on `scores_module(l2)`."""
+    n = len(features)
+    if use_native(evaluator, l2, n) and len(model_inputs(l2)) == 1:
+        from minun_mlir.numerics.l2_eval import storage_inputs
+
+        try:
+            scores, _ = program(l2).run(storage_inputs(l2, features))
+            return scores.reshape(n, -1)
+        except MinunError:
+            if evaluator != "auto":
+                raise
+    from minun_mlir.numerics.l2_eval import evaluate_l2
+
+    return np.asarray(evaluate_l2(scores_module(l2), features).outputs[0]).reshape(n, -1)
+
+
 def float_outputs(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto"
                   ) -> list[np.ndarray]:
     """The float program's outputs on `features` (reals, or labels): natively through

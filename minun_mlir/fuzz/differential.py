@@ -42,20 +42,9 @@ def random_config(rng: random.Random) -> dict:
 
 def _scores_module(l2):
     """The module returning its final argmax's operand (the scores), or itself."""
-    from xdsl.dialects import func
-    from xdsl.dialects.builtin import TensorType
+    from minun_mlir.native import scores_module
 
-    from minun_mlir.dialects import num
-    from minun_mlir.modules import main_function
-
-    module = l2.clone()
-    fn = main_function(module)
-    ret = fn.body.block.last_op
-    res = ret.operands[0]
-    if not isinstance(res.type, TensorType) and isinstance(res.owner, num.ArgMaxOp):
-        ret.operands = [res.owner.input]
-        fn.function_type = func.FunctionType.from_lists([], [res.owner.input.type])
-    return module
+    return scores_module(l2)
 
 
 def expected(l2, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

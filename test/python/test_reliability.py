@@ -253,13 +253,17 @@ def test_run_counts_inputs_where_c_and_evaluator_differ():
     from types import SimpleNamespace
 
     from minun_mlir.driver import Options, compile_model
+    from minun_mlir.native import scores_module
     from minun_mlir.numerics.l2_eval import evaluate_l2
     from minun_mlir.tools.minun_compile import disagreements
 
     result = compile_model(PROTONN, Options(bits=16), train=TRAIN,
                            test=ROOT / "benchmarks/models/protonn-digits10/test.npy")
     n = 5
-    outputs = np.asarray(evaluate_l2(result.l2, result.test.features[:n]).outputs[0])
+    # the C's output buffer: the scores the argmax reads (computed by the evaluator here)
+    outputs = np.asarray(evaluate_l2(scores_module(result.l2),
+                                     result.test.features[:n]).outputs[0])
+    assert outputs.reshape(n, -1).shape == (n, 10)
     same = SimpleNamespace(labels=result.predictions[:n], outputs=outputs.copy())
     assert disagreements(result, same, n) == []
     off = outputs.copy().reshape(n, -1)

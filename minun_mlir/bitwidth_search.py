@@ -1,0 +1,455 @@
+"""Automatic bitwidth assignment: Shiftry's demotion search (OOPSLA'20 §6.2).
+
+A program is first given data-driven scales at the default bitwidth (16). Then:
+
+- PartialDemote: every named tensor (parameter, input, named value) is demoted alone to
+  half the bitwidth, at the 4 scales `s16 - 8 .. s16 - 5`; its loss is the best loss of
+  those programs and its scale the one that gave it (ties: the lower scale).
+- the tensors are ordered by that loss (ties: program order);
+- CumulativeDemote: the programs demoting the first 1, 2, ... tensors of that order.
+
+Two strategies pick one of the cumulative programs: `ram` (the fewest demotions whose RAM,
+the scratch size the real memory planner gives, fits a budget) and `loss` (Shiftry's
+Algorithm 14: the most demotions before the first program whose loss exceeds a limit).
+
+The result is an `Assignment`: name -> (bits, scale), written as JSON, which the quantize
+pass applies (`quantize{assign="file.json"}`, `minun-compile --assign FILE`); the final
+program is produced once by the normal pipeline.
+
+The search is generic in how a candidate is evaluated (`evaluate(candidates) -> results`),
+so that a test can run it on an independent model of the paper's arithmetic; `Evaluator`
+is the real one: quantize with the candidate's bits and scales, the bit-exact evaluator on
+the search data, and memory-plan on the candidate's L3, in a process pool when asked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from minun_mlir.diagnostics import error
+from minun_mlir.numerics.repr import QuantizeConfig
+
+FORMAT = "minun-bitwidth-assignment"
+METRICS = ("accuracy", "disagreement", "mae")
+STRATEGIES = ("ram", "loss")
+EXPLORE = 4  # scales tried for a demoted tensor (Shiftry's Algorithm 13: s .. s + 3)
+
+
+# -- the assignment ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Per-tensor bitwidths and scales on top of a default bitwidth."""
+
+    bits: int = 16
+    tensors: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+
+    def apply(self, config: QuantizeConfig) -> QuantizeConfig:
+        if config.bits != self.bits:
+            raise error(f"quantize: the assignment was searched at {self.bits} bits, the "
+                        f"pass runs at {config.bits} (use bits={self.bits})")
+        return dataclasses.replace(
+            config, bits_by_name={**config.bits_by_name,
+                                  **{n: b for n, (b, _) in self.tensors.items()}},
+            scale_by_name={**config.scale_by_name,
+                           **{n: s for n, (_, s) in self.tensors.items() if s is not None}})
+
+    def to_json(self, extra: dict | None = None) -> str:
+        doc = {"format": FORMAT, "version": 1, "bits": self.bits,
+               "tensors": {n: {"bits": b, "scale": s}
+                           for n, (b, s) in sorted(self.tensors.items())}}
+        return json.dumps(doc | (extra or {}), indent=2) + "\n"
+
+
+def load_assignment(path: str | Path) -> Assignment:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise error(f"cannot read the assignment {path}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise error(f"{path}: not JSON: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise error(f"{path}: not a bitwidth assignment (expected \"format\": \"{FORMAT}\")")
+    tensors = {}
+    for name, t in doc.get("tensors", {}).items():
+        if not isinstance(t, dict) or t.get("bits") not in (8, 16, 32):
+            raise error(f"{path}: tensor '{name}': bits must be 8, 16 or 32")
+        scale = t.get("scale")
+        if scale is not None and not isinstance(scale, int):
+            raise error(f"{path}: tensor '{name}': scale must be an integer")
+        tensors[name] = (t["bits"], scale)
+    return Assignment(int(doc.get("bits", 16)), tensors)
+
+
+# -- candidates and their results ------------------------------------------------------------
+
+# A candidate: (default bits, ((name, bits, scale or None), ...) sorted by name).
+Candidate = tuple[int, tuple[tuple[str, int, int | None], ...]]
+
+
+def candidate(demoted: dict[str, tuple[int, int | None]], bits: int = 16) -> Candidate:
+    return bits, tuple(sorted((n, b, s) for n, (b, s) in demoted.items()))
+
+
+@dataclass(frozen=True)
+class Result:
+    """One evaluated program."""
+
+    loss: float  # lower is better: accuracy points lost, disagreement points, or mae
+    ram: int | None = None  # scratch bytes the memory planner gives
+    accuracy: float | None = None  # on the search data (classifiers)
+    flash: int | None = None  # bytes of parameters
+    types: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (bits, scale)
+
+
+Evaluate = Callable[[Sequence[Candidate]], list[Result]]
+
+
+@dataclass
+class Point:
+    """An evaluated configuration, as the report lists it."""
+
+    kind: str  # baseline, partial, cumulative
+    label: str
+    candidate: Candidate
+    result: Result
+
+
+@dataclass
+class Search:
+    """Everything a search found (the report is written from this)."""
+
+    variables: list[str]
+    base: Result  # the default bitwidth, data-driven scales
+    partial: dict[str, tuple[int | None, Result]]  # var -> (best scale, result)
+    order: list[str]
+    cumulative: list[Result]  # cumulative[i]: the first i + 1 of `order` demoted
+    chosen: int  # how many of `order` are demoted (0: none)
+    assignment: Assignment
+    strategy: str
+    points: list[Point] = field(default_factory=list)
+    baselines: dict[str, Result] = field(default_factory=dict)
+    bits: int = 16
+    ram_budget: int | None = None
+    max_loss: float | None = None
+    metric: str = "accuracy"
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @property
+    def chosen_result(self) -> Result:
+        return self.base if self.chosen == 0 else self.cumulative[self.chosen - 1]
+
+
+def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: Evaluate,
+                   strategy: str = "loss", ram_budget: int | None = None,
+                   max_loss: float | None = None, bits: int = 16, explore: int = EXPLORE,
+                   baselines: dict[str, Candidate] | None = None) -> Search:
+    """Shiftry's PartialDemote + CumulativeDemote over `variables` (program order), whose
+    scales at `bits` are `scales` (a variable without one is demoted at the quantizer's own
+    data-driven scale). `evaluate` runs a batch of candidates (in any order, in parallel if
+    it likes) and returns their results in order."""
+    if strategy not in STRATEGIES:
+        raise error(f"search strategy must be one of {', '.join(STRATEGIES)}, got "
+                    f"'{strategy}'")
+    if strategy == "ram" and ram_budget is None:
+        raise error("the ram strategy needs a RAM budget")
+    if strategy == "loss" and max_loss is None:
+        raise error("the loss strategy needs a loss limit (--max-drop)")
+    half = bits // 2
+    trials: list[tuple[str, int | None]] = []
+    for v in variables:
+        if v in scales:
+            trials += [(v, scales[v] - half + k) for k in range(explore)]
+        else:
+            trials.append((v, None))
+    extra = dict(baselines or {})
+    batch = [candidate({}, bits)] + [candidate({v: (half, s)}, bits) for v, s in trials]
+    batch += list(extra.values())
+    results = evaluate(batch)
+    base, partial_results = results[0], results[1:1 + len(trials)]
+    base_results = dict(zip(extra, results[1 + len(trials):], strict=True))
+    points = [Point("baseline", f"fixed{bits}", batch[0], base)]
+    points += [Point("baseline", k, extra[k], r) for k, r in base_results.items()]
+    partial: dict[str, tuple[int | None, Result]] = {}
+    for (v, s), r, c in zip(trials, partial_results, batch[1:], strict=False):
+        points.append(Point("partial", f"{v}@{s}", c, r))
+        if v not in partial or r.loss < partial[v][1].loss:  # ties: the first (lower) scale
+            partial[v] = (s, r)
+    position = {v: i for i, v in enumerate(variables)}
+    order = sorted(variables, key=lambda v: (partial[v][1].loss, position[v]))
+    prefixes = []
+    demoted: dict[str, tuple[int, int | None]] = {}
+    for v in order:
+        demoted[v] = (half, partial[v][0])
+        prefixes.append(candidate(dict(demoted), bits))
+    cumulative = evaluate(prefixes)
+    for i, (c, r) in enumerate(zip(prefixes, cumulative, strict=True)):
+        points.append(Point("cumulative", f"first {i + 1}", c, r))
+    if strategy == "loss":
+        chosen = 0
+        for r in cumulative:  # Algorithm 14: stop at the first program losing too much
+            if r.loss > max_loss:
+                break
+            chosen += 1
+    else:
+        fits = [i for i, r in enumerate([base, *cumulative])
+                if r.ram is not None and r.ram <= ram_budget]
+        if fits:
+            chosen = fits[0]
+        else:
+            least = min((r.ram for r in cumulative if r.ram is not None), default=None)
+            raise error(f"no demotion fits {ram_budget:,} B of RAM: demoting all "
+                        f"{len(order)} tensors needs {least:,} B")
+        result = base if chosen == 0 else cumulative[chosen - 1]
+        if max_loss is not None and result.loss > max_loss:
+            raise error(f"the fewest demotions that fit {ram_budget:,} B of RAM ({chosen}) "
+                        f"lose {result.loss:.4g}, more than the limit {max_loss:g}")
+    chosen_c = base if chosen == 0 else cumulative[chosen - 1]
+    tensors = {v: (half, chosen_c.types.get(v, (half, partial[v][0]))[1])
+               for v in order[:chosen]}
+    return Search(list(variables), base, partial, order, cumulative, chosen,
+                  Assignment(bits, tensors), strategy, points, base_results, bits, ram_budget,
+                  max_loss)
+
+
+# -- the real evaluation ---------------------------------------------------------------------
+
+
+def named_tensors(l1: ModuleOp) -> list[tuple[str, tuple[int, ...]]]:
+    """The tensors a search can demote, in program order: parameters, inputs and values
+    with a name (SeeDot's `let` names, ONNX tensor names)."""
+    from minun_mlir.dialects import minun
+    from minun_mlir.numerics.convert import name_of
+
+    seen: dict[str, tuple[int, ...]] = {}
+    for op in l1.walk():
+        for v in op.results:
+            if not isinstance(v.type, TensorType):
+                continue
+            if isinstance(op, minun.ConstantOp) or v.type.element_type.name != "f32":
+                continue
+            name = name_of(v)
+            if name and name not in seen:
+                seen[name] = tuple(v.type.get_shape())
+    return list(seen.items())
+
+
+def l2_types(l2: ModuleOp) -> dict[str, tuple[int, int]]:
+    """name -> (bits, scale) of the named fixed-point tensors of an L2 module (the first
+    value of each name)."""
+    from minun_mlir.dialects import num
+
+    out: dict[str, tuple[int, int]] = {}
+    for op in l2.walk():
+        for v in op.results:
+            el = v.type.element_type if isinstance(v.type, TensorType) else v.type
+            if not isinstance(el, num.FixedType):
+                continue
+            if isinstance(op, (num.ParamOp, num.InputOp)):
+                name = op.sym_name.data
+            else:
+                name = v.name_hint
+            if name and name not in out:
+                out[name] = (el.width, el.frac)
+    return out
+
+
+def param_bytes(l2: ModuleOp) -> int:
+    from minun_mlir.dialects import num
+
+    total = 0
+    for op in l2.walk():
+        if isinstance(op, num.ParamOp):
+            ty = op.result.type
+            total += int(np.prod(ty.get_shape())) * ty.element_type.width // 8
+    return total
+
+
+@dataclass
+class _Problem:
+    """What a worker needs to evaluate candidates (picklable)."""
+
+    l1_text: str
+    profile: list[tuple[int, object]]  # (value index in walk order, ValueStats)
+    features: np.ndarray
+    labels: np.ndarray | None
+    reference: np.ndarray  # the float program's outputs on `features`
+    config: QuantizeConfig
+    metric: str
+    planner: str
+    evaluator: str
+
+
+_STATE: dict[str, object] = {}
+
+
+def _values(module: ModuleOp):
+    for op in module.walk():
+        yield from op.results
+
+
+def _init_worker(problem: _Problem) -> None:
+    from minun_mlir.ir_text import parse_ir
+
+    l1 = parse_ir(problem.l1_text)
+    values = list(_values(l1))
+    _STATE.update(problem=problem, l1=l1,
+                  profile={values[i]: stats for i, stats in problem.profile})
+
+
+def _evaluate_one(c: Candidate) -> Result:
+    from minun_mlir.data import accuracy, disagreement, predictions
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.native import evaluate_outputs
+    from minun_mlir.numerics.l2_eval import decode_outputs
+    from minun_mlir.passes.quantize import quantize_module
+    from minun_mlir.pipeline import lower_l2
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    bits, tensors = c
+    config = dataclasses.replace(
+        problem.config, bits=bits, bits_by_name={n: b for n, b, _ in tensors},
+        scale_by_name={n: s for n, _, s in tensors if s is not None})
+    l2 = quantize_module(_STATE["l1"], config, profile=_STATE["profile"])  # type: ignore[arg-type]
+    out = decode_outputs(l2, evaluate_outputs(l2, problem.features, problem.evaluator))[0]
+    acc = None
+    if problem.metric == "mae":
+        loss = float(np.mean(np.abs(np.asarray(out, np.float64)
+                                    - np.asarray(problem.reference, np.float64))))
+    else:
+        pred, ref = predictions(out), predictions(problem.reference)
+        acc = accuracy(pred, problem.labels) if problem.labels is not None else None
+        if problem.metric == "accuracy":
+            loss = 100 * (accuracy(ref, problem.labels) - acc)
+        else:
+            loss = 100 * disagreement(ref, pred)
+    l3 = lower_l2(l2, stop="memory-plan", planner=problem.planner)
+    ram = memory_map(l3, problem.planner).scratch  # as minun-compile reports it
+    return Result(round(loss, 12), int(ram), acc, param_bytes(l2), l2_types(l2))
+
+
+class Evaluator:
+    """Evaluates candidates for one model: serially (jobs=1) or in a pool of `jobs`
+    processes (0: one per core). Both paths start from the same text of the L1 module, so
+    they give the same results. Results are cached by candidate."""
+
+    def __init__(self, l1: ModuleOp, profile, features: np.ndarray, labels, reference,
+                 config: QuantizeConfig, metric: str = "accuracy", planner: str = "greedy",
+                 evaluator: str = "auto", jobs: int = 1, progress: bool | None = None):
+        if metric not in METRICS:
+            raise error(f"search metric must be one of {', '.join(METRICS)}, got '{metric}'")
+        index = {v: i for i, v in enumerate(_values(l1))}
+        problem = _Problem(str(l1), [(index[v], s) for v, s in profile.items() if v in index],
+                           features, labels, reference, config, metric, planner, evaluator)
+        self.problem = problem
+        self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.cache: dict[Candidate, Result] = {}
+        self.best: Result | None = None
+        self._pool = None
+        self.total = 0
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def _bar(self, n: int):
+        if not self.progress:
+            return None
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            return None
+        return tqdm(total=n, desc="precision search", unit="program", file=sys.stderr,
+                    leave=False)
+
+    def _note(self, bar, r: Result) -> None:
+        if self.best is None or (r.loss, r.ram or 0) < (self.best.loss, self.best.ram or 0):
+            self.best = r
+        if bar is not None:
+            b = self.best
+            acc = f"acc {b.accuracy:.2%}" if b.accuracy is not None else f"loss {b.loss:.4g}"
+            bar.set_postfix_str(f"best {acc}, RAM {b.ram:,} B")
+            bar.update(1)
+
+    def __call__(self, candidates: Sequence[Candidate]) -> list[Result]:
+        todo = list(dict.fromkeys(c for c in candidates if c not in self.cache))
+        self.total += len(todo)
+        bar = self._bar(len(todo))
+        try:
+            if self.jobs == 1 or len(todo) <= 1:
+                if _STATE.get("problem") is not self.problem:
+                    _init_worker(self.problem)
+                for c in todo:
+                    self.cache[c] = _evaluate_one(c)
+                    self._note(bar, self.cache[c])
+            else:
+                from concurrent.futures import ProcessPoolExecutor, as_completed
+                from multiprocessing import get_context
+
+                if self._pool is None:
+                    self._pool = ProcessPoolExecutor(
+                        max_workers=self.jobs, mp_context=get_context("spawn"),
+                        initializer=_init_worker, initargs=(self.problem,))
+                futures = {self._pool.submit(_evaluate_one, c): c for c in todo}
+                for f in as_completed(futures):
+                    self.cache[futures[f]] = f.result()
+                    self._note(bar, self.cache[futures[f]])
+        finally:
+            if bar is not None:
+                bar.close()
+        return [self.cache[c] for c in candidates]
+
+
+def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = None,
+                 ram_budget: int | None = None, max_drop: float | None = None,
+                 metric: str | None = None, planner: str = "greedy", evaluator: str = "auto",
+                 jobs: int = 1, progress: bool | None = None,
+                 config: QuantizeConfig | None = None) -> Search:
+    """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
+    first stage runs here) with the dataset `train` (search data): profile, data-driven
+    scales at `bits`, then `shiftry_search` with the real evaluation. `strategy` defaults
+    to `ram` when a budget is given, else `loss`."""
+    from minun_mlir import native
+    from minun_mlir.data import predictions
+    from minun_mlir.pipeline import pipeline_text, run_pipeline
+
+    strategy = strategy or ("ram" if ram_budget else "loss")
+    prepared = l1.clone()
+    run_pipeline(prepared, pipeline_text(stop="lower-composite-ops"))
+    profile = native.profile(prepared, train.features, evaluator)
+    reference = native.float_outputs(prepared, train.features, evaluator)[0]
+    if metric is None:
+        classes = np.asarray(reference)
+        metric = ("accuracy" if classes.ndim <= 1 or np.prod(classes.shape[1:]) <= 1000
+                  else "mae")
+        if metric == "accuracy" and len(predictions(reference)) != len(train.labels):
+            metric = "mae"
+    config = dataclasses.replace(config or QuantizeConfig(), bits=bits,
+                                 scales="data-driven")
+    named = named_tensors(prepared)
+    with Evaluator(prepared, profile, train.features, train.labels, reference, config,
+                   metric, planner, evaluator, jobs, progress) as run:
+        base_types = run([candidate({}, bits)])[0].types
+        variables = [n for n, _ in named if n in base_types]
+        scales = {n: base_types[n][1] for n in variables}
+        baselines = {f"fixed{bits // 2}": candidate({}, bits // 2)} if bits > 8 else {}
+        search = shiftry_search(variables, scales, run, strategy, ram_budget, max_drop,
+                                bits, baselines=baselines)
+    search.metric = metric
+    search.shapes = dict(named)
+    return search

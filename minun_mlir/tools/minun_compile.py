@@ -49,6 +49,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
+    p.add_argument("--assign", default="", metavar="FILE",
+                   help="per-tensor bits and scales from a precision search (its "
+                        "assignment.json); the compile replays them")
+    p.add_argument("--search", choices=("shiftry",), default=None,
+                   help="search per-tensor bitwidths on --train first (Shiftry's demotion: "
+                        "the fewest 8-bit tensors that fit --ram-budget, or the most within "
+                        "--max-drop), then compile the chosen assignment")
+    p.add_argument("--max-drop", type=float, default=None, metavar="POINTS",
+                   help="with --search: the accuracy (percentage points, vs float, on "
+                        "--train) the demotions may lose")
+    p.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="with --search: candidate programs evaluated in N processes "
+                        "(default: one per core; 1: in this process)")
+    p.add_argument("--search-report", metavar="DIR",
+                   help="with --search: write the report (search.md, search.json, "
+                        "search.png, assignment.json) here (default: OUT/search, or "
+                        "build/MODEL-search)")
     p.add_argument("--target", default="x86", choices=TARGETS)
     p.add_argument("--planner", default="greedy", choices=PLANNERS,
                    help="memory planner: naive (one array per buffer), greedy (first fit, "
@@ -119,7 +136,10 @@ def run(args: argparse.Namespace) -> dict:
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
-        planner=args.planner, budget=args.ram_budget, evaluator=args.evaluator)
+        planner=args.planner, budget=args.ram_budget, evaluator=args.evaluator,
+        assign=args.assign)
+    if args.search is not None:
+        options = run_search(args, options)
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
@@ -194,6 +214,45 @@ def run(args: argparse.Namespace) -> dict:
                     f"{len(bad)} of {report['run']['inputs_compared']} inputs (first: input "
                     f"{bad[0]}); this is a compiler bug, please report it")
     return report
+
+
+def run_search(args: argparse.Namespace, options: Options) -> Options:
+    """--search: the precision search on --train, its report, and the options that replay
+    its assignment."""
+    import dataclasses
+
+    from minun_mlir.bitwidth_search import search_model
+    from minun_mlir.data import load_dataset
+    from minun_mlir.driver import _input_shape, load_model, num_classes
+    from minun_mlir.search_report import write_report
+
+    if args.train is None:
+        raise error("--search needs training data (--train FILE)")
+    if args.repr != "fixed" or args.scales != "data-driven" or args.assign:
+        raise error("--search assigns fixed-point bitwidths with data-driven scales (not "
+                    "with --repr float32, --scales maxscale or --assign)")
+    if not args.ram_budget and args.max_drop is None:
+        raise error("--search needs --ram-budget BYTES, --max-drop POINTS or both")
+    dims = dict(item.partition("=")[::2] for item in args.dim)
+    l1 = load_model(args.model, args.weights, {k: int(v) for k, v in dims.items()} or None,
+                    args.synthetic_weights)
+    train = load_dataset(args.train, _input_shape(l1), num_classes(l1))
+    search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
+                          max_drop=args.max_drop, planner=args.planner,
+                          evaluator=args.evaluator, jobs=args.jobs)
+    folder = Path(args.search_report or (Path(args.out) / "search" if args.out else
+                                         Path("build") / f"{Path(args.model).stem}-search"))
+    stem = Path(args.model).stem
+    name = Path(args.model).parent.name if stem == "model" else stem
+    paths = write_report(search, folder, name=name)
+    r = search.chosen_result
+    what = (f"accuracy {r.accuracy:.2%} on --train" if r.accuracy is not None
+            else f"{search.metric} {r.loss:.4g}")
+    print(f"precision search ({args.search}, {search.strategy} strategy): "
+          f"{search.chosen} of {len(search.order)} tensors at {args.bits // 2} bits, "
+          f"RAM {r.ram:,} B, {what}; {len(search.points)} programs evaluated; report: "
+          f"{paths['md']}")
+    return dataclasses.replace(options, assign=str(paths["assignment"]))
 
 
 def disagreements(result, run_result, n: int) -> list[int]:

@@ -1,0 +1,174 @@
+"""The report of a precision search (minun_mlir/bitwidth_search.py): Markdown, JSON, a PNG
+of accuracy (or loss) against RAM for every program evaluated, and the assignment itself.
+
+    search.md        what was chosen and why, the per-tensor table, every cumulative step
+    search.json      the same as data, with every evaluated program
+    search.png       accuracy vs RAM: all programs, the Pareto front, the chosen one and the
+                     uniform baselines (fixedB, fixedB/2)
+    assignment.json  name -> bits and scale (quantize{assign=...}, minun-compile --assign)
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from minun_mlir.bitwidth_search import Point, Search
+
+
+def pareto(points: list[Point]) -> list[int]:
+    """Indices of the programs no other beats in both RAM and loss (lower is better in
+    both), ordered by RAM."""
+    usable = [i for i, p in enumerate(points) if p.result.ram is not None]
+    front = []
+    for i in usable:
+        a = points[i].result
+        dominated = any(
+            (b.ram <= a.ram and b.loss <= a.loss) and (b.ram < a.ram or b.loss < a.loss)
+            for b in (points[j].result for j in usable if j != i))
+        if not dominated:
+            front.append(i)
+    # one point per (ram, loss)
+    seen, unique = set(), []
+    for i in sorted(front, key=lambda i: (points[i].result.ram, points[i].result.loss, i)):
+        key = (points[i].result.ram, points[i].result.loss)
+        if key not in seen:
+            seen.add(key)
+            unique.append(i)
+    return unique
+
+
+def _demoted(p: Point) -> list[str]:
+    bits, tensors = p.candidate
+    return [n for n, b, _ in tensors if b < bits]
+
+
+def _y(search: Search, r) -> float:
+    return 100 * r.accuracy if search.metric == "accuracy" and r.accuracy is not None \
+        else r.loss
+
+
+def report_data(search: Search, name: str = "") -> dict:
+    chosen = search.chosen_result
+    front = pareto(search.points)
+    return {
+        "model": name, "strategy": search.strategy, "metric": search.metric,
+        "bits": search.bits, "ram_budget": search.ram_budget, "max_loss": search.max_loss,
+        "order": search.order, "chosen": search.chosen,
+        "demoted": search.order[:search.chosen],
+        "chosen_result": {"ram": chosen.ram, "loss": chosen.loss, "accuracy": chosen.accuracy,
+                          "flash": chosen.flash},
+        "tensors": [tensor_row(search, v) for v in search.variables],
+        "points": [{"kind": p.kind, "label": p.label, "demoted": _demoted(p),
+                    "bits": p.candidate[0], "ram": p.result.ram, "loss": p.result.loss,
+                    "accuracy": p.result.accuracy, "flash": p.result.flash,
+                    "pareto": i in front} for i, p in enumerate(search.points)],
+    }
+
+
+def tensor_row(search: Search, v: str) -> dict:
+    bits, scale = search.chosen_result.types.get(v, (None, None))
+    return {"name": v, "shape": list(search.shapes.get(v, ())), "bits": bits,
+            "scale": scale, "loss": search.partial[v][1].loss,
+            "demoted": v in search.order[:search.chosen]}
+
+
+def _fmt_loss(search: Search, loss: float) -> str:
+    return f"{loss:.2f} points" if search.metric != "mae" else f"{loss:.4g}"
+
+
+def markdown(search: Search, name: str = "") -> str:
+    r = search.chosen_result
+    limit = []
+    if search.ram_budget is not None:
+        limit.append(f"RAM budget {search.ram_budget:,} B")
+    if search.max_loss is not None:
+        limit.append(f"loss limit {_fmt_loss(search, search.max_loss)}")
+    loss_name = {"accuracy": "accuracy lost vs float (points)", "disagreement":
+                 "disagreement with float (points)", "mae": "mean abs error vs float"}
+    lines = [f"# Precision search: {name}", "",
+             f"Shiftry's demotion ({search.strategy} strategy; {', '.join(limit)}); loss = "
+             f"{loss_name[search.metric]} on the search data.", "",
+             f"Chosen: {search.chosen} of {len(search.order)} tensors at {search.bits // 2} "
+             f"bits, RAM {r.ram:,} B, loss {_fmt_loss(search, r.loss)}"
+             + (f", accuracy {r.accuracy:.2%}" if r.accuracy is not None else "") + ".", "",
+             "![accuracy vs RAM](search.png)", "", "## Baselines", "",
+             "| program | RAM (B) | parameters (B) | loss | accuracy |", "|---|---|---|---|---|"]
+    for label, res in [(f"fixed{search.bits}", search.base), *search.baselines.items(),
+                       ("chosen", r)]:
+        acc = f"{res.accuracy:.2%}" if res.accuracy is not None else "-"
+        lines.append(f"| {label} | {res.ram:,} | {res.flash:,} | "
+                     f"{_fmt_loss(search, res.loss)} | {acc} |")
+    lines += ["", "## Per-tensor assignment", "",
+              "Loss: the program with only this tensor demoted (PartialDemote).", "",
+              "| name | shape | bits | scale | loss |", "|---|---|---|---|---|"]
+    for v in search.variables:
+        row = tensor_row(search, v)
+        shape = "x".join(str(d) for d in row["shape"]) or "scalar"
+        lines.append(f"| {v} | {shape} | {row['bits']} | {row['scale']} | "
+                     f"{_fmt_loss(search, row['loss'])} |")
+    lines += ["", "## Cumulative demotion", "",
+              "| k | demoted last | RAM (B) | loss | accuracy |", "|---|---|---|---|---|"]
+    for i, (v, res) in enumerate(zip(search.order, search.cumulative, strict=True)):
+        acc = f"{res.accuracy:.2%}" if res.accuracy is not None else "-"
+        mark = " (chosen)" if i + 1 == search.chosen else ""
+        lines.append(f"| {i + 1}{mark} | {v} | {res.ram:,} | {_fmt_loss(search, res.loss)} "
+                     f"| {acc} |")
+    return "\n".join(lines) + "\n"
+
+
+def render_png(search: Search, name: str = "") -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    ylabel = ("accuracy on the search data (%)" if search.metric == "accuracy"
+              else f"loss ({search.metric}, lower is better)")
+    with matplotlib.rc_context({"svg.hashsalt": "minun", "font.size": 9}):
+        fig = Figure(figsize=(7, 4.5), dpi=100)
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        pts = [p for p in search.points if p.result.ram is not None]
+        for kind, marker, colour in (("partial", ".", "tab:gray"),
+                                     ("cumulative", "o", "tab:blue")):
+            sel = [p for p in pts if p.kind == kind]
+            ax.scatter([p.result.ram for p in sel], [_y(search, p.result) for p in sel],
+                       marker=marker, color=colour, label=f"{kind} demotion", alpha=0.7)
+        front = [search.points[i] for i in pareto(search.points)]
+        ax.plot([p.result.ram for p in front], [_y(search, p.result) for p in front],
+                color="tab:green", drawstyle="steps-post", label="Pareto front")
+        for label, res, marker in [(f"fixed{search.bits}", search.base, "s"),
+                                   *[(k, v, "D") for k, v in search.baselines.items()]]:
+            ax.scatter([res.ram], [_y(search, res)], marker=marker, s=60, color="tab:orange",
+                       zorder=3)
+            ax.annotate(label, (res.ram, _y(search, res)), textcoords="offset points",
+                        xytext=(5, 5))
+        chosen = search.chosen_result
+        ax.scatter([chosen.ram], [_y(search, chosen)], marker="*", s=200, color="tab:red",
+                   zorder=4, label="chosen")
+        if search.ram_budget is not None:
+            ax.axvline(search.ram_budget, color="tab:red", linestyle="--", linewidth=1,
+                       label="RAM budget")
+        ax.set_xlabel("RAM for buffers (bytes, memory planner)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"precision search: {name}" if name else "precision search")
+        ax.legend(loc="best", fontsize=8)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def write_report(search: Search, folder: str | Path, name: str = "") -> dict[str, Path]:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"md": folder / "search.md", "json": folder / "search.json",
+             "png": folder / "search.png", "assignment": folder / "assignment.json"}
+    paths["assignment"].write_text(search.assignment.to_json(
+        {"model": name, "strategy": search.strategy}))
+    paths["json"].write_text(json.dumps(report_data(search, name), indent=2) + "\n")
+    paths["md"].write_text(markdown(search, name))
+    paths["png"].write_bytes(render_png(search, name))
+    return paths

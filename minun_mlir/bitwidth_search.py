@@ -453,3 +453,89 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
     search.metric = metric
     search.shapes = dict(named)
     return search
+
+
+# -- MinUn's Haunter (promotion) -------------------------------------------------------------
+
+
+def promotability(high: dict[str, np.ndarray], low: dict[str, np.ndarray],
+                  sizes: dict[str, int]) -> dict[str, float]:
+    """MinUn's heat map (Algorithm 6): per tensor, the 95th percentile of the element-wise
+    |high - low| deviations (the element at index floor(0.95 (n - 1)) of the sorted
+    deviations, which is what the paper's Table 1 shows for 2-element tensors) divided by
+    the tensor's number of elements."""
+    scores = {}
+    for name, h in high.items():
+        dev = np.abs(np.asarray(h, np.float64).ravel()
+                     - np.asarray(low[name], np.float64).ravel())
+        p95 = float(np.percentile(dev, 95, method="lower")) if dev.size else 0.0
+        scores[name] = p95 / max(sizes.get(name, 1), 1)
+    return scores
+
+
+def promotion_order(scores: dict[str, float], variables: Sequence[str]) -> list[str]:
+    """Decreasing promotability; ties in program order."""
+    position = {v: i for i, v in enumerate(variables)}
+    return sorted(scores, key=lambda v: (-scores[v], position.get(v, len(position))))
+
+
+@dataclass
+class Instance:
+    """One exploration of Algorithm 8: where it started and every promotion it tried."""
+
+    start: tuple[str, ...]
+    steps: list[tuple[tuple[str, ...], int, bool]]  # (promoted, RAM, kept)
+    final: tuple[str, ...]
+    ram: int
+
+
+def promote_within_limit(promoted: list[str], order: Sequence[str],
+                         ram: Callable[[tuple[str, ...]], int], limit: float,
+                         steps: list) -> list[str]:
+    """Algorithm 7 on `promoted` (changed in place): promote each tensor of `order` in
+    turn, reverting a promotion whose RAM exceeds `limit` (memory limit x soft limit
+    factor). Returns the overshooting tensors (RAM at or above the limit)."""
+    overshooting = []
+    for v in order:
+        trial = promoted if v in promoted else promoted + [v]
+        usage = ram(tuple(trial))
+        kept = usage <= limit
+        steps.append((tuple(trial), usage, kept))
+        if kept and v not in promoted:
+            promoted.append(v)
+        elif not kept and v in promoted:
+            promoted.remove(v)
+        if usage >= limit:
+            overshooting.append(v)
+    return overshooting
+
+
+def haunter_explore(order: Sequence[str], ram: Callable[[tuple[str, ...]], int],
+                    memory_limit: int, soft_limit: float = 1.0) -> list[Instance]:
+    """Algorithm 8's explorations, each starting from all tensors at the low bitwidth:
+    (1) promoting in `order`; (2) for each overshooting tensor, promoting it first (if it
+    fits alone), then the order; (3) promoting all overshooting tensors first, then the
+    order. Repeated final configurations are kept (the caller evaluates each once)."""
+    limit = memory_limit * soft_limit
+    instances = []
+    steps: list = []
+    promoted: list[str] = []
+    overshooting = promote_within_limit(promoted, order, ram, limit, steps)
+    instances.append(Instance((), steps, tuple(promoted), ram(tuple(promoted))))
+    for v in overshooting:
+        steps = []
+        usage = ram((v,))
+        steps.append(((v,), usage, usage <= limit))
+        if usage > limit:
+            continue
+        promoted = [v]
+        promote_within_limit(promoted, order, ram, limit, steps)
+        instances.append(Instance((v,), steps, tuple(promoted), ram(tuple(promoted))))
+    if overshooting:
+        steps = []
+        promoted = list(overshooting)
+        steps.append((tuple(promoted), ram(tuple(promoted)), True))
+        promote_within_limit(promoted, order, ram, limit, steps)
+        instances.append(Instance(tuple(overshooting), steps, tuple(promoted),
+                                  ram(tuple(promoted))))
+    return instances

@@ -144,10 +144,22 @@ class Search:
     max_loss: float | None = None
     metric: str = "accuracy"
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    algorithm: str = "shiftry"  # or "haunter" (then `order` is the promotion order)
+    instances: list[Instance] = field(default_factory=list)  # haunter's explorations
+    scores: dict[str, float] = field(default_factory=dict)  # haunter's promotability
+    chosen_override: Result | None = None
+    soft_limit: float = 1.0
 
     @property
     def chosen_result(self) -> Result:
+        if self.chosen_override is not None:
+            return self.chosen_override
         return self.base if self.chosen == 0 else self.cumulative[self.chosen - 1]
+
+    @property
+    def changed(self) -> list[str]:
+        """The tensors not at the default bitwidth, in program order."""
+        return [v for v in self.variables if v in self.assignment.tensors]
 
 
 def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: Evaluate,
@@ -312,15 +324,10 @@ def _evaluate_one(c: Candidate) -> Result:
     from minun_mlir.memory_map import memory_map
     from minun_mlir.native import evaluate_outputs
     from minun_mlir.numerics.l2_eval import decode_outputs
-    from minun_mlir.passes.quantize import quantize_module
     from minun_mlir.pipeline import lower_l2
 
     problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
-    bits, tensors = c
-    config = dataclasses.replace(
-        problem.config, bits=bits, bits_by_name={n: b for n, b, _ in tensors},
-        scale_by_name={n: s for n, _, s in tensors if s is not None})
-    l2 = quantize_module(_STATE["l1"], config, profile=_STATE["profile"])  # type: ignore[arg-type]
+    l2 = _quantized(c)
     out = decode_outputs(l2, evaluate_outputs(l2, problem.features, problem.evaluator))[0]
     acc = None
     if problem.metric == "mae":
@@ -336,6 +343,69 @@ def _evaluate_one(c: Candidate) -> Result:
     l3 = lower_l2(l2, stop="memory-plan", planner=problem.planner)
     ram = memory_map(l3, problem.planner).scratch  # as minun-compile reports it
     return Result(round(loss, 12), int(ram), acc, param_bytes(l2), l2_types(l2))
+
+
+def _quantized(c: Candidate) -> ModuleOp:
+    from minun_mlir.passes.quantize import quantize_module
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    bits, tensors = c
+    config = dataclasses.replace(
+        problem.config, bits=bits, bits_by_name={n: b for n, b, _ in tensors},
+        scale_by_name={n: s for n, _, s in tensors if s is not None})
+    return quantize_module(_STATE["l1"], config, profile=_STATE["profile"])  # type: ignore[arg-type]
+
+
+def _ram_one(c: Candidate) -> int:
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.pipeline import lower_l2
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    l3 = lower_l2(_quantized(c), stop="memory-plan", planner=problem.planner)
+    return memory_map(l3, problem.planner).scratch
+
+
+def _value_map(c: Candidate) -> dict[str, np.ndarray]:
+    """The reals every named tensor holds on the search data (all loop iterations), with
+    the numpy L2 evaluator: MinUn's value map."""
+    from minun_mlir.dialects import num
+    from minun_mlir.modules import main_function
+    from minun_mlir.numerics import float_eval
+    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    l2 = _quantized(c)
+    fn = main_function(l2)
+    names: dict[object, str] = {}
+    for op in fn.walk():
+        for v in op.results:
+            name = (op.sym_name.data if isinstance(op, (num.ParamOp, num.InputOp))
+                    else v.name_hint)
+            el = v.type.element_type if isinstance(v.type, TensorType) else v.type
+            if name and isinstance(el, num.FixedType):
+                names[v] = name
+    seen: dict[str, list[np.ndarray]] = {}
+
+    class Recorder(dict):
+        def setdefault(self, value, default=None):
+            return _Record(value)
+
+    class _Record:
+        def __init__(self, value):
+            self.value = value
+
+        def add(self, array):
+            if self.value in names:
+                el = self.value.type.element_type
+                real = reprs.of_element(el).decode(np.asarray(array), el)
+                seen.setdefault(names[self.value], []).append(np.ravel(real))
+
+    (inp,) = float_eval.model_inputs(fn)
+    encoded = encode_input(fn)(inp, np.asarray(problem.features, np.float64))
+    evaluator = float_eval._Evaluator({inp.sym_name.data: encoded}, Recorder(), {}, l2_lookup)
+    evaluator.run_block(fn.body.block, {}, len(encoded))
+    return {n: np.concatenate(v) for n, v in seen.items()}
 
 
 class Evaluator:
@@ -355,6 +425,7 @@ class Evaluator:
         self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.cache: dict[Candidate, Result] = {}
+        self.ram_cache: dict[Candidate, int] = {}
         self.best: Result | None = None
         self._pool = None
         self.total = 0
@@ -386,14 +457,32 @@ class Evaluator:
             bar.set_postfix_str(f"best {acc}, RAM {b.ram:,} B")
             bar.update(1)
 
+    def _local(self) -> None:
+        if _STATE.get("problem") is not self.problem:
+            _init_worker(self.problem)
+
+    def ram(self, candidates: Sequence[Candidate]) -> list[int]:
+        """RAM only (quantize, lower-to-loops, memory-plan; no evaluation), here."""
+        self._local()
+        out = []
+        for c in candidates:
+            if c not in self.ram_cache:
+                self.ram_cache[c] = (self.cache[c].ram if c in self.cache
+                                     else _ram_one(c))
+            out.append(self.ram_cache[c])
+        return out
+
+    def values(self, c: Candidate) -> dict[str, np.ndarray]:
+        self._local()
+        return _value_map(c)
+
     def __call__(self, candidates: Sequence[Candidate]) -> list[Result]:
         todo = list(dict.fromkeys(c for c in candidates if c not in self.cache))
         self.total += len(todo)
         bar = self._bar(len(todo))
         try:
             if self.jobs == 1 or len(todo) <= 1:
-                if _STATE.get("problem") is not self.problem:
-                    _init_worker(self.problem)
+                self._local()
                 for c in todo:
                     self.cache[c] = _evaluate_one(c)
                     self._note(bar, self.cache[c])
@@ -415,6 +504,25 @@ class Evaluator:
         return [self.cache[c] for c in candidates]
 
 
+def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: str = "accuracy"):
+    """The L1 with composite ops lowered, its profile and float outputs on `train`, and the
+    metric (`default` for classifiers, mae for other outputs)."""
+    from minun_mlir import native
+    from minun_mlir.data import predictions
+    from minun_mlir.pipeline import pipeline_text, run_pipeline
+
+    prepared = l1.clone()
+    run_pipeline(prepared, pipeline_text(stop="lower-composite-ops"))
+    profile = native.profile(prepared, train.features, evaluator)
+    reference = native.float_outputs(prepared, train.features, evaluator)[0]
+    if metric is None:
+        out = np.asarray(reference)
+        metric = default if out.ndim <= 1 or np.prod(out.shape[1:]) <= 1000 else "mae"
+        if metric != "mae" and len(predictions(reference)) != len(train.labels):
+            metric = "mae"
+    return prepared, profile, reference, metric
+
+
 def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = None,
                  ram_budget: int | None = None, max_drop: float | None = None,
                  metric: str | None = None, planner: str = "greedy", evaluator: str = "auto",
@@ -424,21 +532,8 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
     first stage runs here) with the dataset `train` (search data): profile, data-driven
     scales at `bits`, then `shiftry_search` with the real evaluation. `strategy` defaults
     to `ram` when a budget is given, else `loss`."""
-    from minun_mlir import native
-    from minun_mlir.data import predictions
-    from minun_mlir.pipeline import pipeline_text, run_pipeline
-
     strategy = strategy or ("ram" if ram_budget else "loss")
-    prepared = l1.clone()
-    run_pipeline(prepared, pipeline_text(stop="lower-composite-ops"))
-    profile = native.profile(prepared, train.features, evaluator)
-    reference = native.float_outputs(prepared, train.features, evaluator)[0]
-    if metric is None:
-        classes = np.asarray(reference)
-        metric = ("accuracy" if classes.ndim <= 1 or np.prod(classes.shape[1:]) <= 1000
-                  else "mae")
-        if metric == "accuracy" and len(predictions(reference)) != len(train.labels):
-            metric = "mae"
+    prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric)
     config = dataclasses.replace(config or QuantizeConfig(), bits=bits,
                                  scales="data-driven")
     named = named_tensors(prepared)
@@ -539,3 +634,60 @@ def haunter_explore(order: Sequence[str], ram: Callable[[tuple[str, ...]], int],
         instances.append(Instance(tuple(overshooting), steps, tuple(promoted),
                                   ram(tuple(promoted))))
     return instances
+
+
+def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float = 1.0,
+                  low: int = 8, high: int = 16, metric: str | None = None,
+                  planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
+                  progress: bool | None = None) -> Search:
+    """MinUn's Haunter on fixed point: data-driven scales; the value maps of the programs
+    with every named tensor at `high` and at `low` bits (everything else at `low`);
+    promotability = 95th percentile deviation / size; the explorations of Algorithm 8
+    with the real planner's RAM (limit `memory_limit` x `soft_limit`); the final
+    configuration of each exploration (and all-low) evaluated on `train`, in parallel;
+    the one with the least loss (default metric: disagreement with float, as MinUn)
+    wins; among equal losses, the one using more of the RAM (more tensors promoted)."""
+    prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
+                                                    "disagreement")
+    config = QuantizeConfig(bits=low)
+    named = dict(named_tensors(prepared))
+    with Evaluator(prepared, profile, train.features, train.labels, reference, config,
+                   metric, planner, evaluator, jobs, progress) as run:
+        all_low = candidate({}, low)
+        low_types = run([all_low])[0].types
+        variables = [n for n in named if n in low_types]
+
+        def promoted(names) -> Candidate:
+            return candidate({v: (high, None) for v in names}, low)
+
+        values_high = run.values(promoted(variables))
+        values_low = run.values(all_low)
+        sizes = {v: int(np.prod(named[v])) for v in variables}
+        scores = promotability({v: values_high[v] for v in variables if v in values_high},
+                               values_low, sizes)
+        for v in variables:
+            scores.setdefault(v, 0.0)
+        order = promotion_order(scores, variables)
+        instances = haunter_explore(order, lambda p: run.ram([promoted(p)])[0],
+                                    memory_limit, soft_limit)
+        finals = list(dict.fromkeys([frozenset()] + [frozenset(i.final) for i in instances]))
+        fixed_high = candidate({}, high)
+        cands = [promoted([v for v in variables if v in f]) for f in finals]
+        results = run(cands + [fixed_high])
+    final_results, high_result = results[:-1], results[-1]
+    limit = memory_limit * soft_limit
+    fitting = [i for i, r in enumerate(final_results) if r.ram <= limit]
+    if not fitting:
+        raise error(f"no configuration fits {memory_limit:,} B of RAM: with every tensor "
+                    f"at {low} bits the buffers need {final_results[0].ram:,} B")
+    # ties: the more precise program (more RAM, still within the limit)
+    best = min(fitting, key=lambda i: (final_results[i].loss, -final_results[i].ram, i))
+    chosen = final_results[best]
+    tensors = {v: (high, chosen.types[v][1]) for v in variables if v in finals[best]}
+    points = [Point("baseline", f"fixed{low}", all_low, final_results[0]),
+              Point("baseline", f"fixed{high}", fixed_high, high_result)]
+    points += [Point("exploration", "+".join(v for v in variables if v in f) or "none", c, r)
+               for f, c, r in zip(finals, cands, final_results, strict=True)]
+    return Search(variables, final_results[0], {}, order, [], best, Assignment(low, tensors),
+                  "ram", points, {f"fixed{high}": high_result}, low, memory_limit, None,
+                  metric, dict(named), "haunter", instances, scores, chosen, soft_limit)

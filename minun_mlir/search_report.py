@@ -55,8 +55,8 @@ def report_data(search: Search, name: str = "") -> dict:
     return {
         "model": name, "strategy": search.strategy, "metric": search.metric,
         "bits": search.bits, "ram_budget": search.ram_budget, "max_loss": search.max_loss,
-        "order": search.order, "chosen": search.chosen,
-        "demoted": search.order[:search.chosen],
+        "algorithm": search.algorithm, "order": search.order, "chosen": search.chosen,
+        "changed": search.changed,
         "chosen_result": {"ram": chosen.ram, "loss": chosen.loss, "accuracy": chosen.accuracy,
                           "flash": chosen.flash},
         "tensors": [tensor_row(search, v) for v in search.variables],
@@ -69,9 +69,12 @@ def report_data(search: Search, name: str = "") -> dict:
 
 def tensor_row(search: Search, v: str) -> dict:
     bits, scale = search.chosen_result.types.get(v, (None, None))
-    return {"name": v, "shape": list(search.shapes.get(v, ())), "bits": bits,
-            "scale": scale, "loss": search.partial[v][1].loss,
-            "demoted": v in search.order[:search.chosen]}
+    row = {"name": v, "shape": list(search.shapes.get(v, ())), "bits": bits, "scale": scale}
+    if search.algorithm == "haunter":
+        row["promotability"] = search.scores.get(v)
+    else:
+        row["loss"] = search.partial[v][1].loss
+    return row | {"changed": v in search.assignment.tensors}
 
 
 def _fmt_loss(search: Search, loss: float) -> str:
@@ -83,31 +86,57 @@ def markdown(search: Search, name: str = "") -> str:
     limit = []
     if search.ram_budget is not None:
         limit.append(f"RAM budget {search.ram_budget:,} B")
+        if search.algorithm == "haunter" and search.soft_limit != 1.0:
+            limit.append(f"soft limit factor {search.soft_limit:g}")
     if search.max_loss is not None:
         limit.append(f"loss limit {_fmt_loss(search, search.max_loss)}")
     loss_name = {"accuracy": "accuracy lost vs float (points)", "disagreement":
                  "disagreement with float (points)", "mae": "mean abs error vs float"}
-    lines = [f"# Precision search: {name}", "",
-             f"Shiftry's demotion ({search.strategy} strategy; {', '.join(limit)}); loss = "
-             f"{loss_name[search.metric]} on the search data.", "",
-             f"Chosen: {search.chosen} of {len(search.order)} tensors at {search.bits // 2} "
-             f"bits, RAM {r.ram:,} B, loss {_fmt_loss(search, r.loss)}"
+    if search.algorithm == "haunter":
+        what = (f"MinUn's Haunter ({', '.join(limit)}), from {search.bits} bits up; loss = "
+                f"{loss_name[search.metric]} on the search data.")
+        chosen = (f"Chosen: {len(search.changed)} of {len(search.variables)} tensors "
+                  f"promoted to {2 * search.bits} bits")
+        base_label = f"fixed{search.bits}"
+    else:
+        what = (f"Shiftry's demotion ({search.strategy} strategy; {', '.join(limit)}); loss "
+                f"= {loss_name[search.metric]} on the search data.")
+        chosen = (f"Chosen: {search.chosen} of {len(search.order)} tensors at "
+                  f"{search.bits // 2} bits")
+        base_label = f"fixed{search.bits}"
+    lines = [f"# Precision search: {name}", "", what, "",
+             f"{chosen}, RAM {r.ram:,} B, loss {_fmt_loss(search, r.loss)}"
              + (f", accuracy {r.accuracy:.2%}" if r.accuracy is not None else "") + ".", "",
              "![accuracy vs RAM](search.png)", "", "## Baselines", "",
              "| program | RAM (B) | parameters (B) | loss | accuracy |", "|---|---|---|---|---|"]
-    for label, res in [(f"fixed{search.bits}", search.base), *search.baselines.items(),
-                       ("chosen", r)]:
+    for label, res in [(base_label, search.base), *search.baselines.items(), ("chosen", r)]:
         acc = f"{res.accuracy:.2%}" if res.accuracy is not None else "-"
         lines.append(f"| {label} | {res.ram:,} | {res.flash:,} | "
                      f"{_fmt_loss(search, res.loss)} | {acc} |")
+    haunter = search.algorithm == "haunter"
+    column = "promotability" if haunter else "loss"
     lines += ["", "## Per-tensor assignment", "",
-              "Loss: the program with only this tensor demoted (PartialDemote).", "",
-              "| name | shape | bits | scale | loss |", "|---|---|---|---|---|"]
+              ("Promotability: the 95th percentile of |16-bit - 8-bit value| over the search "
+               "data, divided by the tensor's size." if haunter else
+               "Loss: the program with only this tensor demoted (PartialDemote)."), "",
+              f"| name | shape | bits | scale | {column} |", "|---|---|---|---|---|"]
     for v in search.variables:
         row = tensor_row(search, v)
         shape = "x".join(str(d) for d in row["shape"]) or "scalar"
-        lines.append(f"| {v} | {shape} | {row['bits']} | {row['scale']} | "
-                     f"{_fmt_loss(search, row['loss'])} |")
+        value = (f"{row['promotability']:.4g}" if haunter
+                 else _fmt_loss(search, row["loss"]))
+        lines.append(f"| {v} | {shape} | {row['bits']} | {row['scale']} | {value} |")
+    if haunter:
+        lines += ["", "## Explorations", "", f"Promotion order: {', '.join(search.order)}.",
+                  "", "| start | promoted at the end | RAM (B) |", "|---|---|---|"]
+        shown = set()
+        for inst in search.instances:
+            if (inst.start, inst.final) in shown:
+                continue
+            shown.add((inst.start, inst.final))
+            lines.append(f"| {', '.join(inst.start) or 'none'} | "
+                         f"{', '.join(inst.final) or 'none'} | {inst.ram:,} |")
+        return "\n".join(lines) + "\n"
     lines += ["", "## Cumulative demotion", "",
               "| k | demoted last | RAM (B) | loss | accuracy |", "|---|---|---|---|---|"]
     for i, (v, res) in enumerate(zip(search.order, search.cumulative, strict=True)):
@@ -133,14 +162,18 @@ def render_png(search: Search, name: str = "") -> bytes:
         ax = fig.add_subplot()
         pts = [p for p in search.points if p.result.ram is not None]
         for kind, marker, colour in (("partial", ".", "tab:gray"),
-                                     ("cumulative", "o", "tab:blue")):
+                                     ("cumulative", "o", "tab:blue"),
+                                     ("exploration", "o", "tab:purple")):
             sel = [p for p in pts if p.kind == kind]
+            if not sel:
+                continue
             ax.scatter([p.result.ram for p in sel], [_y(search, p.result) for p in sel],
                        marker=marker, color=colour, label=f"{kind} demotion", alpha=0.7)
         front = [search.points[i] for i in pareto(search.points)]
         ax.plot([p.result.ram for p in front], [_y(search, p.result) for p in front],
                 color="tab:green", drawstyle="steps-post", label="Pareto front")
-        for label, res, marker in [(f"fixed{search.bits}", search.base, "s"),
+        base = f"fixed{search.bits}"
+        for label, res, marker in [(base, search.base, "s"),
                                    *[(k, v, "D") for k, v in search.baselines.items()]]:
             ax.scatter([res.ram], [_y(search, res)], marker=marker, s=60, color="tab:orange",
                        zorder=3)

@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
     p.add_argument("--test", help="test data for the accuracy report (and --run)")
     p.add_argument("--repr", default="fixed", choices=("fixed", "float32"))
-    p.add_argument("--bits", type=int, default=16, choices=(8, 16, 32))
+    p.add_argument("--bits", type=int, default=None, choices=(8, 16, 32),
+                   help="the bitwidth (default 16, or the one of --assign's file)")
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
     p.add_argument("--maxscale", type=int, default=None,
                    help="SeeDot's maxscale P (default: tuned on --train)")
@@ -52,10 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assign", default="", metavar="FILE",
                    help="per-tensor bits and scales from a precision search (its "
                         "assignment.json); the compile replays them")
-    p.add_argument("--search", choices=("shiftry",), default=None,
-                   help="search per-tensor bitwidths on --train first (Shiftry's demotion: "
-                        "the fewest 8-bit tensors that fit --ram-budget, or the most within "
-                        "--max-drop), then compile the chosen assignment")
+    p.add_argument("--search", choices=("shiftry", "haunter"), default=None,
+                   help="search per-tensor bitwidths on --train first, then compile the "
+                        "chosen assignment: shiftry (demotion from --bits: the fewest 8-bit "
+                        "tensors that fit --ram-budget, or the most within --max-drop) or "
+                        "haunter (MinUn: promotion from 8 bits within --ram-budget)")
+    p.add_argument("--soft-limit", type=float, default=1.0, metavar="F",
+                   help="with --search haunter: explore up to F x --ram-budget (MinUn's "
+                        "soft limit factor; default 1)")
     p.add_argument("--max-drop", type=float, default=None, metavar="POINTS",
                    help="with --search: the accuracy (percentage points, vs float, on "
                         "--train) the demotions may lose")
@@ -132,6 +137,13 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
 
 
 def run(args: argparse.Namespace) -> dict:
+    if args.bits is None:
+        if args.assign:
+            from minun_mlir.bitwidth_search import load_assignment
+
+            args.bits = load_assignment(args.assign).bits
+        else:
+            args.bits = 16
     options = Options(
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
@@ -221,7 +233,7 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     its assignment."""
     import dataclasses
 
-    from minun_mlir.bitwidth_search import search_model
+    from minun_mlir.bitwidth_search import haunter_model, search_model
     from minun_mlir.data import load_dataset
     from minun_mlir.driver import _input_shape, load_model, num_classes
     from minun_mlir.search_report import write_report
@@ -233,13 +245,20 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
                     "with --repr float32, --scales maxscale or --assign)")
     if not args.ram_budget and args.max_drop is None:
         raise error("--search needs --ram-budget BYTES, --max-drop POINTS or both")
+    if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None):
+        raise error("--search haunter needs --ram-budget BYTES (and takes no --max-drop)")
     dims = dict(item.partition("=")[::2] for item in args.dim)
     l1 = load_model(args.model, args.weights, {k: int(v) for k, v in dims.items()} or None,
                     args.synthetic_weights)
     train = load_dataset(args.train, _input_shape(l1), num_classes(l1))
-    search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
-                          max_drop=args.max_drop, planner=args.planner,
-                          evaluator=args.evaluator, jobs=args.jobs)
+    if args.search == "haunter":
+        search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
+                               low=8, high=16, planner=args.planner,
+                               evaluator=args.evaluator, jobs=args.jobs)
+    else:
+        search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
+                              max_drop=args.max_drop, planner=args.planner,
+                              evaluator=args.evaluator, jobs=args.jobs)
     folder = Path(args.search_report or (Path(args.out) / "search" if args.out else
                                          Path("build") / f"{Path(args.model).stem}-search"))
     stem = Path(args.model).stem
@@ -248,11 +267,17 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     r = search.chosen_result
     what = (f"accuracy {r.accuracy:.2%} on --train" if r.accuracy is not None
             else f"{search.metric} {r.loss:.4g}")
-    print(f"precision search ({args.search}, {search.strategy} strategy): "
-          f"{search.chosen} of {len(search.order)} tensors at {args.bits // 2} bits, "
-          f"RAM {r.ram:,} B, {what}; {len(search.points)} programs evaluated; report: "
-          f"{paths['md']}")
-    return dataclasses.replace(options, assign=str(paths["assignment"]))
+    if args.search == "haunter":
+        how = f"haunter, soft limit {args.soft_limit:g}"
+        change = (f"{len(search.changed)} of {len(search.variables)} tensors promoted to 16 "
+                  "bits")
+    else:
+        how = f"shiftry, {search.strategy} strategy"
+        change = f"{search.chosen} of {len(search.order)} tensors at {args.bits // 2} bits"
+    print(f"precision search ({how}): {change}, RAM {r.ram:,} B, {what}; "
+          f"{len(search.points)} programs evaluated; report: {paths['md']}")
+    return dataclasses.replace(options, assign=str(paths["assignment"]),
+                               bits=search.assignment.bits)
 
 
 def disagreements(result, run_result, n: int) -> list[int]:

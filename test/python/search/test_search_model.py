@@ -96,7 +96,8 @@ def test_report_pareto_front_is_nondominated(setup, tmp_path):
             assert not dominated
         elif not dominated:  # a duplicate of a front point
             assert (p["ram"], p["loss"]) in {pts[j] for j in pareto(search.points)}
-    assert data["demoted"] == search.order[:search.chosen]
+    assert data["changed"] == [v for v in search.variables
+                               if v in search.order[:search.chosen]]
     md = paths["md"].read_text()
     for v in search.variables:
         assert f"| {v} |" in md

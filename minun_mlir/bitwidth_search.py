@@ -300,6 +300,7 @@ class _Problem:
     metric: str
     planner: str
     evaluator: str
+    key: str = ""  # identifies the problem in a worker that serves several calls
 
 
 _STATE: dict[str, object] = {}
@@ -315,8 +316,15 @@ def _init_worker(problem: _Problem) -> None:
 
     l1 = parse_ir(problem.l1_text)
     values = list(_values(l1))
-    _STATE.update(problem=problem, l1=l1,
+    _STATE.update(problem=problem, l1=l1, key=problem.key,
                   profile={values[i]: stats for i, stats in problem.profile})
+
+
+def _evaluate_in_worker(problem: _Problem, c: Candidate) -> Result:
+    """A Ray task: (re)initialise this worker for `problem` when it serves another one."""
+    if _STATE.get("key") != problem.key or not problem.key:
+        _init_worker(problem)
+    return _evaluate_one(c)
 
 
 def _evaluate_one(c: Candidate) -> Result:
@@ -415,12 +423,17 @@ class Evaluator:
 
     def __init__(self, l1: ModuleOp, profile, features: np.ndarray, labels, reference,
                  config: QuantizeConfig, metric: str = "accuracy", planner: str = "greedy",
-                 evaluator: str = "auto", jobs: int = 1, progress: bool | None = None):
+                 evaluator: str = "auto", jobs: int = 1, progress: bool | None = None,
+                 ray: str | None = None):
         if metric not in METRICS:
             raise error(f"search metric must be one of {', '.join(METRICS)}, got '{metric}'")
         index = {v: i for i, v in enumerate(_values(l1))}
+        import uuid
+
         problem = _Problem(str(l1), [(index[v], s) for v, s in profile.items() if v in index],
-                           features, labels, reference, config, metric, planner, evaluator)
+                           features, labels, reference, config, metric, planner, evaluator,
+                           uuid.uuid4().hex)
+        self.ray = ray
         self.problem = problem
         self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
         self.progress = sys.stderr.isatty() if progress is None else progress
@@ -457,6 +470,26 @@ class Evaluator:
             bar.set_postfix_str(f"best {acc}, RAM {b.ram:,} B")
             bar.update(1)
 
+    def _ray_map(self, todo: list[Candidate], bar) -> list[Result]:
+        """The candidates as Ray tasks: `ray` is Ray's address (`auto`: the running
+        cluster) or `local` (start a Ray instance on this machine)."""
+        try:
+            import ray
+        except ImportError:
+            raise error("--ray needs the ray package (pip install 'minun-mlir[ray]')") from None
+        if not ray.is_initialized():
+            ray.init(address=None if self.ray == "local" else self.ray,
+                     include_dashboard=False, log_to_driver=False,
+                     logging_level="ERROR", configure_logging=False)
+        task = ray.remote(_evaluate_in_worker)
+        shared = ray.put(self.problem)
+        refs = [task.remote(shared, c) for c in todo]
+        pending = list(refs)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            self._note(bar, ray.get(done[0]))
+        return ray.get(refs)
+
     def _local(self) -> None:
         if _STATE.get("problem") is not self.problem:
             _init_worker(self.problem)
@@ -481,7 +514,10 @@ class Evaluator:
         self.total += len(todo)
         bar = self._bar(len(todo))
         try:
-            if self.jobs == 1 or len(todo) <= 1:
+            if self.ray and todo:
+                for c, r in zip(todo, self._ray_map(todo, bar), strict=True):
+                    self.cache[c] = r
+            elif self.jobs == 1 or len(todo) <= 1:
                 self._local()
                 for c in todo:
                     self.cache[c] = _evaluate_one(c)
@@ -527,7 +563,7 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                  ram_budget: int | None = None, max_drop: float | None = None,
                  metric: str | None = None, planner: str = "greedy", evaluator: str = "auto",
                  jobs: int = 1, progress: bool | None = None,
-                 config: QuantizeConfig | None = None) -> Search:
+                 config: QuantizeConfig | None = None, ray: str | None = None) -> Search:
     """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
     first stage runs here) with the dataset `train` (search data): profile, data-driven
     scales at `bits`, then `shiftry_search` with the real evaluation. `strategy` defaults
@@ -538,7 +574,7 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                                  scales="data-driven")
     named = named_tensors(prepared)
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
-                   metric, planner, evaluator, jobs, progress) as run:
+                   metric, planner, evaluator, jobs, progress, ray) as run:
         base_types = run([candidate({}, bits)])[0].types
         variables = [n for n, _ in named if n in base_types]
         scales = {n: base_types[n][1] for n in variables}
@@ -639,7 +675,7 @@ def haunter_explore(order: Sequence[str], ram: Callable[[tuple[str, ...]], int],
 def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float = 1.0,
                   low: int = 8, high: int = 16, metric: str | None = None,
                   planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
-                  progress: bool | None = None) -> Search:
+                  progress: bool | None = None, ray: str | None = None) -> Search:
     """MinUn's Haunter on fixed point: data-driven scales; the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
     promotability = 95th percentile deviation / size; the explorations of Algorithm 8
@@ -652,7 +688,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     config = QuantizeConfig(bits=low)
     named = dict(named_tensors(prepared))
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
-                   metric, planner, evaluator, jobs, progress) as run:
+                   metric, planner, evaluator, jobs, progress, ray) as run:
         all_low = candidate({}, low)
         low_types = run([all_low])[0].types
         variables = [n for n in named if n in low_types]

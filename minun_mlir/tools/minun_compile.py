@@ -67,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="with --search: candidate programs evaluated in N processes "
                         "(default: one per core; 1: in this process)")
+    p.add_argument("--ray", metavar="ADDRESS", default=None,
+                   help="with --search: evaluate the candidates as Ray tasks: 'auto' (the "
+                        "running Ray cluster), a cluster address, or 'local' (start Ray "
+                        "here); needs the ray extra")
     p.add_argument("--search-report", metavar="DIR",
                    help="with --search: write the report (search.md, search.json, "
                         "search.png, assignment.json) here (default: OUT/search, or "
@@ -254,11 +258,11 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,
-                               evaluator=args.evaluator, jobs=args.jobs)
+                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,
-                              evaluator=args.evaluator, jobs=args.jobs)
+                              evaluator=args.evaluator, jobs=args.jobs, ray=args.ray)
     folder = Path(args.search_report or (Path(args.out) / "search" if args.out else
                                          Path("build") / f"{Path(args.model).stem}-search"))
     stem = Path(args.model).stem

@@ -139,3 +139,19 @@ def test_minun_compile_search_then_assign_gives_the_same_c(tmp_path):
     bad = subprocess.run([exe, *common, "--search", "shiftry"], capture_output=True,
                          text=True)
     assert bad.returncode == 1 and "--ram-budget BYTES, --max-drop POINTS" in bad.stderr
+
+
+@pytest.mark.slow
+def test_ray_search_equals_serial(setup):
+    """--ray: the same candidates as Ray tasks on a local Ray instance (skipped without
+    the ray extra)."""
+    ray = pytest.importorskip("ray")
+    l1, train, serial = setup
+    try:
+        remote = search_model(l1, train, ram_budget=BUDGET, max_drop=5.0,
+                              evaluator="numpy", ray="local", progress=False)
+    finally:
+        ray.shutdown()
+    assert remote.assignment == serial.assignment
+    assert [(p.label, p.result) for p in remote.points] == \
+        [(p.label, p.result) for p in serial.points]

@@ -441,25 +441,42 @@ class Evaluator:
         self.ram_cache: dict[Candidate, int] = {}
         self.best: Result | None = None
         self._pool = None
+        self._progress_bar = None
+        self.expected = 0
         self.total = 0
 
     def __enter__(self) -> Evaluator:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._progress_bar is not None:
+            self._progress_bar.close()
+            self._progress_bar = None
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
 
+    def expect(self, n: int) -> None:
+        """Announce `n` more programs for the progress bar's total."""
+        self.expected += n
+
     def _bar(self, n: int):
+        """The progress bar, kept across calls (closed on exit); None when quiet."""
         if not self.progress:
             return None
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            return None
-        return tqdm(total=n, desc="precision search", unit="program", file=sys.stderr,
-                    leave=False)
+        if self._progress_bar is None:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                self.progress = False
+                return None
+            self._progress_bar = tqdm(total=max(self.expected, n), desc="precision search",
+                                      unit="program", file=sys.stderr, leave=False)
+        bar = self._progress_bar
+        if bar.n + n > bar.total:
+            bar.total = bar.n + n
+            bar.refresh()
+        return bar
 
     def _note(self, bar, r: Result) -> None:
         if self.best is None or (r.loss, r.ram or 0) < (self.best.loss, self.best.ram or 0):
@@ -536,7 +553,7 @@ class Evaluator:
                     self._note(bar, self.cache[futures[f]])
         finally:
             if bar is not None:
-                bar.close()
+                bar.refresh()
         return [self.cache[c] for c in candidates]
 
 
@@ -575,6 +592,7 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
     named = named_tensors(prepared)
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray) as run:
+        run.expect(1 + (EXPLORE + 1) * len(named) + 1)
         base_types = run([candidate({}, bits)])[0].types
         variables = [n for n, _ in named if n in base_types]
         scales = {n: base_types[n][1] for n in variables}

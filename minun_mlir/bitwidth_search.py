@@ -64,6 +64,10 @@ class Assignment:
             scale_by_name={**config.scale_by_name,
                            **{n: s for n, (_, s) in self.tensors.items() if s is not None}})
 
+    @staticmethod
+    def from_json(text: str, where: str = "<assignment>") -> Assignment:
+        return _parse_assignment(text, where)
+
     def to_json(self, extra: dict | None = None) -> str:
         doc = {"format": FORMAT, "version": 1, "bits": self.bits,
                "tensors": {n: {"bits": b, "scale": s}
@@ -73,9 +77,15 @@ class Assignment:
 
 def load_assignment(path: str | Path) -> Assignment:
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise error(f"cannot read the assignment {path}: {e.strerror}") from None
+    return Assignment.from_json(text, str(path))
+
+
+def _parse_assignment(text: str, path: str) -> Assignment:
+    try:
+        doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise error(f"{path}: not JSON: {e}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:

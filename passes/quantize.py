@@ -178,9 +178,12 @@ class Quantize(ModulePass):
             bits=self.bits, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits)
-        if self.assign:
-            from minun_mlir.bitwidth_search import load_assignment
+        from minun_mlir.bitwidth_search import Assignment, load_assignment
 
+        found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign
+        if self.assign:
             config = load_assignment(self.assign).apply(config)
+        elif found is not None:
+            config = Assignment.from_json(found.data, "bitwidth-assign").apply(config)
         replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None,
                                                 evaluator=self.evaluator))

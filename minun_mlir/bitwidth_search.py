@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -120,6 +121,7 @@ class Result:
     accuracy: float | None = None  # on the search data (classifiers)
     flash: int | None = None  # bytes of parameters
     types: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (bits, scale)
+    error: str | None = None  # why the candidate could not be compiled (loss is then inf)
 
 
 Evaluate = Callable[[Sequence[Candidate]], list[Result]]
@@ -338,6 +340,17 @@ def _evaluate_in_worker(problem: _Problem, c: Candidate) -> Result:
 
 
 def _evaluate_one(c: Candidate) -> Result:
+    """A candidate's result; one the compiler rejects (say, a demotion a loop cannot
+    take) gets an infinite loss and the diagnostic, so the search goes on without it."""
+    from minun_mlir.diagnostics import MinunError
+
+    try:
+        return _evaluate_checked(c)
+    except MinunError as e:
+        return Result(math.inf, None, error=str(e).removeprefix("error: "))
+
+
+def _evaluate_checked(c: Candidate) -> Result:
     from minun_mlir.data import accuracy, disagreement, predictions
     from minun_mlir.memory_map import memory_map
     from minun_mlir.native import evaluate_outputs
@@ -381,6 +394,15 @@ def _ram_one(c: Candidate) -> int:
     problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
     l3 = lower_l2(_quantized(c), stop="memory-plan", planner=problem.planner)
     return memory_map(l3, problem.planner).scratch
+
+
+def _ram_or_none(c: Candidate) -> int | None:
+    from minun_mlir.diagnostics import MinunError
+
+    try:
+        return _ram_one(c)
+    except MinunError:
+        return None
 
 
 def _value_map(c: Candidate) -> dict[str, np.ndarray]:
@@ -489,6 +511,10 @@ class Evaluator:
         return bar
 
     def _note(self, bar, r: Result) -> None:
+        if r.ram is None:
+            if bar is not None:
+                bar.update(1)
+            return
         if self.best is None or (r.loss, r.ram or 0) < (self.best.loss, self.best.ram or 0):
             self.best = r
         if bar is not None:
@@ -528,7 +554,7 @@ class Evaluator:
         for c in candidates:
             if c not in self.ram_cache:
                 self.ram_cache[c] = (self.cache[c].ram if c in self.cache
-                                     else _ram_one(c))
+                                     else _ram_or_none(c))
             out.append(self.ram_cache[c])
         return out
 
@@ -732,18 +758,21 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
         for v in variables:
             scores.setdefault(v, 0.0)
         order = promotion_order(scores, variables)
-        instances = haunter_explore(order, lambda p: run.ram([promoted(p)])[0],
-                                    memory_limit, soft_limit)
+        def ram(p) -> float:  # a configuration the compiler rejects never fits
+            r = run.ram([promoted(p)])[0]
+            return math.inf if r is None else r
+
+        instances = haunter_explore(order, ram, memory_limit, soft_limit)
         finals = list(dict.fromkeys([frozenset()] + [frozenset(i.final) for i in instances]))
         fixed_high = candidate({}, high)
         cands = [promoted([v for v in variables if v in f]) for f in finals]
         results = run(cands + [fixed_high])
     final_results, high_result = results[:-1], results[-1]
     limit = memory_limit * soft_limit
-    fitting = [i for i, r in enumerate(final_results) if r.ram <= limit]
+    fitting = [i for i, r in enumerate(final_results) if r.ram is not None and r.ram <= limit]
     if not fitting:
         raise error(f"no configuration fits {memory_limit:,} B of RAM: with every tensor "
-                    f"at {low} bits the buffers need {final_results[0].ram:,} B")
+                    f"at {low} bits the buffers need {final_results[0].ram or math.inf:,} B")
     # ties: the more precise program (more RAM, still within the limit)
     best = min(fitting, key=lambda i: (final_results[i].loss, -final_results[i].ram, i))
     chosen = final_results[best]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from pathlib import Path
 
 from minun_mlir.bitwidth_search import Point, Search
@@ -39,9 +40,18 @@ def pareto(points: list[Point]) -> list[int]:
     return unique
 
 
+def _num(x):
+    """JSON-safe: an infinite loss (a candidate the compiler rejected) as null."""
+    return None if isinstance(x, float) and not math.isfinite(x) else x
+
+
+def _bytes(n) -> str:
+    return "-" if n is None else f"{n:,}"
+
+
 def _demoted(p: Point) -> list[str]:
     bits, tensors = p.candidate
-    return [n for n, b, _ in tensors if b < bits]
+    return [n for n, b, _ in tensors if b != bits]
 
 
 def _y(search: Search, r) -> float:
@@ -57,13 +67,15 @@ def report_data(search: Search, name: str = "") -> dict:
         "bits": search.bits, "ram_budget": search.ram_budget, "max_loss": search.max_loss,
         "algorithm": search.algorithm, "order": search.order, "chosen": search.chosen,
         "changed": search.changed,
-        "chosen_result": {"ram": chosen.ram, "loss": chosen.loss, "accuracy": chosen.accuracy,
+        "chosen_result": {"ram": chosen.ram, "loss": _num(chosen.loss),
+                          "accuracy": chosen.accuracy,
                           "flash": chosen.flash},
         "tensors": [tensor_row(search, v) for v in search.variables],
-        "points": [{"kind": p.kind, "label": p.label, "demoted": _demoted(p),
-                    "bits": p.candidate[0], "ram": p.result.ram, "loss": p.result.loss,
+        "points": [{"kind": p.kind, "label": p.label, "changed": _demoted(p),
+                    "bits": p.candidate[0], "ram": p.result.ram, "loss": _num(p.result.loss),
                     "accuracy": p.result.accuracy, "flash": p.result.flash,
-                    "pareto": i in front} for i, p in enumerate(search.points)],
+                    "error": p.result.error, "pareto": i in front}
+                   for i, p in enumerate(search.points)],
     }
 
 
@@ -73,11 +85,13 @@ def tensor_row(search: Search, v: str) -> dict:
     if search.algorithm == "haunter":
         row["promotability"] = search.scores.get(v)
     else:
-        row["loss"] = search.partial[v][1].loss
+        row["loss"] = _num(search.partial[v][1].loss)
     return row | {"changed": v in search.assignment.tensors}
 
 
-def _fmt_loss(search: Search, loss: float) -> str:
+def _fmt_loss(search: Search, loss: float | None) -> str:
+    if loss is None or not math.isfinite(loss):
+        return "rejected"
     return f"{loss:.2f} points" if search.metric != "mae" else f"{loss:.4g}"
 
 
@@ -111,7 +125,7 @@ def markdown(search: Search, name: str = "") -> str:
              "| program | RAM (B) | parameters (B) | loss | accuracy |", "|---|---|---|---|---|"]
     for label, res in [(base_label, search.base), *search.baselines.items(), ("chosen", r)]:
         acc = f"{res.accuracy:.2%}" if res.accuracy is not None else "-"
-        lines.append(f"| {label} | {res.ram:,} | {res.flash:,} | "
+        lines.append(f"| {label} | {_bytes(res.ram)} | {_bytes(res.flash)} | "
                      f"{_fmt_loss(search, res.loss)} | {acc} |")
     haunter = search.algorithm == "haunter"
     column = "promotability" if haunter else "loss"
@@ -135,14 +149,14 @@ def markdown(search: Search, name: str = "") -> str:
                 continue
             shown.add((inst.start, inst.final))
             lines.append(f"| {', '.join(inst.start) or 'none'} | "
-                         f"{', '.join(inst.final) or 'none'} | {inst.ram:,} |")
+                         f"{', '.join(inst.final) or 'none'} | {_bytes(inst.ram)} |")
         return "\n".join(lines) + "\n"
     lines += ["", "## Cumulative demotion", "",
               "| k | demoted last | RAM (B) | loss | accuracy |", "|---|---|---|---|---|"]
     for i, (v, res) in enumerate(zip(search.order, search.cumulative, strict=True)):
         acc = f"{res.accuracy:.2%}" if res.accuracy is not None else "-"
         mark = " (chosen)" if i + 1 == search.chosen else ""
-        lines.append(f"| {i + 1}{mark} | {v} | {res.ram:,} | {_fmt_loss(search, res.loss)} "
+        lines.append(f"| {i + 1}{mark} | {v} | {_bytes(res.ram)} | {_fmt_loss(search, res.loss)} "
                      f"| {acc} |")
     return "\n".join(lines) + "\n"
 

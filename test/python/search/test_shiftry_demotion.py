@@ -225,3 +225,18 @@ def test_assignment_json_round_trip(tmp_path):
     assert load_assignment(path) == a
     doc = json.loads(path.read_text())
     assert doc["tensors"]["X"] == {"bits": 8, "scale": 5}
+
+
+def test_a_rejected_candidate_goes_last_and_stops_the_loss_strategy():
+    """A candidate the compiler rejects has an infinite loss (bitwidth_search._evaluate_one):
+    it is ordered last, and the cumulative demotion stops before it."""
+    inner = model_evaluate("floor", "result-scale")
+
+    def evaluate(candidates):
+        return [Result(math.inf) if any(n == "B1" for n, _, _ in c[1]) else r
+                for c, r in zip(candidates, inner(candidates), strict=True)]
+
+    search = shiftry_search(VARIABLES, scales16(), evaluate, max_loss=0.1)
+    assert search.order[-1] == "B1"
+    assert search.order[:-1] == [v for v in PAPER_ORDER if v != "B1"]
+    assert "B1" not in search.assignment.tensors

@@ -177,11 +177,14 @@ class Search:
 def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: Evaluate,
                    strategy: str = "loss", ram_budget: int | None = None,
                    max_loss: float | None = None, bits: int = 16, explore: int = EXPLORE,
-                   baselines: dict[str, Candidate] | None = None) -> Search:
+                   baselines: dict[str, Candidate] | None = None,
+                   base: dict[str, tuple[int, int | None]] | None = None) -> Search:
     """Shiftry's PartialDemote + CumulativeDemote over `variables` (program order), whose
     scales at `bits` are `scales` (a variable without one is demoted at the quantizer's own
     data-driven scale). `evaluate` runs a batch of candidates (in any order, in parallel if
-    it likes) and returns their results in order."""
+    it likes) and returns their results in order. `base` fixes tensors' (bits, scale) in
+    every candidate (say, the input's scale from `explore_input_scale`)."""
+    fixed = dict(base or {})
     if strategy not in STRATEGIES:
         raise error(f"search strategy must be one of {', '.join(STRATEGIES)}, got "
                     f"'{strategy}'")
@@ -197,7 +200,8 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
         else:
             trials.append((v, None))
     extra = dict(baselines or {})
-    batch = [candidate({}, bits)] + [candidate({v: (half, s)}, bits) for v, s in trials]
+    batch = [candidate(fixed, bits)] + [candidate(fixed | {v: (half, s)}, bits)
+                                        for v, s in trials]
     batch += list(extra.values())
     results = evaluate(batch)
     base, partial_results = results[0], results[1:1 + len(trials)]
@@ -212,7 +216,7 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
     position = {v: i for i, v in enumerate(variables)}
     order = sorted(variables, key=lambda v: (partial[v][1].loss, position[v]))
     prefixes = []
-    demoted: dict[str, tuple[int, int | None]] = {}
+    demoted: dict[str, tuple[int, int | None]] = dict(fixed)
     for v in order:
         demoted[v] = (half, partial[v][0])
         prefixes.append(candidate(dict(demoted), bits))
@@ -241,6 +245,7 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
     chosen_c = base if chosen == 0 else cumulative[chosen - 1]
     tensors = {v: (half, chosen_c.types.get(v, (half, partial[v][0]))[1])
                for v in order[:chosen]}
+    tensors = {v: bs for v, bs in fixed.items() if v not in tensors} | tensors
     return Search(list(variables), base, partial, order, cumulative, chosen,
                   Assignment(bits, tensors), strategy, points, base_results, bits, ram_budget,
                   max_loss)
@@ -612,15 +617,29 @@ def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: s
     return prepared, profile, reference, metric
 
 
+def explore_input_scale(run: Evaluate, name: str, bits: int, default: int
+                        ) -> tuple[int, dict[int, Result]]:
+    """Shiftry's stage II (Algorithm 12): the input's scale chosen by loss among 0 .. bits
+    with everything else data-driven; ties go to the scale nearest the data-driven one
+    (`default`), then the lower."""
+    scales = list(range(0, bits + 1))
+    results = dict(zip(scales, run([candidate({name: (bits, s)}, bits) for s in scales]),
+                       strict=True))
+    best = min(scales, key=lambda s: (results[s].loss, abs(s - default), s))
+    return best, results
+
+
 def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = None,
                  ram_budget: int | None = None, max_drop: float | None = None,
                  metric: str | None = None, planner: str = "greedy", evaluator: str = "auto",
                  jobs: int = 1, progress: bool | None = None,
-                 config: QuantizeConfig | None = None, ray: str | None = None) -> Search:
+                 config: QuantizeConfig | None = None, ray: str | None = None,
+                 explore_input: bool = False) -> Search:
     """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
     first stage runs here) with the dataset `train` (search data): profile, data-driven
-    scales at `bits`, then `shiftry_search` with the real evaluation. `strategy` defaults
-    to `ram` when a budget is given, else `loss`."""
+    scales at `bits` (with `explore_input`, the input's scale then chosen by Shiftry's
+    stage II), then `shiftry_search` with the real evaluation. `strategy` defaults to `ram`
+    when a budget is given, else `loss`."""
     strategy = strategy or ("ram" if ram_budget else "loss")
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric)
     config = dataclasses.replace(config or QuantizeConfig(), bits=bits,
@@ -633,8 +652,18 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
         variables = [n for n, _ in named if n in base_types]
         scales = {n: base_types[n][1] for n in variables}
         baselines = {f"fixed{bits // 2}": candidate({}, bits // 2)} if bits > 8 else {}
+        base: dict[str, tuple[int, int | None]] = {}
+        if explore_input:
+            from minun_mlir.numerics.float_eval import model_inputs
+
+            for op in model_inputs(prepared):
+                x = op.sym_name.data
+                if x in scales:
+                    run.expect(bits + 1)
+                    scales[x], _ = explore_input_scale(run, x, bits, scales[x])
+                    base[x] = (bits, scales[x])
         search = shiftry_search(variables, scales, run, strategy, ram_budget, max_drop,
-                                bits, baselines=baselines)
+                                bits, baselines=baselines, base=base)
     search.metric = metric
     search.shapes = dict(named)
     return search

@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "chosen assignment: shiftry (demotion from --bits: the fewest 8-bit "
                         "tensors that fit --ram-budget, or the most within --max-drop) or "
                         "haunter (MinUn: promotion from 8 bits within --ram-budget)")
+    p.add_argument("--explore-input-scale", action="store_true",
+                   help="with --search shiftry: first choose the input's scale by accuracy "
+                        "among 0..bits (Shiftry's stage II)")
     p.add_argument("--soft-limit", type=float, default=1.0, metavar="F",
                    help="with --search haunter: explore up to F x --ram-budget (MinUn's "
                         "soft limit factor; default 1)")
@@ -258,11 +261,13 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,
-                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray)
+                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
+                              explore_input=args.explore_input_scale)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,
-                              evaluator=args.evaluator, jobs=args.jobs, ray=args.ray)
+                              evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
+                              explore_input=args.explore_input_scale)
     folder = Path(args.search_report or (Path(args.out) / "search" if args.out else
                                          Path("build") / f"{Path(args.model).stem}-search"))
     stem = Path(args.model).stem

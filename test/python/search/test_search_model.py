@@ -155,3 +155,23 @@ def test_ray_search_equals_serial(setup):
     assert remote.assignment == serial.assignment
     assert [(p.label, p.result) for p in remote.points] == \
         [(p.label, p.result) for p in serial.points]
+
+
+def test_stage_2_input_scale_by_accuracy(setup):
+    l1, train, _ = setup
+    search = search_model(l1, train, max_drop=5.0, evaluator="numpy", progress=False,
+                          explore_input=True)
+    float_acc = accuracy(predictions(evaluate(l1, train.features).outputs[0]), train.labels)
+    losses = {}
+    for s in range(17):
+        q = quantize_module(l1, QuantizeConfig(scale_by_name={"X": s}),
+                            data=MODEL / "train.npy", evaluator="numpy")
+        out = decode_outputs(q, evaluate_l2(q, train.features).outputs)[0]
+        losses[s] = 100 * (float_acc - accuracy(predictions(out), train.labels))
+    default = _l2_types_default(l1)
+    best = min(losses, key=lambda s: (round(losses[s], 9), abs(s - default), s))
+    assert search.base.types["X"] == (16, best)
+
+
+def _l2_types_default(l1) -> int:
+    return l2_types(_l2(l1, None))["X"][1]

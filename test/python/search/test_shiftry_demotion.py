@@ -38,6 +38,7 @@ from minun_mlir.bitwidth_search import (
     Assignment,
     Result,
     candidate,
+    explore_input_scale,
     load_assignment,
     search_model,
     shiftry_search,
@@ -240,3 +241,15 @@ def test_a_rejected_candidate_goes_last_and_stops_the_loss_strategy():
     assert search.order[-1] == "B1"
     assert search.order[:-1] == [v for v in PAPER_ORDER if v != "B1"]
     assert "B1" not in search.assignment.tensors
+
+
+def test_stage_2_input_scale():
+    """Shiftry's stage II on the example: the scale of X with the least loss at 16 bits,
+    every other value data-driven, found against the model run at each scale."""
+    losses = {s: abs(shiftry_int({}, {"X": s}, "floor", "result-scale") - FLOAT)
+              for s in range(17)}
+    best, results = explore_input_scale(model_evaluate("floor", "result-scale"), "X", 16, 13)
+    assert {s: r.loss for s, r in results.items()} == losses
+    assert losses[best] == min(losses.values())
+    # X = -3.583 needs 3 integer bits: any scale above 13 overflows
+    assert best <= 13 and losses[14] > 1

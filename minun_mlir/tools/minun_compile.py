@@ -252,8 +252,10 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
                     "with --repr float32, --scales maxscale or --assign)")
     if not args.ram_budget and args.max_drop is None:
         raise error("--search needs --ram-budget BYTES, --max-drop POINTS or both")
-    if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None):
-        raise error("--search haunter needs --ram-budget BYTES (and takes no --max-drop)")
+    if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None
+                                     or args.explore_input_scale):
+        raise error("--search haunter needs --ram-budget BYTES (and takes no --max-drop or "
+                    "--explore-input-scale)")
     dims = dict(item.partition("=")[::2] for item in args.dim)
     l1 = load_model(args.model, args.weights, {k: int(v) for k, v in dims.items()} or None,
                     args.synthetic_weights)
@@ -261,8 +263,7 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,
-                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
-                              explore_input=args.explore_input_scale)
+                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,

@@ -305,6 +305,11 @@ class InputOp(IRDLOperation):
 # --------------------------------------------------------------------------------------
 
 
+# A rescale by 64 or more shifts is still defined (every bit shifted out: 0, -1 for floor
+# of a negative, or the saturated bound); beyond this the scales are nonsense.
+MAX_SHIFT = 1024
+
+
 @irdl_op_definition
 class RescaleOp(IRDLOperation):
     """Change scale and/or bitwidth: y = narrow(round(x / 2^(s_in - s_out))). A negative
@@ -340,8 +345,9 @@ class RescaleOp(IRDLOperation):
         a, b = fixed(self.input), fixed(self.result)
         if a is None or b is None:
             raise VerifyException(f"{self.name}: operand and result must be !num.fixed tensors")
-        if abs(a.frac - b.frac) > 62:
-            raise VerifyException(f"{self.name}: shift {a.frac - b.frac} is out of range")
+        if abs(a.frac - b.frac) > MAX_SHIFT:
+            raise VerifyException(f"{self.name}: shift {a.frac - b.frac} is out of range "
+                                  f"(at most {MAX_SHIFT} either way)")
 
 
 # --------------------------------------------------------------------------------------

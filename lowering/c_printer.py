@@ -37,7 +37,15 @@ from xdsl.utils.target import Target
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
-from minun_mlir.lowering.c_runtime import HELPERS, LIBM, PROFILES, Profile, runtime_header
+from minun_mlir.lowering.c_runtime import (
+    AVR_ASR32,
+    HELPERS,
+    LIBM,
+    PROFILES,
+    Profile,
+    avr_dot_helper,
+    runtime_header,
+)
 
 FILES = ("model.h", "model.c", "minun_runtime.h")
 
@@ -225,16 +233,239 @@ class CPrinter:
         self.line(f"{const}{ctype(op.init.type)} {op.var.data} = {self.expr(op.init)};")
 
     def assign(self, op: cemit.AssignOp) -> None:
+        if self.profile.avr_asm:
+            mac = _mac_operands(op)
+            if mac is not None:
+                self.calls.add("minun_mac16")
+                a, b = (_bare(self.expr(v)) for v in mac)
+                self.line(f"{op.var.data} = minun_mac16({op.var.data}, {a}, {b});")
+                return
         self.line(f"{op.var.data} = {self.expr(op.value)};")
 
     def store(self, op: cemit.StoreOp) -> None:
         self.line(f"{op.array.data}[{self.expr(op.index)}] = {self.expr(op.value)};")
 
     def for_(self, op: cemit.ForOp) -> None:
+        if self.profile.cortex_m and (self.smlad_loop(op) or self.guarded_loop(op)):
+            return
+        if self.profile.avr_asm and (self.avr_dot_loop(op) or self.avr_scatter_loop(op) or
+                                     self.guarded_loop(op)):
+            return
         v = op.var.data
         self.line(f"for (int {v} = {self.expr(op.lower)}; {v} < {self.expr(op.upper)}; {v}++) {{")
         self.region(op.body)
         self.line("}")
+
+    def avr_dot_loop(self, op: cemit.ForOp) -> bool:
+        """`for (...) acc = acc + (int32_t)a[e + k*i] * (int32_t)b[f + l*i];` over int16_t
+        arrays, at most one in program memory: one asm loop (minun_dot16_*: pointers with
+        post-increment, the multiply-accumulate in registers, a down counter)."""
+        dot = _dot_loop(op)
+        if dot is None:
+            return False
+        stmt, loads = dot
+        if loads[0][0].flash is None and loads[1][0].flash is not None:
+            loads = loads[::-1]
+        if loads[1][0].flash is not None:
+            return False
+        (la, ka), (lb, kb) = loads
+        name = avr_dot_helper(la.flash is not None, ka, kb)
+        self.calls.add(name)
+        v, acc = op.var.data, stmt.var.data
+        lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
+        self.line("{")
+        self.depth += 1
+        self.line(f"const int {v} = {lo};")
+        self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
+                  f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
+        self.depth -= 1
+        self.line("}")
+        return True
+
+    def guarded_dot(self, op: cemit.ForOp):
+        """A dot product whose every product is guarded by one condition that does not
+        change in the loop (a convolution's padding test on the channel loop):
+        `{ const int v = ...; int32_t r = 0; if (c) { r = a[..] * b[..]; } else { r = 0; }
+        acc = acc + r; }`: (invariant declarations, the if, acc, the product's value, the
+        loads with their strides), or None. When c is false every product is 0 and acc
+        is unchanged, so the test can be made once, before the loop."""
+        body = cemit.statements(op.body)
+        v = op.var.data
+        if len(body) < 3 or not isinstance(body[-1], cemit.AssignOp) or \
+                not isinstance(body[-2], cemit.IfOp) or not isinstance(body[-3], cemit.DeclOp):
+            return None
+        decls, r_decl, guard, acc_stmt = body[:-3], body[-3], body[-2], body[-1]
+        if not all(isinstance(d, cemit.DeclOp) and d.is_const is not None and
+                   not _mentions(d.init, v) for d in decls):
+            return None
+        r = r_decl.var.data
+        if not _is_zero(r_decl.init) or _mentions(guard.cond, v) or r == v:
+            return None
+        then, other = cemit.statements(guard.then), cemit.statements(guard.other)
+        if len(then) != 1 or not isinstance(then[0], cemit.AssignOp) or \
+                then[0].var.data != r or len(other) > 1:
+            return None
+        if other and not (isinstance(other[0], cemit.AssignOp) and other[0].var.data == r
+                          and _is_zero(other[0].value)):
+            return None
+        product = then[0].value
+        acc = acc_stmt.var.data
+        if acc in (r, v):
+            return None
+        wrapped = _uncast(acc_stmt.value, ctype(acc_stmt.value.type))
+        add = (wrapped or acc_stmt.value).owner
+        if not isinstance(add, cemit.BinaryOp) or add.op.data != "+":
+            return None
+        operands = [_uncast(x, ctype(add.result.type)) if wrapped is not None else x
+                    for x in (add.lhs, add.rhs)]
+        refs = [x.owner.var.data for x in operands
+                if x is not None and isinstance(x.owner, cemit.RefOp)]
+        if sorted(refs) != sorted([acc, r]):
+            return None
+        factors = _product16(product)
+        loads = None if factors is None or ctype(acc_stmt.value.type) != "int32_t" else \
+            [_strided16(f, v) for f in factors]
+        if loads is not None and any(x is None for x in loads):
+            loads = None
+        return decls, guard, r_decl, product, acc_stmt, loads
+
+    def guarded_loop(self, op: cemit.ForOp) -> bool:
+        """The guarded dot product (guarded_dot) with its test before the loop: on AVR, for
+        int16_t arrays (at most one in flash) and an int32_t sum, one minun_dot16_* call;
+        otherwise the loop of products and additions without the test."""
+        found = self.guarded_dot(op)
+        if found is None:
+            return False
+        decls, guard, r_decl, product, acc_stmt, loads = found
+        v, acc = op.var.data, acc_stmt.var.data
+        if loads is not None and loads[0][0].flash is None and loads[1][0].flash is not None:
+            loads = loads[::-1]
+        asm = self.profile.avr_asm and loads is not None and loads[1][0].flash is None
+        self.line("{")
+        self.depth += 1
+        for d in decls:
+            self.decl(d)
+        self.line(f"if ({_bare(self.expr(guard.cond))}) {{")
+        self.depth += 1
+        lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
+        if asm:
+            (la, ka), (lb, kb) = loads
+            name = avr_dot_helper(la.flash is not None, ka, kb)
+            self.calls.add(name)
+            self.line(f"const int {v} = {lo};")
+            self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
+                      f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
+        else:
+            self.line(f"for (int {v} = {lo}; {v} < {_bare(hi)}; {v}++) {{")
+            self.depth += 1
+            self.line(f"const {ctype(r_decl.init.type)} {r_decl.var.data} = "
+                      f"{_bare(self.expr(product))};")
+            self.line(f"{acc} = {_bare(self.expr(acc_stmt.value))};")
+            self.depth -= 1
+            self.line("}")
+        self.depth -= 1
+        self.line("}")
+        self.depth -= 1
+        self.line("}")
+        return True
+
+    def avr_scatter_loop(self, op: cemit.ForOp) -> bool:
+        """A column of a sparse matrix (compressed) times one input, as lower-to-loops
+        writes it: `{ const int r = rows[e + i]; y[r + f] = y[r + f] + vals[g + i] * xv; }`
+        with rows (int8_t) and vals (int16_t) in program memory, y int32_t: one asm loop
+        (minun_scatter16)."""
+        body = cemit.statements(op.body)
+        if len(body) != 2 or not isinstance(body[0], cemit.DeclOp) or \
+                not isinstance(body[1], cemit.StoreOp):
+            return False
+        decl, store = body
+        v, r = op.var.data, decl.var.data
+        rows = decl.init
+        while isinstance(rows.owner, cemit.CastOp) and \
+                ctype(rows.type) in ("int", "int16_t", "int32_t"):
+            rows = rows.owner.input
+        load = rows.owner
+        if not (isinstance(load, cemit.LoadOp) and load.flash is not None and
+                ctype(load.result.type) == "int8_t" and _coefficient(load.index, v) == 1):
+            return False
+        if ctype(store.value.type) != "int32_t" or _coefficient(store.index, r) != 1 or \
+                _mentions(store.index, v):
+            return False
+        y_index = self.expr(store.index)
+
+        def is_acc(x: SSAValue) -> bool:
+            acc = x.owner
+            return isinstance(acc, cemit.LoadOp) and acc.array.data == store.array.data \
+                and self.expr(acc.index) == y_index
+
+        factors = _accumulation(store.value, is_acc)
+        if factors is None:
+            return False
+        vals = [f for f in factors if _strided16(f, v) is not None and
+                f.owner.flash is not None and _strided16(f, v)[1] == 1]
+        if not vals:
+            return False
+        xv = factors[1] if factors[0] is vals[0] else factors[0]
+        if _mentions(xv, v) or _mentions(xv, r) or ctype(xv.type) not in ("int16_t", "int8_t"):
+            return False
+        index = store.index.owner
+        offset = "0"
+        if isinstance(index, cemit.BinaryOp):
+            free = index.rhs if _mentions(index.lhs, r) else index.lhs
+            offset = _bare(self.expr(free))
+        self.calls.add("minun_scatter16")
+        lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
+        self.line("{")
+        self.depth += 1
+        self.line(f"const int {v} = {lo};")
+        self.line(f"minun_scatter16(&{store.array.data}[{offset}], "
+                  f"&{load.array.data}[{_bare(self.expr(load.index))}], "
+                  f"&{vals[0].owner.array.data}[{_bare(self.expr(vals[0].owner.index))}], "
+                  f"{_bare(self.expr(xv))}, {hi} - {v});")
+        self.depth -= 1
+        self.line("}")
+        return True
+
+    def smlad_loop(self, op: cemit.ForOp) -> bool:
+        """`for (...) acc = acc + (int32_t)a[e + i] * (int32_t)b[f + i];` over int16_t
+        arrays: on cores with the DSP extension (Cortex-M4/M7), two products per SMLAD on
+        pairs of neighbouring elements (two SMLADs per iteration, then the rest), and the
+        last product alone when the count is odd; the
+        sum is the same modulo 2^32 (SMLAD wraps like the C). Other cores compile the
+        loop as it is (#else)."""
+        dot = _dot_loop(op)
+        if dot is None or any(k != 1 for _, k in dot[1]):
+            return False
+        stmt, v = dot[0], op.var.data
+        pairs = [f"minun_pair16(&{load.array.data}[{_bare(self.expr(load.index))}])"
+                 for load, _ in dot[1]]
+        self.calls.update({"minun_smlad", "minun_pair16"})
+        acc, lo, hi = stmt.var.data, self.expr(op.lower), self.expr(op.upper)
+        self.lines.append("#if defined(__ARM_FEATURE_DSP)")
+        self.line("{")
+        self.depth += 1
+        self.line(f"int {v} = {_bare(lo)};")
+        smlad = f"{acc} = minun_smlad({pairs[0]}, {pairs[1]}, {acc});"
+        self.line(f"for (; {v} + 3 < {_bare(hi)}; {v} += 2) {{")
+        self.line(f"    {smlad}")
+        self.line(f"    {v} += 2;")
+        self.line(f"    {smlad}")
+        self.line("}")
+        self.line(f"if ({v} + 1 < {_bare(hi)}) {{")
+        self.line(f"    {smlad}")
+        self.line(f"    {v} += 2;")
+        self.line("}")
+        self.line(f"if ({v} < {_bare(hi)})")
+        self.depth += 1
+        self.assign(stmt)
+        self.depth -= 2
+        self.line("}")
+        self.lines.append("#else")
+        self.line(f"for (int {v} = {lo}; {v} < {hi}; {v}++) {{")
+        self.region(op.body)
+        self.line("}")
+        self.lines.append("#endif")
+        return True
 
     def if_(self, op: cemit.IfOp) -> None:
         self.line(f"if ({_bare(self.expr(op.cond))}) {{")
@@ -277,6 +508,16 @@ class CPrinter:
             else lvalue
 
     def binary(self, op: cemit.BinaryOp) -> str:
+        if self.profile.avr_asm:
+            factors = _product16(op.result)
+            if factors is not None:
+                self.calls.add("minun_mul16")
+                a, b = (_bare(self.expr(v)) for v in factors)
+                return f"minun_mul16({a}, {b})"
+            n = _shift_count(op)
+            if ctype(op.result.type) == "int32_t" and n in AVR_ASR32:
+                self.calls.add(f"minun_asr32_{n}")
+                return f"minun_asr32_{n}({_bare(self.expr(op.lhs))})"
         return f"({self.expr(op.lhs)} {op.op.data} {self.expr(op.rhs)})"
 
     def unary(self, op: cemit.UnaryOp) -> str:
@@ -384,6 +625,137 @@ int minun_predict_float(const float *x, float *scores)
     return label;
 }}
 """
+
+
+# -- patterns the profiles print with target kernels (c_runtime.py) ----------------------
+
+
+def _narrow16(v: SSAValue) -> SSAValue | None:
+    """e when v is `(int32_t)e` of an 8- or 16-bit signed e (exact as an int16_t)."""
+    op = v.owner
+    if isinstance(op, cemit.CastOp) and ctype(op.result.type) == "int32_t" and \
+            ctype(op.input.type) in ("int16_t", "int8_t"):
+        return op.input
+    return None
+
+
+def _product16(v: SSAValue) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when v is `(int32_t)a * (int32_t)b` of 16-bit a and b (never overflows)."""
+    op = v.owner
+    if isinstance(op, cemit.BinaryOp) and op.op.data == "*" and \
+            ctype(op.result.type) == "int32_t":
+        a, b = _narrow16(op.lhs), _narrow16(op.rhs)
+        if a is not None and b is not None:
+            return a, b
+    return None
+
+
+def _shift_count(op: cemit.BinaryOp) -> int | None:
+    rhs = op.rhs.owner
+    if op.op.data == ">>" and isinstance(rhs, cemit.LiteralOp) and \
+            isinstance(rhs.value, IntegerAttr):
+        return rhs.value.value.data
+    return None
+
+
+def _uncast(v: SSAValue, spelling: str) -> SSAValue | None:
+    op = v.owner
+    if isinstance(op, cemit.CastOp) and ctype(op.result.type) == spelling:
+        return op.input
+    return None
+
+
+def _mac_operands(op: cemit.AssignOp) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when the statement is `acc = acc + (int32_t)a * (int32_t)b` on an int32_t
+    acc, exact (nsw) or modular (`(int32_t)((uint32_t)acc + (uint32_t)(...))`)."""
+    def is_acc(v: SSAValue) -> bool:
+        return isinstance(v.owner, cemit.RefOp) and v.owner.var.data == op.var.data
+
+    return _accumulation(op.value, is_acc)
+
+
+def _accumulation(value: SSAValue, is_acc) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when value is `acc + (int32_t)a * (int32_t)b` of int32_t, exact or modular,
+    with is_acc(acc)."""
+    wrapped = _uncast(value, "int32_t")
+    modular = wrapped is not None
+    if modular:
+        value = wrapped
+    add = value.owner
+    if not (isinstance(add, cemit.BinaryOp) and add.op.data == "+" and
+            ctype(add.result.type) == ("uint32_t" if modular else "int32_t")):
+        return None
+    lhs, rhs = add.lhs, add.rhs
+    if modular:
+        lhs, rhs = _uncast(lhs, "uint32_t"), _uncast(rhs, "uint32_t")
+        if lhs is None or rhs is None:
+            return None
+    for acc, prod in ((lhs, rhs), (rhs, lhs)):
+        if ctype(acc.type) == "int32_t" and is_acc(acc):
+            factors = _product16(prod)
+            if factors is not None:
+                return factors
+    return None
+
+
+def _is_zero(v: SSAValue) -> bool:
+    lit = v.owner
+    return isinstance(lit, cemit.LiteralOp) and isinstance(lit.value, IntegerAttr) and \
+        lit.value.value.data == 0
+
+
+def _mentions(v: SSAValue, var: str) -> bool:
+    op = v.owner
+    if isinstance(op, cemit.RefOp):
+        return op.var.data == var
+    return isinstance(op, cemit.ExpressionOp) and any(_mentions(o, var) for o in op.operands)
+
+
+def _coefficient(v: SSAValue, var: str) -> int | None:
+    """k when the index expression v is e + k * var with e free of var, else None."""
+    op = v.owner
+    if not _mentions(v, var):
+        return 0
+    if isinstance(op, cemit.RefOp):
+        return 1
+    if isinstance(op, cemit.BinaryOp) and op.op.data in "+-":
+        a, b = _coefficient(op.lhs, var), _coefficient(op.rhs, var)
+        if a is None or b is None:
+            return None
+        return a + b if op.op.data == "+" else a - b
+    if isinstance(op, cemit.BinaryOp) and op.op.data == "*":
+        for k, e in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            lit = k.owner
+            if isinstance(lit, cemit.LiteralOp) and isinstance(lit.value, IntegerAttr):
+                c = _coefficient(e, var)
+                return None if c is None else lit.value.value.data * c
+    return None
+
+
+def _strided16(v: SSAValue, var: str) -> tuple[cemit.LoadOp, int] | None:
+    """(load, k) when v loads an int16_t array at e + k * var (e free of var)."""
+    load = v.owner
+    if not (isinstance(load, cemit.LoadOp) and ctype(load.result.type) == "int16_t"):
+        return None
+    k = _coefficient(load.index, var)
+    return None if k is None else (load, k)
+
+
+def _dot_loop(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[tuple[cemit.LoadOp, int]]] | None:
+    """A loop whose body is one `acc = acc + (int32_t)a[...] * (int32_t)b[...]` over
+    int16_t arrays indexed affinely in the loop variable: the statement, the two loads
+    and their strides."""
+    body = cemit.statements(op.body)
+    if len(body) != 1 or not isinstance(body[0], cemit.AssignOp):
+        return None
+    stmt, v = body[0], op.var.data
+    factors = _mac_operands(stmt)
+    if factors is None or stmt.var.data == v:
+        return None
+    loads = [_strided16(f, v) for f in factors]
+    if any(x is None for x in loads):
+        return None
+    return stmt, loads  # type: ignore[return-value]
 
 
 def _bare(text: str) -> str:

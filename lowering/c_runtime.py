@@ -24,6 +24,8 @@ class Profile:
 
     name: str
     flash: bool  # const arrays in program memory, read through pgm_read_*
+    avr_asm: bool = False  # 16x16->32 multiplies and 32-bit shifts as AVR inline asm
+    cortex_m: bool = False  # SMLAD (under __ARM_FEATURE_DSP), padding tests out of dot loops
 
     def flash_decl(self) -> str:
         return " MINUN_FLASH" if self.flash else ""
@@ -41,8 +43,8 @@ class Profile:
 
 PROFILES = {
     "x86": Profile("x86", flash=False),
-    "avr": Profile("avr", flash=True),
-    "cortex-m": Profile("cortex-m", flash=False),
+    "avr": Profile("avr", flash=True, avr_asm=True),
+    "cortex-m": Profile("cortex-m", flash=False, cortex_m=True),
 }
 
 
@@ -95,6 +97,15 @@ static inline int16_t minun_exp16_{rounding}(int16_t x)
     return make
 
 
+def _div(p: Profile, num: str, den: str) -> str:
+    """num / den of Shiftry's sigmoid and tanh: 0 <= num, 16384 <= den (a = e^x in [0,
+    16384]), so the quotient is the unsigned one and at most 2^14. On AVR a 16-step
+    division (minun_udiv32_16) instead of libgcc's 32-step __divmodsi4."""
+    if p.avr_asm:
+        return f"minun_udiv32_16((uint32_t)({num}), (uint16_t)({den}))"
+    return f"({num}) / ({den})"
+
+
 def _sigmoid16(rounding: str) -> Callable[[Profile], str]:
     def make(p: Profile) -> str:
         return f"""
@@ -104,10 +115,10 @@ static inline int16_t minun_sigmoid16_{rounding}(int16_t x)
     int32_t a;
     if (x <= 0) {{
         a = minun_exp16_{rounding}(x);
-        return (int16_t)((16384L * a) / (16384L + a));
+        return (int16_t)({_div(p, "16384L * a", "16384L + a")});
     }}
     a = minun_exp16_{rounding}((int16_t)-x);
-    return (int16_t)((16384L * 16384L) / (16384L + a));
+    return (int16_t)({_div(p, "16384L * 16384L", "16384L + a")});
 }}
 """
 
@@ -126,7 +137,7 @@ static inline int16_t minun_tanh16_{rounding}(int16_t x)
     if (n2 < -32768L)
         n2 = -32768L;
     a = minun_exp16_{rounding}((int16_t)n2);
-    m = (16384L * (16384L - a)) / (a + 16384L);
+    m = {_div(p, "16384L * (16384L - a)", "a + 16384L")};
     return (int16_t)(x <= 0 ? -m : m);
 }}
 """
@@ -215,7 +226,254 @@ static inline float minun_sigmoidf(float x)
 """
 
 
+# --------------------------------------------------------------------------------------
+# Target kernels: the same integers as the portable C they replace (the C printer uses
+# them only where the profile asks for them), written for the instructions gcc does not
+# use on its own
+# --------------------------------------------------------------------------------------
+
+# AVR (AVR201): a 16x16->32 product from four 8x8 products, muls/mulsu/mul taking their
+# operands in r16-r23 ("a"). mulsu's carry is bit 15 of its (signed) partial product: the
+# sbc sign-extends that partial product into the top byte. mul leaves r1, avr-gcc's zero
+# register, dirty: cleared at the end.
+_AVR_MUL16 = """
+/* (int32_t)a * b without libgcc's __mulhisi3 call (AVR201). */
+static inline __attribute__((always_inline)) int32_t minun_mul16(int16_t a, int16_t b)
+{
+    int32_t r;
+    uint8_t z;
+    __asm__ ("clr %[z]\\n\\t"
+             "muls %B[a], %B[b]\\n\\t" "movw %C[r], r0\\n\\t"
+             "mul %A[a], %A[b]\\n\\t" "movw %A[r], r0\\n\\t"
+             "mulsu %B[a], %A[b]\\n\\t" "sbc %D[r], %[z]\\n\\t"
+             "add %B[r], r0\\n\\t" "adc %C[r], r1\\n\\t" "adc %D[r], %[z]\\n\\t"
+             "mulsu %B[b], %A[a]\\n\\t" "sbc %D[r], %[z]\\n\\t"
+             "add %B[r], r0\\n\\t" "adc %C[r], r1\\n\\t" "adc %D[r], %[z]\\n\\t"
+             "clr __zero_reg__"
+             : [r] "=&r" (r), [z] "=&r" (z)
+             : [a] "a" (a), [b] "a" (b)
+             : "r0");
+    return r;
+}
+"""
+
+_AVR_UDIV = """
+/* n / d (unsigned): 16 shift-and-subtract steps when the quotient has 16 bits
+ * (n < d * 2^16), C's division otherwise. */
+static inline __attribute__((always_inline)) uint32_t minun_udiv32_16(uint32_t n, uint16_t d)
+{
+    uint8_t c;
+    if ((uint16_t)(n >> 16) >= d)
+        return n / d;
+    __asm__ ("ldi %[c], 16\\n"
+             "1:\\n\\t"
+             "lsl %A[n]\\n\\t" "rol %B[n]\\n\\t" "rol %C[n]\\n\\t" "rol %D[n]\\n\\t"
+             "brcs 2f\\n\\t"
+             "cp %C[n], %A[d]\\n\\t" "cpc %D[n], %B[d]\\n\\t" "brcs 3f\\n"
+             "2:\\n\\t"
+             "sub %C[n], %A[d]\\n\\t" "sbc %D[n], %B[d]\\n\\t" "inc %A[n]\\n"
+             "3:\\n\\t"
+             "dec %[c]\\n\\t" "brne 1b"
+             : [n] "+r" (n), [c] "=&d" (c)
+             : [d] "r" (d));
+    return (uint16_t)n;
+}
+"""
+
+_AVR_MAC16 = """
+/* acc + (int32_t)a * b, modulo 2^32 (the wrapping C sum), in registers (AVR201). */
+static inline __attribute__((always_inline)) int32_t minun_mac16(int32_t acc, int16_t a,
+                                                                 int16_t b)
+{
+    uint8_t z;
+    __asm__ ("clr %[z]\\n\\t"
+             "muls %B[a], %B[b]\\n\\t" "add %C[acc], r0\\n\\t" "adc %D[acc], r1\\n\\t"
+             "mul %A[a], %A[b]\\n\\t" "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+             "adc %C[acc], %[z]\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "mulsu %B[a], %A[b]\\n\\t" "sbc %D[acc], %[z]\\n\\t"
+             "add %B[acc], r0\\n\\t" "adc %C[acc], r1\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "mulsu %B[b], %A[a]\\n\\t" "sbc %D[acc], %[z]\\n\\t"
+             "add %B[acc], r0\\n\\t" "adc %C[acc], r1\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "clr __zero_reg__"
+             : [acc] "+r" (acc), [z] "=&r" (z)
+             : [a] "a" (a), [b] "a" (b)
+             : "r0");
+    return acc;
+}
+"""
+
+
+def _avr_asr32(n: int) -> Callable[[Profile], str]:
+    """x >> n on an int32_t: whole bytes moved by C (avr-gcc does those with moves), then
+    r = n mod 8 bits: r right shifts of the 4 bytes, or for r >= 6 the 8 - r left shifts of
+    5 bytes (sign byte on top) whose upper 4 are the result. avr-gcc -Os would loop n times
+    over 4 bytes (7 cycles a bit)."""
+    k, r = divmod(n, 8)
+    moved = f"    x = x >> {8 * k};\n" if k else ""
+    if r <= 5:
+        steps = "".join('"asr %D[x]\\n\\t" "ror %C[x]\\n\\t" "ror %B[x]\\n\\t" '
+                        '"ror %A[x]\\n\\t"\n             ' for _ in range(r))
+        asm = f"""    __asm__ ({steps}: [x] "+r" (x));"""
+    else:
+        steps = "".join('"lsl %A[x]\\n\\t" "rol %B[x]\\n\\t" "rol %C[x]\\n\\t" '
+                        '"rol %D[x]\\n\\t" "rol %[e]\\n\\t"\n             '
+                        for _ in range(8 - r))
+        asm = f"""    __asm__ ("clr %[e]\\n\\t" "sbrc %D[x], 7\\n\\t" "com %[e]\\n\\t"
+             {steps}"mov %A[x], %B[x]\\n\\t" "mov %B[x], %C[x]\\n\\t"
+             "mov %C[x], %D[x]\\n\\t" "mov %D[x], %[e]"
+             : [x] "+r" (x), [e] "=&r" (e));"""
+
+    decl = "    uint8_t e;\n" if r > 5 else ""
+
+    def make(p: Profile) -> str:
+        return f"""
+/* x >> {n} (arithmetic): bytes moved, then {r if r <= 5 else 8 - r} bit shift(s). */
+static inline __attribute__((always_inline)) int32_t minun_asr32_{n}(int32_t x)
+{{
+{decl}{moved}{asm}
+    return x;
+}}
+"""
+
+    return make
+
+
+def _avr_step(ptr: str, stride: int) -> str:
+    """Asm moving a pointer already advanced by one int16 on to the next element."""
+    extra = 2 * stride - 2
+    if extra == 0:
+        return ""
+    return (f'"subi %A[{ptr}], lo8({-extra})\\n\\t" '
+            f'"sbci %B[{ptr}], hi8({-extra})\\n\\t"\n             ')
+
+
+def _avr_dot(kind: str, sa: int, sb: int) -> Callable[[Profile], str]:
+    """acc + sum of a[i * sa] * b[i * sb] over n elements, modulo 2^32: one asm loop with
+    the pointers in Z (a; program memory when kind is "fr") and X (b), the 16x16
+    multiply-accumulate of minun_mac16 and a 16-bit down counter."""
+    load_a = ("lpm" if kind == "fr" else "ld") + " %A[a], Z+\\n\\t\" \"" + \
+        ("lpm" if kind == "fr" else "ld") + " %B[a], Z+"
+    name = f"minun_dot16_{kind}_{sa}_{sb}".replace("-", "m")
+    what = "program memory" if kind == "fr" else "RAM"
+
+    def make(p: Profile) -> str:
+        return f"""
+/* acc + a[0]*b[0] + a[{sa}]*b[{sb}] + ... (n products, modulo 2^32), a in {what}, b in
+ * RAM: lpm/ld with post-increment and the multiply-accumulate of minun_mac16. */
+static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int16_t *pa,
+                                                          const int16_t *pb, int n)
+{{
+    int16_t a, b;
+    uint8_t z;
+    if (n <= 0)
+        return acc;
+    /* volatile: it reads memory (gcc 5.4 hoists a plain asm out of a loop storing there) */
+    __asm__ __volatile__ ("clr %[z]\\n"
+             "1:\\n\\t"
+             "{load_a}\\n\\t"
+             {_avr_step("pa", sa)}"ld %A[b], X+\\n\\t" "ld %B[b], X+\\n\\t"
+             {_avr_step("pb", sb)}"muls %B[a], %B[b]\\n\\t"
+             "add %C[acc], r0\\n\\t" "adc %D[acc], r1\\n\\t"
+             "mul %A[a], %A[b]\\n\\t" "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+             "adc %C[acc], %[z]\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "mulsu %B[a], %A[b]\\n\\t" "sbc %D[acc], %[z]\\n\\t"
+             "add %B[acc], r0\\n\\t" "adc %C[acc], r1\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "mulsu %B[b], %A[a]\\n\\t" "sbc %D[acc], %[z]\\n\\t"
+             "add %B[acc], r0\\n\\t" "adc %C[acc], r1\\n\\t" "adc %D[acc], %[z]\\n\\t"
+             "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
+             "clr __zero_reg__"
+             : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [n] "+d" (n),
+               [a] "=&a" (a), [b] "=&a" (b), [z] "=&r" (z)
+             :
+             : "r0", "memory");
+    return acc;
+}}
+"""
+
+    return make
+
+
+_AVR_SCATTER = """
+/* y[rows[k]] += vals[k] * xv for k < n, modulo 2^32 (a column of a sparse matrix in
+ * compressed form times one input): rows (int8_t, non-negative) and vals in program memory
+ * read with lpm through Z in turn, y in RAM through X, the AVR201 multiply-accumulate. */
+static inline __attribute__((always_inline)) void minun_scatter16(int32_t *y,
+    const int8_t *rows, const int16_t *vals, int16_t xv, int n)
+{
+    const void *p;
+    void *q;
+    int32_t t;
+    int16_t a;
+    uint8_t r, z;
+    if (n <= 0)
+        return;
+    __asm__ __volatile__ ("clr %[z]\\n"
+             "1:\\n\\t"
+             "movw %[p], %[rows]\\n\\t" "lpm %[r], Z+\\n\\t" "movw %[rows], %[p]\\n\\t"
+             "movw %[p], %[vals]\\n\\t" "lpm %A[a], Z+\\n\\t" "lpm %B[a], Z+\\n\\t"
+             "movw %[vals], %[p]\\n\\t"
+             "movw %[q], %[y]\\n\\t" "lsl %[r]\\n\\t"
+             "add %A[q], %[r]\\n\\t" "adc %B[q], %[z]\\n\\t"
+             "add %A[q], %[r]\\n\\t" "adc %B[q], %[z]\\n\\t"
+             "ld %A[t], X+\\n\\t" "ld %B[t], X+\\n\\t" "ld %C[t], X+\\n\\t" "ld %D[t], X+\\n\\t"
+             "muls %B[a], %B[x]\\n\\t" "add %C[t], r0\\n\\t" "adc %D[t], r1\\n\\t"
+             "mul %A[a], %A[x]\\n\\t" "add %A[t], r0\\n\\t" "adc %B[t], r1\\n\\t"
+             "adc %C[t], %[z]\\n\\t" "adc %D[t], %[z]\\n\\t"
+             "mulsu %B[a], %A[x]\\n\\t" "sbc %D[t], %[z]\\n\\t"
+             "add %B[t], r0\\n\\t" "adc %C[t], r1\\n\\t" "adc %D[t], %[z]\\n\\t"
+             "mulsu %B[x], %A[a]\\n\\t" "sbc %D[t], %[z]\\n\\t"
+             "add %B[t], r0\\n\\t" "adc %C[t], r1\\n\\t" "adc %D[t], %[z]\\n\\t"
+             "st -X, %D[t]\\n\\t" "st -X, %C[t]\\n\\t" "st -X, %B[t]\\n\\t" "st -X, %A[t]\\n\\t"
+             "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
+             "clr __zero_reg__"
+             : [rows] "+r" (rows), [vals] "+r" (vals), [n] "+d" (n), [p] "=&z" (p),
+               [q] "=&x" (q), [t] "=&r" (t), [a] "=&a" (a), [r] "=&r" (r), [z] "=&r" (z)
+             : [y] "r" (y), [x] "a" (xv)
+             : "r0", "memory");
+}
+"""
+
+
+def avr_dot_helper(flash_a: bool, sa: int, sb: int) -> str:
+    """The name of the AVR dot-product kernel for these strides (registered on first use)."""
+    kind = "fr" if flash_a else "rr"
+    name = f"minun_dot16_{kind}_{sa}_{sb}".replace("-", "m")
+    if name not in HELPERS:
+        HELPERS[name] = ((), _avr_dot(kind, sa, sb))
+    return name
+
+
+# Cortex-M4/M7 (DSP extension): SMLAD adds both 16x16 products of two int16 pairs to a
+# 32-bit accumulator, wrapping modulo 2^32 (it only sets the Q flag on overflow).
+_ARM_PAIR16 = """
+/* Two neighbouring int16_t as one word (p[0] low half): one load, unaligned allowed. */
+static inline int32_t minun_pair16(const int16_t *p)
+{
+    int32_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+"""
+
+_ARM_SMLAD = """
+#if defined(__ARM_FEATURE_DSP)
+/* acc + a.lo * b.lo + a.hi * b.hi, modulo 2^32 (SMLAD). */
+static inline int32_t minun_smlad(int32_t a, int32_t b, int32_t acc)
+{
+    int32_t r;
+    __asm__ ("smlad %0, %1, %2, %3" : "=r" (r) : "r" (a), "r" (b), "r" (acc));
+    return r;
+}
+#endif
+"""
+
 HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
+    "minun_pair16": ((), lambda p: _ARM_PAIR16),
+    "minun_smlad": ((), lambda p: _ARM_SMLAD),
+    "minun_mul16": ((), lambda p: _AVR_MUL16),
+    "minun_mac16": ((), lambda p: _AVR_MAC16),
+    "minun_udiv32_16": ((), lambda p: _AVR_UDIV if p.avr_asm else ""),
+    "minun_scatter16": ((), lambda p: _AVR_SCATTER),
     "minun_exp8": ((), _exp8),
     "minun_sigmoid8": (("minun_exp8",), _sigmoid8),
     "minun_tanh8": (("minun_exp8",), _tanh8),
@@ -229,8 +487,13 @@ HELPERS["minun_profile"] = ((), lambda p: (
     "void minun_profile(int32_t id, float v);\n"))
 for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_exp16_{_r}"] = ((), _exp16(_r))
-    HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}",), _sigmoid16(_r))
-    HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}",), _tanh16(_r))
+    HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),
+                                        _sigmoid16(_r))
+    HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"), _tanh16(_r))
+# shift counts the C printer replaces on AVR: not 8, 16, 24 (moves) or 31 (a sign fill)
+AVR_ASR32 = tuple(n for n in range(1, 31) if n % 8)
+for _n in AVR_ASR32:
+    HELPERS[f"minun_asr32_{_n}"] = ((), _avr_asr32(_n))
 LIBM = ("expf", "tanhf", "sqrtf")
 
 

@@ -157,7 +157,8 @@ def time_bucket(seconds: float) -> str:
     return ">= 60 s"
 
 
-def render(measurements: list[Measurement], float_acc: dict[str, float | None]) -> str:
+def render(measurements: list[Measurement], float_acc: dict[str, float | None],
+           kernels: list[dict] | None = None) -> str:
     by = {(m.model, m.config): m for m in measurements}
     models = list(dict.fromkeys(m.model for m in measurements))
     configs = list(dict.fromkeys(m.config for m in measurements))
@@ -189,6 +190,8 @@ def render(measurements: list[Measurement], float_acc: dict[str, float | None]) 
         out.append(f"| {name} | " + " | ".join(
             pct(by[(name, c)].disagreement) if (name, c) in by else "n/a" for c in fixed) + " |")
     out += render_targets(measurements, models, configs)
+    out += render_opt(measurements, models)
+    out += render_kernels(kernels or [])
     out += render_summary(measurements, float_acc, models, fixed)
     out += ["", "## Compile time (wall clock, 2-core machine; buckets keep this file "
             "deterministic, exact figures in benchmarks/timings.json)", "",
@@ -251,7 +254,173 @@ def run_targets(entry: Entry, options: Options, result: Compiled, work: Path) ->
             "stack_bytes": run.stack_bytes, "latency_unit": run.latency_unit,
             "latency_median": run.latency_median, "agreement": agree, "inputs": n,
         }
+    if options.label == OPT_CONFIG:
+        for target in OPT_TARGETS:  # the same C compiled for speed (-O2)
+            c_dir = work / slug / profile_for(target)
+            try:
+                run = run_model(c_dir, target, inputs, name=entry.name, config=options.label,
+                                work_dir=work / slug / f"build-{target}-speed", opt="speed")
+            except TargetError as e:
+                records[f"{target} speed"] = {"error": " ".join(str(e).split())[:300]}
+                continue
+            records[f"{target} speed"] = {
+                "flash_bytes": run.flash_bytes, "latency_median": run.latency_median,
+                "agreement": None if entry.regression
+                else float(np.mean(run.labels == expected))}
     return records
+
+
+OPT_CONFIG = "fixed16"
+OPT_TARGETS = ("avr", "cortex-m4")
+
+
+def render_opt(measurements: list[Measurement], models) -> list[str]:
+    """fixed16 compiled for size (-Os, every other table) and for speed (-O2)."""
+    by = {(m.model, m.config): m for m in measurements}
+    rows = [(name, by[(name, OPT_CONFIG)].targets) for name in models
+            if (name, OPT_CONFIG) in by and by[(name, OPT_CONFIG)].targets]
+    if not rows:
+        return []
+    out = ["", f"## Size or speed ({OPT_CONFIG}: `--opt size`, -Os, as in the tables above, "
+           "or `--opt speed`, -O2)", "",
+           "Flash bytes / latency (AVR cycles, M4 instructions); speed / size = latency at "
+           "-O2 over latency at -Os.", "",
+           "| model | AVR -Os | AVR -O2 | speed / size | M4 -Os | M4 -O2 | speed / size |",
+           "|---|---|---|---|---|---|---|"]
+    ratios: dict[str, list[float]] = {t: [] for t in OPT_TARGETS}
+    for name, rec in rows:
+        cells = []
+        for t in OPT_TARGETS:
+            size, speed = rec.get(t, {}), rec.get(f"{t} speed", {})
+            for r in (size, speed):
+                cells.append(_cell_error(r) if "error" in r else
+                             f"{_num(r.get('flash_bytes'))} / {_num(r.get('latency_median'))}")
+            a, b = size.get("latency_median"), speed.get("latency_median")
+            if a and b:
+                ratios[t].append(b / a)
+            cells.append(_num(b / a if a and b else None, "{:.2f}"))
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    out += ["", "Geometric mean of speed / size: " + ", ".join(
+        f"{t} {_num(geomean(ratios[t]), '{:.2f}')}" for t in OPT_TARGETS) + "."]
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Kernels: generated C against hand-written loops (benchmarks/kernels/)
+# --------------------------------------------------------------------------------------
+
+KERNELS_DIR = ROOT / "benchmarks" / "kernels"
+KERNEL_TARGETS = ("avr", "cortex-m4")
+HAND_ASM = {"avr": "avr_dot16.S", "cortex-m4": "m4_dot16.S"}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    program: str  # a .sd file in benchmarks/kernels/
+    number: int  # KERNEL of hand_kernels.c
+    macs: int
+
+
+KERNELS = (
+    Kernel("dense 32x64 matrix x vector", "dense.sd", 1, 32 * 64),
+    # taps per output row/column: 2 on the border, 3 inside -> 16 x 16 windows of 4 channels
+    Kernel("conv 3x3, 6x6x4 -> 6x6x8, padding 1", "conv3x3.sd", 2, 16 * 16 * 4 * 8),
+)
+
+
+def _kernel_data(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return {"W": rng.integers(-32768, 32768, (32, 64)), "XD": rng.integers(-32768, 32768, 64),
+            "F": rng.integers(-32768, 32768, (3, 3, 4, 8)),
+            "XC": rng.integers(-32768, 32768, (6, 6, 4))}
+
+
+def _hand_expected(kernel: Kernel, d: dict[str, np.ndarray]) -> list[int]:
+    """What hand_kernels.c prints: (int16_t)(sum >> 15) of every output, sums exact in
+    int64 then wrapped as the C's int32_t."""
+    def out(acc: int) -> int:
+        acc = (acc + (1 << 31)) % (1 << 32) - (1 << 31)
+        return ((acc >> 15) + (1 << 15)) % (1 << 16) - (1 << 15)
+
+    if kernel.number == 1:
+        return [out(int(v)) for v in d["W"].astype(np.int64) @ d["XD"].astype(np.int64)]
+    xp = np.zeros((8, 8, 4), np.int64)
+    xp[1:7, 1:7] = d["XC"]
+    f = d["F"].astype(np.int64)
+    return [out(int(np.sum(xp[y:y + 3, x:x + 3, :] * f[:, :, :, co])))
+            for y in range(6) for x in range(6) for co in range(8)]
+
+
+def _c_array(ctype: str, name: str, values: np.ndarray, flash: bool) -> str:
+    body = ",\n    ".join(", ".join(str(int(v)) for v in values.reshape(-1)[i:i + 16])
+                          for i in range(0, values.size, 16))
+    const = "const " if flash else ""
+    where = " MINUN_FLASH" if flash else ""
+    return f"static {const}{ctype} {name}[{values.size}]{where} = {{\n    {body}\n}};\n"
+
+
+def kernel_benchmark(work: Path) -> list[dict]:
+    """Each kernel's cycles (AVR) and instructions (M4): the generated C of its .sd program
+    (one minun_predict call, which also rescales the outputs and takes their argmax) and
+    the hand-written loop (hand_kernels.c + the target's hand_dot16) on the same shapes,
+    whose outputs are checked against numpy."""
+    from minun_mlir.codegen import emit_c
+    from minun_mlir.frontends.seedot import load_program
+    from minun_mlir.pipeline import lower_to_l2
+    from minun_mlir.targets import build_and_run, run_model
+
+    d = _kernel_data(np.random.default_rng(2026))
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "data.h").write_text(
+        "/* Kernel benchmark data (minun_mlir/bench.py), seeded. */\n"
+        + _c_array("int16_t", "W", d["W"], True) + _c_array("int16_t", "XD", d["XD"], False)
+        + _c_array("int16_t", "FT", d["F"].transpose(3, 0, 1, 2), True)
+        + _c_array("int16_t", "XC", d["XC"], False))
+    np.savez(work / "dense.npz", W=d["W"] / 32768.0)
+    np.savez(work / "conv3x3.npz", F=d["F"] / 32768.0)
+    rows = []
+    for k in KERNELS:
+        stem = k.program.removesuffix(".sd")
+        l2 = lower_to_l2(load_program(KERNELS_DIR / k.program, work / f"{stem}.npz"), bits=16)
+        x = (d["XD"] if k.number == 1 else d["XC"]).reshape(1, -1).astype(np.int16)
+        row: dict = {"kernel": k.name, "macs": k.macs}
+        for target in KERNEL_TARGETS:
+            c_dir = work / f"{stem}-{target}"
+            emit_c(l2, target, c_dir)
+            gen = run_model(c_dir, target, x, name=stem, work_dir=work / f"{stem}-{target}-b")
+            hand = build_and_run([KERNELS_DIR / "hand_kernels.c", KERNELS_DIR / HAND_ASM[target]],
+                                 target, include_dirs=[work], defines={"KERNEL": str(k.number)},
+                                 name=f"hand-{stem}")
+            got = [int(v) for v in hand.output.split()]
+            if got != _hand_expected(k, d):
+                raise RuntimeError(f"hand-written {k.name} on {target}: wrong outputs")
+            row[target] = {"generated": gen.latency_median, "hand": hand.latencies[0],
+                           "unit": gen.latency_unit}
+        rows.append(row)
+    return rows
+
+
+def render_kernels(rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    out = ["", "## Kernels: generated C against hand-written loops", "",
+           "benchmarks/kernels/: the generated C of each .sd program (fixed16; one "
+           "minun_predict call, which also rescales and takes the argmax of the outputs) "
+           "against the hand-written loop of hand_kernels.c around hand_dot16 (avr_dot16.S: "
+           "lpm/ld with post-increment and the AVR201 multiply-accumulate; m4_dot16.S: two "
+           "SMLADs per step) on the same shapes, at -Os. Per MAC = the whole count divided "
+           "by the multiply-accumulates.", "",
+           "| kernel | MACs | AVR generated cycles (per MAC) | AVR hand (per MAC) | "
+           "generated / hand | M4 generated instructions (per MAC) | M4 hand (per MAC) | "
+           "generated / hand |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cells = []
+        for t in KERNEL_TARGETS:
+            g, h = r[t]["generated"], r[t]["hand"]
+            cells += [f"{g:,.0f} ({g / r['macs']:.1f})", f"{h:,.0f} ({h / r['macs']:.1f})",
+                      f"{g / h:.2f}x"]
+        out.append(f"| {r['kernel']} | {r['macs']:,} | " + " | ".join(cells) + " |")
+    return out
 
 
 def _num(x: float | int | None, fmt: str = "{:,.0f}") -> str:

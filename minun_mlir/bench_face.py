@@ -53,6 +53,7 @@ def face_detection(work: Path, run_target: str | None = "cortex-m4-mps2",
         "input_bytes": PIXELS * 2,
         "sqnr_db": result.error["sqnr_db"],
         "max_abs_error": result.error["max_abs_error"],
+        "planners": planners(result.l2),
     }
     l1 = load_model(FACE, synthetic=0)
     run_pipeline(l1, parse_pipeline("lower-composite-ops"))
@@ -75,6 +76,60 @@ def face_detection(work: Path, run_target: str | None = "cortex-m4-mps2",
         record["instructions"] = int(np.median(run.latencies))
         record["target_ram_bytes"] = run.ram_bytes
     return record
+
+
+PLANNERS = ("naive", "greedy", "shiftry", "optimal")
+
+
+def planners(l2) -> dict:
+    """Every memory planner on one L2 program: scratch bytes, the lower bound and seconds
+    (memory-plan alone, on the same L3)."""
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.pipeline import lower_l2, parse_pipeline, run_pipeline
+
+    l3 = lower_l2(l2, stop="lower-to-loops")
+    rows = {}
+    for name in PLANNERS:
+        planned = l3.clone()
+        t0 = time.perf_counter()
+        run_pipeline(planned, parse_pipeline(f"memory-plan{{planner={name}}}"))
+        seconds = time.perf_counter() - t0
+        plan = memory_map(planned, name)
+        rows[name] = {"scratch_bytes": plan.scratch, "lower_bound_bytes": plan.lower_bound,
+                      "seconds": round(seconds, 2)}
+    return rows
+
+
+LIGHT = ("light_squeezenet", "light_resnet50")  # the onnx package's backend test models
+
+
+def large_onnx(work: Path) -> dict:
+    """The onnx package's light SqueezeNet and ResNet-50 (224x224x3): profile on 8 random
+    images and compile at fixed16 for x86; the time, or the diagnostic that stopped it."""
+    import onnx
+
+    from minun_mlir.diagnostics import MinunError
+
+    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    x = np.random.default_rng(3).uniform(0, 1, size=(8, 3 * 224 * 224)).astype(np.float32)
+    np.save(work / "images224.npy", np.concatenate([np.zeros((8, 1), np.float32), x], 1))
+    records = {}
+    for name in LIGHT:
+        t0 = time.perf_counter()
+        try:
+            result = compile_model(light / f"{name}.onnx", Options(bits=16, evaluator="native"),
+                                   train=work / "images224.npy", out_dir=work / name)
+            records[name] = {"seconds": round(time.perf_counter() - t0, 1), "ok": True,
+                             "scratch_bytes": result.memory["scratch_bytes"]}
+            from minun_mlir.pipeline import lower_to_l2
+
+            records[name]["planners"] = {
+                "fixed16": planners(result.l2),
+                "float32": planners(lower_to_l2(result.l1, repr="float32"))}
+        except MinunError as e:
+            records[name] = {"seconds": round(time.perf_counter() - t0, 1), "ok": False,
+                             "error": str(e).split("error: ", 1)[-1].splitlines()[0]}
+    return records
 
 
 def evaluator_speed(n: int = 10_000) -> dict:
@@ -112,7 +167,7 @@ def evaluator_speed(n: int = 10_000) -> dict:
             "fixed16_equal": bool(np.array_equal(got, reference))}
 
 
-def render(face: dict, speed: dict) -> str:
+def render(face: dict, speed: dict, onnx_models: dict | None = None) -> str:
     kb = 1024
     s = face["scratch_bytes"]
     lines = [
@@ -141,6 +196,23 @@ def render(face: dict, speed: dict) -> str:
             f"| C on {face['target']} (QEMU) == evaluator | {face['outputs_equal']:,} of "
             f"{face['outputs_compared']:,} output values; {face['instructions']:,} "
             "instructions per image | all equal |")
+    for name, rec in (onnx_models or {}).items():
+        what = (f"compiled, scratch {rec['scratch_bytes']:,} B" if rec["ok"]
+                else f"stopped: {rec['error']}")
+        lines.append(f"| onnx `{name}` (224x224x3): profile 8 images + fixed16 C for x86 | "
+                     f"{rec['seconds']:.0f} s, {what} | < 120 s |")
+    lines += ["", "Memory planners (scratch bytes; memory-plan's seconds on this machine; the "
+              "lower bound is the most bytes live at one instruction):", "",
+              "| model | " + " | ".join(PLANNERS) + " | lower bound |",
+              "|---|" + "---:|" * (len(PLANNERS) + 1)]
+    tables = [("face-4 fixed16", face["planners"])]
+    for name, rec in (onnx_models or {}).items():
+        for config, rows in rec.get("planners", {}).items():
+            tables.append((f"{name} {config}", rows))
+    for label, rows in tables:
+        cells = [f"{rows[p]['scratch_bytes']:,} ({rows[p]['seconds']:.2f} s)" for p in PLANNERS]
+        lines.append(f"| {label} | " + " | ".join(cells) +
+                     f" | {rows[PLANNERS[0]]['lower_bound_bytes']:,} |")
     sec = speed["seconds"]
     lines += [
         "",

@@ -14,6 +14,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -70,7 +71,8 @@ def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
 
 
 def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = None,
-                       num_classes: int | None = None, name: str = "<array>") -> Dataset:
+                       num_classes: int | None = None, name: str = "<array>",
+                       label_base: int | None = None) -> Dataset:
     """Split `[N, 1 + features]` into features shaped `(N, *input_shape)` and 0-based labels."""
     data = np.asarray(data)
     if data.ndim != 2 or data.shape[1] < 2:
@@ -99,14 +101,25 @@ def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = Non
             raise error(f"{count} features per example, but the program's input is {shown} "
                         f"({math.prod(shape)} values)", at=name)
         features = features.reshape((n, *shape))
-    base = detect_label_base(data[:, 0], num_classes, name)
+    base = detect_label_base(data[:, 0], num_classes, name) if label_base is None else label_base
     labels = data[:, 0].astype(np.int64) - base
     return Dataset(features, labels, base, name)
 
 
 def load_dataset(path: str | os.PathLike, input_shape: Sequence[int] | None = None,
                  num_classes: int | None = None) -> Dataset:
-    """Read a SeeDot `.npy` dataset (see `dataset_from_array`)."""
+    """Read a dataset: a SeeDot `.npy` array (label first, see `dataset_from_array`), an
+    `.npz` archive with arrays `x` and (optionally) `y`, a `.csv` file (label first, a
+    header line allowed), or a folder of ONNX test data (`input_0.pb`, with `output_0.pb`
+    giving the label as its argmax), or a folder of such `test_data_set_*` folders."""
+    p = Path(path)
+    if p.is_dir():
+        return dataset_from_array(_onnx_test_data(p), input_shape, num_classes, str(path),
+                                  label_base=0)  # argmax of the expected outputs
+    if p.suffix == ".npz":
+        return dataset_from_array(_npz(p), input_shape, num_classes, str(path))
+    if p.suffix == ".csv":
+        return dataset_from_array(_csv(p), input_shape, num_classes, str(path))
     try:
         data = np.load(path, allow_pickle=False)
     except Exception as e:  # a damaged header raises anything from ValueError to TokenError
@@ -118,6 +131,76 @@ def load_dataset(path: str | os.PathLike, input_shape: Sequence[int] | None = No
         raise error("an .npz archive; a dataset is one .npy array [N, 1 + features]",
                     at=path)
     return dataset_from_array(data, input_shape, num_classes, name=str(path))
+
+
+def _labelled(x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64).reshape(len(x), -1)
+    y = np.zeros(len(x)) if y is None else np.asarray(y, dtype=np.float64).reshape(-1)
+    return np.concatenate([y[:, None], x], axis=1)
+
+
+def _npz(path: Path) -> np.ndarray:
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except Exception as e:
+        raise error(f"cannot read the dataset: {e}", at=path) from None
+    x = next((arrays[k] for k in ("x", "X", "inputs", "features") if k in arrays), None)
+    if x is None:
+        raise error(f"an .npz dataset holds the inputs as 'x' (and labels as 'y'); this one "
+                    f"has {', '.join(sorted(arrays)) or 'no arrays'}", at=path)
+    y = next((arrays[k] for k in ("y", "Y", "labels") if k in arrays), None)
+    if y is not None and len(y) != len(x):
+        raise error(f"'x' has {len(x)} examples but 'y' has {len(y)} labels", at=path)
+    return _labelled(x, y)
+
+
+def _csv(path: Path) -> np.ndarray:
+    try:
+        text = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise error(f"cannot read the dataset: {e}", at=path) from None
+    rows = [line for line in text if line.strip()]
+    if rows and not _numeric(rows[0].split(",")[0]):
+        rows = rows[1:]  # a header line
+    try:
+        data = np.array([[float(v) for v in row.split(",")] for row in rows])
+    except ValueError as e:
+        raise error(f"a CSV dataset holds numbers, label first: {e}", at=path) from None
+    if data.ndim != 2:
+        raise error("the CSV rows have different numbers of columns", at=path)
+    return data
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _onnx_test_data(folder: Path) -> np.ndarray:
+    import onnx
+    from onnx import numpy_helper
+
+    sets = [folder] if (folder / "input_0.pb").exists() else sorted(
+        d for d in folder.glob("test_data_set_*") if (d / "input_0.pb").exists())
+    if not sets:
+        raise error("a dataset folder holds ONNX test data: input_0.pb (and output_0.pb), or "
+                    "test_data_set_* folders of them", at=folder)
+    xs, ys = [], []
+    for d in sets:
+        def tensor(name: str, d=d) -> np.ndarray:
+            t = onnx.TensorProto()
+            t.ParseFromString((d / name).read_bytes())
+            return numpy_helper.to_array(t)
+
+        x = tensor("input_0.pb")
+        xs.append(x.reshape(1, -1))
+        out = tensor("output_0.pb") if (d / "output_0.pb").exists() else None
+        ys.append(int(np.argmax(out)) if out is not None and out.size > 1 else 0)
+    return _labelled(np.concatenate(xs), np.array(ys))
 
 
 def input_shape(module, name: str = "X") -> tuple[int, ...]:

@@ -43,6 +43,7 @@ class Options:
     planner: str = "greedy"
     budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
     evaluator: str = "auto"  # native (the C built for the host) | numpy | auto
+    synthetic: int = 0  # no training data: profile on this many inputs in the declared range
     assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
 
     def pipeline(self, train: str | Path | None = None) -> str:
@@ -56,6 +57,8 @@ class Options:
             quantize["assign"] = self.assign
         if train is not None:
             quantize["data"] = str(train)
+        elif self.synthetic:
+            quantize["synthetic"] = self.synthetic
         return pipeline_text({"quantize": quantize, "memory-plan": {"planner": self.planner,
                                                                 "budget": self.budget}})
 
@@ -186,7 +189,8 @@ def warn_overflow(overflow: dict[str, dict[str, int]]) -> None:
 
 
 def load_model(path: str | Path, weights: str | Path | None = None,
-               dims: dict[str, int] | None = None, synthetic: int | None = None) -> ModuleOp:
+               dims: dict[str, int] | None = None, synthetic: int | None = None,
+               input_range: tuple[float, float] | None = None) -> ModuleOp:
     """A SeeDot program (.sd, weights beside it or in `weights`, or drawn in the declared
     ranges with seed `synthetic`) or an ONNX file (symbolic input dimensions fixed by
     `dims`) -> L1."""
@@ -194,6 +198,9 @@ def load_model(path: str | Path, weights: str | Path | None = None,
     if path.suffix == ".sd":
         from minun_mlir.frontends.seedot import load_program
 
+        if input_range is not None:
+            raise error(f"{path}: --input-range is for ONNX models (a SeeDot program "
+                        "declares its input's range)")
         return load_program(path, weights, synthetic)
     if synthetic is not None:
         raise error(f"{path}: --synthetic-weights is for SeeDot programs (an ONNX model "
@@ -201,7 +208,13 @@ def load_model(path: str | Path, weights: str | Path | None = None,
     if path.suffix == ".onnx":
         from minun_mlir.frontends.onnx import import_model
 
-        return import_model(path, dims=dims)
+        ranges = None
+        if input_range is not None:
+            import onnx
+
+            graph = onnx.load(str(path), load_external_data=False).graph
+            ranges = {i.name: input_range for i in graph.input}
+        return import_model(path, dims=dims, input_ranges=ranges)
     raise error(f"{path}: unknown model format '{path.suffix}' (expected .sd or "
                      ".onnx)")
 
@@ -222,6 +235,11 @@ def num_classes(module: ModuleOp) -> int:
     return count if count > 1 else 2
 
 
+def _input_range(module: ModuleOp) -> tuple[float, float]:
+    (op,) = model_inputs(module)
+    return op.range_lo.value.data, op.range_hi.value.data
+
+
 def _input_shape(module: ModuleOp) -> tuple[int, ...]:
     inputs = model_inputs(module)
     if len(inputs) != 1:
@@ -233,13 +251,14 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                   weights: str | Path | None = None, train: str | Path | None = None,
                   test: str | Path | None = None, out_dir: str | Path | None = None,
                   name: str | None = None, dims: dict[str, int] | None = None,
-                  synthetic_weights: int | None = None) -> Compiled:
+                  synthetic_weights: int | None = None,
+                  input_range: tuple[float, float] | None = None) -> Compiled:
     """Compile `model`; profile on `train` (required for data-driven scales), report
     accuracy on `test`, and write C for `options.target` into `out_dir` when given."""
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     with stage("frontend"):
-        l1 = load_model(model, weights, dims, synthetic_weights)
+        l1 = load_model(model, weights, dims, synthetic_weights, input_range)
     seconds["frontend"] = time.perf_counter() - t0
     shape = _input_shape(l1)
     test_set = load_dataset(test, shape, num_classes(l1)) if test is not None else None
@@ -251,9 +270,17 @@ def compile_model(model: str | Path, options: Options = Options(), *,
             float_out = float_outputs(l1, test_set.features, options.evaluator)[0]
             float_pred = predictions(float_out)
         seconds["float"] = time.perf_counter() - t0
-    if options.representation == "fixed" and options.scales == "data-driven" and train is None:
-        raise error("data-driven scales need training data (--train FILE), or use "
-                         "--scales maxscale")
+    if options.representation == "fixed" and train is None:
+        if options.scales == "maxscale" and options.maxscale is None:
+            raise error("--scales maxscale needs --maxscale P, or --train FILE to choose P")
+        if options.scales == "data-driven":
+            if not options.synthetic:
+                raise error("data-driven scales need training data (--train FILE), or "
+                            "--scales maxscale --maxscale P")
+            lo, hi = _input_range(l1)
+            warn(f"no training data: scales profiled on {options.synthetic} inputs drawn "
+                 f"uniformly in the declared input range [{lo:g}, {hi:g}]; give --train FILE "
+                 "for scales that fit real data")
     passes = parse_pipeline(options.pipeline(train))
     to_l2 = [p.name for p in passes].index("quantize") + 1
     t0 = time.perf_counter()

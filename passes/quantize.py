@@ -55,6 +55,19 @@ def profile_module(module: ModuleOp, data_path: str | Path, evaluator: str = "au
     return native.profile(module, dataset.features, evaluator)
 
 
+def synthetic_inputs(module: ModuleOp, n: int, seed: int = 0) -> np.ndarray:
+    """n inputs drawn uniformly in the (single) input's declared range."""
+    from minun_mlir.numerics.float_eval import model_inputs
+
+    inputs = model_inputs(module)
+    if len(inputs) != 1:
+        raise error("profiling on synthetic inputs needs a model with exactly one input")
+    op = inputs[0]
+    shape = tuple(op.results[0].type.get_shape())
+    lo, hi = op.range_lo.value.data, op.range_hi.value.data
+    return np.random.default_rng(seed).uniform(lo, hi, size=(n, *shape)).astype(np.float32)
+
+
 def reject_composite_ops(module: ModuleOp) -> None:
     for op in module.walk():
         if is_composite(op):
@@ -88,10 +101,12 @@ def check_weights(module: ModuleOp) -> None:
 
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
                     profile: Profile | None = None, data: str | Path | None = None,
-                    evaluator: str = "auto") -> ModuleOp:
+                    evaluator: str = "auto", synthetic: int = 0) -> ModuleOp:
     """The pass as a function: returns a new L2 module; `module` (L1 with primitive ops
     only) is not changed. `evaluator` (auto|native|numpy) runs the profiling and the
-    maxscale search; both evaluators give the same results (tested)."""
+    maxscale search; both evaluators give the same results (tested). Without data,
+    `synthetic` > 0 profiles on that many inputs drawn uniformly in the declared input
+    ranges (seeded): scales for a model whose data is not at hand."""
     for name, allowed in (("rounding", fx.ROUNDING_MODES), ("overflow", fx.OVERFLOW_MODES),
                           ("scales", ("maxscale", "data-driven")),
                           ("exp", ("auto", "seedot", "shiftry"))):
@@ -120,6 +135,10 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     check_weights(module)
     if data is not None and profile is None:
         profile = profile_module(module, data, evaluator)
+    elif synthetic and profile is None and config.scales == "data-driven":
+        from minun_mlir import native
+
+        profile = native.profile(module, synthetic_inputs(module, synthetic), evaluator)
     if config.scales == "maxscale" and config.maxscale is None:
         if data is None:
             raise error("quantize: scales=maxscale needs maxscale=P, or data= to "
@@ -135,22 +154,38 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     except VerifyException as e:
         raise out_of_range_scales(l2) or error(
             f"quantize produced invalid IR (a bug, please report): {e}") from None
+    warn_far_apart_scales(l2)
     return l2
 
 
 def out_of_range_scales(l2: ModuleOp) -> Exception | None:
-    """The user's error behind a rescale no integer shift can do: values that differ in
-    magnitude by more than 2^62 (training data in the wrong units, say 1e30)."""
+    """The user's error behind a rescale no shift describes: values that differ in
+    magnitude by more than 2^MAX_SHIFT (training data in absurd units)."""
+    for op, a, b in _rescales(l2):
+        if abs(a - b) > num.MAX_SHIFT:
+            return error(f"the profiled values here and at its input differ in magnitude "
+                         f"by 2^{abs(a - b)}: fixed-point scales {a} and {b} are more than "
+                         f"{num.MAX_SHIFT} shifts apart (are the training data in the "
+                         "model's units?)", at=op)
+    return None
+
+
+def warn_far_apart_scales(l2: ModuleOp) -> None:
+    """A rescale by more than 62 shifts drops every bit of its input (or saturates): right
+    when a bias is negligible next to a huge sum, suspicious when data are in the wrong
+    units, so say it once per program."""
+    for op, a, b in _rescales(l2):
+        if abs(a - b) > 62:
+            warn(f"the profiled values here and at its input differ in magnitude by "
+                 f"2^{abs(a - b)} (fixed-point scales {a} and {b}): the smaller side is lost "
+                 "entirely (are the training data in the model's units?)", at=op)
+            return
+
+
+def _rescales(l2: ModuleOp):
     for op in l2.walk():
         if isinstance(op, num.RescaleOp):
-            a = op.input.type.element_type.frac
-            b = op.result.type.element_type.frac
-            if abs(a - b) > 62:
-                return error(f"the profiled values here and at its input differ in magnitude "
-                             f"by 2^{abs(a - b)}: fixed-point scales {a} and {b} are more than "
-                             "62 shifts apart (are the training data in the model's units?)",
-                             at=op)
-    return None
+            yield op, op.input.type.element_type.frac, op.result.type.element_type.frac
 
 
 @dataclass(frozen=True)
@@ -171,6 +206,7 @@ class Quantize(ModulePass):
     param_bits: int | None = None
     data: str = ""
     evaluator: str = "auto"
+    synthetic: int = 0
     assign: str = ""  # a bitwidth search's per-tensor bits and scales (JSON)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -186,4 +222,5 @@ class Quantize(ModulePass):
         elif found is not None:
             config = Assignment.from_json(found.data, "bitwidth-assign").apply(config)
         replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None,
-                                                evaluator=self.evaluator))
+                                                evaluator=self.evaluator,
+                                                synthetic=self.synthetic))

@@ -39,9 +39,10 @@ def main(argv: list[str] | None = None) -> int:
                 float_acc[entry.name] = fa
                 print(f"{entry.name:32} {m.config:24} acc {bench.pct(m.accuracy):>6} "
                       f"({m.compile_seconds:.1f} s)", flush=True)
+        kernels = [] if args.no_targets else bench.kernel_benchmark(Path(tmp) / "kernels")
     out = Path(args.out)
     old = out.read_text() if out.exists() else None
-    out.write_text(bench_face.keep_section(old, bench.render(measurements, float_acc)))
+    out.write_text(bench_face.keep_section(old, bench.render(measurements, float_acc, kernels)))
     results = [{k: v for k, v in asdict(m).items() if k != "compile_seconds"}
                for m in measurements]
     Path(args.results).write_text(
@@ -63,13 +64,18 @@ def face(args) -> int:
         print("face-4: profile 32 images, quantize, plan, C for cortex-m4, QEMU on 2 images,"
               " then profile 405 images ...", flush=True)
         record = bench_face.face_detection(Path(tmp))
-    print(json.dumps(record, indent=1), flush=True)
+        print(json.dumps(record, indent=1), flush=True)
+        print("light ONNX models: profile 8 images, compile at fixed16 ...", flush=True)
+        onnx_models = bench_face.large_onnx(Path(tmp))
+    print(json.dumps(onnx_models, indent=1), flush=True)
     speed = bench_face.evaluator_speed()
     print(json.dumps(speed, indent=1), flush=True)
     out = Path(args.out)
-    out.write_text(bench_face.replace_section(out.read_text(), bench_face.render(record, speed)))
-    Path(args.results).with_name("face.json").write_text(
-        json.dumps({"face-4": record, "evaluators": speed}, indent=1, sort_keys=True) + "\n")
+    out.write_text(bench_face.replace_section(
+        out.read_text(), bench_face.render(record, speed, onnx_models)))
+    Path(args.results).with_name("face.json").write_text(json.dumps(
+        {"face-4": record, "evaluators": speed, "onnx": onnx_models}, indent=1,
+        sort_keys=True) + "\n")
     return 0
 
 

@@ -490,8 +490,20 @@ def _softmax(op, x):
 
 
 def _rescale(op: num.RescaleOp, x):
-    shifted = fx.shift_right(x, op.shift, op.rounding.data)
-    return fx.narrow(shifted, _el(op.result).width, op.overflow.data)
+    bits, overflow, n = _el(op.result).width, op.overflow.data, op.shift
+    if n >= 0:  # |x| < 2^62: shifting by 63 already leaves only the rounding of the sign
+        return fx.narrow(fx.shift_right(x, min(n, 63), op.rounding.data), bits, overflow)
+    m = -n
+    x = np.asarray(x, dtype=np.int64)
+    if overflow == "wrap":  # the low bits of x * 2^m: none are left once m >= bits
+        return fx.narrow(x << np.int64(m), bits, "wrap") if m < bits else np.zeros_like(x)
+    # saturate as the C does: compare with the thresholds, so the shift never overflows
+    lo, hi = fx.int_range(bits)
+    hi_t, lo_t = hi >> m, -((-lo) >> m)
+    # counted as overflow exactly where the C saturates (fixed.counting_overflow)
+    fx.narrow(np.where(x > hi_t, hi + 1, np.where(x < lo_t, lo - 1, 0)), bits, "saturate")
+    return np.where(x > hi_t, hi, np.where(x < lo_t, lo, np.clip(x, lo_t, hi_t) << np.int64(
+        min(m, 63))))
 
 
 def _relu6(op, x):

@@ -175,6 +175,19 @@ BOARDS: dict[str, Board] = {
 
 TARGET_NAMES = tuple(BOARDS)
 
+# `--opt` (minun-compile, minun-run, run_model): size keeps each board's flags (-Os on the
+# microcontrollers, -O2 on x86); speed compiles with -O2 everywhere (faster inner loops,
+# more flash: the benchmark reports both).
+OPT_LEVELS = ("size", "speed")
+
+
+def opt_cflags(opt: str) -> tuple[str, ...]:
+    """Flags added after the board's for an optimisation goal."""
+    if opt not in OPT_LEVELS:
+        raise TargetError(f"error: unknown --opt '{opt}'; choose one of: "
+                          f"{', '.join(OPT_LEVELS)}")
+    return ("-O2",) if opt == "speed" else ()
+
 
 def get_board(name: str) -> Board:
     """Look a target up by name, with an error that lists the valid names."""

@@ -20,7 +20,7 @@ import numpy as np
 
 from minun_mlir.tools.errors import run_tool
 
-from .boards import BOARDS, TARGET_NAMES
+from .boards import BOARDS, OPT_LEVELS, TARGET_NAMES
 from .errors import TargetError
 from .run import RunResult, run_model
 
@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-accuracy", type=float,
                    help="fail (exit 1) if the fraction of labels matching --labels is lower; "
                         "1.0 demands identical predictions")
+    p.add_argument("--opt", default="size", choices=OPT_LEVELS,
+                   help="size: the board's flags (-Os on the microcontrollers, default); "
+                        "speed: -O2")
     p.add_argument("--config", default="default", help="configuration name for the records")
     p.add_argument("--name", help="model name for the records (default: directory name)")
     p.add_argument("--timeout", type=float, default=60.0,
@@ -122,7 +125,7 @@ def _run(args) -> int:
             results.append(run_model(
                 args.model_dir, target, inputs, labels=labels, name=args.name,
                 config=args.config, flash_budget=args.flash_budget,
-                ram_budget=args.ram_budget, timeout=args.timeout,
+                ram_budget=args.ram_budget, timeout=args.timeout, opt=args.opt,
                 work_dir=args.work_dir / target if args.work_dir else None))
     except TargetError as err:
         print(str(err), file=sys.stderr)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .boards import Board, get_board
+from .boards import Board, get_board, opt_cflags
 from .build import BoardOverflow, LinkedProgram, compile_sources, link_program
 from .errors import ContractError, SimulationError
 from .harness import INPUT_SYMBOL, check_inputs, harness_source, parse_model_header, parse_results
@@ -201,14 +201,17 @@ def run_model(model_dir: str | Path, target: str, inputs: np.ndarray, *,
               labels: np.ndarray | None = None, name: str | None = None,
               config: str = "default", flash_budget: int | None = None,
               ram_budget: int | None = None, timeout: float = 60.0, x86_repeat: int = 5,
-              cflags=(), work_dir: str | Path | None = None) -> RunResult:
+              cflags=(), work_dir: str | Path | None = None, opt: str = "size") -> RunResult:
     """Run minun_predict of the model in model_dir on every row of inputs on a target.
+
+    opt is "size" (the board's flags: -Os on the microcontrollers) or "speed" (-O2).
 
     inputs holds raw minun_input_t values, shape (N, MINUN_INPUT_SIZE). labels, if given,
     are the expected labels (reported as accuracy, not an error). On x86 every input is
     timed x86_repeat times and the minimum is kept, to reduce wall-clock noise.
     """
     board = get_board(target)
+    cflags = [*opt_cflags(opt), *cflags]
     model_dir = Path(model_dir)
     inputs = check_inputs(inputs)
     if labels is not None:

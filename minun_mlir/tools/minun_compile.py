@@ -13,18 +13,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
 
 from minun_mlir.codegen import check_fits_board, output_lock, write_files
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
+from minun_mlir.modules import main_function
 from minun_mlir.passes.memory_plan import PLANNERS
 from minun_mlir.tools.errors import run_tool
 
 GENERATED = ("model.h", "model.c", "minun_runtime.h", "memory_map.png")
+# Without --train: profile on this many inputs drawn in the declared input range.
+SYNTHETIC_INPUTS = 64
 TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f",
            "cortex-m4-mps2")
 
@@ -36,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--synthetic-weights", type=int, default=None, metavar="SEED",
                    help="SeeDot: draw every parameter uniformly inside its declared range "
                    "(seeded), to size a model before it is trained")
+    p.add_argument("--input-range", metavar="[NAME=]LO,HI", default=None,
+                   help="ONNX: the input's value range (default [-1, 1]; as minun-opt "
+                   "--input-range); without --train the scales are profiled on inputs "
+                   "drawn in it")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
@@ -89,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
                                  "memory map, memory_map.png) here")
     p.add_argument("--run", action="store_true",
                    help="build and simulate the C on --target with the --test inputs")
+    p.add_argument("--opt", default="size", choices=("size", "speed"),
+                   help="with --run: compile for size (the board's -Os, default) or speed "
+                        "(-O2)")
     p.add_argument("--max-inputs", type=int, default=100,
                    help="with --run: simulate at most this many test inputs (default 100)")
     p.add_argument("--evaluator", default="auto", choices=("auto", "native", "numpy"),
@@ -127,13 +139,28 @@ def check_json_path(args: argparse.Namespace) -> None:
                     "file; name a .json file")
 
 
+def input_range(args: argparse.Namespace) -> tuple[float, float] | None:
+    if args.input_range is None:
+        return None
+    parts = args.input_range.rpartition("=")[2].split(",")
+    try:
+        lo, hi = (float(v) for v in parts)
+    except ValueError:
+        raise error(f"--input-range expects LO,HI (two numbers), got '{args.input_range}'"
+                    ) from None
+    if not lo < hi:
+        raise error(f"--input-range {args.input_range}: LO must be below HI")
+    return lo, hi
+
+
 def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int]):
     """The compile with --out: on failure the earlier compile's C files are removed, so
     that nothing in the folder looks like the output of this model."""
     try:
         return compile_model(args.model, options, weights=args.weights, train=args.train,
                              test=args.test, out_dir=args.out, dims=dims or None,
-                             synthetic_weights=args.synthetic_weights)
+                             synthetic_weights=args.synthetic_weights,
+                             input_range=input_range(args))
     except MinunError as e:
         stale = [Path(args.out, f) for f in GENERATED if Path(args.out, f).is_file()]
         for path in stale:
@@ -156,7 +183,7 @@ def run(args: argparse.Namespace) -> dict:
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
         planner=args.planner, budget=args.ram_budget, evaluator=args.evaluator,
-        assign=args.assign)
+        synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign)
     if args.search is not None:
         options = run_search(args, options)
     if args.print_pipeline:
@@ -169,11 +196,24 @@ def run(args: argparse.Namespace) -> dict:
             raise error(f"--dim expects NAME=N, got '{item}'")
         dims[name] = int(value)
     check_json_path(args)
+    if args.run and args.out is None:  # build in a folder that goes away afterwards
+        with tempfile.TemporaryDirectory(prefix="minun-run-") as tmp:
+            args.out = tmp
+            print(f"(building in {tmp}, removed afterwards; --out DIR keeps the C)")
+            report = run_with(args, options, dims)
+            args.out = None
+            return report
+    return run_with(args, options, dims)
+
+
+def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -> dict:
+    """The compile, the report and (with --run) the simulated run."""
     if args.out is None:
         try:
             result = compile_model(args.model, options, weights=args.weights,
                                    train=args.train, test=args.test, dims=dims or None,
-                                   synthetic_weights=args.synthetic_weights)
+                                   synthetic_weights=args.synthetic_weights,
+                                   input_range=input_range(args))
         except MinunError as e:
             raise located(args.model, e) from None
     else:
@@ -199,15 +239,15 @@ def run(args: argparse.Namespace) -> dict:
     if result.memory:
         report["memory"] = result.memory
     if args.run:
-        if args.out is None or result.test is None:
-            raise error("--run needs --out and --test")
+        if result.test is None:
+            raise error("--run needs --test FILE (the inputs to run)")
         from minun_mlir.numerics.l2_eval import storage_inputs
         from minun_mlir.targets import run_model
 
         n = min(args.max_inputs, len(result.test))
         inputs = storage_inputs(result.l2, result.test.features[:n])
         run_result = run_model(result.c_dir, args.target, inputs, name=result.name,
-                               config=options.label)
+                               config=options.label, opt=args.opt)
         agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
         acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
         mismatches = disagreements(result, run_result, n)
@@ -296,7 +336,9 @@ def disagreements(result, run_result, n: int) -> list[int]:
     labels = np.asarray(run_result.labels).reshape(n)
     differ = labels != result.predictions[:n]
     outputs = np.asarray(run_result.outputs).reshape(n, -1)
-    if outputs.dtype.kind in "iu" and result.stored_outputs is not None:
+    returns_scores = isinstance(main_function(result.l2).function_type.outputs.data[0],
+                                TensorType)  # not a label from argmax/sgn
+    if outputs.dtype.kind in "iu" and result.stored_outputs is not None and returns_scores:
         expected = np.asarray(result.stored_outputs[:n]).reshape(n, -1)
         if expected.shape == outputs.shape:
             differ |= np.any(expected.astype(np.int64) != outputs.astype(np.int64), axis=1)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 USPS = ROOT / "examples" / "fastgrnn_lr_usps"
@@ -31,10 +33,18 @@ def test_usps_on_the_host_matches_the_evaluator(tmp_path):
     assert {p.name for p in (tmp_path / "c").iterdir()} >= {"model.h", "model.c"}
 
 
-def test_data_driven_without_training_data_is_a_diagnostic(tmp_path):
+def test_data_driven_without_training_data_profiles_the_declared_range(tmp_path):
+    """The command line profiles on inputs drawn in X's declared range, with one warning;
+    the API asks for data (or synthetic=N) instead of guessing."""
+    from minun_mlir.diagnostics import MinunError
+    from minun_mlir.driver import compile_model
+
     r = compile_(str(ROOT / "examples" / "fastgrnn_lr_usps.sd"))
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "data-driven scales need training data (--train FILE)" in r.stderr
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert "warning: no training data: scales profiled on 64 inputs drawn uniformly in " \
+        "the declared input range" in r.stderr
+    with pytest.raises(MinunError, match="data-driven scales need training data"):
+        compile_model(ROOT / "examples" / "fastgrnn_lr_usps.sd")
 
 
 def test_unknown_model_format_is_a_diagnostic(tmp_path):
@@ -43,3 +53,13 @@ def test_unknown_model_format_is_a_diagnostic(tmp_path):
     r = compile_(str(bad), "--scales", "maxscale", "--maxscale", "5")
     assert r.returncode == 1 and "unknown model format '.txt'" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_run_of_a_sgn_model_compares_labels_not_labels_with_scores():
+    """Bonsai returns sgn(score): the evaluator's output is the label, the C's output
+    buffer the score; --run compared the two and called every input a mismatch."""
+    r = compile_(str(ROOT / "examples" / "bonsai.sd"), "--train",
+                 str(ROOT / "examples" / "bonsai" / "test.npy"), "--test",
+                 str(ROOT / "examples" / "bonsai" / "test.npy"), "--run", "--max-inputs", "20")
+    assert r.returncode == 0, r.stderr
+    assert "labels equal to the evaluator's on 100.00%" in r.stdout

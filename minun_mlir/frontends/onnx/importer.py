@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from minun_mlir.diagnostics import MinunError
+from minun_mlir.diagnostics import MinunError, warn
 from minun_mlir.dialects import minun
 
 # Opsets we read. Handlers branch on each operator's `since_version` at the model's
@@ -453,6 +453,7 @@ class Importer:
             array = numpy_helper.to_array(t)  # densified; the L1 params are dense
             self.values[t.values.name] = Value.const(array, t.values.name)
         self._check_dims()
+        self._default_batch(initializers)
         for inp in self.graph.input:
             if inp.name not in initializers:
                 self.values[inp.name] = self._input(inp)
@@ -481,6 +482,23 @@ class Importer:
         except VerifyException as e:  # a bug of ours: say so, with the IR message
             raise MinunError(f"internal error: the imported IR does not verify: {e}") from None
         return module
+
+    def _default_batch(self, initializers: set[str]) -> None:
+        """A leading symbolic (or unknown) dimension of an input with two or more axes is
+        the batch: compiled for a batch of one unless `dims` says otherwise, with a note."""
+        for inp in self.graph.input:
+            dims = inp.type.tensor_type.shape.dim
+            if inp.name in initializers or len(dims) < 2:
+                continue
+            d = dims[0]
+            if d.HasField("dim_value") and d.dim_value > 0:
+                continue
+            key = d.dim_param or f"{inp.name}:0"
+            if key not in self.dims:
+                self.dims[key] = 1
+                what = f"symbolic ('{d.dim_param}')" if d.dim_param else "unknown"
+                warn(f"graph input '{inp.name}': dimension 0 is {what}; compiled for a batch "
+                     f"of 1 (choose with `--dim {key}=<size>`)")
 
     def _check_dims(self) -> None:
         symbolic = {d.dim_param for i in self.graph.input
@@ -547,8 +565,7 @@ class Importer:
                 raise MinunError(
                     f"graph input '{inp.name}': dimension {k} is {what}; the compiled model "
                     f"needs static shapes: fix it with `--dim {key}=<size>` (API: "
-                    f"import_model(..., dims={{'{key}': <size>}})), e.g. `--dim {key}=1` "
-                    f"for a batch of one")
+                    f"import_model(..., dims={{'{key}': <size>}}))")
             shape.append(self.dims[key])
         lo, hi = self.input_ranges.get(inp.name, DEFAULT_INPUT_RANGE)
         ssa = self.leaf(minun.InputOp(inp.name, shape, lo, hi), inp.name)

@@ -14,12 +14,15 @@
 // CHECK-NEXT: {
 // CHECK-NEXT:     for (int i = 0; i < 2; i++) {
 // CHECK-NEXT:         int32_t acc = 0;
-// CHECK-NEXT:         for (int i0 = 0; i0 < 4; i0++) {
-// 16 x 16 -> 32-bit products (exact: plain C), summed with wrapping (unsigned)
-// CHECK-NEXT:             acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)MINUN_RD16(&p_W[((i * 4) + i0)]) * (int32_t)x[i0]));
+// 16 x 16 -> 32-bit dot product over a row of W (in flash) and x: one asm loop of the
+// runtime header (lpm/ld, the AVR201 multiply-accumulate), the sum modulo 2^32
+// CHECK-NEXT:         {
+// CHECK-NEXT:             const int i0 = 0;
+// CHECK-NEXT:             acc = minun_dot16_fr_1_1(acc, &p_W[(i * 4) + i0], &x[i0], 4 - i0);
 // CHECK-NEXT:         }
-// trunc by 2^17 without a division or a branch, then saturation to 16 bits
-// CHECK-NEXT:         const int32_t v = ((acc + ((acc >> 31) & 131071L)) >> 17);
+// trunc by 2^17 without a division or a branch (the shift: two byte moves and one bit
+// shift), then saturation to 16 bits
+// CHECK-NEXT:         const int32_t v = minun_asr32_17(acc + ((acc >> 31) & 131071L));
 // CHECK-NEXT:         const int32_t v0 = ((v < 32767) ? v : 32767);
 // CHECK-NEXT:         out[i] = minun_sigmoid16_trunc((int16_t)((v0 > (-32767 - 1)) ? v0 : (-32767 - 1)));
 // CHECK:      return (int32_t)acc0;
@@ -33,6 +36,14 @@
 // RT:      #include <avr/pgmspace.h>
 // RT:      #define MINUN_FLASH PROGMEM
 // RT:      #define MINUN_RD16(p) ((int16_t)pgm_read_word(p))
+// the helpers in name order: the shift, the dot product, exp, the division, sigmoid
+// RT:      static inline __attribute__((always_inline)) int32_t minun_asr32_17(int32_t x)
+// RT-NEXT: {
+// RT-NEXT:     x = x >> 16;
+// RT-NEXT:     __asm__ ("asr %D[x]\n\t" "ror %C[x]\n\t" "ror %B[x]\n\t" "ror %A[x]\n\t"
+// RT:      int32_t minun_dot16_fr_1_1(int32_t acc, const int16_t *pa,
+// RT:          "lpm %A[a], Z+\n\t" "lpm %B[a], Z+\n\t"
+// RT:          "muls %B[a], %B[b]\n\t"
 // T1[i] = floor(e^(-128 i / 2^11) * 2^14)
 // RT:      static const int16_t minun_exp16_t1[256] MINUN_FLASH = {
 // RT-NEXT:     16384, 15391, 14458, 13582,
@@ -42,6 +53,8 @@
 // RT:          prod = (int32_t)MINUN_RD16(&minun_exp16_t1[u >> 7])
 // RT-NEXT:         * MINUN_RD16(&minun_exp16_t2[u & 127]);
 // RT-NEXT:     return (int16_t)(prod >> 14);
+// RT:      uint32_t minun_udiv32_16(uint32_t n, uint16_t d)
 // RT:      static inline int16_t minun_sigmoid16_trunc(int16_t x)
+// RT:          return (int16_t)(minun_udiv32_16((uint32_t)(16384L * a), (uint16_t)(16384L + a)));
 // RT-NOT:  tanh
 // RT:      #endif /* MINUN_RUNTIME_H */

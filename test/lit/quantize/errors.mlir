@@ -3,11 +3,11 @@
 // RUN: not minun-opt %s -p 'quantize{rounding=up}' 2>&1 | filecheck %s --check-prefixes=ALL,ROUND
 // RUN: not minun-opt %s -p 'quantize{repr=posit7}' 2>&1 | filecheck %s --check-prefixes=ALL,REPR
 // RUN: not minun-opt %s -p 'quantize{scales=maxscale demote=W}' 2>&1 | filecheck %s --check-prefixes=ALL,MIXED
-// RUN: not minun-opt %s -p 'quantize{bits=16}' 2>&1 | filecheck %s --check-prefixes=ALL,SOFTMAX
+// RUN: not minun-opt %s -p 'quantize{bits=16}' 2>&1 | filecheck %s --check-prefixes=ALL,LOGSOFTMAX
 
 func.func @main() -> tensor<4xf32> {
   %x = minun.input "X" [-1.0, 1.0] : tensor<4xf32>
-  %s = minun.softmax %x {axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %s = minun.log_softmax %x {axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   func.return %s : tensor<4xf32>
 }
 // ALL-NOT: Traceback
@@ -15,4 +15,4 @@ func.func @main() -> tensor<4xf32> {
 // ROUND: error: quantize: rounding must be one of trunc, floor, nearest, got 'up'
 // REPR: error: unknown number representation 'posit7' (known: fixed, float32)
 // MIXED: error: quantize: mixed bitwidths need scales=data-driven
-// SOFTMAX: errors.mlir:10:3: error: minun.softmax: not supported by the fixed-point representation
+// LOGSOFTMAX: errors.mlir:10:3: error: minun.log_softmax: not supported by the fixed-point representation

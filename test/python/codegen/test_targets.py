@@ -80,3 +80,28 @@ def test_float_baseline_runs_or_reports_not_fitting(model, tmp_path, capsys):
                     f"{r.latency_median:,.0f} {r.latency_unit}")
     with capsys.disabled():
         print(f"\n  {model} float32: " + "; ".join(rows))
+
+
+# The target kernels (AVR asm multiply-accumulate, dot products, shifts, division;
+# Cortex-M4's SMLAD) in other number formats: 8-bit, 8-bit parameters (int8 x int16
+# products), SeeDot's wrapping products and TreeSum, nearest rounding with saturation.
+KERNEL_CONFIGS = ("fixed8", "mixed16-8", "maxscale16", "fixed16-nearest-sat")
+
+
+@pytest.mark.parametrize("config", KERNEL_CONFIGS)
+@pytest.mark.parametrize("model", sorted(EXAMPLES))
+def test_target_kernels_equal_the_evaluator_in_every_format(model, config, tmp_path):
+    l2, _ = quantized(model, config)
+    exp = expected_for(model, config)
+    n = 6
+    for target in ("avr", "cortex-m4"):
+        out = tmp_path / target
+        emit_c(l2, target, out)
+        try:
+            r = run_model(out, target, exp.inputs[:n], name=model, config=config,
+                          ram_budget=budget(target))
+        except BudgetExceeded:
+            assert target == "avr" and model == "rnnpool"  # the Uno's 2 KB
+            continue
+        np.testing.assert_array_equal(r.labels, exp.labels[:n], err_msg=target)
+        np.testing.assert_array_equal(r.outputs, exp.scores[:n], err_msg=target)

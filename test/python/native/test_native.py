@@ -124,6 +124,8 @@ def test_quantize_gives_the_same_program_with_either_evaluator():
     programs = {e: str(lower_to_l2(l1, bits=16, data=str(data), evaluator=e))
                 for e in ("numpy", "native")}
     assert programs["numpy"] == programs["native"]
+    data = EXAMPLES / "protonn" / "test.npy"  # maxscale tuning builds 16 programs
+    l1 = primitive_l1(EXAMPLES / "protonn.sd")
     tuned = {e: str(lower_to_l2(l1, bits=16, scales="maxscale", data=str(data), evaluator=e))
              for e in ("numpy", "native")}
     assert tuned["numpy"] == tuned["native"]

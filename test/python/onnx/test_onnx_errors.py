@@ -61,22 +61,38 @@ def test_cli_other_domain_is_named(tmp_path: Path) -> None:
                       "in domain 'com.microsoft'")
 
 
-def test_cli_dynamic_dimension_and_its_fix(tmp_path: Path) -> None:
+def test_cli_dynamic_batch_defaults_to_one_and_can_be_chosen(tmp_path: Path) -> None:
     path = tmp_path / "dyn.onnx"
     onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": ["N", 3]}, ["y"]), str(path))
-    assert_diagnostic(minun_opt(path), "graph input 'x': dimension 0 is symbolic ('N')",
-                      "--dim N=<size>", "dims={'N': <size>}")
+    default = minun_opt(path)
+    assert default.returncode == 0 and "tensor<1x3xf32>" in default.stdout
+    assert ("graph input 'x': dimension 0 is symbolic ('N'); compiled for a batch of 1 "
+            "(choose with `--dim N=<size>`)") in default.stderr
     fixed = minun_opt(path, "--dim", "N=4")
     assert fixed.returncode == 0 and "tensor<4x3xf32>" in fixed.stdout
+    assert "batch of 1" not in fixed.stderr
     assert_diagnostic(minun_opt(path, "--dim", "N=x"), "--dim N=x: N must be an integer")
+
+
+def test_cli_dynamic_dimension_other_than_the_batch_needs_dim(tmp_path: Path) -> None:
+    path = tmp_path / "dyn.onnx"
+    onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": [2, "M"]}, ["y"]), str(path))
+    assert_diagnostic(minun_opt(path), "graph input 'x': dimension 1 is symbolic ('M')",
+                      "--dim M=<size>", "dims={'M': <size>}")
+    fixed = minun_opt(path, "--dim", "M=4")
+    assert fixed.returncode == 0 and "tensor<2x4xf32>" in fixed.stdout
 
 
 def test_cli_unnamed_dynamic_dimension(tmp_path: Path) -> None:
     path = tmp_path / "unknown.onnx"
-    onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": [None, 3]}, ["y"]),
+    onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": [3, None]}, ["y"]),
               str(path))
-    assert_diagnostic(minun_opt(path), "dimension 0 is unknown", "--dim x:0=<size>")
-    assert minun_opt(path, "--dim", "x:0=2").returncode == 0
+    assert_diagnostic(minun_opt(path), "dimension 1 is unknown", "--dim x:1=<size>")
+    assert minun_opt(path, "--dim", "x:1=2").returncode == 0
+    batch = tmp_path / "batch.onnx"
+    onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": [None, 3]}, ["y"]),
+              str(batch))
+    assert "dimension 0 is unknown; compiled for a batch of 1" in minun_opt(batch).stderr
 
 
 @pytest.mark.parametrize("content", [b"", b"garbage \x00\x01\x02 not a protobuf",

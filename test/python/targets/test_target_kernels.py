@@ -1,0 +1,211 @@
+"""The target kernels of minun_runtime.h (lowering/c_runtime.py) against Python integers,
+run on the simulated targets: AVR's inline-asm 16x16->32 multiply, multiply-accumulate
+(modulo 2^32), 32-bit arithmetic shifts and 32/16-bit division, Cortex-M4's SMLAD on
+int16 pairs, on the extreme values and random ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minun_mlir.lowering.c_runtime import AVR_ASR32, PROFILES, runtime_header
+from minun_mlir.targets import build_and_run
+
+EDGES16 = [-32768, -32767, -256, -255, -129, -128, -1, 0, 1, 127, 128, 255, 256, 32767]
+EDGES32 = [-(1 << 31), -(1 << 31) + 1, -(1 << 16), -65535, -32768, -256, -1, 0, 1, 255,
+           32767, 65536, (1 << 31) - 1]
+
+
+def _wrap32(v: int) -> int:
+    return (v + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+def _array(ctype: str, name: str, values) -> str:
+    body = ", ".join(f"({ctype}){int(v)}LL" for v in values)
+    return f"static const {ctype} {name}[{len(values)}] MINUN_FLASH = {{{body}}};\n"
+
+
+@pytest.fixture(scope="module")
+def avr_results(tmp_path_factory):
+    rng = np.random.default_rng(16)
+    pairs = [(a, b) for a in EDGES16 for b in EDGES16]
+    pairs += [tuple(int(v) for v in rng.integers(-32768, 32768, 2)) for _ in range(200)]
+    accs = [int(v) for v in rng.integers(-(1 << 31), 1 << 31, len(pairs))]
+    accs[:len(EDGES32)] = EDGES32
+    xs = EDGES32 + [int(v) for v in rng.integers(-(1 << 31), 1 << 31, 40)]
+    divs = [(n, d) for n in (0, 1, 16383, 16384 * 16384, (1 << 28) + 5) for d in
+            (1, 16384, 16385, 32768, 65535)]
+    divs += [(int(rng.integers(0, 1 << 32)), int(rng.integers(1, 1 << 16))) for _ in range(60)]
+    divs += [(int(rng.integers(0, 1 << 28)), int(rng.integers(16384, 32769))) for _ in range(60)]
+    names = ["minun_mul16", "minun_mac16", "minun_udiv32_16"] + [f"minun_asr32_{n}" for n in AVR_ASR32]
+    d = tmp_path_factory.mktemp("avr-kernels")
+    (d / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], names))
+    shifts = "\n".join(
+        f"        minun_print_i32(minun_asr32_{n}(x)); minun_putc('\\n');" for n in AVR_ASR32)
+    (d / "kernels.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int16_t", "A", [a for a, _ in pairs])
+        + _array("int16_t", "B", [b for _, b in pairs])
+        + _array("int32_t", "ACC", accs) + _array("int32_t", "X", xs)
+        + _array("uint32_t", "N", [n for n, _ in divs])
+        + _array("uint16_t", "D", [d for _, d in divs]) + f"""
+int main(void)
+{{
+    for (int i = 0; i < {len(pairs)}; i++) {{
+        volatile int16_t a = (int16_t)pgm_read_word(&A[i]), b = (int16_t)pgm_read_word(&B[i]);
+        volatile int32_t acc = (int32_t)pgm_read_dword(&ACC[i]);
+        minun_print_i32(minun_mul16(a, b)); minun_putc('\\n');
+        minun_print_i32(minun_mac16(acc, a, b)); minun_putc('\\n');
+    }}
+    for (int i = 0; i < {len(xs)}; i++) {{
+        volatile int32_t x = (int32_t)pgm_read_dword(&X[i]);
+{shifts}
+    }}
+    for (int i = 0; i < {len(divs)}; i++) {{
+        volatile uint32_t n = pgm_read_dword(&N[i]);
+        volatile uint16_t d = pgm_read_word(&D[i]);
+        minun_print_u32(minun_udiv32_16(n, d)); minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([d / "kernels.c"], "avr", include_dirs=[d], cflags=["-Wall", "-Werror"],
+                      timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = []
+    for (a, b), acc in zip(pairs, accs):
+        want += [a * b, _wrap32(acc + a * b)]
+    for x in xs:
+        want += [x >> n for n in AVR_ASR32]
+    want += [n // d for n, d in divs]
+    return got, want
+
+
+def test_avr_multiply_accumulate_and_shifts_equal_python(avr_results):
+    got, want = avr_results
+    assert len(got) == len(want)
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, f"{len(bad)} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+
+
+def test_cortex_m4_smlad_on_pairs_equals_python(tmp_path):
+    """SMLAD (Cortex-M4's DSP extension) on int16 pairs read with one unaligned load:
+    acc + a0*b0 + a1*b1 modulo 2^32, as the portable C loop sums it."""
+    rng = np.random.default_rng(4)
+    quads = [(a, b, c, d) for a in EDGES16[::3] for b in EDGES16[::4] for c in EDGES16[::3]
+             for d in (-32768, 32767)]
+    quads += [tuple(int(v) for v in rng.integers(-32768, 32768, 4)) for _ in range(100)]
+    accs = [int(v) for v in rng.integers(-(1 << 31), 1 << 31, len(quads))]
+    accs[:len(EDGES32)] = EDGES32
+    flat = [v for q in quads for v in q]
+    (tmp_path / "minun_runtime.h").write_text(
+        runtime_header(PROFILES["cortex-m"], ["minun_smlad", "minun_pair16"]))
+    (tmp_path / "smlad.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int16_t", "V", [0] + flat)  # odd offset: the pairs are unaligned words
+        + _array("int32_t", "ACC", accs) + f"""
+int main(void)
+{{
+    for (int i = 0; i < {len(quads)}; i++) {{
+        const int16_t *q = &V[1 + 4 * i];
+        minun_print_i32(minun_smlad(minun_pair16(q), minun_pair16(q + 2), ACC[i]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "smlad.c"], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = [_wrap32(acc + a * c + b * d) for (a, b, c, d), acc in zip(quads, accs)]
+    assert got == want
+
+
+@pytest.mark.parametrize("flash_a,sa,sb", [(True, 1, 1), (False, 1, 1), (True, 32, 1),
+                                           (True, 1, 3), (False, 2, -1)])
+def test_avr_dot_product_loops_equal_python(tmp_path, flash_a, sa, sb):
+    """minun_dot16_*: acc + sum a[i*sa] * b[i*sb] modulo 2^32 over n = 0, 1, 7 and 40
+    elements (a in program memory or RAM, b in RAM), extreme and random values; the RAM
+    array is rewritten between calls (the asm must not be moved across the stores)."""
+    from minun_mlir.lowering.c_runtime import avr_dot_helper
+
+    rng = np.random.default_rng(sa * 7 + sb)
+    size_a, size = 40 * abs(sa) + 8, 40 * abs(sb) + 8
+    a = [int(v) for v in rng.choice(EDGES16 + list(rng.integers(-32768, 32768, 30)), size_a)]
+    b = [int(v) for v in rng.choice(EDGES16 + list(rng.integers(-32768, 32768, 30)), size)]
+    name = avr_dot_helper(flash_a, sa, sb)
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], [name]))
+    b0 = 0 if sb > 0 else size - 1
+    a_decl = _array("int16_t", "A" if flash_a else "A0", a)
+    a_init = "" if flash_a else f"static int16_t A[{size_a}];\n"
+    (tmp_path / "dot.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n' + a_decl + a_init
+        + _array("int16_t", "B0", b) + f"""
+static int16_t B[{size}];
+int main(void)
+{{
+    static const int ns[4] = {{0, 1, 7, 40}};
+    {"" if flash_a else f"for (int i = 0; i < {size_a}; i++) A[i] = pgm_read_word(&A0[i]);"}
+    for (int k = 0; k < 4; k++) {{
+        for (int i = 0; i < {size}; i++)
+            B[i] = (int16_t)(pgm_read_word(&B0[i]) + k);
+        minun_print_i32({name}((int32_t)123456789L * k, &A[0], &B[{b0}], ns[k]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "dot.c"], "avr", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    want = []
+    for k, n in enumerate((0, 1, 7, 40)):
+        bk = [_wrap16(v + k) for v in b]
+        want.append(_wrap32(123456789 * k + sum(a[i * sa] * bk[b0 + i * sb]
+                                                 for i in range(n))))
+    assert [int(v) for v in r.output.split()] == want
+
+
+def _wrap16(v: int) -> int:
+    return (v + (1 << 15)) % (1 << 16) - (1 << 15)
+
+
+def test_avr_sparse_column_scatter_equals_python(tmp_path):
+    """minun_scatter16: y[rows[k]] += vals[k] * xv modulo 2^32 (rows in 0..127, repeated
+    rows accumulate), for n = 0, 1 and 60 and extreme values."""
+    rng = np.random.default_rng(7)
+    rows = [0, 127, 5, 5] + [int(v) for v in rng.integers(0, 128, 56)]
+    vals = [-32768, 32767, -1, -32768] + [int(v) for v in rng.integers(-32768, 32768, 56)]
+    y0 = [int(v) for v in rng.integers(-(1 << 31), 1 << 31, 128)]
+    y0[:len(EDGES32)] = EDGES32
+    (tmp_path / "minun_runtime.h").write_text(
+        runtime_header(PROFILES["avr"], ["minun_scatter16"]))
+    (tmp_path / "scatter.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int8_t", "R", rows) + _array("int16_t", "V", vals)
+        + _array("int32_t", "Y0", y0) + """
+static int32_t y[128];
+int main(void)
+{
+    static const int ns[3] = {0, 1, 60};
+    static const int16_t xs[3] = {5, -32768, 32767};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 128; i++)
+            y[i] = (int32_t)pgm_read_dword(&Y0[i]);
+        minun_scatter16(&y[0], &R[0], &V[0], xs[k], ns[k]);
+        for (int i = 0; i < 128; i++) {
+            minun_print_i32(y[i]);
+            minun_putc('\\n');
+        }
+    }
+    minun_exit(0);
+}
+""")
+    r = build_and_run([tmp_path / "scatter.c"], "avr", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    want = []
+    for n, xv in ((0, 5), (1, -32768), (60, 32767)):
+        y = list(y0)
+        for k in range(n):
+            y[rows[k]] = _wrap32(y[rows[k]] + vals[k] * xv)
+        want += y
+    assert [int(v) for v in r.output.split()] == want

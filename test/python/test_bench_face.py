@@ -1,0 +1,36 @@
+"""The face-detection section of BENCHMARKS.md: `make bench` rewrites the suite part and
+keeps the face section that `tools/bench.py --face` wrote (and the other way round); the
+planner comparison it prints orders the planners as their definitions require."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from minun_mlir import bench_face
+from minun_mlir.driver import load_model
+from minun_mlir.pipeline import lower_to_l2
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_suite_report_keeps_the_face_section_and_the_face_run_replaces_it():
+    face = bench_face.SECTION + "\n\nface numbers\n"
+    old = "# Benchmarks\n\nold suite\n\n## Compile time\n\nold times\n\n" + face
+    new_suite = "# Benchmarks\n\nnew suite\n\n## Compile time\n\nnew times\n"
+    merged = bench_face.keep_section(old, new_suite)
+    assert merged == "# Benchmarks\n\nnew suite\n\n## Compile time\n\nnew times\n\n" + face
+    assert bench_face.keep_section(None, new_suite) == new_suite
+    replaced = bench_face.replace_section(merged, bench_face.SECTION + "\n\nnew face\n")
+    assert replaced.endswith("new times\n\n## Face detection\n\nnew face\n")
+    assert replaced.count(bench_face.SECTION) == 1
+
+
+def test_planner_comparison_is_ordered_as_the_planners_promise():
+    sd = ROOT / "examples" / "rnnpool.sd"
+    l2 = lower_to_l2(load_model(sd), bits=16, data=str(ROOT / "examples/rnnpool/test.npy"))
+    rows = bench_face.planners(l2)
+    bound = rows["naive"]["lower_bound_bytes"]
+    assert all(r["lower_bound_bytes"] == bound for r in rows.values())
+    assert rows["naive"]["scratch_bytes"] >= rows["greedy"]["scratch_bytes"] >= bound
+    assert rows["greedy"]["scratch_bytes"] >= rows["optimal"]["scratch_bytes"] >= bound
+    assert rows["shiftry"]["scratch_bytes"] >= bound

@@ -235,9 +235,10 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
         if fits:
             chosen = fits[0]
         else:
-            least = min((r.ram for r in cumulative if r.ram is not None), default=None)
-            raise error(f"no demotion fits {ram_budget:,} B of RAM: demoting all "
-                        f"{len(order)} tensors needs {least:,} B")
+            rams = [r.ram for r in cumulative if r.ram is not None]
+            least = f"{min(rams):,} B" if rams else "no program that compiles"
+            raise error(f"no demotion fits {ram_budget:,} B of RAM: the least any prefix of "
+                        f"the {len(order)} demotions needs is {least}")
         result = base if chosen == 0 else cumulative[chosen - 1]
         if max_loss is not None and result.loss > max_loss:
             raise error(f"the fewest demotions that fit {ram_budget:,} B of RAM ({chosen}) "

@@ -14,6 +14,7 @@ import pytest
 
 from minun_mlir.bitwidth_search import Assignment, l2_types, load_assignment, search_model
 from minun_mlir.data import accuracy, load_dataset, predictions
+from minun_mlir.diagnostics import MinunError
 from minun_mlir.driver import Options, compile_model, load_model, num_classes
 from minun_mlir.memory_map import memory_map
 from minun_mlir.numerics.float_eval import evaluate
@@ -175,3 +176,11 @@ def test_stage_2_input_scale_by_accuracy(setup):
 
 def _l2_types_default(l1) -> int:
     return l2_types(_l2(l1, None))["X"][1]
+
+
+def test_a_budget_nothing_fits_is_a_diagnostic(setup):
+    l1, train, search = setup
+    least = min(r.ram for r in search.cumulative)
+    with pytest.raises(MinunError, match=f"no demotion fits {least - 1:,} B of RAM: the "
+                       f"least any prefix of the 7 demotions needs is {least:,} B"):
+        search_model(l1, train, ram_budget=least - 1, evaluator="numpy", progress=False)

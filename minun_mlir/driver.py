@@ -44,6 +44,7 @@ class Options:
     budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
     evaluator: str = "auto"  # native (the C built for the host) | numpy | auto
     synthetic: int = 0  # no training data: profile on this many inputs in the declared range
+    assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -52,6 +53,8 @@ class Options:
             maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
             input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits,
             evaluator=self.evaluator)
+        if self.assign:
+            quantize["assign"] = self.assign
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:
@@ -71,6 +74,8 @@ class Options:
             name += f"-params{self.param_bits}"
         if self.demote:
             name += "+demote"
+        if self.assign:
+            name += "+assign"
         return name
 
 

@@ -24,6 +24,7 @@ DIALECTS: dict[str, Callable[[], Any]] = {
 
 PASSES: dict[str, Callable[[], type]] = {
     "lower-composite-ops": _attr("minun_mlir.passes.lower_composite_ops", "LowerCompositeOps"),
+    "bitwidth-assign": _attr("minun_mlir.passes.bitwidth_assign", "BitwidthAssign"),
     "quantize": _attr("minun_mlir.passes.quantize", "Quantize"),
     "lower-to-loops": _attr("minun_mlir.lowering.lower_to_loops", "LowerToLoops"),
     "memory-plan": _attr("minun_mlir.passes.memory_plan", "MemoryPlan"),

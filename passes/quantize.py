@@ -127,6 +127,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         raise error(f"quantize: maxscale must be in 0..{config.bits - 1} at {config.bits} "
                     f"bits, got {config.maxscale}")
     if config.scales == "maxscale" and (config.demote or config.bits_by_name
+                                        or config.scale_by_name
                                         or config.param_bits is not None):
         raise error("quantize: mixed bitwidths need scales=data-driven")
     require_level(module, "quantize", 1)
@@ -206,12 +207,20 @@ class Quantize(ModulePass):
     data: str = ""
     evaluator: str = "auto"
     synthetic: int = 0
+    assign: str = ""  # a bitwidth search's per-tensor bits and scales (JSON)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
             bits=self.bits, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits)
+        from minun_mlir.bitwidth_search import Assignment, load_assignment
+
+        found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign
+        if self.assign:
+            config = load_assignment(self.assign).apply(config)
+        elif found is not None:
+            config = Assignment.from_json(found.data, "bitwidth-assign").apply(config)
         replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None,
                                                 evaluator=self.evaluator,
                                                 synthetic=self.synthetic))

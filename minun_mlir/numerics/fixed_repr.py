@@ -94,6 +94,10 @@ class FixedConverter(L2Converter):
         """Data-driven scale of an L1 value (GetScale of its profiled magnitude), never
         above `cap` (the precision its operands give); `fallback` (default: cap) when the
         value was never profiled (e.g. a branch no example took)."""
+        fixed = None if old is None or self.maxscale_mode else self.config.scale_override(
+            name_of(old))
+        if fixed is not None:
+            return min(fixed, cap)
         m = self.absmax(old)
         if m is None:
             return min(cap, cap if fallback is None else fallback)
@@ -133,7 +137,10 @@ class FixedConverter(L2Converter):
     def input(self, op: minun.InputOp) -> SSAValue:
         bits = self.bits(op.result)
         declared = max(abs(op.range_lo.value.data), abs(op.range_hi.value.data))
-        if self.config.input_scale is not None:
+        fixed = self.config.scale_override(op.sym_name.data)
+        if fixed is not None and not self.maxscale_mode:
+            scale = fixed
+        elif self.config.input_scale is not None:
             scale = self.config.input_scale
         elif not self.maxscale_mode and self.absmax(op.result) is not None:
             scale = fx.get_scale(self.absmax(op.result), bits)
@@ -151,6 +158,8 @@ class FixedConverter(L2Converter):
         # GETP of the actual values (SeeDot's C-Val), not of the declared range
         magnitude = float(np.abs(values).max()) if values.size else 0.0
         scale = fx.get_scale(magnitude, bits)
+        if not self.maxscale_mode and self.config.scale_override(name) is not None:
+            scale = self.config.scale_override(name)  # saturated below if too high
         stored = fx.quantize(values, bits, scale, self.config.rounding, "saturate")
         ty = self.result_type(values.shape, bits, scale)
         return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))

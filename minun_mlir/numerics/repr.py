@@ -35,6 +35,9 @@ class QuantizeConfig:
     demote: tuple[str, ...] = ()  # names (params, inputs, SSA name hints) at bits // 2
     bits_by_name: dict[str, int] = field(default_factory=dict)
     param_bits: int | None = None  # all parameters at this bitwidth (e.g. 8 of 16)
+    # data-driven scales fixed by name (a bitwidth search's choice, minun_mlir/
+    # bitwidth_search.py); a computed value never goes above its operands' precision
+    scale_by_name: dict[str, int] = field(default_factory=dict)
 
     def bits_for(self, name: str | None, is_param: bool = False) -> int:
         if is_param and self.param_bits is not None and name not in self.bits_by_name:
@@ -45,6 +48,10 @@ class QuantizeConfig:
             if name in self.demote:
                 return self.bits // 2
         return self.bits
+
+
+    def scale_override(self, name: str | None) -> int | None:
+        return None if name is None else self.scale_by_name.get(name)
 
 
 class Representation(ABC):

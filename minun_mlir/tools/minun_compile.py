@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
     p.add_argument("--test", help="test data for the accuracy report (and --run)")
     p.add_argument("--repr", default="fixed", choices=("fixed", "float32"))
-    p.add_argument("--bits", type=int, default=16, choices=(8, 16, 32))
+    p.add_argument("--bits", type=int, default=None, choices=(8, 16, 32),
+                   help="the bitwidth (default 16, or the one of --assign's file)")
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
     p.add_argument("--maxscale", type=int, default=None,
                    help="SeeDot's maxscale P (default: tuned on --train)")
@@ -56,6 +57,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
+    p.add_argument("--assign", default="", metavar="FILE",
+                   help="per-tensor bits and scales from a precision search (its "
+                        "assignment.json); the compile replays them")
+    p.add_argument("--search", choices=("shiftry", "haunter"), default=None,
+                   help="search per-tensor bitwidths on --train first, then compile the "
+                        "chosen assignment: shiftry (demotion from --bits: the fewest 8-bit "
+                        "tensors that fit --ram-budget, or the most within --max-drop) or "
+                        "haunter (MinUn: promotion from 8 bits within --ram-budget)")
+    p.add_argument("--explore-input-scale", action="store_true",
+                   help="with --search shiftry: first choose the input's scale by accuracy "
+                        "among 0..bits (Shiftry's stage II)")
+    p.add_argument("--soft-limit", type=float, default=1.0, metavar="F",
+                   help="with --search haunter: explore up to F x --ram-budget (MinUn's "
+                        "soft limit factor; default 1)")
+    p.add_argument("--max-drop", type=float, default=None, metavar="POINTS",
+                   help="with --search: the accuracy (percentage points, vs float, on "
+                        "--train) the demotions may lose")
+    p.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="with --search: candidate programs evaluated in N processes "
+                        "(default: one per core; 1: in this process)")
+    p.add_argument("--ray", metavar="ADDRESS", default=None,
+                   help="with --search: evaluate the candidates as Ray tasks: 'auto' (the "
+                        "running Ray cluster), a cluster address, or 'local' (start Ray "
+                        "here); needs the ray extra")
+    p.add_argument("--search-report", metavar="DIR",
+                   help="with --search: write the report (search.md, search.json, "
+                        "search.png, assignment.json) here (default: OUT/search, or "
+                        "build/MODEL-search)")
     p.add_argument("--target", default="x86", choices=TARGETS)
     p.add_argument("--planner", default="greedy", choices=PLANNERS,
                    help="memory planner: naive (one array per buffer), greedy (first fit, "
@@ -140,12 +169,21 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
 
 
 def run(args: argparse.Namespace) -> dict:
+    if args.bits is None:
+        if args.assign:
+            from minun_mlir.bitwidth_search import load_assignment
+
+            args.bits = load_assignment(args.assign).bits
+        else:
+            args.bits = 16
     options = Options(
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
         planner=args.planner, budget=args.ram_budget, evaluator=args.evaluator,
-        synthetic=0 if args.train else SYNTHETIC_INPUTS)
+        synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign)
+    if args.search is not None:
+        options = run_search(args, options)
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
@@ -233,6 +271,61 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
                     f"{len(bad)} of {report['run']['inputs_compared']} inputs (first: input "
                     f"{bad[0]}); this is a compiler bug, please report it")
     return report
+
+
+def run_search(args: argparse.Namespace, options: Options) -> Options:
+    """--search: the precision search on --train, its report, and the options that replay
+    its assignment."""
+    import dataclasses
+
+    from minun_mlir.bitwidth_search import haunter_model, search_model
+    from minun_mlir.data import load_dataset
+    from minun_mlir.driver import _input_shape, load_model, num_classes
+    from minun_mlir.search_report import write_report
+
+    if args.train is None:
+        raise error("--search needs training data (--train FILE)")
+    if args.repr != "fixed" or args.scales != "data-driven" or args.assign:
+        raise error("--search assigns fixed-point bitwidths with data-driven scales (not "
+                    "with --repr float32, --scales maxscale or --assign)")
+    if not args.ram_budget and args.max_drop is None:
+        raise error("--search needs --ram-budget BYTES, --max-drop POINTS or both")
+    if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None
+                                     or args.explore_input_scale):
+        raise error("--search haunter needs --ram-budget BYTES (and takes no --max-drop or "
+                    "--explore-input-scale)")
+    dims = dict(item.partition("=")[::2] for item in args.dim)
+    l1 = load_model(args.model, args.weights, {k: int(v) for k, v in dims.items()} or None,
+                    args.synthetic_weights)
+    train = load_dataset(args.train, _input_shape(l1), num_classes(l1))
+    if args.search == "haunter":
+        search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
+                               low=8, high=16, planner=args.planner,
+                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray)
+    else:
+        search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
+                              max_drop=args.max_drop, planner=args.planner,
+                              evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
+                              explore_input=args.explore_input_scale)
+    folder = Path(args.search_report or (Path(args.out) / "search" if args.out else
+                                         Path("build") / f"{Path(args.model).stem}-search"))
+    stem = Path(args.model).stem
+    name = Path(args.model).parent.name if stem == "model" else stem
+    paths = write_report(search, folder, name=name)
+    r = search.chosen_result
+    what = (f"accuracy {r.accuracy:.2%} on --train" if r.accuracy is not None
+            else f"{search.metric} {r.loss:.4g}")
+    if args.search == "haunter":
+        how = f"haunter, soft limit {args.soft_limit:g}"
+        change = (f"{len(search.changed)} of {len(search.variables)} tensors promoted to 16 "
+                  "bits")
+    else:
+        how = f"shiftry, {search.strategy} strategy"
+        change = f"{search.chosen} of {len(search.order)} tensors at {args.bits // 2} bits"
+    print(f"precision search ({how}): {change}, RAM {r.ram:,} B, {what}; "
+          f"{len(search.points)} programs evaluated; report: {paths['md']}")
+    return dataclasses.replace(options, assign=str(paths["assignment"]),
+                               bits=search.assignment.bits)
 
 
 def disagreements(result, run_result, n: int) -> list[int]:

@@ -30,7 +30,7 @@ def test_help_lists_our_passes_with_options():
     specs = [line.split(": ")[0].strip() for line in
              out.split("with their options and defaults:")[1].split("\n\n")[0].splitlines()
              if line.strip()]
-    assert len(specs) == 5
+    assert len(specs) == 6
     from minun_mlir.pipeline import parse_pipeline
     assert [p.name for p in parse_pipeline(",".join(specs))] == [s.split("{")[0] for s in specs]
 

@@ -1,0 +1,816 @@
+"""Automatic bitwidth assignment: Shiftry's demotion search (OOPSLA'20 §6.2).
+
+A program is first given data-driven scales at the default bitwidth (16). Then:
+
+- PartialDemote: every named tensor (parameter, input, named value) is demoted alone to
+  half the bitwidth, at the 4 scales `s16 - 8 .. s16 - 5`; its loss is the best loss of
+  those programs and its scale the one that gave it (ties: the lower scale).
+- the tensors are ordered by that loss (ties: program order);
+- CumulativeDemote: the programs demoting the first 1, 2, ... tensors of that order.
+
+Two strategies pick one of the cumulative programs: `ram` (the fewest demotions whose RAM,
+the scratch size the real memory planner gives, fits a budget) and `loss` (Shiftry's
+Algorithm 14: the most demotions before the first program whose loss exceeds a limit).
+
+The result is an `Assignment`: name -> (bits, scale), written as JSON, which the quantize
+pass applies (`quantize{assign="file.json"}`, `minun-compile --assign FILE`); the final
+program is produced once by the normal pipeline.
+
+The search is generic in how a candidate is evaluated (`evaluate(candidates) -> results`),
+so that a test can run it on an independent model of the paper's arithmetic; `Evaluator`
+is the real one: quantize with the candidate's bits and scales, the bit-exact evaluator on
+the search data, and memory-plan on the candidate's L3, in a process pool when asked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from minun_mlir.diagnostics import error
+from minun_mlir.numerics.repr import QuantizeConfig
+
+FORMAT = "minun-bitwidth-assignment"
+METRICS = ("accuracy", "disagreement", "mae")
+STRATEGIES = ("ram", "loss")
+EXPLORE = 4  # scales tried for a demoted tensor (Shiftry's Algorithm 13: s .. s + 3)
+
+
+# -- the assignment ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Per-tensor bitwidths and scales on top of a default bitwidth."""
+
+    bits: int = 16
+    tensors: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+
+    def apply(self, config: QuantizeConfig) -> QuantizeConfig:
+        if config.bits != self.bits:
+            raise error(f"quantize: the assignment was searched at {self.bits} bits, the "
+                        f"pass runs at {config.bits} (use bits={self.bits})")
+        return dataclasses.replace(
+            config, bits_by_name={**config.bits_by_name,
+                                  **{n: b for n, (b, _) in self.tensors.items()}},
+            scale_by_name={**config.scale_by_name,
+                           **{n: s for n, (_, s) in self.tensors.items() if s is not None}})
+
+    @staticmethod
+    def from_json(text: str, where: str = "<assignment>") -> Assignment:
+        return _parse_assignment(text, where)
+
+    def to_json(self, extra: dict | None = None) -> str:
+        doc = {"format": FORMAT, "version": 1, "bits": self.bits,
+               "tensors": {n: {"bits": b, "scale": s}
+                           for n, (b, s) in sorted(self.tensors.items())}}
+        return json.dumps(doc | (extra or {}), indent=2) + "\n"
+
+
+def load_assignment(path: str | Path) -> Assignment:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise error(f"cannot read the assignment {path}: {e.strerror}") from None
+    return Assignment.from_json(text, str(path))
+
+
+def _parse_assignment(text: str, path: str) -> Assignment:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise error(f"{path}: not JSON: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise error(f"{path}: not a bitwidth assignment (expected \"format\": \"{FORMAT}\")")
+    tensors = {}
+    for name, t in doc.get("tensors", {}).items():
+        if not isinstance(t, dict) or t.get("bits") not in (8, 16, 32):
+            raise error(f"{path}: tensor '{name}': bits must be 8, 16 or 32")
+        scale = t.get("scale")
+        if scale is not None and not isinstance(scale, int):
+            raise error(f"{path}: tensor '{name}': scale must be an integer")
+        tensors[name] = (t["bits"], scale)
+    return Assignment(int(doc.get("bits", 16)), tensors)
+
+
+# -- candidates and their results ------------------------------------------------------------
+
+# A candidate: (default bits, ((name, bits, scale or None), ...) sorted by name).
+Candidate = tuple[int, tuple[tuple[str, int, int | None], ...]]
+
+
+def candidate(demoted: dict[str, tuple[int, int | None]], bits: int = 16) -> Candidate:
+    return bits, tuple(sorted((n, b, s) for n, (b, s) in demoted.items()))
+
+
+@dataclass(frozen=True)
+class Result:
+    """One evaluated program."""
+
+    loss: float  # lower is better: accuracy points lost, disagreement points, or mae
+    ram: int | None = None  # scratch bytes the memory planner gives
+    accuracy: float | None = None  # on the search data (classifiers)
+    flash: int | None = None  # bytes of parameters
+    types: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (bits, scale)
+    error: str | None = None  # why the candidate could not be compiled (loss is then inf)
+
+
+Evaluate = Callable[[Sequence[Candidate]], list[Result]]
+
+
+@dataclass
+class Point:
+    """An evaluated configuration, as the report lists it."""
+
+    kind: str  # baseline, partial, cumulative
+    label: str
+    candidate: Candidate
+    result: Result
+
+
+@dataclass
+class Search:
+    """Everything a search found (the report is written from this)."""
+
+    variables: list[str]
+    base: Result  # the default bitwidth, data-driven scales
+    partial: dict[str, tuple[int | None, Result]]  # var -> (best scale, result)
+    order: list[str]
+    cumulative: list[Result]  # cumulative[i]: the first i + 1 of `order` demoted
+    chosen: int  # how many of `order` are demoted (0: none)
+    assignment: Assignment
+    strategy: str
+    points: list[Point] = field(default_factory=list)
+    baselines: dict[str, Result] = field(default_factory=dict)
+    bits: int = 16
+    ram_budget: int | None = None
+    max_loss: float | None = None
+    metric: str = "accuracy"
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    algorithm: str = "shiftry"  # or "haunter" (then `order` is the promotion order)
+    instances: list[Instance] = field(default_factory=list)  # haunter's explorations
+    scores: dict[str, float] = field(default_factory=dict)  # haunter's promotability
+    chosen_override: Result | None = None
+    soft_limit: float = 1.0
+
+    @property
+    def chosen_result(self) -> Result:
+        if self.chosen_override is not None:
+            return self.chosen_override
+        return self.base if self.chosen == 0 else self.cumulative[self.chosen - 1]
+
+    @property
+    def changed(self) -> list[str]:
+        """The tensors not at the default bitwidth, in program order."""
+        return [v for v in self.variables if v in self.assignment.tensors]
+
+
+def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: Evaluate,
+                   strategy: str = "loss", ram_budget: int | None = None,
+                   max_loss: float | None = None, bits: int = 16, explore: int = EXPLORE,
+                   baselines: dict[str, Candidate] | None = None,
+                   base: dict[str, tuple[int, int | None]] | None = None) -> Search:
+    """Shiftry's PartialDemote + CumulativeDemote over `variables` (program order), whose
+    scales at `bits` are `scales` (a variable without one is demoted at the quantizer's own
+    data-driven scale). `evaluate` runs a batch of candidates (in any order, in parallel if
+    it likes) and returns their results in order. `base` fixes tensors' (bits, scale) in
+    every candidate (say, the input's scale from `explore_input_scale`)."""
+    fixed = dict(base or {})
+    if strategy not in STRATEGIES:
+        raise error(f"search strategy must be one of {', '.join(STRATEGIES)}, got "
+                    f"'{strategy}'")
+    if strategy == "ram" and ram_budget is None:
+        raise error("the ram strategy needs a RAM budget")
+    if strategy == "loss" and max_loss is None:
+        raise error("the loss strategy needs a loss limit (--max-drop)")
+    half = bits // 2
+    trials: list[tuple[str, int | None]] = []
+    for v in variables:
+        if v in scales:
+            trials += [(v, scales[v] - half + k) for k in range(explore)]
+        else:
+            trials.append((v, None))
+    extra = dict(baselines or {})
+    batch = [candidate(fixed, bits)] + [candidate(fixed | {v: (half, s)}, bits)
+                                        for v, s in trials]
+    batch += list(extra.values())
+    results = evaluate(batch)
+    base, partial_results = results[0], results[1:1 + len(trials)]
+    base_results = dict(zip(extra, results[1 + len(trials):], strict=True))
+    points = [Point("baseline", f"fixed{bits}", batch[0], base)]
+    points += [Point("baseline", k, extra[k], r) for k, r in base_results.items()]
+    partial: dict[str, tuple[int | None, Result]] = {}
+    for (v, s), r, c in zip(trials, partial_results, batch[1:], strict=False):
+        points.append(Point("partial", f"{v}@{s}", c, r))
+        if v not in partial or r.loss < partial[v][1].loss:  # ties: the first (lower) scale
+            partial[v] = (s, r)
+    position = {v: i for i, v in enumerate(variables)}
+    order = sorted(variables, key=lambda v: (partial[v][1].loss, position[v]))
+    prefixes = []
+    demoted: dict[str, tuple[int, int | None]] = dict(fixed)
+    for v in order:
+        demoted[v] = (half, partial[v][0])
+        prefixes.append(candidate(dict(demoted), bits))
+    cumulative = evaluate(prefixes)
+    for i, (c, r) in enumerate(zip(prefixes, cumulative, strict=True)):
+        points.append(Point("cumulative", f"first {i + 1}", c, r))
+    if strategy == "loss":
+        chosen = 0
+        for r in cumulative:  # Algorithm 14: stop at the first program losing too much
+            if r.loss > max_loss:
+                break
+            chosen += 1
+    else:
+        fits = [i for i, r in enumerate([base, *cumulative])
+                if r.ram is not None and r.ram <= ram_budget]
+        if fits:
+            chosen = fits[0]
+        else:
+            rams = [r.ram for r in cumulative if r.ram is not None]
+            least = f"{min(rams):,} B" if rams else "no program that compiles"
+            raise error(f"no demotion fits {ram_budget:,} B of RAM: the least any prefix of "
+                        f"the {len(order)} demotions needs is {least}")
+        result = base if chosen == 0 else cumulative[chosen - 1]
+        if max_loss is not None and result.loss > max_loss:
+            raise error(f"the fewest demotions that fit {ram_budget:,} B of RAM ({chosen}) "
+                        f"lose {result.loss:.4g}, more than the limit {max_loss:g}")
+    chosen_c = base if chosen == 0 else cumulative[chosen - 1]
+    tensors = {v: (half, chosen_c.types.get(v, (half, partial[v][0]))[1])
+               for v in order[:chosen]}
+    tensors = {v: bs for v, bs in fixed.items() if v not in tensors} | tensors
+    return Search(list(variables), base, partial, order, cumulative, chosen,
+                  Assignment(bits, tensors), strategy, points, base_results, bits, ram_budget,
+                  max_loss)
+
+
+# -- the real evaluation ---------------------------------------------------------------------
+
+
+def named_tensors(l1: ModuleOp) -> list[tuple[str, tuple[int, ...]]]:
+    """The tensors a search can demote, in program order: parameters, inputs and values
+    with a name (SeeDot's `let` names, ONNX tensor names)."""
+    from minun_mlir.dialects import minun
+    from minun_mlir.numerics.convert import name_of
+
+    seen: dict[str, tuple[int, ...]] = {}
+    for op in l1.walk():
+        for v in op.results:
+            if not isinstance(v.type, TensorType):
+                continue
+            if isinstance(op, minun.ConstantOp) or v.type.element_type.name != "f32":
+                continue
+            name = name_of(v)
+            if name and name not in seen:
+                seen[name] = tuple(v.type.get_shape())
+    return list(seen.items())
+
+
+def l2_types(l2: ModuleOp) -> dict[str, tuple[int, int]]:
+    """name -> (bits, scale) of the named fixed-point tensors of an L2 module (the first
+    value of each name)."""
+    from minun_mlir.dialects import num
+
+    out: dict[str, tuple[int, int]] = {}
+    for op in l2.walk():
+        for v in op.results:
+            el = v.type.element_type if isinstance(v.type, TensorType) else v.type
+            if not isinstance(el, num.FixedType):
+                continue
+            if isinstance(op, (num.ParamOp, num.InputOp)):
+                name = op.sym_name.data
+            else:
+                name = v.name_hint
+            if name and name not in out:
+                out[name] = (el.width, el.frac)
+    return out
+
+
+def param_bytes(l2: ModuleOp) -> int:
+    from minun_mlir.dialects import num
+
+    total = 0
+    for op in l2.walk():
+        if isinstance(op, num.ParamOp):
+            ty = op.result.type
+            total += int(np.prod(ty.get_shape())) * ty.element_type.width // 8
+    return total
+
+
+@dataclass
+class _Problem:
+    """What a worker needs to evaluate candidates (picklable)."""
+
+    l1_text: str
+    profile: list[tuple[int, object]]  # (value index in walk order, ValueStats)
+    features: np.ndarray
+    labels: np.ndarray | None
+    reference: np.ndarray  # the float program's outputs on `features`
+    config: QuantizeConfig
+    metric: str
+    planner: str
+    evaluator: str
+    key: str = ""  # identifies the problem in a worker that serves several calls
+
+
+_STATE: dict[str, object] = {}
+
+
+def _values(module: ModuleOp):
+    for op in module.walk():
+        yield from op.results
+
+
+def _init_worker(problem: _Problem) -> None:
+    from minun_mlir.ir_text import parse_ir
+
+    l1 = parse_ir(problem.l1_text)
+    values = list(_values(l1))
+    _STATE.update(problem=problem, l1=l1, key=problem.key,
+                  profile={values[i]: stats for i, stats in problem.profile})
+
+
+def _evaluate_in_worker(problem: _Problem, c: Candidate) -> Result:
+    """A Ray task: (re)initialise this worker for `problem` when it serves another one."""
+    if _STATE.get("key") != problem.key or not problem.key:
+        _init_worker(problem)
+    return _evaluate_one(c)
+
+
+def _evaluate_one(c: Candidate) -> Result:
+    """A candidate's result; one the compiler rejects (say, a demotion a loop cannot
+    take) gets an infinite loss and the diagnostic, so the search goes on without it."""
+    from minun_mlir.diagnostics import MinunError
+
+    try:
+        return _evaluate_checked(c)
+    except MinunError as e:
+        return Result(math.inf, None, error=str(e).removeprefix("error: "))
+
+
+def _evaluate_checked(c: Candidate) -> Result:
+    from minun_mlir.data import accuracy, disagreement, predictions
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.native import evaluate_outputs
+    from minun_mlir.numerics.l2_eval import decode_outputs
+    from minun_mlir.pipeline import lower_l2
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    l2 = _quantized(c)
+    out = decode_outputs(l2, evaluate_outputs(l2, problem.features, problem.evaluator))[0]
+    acc = None
+    if problem.metric == "mae":
+        loss = float(np.mean(np.abs(np.asarray(out, np.float64)
+                                    - np.asarray(problem.reference, np.float64))))
+    else:
+        pred, ref = predictions(out), predictions(problem.reference)
+        acc = accuracy(pred, problem.labels) if problem.labels is not None else None
+        if problem.metric == "accuracy":
+            loss = 100 * (accuracy(ref, problem.labels) - acc)
+        else:
+            loss = 100 * disagreement(ref, pred)
+    l3 = lower_l2(l2, stop="memory-plan", planner=problem.planner)
+    ram = memory_map(l3, problem.planner).scratch  # as minun-compile reports it
+    return Result(round(loss, 12), int(ram), acc, param_bytes(l2), l2_types(l2))
+
+
+def _quantized(c: Candidate) -> ModuleOp:
+    from minun_mlir.passes.quantize import quantize_module
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    bits, tensors = c
+    config = dataclasses.replace(
+        problem.config, bits=bits, bits_by_name={n: b for n, b, _ in tensors},
+        scale_by_name={n: s for n, _, s in tensors if s is not None})
+    return quantize_module(_STATE["l1"], config, profile=_STATE["profile"])  # type: ignore[arg-type]
+
+
+def _ram_one(c: Candidate) -> int:
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.pipeline import lower_l2
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    l3 = lower_l2(_quantized(c), stop="memory-plan", planner=problem.planner)
+    return memory_map(l3, problem.planner).scratch
+
+
+def _ram_or_none(c: Candidate) -> int | None:
+    from minun_mlir.diagnostics import MinunError
+
+    try:
+        return _ram_one(c)
+    except MinunError:
+        return None
+
+
+def _value_map(c: Candidate) -> dict[str, np.ndarray]:
+    """The reals every named tensor holds on the search data (all loop iterations), with
+    the numpy L2 evaluator: MinUn's value map."""
+    from minun_mlir.dialects import num
+    from minun_mlir.modules import main_function
+    from minun_mlir.numerics import float_eval
+    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    l2 = _quantized(c)
+    fn = main_function(l2)
+    names: dict[object, str] = {}
+    for op in fn.walk():
+        for v in op.results:
+            name = (op.sym_name.data if isinstance(op, (num.ParamOp, num.InputOp))
+                    else v.name_hint)
+            el = v.type.element_type if isinstance(v.type, TensorType) else v.type
+            if name and isinstance(el, num.FixedType):
+                names[v] = name
+    seen: dict[str, list[np.ndarray]] = {}
+
+    class Recorder(dict):
+        def setdefault(self, value, default=None):
+            return _Record(value)
+
+    class _Record:
+        def __init__(self, value):
+            self.value = value
+
+        def add(self, array):
+            if self.value in names:
+                el = self.value.type.element_type
+                real = reprs.of_element(el).decode(np.asarray(array), el)
+                seen.setdefault(names[self.value], []).append(np.ravel(real))
+
+    (inp,) = float_eval.model_inputs(fn)
+    encoded = encode_input(fn)(inp, np.asarray(problem.features, np.float64))
+    evaluator = float_eval._Evaluator({inp.sym_name.data: encoded}, Recorder(), {}, l2_lookup)
+    evaluator.run_block(fn.body.block, {}, len(encoded))
+    return {n: np.concatenate(v) for n, v in seen.items()}
+
+
+class Evaluator:
+    """Evaluates candidates for one model: serially (jobs=1) or in a pool of `jobs`
+    processes (0: one per core). Both paths start from the same text of the L1 module, so
+    they give the same results. Results are cached by candidate."""
+
+    def __init__(self, l1: ModuleOp, profile, features: np.ndarray, labels, reference,
+                 config: QuantizeConfig, metric: str = "accuracy", planner: str = "greedy",
+                 evaluator: str = "auto", jobs: int = 1, progress: bool | None = None,
+                 ray: str | None = None):
+        if metric not in METRICS:
+            raise error(f"search metric must be one of {', '.join(METRICS)}, got '{metric}'")
+        index = {v: i for i, v in enumerate(_values(l1))}
+        import uuid
+
+        problem = _Problem(str(l1), [(index[v], s) for v, s in profile.items() if v in index],
+                           features, labels, reference, config, metric, planner, evaluator,
+                           uuid.uuid4().hex)
+        self.ray = ray
+        self.problem = problem
+        self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.cache: dict[Candidate, Result] = {}
+        self.ram_cache: dict[Candidate, int] = {}
+        self.best: Result | None = None
+        self._pool = None
+        self._progress_bar = None
+        self.expected = 0
+        self.total = 0
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._progress_bar is not None:
+            self._progress_bar.close()
+            self._progress_bar = None
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def expect(self, n: int) -> None:
+        """Announce `n` more programs for the progress bar's total."""
+        self.expected += n
+
+    def _bar(self, n: int):
+        """The progress bar, kept across calls (closed on exit); None when quiet."""
+        if not self.progress:
+            return None
+        if self._progress_bar is None:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                self.progress = False
+                return None
+            self._progress_bar = tqdm(total=max(self.expected, n), desc="precision search",
+                                      unit="program", file=sys.stderr, leave=False)
+        bar = self._progress_bar
+        if bar.n + n > bar.total:
+            bar.total = bar.n + n
+            bar.refresh()
+        return bar
+
+    def _note(self, bar, r: Result) -> None:
+        if r.ram is None:
+            if bar is not None:
+                bar.update(1)
+            return
+        if self.best is None or (r.loss, r.ram or 0) < (self.best.loss, self.best.ram or 0):
+            self.best = r
+        if bar is not None:
+            b = self.best
+            acc = f"acc {b.accuracy:.2%}" if b.accuracy is not None else f"loss {b.loss:.4g}"
+            bar.set_postfix_str(f"best {acc}, RAM {b.ram:,} B")
+            bar.update(1)
+
+    def _ray_map(self, todo: list[Candidate], bar) -> list[Result]:
+        """The candidates as Ray tasks: `ray` is Ray's address (`auto`: the running
+        cluster) or `local` (start a Ray instance on this machine)."""
+        try:
+            import ray
+        except ImportError:
+            raise error("--ray needs the ray package (pip install 'minun-mlir[ray]')") from None
+        if not ray.is_initialized():
+            ray.init(address=None if self.ray == "local" else self.ray,
+                     include_dashboard=False, log_to_driver=False,
+                     logging_level="ERROR", configure_logging=False)
+        task = ray.remote(_evaluate_in_worker)
+        shared = ray.put(self.problem)
+        refs = [task.remote(shared, c) for c in todo]
+        pending = list(refs)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            self._note(bar, ray.get(done[0]))
+        return ray.get(refs)
+
+    def _local(self) -> None:
+        if _STATE.get("problem") is not self.problem:
+            _init_worker(self.problem)
+
+    def ram(self, candidates: Sequence[Candidate]) -> list[int]:
+        """RAM only (quantize, lower-to-loops, memory-plan; no evaluation), here."""
+        self._local()
+        out = []
+        for c in candidates:
+            if c not in self.ram_cache:
+                self.ram_cache[c] = (self.cache[c].ram if c in self.cache
+                                     else _ram_or_none(c))
+            out.append(self.ram_cache[c])
+        return out
+
+    def values(self, c: Candidate) -> dict[str, np.ndarray]:
+        self._local()
+        return _value_map(c)
+
+    def __call__(self, candidates: Sequence[Candidate]) -> list[Result]:
+        todo = list(dict.fromkeys(c for c in candidates if c not in self.cache))
+        self.total += len(todo)
+        bar = self._bar(len(todo))
+        try:
+            if self.ray and todo:
+                for c, r in zip(todo, self._ray_map(todo, bar), strict=True):
+                    self.cache[c] = r
+            elif self.jobs == 1 or len(todo) <= 1:
+                self._local()
+                for c in todo:
+                    self.cache[c] = _evaluate_one(c)
+                    self._note(bar, self.cache[c])
+            else:
+                from concurrent.futures import ProcessPoolExecutor, as_completed
+                from multiprocessing import get_context
+
+                if self._pool is None:
+                    self._pool = ProcessPoolExecutor(
+                        max_workers=self.jobs, mp_context=get_context("spawn"),
+                        initializer=_init_worker, initargs=(self.problem,))
+                futures = {self._pool.submit(_evaluate_one, c): c for c in todo}
+                for f in as_completed(futures):
+                    self.cache[futures[f]] = f.result()
+                    self._note(bar, self.cache[futures[f]])
+        finally:
+            if bar is not None:
+                bar.refresh()
+        return [self.cache[c] for c in candidates]
+
+
+def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: str = "accuracy"):
+    """The L1 with composite ops lowered, its profile and float outputs on `train`, and the
+    metric (`default` for classifiers, mae for other outputs)."""
+    from minun_mlir import native
+    from minun_mlir.data import predictions
+    from minun_mlir.pipeline import pipeline_text, run_pipeline
+
+    prepared = l1.clone()
+    run_pipeline(prepared, pipeline_text(stop="lower-composite-ops"))
+    profile = native.profile(prepared, train.features, evaluator)
+    reference = native.float_outputs(prepared, train.features, evaluator)[0]
+    if metric is None:
+        out = np.asarray(reference)
+        metric = default if out.ndim <= 1 or np.prod(out.shape[1:]) <= 1000 else "mae"
+        if metric != "mae" and len(predictions(reference)) != len(train.labels):
+            metric = "mae"
+    return prepared, profile, reference, metric
+
+
+def explore_input_scale(run: Evaluate, name: str, bits: int, default: int
+                        ) -> tuple[int, dict[int, Result]]:
+    """Shiftry's stage II (Algorithm 12): the input's scale chosen by loss among 0 .. bits
+    with everything else data-driven; ties go to the scale nearest the data-driven one
+    (`default`), then the lower."""
+    scales = list(range(0, bits + 1))
+    results = dict(zip(scales, run([candidate({name: (bits, s)}, bits) for s in scales]),
+                       strict=True))
+    best = min(scales, key=lambda s: (results[s].loss, abs(s - default), s))
+    return best, results
+
+
+def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = None,
+                 ram_budget: int | None = None, max_drop: float | None = None,
+                 metric: str | None = None, planner: str = "greedy", evaluator: str = "auto",
+                 jobs: int = 1, progress: bool | None = None,
+                 config: QuantizeConfig | None = None, ray: str | None = None,
+                 explore_input: bool = False) -> Search:
+    """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
+    first stage runs here) with the dataset `train` (search data): profile, data-driven
+    scales at `bits` (with `explore_input`, the input's scale then chosen by Shiftry's
+    stage II), then `shiftry_search` with the real evaluation. `strategy` defaults to `ram`
+    when a budget is given, else `loss`."""
+    strategy = strategy or ("ram" if ram_budget else "loss")
+    prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric)
+    config = dataclasses.replace(config or QuantizeConfig(), bits=bits,
+                                 scales="data-driven")
+    named = named_tensors(prepared)
+    with Evaluator(prepared, profile, train.features, train.labels, reference, config,
+                   metric, planner, evaluator, jobs, progress, ray) as run:
+        run.expect(1 + (EXPLORE + 1) * len(named) + 1)
+        base_types = run([candidate({}, bits)])[0].types
+        variables = [n for n, _ in named if n in base_types]
+        scales = {n: base_types[n][1] for n in variables}
+        baselines = {f"fixed{bits // 2}": candidate({}, bits // 2)} if bits > 8 else {}
+        base: dict[str, tuple[int, int | None]] = {}
+        if explore_input:
+            from minun_mlir.numerics.float_eval import model_inputs
+
+            for op in model_inputs(prepared):
+                x = op.sym_name.data
+                if x in scales:
+                    run.expect(bits + 1)
+                    scales[x], _ = explore_input_scale(run, x, bits, scales[x])
+                    base[x] = (bits, scales[x])
+        search = shiftry_search(variables, scales, run, strategy, ram_budget, max_drop,
+                                bits, baselines=baselines, base=base)
+    search.metric = metric
+    search.shapes = dict(named)
+    return search
+
+
+# -- MinUn's Haunter (promotion) -------------------------------------------------------------
+
+
+def promotability(high: dict[str, np.ndarray], low: dict[str, np.ndarray],
+                  sizes: dict[str, int]) -> dict[str, float]:
+    """MinUn's heat map (Algorithm 6): per tensor, the 95th percentile of the element-wise
+    |high - low| deviations (the element at index floor(0.95 (n - 1)) of the sorted
+    deviations, which is what the paper's Table 1 shows for 2-element tensors) divided by
+    the tensor's number of elements."""
+    scores = {}
+    for name, h in high.items():
+        dev = np.abs(np.asarray(h, np.float64).ravel()
+                     - np.asarray(low[name], np.float64).ravel())
+        p95 = float(np.percentile(dev, 95, method="lower")) if dev.size else 0.0
+        scores[name] = p95 / max(sizes.get(name, 1), 1)
+    return scores
+
+
+def promotion_order(scores: dict[str, float], variables: Sequence[str]) -> list[str]:
+    """Decreasing promotability; ties in program order."""
+    position = {v: i for i, v in enumerate(variables)}
+    return sorted(scores, key=lambda v: (-scores[v], position.get(v, len(position))))
+
+
+@dataclass
+class Instance:
+    """One exploration of Algorithm 8: where it started and every promotion it tried."""
+
+    start: tuple[str, ...]
+    steps: list[tuple[tuple[str, ...], int, bool]]  # (promoted, RAM, kept)
+    final: tuple[str, ...]
+    ram: int
+
+
+def promote_within_limit(promoted: list[str], order: Sequence[str],
+                         ram: Callable[[tuple[str, ...]], int], limit: float,
+                         steps: list) -> list[str]:
+    """Algorithm 7 on `promoted` (changed in place): promote each tensor of `order` in
+    turn, reverting a promotion whose RAM exceeds `limit` (memory limit x soft limit
+    factor). Returns the overshooting tensors (RAM at or above the limit)."""
+    overshooting = []
+    for v in order:
+        trial = promoted if v in promoted else promoted + [v]
+        usage = ram(tuple(trial))
+        kept = usage <= limit
+        steps.append((tuple(trial), usage, kept))
+        if kept and v not in promoted:
+            promoted.append(v)
+        elif not kept and v in promoted:
+            promoted.remove(v)
+        if usage >= limit:
+            overshooting.append(v)
+    return overshooting
+
+
+def haunter_explore(order: Sequence[str], ram: Callable[[tuple[str, ...]], int],
+                    memory_limit: int, soft_limit: float = 1.0) -> list[Instance]:
+    """Algorithm 8's explorations, each starting from all tensors at the low bitwidth:
+    (1) promoting in `order`; (2) for each overshooting tensor, promoting it first (if it
+    fits alone), then the order; (3) promoting all overshooting tensors first, then the
+    order. Repeated final configurations are kept (the caller evaluates each once)."""
+    limit = memory_limit * soft_limit
+    instances = []
+    steps: list = []
+    promoted: list[str] = []
+    overshooting = promote_within_limit(promoted, order, ram, limit, steps)
+    instances.append(Instance((), steps, tuple(promoted), ram(tuple(promoted))))
+    for v in overshooting:
+        steps = []
+        usage = ram((v,))
+        steps.append(((v,), usage, usage <= limit))
+        if usage > limit:
+            continue
+        promoted = [v]
+        promote_within_limit(promoted, order, ram, limit, steps)
+        instances.append(Instance((v,), steps, tuple(promoted), ram(tuple(promoted))))
+    if overshooting:
+        steps = []
+        promoted = list(overshooting)
+        steps.append((tuple(promoted), ram(tuple(promoted)), True))
+        promote_within_limit(promoted, order, ram, limit, steps)
+        instances.append(Instance(tuple(overshooting), steps, tuple(promoted),
+                                  ram(tuple(promoted))))
+    return instances
+
+
+def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float = 1.0,
+                  low: int = 8, high: int = 16, metric: str | None = None,
+                  planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
+                  progress: bool | None = None, ray: str | None = None) -> Search:
+    """MinUn's Haunter on fixed point: data-driven scales; the value maps of the programs
+    with every named tensor at `high` and at `low` bits (everything else at `low`);
+    promotability = 95th percentile deviation / size; the explorations of Algorithm 8
+    with the real planner's RAM (limit `memory_limit` x `soft_limit`); the final
+    configuration of each exploration (and all-low) evaluated on `train`, in parallel;
+    the one with the least loss (default metric: disagreement with float, as MinUn)
+    wins; among equal losses, the one using more of the RAM (more tensors promoted)."""
+    prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
+                                                    "disagreement")
+    config = QuantizeConfig(bits=low)
+    named = dict(named_tensors(prepared))
+    with Evaluator(prepared, profile, train.features, train.labels, reference, config,
+                   metric, planner, evaluator, jobs, progress, ray) as run:
+        all_low = candidate({}, low)
+        low_types = run([all_low])[0].types
+        variables = [n for n in named if n in low_types]
+
+        def promoted(names) -> Candidate:
+            return candidate({v: (high, None) for v in names}, low)
+
+        values_high = run.values(promoted(variables))
+        values_low = run.values(all_low)
+        sizes = {v: int(np.prod(named[v])) for v in variables}
+        scores = promotability({v: values_high[v] for v in variables if v in values_high},
+                               values_low, sizes)
+        for v in variables:
+            scores.setdefault(v, 0.0)
+        order = promotion_order(scores, variables)
+        def ram(p) -> float:  # a configuration the compiler rejects never fits
+            r = run.ram([promoted(p)])[0]
+            return math.inf if r is None else r
+
+        instances = haunter_explore(order, ram, memory_limit, soft_limit)
+        finals = list(dict.fromkeys([frozenset()] + [frozenset(i.final) for i in instances]))
+        fixed_high = candidate({}, high)
+        cands = [promoted([v for v in variables if v in f]) for f in finals]
+        results = run(cands + [fixed_high])
+    final_results, high_result = results[:-1], results[-1]
+    limit = memory_limit * soft_limit
+    fitting = [i for i, r in enumerate(final_results) if r.ram is not None and r.ram <= limit]
+    if not fitting:
+        raise error(f"no configuration fits {memory_limit:,} B of RAM: with every tensor "
+                    f"at {low} bits the buffers need {final_results[0].ram or math.inf:,} B")
+    # ties: the more precise program (more RAM, still within the limit)
+    best = min(fitting, key=lambda i: (final_results[i].loss, -final_results[i].ram, i))
+    chosen = final_results[best]
+    tensors = {v: (high, chosen.types[v][1]) for v in variables if v in finals[best]}
+    points = [Point("baseline", f"fixed{low}", all_low, final_results[0]),
+              Point("baseline", f"fixed{high}", fixed_high, high_result)]
+    points += [Point("exploration", "+".join(v for v in variables if v in f) or "none", c, r)
+               for f, c, r in zip(finals, cands, final_results, strict=True)]
+    return Search(variables, final_results[0], {}, order, [], best, Assignment(low, tensors),
+                  "ram", points, {f"fixed{high}": high_result}, low, memory_limit, None,
+                  metric, dict(named), "haunter", instances, scores, chosen, soft_limit)

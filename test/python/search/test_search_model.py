@@ -1,0 +1,186 @@
+"""The precision search on a bundled model, end to end: candidates evaluated serially and
+in a process pool give the same search; every RAM is the real planner's; the report's
+Pareto front and the command line's replay (`--assign`) agree with independent
+recomputations."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minun_mlir.bitwidth_search import Assignment, l2_types, load_assignment, search_model
+from minun_mlir.data import accuracy, load_dataset, predictions
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.driver import Options, compile_model, load_model, num_classes
+from minun_mlir.memory_map import memory_map
+from minun_mlir.numerics.float_eval import evaluate
+from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.passes.quantize import quantize_module
+from minun_mlir.pipeline import lower_l2, lower_to_l2
+from minun_mlir.search_report import pareto, report_data, write_report
+
+ROOT = Path(__file__).resolve().parents[3]
+MODEL = ROOT / "benchmarks/models/protonn-wine"
+BUDGET = 28
+
+
+@pytest.fixture(scope="module")
+def setup():
+    l1 = load_model(MODEL / "model.sd")
+    train = load_dataset(MODEL / "train.npy", (13, 1), num_classes(l1))
+    serial = search_model(l1, train, ram_budget=BUDGET, max_drop=5.0, evaluator="numpy",
+                          jobs=1, progress=False)
+    return l1, train, serial
+
+
+def test_parallel_search_equals_serial(setup):
+    l1, train, serial = setup
+    parallel = search_model(l1, train, ram_budget=BUDGET, max_drop=5.0, evaluator="numpy",
+                            jobs=2, progress=False)
+    assert parallel.order == serial.order
+    assert parallel.chosen == serial.chosen
+    assert parallel.assignment == serial.assignment
+    assert [(p.label, p.result) for p in parallel.points] == \
+        [(p.label, p.result) for p in serial.points]
+
+
+def _l2(l1, tensors, bits=16):
+    return lower_to_l2(l1, bits=bits, data=str(MODEL / "train.npy"), evaluator="numpy",
+                       **({"assign": tensors} if tensors else {}))
+
+
+def test_ram_strategy_picks_the_first_prefix_that_fits(setup, tmp_path):
+    l1, train, search = setup
+    assert search.strategy == "ram"
+    rams = [search.base.ram] + [r.ram for r in search.cumulative]
+    # independently: the planner on the L2 that the pipeline makes from each prefix
+    for k in (search.chosen - 1, search.chosen):
+        path = tmp_path / f"prefix{k}.json"
+        demoted = {v: (8, search.partial[v][0]) for v in search.order[:k]}
+        path.write_text(Assignment(16, demoted).to_json())
+        l3 = lower_l2(_l2(l1, str(path)), stop="memory-plan", planner="greedy")
+        assert memory_map(l3, "greedy").scratch == rams[k]
+    assert rams[search.chosen] <= BUDGET < rams[search.chosen - 1]
+    # the uniform baselines: the planner on plain bits=16 and bits=8 programs
+    for bits, res in ((16, search.base), (8, search.baselines["fixed8"])):
+        l3 = lower_l2(_l2(l1, None, bits), stop="memory-plan", planner="greedy")
+        assert memory_map(l3, "greedy").scratch == res.ram
+
+
+def test_losses_are_accuracy_points_against_float(setup):
+    l1, train, search = setup
+    float_acc = accuracy(predictions(evaluate(l1, train.features).outputs[0]), train.labels)
+    q = quantize_module(l1, QuantizeConfig(bits=8), data=MODEL / "train.npy",
+                        evaluator="numpy")
+    acc8 = accuracy(predictions(decode_outputs(q, evaluate_l2(q, train.features).outputs)[0]),
+                    train.labels)
+    r = search.baselines["fixed8"]
+    assert r.accuracy == acc8
+    assert r.loss == pytest.approx(100 * (float_acc - acc8))
+
+
+def test_report_pareto_front_is_nondominated(setup, tmp_path):
+    _, _, search = setup
+    paths = write_report(search, tmp_path, name="protonn-wine")
+    assert paths["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = json.loads(paths["json"].read_text())
+    pts = [(p["ram"], p["loss"]) for p in data["points"]]
+    for p in data["points"]:
+        dominated = any(r <= p["ram"] and loss <= p["loss"] and (r, loss) != (p["ram"], p["loss"])
+                        for r, loss in pts)
+        if p["pareto"]:
+            assert not dominated
+        elif not dominated:  # a duplicate of a front point
+            assert (p["ram"], p["loss"]) in {pts[j] for j in pareto(search.points)}
+    assert data["changed"] == [v for v in search.variables
+                               if v in search.order[:search.chosen]]
+    md = paths["md"].read_text()
+    for v in search.variables:
+        assert f"| {v} |" in md
+    assert load_assignment(paths["assignment"]) == search.assignment
+    assert report_data(search)["chosen_result"]["ram"] <= BUDGET
+
+
+def test_replayed_assignment_gives_the_searched_types(setup, tmp_path):
+    l1, train, search = setup
+    path = tmp_path / "a.json"
+    path.write_text(search.assignment.to_json())
+    result = compile_model(MODEL / "model.sd", Options(assign=str(path), budget=BUDGET),
+                           train=MODEL / "train.npy", out_dir=tmp_path / "c")
+    assert result.memory["scratch_bytes"] == search.chosen_result.ram
+    types = l2_types(result.l2)
+    for v, (bits, scale) in search.assignment.tensors.items():
+        assert types[v] == (bits, scale), v
+
+
+def test_minun_compile_search_then_assign_gives_the_same_c(tmp_path):
+    exe = Path(sys.executable).parent / "minun-compile"
+    common = [str(MODEL / "model.sd"), "--train", str(MODEL / "train.npy"), "--evaluator",
+              "numpy"]
+    out = subprocess.run([exe, *common, "--search", "shiftry", "--ram-budget", str(BUDGET),
+                          "--jobs", "1", "--out", str(tmp_path / "a")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "precision search (shiftry, ram strategy)" in out.stdout
+    assert "RAM for buffers (greedy): " in out.stdout
+    report = tmp_path / "a" / "search"
+    assert {p.name for p in report.iterdir()} == {"search.md", "search.json", "search.png",
+                                                 "assignment.json"}
+    again = subprocess.run([exe, *common, "--assign", str(report / "assignment.json"),
+                            "--out", str(tmp_path / "b")], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "a/model.c").read_bytes() == (tmp_path / "b/model.c").read_bytes()
+    ram = json.loads((report / "search.json").read_text())["chosen_result"]["ram"]
+    assert f"RAM for buffers (greedy): {ram:,} B" in again.stdout
+    bad = subprocess.run([exe, *common, "--search", "shiftry"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 1 and "--ram-budget BYTES, --max-drop POINTS" in bad.stderr
+
+
+@pytest.mark.slow
+def test_ray_search_equals_serial(setup):
+    """--ray: the same candidates as Ray tasks on a local Ray instance (skipped without
+    the ray extra)."""
+    ray = pytest.importorskip("ray")
+    l1, train, serial = setup
+    try:
+        remote = search_model(l1, train, ram_budget=BUDGET, max_drop=5.0,
+                              evaluator="numpy", ray="local", progress=False)
+    finally:
+        ray.shutdown()
+    assert remote.assignment == serial.assignment
+    assert [(p.label, p.result) for p in remote.points] == \
+        [(p.label, p.result) for p in serial.points]
+
+
+def test_stage_2_input_scale_by_accuracy(setup):
+    l1, train, _ = setup
+    search = search_model(l1, train, max_drop=5.0, evaluator="numpy", progress=False,
+                          explore_input=True)
+    float_acc = accuracy(predictions(evaluate(l1, train.features).outputs[0]), train.labels)
+    losses = {}
+    for s in range(17):
+        q = quantize_module(l1, QuantizeConfig(scale_by_name={"X": s}),
+                            data=MODEL / "train.npy", evaluator="numpy")
+        out = decode_outputs(q, evaluate_l2(q, train.features).outputs)[0]
+        losses[s] = 100 * (float_acc - accuracy(predictions(out), train.labels))
+    default = _l2_types_default(l1)
+    best = min(losses, key=lambda s: (round(losses[s], 9), abs(s - default), s))
+    assert search.base.types["X"] == (16, best)
+
+
+def _l2_types_default(l1) -> int:
+    return l2_types(_l2(l1, None))["X"][1]
+
+
+def test_a_budget_nothing_fits_is_a_diagnostic(setup):
+    l1, train, search = setup
+    least = min(r.ram for r in search.cumulative)
+    with pytest.raises(MinunError, match=f"no demotion fits {least - 1:,} B of RAM: the "
+                       f"least any prefix of the 7 demotions needs is {least:,} B"):
+        search_model(l1, train, ram_budget=least - 1, evaluator="numpy", progress=False)

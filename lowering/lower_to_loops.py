@@ -60,16 +60,19 @@ from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.lowering.loops import elementwise, functions, linear, movement, regions, sources
-from minun_mlir.lowering.loops.builder import Buffer, Gen
+from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin
 from minun_mlir.lowering.loops.values import (
     CHEAP,
     FREE,
     Buf,
+    Rows,
     Val,
     element_of,
+    has_rows,
     op_error,
     shape_of,
     storage,
+    windows,
 )
 from minun_mlir.modules import main_function, replace_module_body, require_level
 
@@ -79,6 +82,10 @@ ENTRY = "minun_predict"
 ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.SigmoidOp,
                num.TanhOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.NegOp, num.MaxOp,
                num.MinOp)
+# Element-wise consumers whose handlers build an `Elementwise` of their operands (so a
+# value computed row by row through row windows stays lazy into them, see `row_consumer`).
+ROW_ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ReluOp, num.Relu6Op,
+                   num.ClipOp, num.NegOp, num.MaxOp, num.MinOp)
 VIEWS = (minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp)
 
 Handler = Callable[["Lowering", Any], Any]
@@ -246,9 +253,68 @@ class Lowering:
             return target
         if val.cost == FREE or not v.uses:
             return val
+        if has_rows(val):
+            return val if self.row_consumer(v, val) else self.materialize(val, v)
         if val.cost == CHEAP or self.consumed_once(v):
             return val
+        user = self.single_user(v)
+        if isinstance(user, num.Conv2DOp) and self.row_window(user, val):
+            return val
         return self.materialize(val, v)
+
+    def single_user(self, v: SSAValue) -> Operation | None:
+        """The one op using `v` (once, in v's block), else None."""
+        uses = list(v.uses)
+        if len(uses) != 1 or not _same_block(v, uses[0].operation):
+            return None
+        return uses[0].operation
+
+    def row_consumer(self, v: SSAValue, val: Val) -> bool:
+        """Whether the one consumer of `v`, a value computed row by row, is one too: an
+        element-wise op of the same shape, or a convolution reading it through a row
+        window. Any other consumer gets `v` materialized (row by row, by store_into)."""
+        user = self.single_user(v)
+        if isinstance(user, ROW_ELEMENTWISE):
+            return shape_of(user.results[0]) == shape_of(v)
+        if isinstance(user, num.Conv2DOp):
+            return self.row_window(user, val) is not None
+        return False
+
+    def row_window(self, conv: num.Conv2DOp, val: Val) -> int | None:
+        """The rows of a row window through which `conv` reads its lazy input `val`, or
+        None when the input is better read lazily or materialized whole. A window is used
+        for a grouped (depthwise) kxk convolution over a value that is expensive to
+        recompute (MBConv's expanded tensor: rows x W x C elements live instead of
+        H x W x C), and for any convolution over a value already computed row by row
+        (MBConv's project 1x1 convolution over the depthwise output) when its rows are
+        read in order (stride <= rows)."""
+        v = conv.input
+        if isinstance(val, Buf) or val.cost <= CHEAP:
+            return None
+        uses = list(v.uses)
+        if len(uses) != 1 or uses[0].index != 0 or not _same_block(v, conv):
+            return None
+        shape = shape_of(v)
+        if len(shape) != 4 or shape[0] != 1:
+            return None
+        groups, kh, _, _, _ = shape_of(conv.filter)
+        sh, _ = minun.ints(conv.strides)
+        dh, _ = minun.ints(conv.dilations)
+        rows = (kh - 1) * dh + 1
+        if has_rows(val):
+            return rows if rows >= sh else None
+        if groups > 1 and kh > 1 and rows < shape[1]:
+            return rows
+        return None
+
+    def rows_of(self, conv: num.Conv2DOp, rows: int) -> Rows:
+        """The row window of `conv`'s input (see row_window), with its buffer."""
+        val = self.vals[conv.input]
+        _, _, w, c = val.shape
+        hint = f"{conv.input.name_hint or 'x'}_rows"
+        buf = self.g.alloc(rows * w * c, val.elem, hint)
+        return Rows(val, buf, rows, minun.ints(conv.strides)[0], minun.ints(conv.pads)[0],
+                    shape_of(conv.result)[1])
 
     def materialize(self, val: Val, owner: SSAValue | None = None, hint: str | None = None
                     ) -> Buf:
@@ -269,7 +335,21 @@ class Lowering:
         if isinstance(val, Buf) and val.same_layout(target):
             return
         g = self.g
-        g.nest(val.shape, lambda idx: g.store(val.load(g, idx), target.buffer, target.at(idx)))
+        wins = windows(val)
+        if not wins:
+            g.nest(val.shape,
+                   lambda idx: g.store(val.load(g, idx), target.buffer, target.at(idx)))
+            return
+
+        def row(o: Lin) -> list:  # row by row, each row's windows prepared first
+            for w in wins:
+                w.prepare(g, o)
+            g.nest(val.shape[2:], lambda idx: g.store(
+                val.load(g, [Lin(0), o, *idx]), target.buffer, target.at([Lin(0), o, *idx])))
+            return []
+
+        assert len(val.shape) == 4 and val.shape[0] == 1, val.shape
+        g.loop(val.shape[1], [], row)
 
     def buffer_of(self, v: SSAValue) -> Buf:
         """The value as a buffer (materialized if it is lazy)."""

@@ -23,6 +23,7 @@ from minun_mlir.lowering.loops.values import (
     Buf,
     Const,
     Reduction,
+    Rows,
     Val,
     element_of,
     fx_type,
@@ -118,7 +119,9 @@ def sum_terms(g: Gen, dims: tuple[int, ...], halvings: int, rounding: str, elem:
 
 
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
-    x, f = operand(lw, op.input), operand(lw, op.filter)
+    rows = lw.row_window(op, lw.vals[op.input])
+    x = operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
+    f = operand(lw, op.filter)
     res = element_of(op.result)
     d, halvings = accumulation(op)
     _, h, w, _ = shape_of(op.input)
@@ -154,7 +157,8 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
 
         return sum_terms(g, (kh, kw, cg), halvings, op.rounding.data, storage(res), d, term)
 
-    return Reduction(fn, [x, f], shape_of(op.result), res)
+    return Reduction(fn, [x, f], shape_of(op.result), res,
+                     [x] if isinstance(x, Rows) else [])
 
 
 def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, IntegerType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -204,12 +205,14 @@ class Elementwise(Val):
 
 @dataclass(eq=False)
 class Reduction(Val):
-    """An element computed by a loop over other values (matmul, conv, maxpool)."""
+    """An element computed by a loop over other values (matmul, conv, maxpool);
+    `windows` are the row windows (`Rows`) of its operands that its output row needs."""
 
     fn: Callable[[Gen, list[Lin]], SSAValue]
     operands: list[Val]
     shape: tuple[int, ...]
     el: Attribute
+    windows: list[Rows] = field(default_factory=list)
 
     def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
         return self.fn(g, idx)
@@ -217,3 +220,122 @@ class Reduction(Val):
     def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
         for v in self.operands:
             yield from v.leaves(False)
+
+
+@dataclass(eq=False)
+class Rows(Val):
+    """The rows of a lazy (1, H, W, C) value that one output row of its consumer (a
+    convolution computing its output rows in order 0, 1, ...) reads: output row `o` reads
+    source rows `o * stride - pad + [0, rows)`, which `prepare(g, o)` writes into a buffer
+    of `rows` rows before the elements of output row `o` are computed. Rows shared with
+    the previous output row are moved down (`rows - stride` rows copied), never computed
+    twice; rows outside [0, H) are skipped (the consumer's padding checks read none).
+    So a depthwise convolution over an expanding 1x1 convolution needs `rows` rows of the
+    expanded tensor instead of all of it (MBConv)."""
+
+    src: Val
+    buffer: Buffer
+    rows: int
+    stride: int
+    pad: int
+    out_rows: int  # the consumer's output rows
+    base: Lin | None = None  # first source row held (the row being computed's)
+    cost: int = FREE
+
+    @property
+    def shape(self) -> tuple[int, ...]:  # type: ignore[override]
+        return self.src.shape
+
+    @property
+    def el(self) -> Attribute:  # type: ignore[override]
+        return self.src.el
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        assert self.base is not None, "a row window is read before its rows are computed"
+        _, h, w, c = idx
+        _, _, nw, nc = self.shape
+        at = (h + self.base.scale(-1)).scale(nw * nc) + w.scale(nc) + c
+        return g.load(self.buffer, at)
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        return self.src.leaves(False)
+
+    def prepare(self, g: Gen, o: Lin) -> None:
+        """Make the source rows of output row `o` available; `o` runs 0, 1, ... (one
+        call per output row, in order), which the move of the kept rows relies on."""
+        _, nh, nw, nc = self.shape
+        row_size = nw * nc
+        self.base = o.scale(self.stride) + (-self.pad)
+        keep = self.rows - self.stride
+        lo: int | SSAValue = 0
+        if keep > 0:
+            if not o.terms:
+                lo = 0 if o.const == 0 else keep
+            else:  # the first output row computes every row, the others `stride` rows
+                first = g.cmp(g.lin(o), g.index(0), "eq")
+                lo = g.select(first, g.index(0), g.index(keep))
+                moved = g.select(first, g.index(0), g.index(keep * row_size))
+
+                def move(e: SSAValue) -> None:
+                    v = g.load(self.buffer, Lin.of(e) + self.stride * row_size)
+                    g.store(v, self.buffer, Lin.of(e))
+
+                g.for_(0, moved, [], move)
+        last = (self.out_rows - 1) * self.stride - self.pad + self.rows - 1
+        guard = self.pad > 0 or last >= nh
+        inner = windows(self.src)
+
+        def compute(t: Lin) -> list:
+            row = self.base + t
+
+            def fill() -> None:
+                for w in inner:
+                    w.prepare(g, row)
+                g.nest((nw, nc), lambda idx: g.store(
+                    self.src.load(g, [Lin(0), row, idx[0], idx[1]]), self.buffer,
+                    t.scale(row_size) + idx[0].scale(nc) + idx[1]))
+
+            if guard:
+                r = g.lin(row)
+                ok = g.binop(arith.AndIOp, g.cmp(r, g.index(0), "sge"),
+                             g.cmp(r, g.index(nh), "slt"))
+                g.if_(ok, [], fill, lambda: None)
+            else:
+                fill()
+            return []
+
+        if isinstance(lo, int):
+            g.loop(self.rows - lo, [], lambda t: compute(t + lo))
+        else:
+            g.for_(lo, self.rows, [], lambda t: compute(Lin.of(t)))
+
+
+def windows(val: Val) -> list[Rows]:
+    """The row windows to prepare before computing row `o` of `val` (dimension 1 of a
+    (1, H, W, C) value): its own, and those of the operands read at the same row."""
+    if isinstance(val, Rows):
+        return [val]
+    if isinstance(val, Elementwise):
+        out = []
+        for v in val.operands:
+            if v.shape == val.shape:
+                out += windows(v)
+            else:
+                assert not has_rows(v), "a row window read at another shape"
+        return out
+    if isinstance(val, Reduction):
+        return list(val.windows)
+    assert not has_rows(val), "a row window read through a view"
+    return []
+
+
+def has_rows(val: Val) -> bool:
+    """Whether computing `val` reads a row window (then it must be computed row by row,
+    with `windows(val)` prepared for each row)."""
+    if isinstance(val, Rows):
+        return True
+    if isinstance(val, (Elementwise, Reduction)):
+        return any(has_rows(v) for v in val.operands)
+    if isinstance(val, Mapped):
+        return has_rows(val.src)
+    return False

@@ -1,0 +1,137 @@
+"""Row windows (lowering/loops/values.py `Rows`): a depthwise convolution over an expensive
+lazy producer (MBConv's expand 1x1 convolution, scale, bias, relu6) keeps only the rows
+its window needs, and the project 1x1 convolution reads the depthwise output one row at a
+time. Small SeeDot programs (strides 1 and 2, pads 0 and 1, dilation, residual adds,
+consumers that are not row by row) compiled for x86: the C computes the evaluator's
+integers, and the scratch holds the windows instead of the whole expanded tensors."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+from codegen_support import build_host, expected, run_host
+
+from minun_mlir.codegen import emit_c
+from minun_mlir.frontends.seedot import compile_with_weights
+from minun_mlir.frontends.seedot.weights import Weights
+from minun_mlir.memory_map import memory_map
+from minun_mlir.pipeline import lower_l2, lower_to_l2
+
+DECL = re.compile(r"let (\w+) = \(([\d, ]+)\) in \[")
+
+
+def mbconv(h: int, w: int, c: int, t: int, co: int, s: int, p: int, residual: bool) -> str:
+    return f"""
+let F1 = (1, 1, 1, {c}, {t}) in [-1.0, 1.0] in
+let F2 = ({t}, 3, 3, 1, 1) in [-1.0, 1.0] in
+let F3 = (1, 1, 1, {t}, {co}) in [-1.0, 1.0] in
+let W1 = ({t}) in [-1.0, 1.0] in
+let B1 = ({t}) in [-1.0, 1.0] in
+let W2 = ({t}) in [-1.0, 1.0] in
+let B2 = ({t}) in [-1.0, 1.0] in
+let W3 = ({co}) in [-1.0, 1.0] in
+let B3 = ({co}) in [-1.0, 1.0] in
+let X = (1, {h}, {w}, {c}) in [-2.0, 2.0] in
+let M = mbconv(X, [F1, W1, B1], [F2, W2, B2], [F3, W3, B3], {{s {s} {s}}}, {{p {p} {p} {p} {p}}}) in
+{"X + M" if residual else "M"}
+"""
+
+
+# A depthwise convolution (dilated: a window of 5 rows) over relu6 of a 1x1 convolution,
+# read by a max pool (not row by row: the depthwise output is stored row by row).
+DEPTHWISE_POOL = """
+let F1 = (1, 1, 1, 3, 6) in [-1.0, 1.0] in
+let F2 = (6, 3, 3, 1, 1) in [-1.0, 1.0] in
+let X = (1, 9, 7, 3) in [-2.0, 2.0] in
+let Y = relu6(conv2d(X, F1, {s 1 1}, {p 0 0 0 0}, {d 1 1}, {g 1})) in
+let Z = conv2d(Y, F2, {s 1 1}, {p 2 1 1 1}, {d 2 1}, {g 6}) in
+maxpool(Z, {k 2 2}, {p 0 0 0 0}, {s 2 2})
+"""
+
+# Two MBConv blocks in a row, the first one's output used twice (residual and next block).
+TWO_BLOCKS = mbconv(6, 6, 4, 8, 4, 1, 1, False).replace("\nM\n", "") + """
+let G1 = (1, 1, 1, 4, 12) in [-1.0, 1.0] in
+let G2 = (12, 3, 3, 1, 1) in [-1.0, 1.0] in
+let G3 = (1, 1, 1, 12, 4) in [-1.0, 1.0] in
+let V1 = (12) in [-1.0, 1.0] in
+let C1 = (12) in [-1.0, 1.0] in
+let V2 = (12) in [-1.0, 1.0] in
+let C2 = (12) in [-1.0, 1.0] in
+let V3 = (4) in [-1.0, 1.0] in
+let C3 = (4) in [-1.0, 1.0] in
+M + mbconv(M, [G1, V1, C1], [G2, V2, C2], [G3, V3, C3], {s 1 1}, {p 1 1 1 1})
+"""
+
+
+def compile_l2(src: str, tmp_path, config: dict):
+    rng = np.random.default_rng(3)
+    arrays = {m.group(1): rng.uniform(-1, 1, size=tuple(int(x) for x in m.group(2).split(",")))
+              .astype(np.float32) for m in DECL.finditer(src) if m.group(1) != "X"}
+    l1 = compile_with_weights(src, "t.sd", Weights(arrays))
+    shape = next(tuple(int(x) for x in m.group(2).split(",")) for m in DECL.finditer(src)
+                 if m.group(1) == "X")
+    n = int(np.prod(shape))
+    train = tmp_path / "train.npy"
+    np.save(train, np.concatenate([np.zeros((16, 1)), rng.uniform(-2, 2, (16, n))], 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return lower_to_l2(l1, data=str(train), **config), n
+
+
+def assert_c_equals_evaluator(l2, n: int, tmp_path) -> None:
+    x = np.random.default_rng(11).uniform(-2.5, 2.5, size=(24, n))
+    exp = expected(l2, x)
+    emit_c(l2, "x86", tmp_path)
+    exe = build_host(tmp_path, tmp_path / "host", cflags=(
+        "-O1", "-fsanitize=undefined,address", "-fno-sanitize-recover=all"))
+    labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
+    np.testing.assert_array_equal(scores, exp.scores)
+    np.testing.assert_array_equal(labels, exp.labels)
+
+
+CONFIGS = {
+    "fixed16": dict(bits=16),
+    "fixed8": dict(bits=8),
+    "maxscale16": dict(bits=16, scales="maxscale", maxscale=5),  # TreeSum in the window
+}
+# (h, w, c, expand t, out channels, stride, pad, residual)
+BLOCKS = [(6, 8, 4, 8, 4, 1, 1, False), (6, 8, 4, 8, 4, 1, 1, True),
+          (6, 8, 4, 8, 6, 2, 1, False), (7, 8, 4, 8, 4, 2, 0, False),
+          (6, 8, 4, 8, 4, 1, 0, False), (7, 5, 3, 6, 2, 2, 1, False)]
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: "x".join(map(str, b)))
+def test_mbconv_rows_equal_evaluator(block, config, tmp_path):
+    h, w, c, t, co, s, p, residual = block
+    l2, n = compile_l2(mbconv(*block), tmp_path, CONFIGS[config])
+    assert_c_equals_evaluator(l2, n, tmp_path)
+    # the scratch: 3 rows of the expanded tensor and one row of the depthwise output
+    # (the result is written to `out`), instead of two whole H x W x t tensors; SeeDot's
+    # TreeSum adds the terms of one sum (at most max(c, 9, t) of them)
+    wo = (w + 2 * p - 3) // s + 1
+    el = CONFIGS[config]["bits"] // 8
+    scratch = memory_map(lower_l2(l2, stop="memory-plan")).scratch
+    rows = el * (3 * w * t + wo * t)
+    if config.startswith("maxscale"):
+        assert rows <= scratch <= rows + el * max(c, 9, t)
+    else:
+        assert scratch == rows
+
+
+@pytest.mark.parametrize("src", ["depthwise-pool", "two-blocks"])
+def test_row_windows_equal_evaluator(src, tmp_path):
+    program = {"depthwise-pool": DEPTHWISE_POOL, "two-blocks": TWO_BLOCKS}[src]
+    l2, n = compile_l2(program, tmp_path, CONFIGS["fixed16"])
+    assert_c_equals_evaluator(l2, n, tmp_path)
+    scratch = memory_map(lower_l2(l2, stop="memory-plan")).scratch
+    if src == "depthwise-pool":
+        # a window of 5 rows of Y (9 x 7 x 6) and the whole Z (8 x 7 x 6), not Y
+        assert scratch == 2 * (5 * 7 * 6 + 8 * 7 * 6)
+    else:
+        # M (6 x 6 x 4) lives through the second block with its 3 + 1 rows of 6 x 12
+        # elements; the first block's rows (3 + 1 of 6 x 8) are dead by then
+        assert scratch == 2 * (6 * 6 * 4 + 4 * 6 * 12)

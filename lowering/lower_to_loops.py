@@ -53,7 +53,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, TensorType, i32
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import error
@@ -260,7 +260,42 @@ class Lowering:
         user = self.single_user(v)
         if isinstance(user, num.Conv2DOp) and self.row_window(user, val):
             return val
+        reused = self.in_place(v, val)
+        if reused is not None:
+            self.store_into(reused, val)
+            return reused
         return self.materialize(val, v)
+
+    def in_place(self, v: SSAValue, val: Val) -> Buf | None:
+        """A buffer `val` may be written into in place: one it reads only at the element
+        being written (element-wise, same shape and storage type), owned whole by a value
+        whose only use leads, one op after another, to `v` (so nothing reads it after
+        `v` is computed). Reads happen before the write of each element."""
+        size = math.prod(val.shape)
+        leaves = list(val.leaves(True))
+        for leaf, aligned in leaves:
+            owner = leaf.buffer.owner
+            if not (aligned and leaf.whole and leaf.buffer.elem == val.elem
+                    and leaf.buffer.size == size and isinstance(owner, OpResult)
+                    and self.dies_into(owner, v)):
+                continue
+            target = Buf(leaf.buffer, val.shape, val.el)
+            if all(other.buffer is not leaf.buffer or (ok and other.same_layout(target))
+                   for other, ok in leaves):
+                leaf.buffer.owner = v
+                return target
+        return None
+
+    def dies_into(self, u: SSAValue, v: SSAValue) -> bool:
+        """Whether `u`'s only use is an op of its block whose one result is `v` or,
+        recursively, dies into `v`."""
+        while True:
+            user = self.single_user(u)
+            if user is None or len(user.results) != 1:
+                return False
+            if user.results[0] is v:
+                return True
+            u = user.results[0]
 
     def single_user(self, v: SSAValue) -> Operation | None:
         """The one op using `v` (once, in v's block), else None."""
@@ -356,13 +391,24 @@ class Lowering:
         val = self.vals[v]
         return val if isinstance(val, Buf) else self.materialize(val)
 
-    def owned(self, v: SSAValue) -> Buf | None:
+    def owned(self, v: SSAValue, splice: minun.SpliceAssignOp | None = None) -> Buf | None:
         """The value's buffer if the value may be updated in place: it owns the whole
-        buffer and this is its only use, in its own block."""
+        buffer and this is its only use, in its own block; or, for the destination of
+        `splice`, every other use dies into the spliced value (which store_into computes
+        before writing, through a temporary when it reads the destination elsewhere)."""
         val = self.vals[v]
+        if not (isinstance(val, Buf) and val.whole and val.buffer.owner is v):
+            return None
         uses = list(v.uses)
-        if (isinstance(val, Buf) and val.whole and val.buffer.owner is v and len(uses) == 1
-                and _same_block(v, uses[0].operation)):
+        if len(uses) == 1 and _same_block(v, uses[0].operation):
+            return val
+        if splice is not None and all(
+                (u.operation is splice and v is not splice.value)
+                or (u.operation.parent_block() is splice.parent_block()
+                    and len(u.operation.results) == 1
+                    and (u.operation.results[0] is splice.value
+                         or self.dies_into(u.operation.results[0], splice.value)))
+                for u in uses):
             return val
         return None
 

@@ -157,8 +157,11 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
 
         return sum_terms(g, (kh, kw, cg), halvings, op.rounding.data, storage(res), d, term)
 
+    # a per-channel scale (1x1, one input and one output channel per group) reads each
+    # input element only for the output element at the same index
+    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
     return Reduction(fn, [x, f], shape_of(op.result), res,
-                     [x] if isinstance(x, Rows) else [])
+                     [x] if isinstance(x, Rows) else [], pointwise)
 
 
 def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:

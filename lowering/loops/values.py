@@ -213,13 +213,15 @@ class Reduction(Val):
     shape: tuple[int, ...]
     el: Attribute
     windows: list[Rows] = field(default_factory=list)
+    pointwise: bool = False  # operand 0 read only at the output's own index
 
     def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
         return self.fn(g, idx)
 
     def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
-        for v in self.operands:
-            yield from v.leaves(False)
+        for e, v in enumerate(self.operands):
+            yield from v.leaves(aligned and self.pointwise and e == 0
+                                and v.shape == self.shape)
 
 
 @dataclass(eq=False)

@@ -1,9 +1,14 @@
-"""Row windows (lowering/loops/values.py `Rows`): a depthwise convolution over an expensive
-lazy producer (MBConv's expand 1x1 convolution, scale, bias, relu6) keeps only the rows
-its window needs, and the project 1x1 convolution reads the depthwise output one row at a
-time. Small SeeDot programs (strides 1 and 2, pads 0 and 1, dilation, residual adds,
-consumers that are not row by row) compiled for x86: the C computes the evaluator's
-integers, and the scratch holds the windows instead of the whole expanded tensors."""
+"""How lower-to-loops saves memory on MBConv-style programs, on small SeeDot programs
+compiled for x86 (the C computes the evaluator's integers) with the scratch they need:
+
+- row windows (lowering/loops/values.py `Rows`): a depthwise convolution over an
+  expensive lazy producer (MBConv's expand 1x1 convolution, scale, bias, relu6) keeps only
+  the rows its window needs, and the project 1x1 convolution reads the depthwise output
+  one row at a time (strides 1 and 2, pads 0 and 1, dilation, residual adds, consumers
+  that are not row by row);
+- in place: an element-wise op (a rescale, a per-channel 1x1 convolution) whose input
+  buffer is dead afterwards writes into that buffer, and a splice_assign whose value reads
+  its own destination updates the destination instead of copying it."""
 
 from __future__ import annotations
 
@@ -135,3 +140,32 @@ def test_row_windows_equal_evaluator(src, tmp_path):
         # M (6 x 6 x 4) lives through the second block with its 3 + 1 rows of 6 x 12
         # elements; the first block's rows (3 + 1 of 6 x 8) are dead by then
         assert scratch == 2 * (6 * 6 * 4 + 4 * 6 * 12)
+
+
+# normaliseL2 then a per-channel scale (a 1x1 convolution with one channel per group, as
+# face-4's M0a): written over the normalised tensor; two 3x3 convolutions read it, spliced
+# into A (lazily), whose last row is then overwritten with its row 2 (as face-4's
+# rnnOutput), in place.
+IN_PLACE = """
+let X = (1, 4, 5, 6) in [-2.0, 2.0] in
+let S = (6, 1, 1, 1, 1) in [-1.0, 1.0] in
+let F = (1, 3, 3, 6, 2) in [-1.0, 1.0] in
+let N = conv2d(normaliseL2(X), S, {s 1 1}, {p 0 0 0 0}, {d 1 1}, {g 6}) in
+let C = conv2d(N, F, {s 1 1}, {p 1 1 1 1}, {d 1 1}, {g 1}) in
+let D = conv2d(N, F, {s 1 1}, {p 1 1 1 1}, {d 1 1}, {g 1}) in
+let A = init([1, 4, 5, 4], 0.0) in
+let A[0:+1][0:+4][0:+5][0:+2] = C in
+let A[0:+1][0:+4][0:+5][2:+2] = D in
+let A[0:+1][3:+1][0:+5][0:+4] = A[0:+1][2:+1][0:+5][0:+4] in
+A
+"""
+
+
+@pytest.mark.parametrize("config", ["fixed16", "fixed8"])
+def test_in_place_equals_evaluator(config, tmp_path):
+    l2, n = compile_l2(IN_PLACE, tmp_path, CONFIGS[config])
+    assert_c_equals_evaluator(l2, n, tmp_path)
+    # the normalised X (4 x 5 x 6, also N) and A (4 x 5 x 4); the last splice's value
+    # (a row of A, 5 x 4) goes through a temporary once N is dead
+    el = CONFIGS[config]["bits"] // 8
+    assert memory_map(lower_l2(l2, stop="memory-plan")).scratch == el * (120 + 80)

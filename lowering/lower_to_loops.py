@@ -86,6 +86,9 @@ ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.Si
 # value computed row by row through row windows stays lazy into them, see `row_consumer`).
 ROW_ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ReluOp, num.Relu6Op,
                    num.ClipOp, num.NegOp, num.MaxOp, num.MinOp)
+# A value read in loop bodies may be recomputed up to this many times per element rather
+# than stored whole (see Lowering.fused_into_loop).
+FUSE_RECOMPUTE = 4
 VIEWS = (minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp)
 
 Handler = Callable[["Lowering", Any], Any]
@@ -241,6 +244,11 @@ class Lowering:
         if isinstance(user, num.MaxPoolOp):
             kernel, strides = minun.ints(user.kernel), minun.ints(user.strides)
             return all(s >= k for s, k in zip(strides, kernel))
+        if isinstance(user, num.Conv2DOp) and index == 0:
+            # 1x1, one output channel per group: each input element feeds at most one
+            # output element (the 1x1 grouped scale of face-4's first layer)
+            _, kh, kw, _, cout = shape_of(user.filter)
+            return (kh, kw, cout) == (1, 1, 1)
         return False
 
     def settle(self, v: SSAValue, val: Val) -> Val:
@@ -259,6 +267,8 @@ class Lowering:
             return val
         user = self.single_user(v)
         if isinstance(user, num.Conv2DOp) and self.row_window(user, val):
+            return val
+        if self.fused_into_loop(v, val):
             return val
         reused = self.in_place(v, val)
         if reused is not None:
@@ -296,6 +306,35 @@ class Lowering:
             if user.results[0] is v:
                 return True
             u = user.results[0]
+
+    def fused_into_loop(self, v: SSAValue, val: Val) -> bool:
+        """Whether `v` is better recomputed where a loop reads it than stored whole: a
+        value of the input and the parameters only (nothing writes what it reads), read
+        only through splices inside loop bodies, whose elements over all iterations are
+        at most FUSE_RECOMPUTE times its own (face-4's first convolution, read in
+        overlapping 8x8 RNNPool patches, 3.8 times: each patch, materialized in the loop
+        body as it is read several times, computes its own elements)."""
+        if has_rows(val) or not v.uses:
+            return False
+        if any(leaf.buffer.owner is not None or leaf.buffer is self.out
+               for leaf, _ in val.leaves(False)):
+            return False
+        read = 0
+        for use in v.uses:
+            user = use.operation
+            if not isinstance(user, minun.SpliceOp) or _same_block(v, user):
+                return False
+            trips, op = 1, user.parent_op()
+            while op is not None and op.parent_block() is not None and not _same_block(v, op):
+                if not isinstance(op, minun.LoopOp):
+                    return False
+                trips *= op.upper.value.data - op.lower.value.data
+                op = op.parent_op()
+            if not isinstance(op, minun.LoopOp):
+                return False
+            trips *= op.upper.value.data - op.lower.value.data
+            read += trips * math.prod(shape_of(user.result))
+        return read <= FUSE_RECOMPUTE * math.prod(val.shape)
 
     def single_user(self, v: SSAValue) -> Operation | None:
         """The one op using `v` (once, in v's block), else None."""

@@ -169,3 +169,40 @@ def test_in_place_equals_evaluator(config, tmp_path):
     # (a row of A, 5 x 4) goes through a temporary once N is dead
     el = CONFIGS[config]["bits"] // 8
     assert memory_map(lower_l2(l2, stop="memory-plan")).scratch == el * (120 + 80)
+
+
+def patches(step: int, n: int) -> str:
+    """The first layer A (10 x 10 x 2) read in n x n overlapping 6x6 patches of channel 0
+    at a step of `step` (as face-4's RNNPool patches of its first convolution)."""
+    return f"""
+let X = (1, 10, 10, 1) in [-2.0, 2.0] in
+let F = (1, 3, 3, 1, 2) in [-1.0, 1.0] in
+let W = (2, 36) in [-1.0, 1.0] in
+let A = relu6(conv2d(X, F, {{s 1 1}}, {{p 1 1 1 1}}, {{d 1 1}}, {{g 1}})) in
+let R = init([{n}, {n}, 2], 0.0) in
+let acc = init([1, 1], 0.0) in
+let d = loop(i = [0:{n}], acc) (
+  let e = loop(j = [0:{n}], acc) (
+    let P = reshape(A[0:+1][{step}*i:+6][{step}*j:+6][0:+1], (36, 1), (1, 2, 3, 4)) in
+    let v = W |*| P in
+    let R[i:+1][j:+1][0:+2] = reshape(v, (1, 1, 2), (1, 2)) in
+    acc
+  ) in
+  acc
+) in
+R
+"""
+
+
+@pytest.mark.parametrize("step, n", [(2, 3), (1, 5)])
+def test_first_layer_fused_into_patch_loop(step, n, tmp_path):
+    l2, inputs = compile_l2(patches(step, n), tmp_path, CONFIGS["fixed16"])
+    assert_c_equals_evaluator(l2, inputs, tmp_path)
+    sizes = [p.size for p in memory_map(lower_l2(l2, stop="memory-plan")).pieces]
+    # step 2: 9 patches of 36 elements read 324 <= 4 x 200 elements of A, so each patch
+    # (72 bytes) is computed from X in the loop and A is never stored; step 1: 25 x 36 =
+    # 900 > 800 reads, A (400 bytes) is stored once
+    if step == 2:
+        assert max(sizes) == 72
+    else:
+        assert max(sizes) == 400

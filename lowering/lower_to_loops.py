@@ -24,6 +24,17 @@ How tensors become memory (why the pass is more than one loop nest per op):
   So `conv2d -> rescale -> maxpool` computes each convolution output inside the pooling
   window and stores only the pooled tensor, and a `rescale` feeding a matmul or an add is
   applied on the consumer's loads (Shiftry's "fuse the shift into the operation").
+- Convolutions over expensive lazy values are computed row by row: a grouped kxk
+  (depthwise) convolution reads such a value through a `Rows` window of k rows (the rows
+  it shares with the previous output row moved down, the new ones computed once), and a
+  convolution over a value computed row by row (MBConv's project 1x1) through a one-row
+  window; so MBConv stores rows of its expanded tensors, never the tensors.
+- A value materialized element-wise from a buffer that is dead afterwards (a rescale, a
+  per-channel 1x1 convolution) is written into that buffer; a splice_assign whose value
+  reads its own destination updates it in place (the value through a small temporary).
+- A value of the input and the parameters read only through splices in loop bodies, at
+  most FUSE_RECOMPUTE times per element over all iterations, is recomputed per patch
+  instead of stored (face-4's first layer in its RNNPool patches).
 - All buffers are `memref.alloc` at the top of the function, apart from the computation,
   so that `memory-plan` can place them in one scratch array afterwards.
 - `minun.loop` -> `scf.for`: a carried tensor gets its own buffer, filled from the init

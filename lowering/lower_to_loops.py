@@ -35,6 +35,8 @@ How tensors become memory (why the pass is more than one loop nest per op):
 - A value of the input and the parameters read only through splices in loop bodies, at
   most FUSE_RECOMPUTE times per element over all iterations, is recomputed per patch
   instead of stored (face-4's first layer in its RNNPool patches).
+- A lazy value copied by a reshape far from its definition is stored at its definition
+  when that frees larger buffers earlier (`store_early`).
 - All buffers are `memref.alloc` at the top of the function, apart from the computation,
   so that `memory-plan` can place them in one scratch array afterwards.
 - `minun.loop` -> `scf.for`: a carried tensor gets its own buffer, filled from the init
@@ -63,7 +65,15 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, TensorType, i32
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i32,
+)
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -117,6 +127,10 @@ def _handlers() -> dict[type[Operation], Handler]:
 # The one dispatch table of the pass: op class -> handler(driver, op), which returns the
 # lowered result(s): a Val per tensor result, an SSA value per scalar one.
 HANDLERS: dict[type[Operation], Handler] = _handlers()
+
+
+def _bytes(elem) -> int:
+    return elem.width.data // 8 if isinstance(elem, IntegerType) else 4
 
 
 def _same_block(value: SSAValue, user: Operation) -> bool:
@@ -275,7 +289,7 @@ class Lowering:
         if has_rows(val):
             return val if self.row_consumer(v, val) else self.materialize(val, v)
         if val.cost == CHEAP or self.consumed_once(v):
-            return val
+            return self.materialize(val, v) if self.store_early(v, val) else val
         user = self.single_user(v)
         if isinstance(user, num.Conv2DOp) and self.row_window(user, val):
             return val
@@ -317,6 +331,43 @@ class Lowering:
             if user.results[0] is v:
                 return True
             u = user.results[0]
+
+    def store_early(self, v: SSAValue, val: Val) -> bool:
+        """Whether `v`, lazy, is better stored now than where its consumer would store it:
+        its one consumer is a reshape that copies (a lazy value, or one whose non-unit
+        dimensions change), other tensors are computed in between, and storing now ends
+        the life of buffers it reads (all their uses come before the reshape) larger than
+        itself. face-4's detection heads (30x40x4) are reshaped into the answer at the
+        end of the program: stored where they are defined, the 30x40x32 tensors they read
+        die there instead of at the end."""
+        user = self.single_user(v)
+        if not isinstance(user, minun.ReshapeOp) or not isinstance(v, OpResult):
+            return False
+        order = minun.ints(user.order)
+        shape = [val.shape[p] for p in order]
+        if [n for n in shape if n != 1] == [n for n in shape_of(user.result) if n != 1]:
+            return False  # a view of whatever the reshape reads
+        block = user.parent_block()
+        ops = list(block.ops)
+        at = ops.index(user)
+        if not any(isinstance(r.type, TensorType) and not isinstance(op, num.ParamOp)
+                   for op in ops[ops.index(v.owner) + 1:at] for r in op.results):
+            return False  # nothing computed in between: the same lives either way
+        freed, seen = 0, set()
+        for leaf, _ in val.leaves(False):
+            buf = leaf.buffer
+            if buf in seen or not isinstance(buf.owner, OpResult):
+                continue
+            seen.add(buf)
+            dies = True
+            for use in buf.owner.uses:
+                op = use.operation
+                while op is not None and op.parent_block() is not block:
+                    op = op.parent_op()
+                dies = dies and op is not None and ops.index(op) < at
+            if dies:
+                freed += buf.size * _bytes(buf.elem)
+        return freed > math.prod(val.shape) * _bytes(val.elem)
 
     def fused_into_loop(self, v: SSAValue, val: Val) -> bool:
         """Whether `v` is better recomputed where a loop reads it than stored whole: a

@@ -206,3 +206,32 @@ def test_first_layer_fused_into_patch_loop(step, n, tmp_path):
         assert max(sizes) == 72
     else:
         assert max(sizes) == 400
+
+
+# H (6 x 6, from A) is reshaped into R only at the end; B and C are computed in between.
+HEAD_AT_THE_END = """
+let X = (1, 6, 6, 4) in [-2.0, 2.0] in
+let F = (1, 1, 1, 4, 8) in [-1.0, 1.0] in
+let G = (1, 3, 3, 8, 1) in [-1.0, 1.0] in
+let K = (1, 3, 3, 8, 2) in [-1.0, 1.0] in
+let M = (1, 1, 1, 2, 32) in [-1.0, 1.0] in
+let L = (1, 3, 3, 32, 4) in [-1.0, 1.0] in
+let A = relu(conv2d(X, F, {s 1 1}, {p 0 0 0 0}, {d 1 1}, {g 1})) in
+let H = conv2d(A, G, {s 1 1}, {p 1 1 1 1}, {d 1 1}, {g 1}) in
+let B = relu(conv2d(A, K, {s 2 2}, {p 1 1 1 1}, {d 1 1}, {g 1})) in
+let C = relu(conv2d(B, M, {s 1 1}, {p 0 0 0 0}, {d 1 1}, {g 1})) in
+let D = conv2d(C, L, {s 1 1}, {p 1 1 1 1}, {d 1 1}, {g 1}) in
+let R = init([1, 72], 0.0) in
+let R[0:+1][0:+36] = reshape(H, (1, 36), (1, 2, 3, 4)) in
+let R[0:+1][36:+36] = reshape(D, (1, 36), (1, 2, 3, 4)) in
+R
+"""
+
+
+def test_head_stored_where_defined(tmp_path):
+    l2, n = compile_l2(HEAD_AT_THE_END, tmp_path, CONFIGS["fixed16"])
+    assert_c_equals_evaluator(l2, n, tmp_path)
+    # H is stored when defined, so A (6x6x8) dies once B is computed; the most live is
+    # then H (36 elements), C (3x3x32) and D (36, stored when defined too). Stored at the
+    # reshape, H would keep A alive with C: at least 2 x (288 + 288) bytes.
+    assert memory_map(lower_l2(l2, stop="memory-plan")).scratch == 2 * (36 + 288 + 36)

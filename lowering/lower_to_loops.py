@@ -27,8 +27,9 @@ How tensors become memory (why the pass is more than one loop nest per op):
 - Convolutions over expensive lazy values are computed row by row: a grouped kxk
   (depthwise) convolution reads such a value through a `Rows` window of k rows (the rows
   it shares with the previous output row moved down, the new ones computed once), and a
-  convolution over a value computed row by row (MBConv's project 1x1) through a one-row
-  window; so MBConv stores rows of its expanded tensors, never the tensors.
+  convolution over a value computed row by row through rows again, or a `Pixel` window
+  (one pixel's channels) for a 1x1 one (MBConv's project); so MBConv stores rows of its
+  expanded tensors, never the tensors.
 - A value materialized element-wise from a buffer that is dead afterwards (a rescale, a
   per-channel 1x1 convolution) is written into that buffer; a splice_assign whose value
   reads its own destination updates it in place (the value through a small temporary).
@@ -86,11 +87,13 @@ from minun_mlir.lowering.loops.values import (
     CHEAP,
     FREE,
     Buf,
+    Pixel,
     Rows,
     Val,
     element_of,
     has_rows,
     op_error,
+    row_elements,
     shape_of,
     storage,
     windows,
@@ -422,8 +425,8 @@ class Lowering:
         for a grouped (depthwise) kxk convolution over a value that is expensive to
         recompute (MBConv's expanded tensor: rows x W x C elements live instead of
         H x W x C), and for any convolution over a value already computed row by row
-        (MBConv's project 1x1 convolution over the depthwise output) when its rows are
-        read in order (stride <= rows)."""
+        (MBConv's project 1x1 convolution over the depthwise output, through a pixel
+        window: rows_of) when its rows are read in order (stride <= rows)."""
         v = conv.input
         if isinstance(val, Buf) or val.cost <= CHEAP:
             return None
@@ -443,10 +446,15 @@ class Lowering:
             return rows
         return None
 
-    def rows_of(self, conv: num.Conv2DOp, rows: int) -> Rows:
-        """The row window of `conv`'s input (see row_window), with its buffer."""
+    def rows_of(self, conv: num.Conv2DOp, rows: int) -> Rows | Pixel:
+        """The window of `conv`'s input (see row_window), with its buffer: one pixel for
+        a 1x1 convolution (stride 1, no padding) over a value computed row by row."""
         val = self.vals[conv.input]
         _, _, w, c = val.shape
+        _, kh, kw, _, _ = shape_of(conv.filter)
+        if (has_rows(val) and (kh, kw) == (1, 1) and minun.ints(conv.strides) == (1, 1)
+                and not any(minun.ints(conv.pads))):
+            return Pixel(val, self.g.alloc(c, val.elem, f"{conv.input.name_hint or 'x'}_pixel"))
         hint = f"{conv.input.name_hint or 'x'}_rows"
         buf = self.g.alloc(rows * w * c, val.elem, hint)
         return Rows(val, buf, rows, minun.ints(conv.strides)[0], minun.ints(conv.pads)[0],
@@ -478,9 +486,7 @@ class Lowering:
             return
 
         def row(o: Lin) -> list:  # row by row, each row's windows prepared first
-            for w in wins:
-                w.prepare(g, o)
-            g.nest(val.shape[2:], lambda idx: g.store(
+            row_elements(g, val, o, lambda idx: g.store(
                 val.load(g, [Lin(0), o, *idx]), target.buffer, target.at([Lin(0), o, *idx])))
             return []
 

@@ -22,6 +22,7 @@ from minun_mlir.lowering.loops.values import (
     CHEAP,
     Buf,
     Const,
+    Pixel,
     Reduction,
     Rows,
     Val,
@@ -31,6 +32,7 @@ from minun_mlir.lowering.loops.values import (
     op_error,
     shape_of,
     storage,
+    windows,
 )
 from minun_mlir.numerics import fixed as fx
 
@@ -161,7 +163,7 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
     # input element only for the output element at the same index
     pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
     return Reduction(fn, [x, f], shape_of(op.result), res,
-                     [x] if isinstance(x, Rows) else [], pointwise)
+                     windows(x) if isinstance(x, (Rows, Pixel)) else [], pointwise)
 
 
 def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:

@@ -212,7 +212,7 @@ class Reduction(Val):
     operands: list[Val]
     shape: tuple[int, ...]
     el: Attribute
-    windows: list[Rows] = field(default_factory=list)
+    windows: list[Rows | Pixel] = field(default_factory=list)
     pointwise: bool = False  # operand 0 read only at the output's own index
 
     def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
@@ -285,15 +285,12 @@ class Rows(Val):
                 g.for_(0, moved, [], move)
         last = (self.out_rows - 1) * self.stride - self.pad + self.rows - 1
         guard = self.pad > 0 or last >= nh
-        inner = windows(self.src)
 
         def compute(t: Lin) -> list:
             row = self.base + t
 
             def fill() -> None:
-                for w in inner:
-                    w.prepare(g, row)
-                g.nest((nw, nc), lambda idx: g.store(
+                row_elements(g, self.src, row, lambda idx: g.store(
                     self.src.load(g, [Lin(0), row, idx[0], idx[1]]), self.buffer,
                     t.scale(row_size) + idx[0].scale(nc) + idx[1]))
 
@@ -312,11 +309,68 @@ class Rows(Val):
             g.for_(lo, self.rows, [], lambda t: compute(Lin.of(t)))
 
 
-def windows(val: Val) -> list[Rows]:
-    """The row windows to prepare before computing row `o` of `val` (dimension 1 of a
-    (1, H, W, C) value): its own, and those of the operands read at the same row."""
+@dataclass(eq=False)
+class Pixel(Val):
+    """The channels of one pixel of a value computed row by row, read by a 1x1 convolution
+    (stride 1, no padding) computing its output pixels row by row: `prepare(g, o, w)`
+    writes source pixel (o, w) into a buffer of C elements (the source's own windows for
+    row o are prepared by the caller, see row_elements). MBConv's project convolution
+    over the depthwise output: C elements live instead of a row of them."""
+
+    src: Val
+    buffer: Buffer
+    cost: int = FREE
+
+    @property
+    def shape(self) -> tuple[int, ...]:  # type: ignore[override]
+        return self.src.shape
+
+    @property
+    def el(self) -> Attribute:  # type: ignore[override]
+        return self.src.el
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        return g.load(self.buffer, idx[3])
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        return self.src.leaves(False)
+
+    def prepare(self, g: Gen, o: Lin, w: Lin) -> None:
+        g.loop(self.shape[3], [], lambda c: g.store(
+            self.src.load(g, [Lin(0), o, w, c]), self.buffer, c) or [])
+
+
+def row_elements(g: Gen, val: Val, o: Lin, body: Callable[[list[Lin]], None]) -> None:
+    """body([w, c...]) for every element of row `o` of `val` (a (1, H, W, ...) value),
+    its row windows prepared first and its pixel windows before each pixel. Rows must be
+    visited in order 0, 1, ... (the windows move the rows they keep)."""
+    wins = windows(val)
+    for w in wins:
+        if isinstance(w, Rows):
+            w.prepare(g, o)
+    # a pixel window's source may read another pixel window (listed after it): sources first
+    pixels = [w for w in reversed(wins) if isinstance(w, Pixel)]
+    if not pixels:
+        g.nest(val.shape[2:], body)
+        return
+
+    def pixel(w: Lin) -> list:
+        for p in pixels:
+            p.prepare(g, o, w)
+        g.nest(val.shape[3:], lambda idx: body([w, *idx]))
+        return []
+
+    g.loop(val.shape[2], [], pixel)
+
+
+def windows(val: Val) -> list[Rows | Pixel]:
+    """The windows to prepare for row `o` of `val` (dimension 1 of a (1, H, W, C)
+    value): its own, and those of the operands read at the same row; a pixel window's
+    source is read at the same row, so its windows too."""
     if isinstance(val, Rows):
         return [val]
+    if isinstance(val, Pixel):
+        return [val, *windows(val.src)]
     if isinstance(val, Elementwise):
         out = []
         for v in val.operands:
@@ -334,7 +388,7 @@ def windows(val: Val) -> list[Rows]:
 def has_rows(val: Val) -> bool:
     """Whether computing `val` reads a row window (then it must be computed row by row,
     with `windows(val)` prepared for each row)."""
-    if isinstance(val, Rows):
+    if isinstance(val, (Rows, Pixel)):
         return True
     if isinstance(val, (Elementwise, Reduction)):
         return any(has_rows(v) for v in val.operands)

@@ -4,7 +4,7 @@ compiled for x86 (the C computes the evaluator's integers) with the scratch they
 - row windows (lowering/loops/values.py `Rows`): a depthwise convolution over an
   expensive lazy producer (MBConv's expand 1x1 convolution, scale, bias, relu6) keeps only
   the rows its window needs, and the project 1x1 convolution reads the depthwise output
-  one row at a time (strides 1 and 2, pads 0 and 1, dilation, residual adds, consumers
+  one pixel at a time (strides 1 and 2, pads 0 and 1, dilation, residual adds, consumers
   that are not row by row);
 - in place: an element-wise op (a rescale, a per-channel 1x1 convolution) whose input
   buffer is dead afterwards writes into that buffer, and a splice_assign whose value reads
@@ -114,32 +114,42 @@ def test_mbconv_rows_equal_evaluator(block, config, tmp_path):
     h, w, c, t, co, s, p, residual = block
     l2, n = compile_l2(mbconv(*block), tmp_path, CONFIGS[config])
     assert_c_equals_evaluator(l2, n, tmp_path)
-    # the scratch: 3 rows of the expanded tensor and one row of the depthwise output
+    # the scratch: 3 rows of the expanded tensor and one pixel of the depthwise output
     # (the result is written to `out`), instead of two whole H x W x t tensors; SeeDot's
     # TreeSum adds the terms of one sum (at most max(c, 9, t) of them)
-    wo = (w + 2 * p - 3) // s + 1
     el = CONFIGS[config]["bits"] // 8
     scratch = memory_map(lower_l2(l2, stop="memory-plan")).scratch
-    rows = el * (3 * w * t + wo * t)
+    rows = el * (3 * w * t + t)
     if config.startswith("maxscale"):
         assert rows <= scratch <= rows + el * max(c, 9, t)
     else:
         assert scratch == rows
 
 
-@pytest.mark.parametrize("src", ["depthwise-pool", "two-blocks"])
+# Two MBConv blocks chained without a residual: the first block's output is read one pixel
+# at a time by the second's expand convolution, so it is never stored either.
+CHAINED = TWO_BLOCKS.replace("M + mbconv(M,", "mbconv(M,")
+
+
+@pytest.mark.parametrize("src", ["depthwise-pool", "two-blocks", "chained"])
 def test_row_windows_equal_evaluator(src, tmp_path):
-    program = {"depthwise-pool": DEPTHWISE_POOL, "two-blocks": TWO_BLOCKS}[src]
+    program = {"depthwise-pool": DEPTHWISE_POOL, "two-blocks": TWO_BLOCKS,
+               "chained": CHAINED}[src]
     l2, n = compile_l2(program, tmp_path, CONFIGS["fixed16"])
     assert_c_equals_evaluator(l2, n, tmp_path)
     scratch = memory_map(lower_l2(l2, stop="memory-plan")).scratch
     if src == "depthwise-pool":
         # a window of 5 rows of Y (9 x 7 x 6) and the whole Z (8 x 7 x 6), not Y
         assert scratch == 2 * (5 * 7 * 6 + 8 * 7 * 6)
+    elif src == "chained":
+        # both blocks' rows at once: 3 of 6 x 8 (first block) and 3 of 6 x 12 (second);
+        # the first block's depthwise pixel (8) and M's pixel (4) are used while a row of
+        # the second block's window is computed, its own pixel (12) after: they share
+        assert scratch == 2 * (3 * 6 * 8 + 3 * 6 * 12 + max(8 + 4, 12))
     else:
-        # M (6 x 6 x 4) lives through the second block with its 3 + 1 rows of 6 x 12
-        # elements; the first block's rows (3 + 1 of 6 x 8) are dead by then
-        assert scratch == 2 * (6 * 6 * 4 + 4 * 6 * 12)
+        # M (6 x 6 x 4) lives through the second block with its 3 rows of 6 x 12
+        # elements and one pixel of 12; the first block's rows and pixel are dead by then
+        assert scratch == 2 * (6 * 6 * 4 + 3 * 6 * 12 + 12)
 
 
 # normaliseL2 then a per-channel scale (a 1x1 convolution with one channel per group, as

@@ -387,11 +387,17 @@ def windows(val: Val) -> list[Rows | Pixel]:
 
 def has_rows(val: Val) -> bool:
     """Whether computing `val` reads a row window (then it must be computed row by row,
-    with `windows(val)` prepared for each row)."""
-    if isinstance(val, (Rows, Pixel)):
-        return True
-    if isinstance(val, (Elementwise, Reduction)):
-        return any(has_rows(v) for v in val.operands)
-    if isinstance(val, Mapped):
-        return has_rows(val.src)
-    return False
+    with `windows(val)` prepared for each row). Remembered on the value: the driver asks
+    for every op, and lazy chains can be thousands of ops deep."""
+    known = val.__dict__.get("_has_rows")
+    if known is None:
+        if isinstance(val, (Rows, Pixel)):
+            known = True
+        elif isinstance(val, (Elementwise, Reduction)):
+            known = any(has_rows(v) for v in val.operands)
+        elif isinstance(val, Mapped):
+            known = has_rows(val.src)
+        else:
+            known = False
+        val.__dict__["_has_rows"] = known
+    return known

@@ -24,6 +24,20 @@ How tensors become memory (why the pass is more than one loop nest per op):
   So `conv2d -> rescale -> maxpool` computes each convolution output inside the pooling
   window and stores only the pooled tensor, and a `rescale` feeding a matmul or an add is
   applied on the consumer's loads (Shiftry's "fuse the shift into the operation").
+- Convolutions over expensive lazy values are computed row by row: a grouped kxk
+  (depthwise) convolution reads such a value through a `Rows` window of k rows (the rows
+  it shares with the previous output row moved down, the new ones computed once), and a
+  convolution over a value computed row by row through rows again, or a `Pixel` window
+  (one pixel's channels) for a 1x1 one (MBConv's project); so MBConv stores rows of its
+  expanded tensors, never the tensors.
+- A value materialized element-wise from a buffer that is dead afterwards (a rescale, a
+  per-channel 1x1 convolution) is written into that buffer; a splice_assign whose value
+  reads its own destination updates it in place (the value through a small temporary).
+- A value of the input and the parameters read only through splices in loop bodies, at
+  most FUSE_RECOMPUTE times per element over all iterations, is recomputed per patch
+  instead of stored (face-4's first layer in its RNNPool patches).
+- A lazy value copied by a reshape far from its definition is stored at its definition
+  when that frees larger buffers earlier (`store_early`).
 - All buffers are `memref.alloc` at the top of the function, apart from the computation,
   so that `memory-plan` can place them in one scratch array afterwards.
 - `minun.loop` -> `scf.for`: a carried tensor gets its own buffer, filled from the init
@@ -55,29 +69,35 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     Float32Type,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
     TensorType,
     i32,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.lowering.loops import elementwise, functions, linear, movement, regions, sources
-from minun_mlir.lowering.loops.builder import Buffer, Gen
+from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin
 from minun_mlir.lowering.loops.values import (
     CHEAP,
     FREE,
     Buf,
+    Pixel,
+    Rows,
     Val,
     element_of,
+    has_rows,
     op_error,
+    row_elements,
     shape_of,
     storage,
+    windows,
 )
 from minun_mlir.modules import main_function, replace_module_body, require_level
 
@@ -90,6 +110,13 @@ PROBE = "minun.probe"
 ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.SigmoidOp,
                num.TanhOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.NegOp, num.MaxOp,
                num.MinOp)
+# Element-wise consumers whose handlers build an `Elementwise` of their operands (so a
+# value computed row by row through row windows stays lazy into them, see `row_consumer`).
+ROW_ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ReluOp, num.Relu6Op,
+                   num.ClipOp, num.NegOp, num.MaxOp, num.MinOp)
+# A value read in loop bodies may be recomputed up to this many times per element rather
+# than stored whole (see Lowering.fused_into_loop).
+FUSE_RECOMPUTE = 4
 VIEWS = (minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp)
 
 Handler = Callable[["Lowering", Any], Any]
@@ -107,6 +134,10 @@ def _handlers() -> dict[type[Operation], Handler]:
 # The one dispatch table of the pass: op class -> handler(driver, op), which returns the
 # lowered result(s): a Val per tensor result, an SSA value per scalar one.
 HANDLERS: dict[type[Operation], Handler] = _handlers()
+
+
+def _bytes(elem) -> int:
+    return elem.width.data // 8 if isinstance(elem, IntegerType) else 4
 
 
 def _same_block(value: SSAValue, user: Operation) -> bool:
@@ -261,6 +292,11 @@ class Lowering:
         if isinstance(user, num.MaxPoolOp):
             kernel, strides = minun.ints(user.kernel), minun.ints(user.strides)
             return all(s >= k for s, k in zip(strides, kernel))
+        if isinstance(user, num.Conv2DOp) and index == 0:
+            # 1x1, one output channel per group: each input element feeds at most one
+            # output element (the 1x1 grouped scale of face-4's first layer)
+            _, kh, kw, _, cout = shape_of(user.filter)
+            return (kh, kw, cout) == (1, 1, 1)
         return False
 
     def settle(self, v: SSAValue, val: Val) -> Val:
@@ -273,9 +309,176 @@ class Lowering:
             return target
         if val.cost == FREE or not v.uses:
             return val
+        if has_rows(val):
+            return val if self.row_consumer(v, val) else self.materialize(val, v)
         if val.cost == CHEAP or self.consumed_once(v):
+            return self.materialize(val, v) if self.store_early(v, val) else val
+        user = self.single_user(v)
+        if isinstance(user, num.Conv2DOp) and self.row_window(user, val):
             return val
+        if self.fused_into_loop(v, val):
+            return val
+        reused = self.in_place(v, val)
+        if reused is not None:
+            self.store_into(reused, val)
+            return reused
         return self.materialize(val, v)
+
+    def in_place(self, v: SSAValue, val: Val) -> Buf | None:
+        """A buffer `val` may be written into in place: one it reads only at the element
+        being written (element-wise, same shape and storage type), owned whole by a value
+        whose only use leads, one op after another, to `v` (so nothing reads it after
+        `v` is computed). Reads happen before the write of each element."""
+        size = math.prod(val.shape)
+        leaves = list(val.leaves(True))
+        for leaf, aligned in leaves:
+            owner = leaf.buffer.owner
+            if not (aligned and leaf.whole and leaf.buffer.elem == val.elem
+                    and leaf.buffer.size == size and isinstance(owner, OpResult)
+                    and self.dies_into(owner, v)):
+                continue
+            target = Buf(leaf.buffer, val.shape, val.el)
+            if all(other.buffer is not leaf.buffer or (ok and other.same_layout(target))
+                   for other, ok in leaves):
+                leaf.buffer.owner = v
+                return target
+        return None
+
+    def dies_into(self, u: SSAValue, v: SSAValue) -> bool:
+        """Whether `u`'s only use is an op of its block whose one result is `v` or,
+        recursively, dies into `v`."""
+        while True:
+            user = self.single_user(u)
+            if user is None or len(user.results) != 1:
+                return False
+            if user.results[0] is v:
+                return True
+            u = user.results[0]
+
+    def store_early(self, v: SSAValue, val: Val) -> bool:
+        """Whether `v`, lazy, is better stored now than where its consumer would store it:
+        its one consumer is a reshape that copies (a lazy value, or one whose non-unit
+        dimensions change), other tensors are computed in between, and storing now ends
+        the life of buffers it reads (all their uses come before the reshape) larger than
+        itself. face-4's detection heads (30x40x4) are reshaped into the answer at the
+        end of the program: stored where they are defined, the 30x40x32 tensors they read
+        die there instead of at the end."""
+        user = self.single_user(v)
+        if not isinstance(user, minun.ReshapeOp) or not isinstance(v, OpResult):
+            return False
+        order = minun.ints(user.order)
+        shape = [val.shape[p] for p in order]
+        if [n for n in shape if n != 1] == [n for n in shape_of(user.result) if n != 1]:
+            return False  # a view of whatever the reshape reads
+        block = user.parent_block()
+        ops = list(block.ops)
+        at = ops.index(user)
+        if not any(isinstance(r.type, TensorType) and not isinstance(op, num.ParamOp)
+                   for op in ops[ops.index(v.owner) + 1:at] for r in op.results):
+            return False  # nothing computed in between: the same lives either way
+        freed, seen = 0, set()
+        for leaf, _ in val.leaves(False):
+            buf = leaf.buffer
+            if buf in seen or not isinstance(buf.owner, OpResult):
+                continue
+            seen.add(buf)
+            dies = True
+            for use in buf.owner.uses:
+                op = use.operation
+                while op is not None and op.parent_block() is not block:
+                    op = op.parent_op()
+                dies = dies and op is not None and ops.index(op) < at
+            if dies:
+                freed += buf.size * _bytes(buf.elem)
+        return freed > math.prod(val.shape) * _bytes(val.elem)
+
+    def fused_into_loop(self, v: SSAValue, val: Val) -> bool:
+        """Whether `v` is better recomputed where a loop reads it than stored whole: a
+        value of the input and the parameters only (nothing writes what it reads), read
+        only through splices inside loop bodies, whose elements over all iterations are
+        at most FUSE_RECOMPUTE times its own (face-4's first convolution, read in
+        overlapping 8x8 RNNPool patches, 3.8 times: each patch, materialized in the loop
+        body as it is read several times, computes its own elements)."""
+        if has_rows(val) or not v.uses:
+            return False
+        if any(leaf.buffer.owner is not None or leaf.buffer is self.out
+               for leaf, _ in val.leaves(False)):
+            return False
+        read = 0
+        for use in v.uses:
+            user = use.operation
+            if not isinstance(user, minun.SpliceOp) or _same_block(v, user):
+                return False
+            trips, op = 1, user.parent_op()
+            while op is not None and op.parent_block() is not None and not _same_block(v, op):
+                if not isinstance(op, minun.LoopOp):
+                    return False
+                trips *= op.upper.value.data - op.lower.value.data
+                op = op.parent_op()
+            if not isinstance(op, minun.LoopOp):
+                return False
+            trips *= op.upper.value.data - op.lower.value.data
+            read += trips * math.prod(shape_of(user.result))
+        return read <= FUSE_RECOMPUTE * math.prod(val.shape)
+
+    def single_user(self, v: SSAValue) -> Operation | None:
+        """The one op using `v` (once, in v's block), else None."""
+        uses = list(v.uses)
+        if len(uses) != 1 or not _same_block(v, uses[0].operation):
+            return None
+        return uses[0].operation
+
+    def row_consumer(self, v: SSAValue, val: Val) -> bool:
+        """Whether the one consumer of `v`, a value computed row by row, is one too: an
+        element-wise op of the same shape, or a convolution reading it through a row
+        window. Any other consumer gets `v` materialized (row by row, by store_into)."""
+        user = self.single_user(v)
+        if isinstance(user, ROW_ELEMENTWISE):
+            return shape_of(user.results[0]) == shape_of(v)
+        if isinstance(user, num.Conv2DOp):
+            return self.row_window(user, val) is not None
+        return False
+
+    def row_window(self, conv: num.Conv2DOp, val: Val) -> int | None:
+        """The rows of a row window through which `conv` reads its lazy input `val`, or
+        None when the input is better read lazily or materialized whole. A window is used
+        for a grouped (depthwise) kxk convolution over a value that is expensive to
+        recompute (MBConv's expanded tensor: rows x W x C elements live instead of
+        H x W x C), and for any convolution over a value already computed row by row
+        (MBConv's project 1x1 convolution over the depthwise output, through a pixel
+        window: rows_of) when its rows are read in order (stride <= rows)."""
+        v = conv.input
+        if isinstance(val, Buf) or val.cost <= CHEAP:
+            return None
+        uses = list(v.uses)
+        if len(uses) != 1 or uses[0].index != 0 or not _same_block(v, conv):
+            return None
+        shape = shape_of(v)
+        if len(shape) != 4 or shape[0] != 1:
+            return None
+        groups, kh, _, _, _ = shape_of(conv.filter)
+        sh, _ = minun.ints(conv.strides)
+        dh, _ = minun.ints(conv.dilations)
+        rows = (kh - 1) * dh + 1
+        if has_rows(val):
+            return rows if rows >= sh else None
+        if groups > 1 and kh > 1 and rows < shape[1]:
+            return rows
+        return None
+
+    def rows_of(self, conv: num.Conv2DOp, rows: int) -> Rows | Pixel:
+        """The window of `conv`'s input (see row_window), with its buffer: one pixel for
+        a 1x1 convolution (stride 1, no padding) over a value computed row by row."""
+        val = self.vals[conv.input]
+        _, _, w, c = val.shape
+        _, kh, kw, _, _ = shape_of(conv.filter)
+        if (has_rows(val) and (kh, kw) == (1, 1) and minun.ints(conv.strides) == (1, 1)
+                and not any(minun.ints(conv.pads))):
+            return Pixel(val, self.g.alloc(c, val.elem, f"{conv.input.name_hint or 'x'}_pixel"))
+        hint = f"{conv.input.name_hint or 'x'}_rows"
+        buf = self.g.alloc(rows * w * c, val.elem, hint)
+        return Rows(val, buf, rows, minun.ints(conv.strides)[0], minun.ints(conv.pads)[0],
+                    shape_of(conv.result)[1])
 
     def materialize(self, val: Val, owner: SSAValue | None = None, hint: str | None = None
                     ) -> Buf:
@@ -296,20 +499,43 @@ class Lowering:
         if isinstance(val, Buf) and val.same_layout(target):
             return
         g = self.g
-        g.nest(val.shape, lambda idx: g.store(val.load(g, idx), target.buffer, target.at(idx)))
+        wins = windows(val)
+        if not wins:
+            g.nest(val.shape,
+                   lambda idx: g.store(val.load(g, idx), target.buffer, target.at(idx)))
+            return
+
+        def row(o: Lin) -> list:  # row by row, each row's windows prepared first
+            row_elements(g, val, o, lambda idx: g.store(
+                val.load(g, [Lin(0), o, *idx]), target.buffer, target.at([Lin(0), o, *idx])))
+            return []
+
+        assert len(val.shape) == 4 and val.shape[0] == 1, val.shape
+        g.loop(val.shape[1], [], row)
 
     def buffer_of(self, v: SSAValue) -> Buf:
         """The value as a buffer (materialized if it is lazy)."""
         val = self.vals[v]
         return val if isinstance(val, Buf) else self.materialize(val)
 
-    def owned(self, v: SSAValue) -> Buf | None:
+    def owned(self, v: SSAValue, splice: minun.SpliceAssignOp | None = None) -> Buf | None:
         """The value's buffer if the value may be updated in place: it owns the whole
-        buffer and this is its only use, in its own block."""
+        buffer and this is its only use, in its own block; or, for the destination of
+        `splice`, every other use dies into the spliced value (which store_into computes
+        before writing, through a temporary when it reads the destination elsewhere)."""
         val = self.vals[v]
+        if not (isinstance(val, Buf) and val.whole and val.buffer.owner is v):
+            return None
         uses = list(v.uses)
-        if (isinstance(val, Buf) and val.whole and val.buffer.owner is v and len(uses) == 1
-                and _same_block(v, uses[0].operation)):
+        if len(uses) == 1 and _same_block(v, uses[0].operation):
+            return val
+        if splice is not None and all(
+                (u.operation is splice and v is not splice.value)
+                or (u.operation.parent_block() is splice.parent_block()
+                    and len(u.operation.results) == 1
+                    and (u.operation.results[0] is splice.value
+                         or self.dies_into(u.operation.results[0], splice.value)))
+                for u in uses):
             return val
         return None
 

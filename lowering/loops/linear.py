@@ -22,7 +22,9 @@ from minun_mlir.lowering.loops.values import (
     CHEAP,
     Buf,
     Const,
+    Pixel,
     Reduction,
+    Rows,
     Val,
     element_of,
     fx_type,
@@ -30,6 +32,7 @@ from minun_mlir.lowering.loops.values import (
     op_error,
     shape_of,
     storage,
+    windows,
 )
 from minun_mlir.numerics import fixed as fx
 
@@ -118,7 +121,9 @@ def sum_terms(g: Gen, dims: tuple[int, ...], halvings: int, rounding: str, elem:
 
 
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
-    x, f = operand(lw, op.input), operand(lw, op.filter)
+    rows = lw.row_window(op, lw.vals[op.input])
+    x = operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
+    f = operand(lw, op.filter)
     res = element_of(op.result)
     d, halvings = accumulation(op)
     _, h, w, _ = shape_of(op.input)
@@ -154,7 +159,11 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
 
         return sum_terms(g, (kh, kw, cg), halvings, op.rounding.data, storage(res), d, term)
 
-    return Reduction(fn, [x, f], shape_of(op.result), res)
+    # a per-channel scale (1x1, one input and one output channel per group) reads each
+    # input element only for the output element at the same index
+    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
+    return Reduction(fn, [x, f], shape_of(op.result), res,
+                     windows(x) if isinstance(x, (Rows, Pixel)) else [], pointwise)
 
 
 def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:

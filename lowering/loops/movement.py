@@ -105,7 +105,12 @@ def lower_concat(lw: Lowering, op: minun.ConcatOp) -> Val:
 
 
 def lower_splice_assign(lw: Lowering, op: minun.SpliceAssignOp) -> Val:
-    dest = lw.owned(op.dest)
+    dest = lw.owned(op.dest, op)
+    if dest is None and lw.single_user(op.dest) is op:
+        # the destination computed in place from a dead buffer (a rescale of it)
+        dest = lw.in_place(op.dest, lw.vals[op.dest])
+        if dest is not None:
+            lw.store_into(dest, lw.vals[op.dest])
     if dest is None:
         dest = lw.materialize(lw.vals[op.dest], op.result,
                               hint=op.result.name_hint or op.dest.name_hint)

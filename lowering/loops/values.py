@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, IntegerType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -204,16 +205,199 @@ class Elementwise(Val):
 
 @dataclass(eq=False)
 class Reduction(Val):
-    """An element computed by a loop over other values (matmul, conv, maxpool)."""
+    """An element computed by a loop over other values (matmul, conv, maxpool);
+    `windows` are the row windows (`Rows`) of its operands that its output row needs."""
 
     fn: Callable[[Gen, list[Lin]], SSAValue]
     operands: list[Val]
     shape: tuple[int, ...]
     el: Attribute
+    windows: list[Rows | Pixel] = field(default_factory=list)
+    pointwise: bool = False  # operand 0 read only at the output's own index
 
     def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
         return self.fn(g, idx)
 
     def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
-        for v in self.operands:
-            yield from v.leaves(False)
+        for e, v in enumerate(self.operands):
+            yield from v.leaves(aligned and self.pointwise and e == 0
+                                and v.shape == self.shape)
+
+
+@dataclass(eq=False)
+class Rows(Val):
+    """The rows of a lazy (1, H, W, C) value that one output row of its consumer (a
+    convolution computing its output rows in order 0, 1, ...) reads: output row `o` reads
+    source rows `o * stride - pad + [0, rows)`, which `prepare(g, o)` writes into a buffer
+    of `rows` rows before the elements of output row `o` are computed. Rows shared with
+    the previous output row are moved down (`rows - stride` rows copied), never computed
+    twice; rows outside [0, H) are skipped (the consumer's padding checks read none).
+    So a depthwise convolution over an expanding 1x1 convolution needs `rows` rows of the
+    expanded tensor instead of all of it (MBConv)."""
+
+    src: Val
+    buffer: Buffer
+    rows: int
+    stride: int
+    pad: int
+    out_rows: int  # the consumer's output rows
+    base: Lin | None = None  # first source row held (the row being computed's)
+    cost: int = FREE
+
+    @property
+    def shape(self) -> tuple[int, ...]:  # type: ignore[override]
+        return self.src.shape
+
+    @property
+    def el(self) -> Attribute:  # type: ignore[override]
+        return self.src.el
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        assert self.base is not None, "a row window is read before its rows are computed"
+        _, h, w, c = idx
+        _, _, nw, nc = self.shape
+        at = (h + self.base.scale(-1)).scale(nw * nc) + w.scale(nc) + c
+        return g.load(self.buffer, at)
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        return self.src.leaves(False)
+
+    def prepare(self, g: Gen, o: Lin) -> None:
+        """Make the source rows of output row `o` available; `o` runs 0, 1, ... (one
+        call per output row, in order), which the move of the kept rows relies on."""
+        _, nh, nw, nc = self.shape
+        row_size = nw * nc
+        self.base = o.scale(self.stride) + (-self.pad)
+        keep = self.rows - self.stride
+        lo: int | SSAValue = 0
+        if keep > 0:
+            if not o.terms:
+                lo = 0 if o.const == 0 else keep
+            else:  # the first output row computes every row, the others `stride` rows
+                first = g.cmp(g.lin(o), g.index(0), "eq")
+                lo = g.select(first, g.index(0), g.index(keep))
+                moved = g.select(first, g.index(0), g.index(keep * row_size))
+
+                def move(e: SSAValue) -> None:
+                    v = g.load(self.buffer, Lin.of(e) + self.stride * row_size)
+                    g.store(v, self.buffer, Lin.of(e))
+
+                g.for_(0, moved, [], move)
+        last = (self.out_rows - 1) * self.stride - self.pad + self.rows - 1
+        guard = self.pad > 0 or last >= nh
+
+        def compute(t: Lin) -> list:
+            row = self.base + t
+
+            def fill() -> None:
+                row_elements(g, self.src, row, lambda idx: g.store(
+                    self.src.load(g, [Lin(0), row, idx[0], idx[1]]), self.buffer,
+                    t.scale(row_size) + idx[0].scale(nc) + idx[1]))
+
+            if guard:
+                r = g.lin(row)
+                ok = g.binop(arith.AndIOp, g.cmp(r, g.index(0), "sge"),
+                             g.cmp(r, g.index(nh), "slt"))
+                g.if_(ok, [], fill, lambda: None)
+            else:
+                fill()
+            return []
+
+        if isinstance(lo, int):
+            g.loop(self.rows - lo, [], lambda t: compute(t + lo))
+        else:
+            g.for_(lo, self.rows, [], lambda t: compute(Lin.of(t)))
+
+
+@dataclass(eq=False)
+class Pixel(Val):
+    """The channels of one pixel of a value computed row by row, read by a 1x1 convolution
+    (stride 1, no padding) computing its output pixels row by row: `prepare(g, o, w)`
+    writes source pixel (o, w) into a buffer of C elements (the source's own windows for
+    row o are prepared by the caller, see row_elements). MBConv's project convolution
+    over the depthwise output: C elements live instead of a row of them."""
+
+    src: Val
+    buffer: Buffer
+    cost: int = FREE
+
+    @property
+    def shape(self) -> tuple[int, ...]:  # type: ignore[override]
+        return self.src.shape
+
+    @property
+    def el(self) -> Attribute:  # type: ignore[override]
+        return self.src.el
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        return g.load(self.buffer, idx[3])
+
+    def leaves(self, aligned: bool) -> Iterator[tuple[Buf, bool]]:
+        return self.src.leaves(False)
+
+    def prepare(self, g: Gen, o: Lin, w: Lin) -> None:
+        g.loop(self.shape[3], [], lambda c: g.store(
+            self.src.load(g, [Lin(0), o, w, c]), self.buffer, c) or [])
+
+
+def row_elements(g: Gen, val: Val, o: Lin, body: Callable[[list[Lin]], None]) -> None:
+    """body([w, c...]) for every element of row `o` of `val` (a (1, H, W, ...) value),
+    its row windows prepared first and its pixel windows before each pixel. Rows must be
+    visited in order 0, 1, ... (the windows move the rows they keep)."""
+    wins = windows(val)
+    for w in wins:
+        if isinstance(w, Rows):
+            w.prepare(g, o)
+    # a pixel window's source may read another pixel window (listed after it): sources first
+    pixels = [w for w in reversed(wins) if isinstance(w, Pixel)]
+    if not pixels:
+        g.nest(val.shape[2:], body)
+        return
+
+    def pixel(w: Lin) -> list:
+        for p in pixels:
+            p.prepare(g, o, w)
+        g.nest(val.shape[3:], lambda idx: body([w, *idx]))
+        return []
+
+    g.loop(val.shape[2], [], pixel)
+
+
+def windows(val: Val) -> list[Rows | Pixel]:
+    """The windows to prepare for row `o` of `val` (dimension 1 of a (1, H, W, C)
+    value): its own, and those of the operands read at the same row; a pixel window's
+    source is read at the same row, so its windows too."""
+    if isinstance(val, Rows):
+        return [val]
+    if isinstance(val, Pixel):
+        return [val, *windows(val.src)]
+    if isinstance(val, Elementwise):
+        out = []
+        for v in val.operands:
+            if v.shape == val.shape:
+                out += windows(v)
+            else:
+                assert not has_rows(v), "a row window read at another shape"
+        return out
+    if isinstance(val, Reduction):
+        return list(val.windows)
+    assert not has_rows(val), "a row window read through a view"
+    return []
+
+
+def has_rows(val: Val) -> bool:
+    """Whether computing `val` reads a row window (then it must be computed row by row,
+    with `windows(val)` prepared for each row). Remembered on the value: the driver asks
+    for every op, and lazy chains can be thousands of ops deep."""
+    known = val.__dict__.get("_has_rows")
+    if known is None:
+        if isinstance(val, (Rows, Pixel)):
+            known = True
+        elif isinstance(val, (Elementwise, Reduction)):
+            known = any(has_rows(v) for v in val.operands)
+        elif isinstance(val, Mapped):
+            known = has_rows(val.src)
+        else:
+            known = False
+        val.__dict__["_has_rows"] = known
+    return known

@@ -48,7 +48,6 @@ EVALUATORS = ("auto", "native", "numpy")
 HOST_CC = "gcc"
 CFLAGS = ["-O2", "-std=c99", "-shared", "-fPIC", "-fno-strict-aliasing", "-w"]
 BINS = EXP_HI - EXP_LO + 1
-PROBE = "minun.probe"  # lowering/lower_to_loops.py reads it
 
 
 def available() -> bool:
@@ -383,6 +382,8 @@ def _probe_float_program(l1: ModuleOp) -> tuple[ModuleOp, list[SSAValue]]:
                 continue
             marks.setdefault(new.owner, []).extend([new.index, len(values)])
             values.append(old)
+    from minun_mlir.lowering.lower_to_loops import PROBE
+
     for op, pairs in marks.items():
         op.attributes[PROBE] = DenseArrayBase.from_list(i64, pairs)
     return l2, values

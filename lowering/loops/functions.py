@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import IntegerType, f32
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import num
-from minun_mlir.lowering.loops.builder import INDEX, NSW, Gen, Lin, width
+from minun_mlir.lowering.loops.builder import INDEX, NSW, Buffer, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.values import Buf, Val, element_of, is_float, shape_of, storage
 from minun_mlir.numerics import fixed as fx
@@ -82,15 +82,23 @@ def seedot_exp(lw: Lowering, op: num.ExpOp) -> Val:
     return elementwise(lw, op, fn, op.input)
 
 
+def last_axis_op(lw: Lowering, op: Operation) -> tuple[Buf, Buffer, Buf]:
+    """For an op computed row by row along the last axis (normalise_l2, softmax): its input
+    as a buffer, and the result's buffer (owned by the result) and view."""
+    x = lw.buffer_of(op.operands[0])
+    res = element_of(op.results[0])
+    shape = shape_of(op.operands[0])
+    out = lw.g.alloc(math.prod(shape), storage(res), op.results[0].name_hint)
+    out.owner = op.results[0]
+    return x, out, Buf(out, shape, res)
+
+
 def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
     g = lw.g
-    x = lw.buffer_of(op.input)
+    x, out, whole = last_axis_op(lw, op)
     el, res = element_of(op.input), element_of(op.result)
     shape = shape_of(op.input)
     c = shape[-1]
-    out = g.alloc(math.prod(shape), storage(res), op.result.name_hint)
-    out.owner = op.result
-    whole = Buf(out, shape, res)
 
     def position(idx: list[Lin]) -> None:
         def at(ch: Lin) -> list[Lin]:
@@ -149,13 +157,10 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     """Per row of the last axis: the max, e = exp(x - max) stored in the result buffer with
     the sum accumulated, then each e divided by the sum (docs/numerics.md)."""
     g = lw.g
-    x = lw.buffer_of(op.input)
+    x, out, whole = last_axis_op(lw, op)
     el, res = element_of(op.input), element_of(op.result)
     shape = shape_of(op.input)
     n = shape[-1]
-    out = g.alloc(math.prod(shape), storage(res), op.result.name_hint)
-    out.owner = op.result
-    whole = Buf(out, shape, res)
 
     def row(idx: list[Lin]) -> None:
         def at(i: SSAValue | int) -> list[Lin]:

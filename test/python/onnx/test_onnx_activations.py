@@ -36,18 +36,24 @@ def activations_model(path):
     return model
 
 
-def test_activations_match_onnx_reference_in_float_and_fixed16(tmp_path):
-    model = activations_model(tmp_path / "acts.onnx")
-    x = np.random.default_rng(1).uniform(-3, 3, size=(64, 1, 8)).astype(np.float32)
+def check_against_reference(tmp_path, model, name: str, x: np.ndarray) -> None:
+    """Float within 1e-5 of onnx.reference, fixed16 within 0.01, C == evaluator."""
     ref = ReferenceEvaluator(model)
-    expected = np.stack([ref.run(None, {"x": row})[0] for row in x])
-    l1 = load_model(tmp_path / "acts.onnx")
+    expected = np.stack([ref.run(None, {name: row})[0] for row in x])
+    l1 = load_model(tmp_path / "model.onnx")
     assert np.max(np.abs(evaluate(l1, x).outputs[0] - expected)) < 1e-5
-    np.save(tmp_path / "train.npy", np.concatenate([np.zeros((64, 1)), x.reshape(64, -1)], 1))
+    n = len(x)
+    np.save(tmp_path / "train.npy", np.concatenate([np.zeros((n, 1)), x.reshape(n, -1)], 1))
     l2 = lower_to_l2(l1, bits=16, data=str(tmp_path / "train.npy"), evaluator="numpy")
     stored = evaluate_l2(l2, x).outputs
     assert np.max(np.abs(decode_outputs(l2, stored)[0] - expected)) < 0.01
     assert np.array_equal(native.NativeProgram(l2).outputs(x)[0], stored[0])
+
+
+def test_activations_match_onnx_reference_in_float_and_fixed16(tmp_path):
+    model = activations_model(tmp_path / "model.onnx")
+    x = np.random.default_rng(1).uniform(-3, 3, size=(64, 1, 8)).astype(np.float32)
+    check_against_reference(tmp_path, model, "x", x)
 
 
 def pooled_model(path):
@@ -75,14 +81,6 @@ def pooled_model(path):
 
 
 def test_reduce_mean_split_and_gather_match_onnx_reference(tmp_path):
-    model = pooled_model(tmp_path / "pooled.onnx")
+    model = pooled_model(tmp_path / "model.onnx")
     x = np.random.default_rng(3).uniform(-1, 1, size=(32, 1, 3, 6, 6)).astype(np.float32)
-    ref = ReferenceEvaluator(model)
-    expected = np.stack([ref.run(None, {"x": row})[0] for row in x])
-    l1 = load_model(tmp_path / "pooled.onnx")
-    assert np.max(np.abs(evaluate(l1, x).outputs[0] - expected)) < 1e-5
-    np.save(tmp_path / "train.npy", np.concatenate([np.zeros((32, 1)), x.reshape(32, -1)], 1))
-    l2 = lower_to_l2(l1, bits=16, data=str(tmp_path / "train.npy"), evaluator="numpy")
-    stored = evaluate_l2(l2, x).outputs
-    assert np.max(np.abs(decode_outputs(l2, stored)[0] - expected)) < 0.01
-    assert np.array_equal(native.NativeProgram(l2).outputs(x)[0], stored[0])
+    check_against_reference(tmp_path, model, "x", x)

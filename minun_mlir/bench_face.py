@@ -132,6 +132,34 @@ def large_onnx(work: Path) -> dict:
     return records
 
 
+def precision_search(inputs: int = 1000) -> dict:
+    """Shiftry's search on fastgrnn-digits10 with `inputs` search inputs, under a RAM budget
+    of 1.25x the uniform fixed8 plan (issue: automatic precision search): its wall time,
+    candidate count and the chosen point against the uniform baselines."""
+    from minun_mlir.bitwidth_search import search_model
+    from minun_mlir.data import load_dataset
+    from minun_mlir.frontends.seedot import load_program
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.pipeline import lower_l2, lower_to_l2
+
+    folder = MODELS / "fastgrnn-digits10"
+    l1 = load_program(folder / "model.sd", folder)
+    data = load_dataset(folder / "train.npy", (64, 1))
+    train = type(data)(data.features[:inputs], data.labels[:inputs], data.label_base,
+                       data.name)
+    l2_8 = lower_to_l2(l1, bits=8, data=str(folder / "train.npy"))
+    budget = int(1.25 * memory_map(lower_l2(l2_8, stop="memory-plan")).scratch)
+    t0 = time.perf_counter()
+    search = search_model(l1, train, ram_budget=budget, jobs=2, progress=False)
+    seconds = time.perf_counter() - t0
+    chosen = search.chosen_result
+    return {"inputs": inputs, "budget_bytes": budget, "seconds": round(seconds, 1),
+            "candidates": len(search.points), "demoted": len(search.changed),
+            "chosen_ram": chosen.ram, "chosen_loss": round(chosen.loss, 2),
+            "baselines": {k: {"ram": r.ram, "loss": round(r.loss, 2)}
+                          for k, r in {"fixed16": search.base, **search.baselines}.items()}}
+
+
 def evaluator_speed(n: int = 10_000) -> dict:
     """FastGRNN (digits10) on n random inputs: numpy evaluators vs native, side by side
     (native timed after its build, which is cached), and the outputs compared."""
@@ -167,7 +195,8 @@ def evaluator_speed(n: int = 10_000) -> dict:
             "fixed16_equal": bool(np.array_equal(got, reference))}
 
 
-def render(face: dict, speed: dict, onnx_models: dict | None = None) -> str:
+def render(face: dict, speed: dict, onnx_models: dict | None = None,
+           search: dict | None = None) -> str:
     kb = 1024
     s = face["scratch_bytes"]
     lines = [
@@ -213,6 +242,19 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None) -> str:
         cells = [f"{rows[p]['scratch_bytes']:,} ({rows[p]['seconds']:.2f} s)" for p in PLANNERS]
         lines.append(f"| {label} | " + " | ".join(cells) +
                      f" | {rows[PLANNERS[0]]['lower_bound_bytes']:,} |")
+    if search is not None:
+        base = search["baselines"]
+        lines += [
+            "", f"Precision search (Shiftry's demotion, `minun-compile --search shiftry`) on "
+            f"fastgrnn-digits10 with {search['inputs']:,} search inputs, RAM budget "
+            f"{search['budget_bytes']:,} B (1.25x the uniform fixed8 plan), 2 processes:", "",
+            "| search time | candidates | demoted tensors | chosen: scratch / accuracy loss "
+            "| fixed16: scratch / loss | fixed8: scratch / loss |",
+            "|---|---|---|---|---|---|",
+            f"| {search['seconds']:.1f} s | {search['candidates']} | {search['demoted']} | "
+            f"{search['chosen_ram']:,} B / {search['chosen_loss']:.2f} pt | "
+            f"{base['fixed16']['ram']:,} B / {base['fixed16']['loss']:.2f} pt | "
+            f"{base['fixed8']['ram']:,} B / {base['fixed8']['loss']:.2f} pt |"]
     sec = speed["seconds"]
     lines += [
         "",

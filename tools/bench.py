@@ -70,11 +70,14 @@ def face(args) -> int:
     print(json.dumps(onnx_models, indent=1), flush=True)
     speed = bench_face.evaluator_speed()
     print(json.dumps(speed, indent=1), flush=True)
+    search = bench_face.precision_search()
+    print(json.dumps(search, indent=1), flush=True)
     out = Path(args.out)
     out.write_text(bench_face.replace_section(
-        out.read_text(), bench_face.render(record, speed, onnx_models)))
+        out.read_text(), bench_face.render(record, speed, onnx_models, search)))
     Path(args.results).with_name("face.json").write_text(json.dumps(
-        {"face-4": record, "evaluators": speed, "onnx": onnx_models}, indent=1,
+        {"face-4": record, "evaluators": speed, "onnx": onnx_models, "search": search},
+        indent=1,
         sort_keys=True) + "\n")
     return 0
 

@@ -253,3 +253,27 @@ def test_stage_2_input_scale():
     assert losses[best] == min(losses.values())
     # X = -3.583 needs 3 integer bits: any scale above 13 overflows
     assert best <= 13 and losses[14] > 1
+
+
+def test_ram_strategy_takes_the_least_loss_among_the_prefixes_that_fit():
+    """Each demoted tensor saves 10 B; demoting one or two is awful, all three is fine (as
+    fastgrnn-digits10 does: mixed precisions between rescales lose, uniform 8 bits does
+    not). Under a 25 B budget the shortest fitting prefix is the second; the third loses
+    less and fits too, so it is chosen."""
+    from minun_mlir.bitwidth_search import Result
+
+    alone = {"a": 1.0, "b": 2.0, "c": 3.0}  # PartialDemote's losses: order a, b, c
+
+    def evaluate(candidates):
+        out = []
+        for _, demoted in candidates:
+            names = sorted(n for n, b, _ in demoted if b == 8)
+            loss = {0: 0.0, 2: 80.0, 3: 0.5}.get(len(names)) if len(names) != 1 \
+                else alone[names[0]]
+            out.append(Result(loss=loss, ram=40 - 10 * len(names)))
+        return out
+
+    search = shiftry_search(["a", "b", "c"], {"a": 12, "b": 12, "c": 12}, evaluate,
+                            strategy="ram", ram_budget=25)
+    assert [r.ram for r in search.cumulative] == [30, 20, 10]
+    assert search.chosen == 3 and search.chosen_result.loss == 0.5

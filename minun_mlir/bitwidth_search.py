@@ -251,9 +251,17 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
     tensors = {v: (half, chosen_c.types.get(v, (half, partial[v][0]))[1])
                for v in order[:chosen]}
     tensors = {v: bs for v, bs in fixed.items() if v not in tensors} | tensors
-    return Search(list(variables), base, partial, order, cumulative, chosen,
-                  Assignment(bits, tensors), strategy, points, base_results, bits, ram_budget,
-                  max_loss)
+    search = Search(list(variables), base, partial, order, cumulative, chosen,
+                    Assignment(bits, tensors), strategy, points, base_results, bits,
+                    ram_budget, max_loss)
+    if strategy == "ram":  # a uniform baseline that fits and loses less wins
+        better = [(r.loss, name) for name, r in base_results.items()
+                  if r.ram is not None and r.ram <= ram_budget and r.loss < chosen_c.loss]
+        if better:
+            _, name = min(better)
+            search.chosen_override = base_results[name]
+            search.assignment = Assignment(extra[name][0], {})
+    return search
 
 
 # -- the real evaluation ---------------------------------------------------------------------

@@ -277,3 +277,27 @@ def test_ram_strategy_takes_the_least_loss_among_the_prefixes_that_fit():
                             strategy="ram", ram_budget=25)
     assert [r.ram for r in search.cumulative] == [30, 20, 10]
     assert search.chosen == 3 and search.chosen_result.loss == 0.5
+
+
+def test_ram_strategy_prefers_a_uniform_baseline_that_fits_and_loses_less():
+    """fastgrnn-digits10: every prefix that fits loses 81 points, uniform fixed8 (same RAM)
+    0.7; the search returns the uniform program (an assignment at 8 bits, no per-tensor
+    entries) rather than a worse mix."""
+    from minun_mlir.bitwidth_search import Result, candidate
+
+    def evaluate(candidates):
+        out = []
+        for bits, demoted in candidates:
+            if bits == 8:
+                out.append(Result(loss=0.7, ram=10))
+                continue
+            names = [n for n, b, _ in demoted if b == 8]
+            out.append(Result(loss=81.0 if len(names) > 1 else 1.0 + len(names),
+                              ram=40 - 10 * len(names)))
+        return out
+
+    search = shiftry_search(["a", "b", "c"], {"a": 12, "b": 12, "c": 12}, evaluate,
+                            strategy="ram", ram_budget=25,
+                            baselines={"fixed8": candidate({}, 8)})
+    assert search.chosen_result.loss == 0.7
+    assert search.assignment.bits == 8 and search.assignment.tensors == {}

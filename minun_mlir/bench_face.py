@@ -255,6 +255,9 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
             f"{search['chosen_ram']:,} B / {search['chosen_loss']:.2f} pt | "
             f"{base['fixed16']['ram']:,} B / {base['fixed16']['loss']:.2f} pt | "
             f"{base['fixed8']['ram']:,} B / {base['fixed8']['loss']:.2f} pt |"]
+        if search["demoted"] == 0 and search["chosen_ram"] == base["fixed8"]["ram"]:
+            lines += ["", "No tensor demoted: every mixed prefix that fits loses more than "
+                      "uniform fixed8 at the same RAM, so the search returns fixed8."]
     sec = speed["seconds"]
     lines += [
         "",

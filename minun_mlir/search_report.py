@@ -117,6 +117,9 @@ def markdown(search: Search, name: str = "") -> str:
                 f"= {loss_name[search.metric]} on the search data.")
         chosen = (f"Chosen: {search.chosen} of {len(search.order)} tensors at "
                   f"{search.bits // 2} bits")
+        if search.chosen_override is not None:  # a uniform baseline beat every prefix
+            chosen = (f"Chosen: uniform fixed{search.assignment.bits} (it fits and loses "
+                      "less than every demotion prefix that fits)")
         base_label = f"fixed{search.bits}"
     lines = [f"# Precision search: {name}", "", what, "",
              f"{chosen}, RAM {r.ram:,} B, loss {_fmt_loss(search, r.loss)}"
@@ -155,7 +158,8 @@ def markdown(search: Search, name: str = "") -> str:
               "| k | demoted last | RAM (B) | loss | accuracy |", "|---|---|---|---|---|"]
     for i, (v, res) in enumerate(zip(search.order, search.cumulative, strict=True)):
         acc = f"{res.accuracy:.2%}" if res.accuracy is not None else "-"
-        mark = " (chosen)" if i + 1 == search.chosen else ""
+        mark = (" (chosen)" if i + 1 == search.chosen and search.chosen_override is None
+                else "")
         lines.append(f"| {i + 1}{mark} | {v} | {_bytes(res.ram)} | {_fmt_loss(search, res.loss)} "
                      f"| {acc} |")
     return "\n".join(lines) + "\n"

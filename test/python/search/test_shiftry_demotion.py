@@ -301,3 +301,7 @@ def test_ram_strategy_prefers_a_uniform_baseline_that_fits_and_loses_less():
                             baselines={"fixed8": candidate({}, 8)})
     assert search.chosen_result.loss == 0.7
     assert search.assignment.bits == 8 and search.assignment.tensors == {}
+    from minun_mlir.search_report import markdown
+
+    text = markdown(search, "toy")
+    assert "Chosen: uniform fixed8" in text and "(chosen)" not in text

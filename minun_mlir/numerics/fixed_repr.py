@@ -292,7 +292,11 @@ class FixedConverter(L2Converter):
         y = self.emit(kind.create(operands=[x], attributes=attrs, result_types=[
             self.result_type(shape_of(op.results[0]), tb, s_out)]))
         out_bits = self.bits(op.results[0])
-        return self.rescale(y, out_bits, s_out) if out_bits != tb else y
+        if out_bits == tb:
+            return y
+        # a demoted (or promoted) result gets the data-driven scale of its own width: the
+        # table's scale 14 kept at 8 bits wraps every value (sigmoid's [0, 1] needs scale 6)
+        return self.rescale(y, out_bits, self.scale_for(op.results[0], out_bits, s_out))
 
     def softmax(self, op: Operation, x: SSAValue) -> SSAValue:
         bits = self.bits(op.results[0])

@@ -234,9 +234,8 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
         fits = [i for i, r in enumerate(results) if r.ram is not None and r.ram <= ram_budget]
         if fits:
             # Shiftry takes the fewest demotions that fit, expecting that to lose the
-            # least; mixed precisions do not always behave so (fastgrnn-digits10: the
-            # first fitting prefix loses 81 points, all demoted 0.7), so: the least loss
-            # among the prefixes that fit, fewer demotions on a tie
+            # least; a longer prefix can lose less, so: the least loss among the prefixes
+            # that fit, fewer demotions on a tie
             chosen = min(fits, key=lambda i: (results[i].loss, i))
         else:
             rams = [r.ram for r in cumulative if r.ram is not None]

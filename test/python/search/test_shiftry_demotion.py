@@ -256,10 +256,9 @@ def test_stage_2_input_scale():
 
 
 def test_ram_strategy_takes_the_least_loss_among_the_prefixes_that_fit():
-    """Each demoted tensor saves 10 B; demoting one or two is awful, all three is fine (as
-    fastgrnn-digits10 does: mixed precisions between rescales lose, uniform 8 bits does
-    not). Under a 25 B budget the shortest fitting prefix is the second; the third loses
-    less and fits too, so it is chosen."""
+    """Each demoted tensor saves 10 B; demoting two is awful, all three is fine. Under a
+    25 B budget the shortest fitting prefix is the second; the third loses less and fits
+    too, so it is chosen."""
     from minun_mlir.bitwidth_search import Result
 
     alone = {"a": 1.0, "b": 2.0, "c": 3.0}  # PartialDemote's losses: order a, b, c
@@ -280,9 +279,9 @@ def test_ram_strategy_takes_the_least_loss_among_the_prefixes_that_fit():
 
 
 def test_ram_strategy_prefers_a_uniform_baseline_that_fits_and_loses_less():
-    """fastgrnn-digits10: every prefix that fits loses 81 points, uniform fixed8 (same RAM)
-    0.7; the search returns the uniform program (an assignment at 8 bits, no per-tensor
-    entries) rather than a worse mix."""
+    """Every prefix that fits loses 81 points, uniform fixed8 (same RAM) 0.7: the search
+    returns the uniform program (an assignment at 8 bits, no per-tensor entries) rather
+    than a worse mix."""
     from minun_mlir.bitwidth_search import Result, candidate
 
     def evaluate(candidates):

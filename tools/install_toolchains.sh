@@ -3,7 +3,7 @@
 # As root: apt-get installs what is missing. Otherwise: say exactly what to
 # install, and fail when CI=true (a CI run without toolchains proves nothing).
 set -euo pipefail
-PKGS="gcc-avr avr-libc binutils-avr simavr libsimavr-dev gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+PKGS="gcc gcc-avr avr-libc binutils-avr simavr libsimavr-dev gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -40,24 +40,18 @@ def random_config(rng: random.Random) -> dict:
     return config
 
 
-def _scores_module(l2):
-    """The module returning its final argmax's operand (the scores), or itself."""
-    from minun_mlir.native import scores_module
-
-    return scores_module(l2)
-
-
 def expected(l2, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(stored inputs (N, n_in), labels (N,), scores (N, n_out)) of the evaluator."""
     from xdsl.dialects import func
 
     from minun_mlir.dialects import num
+    from minun_mlir.native import scores_module
     from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2
 
     fn = next(op for op in l2.ops if isinstance(op, func.FuncOp))
     inp = next(op for op in fn.walk() if isinstance(op, num.InputOp))
     x = np.asarray(encode_input(l2)(inp, features)).reshape(len(features), -1)
-    scores = np.asarray(evaluate_l2(_scores_module(l2), features).outputs[0])
+    scores = np.asarray(evaluate_l2(scores_module(l2), features).outputs[0])
     scores = scores.reshape(len(features), -1)
     out = np.asarray(evaluate_l2(l2, features).outputs[0]).reshape(len(features), -1)
     labels = out[:, 0] if out.shape[1] == 1 and scores.shape[1] > 1 else np.argmax(scores, 1)

@@ -32,8 +32,6 @@ CASES = {e.name: (e.model, e.weights, e.train, e.dims) for e in bench.suite()}
 CASES.update({f"example-{p.stem}": (p, None, p.parent / p.stem / "test.npy", None)
               for p in sorted(EXAMPLES.glob("*.sd"))})
 
-pytestmark = pytest.mark.skipif(not native.available(), reason="no host C compiler")
-
 
 def primitive_l1(model, weights=None, dims=None, synthetic=None):
     l1 = load_model(model, weights, dims, synthetic)

@@ -109,7 +109,6 @@ def test_float32_softmax_c_is_close_to_numpy(tmp_path):
     assert np.max(np.abs(got - evaluate(l1, x).outputs[0])) < 1e-6
 
 
-@pytest.mark.skipif(not native.available(), reason="no host C compiler")
 def test_softmax_c_equals_the_evaluator_on_the_uno(tmp_path):
     from minun_mlir.codegen import emit_c
     from minun_mlir.targets import run_model

@@ -9,6 +9,9 @@ prints C for the boards prints it for the host, so we build that:
   lower-to-emitc, printed for the x86 profile, with a batch driver. Bit-exact with
   `evaluate_l2` by construction (the same C the targets run, which the test suite checks
   against the evaluator); `outputs(features)` returns what `evaluate_l2(...).outputs` does.
+  Two host-only speed-ups keep the integers: the driver encodes reals in C
+  (`Representation.c_encode`) and reads the runtime's pure 8/16-bit functions from tables
+  (`memo_tables`).
 - `native_profile(l1, features)`: the float program (quantize{repr=float32}), with every
   L1 value the quantizer reads instrumented: after each value is computed, its elements go
   to `minun_profile(id, v)`, which keeps the statistics of `float_eval.ValueStats` (min,
@@ -28,8 +31,11 @@ so do programs the C lowering does not take yet (auto falls back; native says wh
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import math
 import os
+import platform
+import re
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -46,8 +52,24 @@ from minun_mlir.numerics.float_eval import EXP_HI, EXP_LO, Profile, ValueStats, 
 
 EVALUATORS = ("auto", "native", "numpy")
 HOST_CC = "gcc"
-CFLAGS = ["-O2", "-std=c99", "-shared", "-fPIC", "-fno-strict-aliasing", "-w"]
+# -O3 vectorises the element-wise loops (with -march=native, table lookups become AVX2
+# gathers); -ffp-contract=off keeps float32 programs from fusing a*b+c into one rounding.
+CFLAGS = ["-O3", "-ffp-contract=off", "-std=c99", "-shared", "-fPIC",
+          "-fno-strict-aliasing", "-w"]
 BINS = EXP_HI - EXP_LO + 1
+
+
+def host_flags() -> tuple[list[str], list[str]]:
+    """(flags, cache-key parts) for this CPU: on x86-64, -march=native, keyed by the CPU's
+    feature flags so that a cached library never runs on a CPU that lacks them."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return [], []
+    try:
+        flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines()
+                     if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return [], []
+    return ["-march=native"], ["cpu " + hashlib.sha256(flags.encode()).hexdigest()[:16]]
 
 
 def available() -> bool:
@@ -118,12 +140,14 @@ def build_library(files: dict[str, str], driver: str, name: str) -> Path:
             (src / fname).write_text(text)
         sources = sorted(p for p in src.iterdir() if p.suffix in (".c", ".h"))
 
-        def build(out: Path) -> None:
-            run_tool([cc, *CFLAGS, "-I", str(src), "-o", str(out), str(src / "driver.c"),
-                      "-lm"], f"building the native {name}")
+        arch, key = host_flags()
 
-        return cached_build(f"native-{name}", ".so", [tool_identity(HOST_CC), *CFLAGS],
-                            sources, build)
+        def build(out: Path) -> None:
+            run_tool([cc, *CFLAGS, *arch, "-I", str(src), "-o", str(out),
+                      str(src / "driver.c"), "-lm"], f"building the native {name}")
+
+        return cached_build(f"native-{name}", ".so",
+                            [tool_identity(HOST_CC), *CFLAGS, *arch, *key], sources, build)
 
 
 def workers(n: int) -> int:
@@ -171,14 +195,60 @@ def _storage_dtype(element) -> np.dtype:
     return np.dtype({8: np.int8, 16: np.int16, 32: np.int32}[element.width])
 
 
+# The runtime's exp/sigmoid/tanh of one 8- or 16-bit argument are pure functions of it:
+# the batch driver evaluates each once per argument when the library loads and the model
+# reads the table instead (the same integers; a division saved per call, and -O3 can
+# vectorise the loops around them). int32 entries, so that AVX2 can gather them.
+_PURE = re.compile(r"static inline (int8_t|int16_t|int32_t) "
+                   r"(minun_(?:exp|sigmoid|tanh)\w*)\((int8_t|int16_t) x\)")
+
+
+def memo_tables(runtime: str, model: str) -> str:
+    """C that replaces the pure runtime functions `model` calls by tables (see _PURE)."""
+    tables, fills, macros = [], [], []
+    for ret, fn, arg in _PURE.findall(runtime):
+        if fn + "(" not in model:
+            continue
+        n, index = (256, "uint8_t") if arg == "int8_t" else (65536, "uint16_t")
+        tables.append(f"static int32_t {fn}_table[{n}];")
+        fills.append(f"    for (int32_t i = 0; i < {n}; i++)\n"
+                     f"        {fn}_table[i] = {fn}(({arg})({index})i);")
+        macros.append(f"#define {fn}(x) (({ret}){fn}_table[({index})({arg})(x)])")
+    if not tables:
+        return ""
+    return "\n".join(['#include "minun_runtime.h"', *tables,
+                      "__attribute__((constructor)) static void minun_fill_tables(void)",
+                      "{", *fills, "}", *macros, ""])
+
+
 BATCH_DRIVER = """#include <stdint.h>
-#include "model.c"
+#include <math.h>
+%(tables)s#include "model.c"
 
 void minun_batch(const minun_input_t *x, int32_t n, minun_output_t *out, int32_t *labels)
 {
     for (int32_t i = 0; i < n; i++)
         labels[i] = minun_predict(x + (long)i * MINUN_INPUT_SIZE,
                                   out + (long)i * MINUN_OUTPUT_SIZE);
+}
+%(reals)s"""
+
+# Reals in: each example encoded into one buffer (a library copy runs on one thread).
+REALS_DRIVER = """
+static minun_input_t minun_encode_real(double v)
+{
+%(encode)s
+}
+
+void minun_batch_reals(const double *x, int32_t n, minun_output_t *out, int32_t *labels)
+{
+    static minun_input_t q[MINUN_INPUT_SIZE];
+    for (int32_t i = 0; i < n; i++) {
+        const double *xi = x + (long)i * MINUN_INPUT_SIZE;
+        for (long k = 0; k < MINUN_INPUT_SIZE; k++)
+            q[k] = minun_encode_real(xi[k]);
+        labels[i] = minun_predict(q, out + (long)i * MINUN_OUTPUT_SIZE);
+    }
 }
 """
 
@@ -198,32 +268,55 @@ class NativeProgram:
         scores = ret if isinstance(ret.type, TensorType) else ret.owner.operands[0]
         self.out_shape = tuple(scores.type.get_shape())
         self.out_dtype = _storage_dtype(scores.type.element_type)
-        self.lib = build_library(_c_files(l2), BATCH_DRIVER, name)
+        from minun_mlir.numerics import repr as reprs
+        from minun_mlir.numerics.l2_eval import rounding_of
+
+        element = inp.results[0].type.element_type
+        encode = reprs.of_element(element).c_encode(element, rounding_of(l2))
+        self.encodes_reals = encode is not None
+        reals = REALS_DRIVER % {"encode": "    " + encode.replace("\n", "\n    ")} \
+            if encode is not None else ""
+        files = _c_files(l2)
+        driver = BATCH_DRIVER % {"tables": memo_tables(files["minun_runtime.h"],
+                                                       files["model.c"]), "reals": reals}
+        self.lib = build_library(files, driver, name)
         self.handles: list[ctypes.CDLL] = []
 
     def run(self, stored: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(scores (N, *shape), labels (N,)) for inputs already in storage form."""
-        x = np.ascontiguousarray(stored, dtype=self.in_dtype).reshape(len(stored), -1)
-        n = len(x)
+        return self._run(len(stored), lambda a, b: stored[a:b])
+
+    def run_features(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The same for reals, encoded exactly as the evaluator encodes them: by the C
+        driver where the representation gives its encoding in C, else by numpy."""
+        from minun_mlir.numerics.l2_eval import storage_inputs
+
+        if self.encodes_reals:
+            x = np.ascontiguousarray(features, dtype=np.float64).reshape(len(features), -1)
+            return self._run(len(x), lambda a, b: x[a:b], "minun_batch_reals")
+        return self.run(storage_inputs(self.l2, features))
+
+    def _run(self, n: int, chunk, entry: str = "minun_batch"
+             ) -> tuple[np.ndarray, np.ndarray]:
         out = np.zeros((n, math.prod(self.out_shape)), dtype=self.out_dtype)
         labels = np.zeros(n, dtype=np.int32)
         k = workers(n)
         if len(self.handles) < k:
             self.handles = load_copies(self.lib, k)
+        dtype = np.float64 if entry == "minun_batch_reals" else self.in_dtype
 
         def run(lib: ctypes.CDLL, a: int, b: int) -> None:
-            lib.minun_batch(x[a:].ctypes.data_as(ctypes.c_void_p), ctypes.c_int32(b - a),
-                            out[a:].ctypes.data_as(ctypes.c_void_p),
-                            labels[a:].ctypes.data_as(ctypes.c_void_p))
+            x = np.ascontiguousarray(chunk(a, b), dtype=dtype).reshape(b - a, -1)
+            getattr(lib, entry)(x.ctypes.data_as(ctypes.c_void_p), ctypes.c_int32(b - a),
+                                out[a:].ctypes.data_as(ctypes.c_void_p),
+                                labels[a:].ctypes.data_as(ctypes.c_void_p))
 
         in_parallel(self.handles[:k], n, run)
         return out.reshape(n, *self.out_shape), labels.astype(np.int64)
 
     def outputs(self, features: np.ndarray) -> list[np.ndarray]:
         """Reals in -> the program's stored outputs (a batch), as evaluate_l2 returns them."""
-        from minun_mlir.numerics.l2_eval import storage_inputs
-
-        scores, labels = self.run(storage_inputs(self.l2, features))
+        scores, labels = self.run_features(features)
         if isinstance(self.result_type, TensorType):
             return [scores.astype(np.float64 if self.out_dtype.kind == "f" else np.int64)]
         return [labels]
@@ -280,10 +373,8 @@ def evaluate_scores(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
     the numpy evaluator on `scores_module(l2)`."""
     n = len(features)
     if use_native(evaluator, l2, n) and len(model_inputs(l2)) == 1:
-        from minun_mlir.numerics.l2_eval import storage_inputs
-
         try:
-            scores, _ = program(l2).run(storage_inputs(l2, features))
+            scores, _ = program(l2).run_features(features)
             return scores.reshape(n, -1)
         except MinunError:
             if evaluator != "auto":

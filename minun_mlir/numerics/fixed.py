@@ -130,14 +130,14 @@ def shift_right(x: np.ndarray, n: int, rounding: str) -> np.ndarray:
     raise ValueError(f"unknown rounding mode {rounding!r}")
 
 
-def round_real(x: np.ndarray, rounding: str) -> np.ndarray:
+def round_real(x: np.ndarray, rounding: str, out: np.ndarray | None = None) -> np.ndarray:
     """Round reals to integers with the same mode as a shift (used to quantize)."""
     if rounding == "trunc":
-        return np.trunc(x)
+        return np.trunc(x, out=out)
     if rounding == "floor":
-        return np.floor(x)
+        return np.floor(x, out=out)
     if rounding == "nearest":
-        return np.floor(x + 0.5)
+        return np.floor(np.add(x, 0.5, out=out), out=out)
     raise ValueError(f"unknown rounding mode {rounding!r}")
 
 
@@ -155,8 +155,13 @@ def get_scale(value: float, bits: int) -> int:
 def quantize(values: np.ndarray, bits: int, scale: int, rounding: str,
              overflow: str = "saturate") -> np.ndarray:
     """Real -> integer at `scale`: round(r * 2^scale), then narrow (constants saturate)."""
-    scaled = np.asarray(values, dtype=np.float64) * math.ldexp(1.0, scale)
-    return narrow(round_real(scaled, rounding).astype(np.int64), bits, overflow)
+    with np.errstate(over="ignore"):  # a real too large for float64 saturates below
+        scaled = np.multiply(values, math.ldexp(1.0, scale), dtype=np.float64,
+                             out=np.empty(np.shape(values)))
+    rounded = round_real(scaled, rounding, out=scaled)  # in place: inputs can be large
+    if overflow == "saturate":  # clip before the conversion (the same integers, one pass)
+        return narrow(rounded, bits, overflow).astype(np.int64)
+    return narrow(rounded.astype(np.int64), bits, overflow)
 
 
 def dequantize(q: np.ndarray, scale: int) -> np.ndarray:

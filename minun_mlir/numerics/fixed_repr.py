@@ -555,6 +555,16 @@ class FixedRepresentation(Representation):
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
         return fx.quantize(values, element.width, element.frac, rounding, "saturate")
 
+    def c_encode(self, element: Attribute, rounding: str) -> str:
+        # fx.quantize in IEEE double: the scaling by 2^frac is exact, the rounding and the
+        # saturation are the same operations, so every integer agrees
+        lo, hi = fx.int_range(element.width)
+        rounded = {"trunc": "trunc(s)", "floor": "floor(s)",
+                   "nearest": "floor(s + 0.5)"}[rounding]
+        return (f"double s = v * {math.ldexp(1.0, element.frac).hex()};\n"
+                f"s = {rounded};\n"
+                f"return s < {lo}.0 ? {lo} : s > {hi}.0 ? {hi} : (int32_t)s;")
+
     def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
         return fx.dequantize(stored, element.frac)
 

@@ -185,6 +185,9 @@ class Float32Representation(Representation):
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
         return _f(values)
 
+    def c_encode(self, element: Attribute, rounding: str) -> str:
+        return "return (float)v;"  # round to nearest even, as numpy's astype
+
     def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
         return np.asarray(stored, dtype=np.float64)
 

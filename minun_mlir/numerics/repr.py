@@ -72,6 +72,12 @@ class Representation(ABC):
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
         """Reals -> stored values of this element type (what the C input buffer holds)."""
 
+    def c_encode(self, element: Attribute, rounding: str) -> str | None:
+        """The body of a C99 function `(double v)` returning what `encode` stores for v,
+        integer for integer, for the native evaluator's batch driver (which then takes
+        reals); None where only `encode` can (the driver then takes encoded inputs)."""
+        return None
+
     @abstractmethod
     def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
         """Stored values -> reals (float64)."""

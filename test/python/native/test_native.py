@@ -206,3 +206,45 @@ def test_synthetic_weights_compile_face_detection_from_the_command_line(tmp_path
                  "--synthetic-weights", "3", "--scales", "maxscale", "--maxscale", "3",
                  "--dim", "N=1"]) == 1
     assert "--synthetic-weights is for SeeDot programs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bits", [8, 16, 32])
+def test_the_c_driver_encodes_reals_as_the_evaluator_does(tmp_path, bits):
+    """The batch driver quantizes reals in C (fixed.quantize in IEEE double): on values
+    at and next to every rounding boundary, beyond the range and infinite, every rounding
+    mode gives the evaluator's integers."""
+    program = tmp_path / "identity.sd"
+    program.write_text("let X = (24, 1) in [-2.0, 2.0] in\nX\n")
+    l1 = load_model(program, None, None)
+    scale = bits - 3
+    k = np.arange(-40, 40, dtype=np.float64)
+    edges = np.concatenate([k, k + 0.5, k - 0.5]) * 2.0 ** -scale
+    near = np.concatenate([np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+    special = np.array([0.0, -0.0, 3.9999, -3.9999, 4.0, -4.0, 1e300, -1e300, np.inf,
+                        -np.inf, 2.0 ** -1074, 1.0 / 3.0, -2.0 / 3.0])
+    values = np.concatenate([edges, near, special])
+    values = np.resize(values, (math.ceil(len(values) / 24) * 24,)).reshape(-1, 24, 1)
+    for rounding in ("trunc", "floor", "nearest"):
+        l2 = lower_to_l2(l1, bits=bits, rounding=rounding, scales="maxscale",
+                         maxscale=scale)
+        prog = native.NativeProgram(l2)
+        assert prog.encodes_reals
+        got, _ = prog.run_features(values)
+        reference = evaluate_l2(l2, values).outputs[0]
+        assert np.array_equal(got, reference), rounding
+
+
+def test_pure_runtime_functions_become_tables_in_the_host_build():
+    """exp/sigmoid/tanh of one 16-bit argument are read from tables the driver fills by
+    calling them on every argument; FastGRNN (both) still gives the evaluator's
+    integers."""
+    data = EXAMPLES / "fastgrnn" / "test.npy"
+    l1 = primitive_l1(EXAMPLES / "fastgrnn.sd")
+    l2 = lower_to_l2(l1, bits=16, data=str(data), evaluator="numpy")
+    files = native._c_files(l2)
+    tables = native.memo_tables(files["minun_runtime.h"], files["model.c"])
+    assert "#define minun_sigmoid16_trunc(x)" in tables
+    assert "#define minun_tanh16_trunc(x)" in tables
+    x = features_of(l1, data)
+    assert np.array_equal(native.NativeProgram(l2).outputs(x)[0],
+                          evaluate_l2(l2, x).outputs[0])

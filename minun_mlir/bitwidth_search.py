@@ -232,20 +232,20 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
     else:
         results = [base, *cumulative]
         fits = [i for i, r in enumerate(results) if r.ram is not None and r.ram <= ram_budget]
+        uniform_fits = any(r.ram is not None and r.ram <= ram_budget
+                           for r in base_results.values())
         if fits:
             # Shiftry takes the fewest demotions that fit, expecting that to lose the
             # least; a longer prefix can lose less, so: the least loss among the prefixes
             # that fit, fewer demotions on a tie
             chosen = min(fits, key=lambda i: (results[i].loss, i))
+        elif uniform_fits:
+            chosen = 0  # no prefix fits (unnamed temporaries stay wide): a uniform one, below
         else:
             rams = [r.ram for r in cumulative if r.ram is not None]
             least = f"{min(rams):,} B" if rams else "no program that compiles"
             raise error(f"no demotion fits {ram_budget:,} B of RAM: the least any prefix of "
                         f"the {len(order)} demotions needs is {least}")
-        result = base if chosen == 0 else cumulative[chosen - 1]
-        if max_loss is not None and result.loss > max_loss:
-            raise error(f"the fewest demotions that fit {ram_budget:,} B of RAM ({chosen}) "
-                        f"lose {result.loss:.4g}, more than the limit {max_loss:g}")
     chosen_c = base if chosen == 0 else cumulative[chosen - 1]
     tensors = {v: (half, chosen_c.types.get(v, (half, partial[v][0]))[1])
                for v in order[:chosen]}
@@ -254,12 +254,18 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
                     Assignment(bits, tensors), strategy, points, base_results, bits,
                     ram_budget, max_loss)
     if strategy == "ram":  # a uniform baseline that fits and loses less wins
+        prefix_fits = chosen_c.ram is not None and chosen_c.ram <= ram_budget
         better = [(r.loss, name) for name, r in base_results.items()
-                  if r.ram is not None and r.ram <= ram_budget and r.loss < chosen_c.loss]
+                  if r.ram is not None and r.ram <= ram_budget
+                  and (r.loss < chosen_c.loss or not prefix_fits)]
         if better:
             _, name = min(better)
             search.chosen_override = base_results[name]
             search.assignment = Assignment(extra[name][0], {})
+        result = search.chosen_result
+        if max_loss is not None and result.loss > max_loss:
+            raise error(f"the program chosen to fit {ram_budget:,} B of RAM loses "
+                        f"{result.loss:.4g}, more than the limit {max_loss:g}")
     return search
 
 

@@ -245,6 +245,7 @@ def test_pure_runtime_functions_become_tables_in_the_host_build():
     tables = native.memo_tables(files["minun_runtime.h"], files["model.c"])
     assert "#define minun_sigmoid16_trunc(x)" in tables
     assert "#define minun_tanh16_trunc(x)" in tables
+    assert "minun_dot16_sse2(" in files["model.c"]  # the x86 profile's PMADDWD loops
     x = features_of(l1, data)
     assert np.array_equal(native.NativeProgram(l2).outputs(x)[0],
                           evaluate_l2(l2, x).outputs[0])

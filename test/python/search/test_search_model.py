@@ -180,8 +180,16 @@ def _l2_types_default(l1) -> int:
 
 
 def test_a_budget_nothing_fits_is_a_diagnostic(setup):
+    """Below every prefix and uniform fixed8: a diagnostic. Below every prefix only: the
+    uniform fixed8 program (every tensor at 8 bits, temporaries too)."""
     l1, train, search = setup
     least = min(r.ram for r in search.cumulative)
-    with pytest.raises(MinunError, match=f"no demotion fits {least - 1:,} B of RAM: the "
+    uniform = search.baselines["fixed8"].ram
+    budget = min(least, uniform) - 1
+    with pytest.raises(MinunError, match=f"no demotion fits {budget:,} B of RAM: the "
                        f"least any prefix of the 7 demotions needs is {least:,} B"):
-        search_model(l1, train, ram_budget=least - 1, evaluator="numpy", progress=False)
+        search_model(l1, train, ram_budget=budget, evaluator="numpy", progress=False)
+    if uniform < least:
+        fallback = search_model(l1, train, ram_budget=least - 1, evaluator="numpy",
+                                progress=False)
+        assert fallback.assignment.bits == 8 and fallback.chosen_result.ram == uniform

@@ -304,3 +304,34 @@ def test_ram_strategy_prefers_a_uniform_baseline_that_fits_and_loses_less():
 
     text = markdown(search, "toy")
     assert "Chosen: uniform fixed8" in text and "(chosen)" not in text
+
+
+def test_ram_strategy_falls_back_to_a_uniform_baseline_when_no_prefix_fits():
+    """Demoting every named tensor still leaves 20 B (unnamed temporaries stay at 16 bits);
+    uniform fixed8 needs 12 B. Under 15 B the search returns fixed8 (whatever its loss);
+    under 10 B nothing fits and the diagnostic says how close the prefixes came."""
+    from minun_mlir.bitwidth_search import Result, candidate
+    from minun_mlir.diagnostics import MinunError
+
+    def evaluate(candidates):
+        out = []
+        for bits, demoted in candidates:
+            if bits == 8:
+                out.append(Result(loss=5.0, ram=12))
+                continue
+            names = [n for n, b, _ in demoted if b == 8]
+            out.append(Result(loss=1.0 + len(names), ram=50 - 10 * len(names)))
+        return out
+
+    args = (["a", "b", "c"], {"a": 12, "b": 12, "c": 12}, evaluate)
+    search = shiftry_search(*args, strategy="ram", ram_budget=15,
+                            baselines={"fixed8": candidate({}, 8)})
+    assert search.chosen_result.ram == 12 and search.chosen_result.loss == 5.0
+    assert search.assignment.bits == 8 and search.assignment.tensors == {}
+    with pytest.raises(MinunError, match="loses 5, more than the limit 1"):
+        shiftry_search(*args, strategy="ram", ram_budget=15, max_loss=1.0,
+                       baselines={"fixed8": candidate({}, 8)})
+    with pytest.raises(MinunError, match="no demotion fits 10 B of RAM: the least any "
+                       "prefix of the 3 demotions needs is 20 B"):
+        shiftry_search(*args, strategy="ram", ram_budget=10,
+                       baselines={"fixed8": candidate({}, 8)})

@@ -520,32 +520,54 @@ static inline __attribute__((always_inline)) int32_t minun_dot16_dsp(
 
 _ARM_DOT8 = r"""
 #if defined(__ARM_FEATURE_DSP)
-/* acc + sum of a[i] * b[i] for i < n over int8_t arrays, modulo 2^32: one word of each
- * array per step, SXTB16 splits it into the pairs of bytes 0, 2 and 1, 3 as int16
- * halves, two SMLADs; then the last products one by one. */
+/* acc + sum of a[i] * b[i] for i < n over int8_t arrays, modulo 2^32: two words of each
+ * array per step, SXTB16 splitting each into the int16 pairs of its bytes 0, 2 and 1, 3,
+ * four SMLADs; then one word of each, and the last products one by one. */
 static inline __attribute__((always_inline)) int32_t minun_dot8_dsp(
     int32_t acc, const int8_t *a, const int8_t *b, int n)
 {
     int k;
+    int32_t t0, t1, t2, t3, t4, t5;
     if (n <= 0)
         return acc;
-    k = n >> 2;
+    k = n >> 3;
     if (k) {
-        int32_t t0, t1, t2, t3;
         __asm__ ("1:\n\t"
                  "ldr %[t0], [%[a]], #4\n\t"
                  "ldr %[t1], [%[b]], #4\n\t"
+                 "ldr %[t4], [%[a]], #4\n\t"
+                 "ldr %[t5], [%[b]], #4\n\t"
                  "sxtb16 %[t2], %[t0], ror #8\n\t"
                  "sxtb16 %[t3], %[t1], ror #8\n\t"
                  "sxtb16 %[t0], %[t0]\n\t"
                  "sxtb16 %[t1], %[t1]\n\t"
                  "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
                  "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "sxtb16 %[t2], %[t4], ror #8\n\t"
+                 "sxtb16 %[t3], %[t5], ror #8\n\t"
+                 "sxtb16 %[t4], %[t4]\n\t"
+                 "sxtb16 %[t5], %[t5]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t4], %[t5], %[acc]\n\t"
                  "subs %[k], %[k], #1\n\t"
                  "bne 1b"
                  : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b), [k] "+r" (k),
-                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3),
+                   [t4] "=&r" (t4), [t5] "=&r" (t5)
                  : : "cc", "memory");
+    }
+    if (n & 4) {
+        __asm__ ("ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "sxtb16 %[t2], %[t0], ror #8\n\t"
+                 "sxtb16 %[t3], %[t1], ror #8\n\t"
+                 "sxtb16 %[t0], %[t0]\n\t"
+                 "sxtb16 %[t1], %[t1]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
+                 : : "memory");
     }
     for (k = n & 3; k > 0; k--)
         acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)*a++ * (int32_t)*b++));
@@ -553,7 +575,6 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_dsp(
 }
 #endif
 """
-
 
 
 def _arm_rows(bits: int) -> str:

@@ -120,6 +120,7 @@ class CPrinter:
         self.depth = 0
         self.calls: set[str] = set()
         self.uses_math = False
+        self.plain = False  # inside the #else of a DSP kernel: the portable loops only
         self.statements: dict[type, Callable[[Operation], None]] = {
             cemit.DeclOp: self.decl, cemit.AssignOp: self.assign, cemit.StoreOp: self.store,
             cemit.ForOp: self.for_, cemit.IfOp: self.if_, cemit.ReturnOp: self.return_,
@@ -246,7 +247,9 @@ class CPrinter:
         self.line(f"{op.array.data}[{self.expr(op.index)}] = {self.expr(op.value)};")
 
     def for_(self, op: cemit.ForOp) -> None:
-        if self.profile.cortex_m and (self.smlad_loop(op) or self.guarded_loop(op)):
+        if self.profile.cortex_m and (not self.plain and (self.smlad_rows(op) or
+                                                           self.smlad_loop(op)) or
+                                      self.guarded_loop(op)):
             return
         if self.profile.sse2 and self.sse2_dot_loop(op):
             return
@@ -428,39 +431,92 @@ class CPrinter:
         self.line("}")
         return True
 
-    def smlad_loop(self, op: cemit.ForOp) -> bool:
-        """`for (...) acc = acc + (int32_t)a[e + i] * (int32_t)b[f + i];` over int16_t
-        arrays: on cores with the DSP extension (Cortex-M4/M7), two products per SMLAD on
-        pairs of neighbouring elements (two SMLADs per iteration, then the rest), and the
-        last product alone when the count is odd; the
-        sum is the same modulo 2^32 (SMLAD wraps like the C). Other cores compile the
-        loop as it is (#else)."""
-        dot = _dot_loop(op)
-        if dot is None or any(k != 1 for _, k in dot[1]):
+    def smlad_rows(self, op: cemit.ForOp) -> bool:
+        """A loop over the rows of a convolution's window whose body is one SMLAD dot
+        product (smlad_loop) over a count and start that do not depend on the row, each
+        array advancing by a constant stride per row: `{ acc2 = acc; [invariant
+        declarations] for (j...) acc2 = acc2 + a[e + k*ky + j] * b[f + l*ky + j]; acc =
+        acc2; }`. On the DSP cores, one minun_dot*_rows_dsp call walks the rows with
+        pointers (no index arithmetic per row); the loop as it is otherwise (#else)."""
+        body = cemit.statements(op.body)
+        if len(body) < 3:
             return False
-        stmt, v = dot[0], op.var.data
-        pairs = [f"minun_pair16(&{load.array.data}[{_bare(self.expr(load.index))}])"
-                 for load, _ in dot[1]]
-        self.calls.update({"minun_smlad", "minun_pair16"})
-        acc, lo, hi = stmt.var.data, self.expr(op.lower), self.expr(op.upper)
+        first, decls, inner, last = body[0], body[1:-2], body[-2], body[-1]
+        ky = op.var.data
+        if not (isinstance(first, cemit.DeclOp) and first.is_const is None and
+                isinstance(first.init.owner, cemit.RefOp) and isinstance(inner, cemit.ForOp)
+                and isinstance(last, cemit.AssignOp) and
+                isinstance(last.value.owner, cemit.RefOp)):
+            return False
+        outer, acc = first.init.owner.var.data, first.var.data
+        if last.var.data != outer or last.value.owner.var.data != acc:
+            return False
+        if not all(isinstance(d, cemit.DeclOp) and d.is_const is not None and
+                   not _mentions(d.init, ky) for d in decls):
+            return False
+        found = _dsp_dot(inner)
+        if found is None or found[0].var.data != acc or _mentions(inner.lower, ky) or \
+                _mentions(inner.upper, ky):
+            return False
+        stmt, loads, name = found
+        strides = [_coefficient(load.index, ky) for load in loads]
+        if any(k is None for k in strides):
+            return False
+        rows = name.replace("_dsp", "_rows_dsp")
+        self.calls.add(rows)
+        j = inner.var.data
         self.lines.append("#if defined(__ARM_FEATURE_DSP)")
         self.line("{")
         self.depth += 1
-        self.line(f"int {v} = {_bare(lo)};")
-        smlad = f"{acc} = minun_smlad({pairs[0]}, {pairs[1]}, {acc});"
-        self.line(f"for (; {v} + 3 < {_bare(hi)}; {v} += 2) {{")
-        self.line(f"    {smlad}")
-        self.line(f"    {v} += 2;")
-        self.line(f"    {smlad}")
+        for d in decls:
+            self.decl(d)
+        self.line(f"const int {ky} = {_bare(self.expr(op.lower))};")
+        self.line(f"const int {j} = {_bare(self.expr(inner.lower))};")
+        args = ", ".join(f"&{load.array.data}[{_bare(self.expr(load.index))}], {k}"
+                         for load, k in zip(loads, strides))
+        call = (f"{rows}({outer}, {args}, {self.expr(inner.upper)} - {j}, "
+                f"{self.expr(op.upper)} - {ky})")
+        if ctype(stmt.value.type) != "int32_t":
+            call = f"({ctype(stmt.value.type)}){call}"
+        self.line(f"{outer} = {call};")
+        self.depth -= 1
         self.line("}")
-        self.line(f"if ({v} + 1 < {_bare(hi)}) {{")
-        self.line(f"    {smlad}")
-        self.line(f"    {v} += 2;")
+        self.lines.append("#else")
+        v = op.var.data
+        self.line(f"for (int {v} = {self.expr(op.lower)}; {v} < {self.expr(op.upper)}; "
+                  f"{v}++) {{")
+        self.plain = True  # the portable loops, without the DSP kernels
+        self.region(op.body)
+        self.plain = False
         self.line("}")
-        self.line(f"if ({v} < {_bare(hi)})")
+        self.lines.append("#endif")
+        return True
+
+    def smlad_loop(self, op: cemit.ForOp) -> bool:
+        """`for (...) acc = acc + (int32_t)a[e + i] * (int32_t)b[f + i];` over int16_t
+        arrays (minun_dot16_dsp), or over int8_t arrays with an int32_t or an int16_t sum
+        (minun_dot8_dsp, the int16_t sum being the low half of the int32_t one): on cores
+        with the DSP extension (Cortex-M4/M7), one call to a loop of SMLADs on pairs of
+        neighbouring elements; the sum is the same modulo 2^32 (SMLAD wraps like the C).
+        Other cores compile the loop as it is (#else)."""
+        found = _dsp_dot(op)
+        if found is None:
+            return False
+        stmt, loads, name = found
+        v, acc = op.var.data, stmt.var.data
+        self.calls.add(name)
+        lo, hi = self.expr(op.lower), self.expr(op.upper)
+        self.lines.append("#if defined(__ARM_FEATURE_DSP)")
+        self.line("{")
         self.depth += 1
-        self.assign(stmt)
-        self.depth -= 2
+        self.line(f"const int {v} = {_bare(lo)};")
+        ptrs = ", ".join(f"&{load.array.data}[{_bare(self.expr(load.index))}]"
+                         for load in loads)
+        call = f"{name}({acc}, {ptrs}, {hi} - {v})"
+        if ctype(stmt.value.type) != "int32_t":
+            call = f"({ctype(stmt.value.type)}){call}"
+        self.line(f"{acc} = {call};")
+        self.depth -= 1
         self.line("}")
         self.lines.append("#else")
         self.line(f"for (int {v} = {lo}; {v} < {hi}; {v}++) {{")
@@ -783,6 +839,53 @@ def _dot_loop(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[tuple[cemit.LoadOp,
     if any(x is None for x in loads):
         return None
     return stmt, loads  # type: ignore[return-value]
+
+
+def _dsp_dot(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], str] | None:
+    """(statement, loads, kernel) when the loop's body is one `acc = acc + a[e + i] *
+    b[f + i]` (stride 1): int16_t arrays with an int32_t sum (exact or modular), or
+    int8_t arrays whose exact product is added to an int32_t or int16_t sum modulo its
+    width."""
+    dot = _dot_loop(op)
+    if dot is not None:
+        if all(k == 1 for _, k in dot[1]):
+            return dot[0], [load for load, _ in dot[1]], "minun_dot16_dsp"
+        return None
+    body = cemit.statements(op.body)
+    if len(body) != 1 or not isinstance(body[0], cemit.AssignOp):
+        return None
+    stmt, v = body[0], op.var.data
+    acc_t = ctype(stmt.value.type)
+    if stmt.var.data == v or acc_t not in ("int32_t", "int16_t"):
+        return None
+    add = _uncast(stmt.value, acc_t)
+    if add is None or not (isinstance(add.owner, cemit.BinaryOp) and add.owner.op.data == "+"):
+        return None
+    wide = ctype(add.type)
+    if wide not in ("unsigned", "uint32_t"):
+        return None
+    terms = [_uncast(t, wide) for t in (add.owner.lhs, add.owner.rhs)]
+    if any(t is None for t in terms):
+        return None
+    for acc, prod in (terms, terms[::-1]):
+        if not (isinstance(acc.owner, cemit.RefOp) and acc.owner.var.data == stmt.var.data):
+            continue
+        mul = prod.owner
+        if not (isinstance(mul, cemit.BinaryOp) and mul.op.data == "*" and
+                ctype(mul.result.type) in ("int16_t", "int32_t", "int")):
+            return None
+        loads = []
+        for f in (mul.lhs, mul.rhs):
+            while isinstance(f.owner, cemit.CastOp) and \
+                    ctype(f.type) in ("int16_t", "int32_t", "int"):
+                f = f.owner.input
+            load = f.owner
+            if not (isinstance(load, cemit.LoadOp) and ctype(load.result.type) == "int8_t"
+                    and _coefficient(load.index, v) == 1):
+                return None
+            loads.append(load)
+        return stmt, loads, "minun_dot8_dsp"
+    return None
 
 
 def _bare(text: str) -> str:

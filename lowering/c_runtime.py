@@ -497,8 +497,142 @@ static inline int32_t minun_dot16_sse2(const int16_t *a, const int16_t *b, int n
 #endif
 """
 
+_ARM_DOT16 = r"""
+#if defined(__ARM_FEATURE_DSP)
+/* acc + sum of a[i] * b[i] for i < n, modulo 2^32: eight products per step (four words
+ * of each array with post-increment loads, four SMLADs), then four, a pair and a
+ * product. */
+static inline __attribute__((always_inline)) int32_t minun_dot16_dsp(
+    int32_t acc, const int16_t *a, const int16_t *b, int n)
+{
+    int k;
+    if (n <= 0)
+        return acc;
+    k = n >> 3;
+    if (k) {
+        int32_t t0, t1, t2, t3;
+        __asm__ ("1:\n\t"
+                 "ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "ldr %[t2], [%[a]], #4\n\t"
+                 "ldr %[t3], [%[b]], #4\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "ldr %[t2], [%[a]], #4\n\t"
+                 "ldr %[t3], [%[b]], #4\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "subs %[k], %[k], #1\n\t"
+                 "bne 1b"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b), [k] "+r" (k),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
+                 : : "cc", "memory");
+    }
+    if (n & 4) {
+        acc = minun_smlad(minun_pair16(a), minun_pair16(b), acc);
+        acc = minun_smlad(minun_pair16(a + 2), minun_pair16(b + 2), acc);
+        a += 4;
+        b += 4;
+    }
+    if (n & 2) {
+        acc = minun_smlad(minun_pair16(a), minun_pair16(b), acc);
+        a += 2;
+        b += 2;
+    }
+    if (n & 1)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)*a * (int32_t)*b));
+    return acc;
+}
+#endif
+"""
+
+_ARM_DOT8 = r"""
+#if defined(__ARM_FEATURE_DSP)
+/* acc + sum of a[i] * b[i] for i < n over int8_t arrays, modulo 2^32: two words of each
+ * array per step, SXTB16 splitting each into the int16 pairs of its bytes 0, 2 and 1, 3,
+ * four SMLADs; then one word of each, and the last products one by one. */
+static inline __attribute__((always_inline)) int32_t minun_dot8_dsp(
+    int32_t acc, const int8_t *a, const int8_t *b, int n)
+{
+    int k;
+    int32_t t0, t1, t2, t3, t4, t5;
+    if (n <= 0)
+        return acc;
+    k = n >> 3;
+    if (k) {
+        __asm__ ("1:\n\t"
+                 "ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "ldr %[t4], [%[a]], #4\n\t"
+                 "ldr %[t5], [%[b]], #4\n\t"
+                 "sxtb16 %[t2], %[t0], ror #8\n\t"
+                 "sxtb16 %[t3], %[t1], ror #8\n\t"
+                 "sxtb16 %[t0], %[t0]\n\t"
+                 "sxtb16 %[t1], %[t1]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "sxtb16 %[t2], %[t4], ror #8\n\t"
+                 "sxtb16 %[t3], %[t5], ror #8\n\t"
+                 "sxtb16 %[t4], %[t4]\n\t"
+                 "sxtb16 %[t5], %[t5]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t4], %[t5], %[acc]\n\t"
+                 "subs %[k], %[k], #1\n\t"
+                 "bne 1b"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b), [k] "+r" (k),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3),
+                   [t4] "=&r" (t4), [t5] "=&r" (t5)
+                 : : "cc", "memory");
+    }
+    if (n & 4) {
+        __asm__ ("ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "sxtb16 %[t2], %[t0], ror #8\n\t"
+                 "sxtb16 %[t3], %[t1], ror #8\n\t"
+                 "sxtb16 %[t0], %[t0]\n\t"
+                 "sxtb16 %[t1], %[t1]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
+                 : : "memory");
+    }
+    for (k = n & 3; k > 0; k--)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)*a++ * (int32_t)*b++));
+    return acc;
+}
+#endif
+"""
+
+
+def _arm_rows(bits: int) -> str:
+    t = f"int{bits}_t"
+    return f"""
+#if defined(__ARM_FEATURE_DSP)
+/* The sum of `rows` dot products of n elements (minun_dot{bits}_dsp), the arrays
+ * advancing by sa and sb elements from one to the next (a convolution's window rows). */
+static inline __attribute__((always_inline)) int32_t minun_dot{bits}_rows_dsp(
+    int32_t acc, const {t} *a, int sa, const {t} *b, int sb, int n, int rows)
+{{
+    for (; rows > 0; rows--) {{
+        acc = minun_dot{bits}_dsp(acc, a, b, n);
+        a += sa;
+        b += sb;
+    }}
+    return acc;
+}}
+#endif
+"""
+
+
 HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot16_sse2": ((), lambda p: _X86_DOT16),
+    "minun_dot16_rows_dsp": (("minun_dot16_dsp",), lambda p: _arm_rows(16)),
+    "minun_dot8_rows_dsp": (("minun_dot8_dsp",), lambda p: _arm_rows(8)),
+    "minun_dot16_dsp": (("minun_pair16", "minun_smlad"), lambda p: _ARM_DOT16),
+    "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
     "minun_pair16": ((), lambda p: _ARM_PAIR16),
     "minun_smlad": ((), lambda p: _ARM_SMLAD),
     "minun_mul16": ((), lambda p: _AVR_MUL16),

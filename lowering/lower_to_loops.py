@@ -158,6 +158,7 @@ class Lowering:
         self.vals: dict[SSAValue, Val] = {}
         self.ints: dict[SSAValue, SSAValue] = {}
         self.folded: dict[tuple[SSAValue, str], Val] = {}
+        self.relayouts: dict[tuple, Buffer] = {}  # constant globals stored re-ordered
 
     # -- entry ---------------------------------------------------------------------------
 

@@ -1,6 +1,8 @@
 // The convolution's outputs are computed inside the (non-overlapping) pooling windows
-// and only the pooled tensor is stored: no buffer holds the 4x4x2 convolution, and the
-// padding check guards each term (only the taken branch reads memory).
+// and only the pooled tensor is stored: no buffer holds the 4x4x2 convolution. The
+// window is clipped to the input (first and last filter row and column inside it, no
+// test per term), over the filter stored as [out channel][ky][kx][in channel]:
+// F[0][ky][kx][0][co] = 2 * (3 * ky + kx) + co + 1, so channel 0 holds the odd numbers.
 // RUN: minun-opt %s -p lower-to-loops | filecheck %s
 
 func.func @main() -> i32 attributes {num.rounding = "trunc"} {
@@ -12,13 +14,21 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   %a = num.argmax %p : tensor<1x2x2x2x!num.fixed<16, 14>>
   func.return %a : i32
 }
+// CHECK:      memref.global{{.*}}"p_F_t"{{.*}}dense<[1, 3, 5, 7, 9, 11, 13, 15, 17, 2, 4, 6, 8, 10, 12, 14, 16, 18]>
 // CHECK-NOT:  memref.alloc
 // CHECK:      func.func @minun_predict(%x: memref<16xi16>, %out: memref<8xi16>)
 // CHECK:      %[[LOWEST:.*]] = arith.constant -32768 : i16
 // the pooling window: the max of 2x2 convolution outputs, from the lowest int16
 // CHECK:          scf.for {{.*}} iter_args(%{{.*}} = %[[LOWEST]]) -> (i16)
-// CHECK:              scf.if %{{.*}} -> (i32) {
-// CHECK:                memref.load %x
-// CHECK:                arith.muli %{{.*}}, %{{.*}} overflow<nsw> : i32
+// CHECK-NOT:          scf.if
+// CHECK:              %[[KY0:.*]] = arith.maxsi
+// CHECK:              %[[KY1:.*]] = arith.minsi
+// CHECK:              %[[KX0:.*]] = arith.maxsi
+// CHECK:              %[[KX1:.*]] = arith.minsi
+// CHECK:              scf.for %{{.*}} = %[[KY0]] to %[[KY1]]
+// CHECK:                scf.for %{{.*}} = %[[KX0]] to %[[KX1]]
+// CHECK:                  memref.load %x
+// CHECK:                  memref.load %p_F_t
+// CHECK:                  arith.muli %{{.*}}, %{{.*}} overflow<nsw> : i32
 // CHECK:              arith.maxsi %{{.*}}, %{{.*}} : i16
 // CHECK:        memref.store %{{.*}}, %out

@@ -209,3 +209,41 @@ int main(void)
             y[rows[k]] = _wrap32(y[rows[k]] + vals[k] * xv)
         want += y
     assert [int(v) for v in r.output.split()] == want
+
+
+@pytest.mark.parametrize("bits", [16, 8])
+def test_cortex_m4_dsp_dot_products_equal_python(tmp_path, bits):
+    """minun_dot16_dsp / minun_dot8_dsp (SMLAD loops; SXTB16 for int8): acc + sum a[i] *
+    b[i] modulo 2^32 for every n from -1 to 19 and 40, on unaligned and aligned arrays
+    of extreme and random values; the int8 sum truncated to 16 bits is the wrapping
+    int16_t sum of the generated C."""
+    ctype, name = ("int16_t", "minun_dot16_dsp") if bits == 16 else ("int8_t", "minun_dot8_dsp")
+    lo, hi = -(1 << (bits - 1)), 1 << (bits - 1)
+    rng = np.random.default_rng(bits)
+    size = 64
+    a = [lo, lo, hi - 1, lo] * 4 + [int(v) for v in rng.integers(lo, hi, size - 16)]
+    b = [lo, lo, lo, hi - 1] * 4 + [int(v) for v in rng.integers(lo, hi, size - 16)]
+    cases = [(n, oa, ob, acc) for n in list(range(-1, 20)) + [40] for oa, ob in
+             ((0, 0), (1, 3), (3, 2)) for acc in (0, -(1 << 31), int(rng.integers(-(1 << 31), 1 << 31)))]
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], [name]))
+    rows = ", ".join(f"{{{n}, {oa}, {ob}, {acc}}}" for n, oa, ob, acc in cases)
+    (tmp_path / "dot.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array(ctype, "A", a) + _array(ctype, "B", b) + f"""
+static const int32_t CASES[][4] = {{{rows}}};
+int main(void)
+{{
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        minun_print_i32({name}(CASES[i][3], &A[CASES[i][1]], &B[CASES[i][2]],
+                        (int)CASES[i][0]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "dot.c"], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = [_wrap32(acc + sum(a[oa + i] * b[ob + i] for i in range(max(n, 0))))
+            for n, oa, ob, acc in cases]
+    assert got == want

@@ -2,7 +2,8 @@
 
 Contract with the model directory (written down in docs/targets.md): model.h defines
 MINUN_INPUT_SIZE, MINUN_OUTPUT_SIZE, the types minun_input_t / minun_output_t and
-`int minun_predict(const minun_input_t *x, minun_output_t *out)`.
+`int minun_predict(const minun_input_t *x, minun_output_t *out)`; with
+MINUN_INPUT_IN_SCRATCH also `minun_input_buffer()` and `minun_predict_in_place(out)`.
 
 The inputs are embedded as raw little-endian bytes of minun_input_t (exact for every
 type, floats included) in flash (PROGMEM on AVR, .rodata on Cortex-M), and copied one

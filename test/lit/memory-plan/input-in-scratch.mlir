@@ -7,7 +7,10 @@
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true}' | filecheck %s
 // RUN: minun-opt %s -p 'memory-plan' | filecheck %s --check-prefix=OFF
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true planner=naive}' | filecheck %s --check-prefix=NAIVE
+// RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true planner=shiftry}' | filecheck %s --check-prefix=SHIFTRY
+// RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true planner=optimal}' | filecheck %s --check-prefix=OPT
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true},lower-to-emitc' -t 'c{profile=x86 file=source}' | filecheck %s --check-prefix=C
+// RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true planner=naive},lower-to-emitc' -t 'c{profile=x86 file=source}' | filecheck %s --check-prefix=NAIVEC
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true},lower-to-emitc' -t 'c{profile=x86 file=header}' | filecheck %s --check-prefix=H
 
 func.func @minun_predict(%x: memref<8xi8>, %out: memref<8xi16>) -> i32 attributes {minun.input_scale = 4 : i64, minun.output_scale = 8 : i64} {
@@ -48,6 +51,12 @@ func.func @minun_predict(%x: memref<8xi8>, %out: memref<8xi16>) -> i32 attribute
 // OFF:        %v = memref.load %x[%i0] : memref<8xi8>
 
 // NAIVE:      %input = memref.alloc() {minun.input} : memref<8xi8>
+// NAIVEC:     static int8_t t_input[8];
+// NAIVEC:     return (minun_input_t *)&t_input[0];
+
+// SHIFTRY:    %input = memref.view %minun_scratch[%{{.*}}][] {minun.input} : memref<{{[0-9]+}}xi8> to memref<8xi8>
+// OPT:        type = memref<16xi8>
+// OPT:        %input = memref.view %minun_scratch[%{{.*}}][] {minun.input} : memref<16xi8> to memref<8xi8>
 
 // C:          int minun_predict_in_place(minun_output_t *out)
 // C:          minun_input_t *minun_input_buffer(void)

@@ -1,8 +1,8 @@
 """The input planned in the scratch memory (memory-plan{input-in-scratch}) and held at 8
 bits (quantize{input-bits=8}): the C computes the evaluator's integers through both entry
 points (minun_predict copying x into the input buffer, on x86 with the strict flags; the
-harness writing minun_input_buffer() and calling minun_predict_in_place, on x86 and on the
-Cortex-M4 in QEMU), on examples and on RNNPool face detection at test size; the input's
+harness writing minun_input_buffer() and calling minun_predict_in_place, on x86, on the
+Cortex-M4 in QEMU and, for the examples, on the Uno in simavr), on examples and on RNNPool face detection at test size; the input's
 bytes are reused once it is dead; and face-4 (320x240) fits 256 KB with its image."""
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def assert_input_reused(plan) -> None:
     assert later, "no buffer reuses the input's bytes"
 
 
-def check_c(l2, features, tmp_path) -> None:
-    """x86 (minun_predict, minun_predict_float, and the in-place harness) and the M4
+def check_c(l2, features, tmp_path, boards=("cortex-m4",)) -> None:
+    """x86 (minun_predict, minun_predict_float, and the in-place harness) and the boards
     (in place) against the evaluator."""
     exp = expected(l2, features)
     assert exp.inputs.dtype == np.int8
@@ -62,7 +62,7 @@ def check_c(l2, features, tmp_path) -> None:
     float_labels, _ = run_host(exe, features.reshape(len(features), -1).astype(np.float32),
                                np.dtype("<f4"), exp.scores.shape[1], as_float=True)
     np.testing.assert_array_equal(float_labels, exp.labels)
-    for target, folder in (("x86", x86), ("cortex-m4", tmp_path / "m4")):
+    for target, folder in (("x86", x86), *((b, tmp_path / b) for b in boards)):
         if target != "x86":
             emit_c(l2, target, folder, input_in_scratch=True)
         r = run_model(folder, target, exp.inputs, name="in-scratch", config="fixed16-input8")
@@ -77,7 +77,7 @@ def test_input_in_scratch_at_8_bits_equals_the_evaluator(model, tmp_path):
     l2 = lower_to_l2(l1, bits=16, data=str(m.train), input_bits=8)
     shape = tuple(model_inputs(l1)[0].results[0].type.get_shape())
     features = load_dataset(m.test, shape).features[:N]
-    check_c(l2, features, tmp_path)
+    check_c(l2, features, tmp_path, boards=("avr", "cortex-m4"))
     on = memory_map(lower_l2(l2, stop="memory-plan", input_in_scratch=True))
     off = memory_map(lower_l2(l2, stop="memory-plan"))
     x = input_piece(on)

@@ -7,6 +7,7 @@
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true}' | filecheck %s
 // RUN: minun-opt %s -p 'memory-plan' | filecheck %s --check-prefix=OFF
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true planner=naive}' | filecheck %s --check-prefix=NAIVE
+// RUN: not minun-opt %s -p 'memory-plan{input-in-scratch=true budget=12}' 2>&1 | filecheck %s --check-prefix=BUDGET
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true planner=shiftry}' | filecheck %s --check-prefix=SHIFTRY
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true planner=optimal}' | filecheck %s --check-prefix=OPT
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true},lower-to-emitc' -t 'c{profile=x86 file=source}' | filecheck %s --check-prefix=C
@@ -49,6 +50,9 @@ func.func @minun_predict(%x: memref<8xi8>, %out: memref<8xi16>) -> i32 attribute
 // OFF:        type = memref<16xi8>
 // OFF-NOT:    {minun.input}
 // OFF:        %v = memref.load %x[%i0] : memref<8xi8>
+
+// The budget counts the input while it is live (c 8 B + input 8 B before x's first read)
+// BUDGET:     error: model needs 16 bytes of RAM at instruction {{[0-9]+}} (live: input 8 B, c 8 B); budget 12
 
 // NAIVE:      %input = memref.alloc() {minun.input} : memref<8xi8>
 // NAIVEC:     static int8_t t_input[8];

@@ -105,7 +105,8 @@ def test_face_4_fits_256_kb_with_its_8_bit_image():
     the scratch peaks below 256 KB; the image outside the scratch would not fit."""
     l1 = load_model(FACE, synthetic=0)
     l2 = lower_to_l2(l1, bits=16, input_bits=8, synthetic=2, evaluator="native")
-    on = memory_map(lower_l2(l2, stop="memory-plan", input_in_scratch=True))
+    # the board's RAM as memory-plan's budget: no error
+    on = memory_map(lower_l2(l2, stop="memory-plan", input_in_scratch=True, budget=BOARD_RAM))
     x = input_piece(on)
     assert x.size == 320 * 240
     assert on.scratch == on.lower_bound < BOARD_RAM

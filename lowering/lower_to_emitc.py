@@ -6,6 +6,10 @@ What changes on the way, and why:
   visible as static RAM in the linker's map); `memref.view` of the planned scratch global
   -> an element offset into one member of the scratch union (`minun_scratch.i16[...]`);
   constant `memref.global`s -> `const` arrays flagged `flash` (program memory on AVR).
+- The input: the `x` parameter of `minun_predict`, or, when memory-plan planned it
+  (`minun.input_in_scratch`), the buffer marked `minun.input`: the function is then
+  `minun_predict_in_place(out)` and `minun.input_buffer` tells the C printer where the
+  caller writes the input (it prints `minun_input_buffer` and a copying `minun_predict`).
 - Scalars become expressions. An SSA value used once, in its own block, with no store or
   loop between its definition and its use, is printed inside its user's expression; any
   other value gets a `const` local variable (`cemit.decl`). So the C reads like
@@ -95,6 +99,8 @@ class EmitC:
         self.scratch: tuple[str, int] | None = None
         self.scratch_members: dict[str, Attribute] = {}
         self.flash_globals: set[str] = set()
+        self.input_ref: ArrayRef | None = None  # the input's buffer (memory-plan's
+        # input-in-scratch): where minun_input_buffer() points
         self.counters: dict[str, int] = {}
 
     def unique(self, base: str) -> str:
@@ -117,7 +123,8 @@ class EmitC:
 
     def run(self) -> ModuleOp:
         entry = None
-        self.names.update({"x", "out", "minun_predict", "minun_predict_float", *C_RESERVED})
+        self.names.update({"x", "out", "minun_predict", "minun_predict_float",
+                           "minun_predict_in_place", "minun_input_buffer", *C_RESERVED})
         for op in self.module.ops:
             if isinstance(op, memref.GlobalOp):
                 self.global_(op)
@@ -168,10 +175,17 @@ class EmitC:
         body = Block()
         self.block = body
         self.lower_block(block, None)
+        in_scratch = "minun.input_in_scratch" in fn.attributes
+        if in_scratch:  # the input is a planned buffer (memory-plan{input-in-scratch})
+            if self.input_ref is None:
+                raise error("lower-to-emitc: minun.input_in_scratch but no buffer is "
+                            "marked minun.input")
+            params = [StringAttr("minun_output_t *out")]
+        else:
+            params = [StringAttr("const minun_input_t *x"), StringAttr("minun_output_t *out")]
         attrs: dict[str, Attribute] = {
-            "sym_name": StringAttr("minun_predict"),
-            "params": ArrayAttr([StringAttr("const minun_input_t *x"),
-                                 StringAttr("minun_output_t *out")]),
+            "sym_name": StringAttr("minun_predict_in_place" if in_scratch else "minun_predict"),
+            "params": ArrayAttr(params),
             "result": cemit.OpaqueType("int"),
             "minun.input_type": x.type.element_type,
             "minun.output_type": out.type.element_type,
@@ -181,6 +195,9 @@ class EmitC:
         for key, value in fn.attributes.items():
             if key.startswith(("minun.", "num.")):
                 attrs[key] = value
+        if in_scratch:
+            ref = self.input_ref
+            attrs["minun.input_buffer"] = StringAttr(f"&{ref.name}[{ref.offset}]")
         return cemit.FuncOp.create(attributes=attrs, regions=[Region(body)])
 
     # -- blocks and statements -----------------------------------------------------------
@@ -239,6 +256,8 @@ class EmitC:
             "sym_name": StringAttr(name), "elem": ty.element_type,
             "size": IntAttr(ty.get_shape()[0])}))
         self.arrays[op.memref] = ArrayRef(name, 0, False)
+        if "minun.input" in op.attributes:
+            self.input_ref = self.arrays[op.memref]
 
     def get_global(self, op: memref.GetGlobalOp) -> None:
         name = op.name_.root_reference.data
@@ -273,6 +292,8 @@ class EmitC:
         member = SCRATCH_MEMBER[str(elem)]
         self.scratch_members[member] = elem
         self.arrays[op.result] = ArrayRef(f"{self.scratch[0]}.{member}", offset // size, False)
+        if "minun.input" in op.attributes:
+            self.input_ref = self.arrays[op.result]
 
     def copy(self, op: memref.CopyOp) -> None:
         """A buffer moved by memory-plan (Shiftry's defragmentation): an element loop in

@@ -39,8 +39,10 @@ class Options:
     input_scale: int | None = None
     demote: tuple[str, ...] = ()
     param_bits: int | None = None  # e.g. 8: every parameter at 8 bits (mixed 16/8)
+    input_bits: int | None = None  # e.g. 8: the input held at 8 bits (camera pixels)
     target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4(f), cortex-m4-mps2
     planner: str = "greedy"
+    input_in_scratch: bool = False  # the input a planned buffer (minun_predict_in_place)
     budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
     evaluator: str = "auto"  # native (the C built for the host) | numpy | auto
     synthetic: int = 0  # no training data: profile on this many inputs in the declared range
@@ -52,15 +54,16 @@ class Options:
             repr=self.representation, bits=self.bits, scales=self.scales,
             maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
             input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits,
-            evaluator=self.evaluator)
+            input_bits=self.input_bits, evaluator=self.evaluator)
         if self.assign:
             quantize["assign"] = self.assign
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:
             quantize["synthetic"] = self.synthetic
-        return pipeline_text({"quantize": quantize, "memory-plan": {"planner": self.planner,
-                                                                "budget": self.budget}})
+        return pipeline_text({"quantize": quantize, "memory-plan": {
+            "planner": self.planner, "budget": self.budget,
+            "input_in_scratch": self.input_in_scratch}})
 
     @property
     def label(self) -> str:
@@ -72,6 +75,8 @@ class Options:
             name += f"-maxscale{'auto' if self.maxscale is None else self.maxscale}"
         if self.param_bits is not None:
             name += f"-params{self.param_bits}"
+        if self.input_bits is not None:
+            name += f"-input{self.input_bits}"
         if self.demote:
             name += "+demote"
         if self.assign:
@@ -109,7 +114,8 @@ class Compiled:
         moves = (f", {m['defrag_moves']} defragmentation move"
                  f"{'' if m['defrag_moves'] == 1 else 's'}"
                  if m.get("defrag_moves") is not None else "")
-        return (f"  RAM for buffers ({m['planner']}): {m['scratch_bytes']:,} B, lower bound "
+        what = "buffers and the input" if m.get("input_in_scratch") else "buffers"
+        return (f"  RAM for {what} ({m['planner']}): {m['scratch_bytes']:,} B, lower bound "
                 f"{m['lower_bound_bytes']:,} B{moves}; memory map: {m['map']}")
 
     @property
@@ -327,6 +333,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                                         extra={MEMORY_MAP: png}))
         moves = main_function(l3).attributes.get("minun.defrag_moves")
         result.memory = {"planner": options.planner, "scratch_bytes": plan.scratch,
+                         "input_in_scratch": options.input_in_scratch,
                          "lower_bound_bytes": plan.lower_bound,
                          "defrag_moves": moves.value.data if moves is not None else None,
                          "map": str(result.c_dir / MEMORY_MAP)}

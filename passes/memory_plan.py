@@ -13,6 +13,12 @@ uses, a buffer is completely written before it is read.
 
 The planner itself is a function of (sizes, live ranges, alignments) -> offsets
 (`first_fit`), so that other planners (Shiftry's, an optimal one) can replace it.
+
+With `input-in-scratch=true` the input is planned too: the function's `%x` argument is
+replaced by a buffer (`memref.alloc {minun.input}`, named `input`) that the caller fills
+before the call, so it is live from the first op to its last read and its bytes are
+reused once it is dead. The function gets `minun.input_in_scratch`, and lower-to-emitc
+prints the in-place entry point (`minun_input_buffer`, `minun_predict_in_place`).
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ from minun_mlir.passes.planners.shiftry import place_in_blocks, plan_with_moves
 from minun_mlir.passes.planners.verify import verify_plan
 
 SCRATCH = "minun_scratch"
+INPUT = "minun.input"  # on the alloc (then the first view) holding the input in scratch
+IN_SCRATCH = "minun.input_in_scratch"  # on the function whose input is planned
 
 
 class Planner(StrEnum):
@@ -110,10 +118,14 @@ def _loops_of(op: Operation) -> list[Operation]:
 def live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
     """[first, last] op positions during which the buffer `value` holds live data."""
     users = [u.operation for u in value.uses]
+    # the input in scratch is written by the caller: live from the function's first op
+    start = 0 if INPUT in getattr(value.owner, "attributes", {}) else None
     if not users:
         p = pos[value.owner]
-        return p, p
+        return (p, p) if start is None else (start, p)
     first = min(pos[u] for u in users)
+    if start is not None:
+        first = start
     last = max(pos[u] for u in users)
     loops = {loop for u in users for loop in _loops_of(u)}
     for loop in loops:
@@ -137,6 +149,23 @@ def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
         name = op.memref.name_hint or f"buffer{i}"
         out.append((op, Buffer(name, size, element_bytes(ty), first, last)))
     return out
+
+
+def input_into_scratch(fn: func.FuncOp) -> None:
+    """The input argument `%x` replaced by a planned buffer the caller writes (the module
+    docstring); the signature keeps `%x`, unused, for its type."""
+    if IN_SCRATCH in fn.attributes:
+        return
+    block = fn.body.block
+    x = block.args[0]
+    ty = x.type
+    assert isinstance(ty, MemRefType)
+    alloc = memref.AllocOp.get(ty.element_type, shape=list(ty.get_shape()))
+    alloc.attributes[INPUT] = UnitAttr()
+    alloc.memref.name_hint = "input"
+    block.insert_op_before(alloc, block.first_op)
+    x.replace_all_uses_with(alloc.memref)
+    fn.attributes[IN_SCRATCH] = UnitAttr()
 
 
 def first_fit(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
@@ -201,8 +230,11 @@ def check_plan_fits(planner: Planner, total: int, buffers: list[Buffer], budget:
                     "live at once: use planner=shiftry (it moves buffers to fit)")
 
 
-def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int) -> int:
+def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int,
+                  input_in_scratch: bool = False) -> int:
     """Rewrite fn's allocs per the planner; returns the bytes of buffer memory used."""
+    if input_in_scratch:
+        input_into_scratch(fn)
     planned = buffers_of(fn)
     buffers = [b for _, b in planned]
     check_budget(buffers, budget)
@@ -232,6 +264,8 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
         shift = arith.ConstantOp(IntegerAttr(offset, IndexType()), IndexType())
         view = memref.ViewOp(get.memref, shift.result, [], alloc.memref.type)
         view.result.name_hint = alloc.memref.name_hint
+        if INPUT in alloc.attributes:
+            view.attributes[INPUT] = UnitAttr()
         block = alloc.parent_block()
         block.insert_op_before(shift, alloc)
         block.insert_op_before(view, alloc)
@@ -242,11 +276,12 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
     return total
 
 
-def memory_plan(module: ModuleOp, planner: str = Planner.GREEDY, budget: int = 0) -> int:
+def memory_plan(module: ModuleOp, planner: str = Planner.GREEDY, budget: int = 0,
+                input_in_scratch: bool = False) -> int:
     planner = planner_named(planner)
     total = 0
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp) and not op.is_declaration]:
-        total += plan_function(module, fn, planner, budget)
+        total += plan_function(module, fn, planner, budget, input_in_scratch)
     return total
 
 
@@ -259,12 +294,13 @@ class MemoryPlan(ModulePass):
     planner: str = Planner.GREEDY.value
     budget: int = 0
     time_limit: int = optimal.DEFAULT_TIME_LIMIT  # seconds, planner=optimal only
+    input_in_scratch: bool = False  # the input a planned buffer, reused once dead
 
     def __post_init__(self) -> None:
         planner_named(self.planner)  # a bad option fails when the pipeline is built
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         with optimal.time_limit(self.time_limit):
-            memory_plan(op, self.planner, self.budget)
+            memory_plan(op, self.planner, self.budget, self.input_in_scratch)
 
 

@@ -123,12 +123,18 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if config.param_bits is not None and config.param_bits not in fx.BITWIDTHS:
         raise error(f"quantize: param-bits must be 8, 16 or 32, got "
                          f"{config.param_bits}")
+    if config.input_bits is not None and config.input_bits not in fx.BITWIDTHS:
+        raise error(f"quantize: input-bits must be 8, 16 or 32, got {config.input_bits}")
+    if config.input_bits is not None and representation != "fixed":
+        raise error(f"quantize: input-bits is for repr=fixed (the input of a "
+                    f"{representation} model has its representation's type)")
     if config.maxscale is not None and not 0 <= config.maxscale < config.bits:
         raise error(f"quantize: maxscale must be in 0..{config.bits - 1} at {config.bits} "
                     f"bits, got {config.maxscale}")
     if config.scales == "maxscale" and (config.demote or config.bits_by_name
                                         or config.scale_by_name
-                                        or config.param_bits is not None):
+                                        or config.param_bits is not None
+                                        or config.input_bits is not None):
         raise error("quantize: mixed bitwidths need scales=data-driven")
     require_level(module, "quantize", 1)
     reject_composite_ops(module)
@@ -204,6 +210,7 @@ class Quantize(ModulePass):
     exp: str = "auto"
     demote: tuple[str, ...] = field(default=())
     param_bits: int | None = None
+    input_bits: int | None = None
     data: str = ""
     evaluator: str = "auto"
     synthetic: int = 0
@@ -213,7 +220,8 @@ class Quantize(ModulePass):
         config = QuantizeConfig(
             bits=self.bits, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
-            exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits)
+            exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
+            input_bits=self.input_bits)
         from minun_mlir.bitwidth_search import Assignment, load_assignment
 
         found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign

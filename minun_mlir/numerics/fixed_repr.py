@@ -63,7 +63,11 @@ class FixedConverter(L2Converter):
         if old is None:
             return self.config.bits_for(None)
         is_param = isinstance(old.owner, (minun.ParamOp, minun.ConstantOp))
-        return self.config.bits_for(name_of(old), is_param)
+        name = name_of(old)
+        if isinstance(old.owner, minun.InputOp) and self.config.input_bits is not None \
+                and name not in self.config.bits_by_name:
+            return self.config.input_bits
+        return self.config.bits_for(name, is_param)
 
     @staticmethod
     def t(value: SSAValue) -> FixedType:

@@ -35,6 +35,7 @@ class QuantizeConfig:
     demote: tuple[str, ...] = ()  # names (params, inputs, SSA name hints) at bits // 2
     bits_by_name: dict[str, int] = field(default_factory=dict)
     param_bits: int | None = None  # all parameters at this bitwidth (e.g. 8 of 16)
+    input_bits: int | None = None  # the input at this bitwidth (8: camera pixels as bytes)
     # data-driven scales fixed by name (a bitwidth search's choice, minun_mlir/
     # bitwidth_search.py); a computed value never goes above its operands' precision
     scale_by_name: dict[str, int] = field(default_factory=dict)

@@ -2,12 +2,15 @@
 
 Contract with the model directory (written down in docs/targets.md): model.h defines
 MINUN_INPUT_SIZE, MINUN_OUTPUT_SIZE, the types minun_input_t / minun_output_t and
-`int minun_predict(const minun_input_t *x, minun_output_t *out)`.
+`int minun_predict(const minun_input_t *x, minun_output_t *out)`; with
+MINUN_INPUT_IN_SCRATCH also `minun_input_buffer()` and `minun_predict_in_place(out)`.
 
 The inputs are embedded as raw little-endian bytes of minun_input_t (exact for every
 type, floats included) in flash (PROGMEM on AVR, .rodata on Cortex-M), and copied one
-input at a time into a RAM buffer, so they do not count against RAM. Only the call to
-minun_predict sits between the latency markers.
+input at a time into a RAM buffer, so they do not count against RAM: the harness's own
+array, or the model's input buffer when model.h defines MINUN_INPUT_IN_SCRATCH (the input
+planned in the model's scratch; `minun_predict_in_place(out)` then runs on it). Only the
+call to minun_predict (or minun_predict_in_place) sits between the latency markers.
 
 The program first prints "@minun model <in> <out> <n_in> <n_out>" where <in>/<out> are a
 kind letter (i signed, u unsigned, f float) followed by the size in bytes, so the Python
@@ -45,7 +48,12 @@ const uint8_t {symbol}[MINUN_HARNESS_N][MINUN_HARNESS_INPUT_BYTES] MINUN_FLASH =
 {rows}
 }};
 
+#ifdef MINUN_INPUT_IN_SCRATCH /* the model's own input buffer, in its scratch memory */
+#define MINUN_HARNESS_X minun_input_buffer()
+#else
 static minun_input_t minun_harness_x[MINUN_INPUT_SIZE];
+#define MINUN_HARNESS_X minun_harness_x
+#endif
 static minun_output_t minun_harness_y[MINUN_OUTPUT_SIZE];
 
 static void minun_harness_type(char kind, unsigned size)
@@ -82,16 +90,21 @@ int main(void)
     minun_putc(' ');
     minun_print_u32(MINUN_OUTPUT_SIZE);
     minun_putc('\\n');
-    if (sizeof(minun_harness_x) != MINUN_HARNESS_INPUT_BYTES) {{
+    if (sizeof(minun_input_t) * MINUN_INPUT_SIZE != MINUN_HARNESS_INPUT_BYTES) {{
         minun_flush();
         return 2; /* inputs do not match model.h: reported by the Python side */
     }}
     for (i = 0; i < MINUN_HARNESS_N; i++) {{
         int label = 0;
-        minun_copy_from_flash(minun_harness_x, {symbol}[i], MINUN_HARNESS_INPUT_BYTES);
         for (r = 0; r < MINUN_HARNESS_REPEAT; r++) {{
+            /* again before each run: a model with its input in scratch overwrites it */
+            minun_copy_from_flash(MINUN_HARNESS_X, {symbol}[i], MINUN_HARNESS_INPUT_BYTES);
             minun_marker_start();
-            label = minun_predict(minun_harness_x, minun_harness_y);
+#ifdef MINUN_INPUT_IN_SCRATCH
+            label = minun_predict_in_place(minun_harness_y);
+#else
+            label = minun_predict(MINUN_HARNESS_X, minun_harness_y);
+#endif
             minun_marker_end();
         }}
         minun_puts("R ");

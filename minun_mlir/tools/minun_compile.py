@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
+    p.add_argument("--input-bits", type=int, default=None, choices=(8, 16, 32),
+                   help="the input's bitwidth (default --bits; 8 holds camera pixels as "
+                        "bytes), its scale chosen by the same data-driven rule")
     p.add_argument("--assign", default="", metavar="FILE",
                    help="per-tensor bits and scales from a precision search (its "
                         "assignment.json); the compile replays them")
@@ -89,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--planner", default="greedy", choices=PLANNERS,
                    help="memory planner: naive (one array per buffer), greedy (first fit, "
                         "default), shiftry (Shiftry's blocks, moves under --ram-budget)")
+    p.add_argument("--input-in-scratch", action="store_true",
+                   help="plan the input as a buffer of the scratch memory, reused once it "
+                        "is dead: model.h gets minun_input_buffer() and "
+                        "minun_predict_in_place(out), and the RAM figures count the input")
     p.add_argument("--ram-budget", type=int, default=0, metavar="BYTES",
                    help="fail (naming the instruction and the live buffers) when the "
                         "buffers need more RAM than this; shiftry moves buffers to fit")
@@ -180,7 +187,8 @@ def run(args: argparse.Namespace) -> dict:
         representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
-        planner=args.planner, budget=args.ram_budget, evaluator=args.evaluator,
+        input_bits=args.input_bits, planner=args.planner,
+        input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
         synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign)
     if args.search is not None:
         options = run_search(args, options)

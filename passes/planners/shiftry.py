@@ -178,7 +178,7 @@ def plan_with_moves(module: ModuleOp, fn: func.FuncOp, planned, budget: int) -> 
     from the old view to the new one right before the position it happens at. Sets
     `minun.scratch_bytes` and `minun.defrag_moves`; returns the scratch bytes."""
     # memory_plan imports this module for its PLACERS table: import it when running
-    from minun_mlir.passes.memory_plan import SCRATCH, positions
+    from minun_mlir.passes.memory_plan import INPUT, SCRATCH, positions
 
     buffers = [b for _, b in planned]
     fn.attributes["minun.defrag_moves"] = IntegerAttr(0, 64)
@@ -238,6 +238,8 @@ def plan_with_moves(module: ModuleOp, fn: func.FuncOp, planned, budget: int) -> 
             view.result.name_hint = alloc.memref.name_hint
             block.insert_op_before(shift, alloc)
             block.insert_op_before(view, alloc)
+            if INPUT in alloc.attributes and not mine:  # where the caller writes it
+                view.attributes[INPUT] = UnitAttr()
             mine.append(view)
         for use in list(alloc.memref.uses):
             at = pos[use.operation]

@@ -15,4 +15,8 @@ func.func @main() -> tensor<4xf32> {
 // ROUND: error: quantize: rounding must be one of trunc, floor, nearest, got 'up'
 // REPR: error: unknown number representation 'posit7' (known: fixed, float32)
 // MIXED: error: quantize: mixed bitwidths need scales=data-driven
+// RUN: not minun-opt %s -p 'quantize{input-bits=12}' 2>&1 | filecheck %s --check-prefixes=ALL,INBITS
+// RUN: not minun-opt %s -p 'quantize{repr=float32 input-bits=8}' 2>&1 | filecheck %s --check-prefixes=ALL,INFLOAT
+// INBITS: error: quantize: input-bits must be 8, 16 or 32, got 12
+// INFLOAT: error: quantize: input-bits is for repr=fixed
 // LOGSOFTMAX: errors.mlir:10:3: error: minun.log_softmax: not supported by the fixed-point representation

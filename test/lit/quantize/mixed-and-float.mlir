@@ -3,6 +3,7 @@
 // RUN: minun-opt %s -p 'quantize{bits=16 demote=W,B}' | filecheck %s --check-prefix=MIX
 // RUN: minun-opt %s -p 'quantize{bits=16 param-bits=8}' | filecheck %s --check-prefix=P8
 // RUN: minun-opt %s -p 'quantize{repr=float32}' | filecheck %s --check-prefix=F32
+// RUN: minun-opt %s -p 'quantize{bits=16 input-bits=8}' | filecheck %s --check-prefix=IN8
 
 func.func @main() -> i32 {
   %x = minun.input "X" [-2.0, 2.0] {profile = array<f64: -2.0, 2.0>} : tensor<3x1xf32>
@@ -38,3 +39,10 @@ func.func @main() -> i32 {
 // F32-NEXT:   %z = num.add %y, %B : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
 // F32-NEXT:   %e = num.exp %z {method = #num<exp_method float>} : tensor<2x1xf32> -> tensor<2x1xf32>
 // F32-NEXT:   %a = num.argmax %e : tensor<2x1xf32>
+
+// input-bits=8: the input alone at 8 bits, its scale by the data-driven rule at that width:
+// |x| <= 2.0 and 2.0 * 2^5 = 64 <= 127 < 2.0 * 2^6, so scale 5; the matmul takes the
+// 16 x 8-bit products as for any demoted operand
+// IN8:      %x = num.input "X" : tensor<3x1x!num.fixed<8, 5>>
+// IN8-NEXT: %W = num.param "W" {{.*}} -> tensor<2x3x!num.fixed<16, 15>>
+// IN8:      num.matmul %W, %x {{.*}} : (tensor<2x3x!num.fixed<16, 15>>, tensor<3x1x!num.fixed<8, 5>>) -> tensor<2x1x!num.fixed<32, 20>>

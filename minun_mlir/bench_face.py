@@ -164,12 +164,75 @@ def precision_search(inputs: int = 1000) -> dict:
     t0 = time.perf_counter()
     search = search_model(l1, train, ram_budget=budget, jobs=2, progress=False)
     seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    on_ray = search_model(l1, train, ram_budget=budget, ray="local", progress=False)
+    ray_seconds = time.perf_counter() - t0
     chosen = search.chosen_result
     return {"inputs": inputs, "budget_bytes": budget, "seconds": round(seconds, 1),
+            "ray_seconds": round(ray_seconds, 1),
+            "ray_same_assignment": on_ray.assignment == search.assignment,
             "candidates": len(search.points), "demoted": len(search.changed),
             "chosen_ram": chosen.ram, "chosen_loss": round(chosen.loss, 2),
             "baselines": {k: {"ram": r.ram, "loss": round(r.loss, 2)}
                           for k, r in {"fixed16": search.base, **search.baselines}.items()}}
+
+
+def suite_search(work: Path) -> dict:
+    """Shiftry's search on every classifier of the benchmark suite under 1.25x its uniform
+    fixed8 plan (issue: automatic precision search): accuracy on the test set against
+    float, fixed16 and fixed8, the planner's scratch, and the Uno's own figure for the
+    model's static RAM (.data + .bss of model.c built by avr-gcc)."""
+    import warnings
+
+    from minun_mlir.bench import suite
+    from minun_mlir.bitwidth_search import search_model
+    from minun_mlir.data import load_dataset
+    from minun_mlir.driver import _input_shape, num_classes
+    from minun_mlir.search_report import write_report
+    from minun_mlir.targets.boards import get_board
+    from minun_mlir.targets.build import compile_sources, read_sizes
+
+    uno = get_board("avr")
+    rows = []
+    for e in suite():
+        if e.regression:
+            continue
+        kw = dict(weights=e.weights, train=e.train, test=e.test, dims=e.dims)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # overflow warnings of the uniform baselines
+            runs = {bits: compile_model(e.model, Options(bits=bits, target="avr"),
+                                        out_dir=work / f"{e.name}-{bits}", **kw)
+                    for bits in (16, 8)}
+            budget = int(1.25 * runs[8].memory["scratch_bytes"])
+            l1 = load_model(e.model, e.weights, e.dims)
+            train = load_dataset(e.train, _input_shape(l1), num_classes(l1))
+            search = search_model(l1, train, ram_budget=budget, jobs=2, progress=False)
+            paths = write_report(search, work / f"{e.name}-search", name=e.name)
+            chosen = compile_model(e.model, Options(bits=search.assignment.bits,
+                                                    assign=str(paths["assignment"]),
+                                                    target="avr"),
+                                   out_dir=work / f"{e.name}-chosen", **kw)
+        obj = compile_sources(uno, [chosen.c_dir / "model.c"], chosen.c_dir,
+                              include_dirs=[chosen.c_dir])[0]
+        sizes = read_sizes(uno, obj)
+        rows.append({"model": e.name, "float": runs[8].float_accuracy,
+                     "fixed16": runs[16].accuracy, "fixed8": runs[8].accuracy,
+                     "chosen": chosen.accuracy, "budget_bytes": budget,
+                     "scratch_bytes": chosen.memory["scratch_bytes"],
+                     "fixed8_bytes": runs[8].memory["scratch_bytes"],
+                     "fixed16_bytes": runs[16].memory["scratch_bytes"],
+                     "uno_static_ram_bytes": sizes.ram,
+                     "demoted": len(search.assignment.tensors), "bits": search.assignment.bits,
+                     "candidates": len(search.points),
+                     "seconds": round(time.perf_counter() - t0, 1)})
+
+    def drop(key: str) -> float:
+        return round(sum(100 * (r["float"] - r[key]) for r in rows) / len(rows), 2)
+
+    return {"rows": rows, "mean_drop": {k: drop(k) for k in ("fixed16", "fixed8", "chosen")},
+            "all_fit": all(r["scratch_bytes"] <= r["budget_bytes"] and
+                           r["uno_static_ram_bytes"] <= r["budget_bytes"] for r in rows)}
 
 
 def evaluator_speed(n: int = 10_000, repeats: int = 5) -> dict:
@@ -212,7 +275,7 @@ def evaluator_speed(n: int = 10_000, repeats: int = 5) -> dict:
 
 
 def render(face: dict, speed: dict, onnx_models: dict | None = None,
-           search: dict | None = None) -> str:
+           search: dict | None = None, suite: dict | None = None) -> str:
     kb = 1024
     s = face["scratch_bytes"]
     image = face["input_bytes"]
@@ -284,6 +347,32 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
         if search["demoted"] == 0 and search["chosen_ram"] == base["fixed8"]["ram"]:
             lines += ["", "No tensor demoted: every mixed prefix that fits loses more than "
                       "uniform fixed8 at the same RAM, so the search returns fixed8."]
+        if "ray_seconds" in search:
+            lines += ["", f"The same search as Ray tasks on a local Ray instance "
+                      f"(`--ray local`): {search['ray_seconds']:.1f} s including Ray's "
+                      f"start-up, {'the same' if search['ray_same_assignment'] else 'A DIFFERENT'}"
+                      " assignment."]
+    if suite is not None:
+        lines += [
+            "", "Precision search on every classifier of the suite, RAM budget 1.25x its "
+            "uniform fixed8 plan (search on the training set; accuracy on the test set; "
+            "Uno RAM = .data + .bss of the chosen program's model.c as avr-gcc builds it):",
+            "", "| model | float | fixed16 | fixed8 | searched | budget | scratch (fixed16 / "
+            "fixed8 / searched) | Uno RAM | tensors at 8 bits | candidates | time |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in suite["rows"]:
+            demoted = "all (uniform)" if r["bits"] == 8 else str(r["demoted"])
+            lines.append(
+                f"| {r['model']} | {100 * r['float']:.2f} | {100 * r['fixed16']:.2f} | "
+                f"{100 * r['fixed8']:.2f} | {100 * r['chosen']:.2f} | {r['budget_bytes']} | "
+                f"{r['fixed16_bytes']} / {r['fixed8_bytes']} / {r['scratch_bytes']} | "
+                f"{r['uno_static_ram_bytes']} | {demoted} | {r['candidates']} | "
+                f"{r['seconds']:.0f} s |")
+        m = suite["mean_drop"]
+        lines += ["", f"Mean accuracy drop vs float: fixed16 {m['fixed16']:.2f}, fixed8 "
+                  f"{m['fixed8']:.2f}, searched {m['chosen']:.2f} points (target <= 0.3); "
+                  f"every program {'fits' if suite['all_fit'] else 'DOES NOT fit'} its "
+                  "budget (planner and avr-gcc)."]
     sec = speed["seconds"]
     lines += [
         "",

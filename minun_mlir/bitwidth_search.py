@@ -272,12 +272,15 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
 # -- the real evaluation ---------------------------------------------------------------------
 
 
-def named_tensors(l1: ModuleOp) -> list[tuple[str, tuple[int, ...]]]:
+def named_tensors(l1: ModuleOp, temporaries: bool = False
+                  ) -> list[tuple[str, tuple[int, ...]]]:
     """The tensors a search can demote, in program order: parameters, inputs and values
-    with a name (SeeDot's `let` names, ONNX tensor names)."""
+    with a name (SeeDot's `let` names, ONNX tensor names); with `temporaries`, the unnamed
+    ones too, as %t1, %t2, ... (convert.temporary_names)."""
     from minun_mlir.dialects import minun
-    from minun_mlir.numerics.convert import name_of
+    from minun_mlir.numerics.convert import name_of, temporary_names
 
+    unnamed = temporary_names(l1) if temporaries else {}
     seen: dict[str, tuple[int, ...]] = {}
     for op in l1.walk():
         for v in op.results:
@@ -285,7 +288,7 @@ def named_tensors(l1: ModuleOp) -> list[tuple[str, tuple[int, ...]]]:
                 continue
             if isinstance(op, minun.ConstantOp) or v.type.element_type.name != "f32":
                 continue
-            name = name_of(v)
+            name = name_of(v) or unnamed.get(v)
             if name and name not in seen:
                 seen[name] = tuple(v.type.get_shape())
     return list(seen.items())
@@ -662,13 +665,15 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric)
     config = dataclasses.replace(config or QuantizeConfig(), bits=bits,
                                  scales="data-driven")
-    named = named_tensors(prepared)
+    named = named_tensors(prepared, temporaries=True)
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray) as run:
         run.expect(1 + (EXPLORE + 1) * len(named) + 1)
         base_types = run([candidate({}, bits)])[0].types
-        variables = [n for n, _ in named if n in base_types]
-        scales = {n: base_types[n][1] for n in variables}
+        # named tensors the quantizer kept (with their scales), and the temporaries (no
+        # name in L2: demoted at the quantizer's own data-driven scale)
+        variables = [n for n, _ in named if n in base_types or n.startswith("%t")]
+        scales = {n: base_types[n][1] for n in variables if n in base_types}
         baselines = {f"fixed{bits // 2}": candidate({}, bits // 2)} if bits > 8 else {}
         base: dict[str, tuple[int, int | None]] = {}
         if explore_input:

@@ -35,6 +35,21 @@ def name_of(value: SSAValue) -> str | None:
     return value.name_hint
 
 
+def temporary_names(module: ModuleOp) -> dict[SSAValue, str]:
+    """Names for the tensors a program leaves unnamed (subexpressions): %t1, %t2, ... in
+    program order, as Shiftry's paper numbers its temporaries. A precision search assigns
+    them bits by these names, and an assignment replays on the same program (the same
+    frontend and lower-composite-ops give the same order)."""
+    names: dict[SSAValue, str] = {}
+    for op in main_function(module).walk():
+        if isinstance(op, (minun.ConstantOp, minun.ParamOp, minun.InputOp)):
+            continue
+        for v in op.results:
+            if isinstance(v.type, TensorType) and name_of(v) is None:
+                names[v] = f"%t{len(names) + 1}"
+    return names
+
+
 class L2Converter:
     """Base converter; subclasses implement the representation-specific hooks."""
 
@@ -45,8 +60,13 @@ class L2Converter:
         self.block: Block | None = None
         self.source: Operation | None = None  # the L1 op being converted
         self.counter = 0
+        self.temporaries: dict[SSAValue, str] = {}  # unnamed L1 tensors: %t1, %t2, ...
 
     # -- plumbing --------------------------------------------------------------------
+
+    def tensor_name(self, old: SSAValue) -> str | None:
+        """The name a bitwidth assignment uses for an L1 value (its own, or %tN)."""
+        return name_of(old) or self.temporaries.get(old)
 
     def emit(self, op: Operation) -> SSAValue:
         assert self.block is not None
@@ -63,6 +83,7 @@ class L2Converter:
 
     def run(self, module: ModuleOp) -> ModuleOp:
         fn = main_function(module, "quantize")
+        self.temporaries = temporary_names(module)
         block = Block()
         results = self.convert_block(fn.body.block, block)
         block.add_op(func.ReturnOp(*results))

@@ -31,7 +31,7 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import float_eval
-from minun_mlir.numerics.convert import L2Converter, name_of, shape_of
+from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, ValueStats, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
 
@@ -63,7 +63,7 @@ class FixedConverter(L2Converter):
         if old is None:
             return self.config.bits_for(None)
         is_param = isinstance(old.owner, (minun.ParamOp, minun.ConstantOp))
-        name = name_of(old)
+        name = self.tensor_name(old)
         if isinstance(old.owner, minun.InputOp) and self.config.input_bits is not None \
                 and name not in self.config.bits_by_name:
             return self.config.input_bits
@@ -99,7 +99,7 @@ class FixedConverter(L2Converter):
         above `cap` (the precision its operands give); `fallback` (default: cap) when the
         value was never profiled (e.g. a branch no example took)."""
         fixed = None if old is None or self.maxscale_mode else self.config.scale_override(
-            name_of(old))
+            self.tensor_name(old))
         if fixed is not None:
             return min(fixed, cap)
         m = self.absmax(old)

@@ -187,9 +187,44 @@ def test_a_budget_nothing_fits_is_a_diagnostic(setup):
     uniform = search.baselines["fixed8"].ram
     budget = min(least, uniform) - 1
     with pytest.raises(MinunError, match=f"no demotion fits {budget:,} B of RAM: the "
-                       f"least any prefix of the 7 demotions needs is {least:,} B"):
+                       f"least any prefix of the {len(search.order)} demotions needs is "
+                       f"{least:,} B"):
         search_model(l1, train, ram_budget=budget, evaluator="numpy", progress=False)
     if uniform < least:
         fallback = search_model(l1, train, ram_budget=least - 1, evaluator="numpy",
                                 progress=False)
         assert fallback.assignment.bits == 8 and fallback.chosen_result.ram == uniform
+
+
+def test_unnamed_temporaries_are_numbered_and_take_assigned_bits(tmp_path):
+    """A subexpression without a name is %t1, %t2, ... in program order (Shiftry numbers
+    its temporaries the same way): the search can demote it, and an assignment file naming
+    it replays through quantize{assign=...} onto a freshly loaded program."""
+    import numpy as np
+
+    from minun_mlir.frontends.seedot import compile_source
+    from minun_mlir.numerics.convert import temporary_names
+    from minun_mlir.pipeline import parse_pipeline, run_pipeline
+
+    source = ("let X = (4, 1) in [-1.0, 1.0] in\n"
+              "let W = (2, 4) in [-1.5, 1.5] in\n"
+              "let B = (2, 1) in [-1.0, 1.0] in\n"
+              "let Y = relu(W * X + B) in\nY\n")
+    params = {"W": np.array([[0.5, -0.25, 0.125, 1.0], [1.5, 0.75, -1.0, 0.25]]),
+              "B": np.array([[0.1], [-0.2]])}
+    l1 = compile_source(source, params=params)
+    names = temporary_names(l1)
+    kinds = {name: v.owner.name for v, name in names.items()}
+    assert kinds == {"%t1": "minun.matmul", "%t2": "minun.add"}
+    path = tmp_path / "assignment.json"
+    path.write_text(Assignment(16, {"%t1": (8, None)}).to_json())
+    profile_data = tmp_path / "train.npy"
+    rows = np.random.default_rng(0).uniform(-1, 1, (16, 4))
+    np.save(profile_data, np.concatenate([np.zeros((16, 1)), rows], 1))
+    fresh = compile_source(source, params=params)
+    run_pipeline(fresh, parse_pipeline("lower-composite-ops"))
+    l2 = lower_to_l2(fresh, bits=16, data=str(profile_data), assign=str(path))
+    # the matmul's exact 32-bit sum is stored at 8 bits; the sum with B (%t2) stays at 16
+    stored = {op.operands[0].owner.name: op.results[0].type.element_type.width
+              for op in l2.walk() if op.name == "num.rescale"}
+    assert stored["num.matmul"] == 8 and stored["num.add"] == 16

@@ -38,6 +38,11 @@
 // RT:       "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
 // RT:       int32_t minun_dot16_rows_dsp(
 
-// X86-NOT:  minun_dot
-// X86-NOT:  #if
+// x86 has no DSP kernels; its stride-1 int16 dot products use SSE2's PMADDWD instead.
+// X86-NOT:  _dsp(
+// X86:      #if defined(__SSE2__)
+// X86:      acc0 = minun_dot16_sse2(&x[{{.*}}], &p_F_t[{{.*}}], {{.*}}, acc0);
+// X86-NEXT: }
+// X86-NEXT: #else
 // X86:      acc0 = (int32_t)((uint32_t)acc0 + (uint32_t)((int32_t)x[{{.*}}] * (int32_t)p_F_t[{{.*}}]));
+// X86-NOT:  _dsp(

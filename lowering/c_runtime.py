@@ -490,6 +490,65 @@ for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),
                                         _sigmoid16(_r))
     HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"), _tanh16(_r))
+
+# Posits (!num.posit<n, es>, lowering/loops/posit_ops.py): thin wrappers of the integer-only
+# runtime third_party/softposit/posit.c (shipped with the model's C when it is used), on
+# patterns stored in n-bit signed integers. The quire of a dot product lives on a small
+# stack so that a dot product can read a lazy dot product (nesting of lazy values).
+POSIT_QUIRE_DEPTH = 3
+_POSIT_BASE = f"""
+/* posit<n, es> arithmetic: third_party/softposit (posit.h, posit.c beside this file). */
+#include "posit.h"
+
+/* Quires of the dot products being accumulated: push clears one, the format's qpop
+ * rounds and drops it (dot products nest at most {POSIT_QUIRE_DEPTH} deep). */
+static posit_quire_t minun_quire[{POSIT_QUIRE_DEPTH}];
+static int minun_quire_top = -1;
+
+static inline void minun_quire_push(void)
+{{
+    posit_quire_clear(&minun_quire[++minun_quire_top]);
+}}
+"""
+
+
+def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callable]]:
+    t, u = f"int{n}_t", f"uint{n}_t"
+    p = f"minun_p{n}e{es}"
+    out: dict[str, tuple[tuple[str, ...], Callable]] = {}
+
+    def fn(text: str) -> Callable[[Profile], str]:
+        return lambda prof: text
+
+    for op in ("add", "sub", "mul"):
+        out[f"{p}_{op}"] = (("minun_posit",), fn(
+            f"static inline {t} {p}_{op}({t} a, {t} b)\n{{\n"
+            f"    return ({t})posit_{op}(({u})a, ({u})b, {n}, {es});\n}}\n"))
+    for op in ("exp", "sigmoid", "tanh"):
+        out[f"{p}_{op}"] = (("minun_posit",), fn(
+            f"static inline {t} {p}_{op}({t} x)\n{{\n"
+            f"    return ({t})posit_{op}(({u})x, {n}, {es});\n}}\n"))
+    out[f"{p}_fma"] = (("minun_posit",), fn(
+        f"static inline void {p}_fma({t} a, {t} b)\n{{\n"
+        f"    posit_quire_fma(&minun_quire[minun_quire_top], ({u})a, ({u})b, {n}, {es});\n}}\n"))
+    out[f"{p}_qpop"] = (("minun_posit",), fn(
+        f"static inline {t} {p}_qpop(void)\n{{\n"
+        f"    return ({t})posit_quire_to_posit(&minun_quire[minun_quire_top--], {n}, {es});\n}}\n"))
+    return out
+
+
+HELPERS["minun_posit"] = ((), lambda p: _POSIT_BASE)
+HELPERS["minun_quire_push"] = (("minun_posit",), lambda p: "")
+for _n in (8, 16, 32):
+    for _es in (0, 1, 2):
+        HELPERS.update(_posit_wrappers(_n, _es))
+
+
+def uses_posits(names: Iterable[str]) -> bool:
+    """Whether a model calling `names` needs the posit runtime's files beside its C."""
+    return "minun_posit" in closure(names)
+
+
 # shift counts the C printer replaces on AVR: not 8, 16, 24 (moves) or 31 (a sign fill)
 AVR_ASR32 = tuple(n for n in range(1, 31) if n % 8)
 for _n in AVR_ASR32:

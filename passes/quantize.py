@@ -4,6 +4,7 @@
     quantize{repr=fixed bits=16 scales=maxscale maxscale=5}
     quantize{repr=fixed bits=16 scales=maxscale data=train.npy}     (maxscale tuned on data)
     quantize{repr=float32}
+    quantize{repr=posit bits=16 es=2}                               (posit<16, 2>)
 
 The input has only primitive ops: lower-composite-ops runs before it in the pipeline
 (minun_mlir/pipeline.py), and quantize reports a composite op instead of rewriting it.
@@ -196,6 +197,7 @@ class Quantize(ModulePass):
 
     repr: str = "fixed"
     bits: int = 16
+    es: int = 2
     scales: str = "data-driven"
     maxscale: int | None = None
     rounding: str = "trunc"
@@ -211,7 +213,7 @@ class Quantize(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
-            bits=self.bits, scales=self.scales, maxscale=self.maxscale,
+            bits=self.bits, es=self.es, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits)
         from minun_mlir.bitwidth_search import Assignment, load_assignment

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import Float32Type, IntegerType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import MinunError, error
-from minun_mlir.dialects.num import FixedType
+from minun_mlir.dialects.num import FixedType, PositType
 from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, row_major
 from minun_mlir.modules import shape_of  # noqa: F401  (the family modules use it)
 
@@ -25,8 +25,9 @@ FREE, CHEAP, COMPUTE = 0, 1, 2
 
 
 def storage(el: Attribute) -> Attribute:
-    """The C-level element of an L2 element type: iN for !num.fixed<N, s>, f32 for f32."""
-    if isinstance(el, FixedType):
+    """The C-level element of an L2 element type: iN for !num.fixed<N, s> and for
+    !num.posit<N, es> (the pattern), f32 for f32."""
+    if isinstance(el, (FixedType, PositType)):
         return IntegerType(el.width)
     if isinstance(el, Float32Type):
         return f32

@@ -119,8 +119,11 @@ def build_library(files: dict[str, str], driver: str, name: str) -> Path:
         sources = sorted(p for p in src.iterdir() if p.suffix in (".c", ".h"))
 
         def build(out: Path) -> None:
+            # the driver #includes model.c; other C files (the posit runtime) build beside it
+            extra = [str(p) for p in sources if p.suffix == ".c"
+                     and p.name not in ("driver.c", "model.c")]
             run_tool([cc, *CFLAGS, "-I", str(src), "-o", str(out), str(src / "driver.c"),
-                      "-lm"], f"building the native {name}")
+                      *extra, "-lm"], f"building the native {name}")
 
         return cached_build(f"native-{name}", ".so", [tool_identity(HOST_CC), *CFLAGS],
                             sources, build)

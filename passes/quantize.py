@@ -134,7 +134,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     require_level(module, "quantize", 1)
     reject_composite_ops(module)
     check_weights(module)
-    if data is not None and profile is None:
+    if not reprs.get(representation).needs_profile:
+        pass  # one type per program: nothing to profile
+    elif data is not None and profile is None:
         profile = profile_module(module, data, evaluator)
     elif synthetic and profile is None and config.scales == "data-driven":
         from minun_mlir import native

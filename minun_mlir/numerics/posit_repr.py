@@ -265,6 +265,7 @@ _KERNELS = {
 
 class PositRepresentation(Representation):
     name = "posit"
+    needs_profile = False
 
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, PositType)

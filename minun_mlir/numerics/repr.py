@@ -59,6 +59,9 @@ class Representation(ABC):
     """One way of encoding reals, from quantization down to the evaluator's kernels."""
 
     name: str
+    # whether quantize needs the float program's profile (data-driven scales); a
+    # representation with one type per program (float32, posits) does not
+    needs_profile: bool = True
 
     @abstractmethod
     def owns(self, element: Attribute) -> bool:

@@ -178,6 +178,8 @@ class CPrinter:
             "\n\n".join(body[_first_non_include(module):]) + "\n\n" + self.wrapper(model)
         used = {c for c in self.calls if c in HELPERS or c in LIBM}
         unknown = self.calls - used
+        if model.input_posit or model.output_posit:  # the float wrapper converts patterns
+            used.add("minun_posit")
         if unknown:
             raise error(f"C printer: unknown functions {sorted(unknown)} called")
         runtime = runtime_header(self.profile, used)
@@ -186,7 +188,7 @@ class CPrinter:
                                       "#include <stdint.h>\n#include <math.h>\n", 1)
         files = {"model.h": self.header(model, name), "model.c": model_c,
                  "minun_runtime.h": runtime}
-        if uses_posits(used) or model.input_posit or model.output_posit:
+        if uses_posits(used):
             files.update(posit_runtime())
         return files
 

@@ -25,6 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -208,9 +209,16 @@ def fixed(value: SSAValue) -> FixedType | None:
 
 
 def storage_type(el: Attribute) -> IntegerType:
-    """The integer a fixed-point value or a posit pattern is stored in."""
+    """The integer a fixed-point value, a posit pattern or a bfloat16 key is stored in."""
+    if isinstance(el, BFloat16Type):
+        return IntegerType(16)
     assert isinstance(el, (FixedType, PositType))
     return IntegerType(el.width)
+
+
+def integer_stored(el: Attribute) -> bool:
+    """Whether a representation's values are stored as integers (all but f32)."""
+    return isinstance(el, (FixedType, PositType, BFloat16Type))
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -219,14 +227,14 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 
 
 def _is_repr(el: Attribute) -> bool:
-    return isinstance(el, (FixedType, Float32Type, PositType))
+    return isinstance(el, (FixedType, Float32Type, PositType, BFloat16Type))
 
 
 def _check_repr(op: Operation, *values: SSAValue) -> None:
     for v in values:
         if not _is_repr(element(v)):
             raise VerifyException(
-                f"{op.name}: operands must be !num.fixed, !num.posit or f32 tensors, got "
+                f"{op.name}: operands must be !num.fixed, !num.posit, f32 or bf16 tensors, got "
                 f"{v.type}")
 
 
@@ -271,10 +279,11 @@ class ParamOp(IRDLOperation):
     def build_param(name: str, stored: np.ndarray, ty: TensorType, sparse: bool = False
                     ) -> ParamOp:
         el = ty.element_type
-        if isinstance(el, (FixedType, PositType)):
-            dtype = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[el.width]
+        if integer_stored(el):
+            width = storage_type(el).width.data
+            dtype = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[width]
             data = np.asarray(stored, dtype=dtype, order="C")
-            value = DenseIntOrFPElementsAttr(tensor_of(data.shape, IntegerType(el.width)),
+            value = DenseIntOrFPElementsAttr(tensor_of(data.shape, IntegerType(width)),
                                              BytesAttr(data.tobytes()))
         else:
             value = minun.dense_f32(stored)
@@ -291,7 +300,7 @@ class ParamOp(IRDLOperation):
         if tuple(self.value.get_shape()) != _shape(self.result):
             raise VerifyException(f"{self.name}: value and result shapes differ")
         el = element(self.result)
-        want = storage_type(el) if isinstance(el, (FixedType, PositType)) else el
+        want = storage_type(el) if integer_stored(el) else el
         if self.value.get_element_type() != want:
             raise VerifyException(
                 f"{self.name} \"{self.sym_name.data}\": values must be {want} for {el}")
@@ -619,8 +628,8 @@ class ExpOp(_TableOp):
                     element(self.input) != element(self.result):
                 raise VerifyException(f"{self.name}: method posit needs posit values of one "
                                       "type")
-        elif not isinstance(element(self.input), Float32Type):
-            raise VerifyException(f"{self.name}: method float needs f32 values")
+        elif not isinstance(element(self.input), (Float32Type, BFloat16Type)):
+            raise VerifyException(f"{self.name}: method float needs f32 or bf16 values")
 
 
 @irdl_op_definition
@@ -691,8 +700,9 @@ class SoftmaxOp(IRDLOperation):
 # --------------------------------------------------------------------------------------
 
 # An L2 number type: an element type some representation owns.
-NUMBER = MessageConstraint(base(FixedType) | base(PositType) | EqAttrConstraint(f32),
-                           "an L2 number type (!num.fixed, !num.posit or f32) expected")
+NUMBER = MessageConstraint(
+    base(FixedType) | base(PositType) | EqAttrConstraint(f32) | base(BFloat16Type),
+    "an L2 number type (!num.fixed, !num.posit, f32 or bf16) expected")
 
 
 class _SameTypeUnaryOp(IRDLOperation):

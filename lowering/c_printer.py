@@ -115,6 +115,7 @@ class Model:
     rounding: str
     input_posit: tuple[int, int] | None = None  # (n, es) of a posit input / output
     output_posit: tuple[int, int] | None = None
+    bf16: bool = False  # bfloat16 input and output (keys, numerics/bfloat16_repr.py)
 
 
 SOFTPOSIT_DIR = Path(__file__).resolve().parents[1] / "third_party" / "softposit"
@@ -180,6 +181,8 @@ class CPrinter:
         unknown = self.calls - used
         if model.input_posit or model.output_posit:  # the float wrapper converts patterns
             used.add("minun_posit")
+        if model.bf16:
+            used.add("minun_bf16")
         if unknown:
             raise error(f"C printer: unknown functions {sorted(unknown)} called")
         runtime = runtime_header(self.profile, used)
@@ -208,7 +211,8 @@ class CPrinter:
                      ctype(a["minun.input_type"]), ctype(a["minun.output_type"]),
                      scale("minun.input_scale"), scale("minun.output_scale"),
                      rounding.data if rounding is not None else "trunc",
-                     posit("minun.input_posit"), posit("minun.output_posit"))
+                     posit("minun.input_posit"), posit("minun.output_posit"),
+                     "minun.input_bf16" in a)
 
     def global_(self, op: cemit.GlobalOp) -> None:
         t = ctype(op.elem)
@@ -612,6 +616,20 @@ int minun_predict_float(const float *x, float *scores);
 """
         if m.input_posit is not None or m.output_posit is not None:
             return self.posit_wrapper(m)
+        if m.bf16:
+            return """int minun_predict_float(const float *x, float *scores)
+{
+    minun_input_t q[MINUN_INPUT_SIZE];
+    minun_output_t s[MINUN_OUTPUT_SIZE];
+    int i, label;
+    for (i = 0; i < MINUN_INPUT_SIZE; i++)
+        q[i] = minun_f32_bf16(x[i]);
+    label = minun_predict(q, s);
+    for (i = 0; i < MINUN_OUTPUT_SIZE; i++)
+        scores[i] = minun_bf16_f32(s[i]);
+    return label;
+}
+"""
         self.uses_math = True
         bits = int(m.input_type[3:-2])
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1

@@ -544,6 +544,51 @@ for _n in (8, 16, 32):
         HELPERS.update(_posit_wrappers(_n, _es))
 
 
+# bfloat16 (numerics/bfloat16_repr.py, lowering/loops/bf16_ops.py): values stored as
+# 16-bit keys (the pattern with a negative's magnitude bits flipped: integer order = value
+# order); arithmetic in float32, rounded to nearest even once per operation.
+_BF16_BASE = """
+/* bfloat16 stored as an order-preserving key: the pattern p for p >= 0, p ^ 0x7fff for
+ * a negative p (as int16_t); its own inverse. */
+static inline float minun_bf16_f32(int16_t k)
+{
+    uint32_t u = (uint32_t)(uint16_t)(k < 0 ? k ^ 0x7fff : k) << 16;
+    float f;
+    __builtin_memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* float32 -> bfloat16 key, to nearest, ties to even (a NaN stays a quiet NaN). */
+static inline int16_t minun_f32_bf16(float f)
+{
+    uint32_t u, p;
+    int16_t s;
+    __builtin_memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffUL) > 0x7f800000UL)
+        p = (u >> 16) | 0x40;
+    else
+        p = (u + 0x7fffUL + ((u >> 16) & 1)) >> 16;
+    s = (int16_t)(uint16_t)p;
+    return (int16_t)(s < 0 ? s ^ 0x7fff : s);
+}
+"""
+HELPERS["minun_bf16"] = ((), lambda p: _BF16_BASE)
+HELPERS["minun_bf16_f32"] = (("minun_bf16",), lambda p: "")
+HELPERS["minun_f32_bf16"] = (("minun_bf16",), lambda p: "")
+for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*")):
+    HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16",), (lambda op, sym: lambda p: (
+        f"static inline int16_t minun_bf16_{op}(int16_t a, int16_t b)\n{{\n"
+        f"    return minun_f32_bf16(minun_bf16_f32(a) {sym} minun_bf16_f32(b));\n}}\n"))(
+            _op, _sym))
+for _op, _lib, _expr in (("exp", "expf", "expf(x)"),
+                         ("sigmoid", "expf", "1.0f / (1.0f + expf(-x))"),
+                         ("tanh", "tanhf", "tanhf(x)")):
+    HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16", _lib), (lambda op, expr: lambda p: (
+        f"static inline int16_t minun_bf16_{op}(int16_t k)\n{{\n"
+        f"    float x = minun_bf16_f32(k);\n    return minun_f32_bf16({expr});\n}}\n"))(
+            _op, _expr))
+
+
 def uses_posits(names: Iterable[str]) -> bool:
     """Whether a model calling `names` needs the posit runtime's files beside its C."""
     return "minun_posit" in closure(names)

@@ -67,6 +67,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float32Type,
     IntegerAttr,
     IntegerType,
@@ -74,6 +75,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
     i32,
 )
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
@@ -83,6 +85,7 @@ from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType, PositType
 from minun_mlir.lowering.loops import (
+    bf16_ops,
     elementwise,
     functions,
     linear,
@@ -146,6 +149,7 @@ HANDLERS: dict[type[Operation], Handler] = _handlers()
 # take precedence for ops on that element type (lowering/loops/posit_ops.py).
 REPRESENTATION_HANDLERS: dict[type, dict[type[Operation], Handler]] = {
     PositType: posit_ops.HANDLERS,
+    BFloat16Type: bf16_ops.HANDLERS,
 }
 
 
@@ -238,6 +242,9 @@ class Lowering:
         for key, el in (("minun.input_posit", x_el), ("minun.output_posit", s_el)):
             if isinstance(el, PositType):  # the float wrapper converts patterns
                 attrs[key] = StringAttr(f"{el.width},{el.exponent_bits}")
+        for key, el in (("minun.input_bf16", x_el), ("minun.output_bf16", s_el)):
+            if isinstance(el, BFloat16Type):  # and bfloat16 keys
+                attrs[key] = UnitAttr()
         attrs["minun.input_shape"] = StringAttr("x".join(map(str, shape_of(inputs[0].result))))
         attrs["minun.input_name"] = inputs[0].sym_name
         new.attributes.update(attrs)

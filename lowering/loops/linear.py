@@ -175,7 +175,7 @@ def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:
     kh, kw = minun.ints(op.kernel)
     sh, sw = minun.ints(op.strides)
     pt, pb, pl, pr = minun.ints(op.pads)
-    lowest = -math.inf if is_float(el) else fx.int_range(el.width)[0]
+    lowest = -math.inf if is_float(el) else fx.int_range(storage(el).width.data)[0]
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         n, ho, wo, c = idx

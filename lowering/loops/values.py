@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, IntegerType, f32
+from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import MinunError, error
@@ -29,6 +29,8 @@ def storage(el: Attribute) -> Attribute:
     !num.posit<N, es> (the pattern), f32 for f32."""
     if isinstance(el, (FixedType, PositType)):
         return IntegerType(el.width)
+    if isinstance(el, BFloat16Type):  # an order-preserving key (numerics/bfloat16_repr.py)
+        return IntegerType(16)
     if isinstance(el, Float32Type):
         return f32
     raise error(f"lower-to-loops: no storage type for element {el}")

@@ -3,7 +3,7 @@
 Everything that depends on how a real is encoded lives behind `Representation`: how a
 program's L1 values get their L2 types (`quantize`), how stored values map to reals, and
 the bit-exact kernels the L2 evaluator runs. One implementation per representation
-(fixed-point, float32, posits). Passes and searches look
+(fixed-point, float32, posits, bfloat16). Passes and searches look
 representations up by name or by element type and never test which one they have.
 """
 
@@ -111,4 +111,9 @@ def of_element(element: Attribute) -> Representation:
 def _load_builtin() -> None:
     # imported here (they import this module); importing one directly must not hide the
     # others, so this does not test whether the registry is empty
-    from minun_mlir.numerics import fixed_repr, float32_repr, posit_repr  # noqa: F401  (registers)
+    from minun_mlir.numerics import (  # noqa: F401  (they register)
+        bfloat16_repr,
+        fixed_repr,
+        float32_repr,
+        posit_repr,
+    )

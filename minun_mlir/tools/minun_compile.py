@@ -47,8 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
     p.add_argument("--test", help="test data for the accuracy report (and --run)")
-    p.add_argument("--repr", default="fixed", choices=("fixed", "float32", "posit"),
-                   help="number representation: fixed point, float32, or posit<bits, es>")
+    p.add_argument("--repr", default="fixed", choices=("fixed", "float32", "posit", "bfloat16"),
+                   help="number representation: fixed point, float32, posit<bits, es> or "
+                   "bfloat16")
     p.add_argument("--bits", type=int, default=None, choices=(8, 16, 32),
                    help="the bitwidth (default 16, or the one of --assign's file)")
     p.add_argument("--es", type=int, default=2, choices=(0, 1, 2),

@@ -13,6 +13,6 @@ func.func @main() -> tensor<4xf32> {
 // ALL-NOT: Traceback
 // BITS: error: quantize: bits must be 8, 16 or 32, got 12
 // ROUND: error: quantize: rounding must be one of trunc, floor, nearest, got 'up'
-// REPR: error: unknown number representation 'posit7' (known: fixed, float32, posit)
+// REPR: error: unknown number representation 'posit7' (known: bfloat16, fixed, float32, posit)
 // MIXED: error: quantize: mixed bitwidths need scales=data-driven
 // LOGSOFTMAX: errors.mlir:10:3: error: minun.log_softmax: not supported by the fixed-point representation

@@ -91,6 +91,8 @@ class Expected:
 def storage_dtype(el) -> np.dtype:
     if isinstance(el, (num.FixedType, num.PositType)):
         return np.dtype(f"<i{el.width // 8}")
+    if num.integer_stored(el):  # bfloat16 keys
+        return np.dtype("<i2")
     return np.dtype("<f4")
 
 
@@ -179,6 +181,7 @@ CONFIGS: dict[str, dict[str, object]] = {
     "float32": {"repr": "float32"},
     "posit16": dict(repr="posit", bits=16, es=2),
     "posit8": dict(repr="posit", bits=8, es=POSIT8_ES),
+    "bfloat16": {"repr": "bfloat16"},
 }
 
 

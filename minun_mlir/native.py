@@ -169,9 +169,12 @@ def _c_files(l2: ModuleOp) -> dict[str, str]:
 
 
 def _storage_dtype(element) -> np.dtype:
+    from minun_mlir.dialects import num
+
     if isinstance(element, Float32Type):
         return np.dtype(np.float32)
-    return np.dtype({8: np.int8, 16: np.int16, 32: np.int32}[element.width])
+    width = num.storage_type(element).width.data
+    return np.dtype({8: np.int8, 16: np.int16, 32: np.int32}[width])
 
 
 BATCH_DRIVER = """#include <stdint.h>

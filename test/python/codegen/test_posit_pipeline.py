@@ -1,7 +1,7 @@
 """The posit representation through the whole pipeline (quantize{repr=posit}, the L2
 evaluator, the C with the third_party/softposit runtime): MinUn's working example
 (Table 1, Procedure 1's t1 = W1 x X1 and t2 = t1 + B1) computed by the compiled program,
-the float wrapper's conversions, minun-compile --repr posit, and what is not supported."""
+the float wrapper's conversions (also bfloat16's), and what is not supported."""
 
 from __future__ import annotations
 
@@ -103,3 +103,20 @@ def test_bad_posit_options(options, message):
     l1 = compile_with_weights(EXAMPLE, "example.sd", weights)
     with pytest.raises(MinunError, match=message):
         lower_to_l2(l1, repr="posit", **options)
+
+
+def test_bfloat16_float_wrapper_rounds_like_ml_dtypes(tmp_path):
+    """minun_predict_float of a bfloat16 model: float32 inputs rounded to nearest even
+    (ml_dtypes' conversion), scores back to float32 exactly."""
+    import ml_dtypes
+
+    l1 = compile_with_weights("let X = (8, 1) in [-1.0, 1.0] in\nX", "id.sd", Weights({}))
+    l2 = lower_to_l2(l1, repr="bfloat16")
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((64, 8)) * np.exp2(rng.integers(-120, 120, (64, 8))))
+    x[0] = [0.0, -0.0, np.inf, -np.inf, 1e-45, 3e38, -1.5, 1.00390625]
+    x = x.astype(np.float32)
+    emit_c(l2, "x86", tmp_path)
+    exe = build_host(tmp_path, tmp_path / "host")
+    _, got = run_host(exe, x, np.dtype("<f4"), 8, as_float=True)
+    np.testing.assert_array_equal(got, x.astype(ml_dtypes.bfloat16).astype(np.float32))

@@ -493,23 +493,25 @@ for _r in fx.ROUNDING_MODES:
 
 # Posits (!num.posit<n, es>, lowering/loops/posit_ops.py): thin wrappers of the integer-only
 # runtime third_party/softposit/posit.c (shipped with the model's C when it is used), on
-# patterns stored in n-bit signed integers. The quire of a dot product lives on a small
-# stack so that a dot product can read a lazy dot product (nesting of lazy values).
-POSIT_QUIRE_DEPTH = 3
-_POSIT_BASE = f"""
+# patterns stored in n-bit signed integers. A dot product accumulates in the quire of its
+# nesting depth d (1 unless a dot product reads a lazy dot product): only the depths a
+# model uses get a quire (65 bytes each), `minun_quire` points at the current one.
+MAX_QUIRE_DEPTH = 4
+_POSIT_BASE = """
 /* posit<n, es> arithmetic: third_party/softposit (posit.h, posit.c beside this file). */
 #include "posit.h"
-
-/* Quires of the dot products being accumulated: push clears one, the format's qpop
- * rounds and drops it (dot products nest at most {POSIT_QUIRE_DEPTH} deep). */
-static posit_quire_t minun_quire[{POSIT_QUIRE_DEPTH}];
-static int minun_quire_top = -1;
-
-static inline void minun_quire_push(void)
-{{
-    posit_quire_clear(&minun_quire[++minun_quire_top]);
-}}
 """
+_QUIRE_POINTER = """
+/* The quire of the dot product being accumulated (one per nesting depth, below). */
+static posit_quire_t *minun_quire;
+"""
+
+
+def _quire(d: int) -> Callable[[Profile], str]:
+    return lambda p: (
+        f"\nstatic posit_quire_t minun_quire_{d};\n\n"
+        f"static inline void minun_quire_push_{d}(void)\n{{\n"
+        f"    minun_quire = &minun_quire_{d};\n    posit_quire_clear(minun_quire);\n}}\n")
 
 
 def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callable]]:
@@ -528,17 +530,23 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} x)\n{{\n"
             f"    return ({t})posit_{op}(({u})x, {n}, {es});\n}}\n"))
-    out[f"{p}_fma"] = (("minun_posit",), fn(
+    out[f"{p}_fma"] = (("minun_quire",), fn(
         f"static inline void {p}_fma({t} a, {t} b)\n{{\n"
-        f"    posit_quire_fma(&minun_quire[minun_quire_top], ({u})a, ({u})b, {n}, {es});\n}}\n"))
-    out[f"{p}_qpop"] = (("minun_posit",), fn(
-        f"static inline {t} {p}_qpop(void)\n{{\n"
-        f"    return ({t})posit_quire_to_posit(&minun_quire[minun_quire_top--], {n}, {es});\n}}\n"))
+        f"    posit_quire_fma(minun_quire, ({u})a, ({u})b, {n}, {es});\n}}\n"))
+    for d in range(1, MAX_QUIRE_DEPTH + 1):
+        back = f"&minun_quire_{d - 1}" if d > 1 else "0"
+        out[f"{p}_qpop_{d}"] = ((f"minun_quire_push_{d}",) + (
+            (f"minun_quire_push_{d - 1}",) if d > 1 else ()), fn(
+            f"static inline {t} {p}_qpop_{d}(void)\n{{\n"
+            f"    {t} r = ({t})posit_quire_to_posit(&minun_quire_{d}, {n}, {es});\n"
+            f"    minun_quire = {back};\n    return r;\n}}\n"))
     return out
 
 
 HELPERS["minun_posit"] = ((), lambda p: _POSIT_BASE)
-HELPERS["minun_quire_push"] = (("minun_posit",), lambda p: "")
+HELPERS["minun_quire"] = (("minun_posit",), lambda p: _QUIRE_POINTER)
+for _d in range(1, MAX_QUIRE_DEPTH + 1):
+    HELPERS[f"minun_quire_push_{_d}"] = (("minun_quire",), _quire(_d))
 for _n in (8, 16, 32):
     for _es in (0, 1, 2):
         HELPERS.update(_posit_wrappers(_n, _es))

@@ -6,9 +6,10 @@ sgn and neg are the integer handlers of the other families, unchanged. Here:
 
 - add, sub, mul, exp, sigmoid, tanh: one runtime call per element (lazy `Elementwise`);
 - matmul, conv2d: each output's dot product accumulated exactly in a quire and rounded
-  once: `minun_quire_push()` (a cleared quire on a small stack, so a dot product whose
-  operand is itself a lazy dot product nests), `minun_p<n>e<es>_fma(a, b)` per term,
-  `minun_p<n>e<es>_qpop()` rounds and pops;
+  once: `minun_quire_push_<d>()` clears the quire of nesting depth d (a dot product whose
+  operand is itself a lazy dot product uses depth 2 for the inner one, and so on),
+  `minun_p<n>e<es>_fma(a, b)` adds a term to the current quire, `minun_p<n>e<es>_qpop_<d>()`
+  rounds it and makes depth d - 1 current;
 - sparse matmul: the compressed-column walk of linear.py with posit products and sums;
 - clip, relu6, init: the real bounds and fills encoded as patterns at compile time.
 
@@ -25,8 +26,10 @@ import numpy as np
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
+from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import PositType
+from minun_mlir.lowering.c_runtime import MAX_QUIRE_DEPTH
 from minun_mlir.lowering.loops import linear
 from minun_mlir.lowering.loops.builder import Gen, Lin
 from minun_mlir.lowering.loops.elementwise import elementwise
@@ -62,20 +65,33 @@ def _unary(fn: str):
     return lower
 
 
+# how deeply the dot product being built is nested in others (a lazy operand computed
+# inside its consumer's loop); each depth has its own quire in the C
+_depth = [0]
+
+
 def quire_sum(g: Gen, el: PositType, dims: tuple[int, ...],
               term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]]) -> SSAValue:
-    """sum of a * b over the terms indexed row-major by `dims`, through a quire."""
-    g.probe("minun_quire_push", [])
+    """sum of a * b over the terms indexed row-major by `dims`, through the quire of the
+    current nesting depth (minun_runtime.h defines as many quires as the deepest uses)."""
+    if _depth[0] >= MAX_QUIRE_DEPTH:
+        raise error(f"posit dot products nested more than {MAX_QUIRE_DEPTH} deep")
+    _depth[0] += 1
+    try:
+        d = _depth[0]
+        g.probe(f"minun_quire_push_{d}", [])
 
-    def level(e: int, idx: list[Lin]) -> list:
-        if e == len(dims):
-            a, b = term(idx)
-            g.probe(f"{prefix(el)}_fma", [a, b])
-            return []
-        return g.loop(dims[e], [], lambda i: level(e + 1, idx + [i]))
+        def level(e: int, idx: list[Lin]) -> list:
+            if e == len(dims):
+                a, b = term(idx)
+                g.probe(f"{prefix(el)}_fma", [a, b])
+                return []
+            return g.loop(dims[e], [], lambda i: level(e + 1, idx + [i]))
 
-    level(0, [])
-    return call(g, el, "qpop", [])
+        level(0, [])
+        return call(g, el, f"qpop_{d}", [])
+    finally:
+        _depth[0] -= 1
 
 
 def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:

@@ -120,3 +120,27 @@ def test_bfloat16_float_wrapper_rounds_like_ml_dtypes(tmp_path):
     exe = build_host(tmp_path, tmp_path / "host")
     _, got = run_host(exe, x, np.dtype("<f4"), 8, as_float=True)
     np.testing.assert_array_equal(got, x.astype(ml_dtypes.bfloat16).astype(np.float32))
+
+
+def test_nested_dot_products_use_one_quire_per_depth(tmp_path):
+    """W2 * (W1 * X) with one row in W2 reads each inner dot product once, inside the
+    outer one's loop: the inner one accumulates in the depth-2 quire while the outer one's
+    depth-1 quire holds its partial sum; the C equals the evaluator."""
+    src = """
+let X = (3, 1) in [-2.0, 2.0] in
+let W1 = (4, 3) in [-2.0, 2.0] in
+let W2 = (1, 4) in [-2.0, 2.0] in
+W2 * (W1 * X)
+"""
+    rng = np.random.default_rng(7)
+    weights = Weights({"W1": rng.uniform(-2, 2, (4, 3)).astype(np.float32),
+                       "W2": rng.uniform(-2, 2, (1, 4)).astype(np.float32)})
+    l2 = lower_to_l2(compile_with_weights(src, "nested.sd", weights), repr="posit", bits=8)
+    x = rng.uniform(-2, 2, (40, 3))
+    exp = expected(l2, x)
+    files = emit_c(l2, "x86", tmp_path)
+    assert "minun_quire_push_2" in files["model.c"] and "minun_quire_3" not in files[
+        "minun_runtime.h"]
+    exe = build_host(tmp_path, tmp_path / "host")
+    _, scores = run_host(exe, exp.inputs, exp.scores.dtype, 1)
+    np.testing.assert_array_equal(scores, exp.scores)

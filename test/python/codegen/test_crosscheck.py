@@ -32,9 +32,14 @@ CASES = (
        for c in ("maxscale8-nearest", "fixed16-nearest-sat", "fixed8-floor-sat")]
     + [(f"suite/{s}", "fixed16") for s in SUITE if s not in EXAMPLE_COPIES]
     + [(f"real/{m}", c) for m in ONNX for c in ("fixed16", "fixed8")]
-    + [(m, c) for m in [f"suite/{s}" for s in SUITE] + ["fastgrnn_lr_usps"]
+    + [pytest.param(m, c, marks=[pytest.mark.slow] if any(
+        k in m for k in ("lenet", "fastgrnn-digits", "mnist")) else [])
+       for m in [f"suite/{s}" for s in SUITE] + ["fastgrnn_lr_usps"]
        + [f"real/{m}" for m in ONNX] for c in ("posit16", "posit8", "bfloat16")]
 )
+# (posit and bfloat16 arithmetic is software: the convolutional and recurrent models'
+# evaluator and C runs take several seconds each, so they are marked slow: `make test`
+# runs them, `make test-fast` does not)
 
 
 def assert_same(got_labels, got_scores, exp) -> None:

@@ -20,8 +20,11 @@ N = {"cortex-m4": 4, "avr": 2}
 AVR_RAM_BUDGET = 2048 - 256  # as test_targets.py: leave the stack 256 B
 AVR_MODELS = ("protonn-breast-cancer", "bonsai-wine", "fastgrnn-lr-digits-binary",
               "lenet-digits-binary")
-CASES = ([(m, "cortex-m4") for m in sorted(SUITE)]
-         + [(m, "avr") for m in AVR_MODELS])
+# the quick ones (under about 2 s each) run in `make test-fast` too
+FAST = ("protonn-breast-cancer", "protonn-wine", "bonsai-wine", "bonsai-breast-cancer")
+CASES = [pytest.param(m, t, marks=[] if m in FAST else [pytest.mark.slow])
+         for m, t in [(m, "cortex-m4") for m in sorted(SUITE)]
+         + [(m, "avr") for m in AVR_MODELS]]
 
 
 @pytest.mark.parametrize("config", ("posit16", "posit8", "bfloat16"))

@@ -25,6 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -82,6 +83,7 @@ class ExpMethod(StrEnum):
     SHIFTRY = "shiftry"
     SEEDOT = "seedot"
     FLOAT = "float"
+    POSIT = "posit"  # posit<n, es>: e^x correctly rounded (numerics/posit.py)
 
 
 # Enum attributes: `#num<rounding trunc>`, `#num<overflow saturate>`, `#num<exp_method
@@ -153,6 +155,43 @@ class FixedType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"!num.fixed: bits must be 8, 16, 32 or 64, got {self.bits.data}")
 
 
+@irdl_attr_definition
+class PositType(ParametrizedAttribute, TypeAttribute):
+    """`!num.posit<n, es>`: an n-bit posit pattern with es exponent bits (docs/numerics.md,
+    "Posits"); stored as an n-bit two's complement integer, whose order is the posits'."""
+
+    name = "num.posit"
+    nbits: IntAttr
+    es: IntAttr
+
+    def __init__(self, n: int, es: int):
+        super().__init__(IntAttr(n), IntAttr(es))
+
+    @property
+    def width(self) -> int:
+        return self.nbits.data
+
+    @property
+    def exponent_bits(self) -> int:
+        return self.es.data
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.nbits.data}, {self.es.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            n = parser.parse_integer()
+            parser.parse_punctuation(",")
+            es = parser.parse_integer()
+        return IntAttr(n), IntAttr(es)
+
+    def verify(self) -> None:
+        if self.nbits.data not in (8, 16, 32) or not 0 <= self.es.data <= 2:
+            raise VerifyException(f"!num.posit: n must be 8, 16 or 32 and es 0..2, got "
+                                  f"<{self.nbits.data}, {self.es.data}>")
+
+
 def _same_shape(var: VarConstraint) -> MessageConstraint:
     """A tensor whose shape is the constraint variable `var` (input and result of an op
     that does not change shapes)."""
@@ -170,8 +209,16 @@ def fixed(value: SSAValue) -> FixedType | None:
 
 
 def storage_type(el: Attribute) -> IntegerType:
-    assert isinstance(el, FixedType)
+    """The integer a fixed-point value, a posit pattern or a bfloat16 key is stored in."""
+    if isinstance(el, BFloat16Type):
+        return IntegerType(16)
+    assert isinstance(el, (FixedType, PositType))
     return IntegerType(el.width)
+
+
+def integer_stored(el: Attribute) -> bool:
+    """Whether a representation's values are stored as integers (all but f32)."""
+    return isinstance(el, (FixedType, PositType, BFloat16Type))
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -180,22 +227,24 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 
 
 def _is_repr(el: Attribute) -> bool:
-    return isinstance(el, (FixedType, Float32Type))
+    return isinstance(el, (FixedType, Float32Type, PositType, BFloat16Type))
 
 
 def _check_repr(op: Operation, *values: SSAValue) -> None:
     for v in values:
         if not _is_repr(element(v)):
             raise VerifyException(
-                f"{op.name}: operands must be !num.fixed or f32 tensors, got {v.type}")
+                f"{op.name}: operands must be !num.fixed, !num.posit, f32 or bf16 tensors, got "
+                f"{v.type}")
 
 
 def _same_kind(op: Operation, *values: SSAValue) -> bool:
-    """True for fixed-point operands, False for float32; mixing is an error."""
-    kinds = {isinstance(element(v), FixedType) for v in values}
+    """True for fixed-point operands (of any scales), False for float32 or posits (one
+    element type); mixing representations is an error."""
+    kinds = {"fixed" if isinstance(element(v), FixedType) else element(v) for v in values}
     if len(kinds) != 1:
-        raise VerifyException(f"{op.name}: cannot mix fixed-point and float operands")
-    return kinds.pop()
+        raise VerifyException(f"{op.name}: cannot mix number representations")
+    return kinds.pop() == "fixed"
 
 
 def _expect_result(op: Operation, shape: tuple[int, ...], el_check) -> None:
@@ -230,10 +279,11 @@ class ParamOp(IRDLOperation):
     def build_param(name: str, stored: np.ndarray, ty: TensorType, sparse: bool = False
                     ) -> ParamOp:
         el = ty.element_type
-        if isinstance(el, FixedType):
-            dtype = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[el.width]
+        if integer_stored(el):
+            width = storage_type(el).width.data
+            dtype = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[width]
             data = np.asarray(stored, dtype=dtype, order="C")
-            value = DenseIntOrFPElementsAttr(tensor_of(data.shape, IntegerType(el.width)),
+            value = DenseIntOrFPElementsAttr(tensor_of(data.shape, IntegerType(width)),
                                              BytesAttr(data.tobytes()))
         else:
             value = minun.dense_f32(stored)
@@ -250,7 +300,7 @@ class ParamOp(IRDLOperation):
         if tuple(self.value.get_shape()) != _shape(self.result):
             raise VerifyException(f"{self.name}: value and result shapes differ")
         el = element(self.result)
-        want = storage_type(el) if isinstance(el, FixedType) else el
+        want = storage_type(el) if integer_stored(el) else el
         if self.value.get_element_type() != want:
             raise VerifyException(
                 f"{self.name} \"{self.sym_name.data}\": values must be {want} for {el}")
@@ -573,8 +623,13 @@ class ExpOp(_TableOp):
             if (r.width, r.frac) != (a.width, p_mul):
                 raise VerifyException(
                     f"{self.name}: result must be !num.fixed<{a.width}, {p_mul}>")
-        elif fixed(self.input) is not None:
-            raise VerifyException(f"{self.name}: method float needs f32 values")
+        elif method == ExpMethod.POSIT:
+            if not isinstance(element(self.input), PositType) or \
+                    element(self.input) != element(self.result):
+                raise VerifyException(f"{self.name}: method posit needs posit values of one "
+                                      "type")
+        elif not isinstance(element(self.input), (Float32Type, BFloat16Type)):
+            raise VerifyException(f"{self.name}: method float needs f32 or bf16 values")
 
 
 @irdl_op_definition
@@ -645,8 +700,9 @@ class SoftmaxOp(IRDLOperation):
 # --------------------------------------------------------------------------------------
 
 # An L2 number type: an element type some representation owns.
-NUMBER = MessageConstraint(base(FixedType) | EqAttrConstraint(f32),
-                           "an L2 number type (!num.fixed or f32) expected")
+NUMBER = MessageConstraint(
+    base(FixedType) | base(PositType) | EqAttrConstraint(f32) | base(BFloat16Type),
+    "an L2 number type (!num.fixed, !num.posit, f32 or bf16) expected")
 
 
 class _SameTypeUnaryOp(IRDLOperation):
@@ -823,5 +879,5 @@ Num = Dialect(
     [ParamOp, InputOp, RescaleOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp, Conv2DOp,
      ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp],
-    [FixedType, RoundingAttr, OverflowAttr, ExpMethodAttr],
+    [FixedType, PositType, RoundingAttr, OverflowAttr, ExpMethodAttr],
 )

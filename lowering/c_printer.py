@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 import numpy as np
@@ -45,6 +46,7 @@ from minun_mlir.lowering.c_runtime import (
     Profile,
     avr_dot_helper,
     runtime_header,
+    uses_posits,
 )
 
 FILES = ("model.h", "model.c", "minun_runtime.h")
@@ -112,6 +114,19 @@ class Model:
     output_scale: int | None
     rounding: str
     input_buffer: str | None = None  # C address of the input in scratch (in-place API)
+    input_posit: tuple[int, int] | None = None  # (n, es) of a posit input / output
+    output_posit: tuple[int, int] | None = None
+    bf16: bool = False  # bfloat16 input and output (keys, numerics/bfloat16_repr.py)
+
+
+SOFTPOSIT_DIR = Path(__file__).resolve().parents[1] / "third_party" / "softposit"
+
+
+def posit_runtime() -> dict[str, str]:
+    """posit.h and posit.c (third_party/softposit), shipped beside a posit model's C."""
+    if not SOFTPOSIT_DIR.is_dir():  # installed (not editable): the package data copy
+        raise error(f"the posit runtime is missing: {SOFTPOSIT_DIR}")
+    return {f: (SOFTPOSIT_DIR / f).read_text() for f in ("posit.h", "posit.c")}
 
 
 class CPrinter:
@@ -166,14 +181,21 @@ class CPrinter:
             "\n\n".join(body[_first_non_include(module):]) + "\n\n" + self.wrapper(model)
         used = {c for c in self.calls if c in HELPERS or c in LIBM}
         unknown = self.calls - used
+        if model.input_posit or model.output_posit:  # the float wrapper converts patterns
+            used.add("minun_posit")
+        if model.bf16:
+            used.add("minun_bf16")
         if unknown:
             raise error(f"C printer: unknown functions {sorted(unknown)} called")
         runtime = runtime_header(self.profile, used)
         if self.uses_math and "#include <math.h>" not in runtime:
             runtime = runtime.replace("#include <stdint.h>\n",
                                       "#include <stdint.h>\n#include <math.h>\n", 1)
-        return {"model.h": self.header(model, name), "model.c": model_c,
-                "minun_runtime.h": runtime}
+        files = {"model.h": self.header(model, name), "model.c": model_c,
+                 "minun_runtime.h": runtime}
+        if uses_posits(used):
+            files.update(posit_runtime())
+        return files
 
     def model_info(self, fn: cemit.FuncOp) -> Model:
         a = fn.attributes
@@ -182,12 +204,18 @@ class CPrinter:
             v = a.get(key)
             return v.value.data if isinstance(v, IntegerAttr) else None
 
+        def posit(key: str) -> tuple[int, int] | None:
+            v = a.get(key)
+            return tuple(int(t) for t in v.data.split(",")) if v is not None else None
+
         rounding = a.get("num.rounding")
         return Model(a["minun.input_size"].data, a["minun.output_size"].data,
                      ctype(a["minun.input_type"]), ctype(a["minun.output_type"]),
                      scale("minun.input_scale"), scale("minun.output_scale"),
                      rounding.data if rounding is not None else "trunc",
-                     a["minun.input_buffer"].data if "minun.input_buffer" in a else None)
+                     a["minun.input_buffer"].data if "minun.input_buffer" in a else None,
+                     posit("minun.input_posit"), posit("minun.output_posit"),
+                     "minun.input_bf16" in a)
 
     def global_(self, op: cemit.GlobalOp) -> None:
         t = ctype(op.elem)
@@ -705,6 +733,22 @@ int minun_predict(const minun_input_t *x, minun_output_t *out)
     return minun_predict(x, scores);
 }
 """
+        if m.input_posit is not None or m.output_posit is not None:
+            return self.posit_wrapper(m)
+        if m.bf16:
+            return """int minun_predict_float(const float *x, float *scores)
+{
+    minun_input_t q[MINUN_INPUT_SIZE];
+    minun_output_t s[MINUN_OUTPUT_SIZE];
+    int i, label;
+    for (i = 0; i < MINUN_INPUT_SIZE; i++)
+        q[i] = minun_f32_bf16(x[i]);
+    label = minun_predict(q, s);
+    for (i = 0; i < MINUN_OUTPUT_SIZE; i++)
+        scores[i] = minun_bf16_f32(s[i]);
+    return label;
+}
+"""
         self.uses_math = True
         bits = int(m.input_type[3:-2])
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
@@ -746,6 +790,82 @@ int minun_predict_float(const float *x, float *scores)
     label = {call};
     for (i = 0; i < MINUN_OUTPUT_SIZE; i++)
         scores[i] = (float)s[i] * {float_literal(2.0 ** -(m.output_scale or 0))};
+    return label;
+}}
+"""
+
+
+    def posit_wrapper(self, m: Model) -> str:
+        """Floats <-> posit patterns: a float32 is the integer m * 2^(e - 150), which the
+        runtime's posit_from_fixed rounds once (as the evaluator's encode of the same
+        real); a pattern is decoded field by field (exact in a float for n <= 16)."""
+        self.uses_math = True
+        n_in, es_in = m.input_posit
+        n_out, es_out = m.output_posit
+        return f"""/* float -> posit<{n_in}, {es_in}>, rounded once (NaN, infinities: NaR). */
+static minun_input_t minun_quantize_input(float v)
+{{
+    uint32_t u;
+    int32_t mant;
+    int e;
+    __builtin_memcpy(&u, &v, sizeof u);
+    e = (int)((u >> 23) & 0xff);
+    mant = (int32_t)(u & 0x7fffff);
+    if (e == 0xff)
+        return (minun_input_t)posit_nar({n_in});
+    if (e == 0)
+        e = 1;
+    else
+        mant |= 0x800000;
+    if (u >> 31)
+        mant = -mant;
+    return (minun_input_t)posit_from_fixed(mant, 150 - e, {n_in}, {es_in});
+}}
+
+/* posit<{n_out}, {es_out}> -> float: sign, regime, exponent and fraction fields. */
+static float minun_dequantize_output(minun_output_t s)
+{{
+    uint32_t p = (uint32_t)s & {hex((1 << n_out) - 1)}u, one = 1;
+    int i = {n_out - 2}, run = 0, k, e = 0, j, neg = (int)(p >> {n_out - 1});
+    uint32_t r0;
+    float f = 1.0f, w = 0.5f;
+    if (p == 0)
+        return 0.0f;
+    if (p == (one << {n_out - 1}))
+        return NAN;
+    if (neg)
+        p = (0u - p) & {hex((1 << n_out) - 1)}u;
+    r0 = (p >> i) & 1;
+    while (i >= 0 && ((p >> i) & 1) == r0) {{
+        run++;
+        i--;
+    }}
+    k = r0 ? run - 1 : -run;
+    i--; /* the regime's terminating bit */
+    for (j = 0; j < {es_out}; j++) {{
+        e <<= 1;
+        if (i >= 0)
+            e |= (int)((p >> i--) & 1);
+    }}
+    for (; i >= 0; i--) {{
+        if ((p >> i) & 1)
+            f += w;
+        w *= 0.5f;
+    }}
+    f = ldexpf(f, k * {1 << es_out} + e);
+    return neg ? -f : f;
+}}
+
+int minun_predict_float(const float *x, float *scores)
+{{
+    minun_input_t q[MINUN_INPUT_SIZE];
+    minun_output_t s[MINUN_OUTPUT_SIZE];
+    int i, label;
+    for (i = 0; i < MINUN_INPUT_SIZE; i++)
+        q[i] = minun_quantize_input(x[i]);
+    label = minun_predict(q, s);
+    for (i = 0; i < MINUN_OUTPUT_SIZE; i++)
+        scores[i] = minun_dequantize_output(s[i]);
     return label;
 }}
 """

@@ -655,6 +655,118 @@ for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),
                                         _sigmoid16(_r))
     HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"), _tanh16(_r))
+
+# Posits (!num.posit<n, es>, lowering/loops/posit_ops.py): thin wrappers of the integer-only
+# runtime third_party/softposit/posit.c (shipped with the model's C when it is used), on
+# patterns stored in n-bit signed integers. A dot product accumulates in the quire of its
+# nesting depth d (1 unless a dot product reads a lazy dot product): only the depths a
+# model uses get a quire (65 bytes each), `minun_quire` points at the current one.
+MAX_QUIRE_DEPTH = 4
+_POSIT_BASE = """
+/* posit<n, es> arithmetic: third_party/softposit (posit.h, posit.c beside this file). */
+#include "posit.h"
+"""
+_QUIRE_POINTER = """
+/* The quire of the dot product being accumulated (one per nesting depth, below). */
+static posit_quire_t *minun_quire;
+"""
+
+
+def _quire(d: int) -> Callable[[Profile], str]:
+    return lambda p: (
+        f"\nstatic posit_quire_t minun_quire_{d};\n\n"
+        f"static inline void minun_quire_push_{d}(void)\n{{\n"
+        f"    minun_quire = &minun_quire_{d};\n    posit_quire_clear(minun_quire);\n}}\n")
+
+
+def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callable]]:
+    t, u = f"int{n}_t", f"uint{n}_t"
+    p = f"minun_p{n}e{es}"
+    out: dict[str, tuple[tuple[str, ...], Callable]] = {}
+
+    def fn(text: str) -> Callable[[Profile], str]:
+        return lambda prof: text
+
+    for op in ("add", "sub", "mul"):
+        out[f"{p}_{op}"] = (("minun_posit",), fn(
+            f"static inline {t} {p}_{op}({t} a, {t} b)\n{{\n"
+            f"    return ({t})posit_{op}(({u})a, ({u})b, {n}, {es});\n}}\n"))
+    for op in ("exp", "sigmoid", "tanh"):
+        out[f"{p}_{op}"] = (("minun_posit",), fn(
+            f"static inline {t} {p}_{op}({t} x)\n{{\n"
+            f"    return ({t})posit_{op}(({u})x, {n}, {es});\n}}\n"))
+    out[f"{p}_fma"] = (("minun_quire",), fn(
+        f"static inline void {p}_fma({t} a, {t} b)\n{{\n"
+        f"    posit_quire_fma(minun_quire, ({u})a, ({u})b, {n}, {es});\n}}\n"))
+    for d in range(1, MAX_QUIRE_DEPTH + 1):
+        back = f"&minun_quire_{d - 1}" if d > 1 else "0"
+        out[f"{p}_qpop_{d}"] = ((f"minun_quire_push_{d}",) + (
+            (f"minun_quire_push_{d - 1}",) if d > 1 else ()), fn(
+            f"static inline {t} {p}_qpop_{d}(void)\n{{\n"
+            f"    {t} r = ({t})posit_quire_to_posit(&minun_quire_{d}, {n}, {es});\n"
+            f"    minun_quire = {back};\n    return r;\n}}\n"))
+    return out
+
+
+HELPERS["minun_posit"] = ((), lambda p: _POSIT_BASE)
+HELPERS["minun_quire"] = (("minun_posit",), lambda p: _QUIRE_POINTER)
+for _d in range(1, MAX_QUIRE_DEPTH + 1):
+    HELPERS[f"minun_quire_push_{_d}"] = (("minun_quire",), _quire(_d))
+for _n in (8, 16, 32):
+    for _es in (0, 1, 2):
+        HELPERS.update(_posit_wrappers(_n, _es))
+
+
+# bfloat16 (numerics/bfloat16_repr.py, lowering/loops/bf16_ops.py): values stored as
+# 16-bit keys (the pattern with a negative's magnitude bits flipped: integer order = value
+# order); arithmetic in float32, rounded to nearest even once per operation.
+_BF16_BASE = """
+/* bfloat16 stored as an order-preserving key: the pattern p for p >= 0, p ^ 0x7fff for
+ * a negative p (as int16_t); its own inverse. */
+static inline float minun_bf16_f32(int16_t k)
+{
+    uint32_t u = (uint32_t)(uint16_t)(k < 0 ? k ^ 0x7fff : k) << 16;
+    float f;
+    __builtin_memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* float32 -> bfloat16 key, to nearest, ties to even (a NaN stays a quiet NaN). */
+static inline int16_t minun_f32_bf16(float f)
+{
+    uint32_t u, p;
+    int16_t s;
+    __builtin_memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffUL) > 0x7f800000UL)
+        p = (u >> 16) | 0x40;
+    else
+        p = (u + 0x7fffUL + ((u >> 16) & 1)) >> 16;
+    s = (int16_t)(uint16_t)p;
+    return (int16_t)(s < 0 ? s ^ 0x7fff : s);
+}
+"""
+HELPERS["minun_bf16"] = ((), lambda p: _BF16_BASE)
+HELPERS["minun_bf16_f32"] = (("minun_bf16",), lambda p: "")
+HELPERS["minun_f32_bf16"] = (("minun_bf16",), lambda p: "")
+for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*")):
+    HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16",), (lambda op, sym: lambda p: (
+        f"static inline int16_t minun_bf16_{op}(int16_t a, int16_t b)\n{{\n"
+        f"    return minun_f32_bf16(minun_bf16_f32(a) {sym} minun_bf16_f32(b));\n}}\n"))(
+            _op, _sym))
+for _op, _lib, _expr in (("exp", "expf", "expf(x)"),
+                         ("sigmoid", "expf", "1.0f / (1.0f + expf(-x))"),
+                         ("tanh", "tanhf", "tanhf(x)")):
+    HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16", _lib), (lambda op, expr: lambda p: (
+        f"static inline int16_t minun_bf16_{op}(int16_t k)\n{{\n"
+        f"    float x = minun_bf16_f32(k);\n    return minun_f32_bf16({expr});\n}}\n"))(
+            _op, _expr))
+
+
+def uses_posits(names: Iterable[str]) -> bool:
+    """Whether a model calling `names` needs the posit runtime's files beside its C."""
+    return "minun_posit" in closure(names)
+
+
 # shift counts the C printer replaces on AVR: not 8, 16, 24 (moves) or 31 (a sign fill)
 AVR_ASR32 = tuple(n for n in range(1, 31) if n % 8)
 for _n in AVR_ASR32:

@@ -67,6 +67,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float32Type,
     IntegerAttr,
     IntegerType,
@@ -74,6 +75,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
     i32,
 )
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
@@ -81,8 +83,17 @@ from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
-from minun_mlir.dialects.num import FixedType
-from minun_mlir.lowering.loops import elementwise, functions, linear, movement, regions, sources
+from minun_mlir.dialects.num import FixedType, PositType
+from minun_mlir.lowering.loops import (
+    bf16_ops,
+    elementwise,
+    functions,
+    linear,
+    movement,
+    posit_ops,
+    regions,
+    sources,
+)
 from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin
 from minun_mlir.lowering.loops.values import (
     CHEAP,
@@ -134,6 +145,22 @@ def _handlers() -> dict[type[Operation], Handler]:
 # The one dispatch table of the pass: op class -> handler(driver, op), which returns the
 # lowered result(s): a Val per tensor result, an SSA value per scalar one.
 HANDLERS: dict[type[Operation], Handler] = _handlers()
+# Representations whose arithmetic is runtime calls: element type class -> handlers that
+# take precedence for ops on that element type (lowering/loops/posit_ops.py).
+REPRESENTATION_HANDLERS: dict[type, dict[type[Operation], Handler]] = {
+    PositType: posit_ops.HANDLERS,
+    BFloat16Type: bf16_ops.HANDLERS,
+}
+
+
+def handler_for(op: Operation) -> Handler | None:
+    for v in (*op.results, *op.operands):
+        if isinstance(v.type, TensorType):
+            table = REPRESENTATION_HANDLERS.get(type(v.type.element_type))
+            if table is not None and type(op) in table:
+                return table[type(op)]
+            break
+    return HANDLERS.get(type(op))
 
 
 def _bytes(elem) -> int:
@@ -213,6 +240,12 @@ class Lowering:
         for key, el in (("minun.input_scale", x_el), ("minun.output_scale", s_el)):
             if isinstance(el, FixedType):
                 attrs[key] = IntegerAttr(el.frac, 64)
+        for key, el in (("minun.input_posit", x_el), ("minun.output_posit", s_el)):
+            if isinstance(el, PositType):  # the float wrapper converts patterns
+                attrs[key] = StringAttr(f"{el.width},{el.exponent_bits}")
+        for key, el in (("minun.input_bf16", x_el), ("minun.output_bf16", s_el)):
+            if isinstance(el, BFloat16Type):  # and bfloat16 keys
+                attrs[key] = UnitAttr()
         attrs["minun.input_shape"] = StringAttr("x".join(map(str, shape_of(inputs[0].result))))
         attrs["minun.input_name"] = inputs[0].sym_name
         new.attributes.update(attrs)
@@ -239,7 +272,7 @@ class Lowering:
         return self.vals[v] if isinstance(v.type, TensorType) else self.ints[v]
 
     def lower_op(self, op: Operation) -> None:
-        handler = HANDLERS.get(type(op))
+        handler = handler_for(op)
         if handler is None:
             raise op_error(op, "not supported by lower-to-loops")
         result = handler(self, op)

@@ -392,15 +392,44 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
     return "\n".join(lines)
 
 
-def replace_section(markdown: str, section: str) -> str:
-    """`markdown` with its face-detection section (to the end) replaced by `section`."""
-    head = markdown.split(SECTION)[0].rstrip("\n")
-    return head + "\n\n" + section if section else head + "\n"
+# The sections at the end of BENCHMARKS.md that their own runs write (`tools/bench.py
+# --face`, `--posit`), in this order; `make bench` rewrites what comes before them.
+TRAILING = (SECTION, "## Posits")
+
+
+def split_sections(markdown: str) -> tuple[str, dict[str, str]]:
+    """(the suite's report, {title: text} of the trailing sections present)."""
+    found = sorted((markdown.index(t), t) for t in TRAILING if t in markdown)
+    if not found:
+        return markdown, {}
+    parts = {}
+    for i, (at, title) in enumerate(found):
+        end = found[i + 1][0] if i + 1 < len(found) else len(markdown)
+        parts[title] = markdown[at:end].rstrip("\n") + "\n"
+    return markdown[:found[0][0]], parts
+
+
+def join_sections(head: str, parts: dict[str, str]) -> str:
+    texts = [parts[t].rstrip("\n") for t in TRAILING if parts.get(t)]
+    head = head.rstrip("\n")
+    return head + "".join("\n\n" + t for t in texts) + "\n"
+
+
+def replace_section(markdown: str, section: str, title: str = SECTION) -> str:
+    """`markdown` with its trailing section `title` (the face section by default)
+    replaced by `section` (removed when empty); the other trailing sections stay."""
+    head, parts = split_sections(markdown)
+    parts[title] = section
+    return join_sections(head, parts)
 
 
 def keep_section(old: str | None, new: str) -> str:
-    """The suite's new report `new` with the face section carried over from `old`."""
-    if old is None or SECTION not in old:
+    """The suite's new report `new` with the trailing sections carried over from `old`."""
+    if old is None:
         return new
-    return replace_section(new, SECTION + old.split(SECTION, 1)[1])
+    _, parts = split_sections(old)
+    if not parts:
+        return new
+    head, _ = split_sections(new)
+    return join_sections(head, parts)
 

@@ -30,8 +30,9 @@ from minun_mlir.pipeline import parse_pipeline, pipeline_text, run_pipeline
 
 @dataclass(frozen=True)
 class Options:
-    representation: str = "fixed"  # or "float32"
+    representation: str = "fixed"  # or "float32", "posit"
     bits: int = 16
+    es: int = 2  # posit<bits, es>'s exponent bits
     scales: str = "data-driven"
     maxscale: int | None = None  # None: tuned on the training data
     rounding: str = "trunc"
@@ -55,6 +56,8 @@ class Options:
             maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
             input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits,
             input_bits=self.input_bits, evaluator=self.evaluator)
+        if self.representation == "posit":
+            quantize["es"] = self.es
         if self.assign:
             quantize["assign"] = self.assign
         if train is not None:
@@ -68,6 +71,8 @@ class Options:
     @property
     def label(self) -> str:
         """A short name for reports: float32, fixed16, fixed8-maxscale5, fixed16+demote."""
+        if self.representation == "posit":
+            return f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
         if self.representation != "fixed":
             return self.representation
         name = f"fixed{self.bits}"

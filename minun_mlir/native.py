@@ -141,12 +141,14 @@ def build_library(files: dict[str, str], driver: str, name: str) -> Path:
         for fname, text in {**files, "driver.c": driver}.items():
             (src / fname).write_text(text)
         sources = sorted(p for p in src.iterdir() if p.suffix in (".c", ".h"))
-
         arch, key = host_flags()
 
         def build(out: Path) -> None:
+            # the driver #includes model.c; other C files (the posit runtime) build beside it
+            extra = [str(p) for p in sources if p.suffix == ".c"
+                     and p.name not in ("driver.c", "model.c")]
             run_tool([cc, *CFLAGS, *arch, "-I", str(src), "-o", str(out),
-                      str(src / "driver.c"), "-lm"], f"building the native {name}")
+                      str(src / "driver.c"), *extra, "-lm"], f"building the native {name}")
 
         return cached_build(f"native-{name}", ".so",
                             [tool_identity(HOST_CC), *CFLAGS, *arch, *key], sources, build)
@@ -201,9 +203,12 @@ def _c_files(l2: ModuleOp) -> dict[str, str]:
 
 
 def _storage_dtype(element) -> np.dtype:
+    from minun_mlir.dialects import num
+
     if isinstance(element, Float32Type):
         return np.dtype(np.float32)
-    return np.dtype({8: np.int8, 16: np.int16, 32: np.int32}[element.width])
+    width = num.storage_type(element).width.data
+    return np.dtype({8: np.int8, 16: np.int16, 32: np.int32}[width])
 
 
 # The runtime's exp/sigmoid/tanh of one 8- or 16-bit argument are pure functions of it:

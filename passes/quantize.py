@@ -4,6 +4,7 @@
     quantize{repr=fixed bits=16 scales=maxscale maxscale=5}
     quantize{repr=fixed bits=16 scales=maxscale data=train.npy}     (maxscale tuned on data)
     quantize{repr=float32}
+    quantize{repr=posit bits=16 es=2}                               (posit<16, 2>)
 
 The input has only primitive ops: lower-composite-ops runs before it in the pipeline
 (minun_mlir/pipeline.py), and quantize reports a composite op instead of rewriting it.
@@ -139,7 +140,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     require_level(module, "quantize", 1)
     reject_composite_ops(module)
     check_weights(module)
-    if data is not None and profile is None:
+    if not reprs.get(representation).needs_profile:
+        pass  # one type per program: nothing to profile
+    elif data is not None and profile is None:
         profile = profile_module(module, data, evaluator)
     elif synthetic and profile is None and config.scales == "data-driven":
         from minun_mlir import native
@@ -202,6 +205,7 @@ class Quantize(ModulePass):
 
     repr: str = "fixed"
     bits: int = 16
+    es: int = 2
     scales: str = "data-driven"
     maxscale: int | None = None
     rounding: str = "trunc"
@@ -218,7 +222,7 @@ class Quantize(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
-            bits=self.bits, scales=self.scales, maxscale=self.maxscale,
+            bits=self.bits, es=self.es, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
             input_bits=self.input_bits)

@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from minun_mlir import bench, bench_face
+from minun_mlir import bench, bench_face, bench_posit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,9 +25,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--face", action="store_true",
                    help="only the face-detection section (RNNPool face-4, native vs numpy "
                    "evaluator): rewrites that section of --out and benchmarks/face.json")
+    p.add_argument("--posit", action="store_true",
+                   help="only the posit section (accuracy at posit16/posit8 beside fixed "
+                   "point, a few models on the Uno and M4, the runtime's cost per call): "
+                   "rewrites that section of --out and benchmarks/posit.json")
     args = p.parse_args(argv)
     if args.face:
         return face(args)
+    if args.posit:
+        return posit(args)
     entries = [e for e in bench.suite() if not args.models or e.name in args.models]
     runner = None if args.no_targets else getattr(bench, "run_targets", None)
     measurements, float_acc = [], {}
@@ -84,6 +90,22 @@ def face(args) -> int:
          "suite_search": suite_search},
         indent=1,
         sort_keys=True) + "\n")
+    return 0
+
+
+def posit(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="minun-posit-") as tmp:
+        rows = bench_posit.accuracy(Path(tmp), args.models)
+        costs = bench_posit.op_costs(Path(tmp))
+    print(json.dumps(costs, indent=1), flush=True)
+    out = Path(args.out)
+    section = bench_posit.render(rows, costs)
+    if args.models:  # a partial run: print, leave the report alone
+        print(section)
+        return 0
+    out.write_text(bench_face.replace_section(out.read_text(), section, bench_posit.SECTION))
+    Path(args.results).with_name("posit.json").write_text(json.dumps(
+        {"models": rows, "op_costs": costs}, indent=1, sort_keys=True) + "\n")
     return 0
 
 

@@ -341,7 +341,7 @@ def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:
     kh, kw = minun.ints(op.kernel)
     sh, sw = minun.ints(op.strides)
     pt, pb, pl, pr = minun.ints(op.pads)
-    lowest = -math.inf if is_float(el) else fx.int_range(el.width)[0]
+    lowest = -math.inf if is_float(el) else fx.int_range(storage(el).width.data)[0]
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         n, ho, wo, c = idx
@@ -359,9 +359,13 @@ def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:
     return Reduction(fn, [x], shape_of(op.result), el)
 
 
-def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:
+def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp,
+                        product: Callable[[Gen, SSAValue, SSAValue], SSAValue] | None = None,
+                        accumulate: Callable[[Gen, SSAValue, SSAValue], SSAValue] | None = None
+                        ) -> Val:
     """Column by column over the stored entries (the compressed-column arrays hold the
-    same entries in the same order as SeeDot's 0-terminated format)."""
+    same entries in the same order as SeeDot's 0-terminated format). `product` and
+    `accumulate` replace the integer product and wrapping sum (posits: runtime calls)."""
     g = lw.g
     a = const_array(op.lhs)
     res = element_of(op.result)
@@ -399,11 +403,14 @@ def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:
             v = g.load(vbuf, Lin.of(p))
 
             def col(c: Lin) -> list:
-                term = g.product(v, xval.load(g, [Lin.of(kk), c]), d)
+                xv = xval.load(g, [Lin.of(kk), c])
+                term = product(g, v, xv) if product else g.product(v, xv, d)
                 if shift > 0:
                     term = g.shr_round(term, shift, op.rounding.data)
                 at = whole.at([row, c])
-                g.store(g.wrap_add(g.load(out, at), term, d), out, at)
+                acc = g.load(out, at)
+                g.store(accumulate(g, acc, term) if accumulate else g.wrap_add(acc, term, d),
+                        out, at)
                 return []
 
             g.loop(ncols, [], col)

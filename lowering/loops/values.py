@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, IntegerType, f32
+from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import MinunError, error
-from minun_mlir.dialects.num import FixedType
+from minun_mlir.dialects.num import FixedType, PositType
 from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, row_major
 from minun_mlir.modules import shape_of  # noqa: F401  (the family modules use it)
 
@@ -25,9 +25,12 @@ FREE, CHEAP, COMPUTE = 0, 1, 2
 
 
 def storage(el: Attribute) -> Attribute:
-    """The C-level element of an L2 element type: iN for !num.fixed<N, s>, f32 for f32."""
-    if isinstance(el, FixedType):
+    """The C-level element of an L2 element type: iN for !num.fixed<N, s> and for
+    !num.posit<N, es> (the pattern), f32 for f32."""
+    if isinstance(el, (FixedType, PositType)):
         return IntegerType(el.width)
+    if isinstance(el, BFloat16Type):  # an order-preserving key (numerics/bfloat16_repr.py)
+        return IntegerType(16)
     if isinstance(el, Float32Type):
         return f32
     raise error(f"lower-to-loops: no storage type for element {el}")

@@ -116,5 +116,8 @@ def storage_inputs(module: ModuleOp | func.FuncOp, features: np.ndarray) -> np.n
     (op,) = model_inputs(module)
     el = op.results[0].type.element_type
     values = encode_input(module)(op, np.asarray(features, dtype=np.float64))
-    dtype = {8: np.int8, 16: np.int16, 32: np.int32}.get(getattr(el, "width", 0), np.float32)
+    from minun_mlir.dialects import num
+
+    width = num.storage_type(el).width.data if num.integer_stored(el) else 0
+    dtype = {8: np.int8, 16: np.int16, 32: np.int32}.get(width, np.float32)
     return values.reshape(len(values), -1).astype(dtype, copy=False)

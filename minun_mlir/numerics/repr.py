@@ -3,7 +3,7 @@
 Everything that depends on how a real is encoded lives behind `Representation`: how a
 program's L1 values get their L2 types (`quantize`), how stored values map to reals, and
 the bit-exact kernels the L2 evaluator runs. One implementation per representation
-(fixed-point, float32; posits plug in the same way). Passes and searches look
+(fixed-point, float32, posits, bfloat16). Passes and searches look
 representations up by name or by element type and never test which one they have.
 """
 
@@ -26,6 +26,7 @@ class QuantizeConfig:
     """Options of the quantize pass (see passes/quantize.py for their meaning)."""
 
     bits: int = 16
+    es: int = 2  # exponent bits of the posit representation (posit<bits, es>)
     scales: str = "data-driven"  # or "maxscale"
     maxscale: int | None = None  # None: tuned on the training data (SeeDot §5.3.2)
     rounding: str = "trunc"
@@ -59,6 +60,9 @@ class Representation(ABC):
     """One way of encoding reals, from quantization down to the evaluator's kernels."""
 
     name: str
+    # whether quantize needs the float program's profile (data-driven scales); a
+    # representation with one type per program (float32, posits) does not
+    needs_profile: bool = True
 
     @abstractmethod
     def owns(self, element: Attribute) -> bool:
@@ -114,4 +118,9 @@ def of_element(element: Attribute) -> Representation:
 def _load_builtin() -> None:
     # imported here (they import this module); importing one directly must not hide the
     # others, so this does not test whether the registry is empty
-    from minun_mlir.numerics import fixed_repr, float32_repr  # noqa: F401  (registers)
+    from minun_mlir.numerics import (  # noqa: F401  (they register)
+        bfloat16_repr,
+        fixed_repr,
+        float32_repr,
+        posit_repr,
+    )

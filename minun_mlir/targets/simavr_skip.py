@@ -50,8 +50,12 @@ def skip_hazards(elf: Path, objcopy: str = "avr-objcopy", readelf: str = "avr-re
             continue
         start, size = int(parts[1], 16), int(parts[2], 0)
         end = min(start + size, len(image)) - 2
-        for a in range(start, end, 2):
+        # instruction by instruction: the second word of a CALL, JMP, LDS or STS is an
+        # operand, which may look like a skip (`call 0x2750` ends in 0x13a8, a CPSE)
+        a = start
+        while a < end:
             w, nxt = struct.unpack_from("<HH", image, a)
             if _is_skip(w) and _simavr_two_words(nxt) != _really_two_words(nxt):
                 found.append((parts[7], a))
+            a += 4 if _really_two_words(w) else 2
     return found

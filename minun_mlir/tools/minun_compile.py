@@ -47,9 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
     p.add_argument("--test", help="test data for the accuracy report (and --run)")
-    p.add_argument("--repr", default="fixed", choices=("fixed", "float32"))
+    p.add_argument("--repr", default="fixed", choices=("fixed", "float32", "posit", "bfloat16"),
+                   help="number representation: fixed point, float32, posit<bits, es> or "
+                   "bfloat16")
     p.add_argument("--bits", type=int, default=None, choices=(8, 16, 32),
                    help="the bitwidth (default 16, or the one of --assign's file)")
+    p.add_argument("--es", type=int, default=2, choices=(0, 1, 2),
+                   help="--repr posit: exponent bits of posit<bits, es> (default 2)")
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
     p.add_argument("--maxscale", type=int, default=None,
                    help="SeeDot's maxscale P (default: tuned on --train)")
@@ -184,7 +188,8 @@ def run(args: argparse.Namespace) -> dict:
         else:
             args.bits = 16
     options = Options(
-        representation=args.repr, bits=args.bits, scales=args.scales, maxscale=args.maxscale,
+        representation=args.repr, bits=args.bits, es=args.es, scales=args.scales,
+        maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
         input_bits=args.input_bits, planner=args.planner,

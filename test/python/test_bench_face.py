@@ -25,6 +25,23 @@ def test_the_suite_report_keeps_the_face_section_and_the_face_run_replaces_it():
     assert replaced.count(bench_face.SECTION) == 1
 
 
+def test_the_face_and_posit_sections_survive_each_others_runs_and_the_suites():
+    from minun_mlir import bench_posit
+
+    suite = "# Benchmarks\n\nsuite\n\n## Compile time\n\ntimes\n"
+    face = bench_face.SECTION + "\n\nface numbers\n"
+    posit = bench_posit.SECTION + "\n\nposit numbers\n"
+    # the posit run adds its section after the face section
+    both = bench_face.replace_section(suite + "\n" + face, posit, bench_posit.SECTION)
+    assert both == suite + "\n" + face + "\n" + posit
+    # the face run replaces only its own section, the suite run keeps both
+    again = bench_face.replace_section(both, bench_face.SECTION + "\n\nnew face\n")
+    assert again == suite + "\n" + bench_face.SECTION + "\n\nnew face\n\n" + posit
+    new_suite = suite.replace("suite\n", "new suite\n", 1)
+    assert bench_face.keep_section(again, new_suite) == again.replace("suite\n",
+                                                                       "new suite\n", 1)
+
+
 def test_planner_comparison_is_ordered_as_the_planners_promise():
     sd = ROOT / "examples" / "rnnpool.sd"
     l2 = lower_to_l2(load_model(sd), bits=16, data=str(ROOT / "examples/rnnpool/test.npy"))

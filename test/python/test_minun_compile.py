@@ -63,3 +63,18 @@ def test_run_of_a_sgn_model_compares_labels_not_labels_with_scores():
                  str(ROOT / "examples" / "bonsai" / "test.npy"), "--run", "--max-inputs", "20")
     assert r.returncode == 0, r.stderr
     assert "labels equal to the evaluator's on 100.00%" in r.stdout
+
+
+def test_posit_representation_on_the_host_matches_the_evaluator(tmp_path):
+    """--repr posit --bits 8 --es 2: no training data needed (one type per program), the
+    posit runtime is written beside the model's C and the run agrees with the evaluator."""
+    report = tmp_path / "r.json"
+    r = compile_(str(ROOT / "examples" / "fastgrnn_lr_usps.sd"), "--repr", "posit", "--bits",
+                 "8", "--es", "2", "--test", str(USPS / "test.npy"), "--out",
+                 str(tmp_path / "c"), "--run", "--json", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr
+    data = json.loads(report.read_text())
+    assert data["run"]["agreement"] == 1.0
+    assert "fastgrnn_lr_usps [posit8]" in r.stdout
+    assert {p.name for p in (tmp_path / "c").iterdir()} >= {"model.c", "posit.c", "posit.h"}

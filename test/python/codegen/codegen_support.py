@@ -63,8 +63,9 @@ int main(int argc, char **argv)
 def build_host(model_dir: Path, exe: Path, cflags=("-O2",), cc: str = "gcc") -> Path:
     main = model_dir / "host_main.c.txt"
     main.write_text(HOST_MAIN)
+    runtime = [str(model_dir / "posit.c")] if (model_dir / "posit.c").is_file() else []
     cmd = [cc, *STRICT, *cflags, f"-I{model_dir}", "-x", "c", str(main), "-x", "c",
-           str(model_dir / "model.c"), "-o", str(exe), "-lm"]
+           str(model_dir / "model.c"), *runtime, "-o", str(exe), "-lm"]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return exe
 
@@ -88,8 +89,10 @@ class Expected:
 
 
 def storage_dtype(el) -> np.dtype:
-    if isinstance(el, num.FixedType):
+    if isinstance(el, (num.FixedType, num.PositType)):
         return np.dtype(f"<i{el.width // 8}")
+    if num.integer_stored(el):  # bfloat16 keys
+        return np.dtype("<i2")
     return np.dtype("<f4")
 
 
@@ -160,6 +163,10 @@ ONNX = {name: Model(REAL / name / "model.onnx", REAL / name, REAL / name / "test
 ALL_MODELS = {**EXAMPLES, **{f"suite/{k}": v for k, v in SUITE.items()},
               **{f"real/{k}": v for k, v in ONNX.items()}}
 
+# posit8's exponent bits: the es of posit<8, es> with the best accuracy over the suite
+# (docs/numerics.md, "The posit representation")
+POSIT8_ES = 2
+
 # configuration name -> options of the pipeline's quantize stage (minun_mlir/pipeline.py)
 CONFIGS: dict[str, dict[str, object]] = {
     "fixed16": dict(bits=16),
@@ -172,6 +179,9 @@ CONFIGS: dict[str, dict[str, object]] = {
     "fixed16-nearest-sat": dict(bits=16, rounding="nearest", overflow="saturate"),
     "fixed8-floor-sat": dict(bits=8, rounding="floor", overflow="saturate"),
     "float32": {"repr": "float32"},
+    "posit16": dict(repr="posit", bits=16, es=2),
+    "posit8": dict(repr="posit", bits=8, es=POSIT8_ES),
+    "bfloat16": {"repr": "bfloat16"},
 }
 
 

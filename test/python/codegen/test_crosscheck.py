@@ -3,7 +3,9 @@
 set, at 16 and 8 bits, with every parameter at 8 bits (mixed), under SeeDot's maxscale
 rules (wrapping B-bit products, TreeSum halvings, two-table exp) and with the other
 rounding and overflow modes; plus the benchmark suite at 16 bits and the vendored ONNX
-models (mnist-8, the TFLite-Micro sine) at 16 and 8 bits."""
+models (mnist-8, the TFLite-Micro sine) at 16 and 8 bits; and in the posit representation
+(posit<16, 2> and posit<8, 2>) and in bfloat16, every suite model, fastgrnn_lr_usps and
+the ONNX models (rnnpool's normalise_l2 has no posit or bfloat16 form yet)."""
 
 from __future__ import annotations
 
@@ -30,7 +32,14 @@ CASES = (
        for c in ("maxscale8-nearest", "fixed16-nearest-sat", "fixed8-floor-sat")]
     + [(f"suite/{s}", "fixed16") for s in SUITE if s not in EXAMPLE_COPIES]
     + [(f"real/{m}", c) for m in ONNX for c in ("fixed16", "fixed8")]
+    + [pytest.param(m, c, marks=[pytest.mark.slow] if any(
+        k in m for k in ("lenet", "fastgrnn-digits", "mnist")) else [])
+       for m in [f"suite/{s}" for s in SUITE] + ["fastgrnn_lr_usps"]
+       + [f"real/{m}" for m in ONNX] for c in ("posit16", "posit8", "bfloat16")]
 )
+# (posit and bfloat16 arithmetic is software: the convolutional and recurrent models'
+# evaluator and C runs take several seconds each, so they are marked slow: `make test`
+# runs them, `make test-fast` does not)
 
 
 def assert_same(got_labels, got_scores, exp) -> None:

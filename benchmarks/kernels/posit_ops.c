@@ -1,0 +1,53 @@
+/* What one call of the posit runtime (third_party/softposit) costs on a board: for the
+ * format POSIT_N, POSIT_ES (defined by the benchmark, minun_mlir/bench_posit.py), each of
+ * add, mul, exp, sigmoid, tanh and one quire fma timed between markers on PAIRS operand
+ * pairs (typical activations and weights, not special cases); the benchmark reports the
+ * median. The results are printed so that the calls are not optimised away. */
+#include "minun_target.h"
+#include "posit.h"
+
+#define PAIRS 4
+
+/* posit<16, 2> patterns of 1.3, -0.7, 0.05, 2.9 and -1.9, 0.4, -3.1, 0.12; posit<8, 2>
+ * takes their top bytes (about the same values) */
+static const uint16_t A16[PAIRS] = {0x4266, 0xc4cd, 0x1e66, 0x4b9a};
+static const uint16_t B16[PAIRS] = {0xb8cd, 0x34cd, 0xb39a, 0x275c};
+
+static volatile posit_t sink;
+static posit_quire_t quire;
+
+static posit_t pattern(uint16_t p)
+{
+    return POSIT_N == 16 ? p : (posit_t)(p >> 8);
+}
+
+int main(void)
+{
+    int i;
+    for (i = 0; i < PAIRS; i++) {
+        posit_t a = pattern(A16[i]), b = pattern(B16[i]);
+        minun_marker_start();
+        sink = posit_add(a, b, POSIT_N, POSIT_ES);
+        minun_marker_end();
+        minun_marker_start();
+        sink = posit_mul(a, b, POSIT_N, POSIT_ES);
+        minun_marker_end();
+        minun_marker_start();
+        sink = posit_exp(a, POSIT_N, POSIT_ES);
+        minun_marker_end();
+        minun_marker_start();
+        sink = posit_sigmoid(a, POSIT_N, POSIT_ES);
+        minun_marker_end();
+        minun_marker_start();
+        sink = posit_tanh(a, POSIT_N, POSIT_ES);
+        minun_marker_end();
+        posit_quire_clear(&quire);
+        minun_marker_start();
+        posit_quire_fma(&quire, a, b, POSIT_N, POSIT_ES);
+        minun_marker_end();
+        sink = posit_quire_to_posit(&quire, POSIT_N, POSIT_ES);
+    }
+    minun_print_hex32(sink);
+    minun_putc('\n');
+    return 0;
+}

@@ -1,0 +1,158 @@
+"""The ops of the bfloat16 representation (`bf16` elements, numerics/bfloat16_repr.py):
+values are stored as 16-bit keys whose integer order is the values' order, so relu, max,
+min, maxpool, argmax, sgn and clipping are the integer handlers of the other families.
+Here, through the `minun_bf16_*` helpers of minun_runtime.h (lowering/c_runtime.py):
+
+- add, sub, mul, exp, sigmoid, tanh: one call per element (float32 inside, rounded once);
+- matmul, conv2d: the products of each output formed and summed in float32 in loop order
+  (`minun_bf16_f32` converts the operands), rounded once by `minun_f32_bf16`;
+- sparse matmul: linear.py's column walk, each added term rounded;
+- neg: `~key` (`-1 - key`); clip, relu6, init: bounds and fills encoded at compile time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, f32
+from xdsl.ir import Operation, SSAValue
+
+from minun_mlir.dialects import minun, num
+from minun_mlir.lowering.loops import linear
+from minun_mlir.lowering.loops.builder import Gen, Lin
+from minun_mlir.lowering.loops.elementwise import elementwise
+from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of
+from minun_mlir.numerics import bfloat16_repr
+
+if TYPE_CHECKING:
+    from minun_mlir.lowering.lower_to_loops import Lowering
+
+I16 = IntegerType(16)
+
+
+def to_f32(g: Gen, x: SSAValue) -> SSAValue:
+    return g.helper("minun_bf16_f32", [x], f32)
+
+
+def from_f32(g: Gen, x: SSAValue) -> SSAValue:
+    return g.helper("minun_f32_bf16", [x], I16)
+
+
+def _binary(fn: str):
+    def lower(lw: Lowering, op: Operation) -> Val:
+        return elementwise(lw, op, lambda g, a, b: g.helper(f"minun_bf16_{fn}", [a, b], I16),
+                           op.lhs, op.rhs)
+
+    return lower
+
+
+def _unary(fn: str):
+    def lower(lw: Lowering, op: Operation) -> Val:
+        return elementwise(lw, op, lambda g, x: g.helper(f"minun_bf16_{fn}", [x], I16),
+                           op.input)
+
+    return lower
+
+
+def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
+    a, b = linear.operand(lw, op.lhs), linear.operand(lw, op.rhs)
+    k = shape_of(op.lhs)[1]
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        i, j = idx
+
+        def term(kk: list[Lin]) -> SSAValue:
+            return g.product(to_f32(g, a.load(g, [i, kk[0]])), to_f32(g, b.load(g, [kk[0], j])),
+                             32)
+
+        return from_f32(g, linear.sum_terms(g, (k,), 0, "nearest", f32, 32, term))
+
+    return Reduction(fn, [a, b], shape_of(op.result), element_of(op.result))
+
+
+def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
+    rows = lw.row_window(op, lw.vals[op.input])
+    x = linear.operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
+    f = linear.operand(lw, op.filter)
+    _, h, w, _ = shape_of(op.input)
+    groups, kh, kw, cg, cout = shape_of(op.filter)
+    sh, sw = minun.ints(op.strides)
+    pt, pb, pl, pr = minun.ints(op.pads)
+    dh, dw = minun.ints(op.dilations)
+    zero = lw.g.const(0.0, f32)
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        n, ho, wo, oc = idx
+        if groups == 1:
+            grp, co = Lin(0), oc
+        elif cout == 1:
+            grp, co = oc, Lin(0)
+        else:
+            ocv = g.lin(oc)
+            grp = Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout))))
+            co = Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout))))
+
+        def term(t: list[Lin]) -> SSAValue:
+            i, j, c = t
+            hi = ho.scale(sh) + i.scale(dh) + (-pt)
+            wi = wo.scale(sw) + j.scale(dw) + (-pl)
+            checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
+
+            def inside() -> list[SSAValue]:
+                xv = to_f32(g, x.load(g, [n, hi, wi, grp.scale(cg) + c]))
+                return [g.product(xv, to_f32(g, f.load(g, [grp, i, j, c, co])), 32)]
+
+            return g.guarded(checks, inside, zero)
+
+        return from_f32(g, linear.sum_terms(g, (kh, kw, cg), 0, "nearest", f32, 32, term))
+
+    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
+    return Reduction(fn, [x, f], shape_of(op.result), element_of(op.result),
+                     linear.windows(x) if isinstance(x, (linear.Rows, linear.Pixel)) else [],
+                     pointwise)
+
+
+def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:
+    return linear.lower_sparse_matmul(
+        lw, op, product=lambda g, a, b: g.product(to_f32(g, a), to_f32(g, b), 32),
+        accumulate=lambda g, acc, t: from_f32(g, g.wrap_add(to_f32(g, acc), t, 32)))
+
+
+def lower_clip(lw: Lowering, op: Operation) -> Val:
+    lo, hi = bfloat16_repr.clip_bounds(op)
+
+    def fn(g: Gen, x: SSAValue) -> SSAValue:  # np.clip: min(max(x, lo), hi)
+        return g.min(g.max(x, g.iconst(lo, 16)), g.iconst(hi, 16))
+
+    return elementwise(lw, op, fn, op.input)
+
+
+def lower_neg(lw: Lowering, op: Operation) -> Val:
+    # ~key = -1 - key, which no 16-bit key overflows
+    return elementwise(lw, op, lambda g, x: g.binop(arith.SubiOp, g.iconst(-1, 16), x,
+                                                     nsw=True), op.input)
+
+
+def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
+    q = int(bfloat16_repr.encode(np.array(float(op.fill.value.data))))
+    return Const(q, shape_of(op.result), element_of(op.result))
+
+
+HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
+    num.AddOp: _binary("add"),
+    num.SubOp: _binary("sub"),
+    num.MulOp: _binary("mul"),
+    num.ExpOp: _unary("exp"),
+    num.SigmoidOp: _unary("sigmoid"),
+    num.TanhOp: _unary("tanh"),
+    num.MatMulOp: lower_matmul,
+    num.Conv2DOp: lower_conv2d,
+    num.SparseMatMulOp: lower_sparse_matmul,
+    num.ClipOp: lower_clip,
+    num.Relu6Op: lower_clip,
+    num.NegOp: lower_neg,
+    minun.InitOp: lower_init,
+}

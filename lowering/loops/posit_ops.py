@@ -1,0 +1,185 @@
+"""The ops of the posit representation (`!num.posit<n, es>`), whose arithmetic is calls to
+the posit runtime (third_party/softposit, through the `minun_p<n>e<es>_*` wrappers of
+minun_runtime.h, lowering/c_runtime.py). A posit is stored as its n-bit pattern in an
+n-bit signed integer, whose order is the posits' order: relu, max, min, maxpool, argmax,
+sgn and neg are the integer handlers of the other families, unchanged. Here:
+
+- add, sub, mul, exp, sigmoid, tanh: one runtime call per element (lazy `Elementwise`);
+- matmul, conv2d: each output's dot product accumulated exactly in a quire and rounded
+  once: `minun_quire_push_<d>()` clears the quire of nesting depth d (a dot product whose
+  operand is itself a lazy dot product uses depth 2 for the inner one, and so on),
+  `minun_p<n>e<es>_fma(a, b)` adds a term to the current quire, `minun_p<n>e<es>_qpop_<d>()`
+  rounds it and makes depth d - 1 current;
+- sparse matmul: the compressed-column walk of linear.py with posit products and sums;
+- clip, relu6, init: the real bounds and fills encoded as patterns at compile time.
+
+The handlers are chosen by lower-to-loops for ops whose element type is a posit
+(`HANDLERS` here takes precedence over the families' for those ops).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.ir import Operation, SSAValue
+
+from minun_mlir.diagnostics import error
+from minun_mlir.dialects import minun, num
+from minun_mlir.dialects.num import PositType
+from minun_mlir.lowering.c_runtime import MAX_QUIRE_DEPTH
+from minun_mlir.lowering.loops import linear
+from minun_mlir.lowering.loops.builder import Gen, Lin
+from minun_mlir.lowering.loops.elementwise import elementwise
+from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of, storage
+from minun_mlir.numerics import posit_repr
+
+if TYPE_CHECKING:
+    from minun_mlir.lowering.lower_to_loops import Lowering
+
+
+def prefix(el: PositType) -> str:
+    """The runtime wrappers' prefix of a posit format: `minun_p16e2`."""
+    return f"minun_p{el.width}e{el.exponent_bits}"
+
+
+def call(g: Gen, el: PositType, fn: str, args: list[SSAValue]) -> SSAValue:
+    return g.helper(f"{prefix(el)}_{fn}", args, storage(el))
+
+
+def _binary(fn: str):
+    def lower(lw: Lowering, op: Operation) -> Val:
+        el = element_of(op.results[0])
+        return elementwise(lw, op, lambda g, a, b: call(g, el, fn, [a, b]), op.lhs, op.rhs)
+
+    return lower
+
+
+def _unary(fn: str):
+    def lower(lw: Lowering, op: Operation) -> Val:
+        el = element_of(op.results[0])
+        return elementwise(lw, op, lambda g, x: call(g, el, fn, [x]), op.input)
+
+    return lower
+
+
+# how deeply the dot product being built is nested in others (a lazy operand computed
+# inside its consumer's loop); each depth has its own quire in the C
+_depth = [0]
+
+
+def quire_sum(g: Gen, el: PositType, dims: tuple[int, ...],
+              term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]]) -> SSAValue:
+    """sum of a * b over the terms indexed row-major by `dims`, through the quire of the
+    current nesting depth (minun_runtime.h defines as many quires as the deepest uses)."""
+    if _depth[0] >= MAX_QUIRE_DEPTH:
+        raise error(f"posit dot products nested more than {MAX_QUIRE_DEPTH} deep")
+    _depth[0] += 1
+    try:
+        d = _depth[0]
+        g.probe(f"minun_quire_push_{d}", [])
+
+        def level(e: int, idx: list[Lin]) -> list:
+            if e == len(dims):
+                a, b = term(idx)
+                g.probe(f"{prefix(el)}_fma", [a, b])
+                return []
+            return g.loop(dims[e], [], lambda i: level(e + 1, idx + [i]))
+
+        level(0, [])
+        return call(g, el, f"qpop_{d}", [])
+    finally:
+        _depth[0] -= 1
+
+
+def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
+    a, b = linear.operand(lw, op.lhs), linear.operand(lw, op.rhs)
+    el = element_of(op.result)
+    k = shape_of(op.lhs)[1]
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        i, j = idx
+        return quire_sum(g, el, (k,), lambda kk: (a.load(g, [i, kk[0]]),
+                                                  b.load(g, [kk[0], j])))
+
+    return Reduction(fn, [a, b], shape_of(op.result), el)
+
+
+def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
+    rows = lw.row_window(op, lw.vals[op.input])
+    x = linear.operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
+    f = linear.operand(lw, op.filter)
+    el = element_of(op.result)
+    _, h, w, _ = shape_of(op.input)
+    groups, kh, kw, cg, cout = shape_of(op.filter)
+    sh, sw = minun.ints(op.strides)
+    pt, pb, pl, pr = minun.ints(op.pads)
+    dh, dw = minun.ints(op.dilations)
+    zero = lw.g.const(0, storage(el))
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        n, ho, wo, oc = idx
+        if groups == 1:
+            grp, co = Lin(0), oc
+        elif cout == 1:
+            grp, co = oc, Lin(0)
+        else:
+            ocv = g.lin(oc)
+            grp = Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout))))
+            co = Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout))))
+
+        def term(t: list[Lin]) -> tuple[SSAValue, SSAValue]:
+            i, j, c = t
+            hi = ho.scale(sh) + i.scale(dh) + (-pt)
+            wi = wo.scale(sw) + j.scale(dw) + (-pl)
+            checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
+            xv = g.guarded(checks, lambda: [x.load(g, [n, hi, wi, grp.scale(cg) + c])], zero)
+            return xv, f.load(g, [grp, i, j, c, co])  # a pad adds 0 * f: nothing
+
+        return quire_sum(g, el, (kh, kw, cg), term)
+
+    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
+    return Reduction(fn, [x, f], shape_of(op.result), el,
+                     linear.windows(x) if isinstance(x, (linear.Rows, linear.Pixel)) else [],
+                     pointwise)
+
+
+def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:
+    el = element_of(op.result)
+    return linear.lower_sparse_matmul(
+        lw, op, product=lambda g, a, b: call(g, el, "mul", [a, b]),
+        accumulate=lambda g, acc, t: call(g, el, "add", [acc, t]))
+
+
+def lower_clip(lw: Lowering, op: Operation) -> Val:
+    lo, hi = posit_repr.clip_bounds(op)
+    w = element_of(op.input).width
+
+    def fn(g: Gen, x: SSAValue) -> SSAValue:  # np.clip: min(max(x, lo), hi)
+        return g.min(g.max(x, g.iconst(lo, w)), g.iconst(hi, w))
+
+    return elementwise(lw, op, fn, op.input)
+
+
+def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
+    el = element_of(op.result)
+    q = int(posit_repr.encode(np.array(float(op.fill.value.data)), el))
+    return Const(q, shape_of(op.result), el)
+
+
+HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
+    num.AddOp: _binary("add"),
+    num.SubOp: _binary("sub"),
+    num.MulOp: _binary("mul"),
+    num.ExpOp: _unary("exp"),
+    num.SigmoidOp: _unary("sigmoid"),
+    num.TanhOp: _unary("tanh"),
+    num.MatMulOp: lower_matmul,
+    num.Conv2DOp: lower_conv2d,
+    num.SparseMatMulOp: lower_sparse_matmul,
+    num.ClipOp: lower_clip,
+    num.Relu6Op: lower_clip,
+    minun.InitOp: lower_init,
+}

@@ -1,0 +1,247 @@
+"""bfloat16 representation: the L2 program with `bf16` elements (`quantize{repr=bfloat16}`).
+
+A bfloat16 is the top half of a float32 (sign, 8 exponent bits, 7 fraction bits). Every
+operation computes in float32 and rounds its result to bfloat16 once, to nearest, ties to
+even (NaN stays a quiet NaN): add, sub and mul per element (the float32 product of two
+bfloat16s is exact); matmul and conv2d form each output's dot product in float32, adding
+the (exact) products in order (matmul: k ascending; conv2d: (kh, kw, c), padding adding
+0), and round once; sparse matmul rounds after each term it adds; exp, sigmoid and tanh are
+computed in float32 (`expf`, `1 / (1 + expf(-x))`, `tanhf`) and rounded.
+
+Storage: the 16-bit pattern mapped to an integer whose order is the values' order
+(`key = p ^ ((p >> 15) & 0x7fff)` on the signed 16-bit pattern: positive patterns as they
+are, negative ones with the magnitude bits flipped), so that relu, max, min, maxpool,
+argmax, sgn and clipping are integer comparisons as for fixed point and posits (-0 sits
+just below +0). Negation is `~key`. The C converts keys to floats and back in
+minun_runtime.h (`minun_bf16_*`, lowering/loops/bf16_ops.py).
+
+exp, sigmoid and tanh are where C and evaluator may differ: numpy's float32 exp and the
+C library's expf can disagree in the last float32 place, which changes the bfloat16 only
+when the value lies within that of a rounding boundary (rare; the tests allow it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, ModuleOp, StringAttr, TensorType, bf16
+from xdsl.ir import Attribute, Operation
+
+from minun_mlir.dialects import minun, num
+from minun_mlir.numerics import float_eval
+from minun_mlir.numerics.convert import shape_of
+from minun_mlir.numerics.float32_repr import Float32Converter
+from minun_mlir.numerics.float_eval import Profile, _align
+from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+
+
+class BFloat16Converter(Float32Converter):
+    """float32's program (same ops, same attributes) with bf16 elements."""
+
+    representation_name = "bfloat16"
+
+    def ty(self, old) -> TensorType:
+        return minun.tensor_of(shape_of(old), bf16)
+
+    def annotate(self, fn) -> None:
+        fn.attributes["num.rounding"] = StringAttr("nearest")
+
+    def param(self, op, values, name, sparse, declared):
+        ty = minun.tensor_of(values.shape, bf16)
+        return self.emit(num.ParamOp.build_param(name, encode(values), ty, sparse))
+
+    def init_type(self, op, fill) -> Attribute:
+        return bf16
+
+    def sum_types(self, op, body, n):
+        return bf16, bf16
+
+    def normalise_l2(self, op, x):
+        raise self.error(op, "not supported by the bfloat16 representation yet")
+
+    def softmax(self, op, x):
+        raise self.error(op, "not supported by the bfloat16 representation yet")
+
+
+# -- float32 <-> bfloat16 patterns <-> stored keys ----------------------------------------
+
+
+def round_f32(x: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 patterns (uint16 values in int64), to nearest, ties to even;
+    NaN -> the quiet NaN 0x7fc0 with the sign kept."""
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.int64)
+    nan = np.isnan(np.asarray(x, dtype=np.float32))
+    r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return np.where(nan, (u >> 16) | 0x40, r) & 0xFFFF
+
+
+def pattern_to_f32(p: np.ndarray) -> np.ndarray:
+    return ((np.asarray(p, dtype=np.int64) & 0xFFFF) << 16).astype(np.uint32).view(np.float32)
+
+
+def key(p: np.ndarray) -> np.ndarray:
+    """pattern (0..0xffff) -> the order-preserving signed 16-bit key."""
+    s = np.asarray(p, dtype=np.int64) & 0xFFFF
+    s = np.where(s >= 0x8000, s - 0x10000, s)
+    return np.where(s < 0, s ^ 0x7FFF, s)
+
+
+def pattern(k: np.ndarray) -> np.ndarray:
+    """key -> pattern (the map is its own inverse on signed 16-bit values)."""
+    return key(k) & 0xFFFF
+
+
+def to_f32(k: np.ndarray) -> np.ndarray:
+    return pattern_to_f32(pattern(k))
+
+
+def from_f32(x: np.ndarray) -> np.ndarray:
+    return key(round_f32(x))
+
+
+def encode(values: np.ndarray) -> np.ndarray:
+    """Reals -> stored keys: rounded to float32 first (the C input is a float32), then to
+    bfloat16."""
+    return from_f32(np.asarray(values, dtype=np.float64).astype(np.float32))
+
+
+def decode(stored: np.ndarray) -> np.ndarray:
+    return to_f32(stored).astype(np.float64)
+
+
+# -- evaluator kernels: keys in, keys out ---------------------------------------------------
+
+
+def _binary(fn):
+    def run(op, a, b):
+        rank = max(a.ndim, b.ndim) - 1
+        return from_f32(fn(to_f32(_align(a, rank)), to_f32(_align(b, rank))))
+
+    return run
+
+
+def _unary(fn):
+    def run(op, x):
+        return from_f32(fn(to_f32(x)))
+
+    return run
+
+
+def _sequential(terms: np.ndarray) -> np.ndarray:
+    """float32 sum over the last axis, in order, from +0."""
+    acc = np.zeros(terms.shape[:-1], dtype=np.float32)
+    for i in range(terms.shape[-1]):
+        acc = (acc + terms[..., i]).astype(np.float32)
+    return acc
+
+
+def _matmul(op, a, b):
+    fa, fb = to_f32(a), to_f32(b)  # (B, m, k), (B, k, n)
+    terms = (fa[:, :, :, None] * fb[:, None, :, :]).astype(np.float32)  # exact products
+    return from_f32(_sequential(np.moveaxis(terms, 2, 3)))
+
+
+def _sparse_matmul(op, a, x):
+    from minun_mlir.numerics.posit_repr import compressed
+
+    _, rows, cols = compressed(a[0])  # the nonzero keys (-0's key is -1), column by column
+    fa, fx = to_f32(a[0]), to_f32(x)
+    out = np.zeros((x.shape[0], a.shape[1], x.shape[2]), dtype=np.float32)
+    for j, k in zip(rows, cols):
+        out[:, j, :] = pattern_to_f32(round_f32(
+            (out[:, j, :] + (fa[j, k] * fx[:, k, :]).astype(np.float32)).astype(np.float32)))
+    return key(round_f32(out))
+
+
+def _conv2d(op, x, f):
+    from minun_mlir.numerics.float_eval import _windows
+
+    strides, pads, dil = (minun.ints(a) for a in (op.strides, op.pads, op.dilations))
+    groups = op.groups.value.data
+    f = to_f32(f[0])
+    b, n = x.shape[:2]
+    win = _windows(to_f32(x).reshape(b * n, *x.shape[2:]), f.shape[1:3], strides, pads, dil,
+                   0.0).astype(np.float32)
+    cg = f.shape[3]
+    outs = []
+    for g in range(groups):
+        w = win[:, :, :, g * cg:(g + 1) * cg]  # (M, Ho, Wo, cg, kh, kw)
+        w = np.moveaxis(w, 3, 5).reshape(*w.shape[:3], 1, -1)  # (M, Ho, Wo, 1, K)
+        fk = f[g].reshape(-1, f.shape[4]).T.reshape(1, 1, 1, f.shape[4], -1)
+        outs.append(_sequential((w * fk).astype(np.float32)))
+    y = from_f32(np.concatenate(outs, axis=-1))
+    return y.reshape(b, n, *y.shape[1:])
+
+
+def clip_bounds(op: Operation) -> tuple[int, int]:
+    lo, hi = (0.0, 6.0) if isinstance(op, num.Relu6Op) else (
+        float(op.lo.value.data), float(op.hi.value.data))
+    return int(encode(np.array(lo))), int(encode(np.array(hi)))
+
+
+def _clip(op, x):
+    lo, hi = clip_bounds(op)
+    return np.clip(x, lo, hi)
+
+
+def _maxpool(op, x):
+    from minun_mlir.numerics.float_eval import _windows
+
+    b, m = x.shape[:2]
+    win = _windows(x.reshape(b * m, *x.shape[2:]), minun.ints(op.kernel),
+                   minun.ints(op.strides), minun.ints(op.pads), (1, 1), -(1 << 15))
+    y = win.max(axis=(-2, -1))
+    return y.reshape(b, m, *y.shape[1:])
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    one = np.float32(1)
+    return (one / (one + np.exp(-x).astype(np.float32))).astype(np.float32)
+
+
+_KERNELS = {
+    "num.param": lambda op: op.array().astype(np.int64)[None],
+    "num.add": _binary(np.add),
+    "num.sub": _binary(np.subtract),
+    "num.mul": _binary(np.multiply),
+    "num.matmul": _matmul,
+    "num.sparse_matmul": _sparse_matmul,
+    "num.conv2d": _conv2d,
+    "num.exp": _unary(lambda x: np.exp(x).astype(np.float32)),
+    "num.sigmoid": _unary(_sigmoid),
+    "num.tanh": _unary(lambda x: np.tanh(x).astype(np.float32)),
+    "num.relu": lambda op, x: np.maximum(x, 0),
+    "num.relu6": _clip,
+    "num.clip": _clip,
+    "num.neg": lambda op, x: ~x,
+    "num.max": float_eval._binary(np.maximum),
+    "num.min": float_eval._binary(np.minimum),
+    "num.maxpool": _maxpool,
+    "num.argmax": float_eval._argmax,
+    "num.sgn": float_eval._sgn,
+    "minun.init": lambda op: np.full((1, *op.result.type.get_shape()),
+                                     int(encode(np.array(op.fill.value.data))), dtype=np.int64),
+}
+
+
+class BFloat16Representation(Representation):
+    name = "bfloat16"
+    needs_profile = False
+
+    def owns(self, element: Attribute) -> bool:
+        return isinstance(element, BFloat16Type)
+
+    def quantize(self, module: ModuleOp, config: QuantizeConfig, profile: Profile | None
+                 ) -> ModuleOp:
+        return BFloat16Converter(config, profile).run(module)
+
+    def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
+        return encode(values)
+
+    def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
+        return decode(stored)
+
+    def kernels(self):
+        return _KERNELS
+
+
+register(BFloat16Representation())

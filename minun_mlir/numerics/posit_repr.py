@@ -1,0 +1,294 @@
+"""posit representation: the L2 program with `!num.posit<n, es>` elements (MinUn §2.2).
+
+One posit type per program (`quantize{repr=posit bits=16 es=2}`): every value, parameter
+and constant is a posit<n, es> pattern, stored as an n-bit two's complement integer (the
+order of those integers is the posit order, so relu, max, min, maxpool, argmax and sgn are
+the fixed-point integer comparisons and negation is integer negation). Every operation
+rounds its exact result once (numerics/posit.py): add, sub and mul per element; matmul and
+conv2d accumulate every product of a dot product exactly in a quire and round once;
+sparse matmul adds its rounded terms column by column (as its C loop does); exp, sigmoid
+and tanh are correctly rounded. The kernels here are bit-exact with the C runtime in
+third_party/softposit (docs/numerics.md, "Posits").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from minun_mlir.diagnostics import error
+from minun_mlir.dialects import minun, num
+from minun_mlir.dialects.num import PositType
+from minun_mlir.numerics import float_eval
+from minun_mlir.numerics import posit as pz
+from minun_mlir.numerics.convert import L2Converter, shape_of
+from minun_mlir.numerics.float_eval import Profile, _align
+from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+
+BITS = (8, 16, 32)
+
+
+class PositConverter(L2Converter):
+    representation_name = "posit"
+
+    def __init__(self, config: QuantizeConfig, profile: Profile | None):
+        super().__init__(config, profile)
+        self.el = PositType(config.bits, config.es)
+
+    def ty(self, old: SSAValue) -> TensorType:
+        return minun.tensor_of(shape_of(old), self.el)
+
+    def annotate(self, fn) -> None:
+        fn.attributes["num.rounding"] = StringAttr("nearest")
+
+    def input(self, op: minun.InputOp) -> SSAValue:
+        return self.emit(num.InputOp.create(attributes={"sym_name": op.sym_name},
+                                            result_types=[self.ty(op.result)]))
+
+    def param(self, op, values, name, sparse, declared) -> SSAValue:
+        ty = minun.tensor_of(values.shape, self.el)
+        stored = encode(np.asarray(values, dtype=np.float64), self.el)
+        return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))
+
+    def init_type(self, op, fill) -> Attribute:
+        return self.el
+
+    def add(self, op: Operation, a, b, subtract) -> SSAValue:
+        kind = num.SubOp if subtract else num.AddOp
+        return self.emit(kind.create(operands=[a, b], result_types=[self.ty(op.results[0])]))
+
+    def mul(self, op: Operation, a, b) -> SSAValue:
+        return self.emit(num.MulOp.create(operands=[a, b], result_types=[
+            self.ty(op.results[0])]))
+
+    def _attrs(self, **ints) -> dict[str, Attribute]:
+        return {"rounding": num.rounding_attr("nearest"),
+                **{k: IntegerAttr(v, i64) for k, v in ints.items()}}
+
+    def matmul(self, op, a, b) -> SSAValue:
+        return self.emit(num.MatMulOp.create(operands=[a, b], attributes=self._attrs(
+            halvings=0), result_types=[self.ty(op.result)]))
+
+    def sparse_matmul(self, op, a, b) -> SSAValue:
+        return self.emit(num.SparseMatMulOp.create(operands=[a, b], attributes=self._attrs(
+            shift=0), result_types=[self.ty(op.result)]))
+
+    def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
+        attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
+        return self.emit(num.Conv2DOp.create(operands=[x, f], attributes={
+            **attrs, **self._attrs(halvings=0)}, result_types=[self.ty(op.result)]))
+
+    def exp(self, op, x) -> SSAValue:
+        return self.emit(num.ExpOp.create(operands=[x], attributes={
+            "method": num.ExpMethodAttr(num.ExpMethod.POSIT)}, result_types=[self.ty(op.result)]))
+
+    def table_function(self, op, kind, x) -> SSAValue:
+        return self.emit(kind.create(operands=[x], result_types=[self.ty(op.results[0])]))
+
+    def normalise_l2(self, op, x) -> SSAValue:
+        raise self.error(op, "not supported by the posit representation yet")
+
+    def softmax(self, op, x) -> SSAValue:
+        raise self.error(op, "not supported by the posit representation yet")
+
+    def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
+        return value
+
+    def unify(self, values):
+        return values
+
+    def carried_type(self, op, index, current, yielded) -> Attribute:
+        return current
+
+    def join_type(self, op, types):
+        return types[0]
+
+    def sum_types(self, op, body, n):
+        return self.el, self.el
+
+    def accumulate(self, acc, term) -> SSAValue:
+        return self.emit(num.AddOp.create(operands=[acc, term], result_types=[acc.type]))
+
+    def finish_sum(self, op, acc) -> SSAValue:
+        return acc
+
+
+# -- patterns <-> reals -------------------------------------------------------------------
+
+
+def encode(values: np.ndarray, el: PositType) -> np.ndarray:
+    """Reals -> stored patterns (n-bit two's complement integers, int64), rounded once."""
+    n, es = el.width, el.exponent_bits
+    return pz.signed(pz.encode(np.asarray(values, dtype=np.float64), n, es), n)
+
+
+def decode(stored: np.ndarray, el: PositType) -> np.ndarray:
+    return pz.decode(np.asarray(stored, dtype=np.int64), el.width, el.exponent_bits)
+
+
+# -- evaluator kernels: signed patterns in, signed patterns out ---------------------------
+
+
+def _fmt(op: Operation) -> tuple[int, int]:
+    for v in (*op.results, *op.operands):
+        if isinstance(v.type, TensorType) and isinstance(v.type.element_type, PositType):
+            el = v.type.element_type
+            return el.width, el.exponent_bits
+    raise AssertionError(op)
+
+
+def _binary(fn):
+    def run(op, a, b):
+        n, es = _fmt(op)
+        rank = max(a.ndim, b.ndim) - 1
+        return pz.signed(fn(_align(a, rank), _align(b, rank), n, es), n)
+
+    return run
+
+
+def _unary(fn):
+    def run(op, x):
+        n, es = _fmt(op)
+        return pz.signed(fn(x, n, es), n)
+
+    return run
+
+
+def _matmul(op, a, b):
+    """a (B, m, k) @ b (B, k, n): each dot product through the quire, rounded once."""
+    n, es = _fmt(op)
+    a, b = np.broadcast_arrays(a[:, :, :, None], b[:, None, :, :])  # (B, m, k, n)
+    return pz.signed(pz.dot(a, b, n, es, axis=2), n)
+
+
+def compressed(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values, rows, columns) of the nonzero entries, column by column (the order of the
+    C loop over the compressed-column copy, lowering/loops/linear.py)."""
+    cols = [np.nonzero(a[:, c])[0] for c in range(a.shape[1])]
+    rows = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+    colidx = np.concatenate([[c] * len(r) for c, r in enumerate(cols)]) if cols else rows
+    return a[rows, colidx.astype(np.int64)], rows, colidx.astype(np.int64)
+
+
+def _sparse_matmul(op, a, x):
+    """Column by column over the nonzero entries: acc[j] = acc[j] + a[j, k] * x[k], the
+    product and the sum each rounded (no quire: the terms of a row are far apart)."""
+    n, es = _fmt(op)
+    vals, rows, cols = compressed(a[0])
+    out = np.zeros((x.shape[0], a.shape[1], x.shape[2]), dtype=np.int64)
+    for v, j, k in zip(vals, rows, cols):
+        term = pz.mul(np.int64(v), x[:, k, :], n, es)
+        out[:, j, :] = pz.signed(pz.add(out[:, j, :], term, n, es), n)
+    return out
+
+
+def _conv2d(op, x, f):
+    """Each output's kh*kw*C/G products (zero padding) through the quire, rounded once."""
+    from minun_mlir.numerics.float_eval import _windows
+
+    n_, es = _fmt(op)
+    strides, pads, dil = (minun.ints(a) for a in (op.strides, op.pads, op.dilations))
+    groups = op.groups.value.data
+    f = f[0]
+    b, n = x.shape[:2]
+    win = _windows(x.reshape(b * n, *x.shape[2:]), f.shape[1:3], strides, pads, dil, 0)
+    cg = f.shape[3]
+    outs = []
+    for g in range(groups):
+        w = win[:, :, :, g * cg:(g + 1) * cg]  # (M, Ho, Wo, cg, kh, kw)
+        w = np.moveaxis(w, 3, 5).reshape(*w.shape[:3], 1, -1)  # (M, Ho, Wo, 1, K)
+        fk = f[g].reshape(-1, f.shape[4]).T.reshape(1, 1, 1, f.shape[4], -1)  # (.., Cout, K)
+        outs.append(pz.signed(pz.dot(*np.broadcast_arrays(w, fk), n_, es, axis=-1), n_))
+    y = np.concatenate(outs, axis=-1)
+    return y.reshape(b, n, *y.shape[1:])
+
+
+def _bounds(op, lo: float, hi: float) -> tuple[int, int]:
+    n, es = _fmt(op)
+    el = PositType(n, es)
+    return int(encode(np.array(lo), el)), int(encode(np.array(hi), el))
+
+
+def clip_bounds(op: Operation) -> tuple[int, int]:
+    """The stored patterns num.clip / num.relu6 clamp to (the bounds rounded once)."""
+    if isinstance(op, num.Relu6Op):
+        return _bounds(op, 0.0, 6.0)
+    return _bounds(op, float(op.lo.value.data), float(op.hi.value.data))
+
+
+def _clip(op, x):
+    lo, hi = clip_bounds(op)
+    return np.clip(x, lo, hi)
+
+
+def _maxpool(op, x):
+    from minun_mlir.numerics.float_eval import _windows
+
+    n, _ = _fmt(op)
+    b, m = x.shape[:2]
+    win = _windows(x.reshape(b * m, *x.shape[2:]), minun.ints(op.kernel),
+                   minun.ints(op.strides), minun.ints(op.pads), (1, 1), -(1 << (n - 1)))
+    y = win.max(axis=(-2, -1))
+    return y.reshape(b, m, *y.shape[1:])
+
+
+def _init(op):
+    el = op.result.type.element_type
+    return np.full((1, *op.result.type.get_shape()), int(encode(np.array(
+        op.fill.value.data), el)), dtype=np.int64)
+
+
+_KERNELS = {
+    "num.param": lambda op: op.array().astype(np.int64)[None],
+    "num.add": _binary(pz.add),
+    "num.sub": _binary(pz.sub),
+    "num.mul": _binary(pz.mul),
+    "num.matmul": _matmul,
+    "num.sparse_matmul": _sparse_matmul,
+    "num.conv2d": _conv2d,
+    "num.exp": _unary(pz.exp),
+    "num.sigmoid": _unary(pz.sigmoid),
+    "num.tanh": _unary(pz.tanh),
+    "num.relu": lambda op, x: np.maximum(x, 0),
+    "num.relu6": _clip,
+    "num.clip": _clip,
+    "num.neg": lambda op, x: pz.signed(-x, _fmt(op)[0]),
+    "num.max": float_eval._binary(np.maximum),
+    "num.min": float_eval._binary(np.minimum),
+    "num.maxpool": _maxpool,
+    "num.argmax": float_eval._argmax,
+    "num.sgn": float_eval._sgn,
+    "minun.init": _init,
+}
+
+
+class PositRepresentation(Representation):
+    name = "posit"
+    needs_profile = False
+
+    def owns(self, element: Attribute) -> bool:
+        return isinstance(element, PositType)
+
+    def quantize(self, module: ModuleOp, config: QuantizeConfig, profile: Profile | None
+                 ) -> ModuleOp:
+        if config.bits not in BITS or not 0 <= config.es <= 2:
+            raise error(f"quantize: posits need bits 8, 16 or 32 and es 0..2, got bits="
+                        f"{config.bits} es={config.es}")
+        if config.scales == "maxscale" or config.demote or config.bits_by_name \
+                or config.param_bits is not None or config.scale_by_name:
+            raise error("quantize: the posit representation has one type per program "
+                        "(no maxscale, demotion or per-tensor bitwidths)")
+        return PositConverter(config, profile).run(module)
+
+    def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
+        return encode(values, element)
+
+    def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
+        return decode(stored, element)
+
+    def kernels(self):
+        return _KERNELS
+
+
+register(PositRepresentation())

@@ -1,0 +1,45 @@
+"""The posit and bfloat16 representations' C on the simulated boards: on the Cortex-M4 (QEMU) every
+suite model, and on the Uno (simavr) a representative subset (one model of each family
+that fits its 2 KB of RAM and runs in seconds under simulation: posit arithmetic is
+software, a few thousand cycles per operation), compute the evaluator's patterns, at
+posit<16, 2> and posit<8, 2> (codegen_support's posit16 and posit8), and in bfloat16
+(whose exp, sigmoid and tanh use the board's expf/tanhf: equal on these inputs, not
+promised in general, numerics/bfloat16_repr.py). The x86 build is
+checked on every suite model in test_crosscheck.py. Prints sizes and latencies (-s)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from codegen_support import SUITE, expected_for, quantized
+
+from minun_mlir.codegen import emit_c
+from minun_mlir.targets import run_model
+
+N = {"cortex-m4": 4, "avr": 2}
+AVR_RAM_BUDGET = 2048 - 256  # as test_targets.py: leave the stack 256 B
+AVR_MODELS = ("protonn-breast-cancer", "bonsai-wine", "fastgrnn-lr-digits-binary",
+              "lenet-digits-binary")
+# the quick ones (under about 2 s each) run in `make test-fast` too
+FAST = ("protonn-breast-cancer", "protonn-wine", "bonsai-wine", "bonsai-breast-cancer")
+CASES = [pytest.param(m, t, marks=[] if m in FAST else [pytest.mark.slow])
+         for m, t in [(m, "cortex-m4") for m in sorted(SUITE)]
+         + [(m, "avr") for m in AVR_MODELS]]
+
+
+@pytest.mark.parametrize("config", ("posit16", "posit8", "bfloat16"))
+@pytest.mark.parametrize("model,target", CASES)
+def test_posit_c_on_the_board_equals_the_evaluator(model, target, config, tmp_path, capsys):
+    name = f"suite/{model}"
+    l2, _ = quantized(name, config)
+    exp = expected_for(name, config)
+    emit_c(l2, target, tmp_path)
+    assert (tmp_path / "posit.c").is_file() == config.startswith("posit")
+    n = N[target]
+    r = run_model(tmp_path, target, exp.inputs[:n], name=model, config=config,
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(r.labels, exp.labels[:n], err_msg=target)
+    np.testing.assert_array_equal(r.outputs, exp.scores[:n], err_msg=target)
+    with capsys.disabled():
+        print(f"\n  {model} {config} {target}: flash {r.flash_bytes} B, RAM {r.ram_bytes} B, "
+              f"stack {r.stack_bytes} B, {r.latency_median:,.0f} {r.latency_unit}")

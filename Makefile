@@ -37,6 +37,7 @@ test-nightly: setup
 bench: setup
 	$(BIN)/python tools/bench.py
 	$(BIN)/python tools/bench.py --face
+	$(BIN)/python tools/bench.py --posit
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -281,7 +281,7 @@ class CPrinter:
                                                            self.smlad_loop(op)) or
                                       self.guarded_loop(op)):
             return
-        if self.profile.sse2 and self.sse2_dot_loop(op):
+        if self.profile.sse2 and (self.split_rows(op) or self.sse2_dot_loop(op)):
             return
         if self.profile.avr_asm and (self.avr_dot_loop(op) or self.avr_scatter_loop(op) or
                                      self.guarded_loop(op)):
@@ -553,6 +553,90 @@ class CPrinter:
         self.region(op.body)
         self.line("}")
         self.lines.append("#endif")
+        return True
+
+    def split_rows(self, op: cemit.ForOp) -> bool:
+        """x86: a loop over rows whose body computes dot products (`acc = 0;` then a
+        stride-1 dot loop into acc) and then uses them (rescales, stores) runs as two
+        loops: every row's dot products into local arrays, then the rest, which the
+        compiler can vectorise across rows. Only with constant bounds, a flat body
+        (declarations, stores, assignments), dot loops that read no variable the rest
+        declares or assigns, and no element a dot product reads stored by the rest
+        (interval test on the affine indices), so every value is the same."""
+        bounds = _int_literal(op.lower), _int_literal(op.upper)
+        if None in bounds or not 2 <= bounds[1] - bounds[0] <= 4096:
+            return False
+        lo, hi = bounds
+        v = op.var.data
+        body = cemit.statements(op.body)
+        pairs, rest = [], []
+        k = 0
+        while k < len(body):
+            s = body[k]
+            nxt = body[k + 1] if k + 1 < len(body) else None
+            if (isinstance(s, cemit.DeclOp) and s.is_const is None
+                    and _int_literal(s.init) == 0 and isinstance(nxt, cemit.ForOp)):
+                dot = _dot_loop(nxt)
+                if dot is not None and dot[0].var.data == s.var.data and \
+                        all(stride == 1 for _, stride in dot[1]):
+                    pairs.append((s, nxt, dot[1]))
+                    k += 2
+                    continue
+            if not isinstance(s, (cemit.DeclOp, cemit.StoreOp, cemit.AssignOp)):
+                return False
+            rest.append(s)
+            k += 1
+        if not pairs:
+            return False
+        accs = {d.var.data for d, _, _ in pairs}
+        local = {s.var.data for s in rest if isinstance(s, (cemit.DeclOp, cemit.AssignOp))}
+        if accs & {s.var.data for s in rest if isinstance(s, cemit.AssignOp)}:
+            return False
+        known = {v: (lo, hi - 1)}
+        reads = []
+        for _, loop, loads in pairs:
+            if any(_mentions(x, name) for name in local
+                   for x in (loop.lower, loop.upper, *(ld.index for ld, _ in loads))):
+                return False
+            first, last = _interval(loop.lower, known), _interval(loop.upper, known)
+            inner = {**known, loop.var.data: (first[0], last[1] - 1)} \
+                if first is not None and last is not None else known
+            reads += [(ld.array.data, ld.index, inner, ctype(ld.result.type))
+                      for ld, _ in loads]
+        writes = [(st.array.data, st.index, known, ctype(st.value.type))
+                  for st in rest if isinstance(st, cemit.StoreOp)]
+        for wa, wi, wk, wt in writes:
+            for ra, ri, rk, rt in reads:
+                if _memory(wa) != _memory(ra):
+                    continue
+                w, r = _bytes(wa, wi, wk, wt), _bytes(ra, ri, rk, rt)
+                if w is None or r is None or not (w[1] < r[0] or r[1] < w[0]):
+                    return False
+        n = hi - lo
+        row = v if lo == 0 else f"{v} - {lo}"
+        self.line("{")
+        self.depth += 1
+        for decl, _, _ in pairs:
+            self.line(f"{ctype(decl.init.type)} {decl.var.data}_rows[{n}];")
+        self.line(f"for (int {v} = {lo}; {v} < {hi}; {v}++) {{")
+        self.depth += 1
+        for decl, loop, _ in pairs:
+            self.decl(decl)
+            self.for_(loop)
+            self.line(f"{decl.var.data}_rows[{row}] = {decl.var.data};")
+        self.depth -= 1
+        self.line("}")
+        self.line(f"for (int {v} = {lo}; {v} < {hi}; {v}++) {{")
+        self.depth += 1
+        for decl, _, _ in pairs:
+            self.line(f"const {ctype(decl.init.type)} {decl.var.data} = "
+                      f"{decl.var.data}_rows[{row}];")
+        for s in rest:
+            self.statements[type(s)](s)
+        self.depth -= 1
+        self.line("}")
+        self.depth -= 1
+        self.line("}")
         return True
 
     def sse2_dot_loop(self, op: cemit.ForOp) -> bool:
@@ -946,6 +1030,58 @@ def _is_zero(v: SSAValue) -> bool:
     lit = v.owner
     return isinstance(lit, cemit.LiteralOp) and isinstance(lit.value, IntegerAttr) and \
         lit.value.value.data == 0
+
+
+def _int_literal(v: SSAValue) -> int | None:
+    op = v.owner
+    while isinstance(op, cemit.CastOp):
+        op = op.input.owner
+    if isinstance(op, cemit.LiteralOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def _interval(v: SSAValue, known: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
+    """The least and greatest value of an integer expression over the variables' ranges
+    in `known` (None for anything else: a load, an unknown variable, a division)."""
+    op = v.owner
+    c = _int_literal(v)
+    if c is not None:
+        return c, c
+    if isinstance(op, cemit.CastOp):
+        return _interval(op.input, known)
+    if isinstance(op, cemit.RefOp):
+        return known.get(op.var.data)
+    if isinstance(op, cemit.BinaryOp) and op.op.data in "+-*":
+        a, b = _interval(op.lhs, known), _interval(op.rhs, known)
+        if a is None or b is None:
+            return None
+        if op.op.data == "+":
+            return a[0] + b[0], a[1] + b[1]
+        if op.op.data == "-":
+            return a[0] - b[1], a[1] - b[0]
+        products = [x * y for x in a for y in b]
+        return min(products), max(products)
+    return None
+
+
+_CTYPE_BYTES = {"int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4,
+                "uint32_t": 4, "int64_t": 8, "float": 4}
+
+
+def _memory(array: str) -> str:
+    """The object an array name lives in: the scratch union's members share one."""
+    return array.split(".")[0]
+
+
+def _bytes(array: str, index: SSAValue, known: dict[str, tuple[int, int]], element: str
+           ) -> tuple[int, int] | None:
+    """The byte range of `array[index]` over the variables' ranges (None: unknown)."""
+    span = _interval(index, known)
+    size = _CTYPE_BYTES.get(element)
+    if span is None or size is None:
+        return None
+    return span[0] * size, span[1] * size + size - 1
 
 
 def _mentions(v: SSAValue, var: str) -> bool:

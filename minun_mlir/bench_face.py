@@ -235,12 +235,14 @@ def suite_search(work: Path) -> dict:
                            r["uno_static_ram_bytes"] <= r["budget_bytes"] for r in rows)}
 
 
-def evaluator_speed(n: int = 10_000, repeats: int = 5, native_repeats: int = 20) -> dict:
-    """FastGRNN (digits10) on n random inputs: numpy evaluators vs native, side by side,
-    each the best of `repeats` runs (`native_repeats` for the native ones, whose few
-    milliseconds vary more with thread wake-ups) after one warm-up run (for native: the
-    cached build, loading one library copy per thread and filling its tables), and the
-    outputs compared."""
+def evaluator_speed(n: int = 10_000, rounds: int = 5, native_repeats: int = 5) -> dict:
+    """FastGRNN (digits10) on n random inputs: numpy evaluators vs native, side by side.
+    After one warm-up run of each (for native: the cached build, loading one library copy
+    per thread and filling its tables), `rounds` rounds each time one numpy run and the
+    best of `native_repeats` native runs (a few milliseconds, which vary with thread
+    wake-ups); the speedup is the median over the rounds of numpy / native, so that a
+    slow phase of a shared machine weighs on both sides of one ratio. The outputs are
+    compared."""
     from minun_mlir import native
     from minun_mlir.data import input_shape
     from minun_mlir.frontends.seedot import load_program
@@ -254,25 +256,29 @@ def evaluator_speed(n: int = 10_000, repeats: int = 5, native_repeats: int = 20)
     l2 = lower_to_l2(module, bits=16, data=str(folder / "train.npy"), evaluator="numpy")
     f32 = lower_to_l2(module, repr="float32")
     fixed, floats = native.NativeProgram(l2), native.NativeProgram(f32)
-    runs = {"float numpy": lambda: evaluate(module, x).outputs[0],
-            "fixed16 numpy": lambda: evaluate_l2(l2, x).outputs[0],
-            "fixed16 native": lambda: fixed.outputs(x)[0],
-            "float native": lambda: floats.outputs(x)[0]}
-    times, results = {}, {}
-    for name, run in runs.items():
-        results[name] = run()
+    pairs = {"float": (lambda: evaluate(module, x).outputs[0], lambda: floats.outputs(x)[0]),
+             "fixed16": (lambda: evaluate_l2(l2, x).outputs[0], lambda: fixed.outputs(x)[0])}
+
+    def seconds(run, repeats: int = 1) -> float:
         best = math.inf
-        for _ in range(native_repeats if "native" in name else repeats):
+        for _ in range(repeats):
             t0 = time.perf_counter()
             run()
             best = min(best, time.perf_counter() - t0)
-        times[name] = best
-    return {"inputs": n, "repeats": repeats, "native_repeats": native_repeats,
+        return best
+
+    times, speedups, results = {}, {}, {}
+    for kind, (slow, fast) in pairs.items():
+        results[kind] = (slow(), fast())
+        measured = [(seconds(slow), seconds(fast, native_repeats)) for _ in range(rounds)]
+        times[f"{kind} numpy"] = float(np.median([a for a, _ in measured]))
+        times[f"{kind} native"] = float(np.median([b for _, b in measured]))
+        speedups[kind] = float(np.median([a / b for a, b in measured]))
+    return {"inputs": n, "rounds": rounds, "native_repeats": native_repeats,
             "seconds": {k: round(v, 4) for k, v in times.items()},
-            "fixed16_speedup": round(times["fixed16 numpy"] / times["fixed16 native"], 1),
-            "float_speedup": round(times["float numpy"] / times["float native"], 1),
-            "fixed16_equal": bool(np.array_equal(results["fixed16 native"],
-                                                 results["fixed16 numpy"]))}
+            "fixed16_speedup": round(speedups["fixed16"], 1),
+            "float_speedup": round(speedups["float"], 1),
+            "fixed16_equal": bool(np.array_equal(*results["fixed16"]))}
 
 
 def render(face: dict, speed: dict, onnx_models: dict | None = None,
@@ -378,9 +384,10 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
     lines += [
         "",
         f"Native vs numpy evaluator, FastGRNN (digits10), {speed['inputs']:,} inputs in one "
-        f"batch, best of {speed.get('repeats', 1)} runs (numpy) and "
-        f"{speed.get('native_repeats', 1)} runs (native) after a warm-up run (native: the "
-        "build is cached; loading a library copy per thread is in the warm-up):", "",
+        f"batch, after a warm-up run of each (native: the build is cached; loading a "
+        f"library copy per thread is in the warm-up); {speed.get('rounds', 1)} rounds of one "
+        f"numpy run and the best of {speed.get('native_repeats', 1)} native runs; medians, "
+        "and the speedup is the median of the rounds' ratios:", "",
         "| evaluator | float | fixed16 |",
         "|---|---|---|",
         f"| numpy | {sec['float numpy']:.3f} s | {sec['fixed16 numpy']:.3f} s |",

@@ -4,6 +4,9 @@
 // the compiler vectorises across rows. The convolution's loops (bounds that depend on
 // the window) stay as they are.
 // RUN: minun-opt %S/Inputs/conv-dense-16.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{profile=x86 file=source}' | filecheck %s
+// Inputs/dense-store-overlap.mlir is that program's L4 with the dense layer's result stored
+// into minun_scratch.i16[i4], elements its dot products read (i5 in 0..17): not split.
+// RUN: minun-opt %S/Inputs/dense-store-overlap.mlir -t 'c{profile=x86 file=source}' | filecheck %s --check-prefix=OVERLAP
 
 // CHECK:      acc0 = minun_dot16_sse2(
 // CHECK-NOT:  acc0_rows
@@ -19,3 +22,8 @@
 // CHECK-NEXT:     const int32_t acc1 = acc1_rows[i4];
 // CHECK-NEXT:     out[i4] = (int16_t)((acc1 + ((acc1 >> 31) & 16383)) >> 14);
 // CHECK-NEXT: }
+
+// OVERLAP-NOT: _rows
+// OVERLAP:     acc1 = minun_dot16_sse2(&minun_scratch.i16[i5], &p_W_t[(i4 * 18) + i5], 18 - i5, acc1);
+// OVERLAP:     minun_scratch.i16[i4] = (int16_t)((acc1 + ((acc1 >> 31) & 16383)) >> 14);
+// OVERLAP-NOT: _rows

@@ -109,7 +109,33 @@ def op_costs(work: Path) -> dict:
     return out
 
 
-def render(rows: list[dict], costs: dict) -> str:
+FLASH_TARGETS = ("avr", "cortex-m0plus")
+
+
+def op_flash(work: Path) -> dict:
+    """{format: {target: {op: bytes}}}: the flash one operation of the runtime brings into
+    a program, as the linker counts it (posit_ops.c built with ONLY_OP = that operation,
+    minus ONLY_OP = 0), on the Uno and the Cortex-M0+."""
+    from minun_mlir.targets import build_and_run
+
+    out: dict = {}
+    for n, es in ((16, 2), (8, 2)):
+        fmt = f"posit<{n}, {es}>"
+        for target in FLASH_TARGETS:
+            flash = {}
+            for k, op in enumerate(("none", *OPS)):
+                r = build_and_run([RUNTIME / "posit.c", KERNEL], target,
+                                  include_dirs=[RUNTIME],
+                                  defines={"POSIT_N": str(n), "POSIT_ES": str(es),
+                                           "ONLY_OP": str(k)},
+                                  work_dir=work / f"flash-{n}-{es}-{target}-{k}",
+                                  name="posit_ops")
+                flash[op] = r.flash_bytes
+            out.setdefault(fmt, {})[target] = {op: flash[op] - flash["none"] for op in OPS}
+    return out
+
+
+def render(rows: list[dict], costs: dict, flash: dict | None = None) -> str:
     labels = [o.label for o in CONFIGS if o.label != "float32"]
     out = [SECTION + " and bfloat16", "",
            "Written by `tools/bench.py --posit` (minun_mlir/bench_posit.py); `make bench` keeps "
@@ -162,4 +188,15 @@ def render(rows: list[dict], costs: dict) -> str:
         for t, rec in by_target.items():
             out.append(f"| {fmt} | {t} | " + " | ".join(_num(rec[op]) for op in OPS)
                        + f" | {_num(rec['flash_bytes'])} |")
+    if flash:
+        out += ["", "Flash of one operation of the runtime: bytes a program calling only it "
+                "takes beyond one calling none (posit_ops.c with ONLY_OP; the linker drops "
+                "unused functions, so an operation counts the helpers it needs, which other "
+                "operations share).", "",
+                "| format | board | " + " | ".join(OPS) + " |",
+                "|---|---|" + "---|" * len(OPS)]
+        for fmt, by_target in flash.items():
+            for t, rec in by_target.items():
+                out.append(f"| {fmt} | {t} | " + " | ".join(_num(rec[op]) for op in OPS)
+                           + " |")
     return "\n".join(out) + "\n"

@@ -99,15 +99,17 @@ def posit(args) -> int:
     with tempfile.TemporaryDirectory(prefix="minun-posit-") as tmp:
         rows = bench_posit.accuracy(Path(tmp), args.models)
         costs = bench_posit.op_costs(Path(tmp))
-    print(json.dumps(costs, indent=1), flush=True)
+        flash = bench_posit.op_flash(Path(tmp))
+    print(json.dumps(costs, indent=1), json.dumps(flash, indent=1), flush=True)
     out = Path(args.out)
-    section = bench_posit.render(rows, costs)
+    section = bench_posit.render(rows, costs, flash)
     if args.models:  # a partial run: print, leave the report alone
         print(section)
         return 0
     out.write_text(bench_face.replace_section(out.read_text(), section, bench_posit.SECTION))
     Path(args.results).with_name("posit.json").write_text(json.dumps(
-        {"models": rows, "op_costs": costs}, indent=1, sort_keys=True) + "\n")
+        {"models": rows, "op_costs": costs, "op_flash": flash}, indent=1,
+        sort_keys=True) + "\n")
     return 0
 
 

@@ -2,7 +2,10 @@
  * format POSIT_N, POSIT_ES (defined by the benchmark, minun_mlir/bench_posit.py), each of
  * add, mul, exp, sigmoid, tanh and one quire fma timed between markers on PAIRS operand
  * pairs (typical activations and weights, not special cases); the benchmark reports the
- * median. The results are printed so that the calls are not optimised away. */
+ * median. The results are printed so that the calls are not optimised away.
+ * With ONLY_OP = k (1..6: add, mul, exp, sigmoid, tanh, quire fma; 0: none) only that
+ * operation is called: the flash of such a program minus that of ONLY_OP = 0 is what the
+ * one operation brings in (the linker drops the runtime's unused functions). */
 #include "minun_target.h"
 #include "posit.h"
 
@@ -16,6 +19,12 @@ static const uint16_t B16[PAIRS] = {0xb8cd, 0x34cd, 0xb39a, 0x275c};
 static volatile posit_t sink;
 static posit_quire_t quire;
 
+#if defined(ONLY_OP)
+#define CALLS(k) (ONLY_OP == (k))
+#else
+#define CALLS(k) 1
+#endif
+
 static posit_t pattern(uint16_t p)
 {
     return POSIT_N == 16 ? p : (posit_t)(p >> 8);
@@ -26,26 +35,38 @@ int main(void)
     int i;
     for (i = 0; i < PAIRS; i++) {
         posit_t a = pattern(A16[i]), b = pattern(B16[i]);
-        minun_marker_start();
-        sink = posit_add(a, b, POSIT_N, POSIT_ES);
-        minun_marker_end();
-        minun_marker_start();
-        sink = posit_mul(a, b, POSIT_N, POSIT_ES);
-        minun_marker_end();
-        minun_marker_start();
-        sink = posit_exp(a, POSIT_N, POSIT_ES);
-        minun_marker_end();
-        minun_marker_start();
-        sink = posit_sigmoid(a, POSIT_N, POSIT_ES);
-        minun_marker_end();
-        minun_marker_start();
-        sink = posit_tanh(a, POSIT_N, POSIT_ES);
-        minun_marker_end();
-        posit_quire_clear(&quire);
-        minun_marker_start();
-        posit_quire_fma(&quire, a, b, POSIT_N, POSIT_ES);
-        minun_marker_end();
-        sink = posit_quire_to_posit(&quire, POSIT_N, POSIT_ES);
+        if (CALLS(1)) {
+            minun_marker_start();
+            sink = posit_add(a, b, POSIT_N, POSIT_ES);
+            minun_marker_end();
+        }
+        if (CALLS(2)) {
+            minun_marker_start();
+            sink = posit_mul(a, b, POSIT_N, POSIT_ES);
+            minun_marker_end();
+        }
+        if (CALLS(3)) {
+            minun_marker_start();
+            sink = posit_exp(a, POSIT_N, POSIT_ES);
+            minun_marker_end();
+        }
+        if (CALLS(4)) {
+            minun_marker_start();
+            sink = posit_sigmoid(a, POSIT_N, POSIT_ES);
+            minun_marker_end();
+        }
+        if (CALLS(5)) {
+            minun_marker_start();
+            sink = posit_tanh(a, POSIT_N, POSIT_ES);
+            minun_marker_end();
+        }
+        if (CALLS(6)) {
+            posit_quire_clear(&quire);
+            minun_marker_start();
+            posit_quire_fma(&quire, a, b, POSIT_N, POSIT_ES);
+            minun_marker_end();
+            sink = posit_quire_to_posit(&quire, POSIT_N, POSIT_ES);
+        }
     }
     minun_print_hex32(sink);
     minun_putc('\n');

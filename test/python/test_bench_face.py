@@ -51,3 +51,27 @@ def test_planner_comparison_is_ordered_as_the_planners_promise():
     assert rows["naive"]["scratch_bytes"] >= rows["greedy"]["scratch_bytes"] >= bound
     assert rows["greedy"]["scratch_bytes"] >= rows["optimal"]["scratch_bytes"] >= bound
     assert rows["shiftry"]["scratch_bytes"] >= bound
+
+
+def test_posit_runtime_flash_per_operation_counts_only_what_the_operation_needs(tmp_path):
+    """The per-operation flash of the posit runtime (Uno, M0+): each operation alone takes
+    some flash, less than the program calling all six, and sigmoid and tanh, built on exp,
+    take more than exp (the linker keeps only the functions an operation reaches)."""
+    from minun_mlir import bench_posit
+    from minun_mlir.targets import build_and_run
+
+    flash = bench_posit.op_flash(tmp_path)
+    for fmt, by_target in flash.items():
+        n = int(fmt.split("<")[1].split(",")[0])
+        for target, ops in by_target.items():
+            every = build_and_run([bench_posit.RUNTIME / "posit.c", bench_posit.KERNEL],
+                                  target, include_dirs=[bench_posit.RUNTIME],
+                                  defines={"POSIT_N": str(n), "POSIT_ES": "2"},
+                                  work_dir=tmp_path / f"all-{n}-{target}", name="posit_ops")
+            none = build_and_run([bench_posit.RUNTIME / "posit.c", bench_posit.KERNEL],
+                                 target, include_dirs=[bench_posit.RUNTIME],
+                                 defines={"POSIT_N": str(n), "POSIT_ES": "2", "ONLY_OP": "0"},
+                                 work_dir=tmp_path / f"none-{n}-{target}", name="posit_ops")
+            assert all(0 < ops[op] < every.flash_bytes - none.flash_bytes
+                       for op in bench_posit.OPS), (fmt, target, ops)
+            assert ops["sigmoid"] > ops["exp"] and ops["tanh"] > ops["exp"], (fmt, target)

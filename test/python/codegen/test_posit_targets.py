@@ -1,7 +1,7 @@
-"""The posit and bfloat16 representations' C on the simulated boards: on the Cortex-M4 (QEMU) every
-suite model, and on the Uno (simavr) a representative subset (one model of each family
-that fits its 2 KB of RAM and runs in seconds under simulation: posit arithmetic is
-software, a few thousand cycles per operation), compute the evaluator's patterns, at
+"""The posit and bfloat16 representations' C on the simulated boards: on the Cortex-M4 (QEMU) and
+the Uno (simavr) every suite model (on the Uno, 2 inputs each: posit arithmetic is
+software, a few thousand cycles per operation; each fits the Uno's 2 KB of RAM and 32 KB
+of flash with the runtime) computes the evaluator's patterns, at
 posit<16, 2> and posit<8, 2> (codegen_support's posit16 and posit8), and in bfloat16
 (whose exp, sigmoid and tanh use the board's expf/tanhf: equal on these inputs, not
 promised in general, numerics/bfloat16_repr.py). The x86 build is
@@ -18,8 +18,7 @@ from minun_mlir.targets import run_model
 
 N = {"cortex-m4": 4, "avr": 2}
 AVR_RAM_BUDGET = 2048 - 256  # as test_targets.py: leave the stack 256 B
-AVR_MODELS = ("protonn-breast-cancer", "bonsai-wine", "fastgrnn-lr-digits-binary",
-              "lenet-digits-binary")
+AVR_MODELS = tuple(sorted(SUITE))
 # the quick ones (under about 2 s each) run in `make test-fast` too
 FAST = ("protonn-breast-cancer", "protonn-wine", "bonsai-wine", "bonsai-breast-cancer")
 CASES = [pytest.param(m, t, marks=[] if m in FAST else [pytest.mark.slow])

@@ -23,12 +23,11 @@ when the value lies within that of a rounding boundary (rare; the tests allow it
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type, ModuleOp, StringAttr, TensorType, bf16
+from xdsl.dialects.builtin import BFloat16Type, ModuleOp, StringAttr, bf16
 from xdsl.ir import Attribute, Operation
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.numerics import float_eval
-from minun_mlir.numerics.convert import shape_of
 from minun_mlir.numerics.float32_repr import Float32Converter
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
@@ -38,9 +37,7 @@ class BFloat16Converter(Float32Converter):
     """float32's program (same ops, same attributes) with bf16 elements."""
 
     representation_name = "bfloat16"
-
-    def ty(self, old) -> TensorType:
-        return minun.tensor_of(shape_of(old), bf16)
+    element = bf16
 
     def annotate(self, fn) -> None:
         fn.attributes["num.rounding"] = StringAttr("nearest")
@@ -48,12 +45,6 @@ class BFloat16Converter(Float32Converter):
     def param(self, op, values, name, sparse, declared):
         ty = minun.tensor_of(values.shape, bf16)
         return self.emit(num.ParamOp.build_param(name, encode(values), ty, sparse))
-
-    def init_type(self, op, fill) -> Attribute:
-        return bf16
-
-    def sum_types(self, op, body, n):
-        return bf16, bf16
 
     def normalise_l2(self, op, x):
         raise self.error(op, "not supported by the bfloat16 representation yet")

@@ -27,10 +27,15 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 class Float32Converter(L2Converter):
+    """The float program: every value of one element type, each op rounding once. posit
+    and bfloat16 reuse it with their own element (`element`), parameters and exp."""
+
     representation_name = "float32"
+    element: Attribute = f32
+    exp_method = num.ExpMethod.FLOAT
 
     def ty(self, old: SSAValue) -> TensorType:
-        return minun.tensor_of(shape_of(old), f32)
+        return minun.tensor_of(shape_of(old), self.element)
 
     def input(self, op: minun.InputOp) -> SSAValue:
         return self.emit(num.InputOp.create(attributes={"sym_name": op.sym_name},
@@ -41,7 +46,7 @@ class Float32Converter(L2Converter):
         return self.emit(num.ParamOp.build_param(name, values.astype(np.float32), ty, sparse))
 
     def init_type(self, op, fill) -> Attribute:
-        return f32
+        return self.element
 
     def add(self, op: Operation, a, b, subtract) -> SSAValue:
         kind = num.SubOp if subtract else num.AddOp
@@ -70,7 +75,7 @@ class Float32Converter(L2Converter):
 
     def exp(self, op, x) -> SSAValue:
         return self.emit(num.ExpOp.create(operands=[x], attributes={
-            "method": num.ExpMethodAttr(num.ExpMethod.FLOAT)}, result_types=[self.ty(op.result)]))
+            "method": num.ExpMethodAttr(self.exp_method)}, result_types=[self.ty(op.result)]))
 
     def table_function(self, op, kind, x) -> SSAValue:
         return self.emit(kind.create(operands=[x], result_types=[self.ty(op.results[0])]))
@@ -96,7 +101,7 @@ class Float32Converter(L2Converter):
         return types[0]
 
     def sum_types(self, op, body, n):
-        return f32, f32
+        return self.element, self.element
 
     def accumulate(self, acc, term) -> SSAValue:
         return self.emit(num.AddOp.create(operands=[acc, term], result_types=[acc.type]))

@@ -14,7 +14,7 @@ third_party/softposit (docs/numerics.md, "Posits").
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import error
@@ -22,96 +22,36 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import PositType
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics import posit as pz
-from minun_mlir.numerics.convert import L2Converter, shape_of
+from minun_mlir.numerics.float32_repr import Float32Converter
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
 
 BITS = (8, 16, 32)
 
 
-class PositConverter(L2Converter):
+class PositConverter(Float32Converter):
+    """float32's program (same ops, same attributes) with posit<n, es> elements."""
+
     representation_name = "posit"
+    exp_method = num.ExpMethod.POSIT
 
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
-        self.el = PositType(config.bits, config.es)
-
-    def ty(self, old: SSAValue) -> TensorType:
-        return minun.tensor_of(shape_of(old), self.el)
+        self.element = PositType(config.bits, config.es)
 
     def annotate(self, fn) -> None:
         fn.attributes["num.rounding"] = StringAttr("nearest")
 
-    def input(self, op: minun.InputOp) -> SSAValue:
-        return self.emit(num.InputOp.create(attributes={"sym_name": op.sym_name},
-                                            result_types=[self.ty(op.result)]))
-
     def param(self, op, values, name, sparse, declared) -> SSAValue:
-        ty = minun.tensor_of(values.shape, self.el)
-        stored = encode(np.asarray(values, dtype=np.float64), self.el)
+        ty = minun.tensor_of(values.shape, self.element)
+        stored = encode(np.asarray(values, dtype=np.float64), self.element)
         return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))
-
-    def init_type(self, op, fill) -> Attribute:
-        return self.el
-
-    def add(self, op: Operation, a, b, subtract) -> SSAValue:
-        kind = num.SubOp if subtract else num.AddOp
-        return self.emit(kind.create(operands=[a, b], result_types=[self.ty(op.results[0])]))
-
-    def mul(self, op: Operation, a, b) -> SSAValue:
-        return self.emit(num.MulOp.create(operands=[a, b], result_types=[
-            self.ty(op.results[0])]))
-
-    def _attrs(self, **ints) -> dict[str, Attribute]:
-        return {"rounding": num.rounding_attr("nearest"),
-                **{k: IntegerAttr(v, i64) for k, v in ints.items()}}
-
-    def matmul(self, op, a, b) -> SSAValue:
-        return self.emit(num.MatMulOp.create(operands=[a, b], attributes=self._attrs(
-            halvings=0), result_types=[self.ty(op.result)]))
-
-    def sparse_matmul(self, op, a, b) -> SSAValue:
-        return self.emit(num.SparseMatMulOp.create(operands=[a, b], attributes=self._attrs(
-            shift=0), result_types=[self.ty(op.result)]))
-
-    def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
-        attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
-        return self.emit(num.Conv2DOp.create(operands=[x, f], attributes={
-            **attrs, **self._attrs(halvings=0)}, result_types=[self.ty(op.result)]))
-
-    def exp(self, op, x) -> SSAValue:
-        return self.emit(num.ExpOp.create(operands=[x], attributes={
-            "method": num.ExpMethodAttr(num.ExpMethod.POSIT)}, result_types=[self.ty(op.result)]))
-
-    def table_function(self, op, kind, x) -> SSAValue:
-        return self.emit(kind.create(operands=[x], result_types=[self.ty(op.results[0])]))
 
     def normalise_l2(self, op, x) -> SSAValue:
         raise self.error(op, "not supported by the posit representation yet")
 
     def softmax(self, op, x) -> SSAValue:
         raise self.error(op, "not supported by the posit representation yet")
-
-    def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
-        return value
-
-    def unify(self, values):
-        return values
-
-    def carried_type(self, op, index, current, yielded) -> Attribute:
-        return current
-
-    def join_type(self, op, types):
-        return types[0]
-
-    def sum_types(self, op, body, n):
-        return self.el, self.el
-
-    def accumulate(self, acc, term) -> SSAValue:
-        return self.emit(num.AddOp.create(operands=[acc, term], result_types=[acc.type]))
-
-    def finish_sum(self, op, acc) -> SSAValue:
-        return acc
 
 
 # -- patterns <-> reals -------------------------------------------------------------------

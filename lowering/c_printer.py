@@ -535,17 +535,23 @@ class CPrinter:
         stmt, loads, name = found
         v, acc = op.var.data, stmt.var.data
         self.calls.add(name)
-        lo, hi = self.expr(op.lower), self.expr(op.upper)
-        self.lines.append("#if defined(__ARM_FEATURE_DSP)")
+        ptrs = ", ".join(f"&{load.array.data}[{_bare(self.expr(load.index))}]"
+                         for load in loads)
+        call = f"{name}({acc}, {ptrs}, {self.expr(op.upper)} - {v})"
+        if ctype(stmt.value.type) != "int32_t":
+            call = f"({ctype(stmt.value.type)}){call}"
+        self.kernel_or_loop(op, "__ARM_FEATURE_DSP", f"{acc} = {call};")
+        return True
+
+    def kernel_or_loop(self, op: cemit.ForOp, feature: str, statement: str) -> None:
+        """`statement` (a kernel call standing for the whole loop, the loop variable set to
+        its first value) where the target has `feature`, the loop as it is otherwise."""
+        v, lo, hi = op.var.data, self.expr(op.lower), self.expr(op.upper)
+        self.lines.append(f"#if defined({feature})")
         self.line("{")
         self.depth += 1
         self.line(f"const int {v} = {_bare(lo)};")
-        ptrs = ", ".join(f"&{load.array.data}[{_bare(self.expr(load.index))}]"
-                         for load in loads)
-        call = f"{name}({acc}, {ptrs}, {hi} - {v})"
-        if ctype(stmt.value.type) != "int32_t":
-            call = f"({ctype(stmt.value.type)}){call}"
-        self.line(f"{acc} = {call};")
+        self.line(statement)
         self.depth -= 1
         self.line("}")
         self.lines.append("#else")
@@ -553,7 +559,6 @@ class CPrinter:
         self.region(op.body)
         self.line("}")
         self.lines.append("#endif")
-        return True
 
     def split_rows(self, op: cemit.ForOp) -> bool:
         """x86: a loop over rows whose body computes dot products (`acc = 0;` then a
@@ -649,19 +654,9 @@ class CPrinter:
         stmt, v = dot[0], op.var.data
         ptrs = [f"&{load.array.data}[{_bare(self.expr(load.index))}]" for load, _ in dot[1]]
         self.calls.add("minun_dot16_sse2")
-        acc, lo, hi = stmt.var.data, self.expr(op.lower), self.expr(op.upper)
-        self.lines.append("#if defined(__SSE2__)")
-        self.line("{")
-        self.depth += 1
-        self.line(f"const int {v} = {_bare(lo)};")
-        self.line(f"{acc} = minun_dot16_sse2({ptrs[0]}, {ptrs[1]}, {_bare(hi)} - {v}, {acc});")
-        self.depth -= 1
-        self.line("}")
-        self.lines.append("#else")
-        self.line(f"for (int {v} = {lo}; {v} < {hi}; {v}++) {{")
-        self.region(op.body)
-        self.line("}")
-        self.lines.append("#endif")
+        acc, hi = stmt.var.data, _bare(self.expr(op.upper))
+        self.kernel_or_loop(op, "__SSE2__",
+                            f"{acc} = minun_dot16_sse2({ptrs[0]}, {ptrs[1]}, {hi} - {v}, {acc});")
         return True
 
     def if_(self, op: cemit.IfOp) -> None:

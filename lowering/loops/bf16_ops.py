@@ -86,14 +86,7 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         n, ho, wo, oc = idx
-        if groups == 1:
-            grp, co = Lin(0), oc
-        elif cout == 1:
-            grp, co = oc, Lin(0)
-        else:
-            ocv = g.lin(oc)
-            grp = Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout))))
-            co = Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout))))
+        grp, co = linear.group_and_channel(g, oc, groups, cout)
 
         def term(t: list[Lin]) -> SSAValue:
             i, j, c = t

@@ -133,6 +133,18 @@ def sum_terms(g: Gen, dims: tuple[int, ...], halvings: int, rounding: str, elem:
     return g.load(tmp, Lin(0))
 
 
+def group_and_channel(g: Gen, oc: Lin, groups: int, cout: int) -> tuple[Lin, Lin]:
+    """A convolution's output channel -> (group, channel within the group), without a
+    division when there is one group or one channel per group."""
+    if groups == 1:
+        return Lin(0), oc
+    if cout == 1:
+        return oc, Lin(0)
+    ocv = g.lin(oc)
+    return (Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout)))),
+            Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout)))))
+
+
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
     rows = lw.row_window(op, lw.vals[op.input])
     x = operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
@@ -171,14 +183,7 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         n, ho, wo, oc = idx
-        if groups == 1:
-            grp, co = Lin(0), oc
-        elif cout == 1:
-            grp, co = oc, Lin(0)
-        else:
-            ocv = g.lin(oc)
-            grp = Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout))))
-            co = Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout))))
+        grp, co = group_and_channel(g, oc, groups, cout)
 
         def term(t: list[Lin]) -> SSAValue:
             i, j, c = t
@@ -228,14 +233,7 @@ def _clipped_conv(x: Val, ft, d: int, in_shape, f_shape, strides, pads, elem):
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         n, ho, wo, oc = idx
-        if groups == 1:
-            grp, co = Lin(0), oc
-        elif cout == 1:
-            grp, co = oc, Lin(0)
-        else:
-            ocv = g.lin(oc)
-            grp = Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout))))
-            co = Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout))))
+        grp, co = group_and_channel(g, oc, groups, cout)
         hb, wb = ho.scale(sh) + (-pt), wo.scale(sw) + (-pl)
 
         def bounds(base: Lin, lo_pad: int, hi_pad: int, k: int, size: int):

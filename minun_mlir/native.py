@@ -31,6 +31,7 @@ so do programs the C lowering does not take yet (auto falls back; native says wh
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import math
 import os
@@ -59,19 +60,20 @@ CFLAGS = ["-O3", "-ffp-contract=off", "-std=c99", "-shared", "-fPIC",
 BINS = EXP_HI - EXP_LO + 1
 
 
-def host_flags() -> tuple[list[str], list[str]]:
+@functools.cache
+def host_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(flags, cache-key parts) for this CPU: on x86-64, -march=native, keyed by the CPU's
     feature flags so that a cached library never runs on a CPU that lacks them."""
     if platform.machine() not in ("x86_64", "AMD64"):
-        return [], []
+        return (), ()
     try:
         flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines()
                      if line.startswith("flags"))
     except (OSError, StopIteration):
-        return [], []
+        return (), ()
     # 256-bit vectors: on AVX-512 cores the 512-bit ones measured slower here (gathers)
-    return (["-march=native", "-mprefer-vector-width=256"],
-            ["cpu " + hashlib.sha256(flags.encode()).hexdigest()[:16]])
+    return (("-march=native", "-mprefer-vector-width=256"),
+            ("cpu " + hashlib.sha256(flags.encode()).hexdigest()[:16],))
 
 
 def available() -> bool:

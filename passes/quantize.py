@@ -109,10 +109,12 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     `synthetic` > 0 profiles on that many inputs drawn uniformly in the declared input
     ranges (seeded): scales for a model whose data is not at hand."""
     for name, allowed in (("rounding", fx.ROUNDING_MODES), ("overflow", fx.OVERFLOW_MODES),
+                          ("shift_rounding", (None, *fx.ROUNDING_MODES)),
+                          ("adds", ("exact", "result-scale")),
                           ("scales", ("maxscale", "data-driven")),
                           ("exp", ("auto", "seedot", "shiftry"))):
         if getattr(config, name) not in allowed:
-            raise error(f"quantize: {name} must be one of {', '.join(allowed)}, "
+            raise error(f"quantize: {name} must be one of {', '.join(a for a in allowed if a)}, "
                              f"got '{getattr(config, name)}'")
     from minun_mlir.native import EVALUATORS
 
@@ -209,6 +211,8 @@ class Quantize(ModulePass):
     scales: str = "data-driven"
     maxscale: int | None = None
     rounding: str = "trunc"
+    shift_rounding: str = ""  # Shiftry's code: floor shifts, truncated constants
+    adds: str = "exact"  # Shiftry's code: result-scale
     overflow: str = "wrap"
     input_scale: int | None = None
     exp: str = "auto"
@@ -224,6 +228,7 @@ class Quantize(ModulePass):
         config = QuantizeConfig(
             bits=self.bits, es=self.es, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
+            shift_rounding=self.shift_rounding or None, adds=self.adds,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
             input_bits=self.input_bits)
         from minun_mlir.bitwidth_search import Assignment, load_assignment

@@ -112,8 +112,12 @@ class FixedConverter(L2Converter):
         to = FixedType(bits, scale)
         if self.t(value) == to:
             return value
-        return self.emit(num.RescaleOp.make(value, to, self.config.rounding,
+        return self.emit(num.RescaleOp.make(value, to, self.shift_rounding,
                                             overflow or self.config.overflow))
+
+    @property
+    def shift_rounding(self) -> str:
+        return self.config.shift_rounding or self.config.rounding
 
     def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
         if not isinstance(value.type, TensorType):
@@ -125,7 +129,7 @@ class FixedConverter(L2Converter):
         return minun.tensor_of(shape, FixedType(bits, scale))
 
     def _attrs(self, **extra) -> dict[str, Attribute]:
-        attrs: dict[str, Attribute] = {"rounding": num.rounding_attr(self.config.rounding)}
+        attrs: dict[str, Attribute] = {"rounding": num.rounding_attr(self.shift_rounding)}
         for k, v in extra.items():
             attrs[k] = IntegerAttr(v, i64) if isinstance(v, int) else v
         return attrs
@@ -185,6 +189,11 @@ class FixedConverter(L2Converter):
             a, b = self.rescale(a, self.config.bits, p3), self.rescale(b, self.config.bits, p3)
             return self.emit(kind.create(operands=[a, b], result_types=[
                 self.result_type(shape, self.config.bits, p3)]))
+        if self.config.adds == "result-scale":  # Shiftry: both operands to the result's
+            scale = self.scale_for(op.results[0], out_bits, low)
+            a, b = self.rescale(a, out_bits, scale), self.rescale(b, out_bits, scale)
+            return self.emit(kind.create(operands=[a, b], result_types=[
+                self.result_type(shape, out_bits, scale)]))
         a, b = self.rescale(a, ta.width, low), self.rescale(b, tb.width, low)
         wide = wider(max(ta.width, tb.width))
         total = self.emit(kind.create(operands=[a, b], result_types=[

@@ -31,6 +31,11 @@ class QuantizeConfig:
     maxscale: int | None = None  # None: tuned on the training data (SeeDot §5.3.2)
     rounding: str = "trunc"
     overflow: str = "wrap"
+    # Shiftry's generated arithmetic (to reproduce its paper): its shifts are arithmetic
+    # (shift-rounding=floor) while its constants and inputs truncate (`rounding`), and it
+    # adds at the result's scale (adds=result-scale) where ours adds exactly, rounding once
+    shift_rounding: str | None = None  # rescales and reductions; None: `rounding`
+    adds: str = "exact"  # or "result-scale"
     input_scale: int | None = None
     exp: str = "auto"  # "shiftry", "seedot", or auto: seedot under maxscale
     demote: tuple[str, ...] = ()  # names (params, inputs, SSA name hints) at bits // 2

@@ -219,6 +219,41 @@ def test_our_compiler_equals_the_model_with_our_rules():
                                        "t2": (8, 4), "X": (8, 5), "t4": (8, 4)}
 
 
+def test_our_compiler_with_shiftrys_arithmetic_prints_the_papers_tables(tmp_path):
+    """quantize{shift-rounding=floor adds=result-scale} compiles Shiftry's arithmetic
+    (floor shifts, truncated constants and input, adds at the result's scale): the real
+    search then gives every loss of Tables 1 and 2 as printed (4 decimals, truncated),
+    the paper's order B2, B1, X, W1, W2, t3, t4, t1, t2, and under the 0.1 limit stops at
+    {B2, B1, X, W1}. The chosen program's C computes the evaluator's integers."""
+    from minun_mlir.codegen import emit_c
+    from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2
+    from minun_mlir.numerics.repr import QuantizeConfig
+    from minun_mlir.pipeline import lower_to_l2
+    from minun_mlir.targets import run_model
+
+    data = Dataset(X[None].astype(np.float32), np.zeros(1, np.int64), 0)
+    config = QuantizeConfig(shift_rounding="floor", adds="result-scale")
+    s = search_model(_compile(), data, max_drop=0.1, metric="mae", evaluator="numpy",
+                     config=config)
+    for v, (_, loss) in TABLE_1.items():
+        assert _truncated(s.partial[v][1].loss) == pytest.approx(loss, abs=1e-9), v
+    assert s.order == PAPER_ORDER
+    assert [_truncated(r.loss) for r in s.cumulative] == pytest.approx(
+        [loss for _, loss in TABLE_2], abs=1e-9)
+    assert s.chosen == 4 and set(s.assignment.tensors) == {"B2", "B1", "X", "W1"}
+    path = tmp_path / "a.json"
+    path.write_text(s.assignment.to_json())
+    np.save(tmp_path / "x.npy", np.array([[0.0, *X.ravel()]], dtype=np.float32))
+    with pytest.warns(Warning, match="only 1 example"):
+        l2 = lower_to_l2(_compile(), data=str(tmp_path / "x.npy"), assign=str(path),
+                         shift_rounding="floor", adds="result-scale", evaluator="numpy")
+    (inp,) = [op for op in l2.walk() if op.name == "num.input"]
+    x = encode_input(l2)(inp, X[None])
+    emit_c(l2, "x86", tmp_path / "c")
+    r = run_model(tmp_path / "c", "x86", x.reshape(1, -1).astype(np.int8))
+    assert int(r.outputs[0, 0]) == int(evaluate_l2(l2, X[None]).outputs[0].ravel()[0])
+
+
 def test_assignment_json_round_trip(tmp_path):
     a = Assignment(16, {"B2": (8, 7), "X": (8, 5)})
     path = tmp_path / "a.json"

@@ -178,14 +178,15 @@ def precision_search(inputs: int = 1000) -> dict:
 
 
 def suite_search(work: Path) -> dict:
-    """Shiftry's search on every classifier of the benchmark suite under 1.25x its uniform
-    fixed8 plan (issue: automatic precision search): accuracy on the test set against
-    float, fixed16 and fixed8, the planner's scratch, and the Uno's own figure for the
-    model's static RAM (.data + .bss of model.c built by avr-gcc)."""
+    """Shiftry's search (fixed point) and Haunter on posits (posit8 promoted to posit16)
+    on every classifier of the benchmark suite under 1.25x its uniform fixed8 plan (issue:
+    automatic precision search): accuracy on the test set against float, fixed16 and
+    fixed8, the planner's scratch, and the Uno's own figure for the model's static RAM
+    (.data + .bss of model.c built by avr-gcc)."""
     import warnings
 
     from minun_mlir.bench import suite
-    from minun_mlir.bitwidth_search import search_model
+    from minun_mlir.bitwidth_search import haunter_model, search_model
     from minun_mlir.data import load_dataset
     from minun_mlir.driver import _input_shape, num_classes
     from minun_mlir.search_report import write_report
@@ -213,26 +214,43 @@ def suite_search(work: Path) -> dict:
                                                     assign=str(paths["assignment"]),
                                                     target="avr"),
                                    out_dir=work / f"{e.name}-chosen", **kw)
-        obj = compile_sources(uno, [chosen.c_dir / "model.c"], chosen.c_dir,
-                              include_dirs=[chosen.c_dir])[0]
-        sizes = read_sizes(uno, obj)
+            t1 = time.perf_counter()
+            haunter = haunter_model(l1, train, budget, representation="posit", jobs=2,
+                                    progress=False)
+            hpaths = write_report(haunter, work / f"{e.name}-haunter", name=e.name)
+            posit = compile_model(e.model, Options(representation="posit", bits=8,
+                                                   assign=str(hpaths["assignment"]),
+                                                   target="avr"),
+                                  out_dir=work / f"{e.name}-posit", **kw)
+
+        def uno_ram(run) -> int:  # .data + .bss of model.c alone (the runtime's are apart)
+            obj = compile_sources(uno, [run.c_dir / "model.c"], run.c_dir,
+                                  include_dirs=[run.c_dir])[0]
+            return read_sizes(uno, obj).ram
         rows.append({"model": e.name, "float": runs[8].float_accuracy,
                      "fixed16": runs[16].accuracy, "fixed8": runs[8].accuracy,
                      "chosen": chosen.accuracy, "budget_bytes": budget,
                      "scratch_bytes": chosen.memory["scratch_bytes"],
                      "fixed8_bytes": runs[8].memory["scratch_bytes"],
                      "fixed16_bytes": runs[16].memory["scratch_bytes"],
-                     "uno_static_ram_bytes": sizes.ram,
+                     "uno_static_ram_bytes": uno_ram(chosen),
                      "demoted": len(search.assignment.tensors), "bits": search.assignment.bits,
                      "candidates": len(search.points),
-                     "seconds": round(time.perf_counter() - t0, 1)})
+                     "seconds": round(t1 - t0, 1),
+                     "posit": posit.accuracy, "posit_scratch_bytes": posit.memory[
+                         "scratch_bytes"], "posit_uno_static_ram_bytes": uno_ram(posit),
+                     "promoted": len(haunter.assignment.tensors),
+                     "posit_candidates": len(haunter.points),
+                     "posit_seconds": round(time.perf_counter() - t1, 1)})
 
     def drop(key: str) -> float:
         return round(sum(100 * (r["float"] - r[key]) for r in rows) / len(rows), 2)
 
-    return {"rows": rows, "mean_drop": {k: drop(k) for k in ("fixed16", "fixed8", "chosen")},
-            "all_fit": all(r["scratch_bytes"] <= r["budget_bytes"] and
-                           r["uno_static_ram_bytes"] <= r["budget_bytes"] for r in rows)}
+    return {"rows": rows, "mean_drop": {k: drop(k) for k in ("fixed16", "fixed8", "chosen",
+                                                             "posit")},
+            "all_fit": all(r[f"{p}scratch_bytes"] <= r["budget_bytes"] and
+                           r[f"{p}uno_static_ram_bytes"] <= r["budget_bytes"]
+                           for r in rows for p in ("", "posit_"))}
 
 
 def evaluator_speed(n: int = 10_000, rounds: int = 5, native_repeats: int = 5) -> dict:
@@ -363,21 +381,28 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
         lines += [
             "", "Precision search on every classifier of the suite, RAM budget 1.25x its "
             "uniform fixed8 plan (search on the training set; accuracy on the test set; "
-            "Uno RAM = .data + .bss of the chosen program's model.c as avr-gcc builds it):",
-            "", "| model | float | fixed16 | fixed8 | searched | budget | scratch (fixed16 / "
-            "fixed8 / searched) | Uno RAM | tensors at 8 bits | candidates | time |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "Uno RAM = .data + .bss of the chosen program's model.c as avr-gcc builds it). "
+            "Shiftry's search demotes fixed16 tensors to 8 bits; Haunter on posits promotes "
+            "posit<8, 2> tensors to posit<16, 2>:",
+            "", "| model | float | fixed16 | fixed8 | Shiftry fixed | Haunter posit | budget | "
+            "scratch (fixed16 / fixed8 / Shiftry / Haunter) | Uno RAM (Shiftry / Haunter) | "
+            "8-bit / promoted | candidates | time |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in suite["rows"]:
             demoted = "all (uniform)" if r["bits"] == 8 else str(r["demoted"])
             lines.append(
                 f"| {r['model']} | {100 * r['float']:.2f} | {100 * r['fixed16']:.2f} | "
-                f"{100 * r['fixed8']:.2f} | {100 * r['chosen']:.2f} | {r['budget_bytes']} | "
-                f"{r['fixed16_bytes']} / {r['fixed8_bytes']} / {r['scratch_bytes']} | "
-                f"{r['uno_static_ram_bytes']} | {demoted} | {r['candidates']} | "
-                f"{r['seconds']:.0f} s |")
+                f"{100 * r['fixed8']:.2f} | {100 * r['chosen']:.2f} | "
+                f"{100 * r['posit']:.2f} | {r['budget_bytes']} | "
+                f"{r['fixed16_bytes']} / {r['fixed8_bytes']} / {r['scratch_bytes']} / "
+                f"{r['posit_scratch_bytes']} | {r['uno_static_ram_bytes']} / "
+                f"{r['posit_uno_static_ram_bytes']} | {demoted} / {r['promoted']} | "
+                f"{r['candidates']} / {r['posit_candidates']} | {r['seconds']:.0f} s / "
+                f"{r['posit_seconds']:.0f} s |")
         m = suite["mean_drop"]
         lines += ["", f"Mean accuracy drop vs float: fixed16 {m['fixed16']:.2f}, fixed8 "
-                  f"{m['fixed8']:.2f}, searched {m['chosen']:.2f} points (target <= 0.3); "
+                  f"{m['fixed8']:.2f}, Shiftry fixed {m['chosen']:.2f}, Haunter posit "
+                  f"{m['posit']:.2f} points (target <= 0.3); "
                   f"every program {'fits' if suite['all_fit'] else 'DOES NOT fit'} its "
                   "budget (planner and avr-gcc)."]
     sec = speed["seconds"]

@@ -190,6 +190,9 @@ def run(args: argparse.Namespace) -> dict:
             args.bits = load_assignment(args.assign).bits
         else:
             args.bits = 8 if args.repr == "zero-skew" else 16
+    if args.repr == "zero-skew" and args.bits != 8:
+        raise error(f"--repr zero-skew takes --bits 8 (int8 values, int32 accumulators), "
+                    f"got --bits {args.bits}")
     options = Options(
         representation=args.repr, bits=args.bits, es=args.es, scales=args.scales,
         maxscale=args.maxscale,

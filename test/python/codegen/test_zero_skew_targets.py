@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from codegen_support import SUITE, build_host, expected_for, quantized, run_host
+from codegen_support import (
+    SUITE,
+    build_host,
+    expected,
+    expected_for,
+    quantized,
+    run_host,
+)
 from test_crosscheck import assert_same
 
 from minun_mlir.codegen import emit_c
@@ -46,3 +53,28 @@ def test_board_equals_evaluator(model, target, tmp_path, capsys):
     with capsys.disabled():
         print(f"\n  {model} {CONFIG} {target}: flash {r.flash_bytes} B, RAM {r.ram_bytes} B, "
               f"stack {r.stack_bytes} B, {r.latency_median:,.0f} {r.latency_unit}")
+
+
+@pytest.mark.parametrize("model", ["lenet-digits-binary", "bonsai-breast-cancer",
+                                   "fastgrnn-digits-binary"])
+def test_float_wrapper_quantizes_like_the_evaluator(model, tmp_path):
+    """minun_predict_float(x) = the evaluator on reals: round(x / s) + zp (ties away from
+    zero, saturated) in, scores dequantized as s (q - zp) out; also on inputs beyond the
+    profiled range (saturation) and half way between two steps."""
+    from minun_mlir.numerics.zero_skew_repr import el_of
+
+    l2, test = quantized(f"suite/{model}", CONFIG)
+    emit_c(l2, "x86", tmp_path)
+    exe = build_host(tmp_path, tmp_path / "host")
+    feats = np.ascontiguousarray(test.features.reshape(len(test.features), -1),
+                                 dtype=np.float32)[:100]
+    x_el = el_of(next(op for op in l2.walk() if op.name == "num.input").result)
+    ties = np.float32(x_el.real_scale) * (np.arange(feats.shape[1]) % 7 - 3 + 0.5)
+    feats = np.concatenate([feats, 40 * feats[:5], ties[None].astype(np.float32)])
+    exp = expected(l2, feats)
+    labels, scores = run_host(exe, feats, np.dtype("<f4"), exp.scores.shape[1], as_float=True)
+    np.testing.assert_array_equal(labels, exp.labels)
+    s_out = el_of(next(op for op in l2.walk() if op.name == "num.argmax"
+                       or op.name == "num.sgn").operands[0])
+    want = (s_out.real_scale * (exp.scores.astype(np.float64) - s_out.zp)).astype(np.float32)
+    np.testing.assert_array_equal(scores, want)

@@ -103,6 +103,20 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     return q_fixed, shift
 
 
+# significant bits the profiled ends keep (rounded outward): the numpy and the native
+# profiles may differ in the last bits of a float (minun_mlir/native.py), and both must
+# give the same program
+RANGE_BITS = 12
+
+
+def outward(v: float, bits: int = RANGE_BITS) -> float:
+    """v rounded away from zero to `bits` significant bits (exact in double)."""
+    if v == 0.0 or not math.isfinite(v):
+        return v
+    m, e = math.frexp(abs(v))
+    return math.copysign(math.ldexp(math.ceil(math.ldexp(m, bits)), e - bits), v)
+
+
 def choose_params(rmin: float, rmax: float, bits: int = 8) -> tuple[float, int]:
     """(scale, zero_point) for reals in [rmin, rmax] (TFLite's ChooseQuantizationParams):
     the range extended to include 0, scale = (rmax - rmin) / (qmax - qmin), the zero point

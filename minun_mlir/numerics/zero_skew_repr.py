@@ -82,9 +82,16 @@ class ZeroSkewConverter(L2Converter):
             return None
         return stats.min, stats.max
 
+    def value_range_rounded(self, old: SSAValue | None) -> tuple[float, float] | None:
+        """The profiled range with its ends rounded outward to 12 significant bits
+        (affine.outward: profiles from numpy and from the native C, which may differ in a
+        float's last bits, give one program)."""
+        r = self.value_range(old)
+        return None if r is None else (af.outward(r[0]), af.outward(r[1]))
+
     def type_for(self, old: SSAValue | None,
                  fallback: tuple[float, float] = DEFAULT_RANGE) -> AffineType:
-        lo, hi = self.value_range(old) or fallback
+        lo, hi = self.value_range_rounded(old) or fallback
         return AffineType(8, *af.choose_params(lo, hi))
 
     def tensor(self, old: SSAValue, el: Attribute) -> TensorType:
@@ -274,8 +281,8 @@ class ZeroSkewConverter(L2Converter):
                      yielded: Attribute | None) -> Attribute:
         if not isinstance(current, TensorType):
             return current
-        ranges = [r for r in (self.value_range(op.inits[index]),
-                              self.value_range(op.body.block.last_op.operands[index]))
+        ranges = [r for r in (self.value_range_rounded(op.inits[index]),
+                              self.value_range_rounded(op.body.block.last_op.operands[index]))
                   if r is not None]
         if not ranges:
             el = current.element_type
@@ -294,7 +301,7 @@ class ZeroSkewConverter(L2Converter):
     def sum_types(self, op: minun.SumOp, body: Attribute, n: int):
         # an int32 accumulator 2^23 times finer than the largest of the sum and a term: the
         # terms (int8 values) are requantized to it and added exactly
-        r = self.value_range(op.result)
+        r = self.value_range_rounded(op.result)
         lo, hi = real_range(body)
         m = max(abs(lo), abs(hi), *(abs(v) for v in (r or ())))
         el = AffineType(32, m / (1 << 23), 0)

@@ -108,6 +108,28 @@ def test_calibration_holds_zero_exactly_and_covers_the_range(lo, hi):
         assert math.isclose(scale, (max(hi, 0.0) - min(lo, 0.0)) / 255)
 
 
+def test_outward_rounding_keeps_12_bits_and_covers():
+    for v in (3.583, -3.583, 2.0**-30 * 1.3, 1e6 / 7, -0.6293):
+        r = af.outward(v)
+        assert abs(r) >= abs(v) and abs(r - v) <= abs(v) * 2.0**-11
+        m, _ = math.frexp(abs(r))
+        assert math.ldexp(m, 12) == int(math.ldexp(m, 12))  # 12 significant bits
+    assert af.outward(0.0) == 0.0 and af.outward(1.0) == 1.0
+
+
+@pytest.mark.parametrize("model", ["fastgrnn-digits10", "protonn-digits10"])
+def test_native_and_numpy_profiles_give_the_same_program(model):
+    """The float C and numpy profile the same values up to a float's last bits; the
+    outward rounding of the ends makes the zero-skew program the same."""
+    from minun_mlir.driver import Options, compile_model
+
+    d = ROOT / "benchmarks" / "models" / model
+    l2s = [str(compile_model(d / "model.sd", Options(representation="zero-skew", bits=8,
+                                                     evaluator=e), weights=d,
+                             train=d / "train.npy").l2) for e in ("native", "numpy")]
+    assert l2s[0] == l2s[1]
+
+
 # -- kernels against onnxruntime ------------------------------------------------------------
 
 

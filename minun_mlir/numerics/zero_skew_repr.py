@@ -47,6 +47,9 @@ from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
 # so its sign and order are the real's); any other consumer gets the requantized int8
 WIDE_USERS = (minun.AddOp, minun.BiasAddOp, minun.SubOp, minun.BiasSubOp, minun.ReluOp,
               minun.MaxPoolOp, minun.ArgMaxOp, minun.SgnOp, minun.IfNonNegOp)
+# ops whose unprofiled result may take their operand's type (a relu or pooling between a
+# pre-quantized value and its consumer)
+PASS_THROUGH = (minun.ReluOp, minun.MaxPoolOp, minun.ReshapeOp, minun.TransposeOp)
 SIGMOID_OUT = AffineType(8, 1.0 / 256, -128)  # TFLite's int8 LOGISTIC output
 TANH_OUT = AffineType(8, 1.0 / 128, 0)  # and TANH's
 DEFAULT_RANGE = (-1.0, 1.0)  # a value the profile never saw (a branch no example took)
@@ -89,9 +92,25 @@ class ZeroSkewConverter(L2Converter):
         r = self.value_range(old)
         return None if r is None else (af.outward(r[0]), af.outward(r[1]))
 
+    @staticmethod
+    def given(old: SSAValue | None) -> AffineType | None:
+        """The (scale, zero point) a pre-quantized model gives the value
+        (`quantization = array<f64: s, zp>`, frontends/onnx/quantized.py)."""
+        attr = getattr(getattr(old, "owner", None), "attributes", {}).get("quantization")
+        if attr is None:
+            return None
+        s, zp = attr.get_values()
+        return AffineType(8, float(s), int(zp))
+
     def type_for(self, old: SSAValue | None,
                  fallback: tuple[float, float] = DEFAULT_RANGE) -> AffineType:
-        lo, hi = self.value_range_rounded(old) or fallback
+        given = self.given(old)
+        if given is not None:
+            return given
+        r = self.value_range_rounded(old)
+        if r is None and isinstance(getattr(old, "owner", None), PASS_THROUGH):
+            return self.type_for(old.owner.operands[0], fallback)  # relu of a given type
+        lo, hi = r or fallback
         return AffineType(8, *af.choose_params(lo, hi))
 
     def tensor(self, old: SSAValue, el: Attribute) -> TensorType:
@@ -162,10 +181,14 @@ class ZeroSkewConverter(L2Converter):
                                             result_types=[ty]))
 
     def param(self, op, values, name, sparse, declared) -> SSAValue:
-        scale = af.symmetric_scale(values)
-        ty = minun.tensor_of(values.shape, AffineType(8, scale, 0))
-        return self.emit(num.ParamOp.build_param(name, af.quantize(values, scale, 0, 8), ty,
-                                                 sparse))
+        el = self.given(op.results[0]) if op is not None else None
+        if el is None:
+            el = AffineType(8, af.symmetric_scale(values), 0)
+        elif sparse and el.zp != 0:
+            raise self.error(op, "a sparse parameter needs zero point 0")
+        ty = minun.tensor_of(values.shape, el)
+        q = af.quantize(values, el.real_scale, el.zp, 8)
+        return self.emit(num.ParamOp.build_param(name, q, ty, sparse))
 
     def init_type(self, op: minun.InitOp, fill: float) -> Attribute:
         return AffineType(8, *af.choose_params(fill, fill))

@@ -778,7 +778,9 @@ static inline int32_t minun_zs_mbqm(int32_t x, int32_t m, int32_t shift)
         high = INT32_MAX;
     else {
         ab = (int64_t)a * (int64_t)m;
-        high = (int32_t)((ab + (ab >= 0 ? (1LL << 30) : 1 - (1LL << 30))) / (1LL << 31));
+        ab += ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
+        /* ab / 2^31 truncated toward zero, as a shift (no 64-bit division on AVR) */
+        high = (int32_t)((ab >= 0 ? ab : ab + ((1LL << 31) - 1)) >> 31);
     }
     if (right == 0)
         return high;

@@ -3,8 +3,9 @@ numerics/zero_skew_repr.py), which take precedence over the fixed-point handlers
 affine values. Integer-only: every multiplier, shift, bias and table is computed in
 Python at compile time.
 
-- matmul, conv2d, sparse matmul, mul: each term `(qa - zpa) * (qb - zpb)` formed in 16
-  bits (exact: at most 255 in magnitude each), multiplied and summed in int32 (a padded
+- matmul, conv2d, sparse matmul, mul: each term `(qa - zpa) * (qb - zpb)`, its factors
+  in 16 bits (exact: at most 255 in magnitude each), the product in 16 bits when one zero
+  point is 0 (weights: at most 255 * 128), else in 32, summed in int32 (a padded
   convolution input adds nothing, as TFLite pads with the zero point);
 - requantize: `zp_out + minun_zs_mbqm((q - zp_in) << left_shift, multiplier, shift)`,
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
@@ -54,7 +55,11 @@ def offset(g: Gen, x: SSAValue, zp: int) -> SSAValue:
 
 
 def term(g: Gen, a: SSAValue, za: int, b: SSAValue, zb: int) -> SSAValue:
-    return g.product(offset(g, a, za), offset(g, b, zb), 32)
+    """(a - za)(b - zb) for 8-bit a, b: in 16 bits when one zero point is 0 (at most
+    255 * 128 = 32640 in magnitude: a cheap 16-bit multiply on the 8-bit boards), else in
+    32 bits."""
+    d = 16 if 0 in (za, zb) and width(a) == width(b) == 8 else 32
+    return g.product(offset(g, a, za), offset(g, b, zb), d)
 
 
 def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:

@@ -235,7 +235,8 @@ class ZeroSkewConverter(L2Converter):
         return AffineType(32, el_of(a).real_scale * el_of(b).real_scale, 0)
 
     def mul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
-        a, b = self.narrow(a, op.operands[0]), self.narrow(b, op.operands[1])
+        olds = list(op.operands) + [None, None]  # leaky relu: alpha * x, one operand
+        a, b = self.narrow(a, olds[0]), self.narrow(b, olds[1])
         return self.emit(num.MulOp.create(operands=[a, b], result_types=[
             self.tensor(op.results[0], self._product_type(a, b))]))
 

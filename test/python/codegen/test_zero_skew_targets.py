@@ -78,3 +78,49 @@ def test_float_wrapper_quantizes_like_the_evaluator(model, tmp_path):
                        or op.name == "num.sgn").operands[0])
     want = (s_out.real_scale * (exp.scores.astype(np.float64) - s_out.zp)).astype(np.float32)
     np.testing.assert_array_equal(scores, want)
+
+
+OTHER_OPS = """
+func.func @main() -> tensor<20x1xf32> {
+  %x = minun.input "X" [-2.0, 2.0] : tensor<10x1xf32>
+  %W = minun.param "W" [-1.0, 1.0] dense<[[0.5, -0.25, 0.125, 1.0, -1.0, 0.75, 0.1, -0.3, 0.2, 0.9], [-0.5, 0.6, 0.7, -0.8, 0.25, 0.0, -0.1, 0.4, -0.9, 0.3], [0.3, 0.3, -0.3, 0.3, -0.3, 0.3, 0.3, -0.3, 0.3, 0.3], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [-0.1, -0.2, -0.3, -0.4, -0.5, -0.6, -0.7, -0.8, -0.9, -1.0], [0.5, 0.5, 0.5, 0.5, 0.5, -0.5, -0.5, -0.5, -0.5, -0.5], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0], [0.2, -0.4, 0.6, -0.8, 1.0, -0.8, 0.6, -0.4, 0.2, 0.0], [0.9, 0.1, -0.9, 0.1, 0.9, 0.1, -0.9, 0.1, 0.9, 0.1]]> : tensor<10x10xf32>
+  %y = minun.matmul %W, %x : (tensor<10x10xf32>, tensor<10x1xf32>) -> tensor<10x1xf32>
+  %c = minun.clip %y {lo = -1.0 : f64, hi = 1.5 : f64} : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %l = minun.leaky_relu %y {alpha = 0.1 : f64} : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %r6 = minun.relu6 %l : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %n = minun.neg %r6 : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %m = minun.min %n, %c : (tensor<10x1xf32>, tensor<10x1xf32>) -> tensor<10x1xf32>
+  %e = minun.exp %m : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %t = minun.tanh %y : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %h = minun.hadamard %e, %t : (tensor<10x1xf32>, tensor<10x1xf32>) -> tensor<10x1xf32>
+  %s = minun.sub %h, %c : (tensor<10x1xf32>, tensor<10x1xf32>) -> tensor<10x1xf32>
+  %cc = minun.concat %s, %l {axis = 0 : i64} : (tensor<10x1xf32>, tensor<10x1xf32>) -> tensor<20x1xf32>
+  func.return %cc : tensor<20x1xf32>
+}
+"""
+
+
+def test_other_ops_follow_the_float_program_and_the_c_equals_the_evaluator(tmp_path):
+    """clip, leaky relu (max with alpha x), relu6, neg, min, exp and tanh tables, product,
+    sub, concat (operands of different types brought to one): the evaluator within a few
+    steps of the float program on inputs in the profiled range, and the x86 C equal to it."""
+    from minun_mlir.ir_text import parse_ir
+    from minun_mlir.numerics.float_eval import evaluate
+    from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+    from minun_mlir.numerics.zero_skew_repr import el_of
+    from minun_mlir.pipeline import lower_to_l2
+
+    l1 = parse_ir(OTHER_OPS)
+    l2 = lower_to_l2(l1, repr="zero-skew", bits=8, synthetic=256)
+    x = np.random.default_rng(3).uniform(-2, 2, (300, 10, 1))
+    want = evaluate(l1, x).outputs[0]
+    stored = evaluate_l2(l2, x).outputs
+    got = decode_outputs(l2, stored)[0]
+    out = el_of(next(op for op in l2.walk() if op.name == "func.return").operands[0])
+    err = np.abs(got - want)
+    assert np.percentile(err, 99) <= 3 * out.real_scale and err.max() <= 8 * out.real_scale
+    exp = expected(l2, x.reshape(len(x), -1))
+    emit_c(l2, "x86", tmp_path)
+    exe = build_host(tmp_path, tmp_path / "host")
+    labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
+    assert_same(labels, scores, exp)

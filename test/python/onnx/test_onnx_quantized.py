@@ -126,7 +126,12 @@ def test_qlinear_conv_equals_onnxruntime(pad):
              "sy": scalar(SY, np.float32), "zy": scalar(ZY, np.int8)}
     model = model_of(nodes, inits, (1, c, h, h), (1, cout, ho, ho))
     q_in = rng.integers(-128, 128, (1, c, h, h))
-    ours, theirs, _ = run_both(model, q_in)
+    ours, theirs, l2 = run_both(model, q_in)
+    # and the generated C (built for the host) computes the evaluator's integers
+    from minun_mlir.native import NativeProgram
+
+    x = (SX * (q_in.astype(np.float32) - ZX)).astype(np.float64)[None]
+    assert np.array_equal(NativeProgram(l2).outputs(x)[0][0], ours)
     xp = np.pad(q_in[0] - ZX, ((0, 0), (pad, pad), (pad, pad)))  # (C, H, W), pads add 0
     acc = np.array([[[np.sum(xp[:, i:i + 3, j:j + 3] * w[o]) for j in range(ho)]
                      for i in range(ho)] for o in range(cout)]) + bias[:, None, None]

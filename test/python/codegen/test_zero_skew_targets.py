@@ -124,3 +124,25 @@ def test_other_ops_follow_the_float_program_and_the_c_equals_the_evaluator(tmp_p
     exe = build_host(tmp_path, tmp_path / "host")
     labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
     assert_same(labels, scores, exp)
+
+
+@pytest.mark.parametrize("model", sorted(SUITE))
+def test_compiles_without_warnings_and_deterministically(model, tmp_path):
+    """-std=c99 -Wall -Wextra -Werror -pedantic with gcc, avr-gcc and arm-none-eabi-gcc
+    for the M0+, M3 and M4 (the runtime header's int64 requantization included); the same
+    C twice."""
+    import subprocess
+
+    from codegen_support import STRICT, have
+    from test_compile import COMPILERS
+
+    l2, _ = quantized(f"suite/{model}", CONFIG)
+    for profile, compilers in COMPILERS.items():
+        out = tmp_path / profile
+        files = emit_c(l2, profile, out)
+        assert emit_c(l2, profile) == files
+        for cc in compilers:
+            assert have(cc[0]), f"{cc[0]} is not installed: run `make toolchains`"
+            proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
+                                   str(out / "model.o")], capture_output=True, text=True)
+            assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"

@@ -35,6 +35,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from minun_mlir.diagnostics import warn
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
 from minun_mlir.numerics import affine as af
@@ -68,6 +69,10 @@ def real_range(t: AffineType) -> tuple[float, float]:
 
 class ZeroSkewConverter(L2Converter):
     representation_name = "zero-skew"
+
+    def __init__(self, config: QuantizeConfig, profile: Profile | None):
+        super().__init__(config, profile)
+        self.unranged: list[Operation] = []  # ops whose value took DEFAULT_RANGE
 
     # -- calibration ---------------------------------------------------------------------
 
@@ -110,6 +115,9 @@ class ZeroSkewConverter(L2Converter):
         r = self.value_range_rounded(old)
         if r is None and isinstance(getattr(old, "owner", None), PASS_THROUGH):
             return self.type_for(old.owner.operands[0], fallback)  # relu of a given type
+        if r is None and fallback == DEFAULT_RANGE and isinstance(getattr(old, "owner", None),
+                                                                  Operation):
+            self.unranged.append(old.owner)
         lo, hi = r or fallback
         return AffineType(8, *af.choose_params(lo, hi))
 
@@ -162,6 +170,11 @@ class ZeroSkewConverter(L2Converter):
 
     def run(self, module: ModuleOp) -> ModuleOp:
         out = super().run(module)
+        if self.unranged:
+            first = self.unranged[0]
+            warn(f"zero-skew: {len(self.unranged)} value(s) have no profiled range and no "
+                 f"quantization of their own (the first: {first.name}) and take [-1, 1]: "
+                 "profile the model (quantize's data=, minun-compile --train)", at=first)
         # a bias stored in int32 leaves its int8 copy unused
         for op in list(out.walk()):
             if isinstance(op, num.ParamOp) and not op.result.uses:

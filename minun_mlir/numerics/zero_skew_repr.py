@@ -115,7 +115,7 @@ class ZeroSkewConverter(L2Converter):
         r = self.value_range_rounded(old)
         if r is None and isinstance(getattr(old, "owner", None), PASS_THROUGH):
             return self.type_for(old.owner.operands[0], fallback)  # relu of a given type
-        if r is None and fallback == DEFAULT_RANGE and isinstance(getattr(old, "owner", None),
+        if r is None and fallback is DEFAULT_RANGE and isinstance(getattr(old, "owner", None),
                                                                   Operation):
             self.unranged.append(old.owner)
         lo, hi = r or fallback

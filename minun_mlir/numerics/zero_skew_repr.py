@@ -171,8 +171,8 @@ class ZeroSkewConverter(L2Converter):
     def run(self, module: ModuleOp) -> ModuleOp:
         out = super().run(module)
         if self.unranged:
-            first = self.unranged[0]
-            warn(f"zero-skew: {len(self.unranged)} value(s) have no profiled range and no "
+            first, count = self.unranged[0], len(dict.fromkeys(self.unranged))
+            warn(f"zero-skew: {count} value(s) have no profiled range and no "
                  f"quantization of their own (the first: {first.name}) and take [-1, 1]: "
                  "profile the model (quantize's data=, minun-compile --train)", at=first)
         # a bias stored in int32 leaves its int8 copy unused

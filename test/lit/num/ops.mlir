@@ -77,5 +77,10 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   %qs = num.sigmoid %qr : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.00390625, -128>>
   // CHECK: %qe = num.exp %qr {method = #num<exp_method table>} : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.01, -128>>
   %qe = num.exp %qr {method = #num<exp_method table>} : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.01, -128>>
+  // Between posit formats (per-tensor formats, MinUn's Procedure 3).
+  %pi = num.input "P" : tensor<2x!num.posit<16, 2>>
+  // CHECK: %p8 = num.convert %pi : tensor<2x!num.posit<16, 2>> -> tensor<2x!num.posit<8, 2>>
+  // GENERIC: %p8 = "num.convert"(%pi) : (tensor<2x!num.posit<16, 2>>) -> tensor<2x!num.posit<8, 2>>
+  %p8 = num.convert %pi : tensor<2x!num.posit<16, 2>> -> tensor<2x!num.posit<8, 2>>
   func.return %a : i32
 }

@@ -774,7 +774,7 @@ for _op, _lib, _expr in (("exp", "expf", "expf(x)"),
 HELPERS["minun_zs_mbqm"] = ((), lambda p: """
 /* TFLite's MultiplyByQuantizedMultiplier(x, m, shift): x * 2^max(shift, 0), then gemmlowp's
  * SaturatingRoundingDoublingHighMul by m (the high word of 2 x m, rounded to nearest, ties
- * away from zero; only m = x = INT32_MIN saturates) and RoundingDivideByPOT by
+ * toward +infinity; only m = x = INT32_MIN saturates) and RoundingDivideByPOT by
  * 2^max(-shift, 0) (to nearest, ties away from zero). */
 static inline int32_t minun_zs_mbqm(int32_t x, int32_t m, int32_t shift)
 {

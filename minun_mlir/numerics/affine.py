@@ -12,8 +12,9 @@ the 256-entry tables of exp, sigmoid and tanh (`table`).
 The requantization primitives are gemmlowp's (fixedpoint.h):
 
 - `srdhm(a, b)`: SaturatingRoundingDoublingHighMul, the high 32 bits of 2ab rounded to
-  nearest (ties away from zero through the nudge, then C's truncating division), the one
-  overflowing case (a = b = -2^31) saturated to 2^31 - 1;
+  nearest, ties toward +infinity (the nudge, +2^30 or 1 - 2^30 by the sign, then C's
+  truncating division: 0.5 -> 1 but -0.5 -> 0), the one overflowing case
+  (a = b = -2^31) saturated to 2^31 - 1;
 - `rdbpot(x, e)`: RoundingDivideByPOT, x / 2^e rounded to nearest, ties away from zero;
 - `mbqm(x, m, shift)`: TFLite's MultiplyByQuantizedMultiplier (the double-rounding
   form): `rdbpot(srdhm(x * 2^max(shift, 0), m), max(-shift, 0))`.

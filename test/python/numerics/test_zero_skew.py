@@ -8,7 +8,7 @@ against independent references:
   small graphs: QLinearMatMul, QLinearConv (with an int32 bias), com.microsoft's
   QLinearAdd, QLinearMul and QLinearSigmoid. onnxruntime requantizes with a float32
   multiplier and rounds half to even, TFLite (and this representation) with a 31-bit
-  fixed-point multiplier, gemmlowp's two roundings (half away from zero). So the test
+  fixed-point multiplier, gemmlowp's two roundings (half up, then half away from zero). So the test
   first checks both against the exact rational result, then requires them equal
   wherever the exact value is farther from a rounding tie than either side's error
   (computed per case), and within 1 everywhere; `deviations` reports how many elements
@@ -68,6 +68,13 @@ def test_srdhm_and_rdbpot_match_python_integers():
         assert got.tolist() == [ref_srdhm(int(x), int(b)) for x in xs]
     for e in (1, 2, 7, 20, 31):
         assert af.rdbpot(xs, e).tolist() == [ref_rdbpot(int(x), e) for x in xs]
+
+
+def test_srdhm_rounds_ties_toward_plus_infinity():
+    """srdhm(a, 2^30) = a / 2 (2 a 2^30 / 2^32): by hand, 0.5 -> 1, -0.5 -> 0, 1.5 -> 2,
+    -1.5 -> -1 (gemmlowp's nudge is 2^30 for a positive product, 1 - 2^30 for a negative
+    one, then the division truncates)."""
+    assert af.srdhm(np.array([1, -1, 3, -3, 4, -4]), 1 << 30).tolist() == [1, 0, 2, -1, 2, -2]
 
 
 def test_rdbpot_is_round_half_away_from_zero():

@@ -4,7 +4,7 @@ zero points, against onnxruntime running the same model.
 
 onnxruntime requantizes in float (QLinear kernels: a float32 multiplier; QDQ: a float
 graph then QuantizeLinear, half to even), the zero-skew representation as TFLite (a 31-bit
-fixed-point multiplier, rounding twice, half away from zero). So, as in
+fixed-point multiplier, rounding twice: half up, then half away from zero). So, as in
 test_zero_skew.py, both must equal the exactly rounded result wherever the exact value is
 farther from a tie than their errors, and differ by at most 1 inside that band; the
 inputs are reals that quantize exactly (no tie at the input). Also: the quantization

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
     FloatAttr,
+    FloatData,
     IntAttr,
     IntegerAttr,
     IntegerType,
@@ -84,6 +85,7 @@ class ExpMethod(StrEnum):
     SEEDOT = "seedot"
     FLOAT = "float"
     POSIT = "posit"  # posit<n, es>: e^x correctly rounded (numerics/posit.py)
+    TABLE = "table"  # zero-skew int8: a 256-entry table from the affine types (affine.py)
 
 
 # Enum attributes: `#num<rounding trunc>`, `#num<overflow saturate>`, `#num<exp_method
@@ -192,6 +194,75 @@ class PositType(ParametrizedAttribute, TypeAttribute):
                                   f"<{self.nbits.data}, {self.es.data}>")
 
 
+def _float_text(x: float) -> str:
+    """A float64 as an MLIR float literal that parses back to the same double."""
+    text = repr(float(x))
+    if "." not in text and "inf" not in text and "nan" not in text:
+        text = text.replace("e", ".0e") if "e" in text else text + ".0"
+    return text
+
+
+@irdl_attr_definition
+class AffineType(ParametrizedAttribute, TypeAttribute):
+    """`!num.affine<bits, scale, zero_point>`: a bits-wide two's complement integer q
+    standing for scale * (q - zero_point) (the zero-skew representation, TFLite's
+    affine quantization; docs/numerics.md). 8-bit values and 32-bit accumulators (zero
+    point 0); the scale is a positive float64, printed so that it parses back exactly."""
+
+    name = "num.affine"
+    bits: IntAttr
+    scale: FloatData
+    zero_point: IntAttr
+
+    def __init__(self, bits: int, scale: float, zero_point: int):
+        super().__init__(IntAttr(bits), FloatData(float(scale)), IntAttr(zero_point))
+
+    @property
+    def width(self) -> int:
+        return self.bits.data
+
+    @property
+    def real_scale(self) -> float:
+        return self.scale.data
+
+    @property
+    def zp(self) -> int:
+        return self.zero_point.data
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<{self.bits.data}, {_float_text(self.scale.data)}, {self.zero_point.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, FloatData, IntAttr]:
+        with parser.in_angle_brackets():
+            bits = parser.parse_integer()
+            parser.parse_punctuation(",")
+            scale = parser.parse_number()
+            parser.parse_punctuation(",")
+            zp = parser.parse_integer(allow_negative=True)
+        return IntAttr(bits), FloatData(float(scale)), IntAttr(zp)
+
+    def verify(self) -> None:
+        bits, scale, zp = self.bits.data, self.scale.data, self.zero_point.data
+        if bits not in (8, 32):
+            raise VerifyException(f"!num.affine: bits must be 8 or 32, got {bits}")
+        if not (math.isfinite(scale) and scale > 0):
+            raise VerifyException(f"!num.affine: scale must be a positive finite real, got "
+                                  f"{scale}")
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        if bits == 32 and zp != 0:
+            raise VerifyException(f"!num.affine: a 32-bit accumulator has zero point 0, "
+                                  f"got {zp}")
+        if not lo <= zp <= hi:
+            raise VerifyException(f"!num.affine: zero point {zp} outside [{lo}, {hi}]")
+
+
+def affine(value: SSAValue) -> AffineType | None:
+    el = element(value)
+    return el if isinstance(el, AffineType) else None
+
+
 def _same_shape(var: VarConstraint) -> MessageConstraint:
     """A tensor whose shape is the constraint variable `var` (input and result of an op
     that does not change shapes)."""
@@ -212,13 +283,13 @@ def storage_type(el: Attribute) -> IntegerType:
     """The integer a fixed-point value, a posit pattern or a bfloat16 key is stored in."""
     if isinstance(el, BFloat16Type):
         return IntegerType(16)
-    assert isinstance(el, (FixedType, PositType))
+    assert isinstance(el, (FixedType, PositType, AffineType))
     return IntegerType(el.width)
 
 
 def integer_stored(el: Attribute) -> bool:
     """Whether a representation's values are stored as integers (all but f32)."""
-    return isinstance(el, (FixedType, PositType, BFloat16Type))
+    return isinstance(el, (FixedType, PositType, BFloat16Type, AffineType))
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -227,21 +298,23 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 
 
 def _is_repr(el: Attribute) -> bool:
-    return isinstance(el, (FixedType, Float32Type, PositType, BFloat16Type))
+    return isinstance(el, (FixedType, Float32Type, PositType, BFloat16Type, AffineType))
 
 
 def _check_repr(op: Operation, *values: SSAValue) -> None:
     for v in values:
         if not _is_repr(element(v)):
             raise VerifyException(
-                f"{op.name}: operands must be !num.fixed, !num.posit, f32 or bf16 tensors, got "
+                f"{op.name}: operands must be !num.fixed, !num.posit, !num.affine, f32 or bf16 "
+                f"tensors, got "
                 f"{v.type}")
 
 
 def _same_kind(op: Operation, *values: SSAValue) -> bool:
     """True for fixed-point operands (of any scales), False for float32 or posits (one
     element type); mixing representations is an error."""
-    kinds = {"fixed" if isinstance(element(v), FixedType) else element(v) for v in values}
+    kinds = {"fixed" if isinstance(element(v), FixedType) else
+             "affine" if isinstance(element(v), AffineType) else element(v) for v in values}
     if len(kinds) != 1:
         raise VerifyException(f"{op.name}: cannot mix number representations")
     return kinds.pop() == "fixed"
@@ -401,6 +474,63 @@ class RescaleOp(IRDLOperation):
 
 
 @irdl_op_definition
+class RequantizeOp(IRDLOperation):
+    """Change the scale and zero point of a zero-skew (affine) value, TFLite's output
+    stage: `y = clamp(zp_out + MBQM((x - zp_in) * 2^left_shift, multiplier, shift))` with
+    gemmlowp's rounding (numerics/affine.py), clamped to the result's bits. `multiplier`
+    and `shift` are QuantizeMultiplier(s_in / (s_out * 2^left_shift)); the verifier checks
+    them against the types, so the IR shows the integers the C uses.
+
+    `%y = num.requantize %acc {multiplier = 1518500250 : i64, shift = -7 : i64,
+           left_shift = 0 : i64} : tensor<4x1x!num.affine<32, 1.2e-05, 0>>
+           -> tensor<4x1x!num.affine<8, 0.0039, -128>>`
+    """
+
+    name = "num.requantize"
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    multiplier = attr_def(IntegerAttr)
+    shift = attr_def(IntegerAttr)
+    left_shift = attr_def(IntegerAttr)
+    result = result_def(_same_shape(S))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @staticmethod
+    def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0
+             ) -> RequantizeOp:
+        from minun_mlir.numerics.affine import quantize_multiplier
+
+        value = SSAValue.get(value)
+        a = affine(value)
+        m, s = quantize_multiplier(a.real_scale / (to.real_scale * 2.0**left_shift))
+        return RequantizeOp.create(
+            operands=[value],
+            attributes={"multiplier": IntegerAttr(m, 64), "shift": IntegerAttr(s, 64),
+                        "left_shift": IntegerAttr(left_shift, 64)},
+            result_types=[tensor_of(_shape(value), to)])
+
+    def verify_(self) -> None:
+        from minun_mlir.numerics.affine import quantize_multiplier
+
+        a, b = affine(self.input), affine(self.result)
+        if a is None or b is None:
+            raise VerifyException(f"{self.name}: operand and result must be !num.affine "
+                                  "tensors")
+        left = self.left_shift.value.data
+        if not 0 <= left <= (24 if a.width == 8 else 0):
+            raise VerifyException(f"{self.name}: left_shift must be in 0..24 for an 8-bit "
+                                  f"operand and 0 for a 32-bit one, got {left}")
+        want = quantize_multiplier(a.real_scale / (b.real_scale * 2.0**left))
+        got = (self.multiplier.value.data, self.shift.value.data)
+        if got != want:
+            raise VerifyException(
+                f"{self.name}: multiplier and shift must be {want[0]} and {want[1]} "
+                f"(QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))), "
+                f"got {got[0]} and {got[1]}")
+
+
+@irdl_op_definition
 class ConvertOp(IRDLOperation):
     """Change the format of a posit value (posit<n, es> -> posit<m, es'>): y is the
     target format's value nearest x, ties to even (exact when widening with the same es).
@@ -449,6 +579,13 @@ class _AddLike(_Elementwise):
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
         shape = self._broadcast()
+        if affine(self.lhs) is not None and not (
+                element(self.lhs) == element(self.rhs) == element(self.result)
+                and affine(self.lhs).width == 32):
+            raise VerifyException(
+                f"{self.name}: zero-skew sums take and give one 32-bit !num.affine type "
+                f"(insert num.requantize), got {self.lhs.type}, {self.rhs.type} -> "
+                f"{self.result.type}")
         if _same_kind(self, self.lhs, self.rhs, self.result):
             a, b, r = fixed(self.lhs), fixed(self.rhs), fixed(self.result)
             if not a.frac == b.frac == r.frac:
@@ -478,6 +615,7 @@ class MulOp(_Elementwise):
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
         shape = self._broadcast()
+        _check_affine_product(self, self.lhs, self.rhs)
         if _same_kind(self, self.lhs, self.rhs, self.result):
             a, b, r = fixed(self.lhs), fixed(self.rhs), fixed(self.result)
             if r.frac != a.frac + b.frac:
@@ -486,7 +624,22 @@ class MulOp(_Elementwise):
         _expect_result(self, shape, lambda el: None)
 
 
+def _check_affine_product(op: Operation, a: SSAValue, b: SSAValue) -> None:
+    """Zero-skew products and dot products: sums of (qa - zpa)(qb - zpb), exact in an
+    !num.affine<32, sa * sb, 0> accumulator."""
+    fa, fb, fr = affine(a), affine(b), affine(op.results[0])
+    if fa is None:
+        return
+    if fa.width != 8 or fb.width != 8 or fr.width != 32 or fr.zp != 0 or \
+            fr.real_scale != fa.real_scale * fb.real_scale:
+        raise VerifyException(
+            f"{op.name}: zero-skew operands must be 8-bit and the result "
+            f"!num.affine<32, {_float_text(fa.real_scale * fb.real_scale)}, 0>, got "
+            f"{a.type}, {b.type} -> {op.results[0].type}")
+
+
 def _check_reduction(op: Operation, a: SSAValue, b: SSAValue, shape, removed: int) -> None:
+    _check_affine_product(op, a, b)
     if _same_kind(op, a, b, op.results[0]):
         fa, fb, fr = fixed(a), fixed(b), fixed(op.results[0])
         if fr.frac != fa.frac + fb.frac - removed:
@@ -655,8 +808,19 @@ class ExpOp(_TableOp):
                     element(self.input) != element(self.result):
                 raise VerifyException(f"{self.name}: method posit needs posit values of one "
                                       "type")
+        elif method == ExpMethod.TABLE:
+            _check_table(self)
         elif not isinstance(element(self.input), (Float32Type, BFloat16Type)):
             raise VerifyException(f"{self.name}: method float needs f32 or bf16 values")
+
+
+def _check_table(op: Operation) -> None:
+    """A zero-skew function table: 8-bit affine input and result (any scales)."""
+    a, r = affine(op.operands[0]), affine(op.results[0])
+    if a is None or r is None or a.width != 8 or r.width != 8:
+        raise VerifyException(f"{op.name}: a zero-skew table takes and gives 8-bit "
+                              f"!num.affine values, got {op.operands[0].type} -> "
+                              f"{op.results[0].type}")
 
 
 @irdl_op_definition
@@ -667,6 +831,8 @@ class SigmoidOp(_TableOp):
     name = "num.sigmoid"
 
     def verify_(self) -> None:
+        if affine(self.input) is not None or affine(self.result) is not None:
+            _check_table(self)
         self._check_io(_SHIFTRY_SCALES)
 
 
@@ -677,6 +843,8 @@ class TanhOp(_TableOp):
     name = "num.tanh"
 
     def verify_(self) -> None:
+        if affine(self.input) is not None or affine(self.result) is not None:
+            _check_table(self)
         self._check_io(_SHIFTRY_SCALES)
 
 
@@ -728,8 +896,9 @@ class SoftmaxOp(IRDLOperation):
 
 # An L2 number type: an element type some representation owns.
 NUMBER = MessageConstraint(
-    base(FixedType) | base(PositType) | EqAttrConstraint(f32) | base(BFloat16Type),
-    "an L2 number type (!num.fixed, !num.posit, f32 or bf16) expected")
+    base(FixedType) | base(PositType) | EqAttrConstraint(f32) | base(BFloat16Type)
+    | base(AffineType),
+    "an L2 number type (!num.fixed, !num.posit, !num.affine, f32 or bf16) expected")
 
 
 class _SameTypeUnaryOp(IRDLOperation):
@@ -905,6 +1074,7 @@ Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, ConvertOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp,
      Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp,
-     ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp],
-    [FixedType, PositType, RoundingAttr, OverflowAttr, ExpMethodAttr],
+     ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp,
+     RequantizeOp],
+    [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr],
 )

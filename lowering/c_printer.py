@@ -117,6 +117,8 @@ class Model:
     input_posit: tuple[int, int] | None = None  # (n, es) of a posit input / output
     output_posit: tuple[int, int] | None = None
     bf16: bool = False  # bfloat16 input and output (keys, numerics/bfloat16_repr.py)
+    input_affine: tuple[float, int] | None = None  # zero-skew (scale, zero point) of the
+    output_affine: tuple[float, int] | None = None  # input / output (numerics/affine.py)
 
 
 SOFTPOSIT_DIR = Path(__file__).resolve().parents[1] / "third_party" / "softposit"
@@ -208,6 +210,13 @@ class CPrinter:
             v = a.get(key)
             return tuple(int(t) for t in v.data.split(",")) if v is not None else None
 
+        def affine(key: str) -> tuple[float, int] | None:
+            v = a.get(key)
+            if v is None:
+                return None
+            scale, zp = v.data.split(",")
+            return float(scale), int(zp)
+
         rounding = a.get("num.rounding")
         return Model(a["minun.input_size"].data, a["minun.output_size"].data,
                      ctype(a["minun.input_type"]), ctype(a["minun.output_type"]),
@@ -215,7 +224,8 @@ class CPrinter:
                      rounding.data if rounding is not None else "trunc",
                      a["minun.input_buffer"].data if "minun.input_buffer" in a else None,
                      posit("minun.input_posit"), posit("minun.output_posit"),
-                     "minun.input_bf16" in a)
+                     "minun.input_bf16" in a, affine("minun.input_affine"),
+                     affine("minun.output_affine"))
 
     def global_(self, op: cemit.GlobalOp) -> None:
         t = ctype(op.elem)
@@ -814,6 +824,8 @@ int minun_predict(const minun_input_t *x, minun_output_t *out)
 """
         if m.input_posit is not None or m.output_posit is not None:
             return self.posit_wrapper(m)
+        if m.input_affine is not None:
+            return self.affine_wrapper(m)
         if m.bf16:
             return """int minun_predict_float(const float *x, float *scores)
 {
@@ -873,6 +885,49 @@ int minun_predict_float(const float *x, float *scores)
 }}
 """
 
+
+    def affine_wrapper(self, m: Model) -> str:
+        """Reals <-> zero-skew int8: round(v / scale) + zp (ties away from zero, in double,
+        as numerics/affine.quantize), saturated; scores dequantized (an int32 accumulator
+        has zero point 0)."""
+        self.uses_math = True
+        s_in, zp_in = m.input_affine
+        lo, hi = (-128, 127) if m.input_type == "int8_t" else (-(1 << 31), (1 << 31) - 1)
+        if m.output_affine is not None:
+            s_out, zp_out = m.output_affine
+        else:  # an integer output (a label): no scores to scale
+            s_out, zp_out = 1.0, 0
+        if m.input_buffer is None:
+            q_decl, call = "minun_input_t q[MINUN_INPUT_SIZE];", "minun_predict(q, s)"
+        else:
+            q_decl, call = "minun_input_t *q = minun_input_buffer();", \
+                "minun_predict_in_place(s)"
+        return f"""/* Reals -> stored input: round(v / {s_in!r}) + {zp_in} (ties away from zero),
+ * saturated, as the evaluator encodes inputs. */
+static minun_input_t minun_quantize_input(float v)
+{{
+    double r = round((double)v / {s_in.hex()});
+    if (r < {float(lo - 1 - abs(zp_in))!r})
+        r = {float(lo - 1 - abs(zp_in))!r};
+    if (r > {float(hi + 1 + abs(zp_in))!r})
+        r = {float(hi + 1 + abs(zp_in))!r};
+    r += {zp_in};
+    return (minun_input_t)(r < {lo} ? {lo} : r > {hi} ? {hi} : r);
+}}
+
+int minun_predict_float(const float *x, float *scores)
+{{
+    {q_decl}
+    minun_output_t s[MINUN_OUTPUT_SIZE];
+    int i, label;
+    for (i = 0; i < MINUN_INPUT_SIZE; i++)
+        q[i] = minun_quantize_input(x[i]);
+    label = {call};
+    for (i = 0; i < MINUN_OUTPUT_SIZE; i++)
+        scores[i] = (float)({s_out!r} * ((double)s[i] - {zp_out}));
+    return label;
+}}
+"""
 
     def posit_wrapper(self, m: Model) -> str:
         """Floats <-> posit patterns: a float32 is the integer m * 2^(e - 150), which the

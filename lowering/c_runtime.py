@@ -769,6 +769,36 @@ for _op, _lib, _expr in (("exp", "expf", "expf(x)"),
             _op, _expr))
 
 
+# zero-skew int8 (numerics/affine.py, lowering/loops/affine_ops.py): TFLite's
+# MultiplyByQuantizedMultiplier with gemmlowp's rounding, integer-only.
+HELPERS["minun_zs_mbqm"] = ((), lambda p: """
+/* TFLite's MultiplyByQuantizedMultiplier(x, m, shift): x * 2^max(shift, 0), then gemmlowp's
+ * SaturatingRoundingDoublingHighMul by m (the high word of 2 x m, rounded to nearest, ties
+ * toward +infinity; only m = x = INT32_MIN saturates) and RoundingDivideByPOT by
+ * 2^max(-shift, 0) (to nearest, ties away from zero). */
+static inline int32_t minun_zs_mbqm(int32_t x, int32_t m, int32_t shift)
+{
+    int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    int32_t a = (int32_t)((uint32_t)x << left), high, mask, remainder, threshold;
+    int64_t ab;
+    if (a == INT32_MIN && m == INT32_MIN)
+        high = INT32_MAX;
+    else {
+        ab = (int64_t)a * (int64_t)m;
+        ab += ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
+        /* ab / 2^31 truncated toward zero, as a shift (no 64-bit division on AVR) */
+        high = (int32_t)((ab >= 0 ? ab : ab + ((1LL << 31) - 1)) >> 31);
+    }
+    if (right == 0)
+        return high;
+    mask = (int32_t)(((int64_t)1 << right) - 1);
+    remainder = high & mask;
+    threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+    return (high >> right) + (remainder > threshold ? 1 : 0);
+}
+""")
+
+
 def uses_posits(names: Iterable[str]) -> bool:
     """Whether a model calling `names` needs the posit runtime's files beside its C."""
     return "minun_posit" in closure(names)

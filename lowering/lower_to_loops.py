@@ -83,8 +83,9 @@ from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
-from minun_mlir.dialects.num import FixedType, PositType
+from minun_mlir.dialects.num import AffineType, FixedType, PositType
 from minun_mlir.lowering.loops import (
+    affine_ops,
     bf16_ops,
     elementwise,
     functions,
@@ -120,11 +121,11 @@ PROBE = "minun.probe"
 # Consumers that read an operand once per element of their result (see consumed_once).
 ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.SigmoidOp,
                num.TanhOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.NegOp, num.MaxOp,
-               num.MinOp)
+               num.MinOp, num.RequantizeOp)
 # Element-wise consumers whose handlers build an `Elementwise` of their operands (so a
 # value computed row by row through row windows stays lazy into them, see `row_consumer`).
 ROW_ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ReluOp, num.Relu6Op,
-                   num.ClipOp, num.NegOp, num.MaxOp, num.MinOp)
+                   num.ClipOp, num.NegOp, num.MaxOp, num.MinOp, num.RequantizeOp)
 # A value read in loop bodies may be recomputed up to this many times per element rather
 # than stored whole (see Lowering.fused_into_loop).
 FUSE_RECOMPUTE = 4
@@ -150,6 +151,7 @@ HANDLERS: dict[type[Operation], Handler] = _handlers()
 REPRESENTATION_HANDLERS: dict[type, dict[type[Operation], Handler]] = {
     PositType: posit_ops.HANDLERS,
     BFloat16Type: bf16_ops.HANDLERS,
+    AffineType: affine_ops.HANDLERS,
 }
 
 
@@ -246,6 +248,9 @@ class Lowering:
         for key, el in (("minun.input_bf16", x_el), ("minun.output_bf16", s_el)):
             if isinstance(el, BFloat16Type):  # and bfloat16 keys
                 attrs[key] = UnitAttr()
+        for key, el in (("minun.input_affine", x_el), ("minun.output_affine", s_el)):
+            if isinstance(el, AffineType):  # and zero-skew int8: scale and zero point
+                attrs[key] = StringAttr(f"{el.real_scale!r},{el.zp}")
         attrs["minun.input_shape"] = StringAttr("x".join(map(str, shape_of(inputs[0].result))))
         attrs["minun.input_name"] = inputs[0].sym_name
         new.attributes.update(attrs)

@@ -1,9 +1,10 @@
 """The posit section of BENCHMARKS.md (`tools/bench.py --posit`; MinUn's number
-representations, issue 13): every suite model's accuracy at posit<16, 2>, posit<8, 2>
-and bfloat16 beside float32, fixed16 and fixed8 (the bit-exact evaluator on the whole test split, as
-the suite's tables); flash, RAM and latency of the generated C on the Uno (simavr, exact
-cycles) and the Cortex-M4 (QEMU, exact instructions) for a few models at fixed16, posit16,
-posit8 and bfloat16; and what one call of the posit runtime costs on each board.
+representations, issue 13): every suite model's accuracy at posit<16, 2>, posit<8, 2>,
+bfloat16 and zero-skew int8 beside float32, fixed16 and fixed8 (the bit-exact evaluator on
+the whole test split, as the suite's tables); flash, RAM and latency of the generated C on
+the Uno (simavr, exact cycles) and the Cortex-M4 (QEMU, exact instructions) for a few
+models at fixed16, posit16, posit8, bfloat16 and zero-skew8; and what one call of the posit
+runtime costs on each board.
 
 A separate run and section (like the face section) because posit arithmetic is software:
 simulating every model at two more configurations would multiply `make bench`'s time. The
@@ -30,12 +31,13 @@ CONFIGS: tuple[Options, ...] = (
     Options(representation="posit", bits=8, es=1),  # accuracy only: why posit8 has es 2
     Options(representation="posit", bits=8, es=0),
     Options(representation="bfloat16"),
+    Options(representation="zero-skew", bits=8),
 )
 # models run on the boards: one per family, small enough for the Uno's 2 KB and for a
 # simulation of software posits in seconds
 TARGET_MODELS = ("protonn-breast-cancer", "bonsai-wine", "fastgrnn-lr-digits-binary",
                  "lenet-digits-binary")
-TARGET_CONFIGS = ("fixed16", "posit16", "posit8", "bfloat16")
+TARGET_CONFIGS = ("fixed16", "posit16", "posit8", "bfloat16", "zero-skew8")
 TARGETS = ("avr", "cortex-m4")
 N_INPUTS = 4
 OPS = ("add", "mul", "exp", "sigmoid", "tanh", "quire fma")
@@ -137,14 +139,17 @@ def op_flash(work: Path) -> dict:
 
 def render(rows: list[dict], costs: dict, flash: dict | None = None) -> str:
     labels = [o.label for o in CONFIGS if o.label != "float32"]
-    out = [SECTION + " and bfloat16", "",
+    out = [SECTION + ", bfloat16 and zero-skew int8", "",
            "Written by `tools/bench.py --posit` (minun_mlir/bench_posit.py); `make bench` keeps "
            "it. MinUn's posits as an L2 representation: one posit<n, es> type per program, "
            "every operation rounded once (dot products through the quire), exp, sigmoid and "
            "tanh correctly rounded; the C calls the integer-only runtime in "
            "third_party/softposit (docs/numerics.md). posit16 and posit8 have es = 2, "
            "posit8-es1 and -es0 show why (the mean drops below). bfloat16: float32 arithmetic "
-           "rounded to bfloat16 after each operation. Accuracy with the "
+           "rounded to bfloat16 after each operation. zero-skew8: TFLite's affine int8 (a "
+           "scale and zero point per tensor from the profile, int8 weights with zero point "
+           "0, int32 accumulators requantized by gemmlowp's fixed-point multipliers, "
+           "256-entry tables for exp, sigmoid and tanh). Accuracy with the "
            "bit-exact evaluator on the whole test split; in parentheses the drop from float32 "
            "in points.", "",
            "| model | float32 | " + " | ".join(labels) + " |",

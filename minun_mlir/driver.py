@@ -30,7 +30,7 @@ from minun_mlir.pipeline import parse_pipeline, pipeline_text, run_pipeline
 
 @dataclass(frozen=True)
 class Options:
-    representation: str = "fixed"  # or "float32", "posit"
+    representation: str = "fixed"  # or "float32", "posit", "bfloat16", "zero-skew"
     bits: int = 16
     es: int = 2  # posit<bits, es>'s exponent bits
     scales: str = "data-driven"
@@ -73,6 +73,8 @@ class Options:
         """A short name for reports: float32, fixed16, fixed8-maxscale5, fixed16+demote."""
         if self.representation == "posit":
             return f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
+        if self.representation == "zero-skew":
+            return f"zero-skew{self.bits}"
         if self.representation != "fixed":
             return self.representation
         name = f"fixed{self.bits}"

@@ -5,6 +5,7 @@
     quantize{repr=fixed bits=16 scales=maxscale data=train.npy}     (maxscale tuned on data)
     quantize{repr=float32}
     quantize{repr=posit bits=16 es=2}                               (posit<16, 2>)
+    quantize{repr=zero-skew bits=8 data=train.npy}     (TFLite's affine int8, zero points)
 
 The input has only primitive ops: lower-composite-ops runs before it in the pipeline
 (minun_mlir/pipeline.py), and quantize reports a composite op instead of rewriting it.
@@ -121,6 +122,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if evaluator not in EVALUATORS:
         raise error(f"quantize: evaluator must be one of {', '.join(EVALUATORS)}, got "
                     f"'{evaluator}'")
+    if representation == "zero-skew" and config.bits != 8:
+        raise error(f"quantize: repr=zero-skew takes bits=8 (int8 values, int32 "
+                    f"accumulators), got bits={config.bits}")
     if config.bits not in fx.BITWIDTHS:
         raise error(f"quantize: bits must be 8, 16 or 32, got {config.bits}")
     if config.param_bits is not None and config.param_bits not in fx.BITWIDTHS:

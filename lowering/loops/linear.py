@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import Float32Type, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
-from minun_mlir.dialects.num import FixedType
+from minun_mlir.dialects.num import AffineType, FixedType
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, row_major
 from minun_mlir.lowering.loops.values import (
     CHEAP,
@@ -387,7 +387,8 @@ def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp,
     out = g.alloc(m * ncols, storage(res), op.result.name_hint)
     out.owner = op.result
     whole = Buf(out, (m, ncols), res)
-    lw.store_into(whole, Const(0 if fixed_ else 0.0, (m, ncols), res))
+    lw.store_into(whole, Const(0 if fixed_ or isinstance(res, AffineType) else 0.0, (m, ncols),
+                               res))
 
     def to_index(v: SSAValue) -> SSAValue:
         return g.add(arith.IndexCastOp(g.resize(v, 32), INDEX))

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import MinunError, error
-from minun_mlir.dialects.num import FixedType, PositType
+from minun_mlir.dialects.num import AffineType, FixedType, PositType
 from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, row_major
 from minun_mlir.modules import shape_of  # noqa: F401  (the family modules use it)
 
@@ -27,7 +27,7 @@ FREE, CHEAP, COMPUTE = 0, 1, 2
 def storage(el: Attribute) -> Attribute:
     """The C-level element of an L2 element type: iN for !num.fixed<N, s> and for
     !num.posit<N, es> (the pattern), f32 for f32."""
-    if isinstance(el, (FixedType, PositType)):
+    if isinstance(el, (FixedType, PositType, AffineType)):
         return IntegerType(el.width)
     if isinstance(el, BFloat16Type):  # an order-preserving key (numerics/bfloat16_repr.py)
         return IntegerType(16)

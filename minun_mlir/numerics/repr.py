@@ -3,7 +3,7 @@
 Everything that depends on how a real is encoded lives behind `Representation`: how a
 program's L1 values get their L2 types (`quantize`), how stored values map to reals, and
 the bit-exact kernels the L2 evaluator runs. One implementation per representation
-(fixed-point, float32, posits, bfloat16). Passes and searches look
+(fixed-point, float32, posits, bfloat16, zero-skew int8). Passes and searches look
 representations up by name or by element type and never test which one they have.
 """
 
@@ -128,4 +128,5 @@ def _load_builtin() -> None:
         fixed_repr,
         float32_repr,
         posit_repr,
+        zero_skew_repr,
     )

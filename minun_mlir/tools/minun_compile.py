@@ -47,11 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
     p.add_argument("--test", help="test data for the accuracy report (and --run)")
-    p.add_argument("--repr", default=None, choices=("fixed", "float32", "posit", "bfloat16"),
+    p.add_argument("--repr", default=None,
+                   choices=("fixed", "float32", "posit", "bfloat16", "zero-skew"),
                    help="number representation: fixed point (default, or the one of --assign's "
-                   "file), float32, posit<bits, es> or bfloat16")
+                   "file), float32, posit<bits, es>, bfloat16 or zero-skew (TFLite's affine "
+                   "int8: scale and zero point per tensor, int32 accumulators; --bits 8 only)")
     p.add_argument("--bits", type=int, default=None, choices=(8, 16, 32),
-                   help="the bitwidth (default 16, or the one of --assign's file)")
+                   help="the bitwidth (default 16, 8 for --repr zero-skew, or the one of "
+                   "--assign's file)")
     p.add_argument("--es", type=int, default=2, choices=(0, 1, 2),
                    help="--repr posit: exponent bits of posit<bits, es> (default 2)")
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
@@ -186,8 +189,11 @@ def run(args: argparse.Namespace) -> dict:
         assignment = load_assignment(args.assign)
         args.bits = assignment.bits if args.bits is None else args.bits
         args.repr = args.repr or assignment.representation
-    args.bits = 16 if args.bits is None else args.bits
     args.repr = args.repr or "fixed"
+    args.bits = (8 if args.repr == "zero-skew" else 16) if args.bits is None else args.bits
+    if args.repr == "zero-skew" and args.bits != 8:
+        raise error(f"--repr zero-skew takes --bits 8 (int8 values, int32 accumulators), "
+                    f"got --bits {args.bits}")
     options = Options(
         representation=args.repr, bits=args.bits, es=args.es, scales=args.scales,
         maxscale=args.maxscale,

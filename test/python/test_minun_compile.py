@@ -78,3 +78,22 @@ def test_posit_representation_on_the_host_matches_the_evaluator(tmp_path):
     assert data["run"]["agreement"] == 1.0
     assert "fastgrnn_lr_usps [posit8]" in r.stdout
     assert {p.name for p in (tmp_path / "c").iterdir()} >= {"model.c", "posit.c", "posit.h"}
+
+
+def test_zero_skew_representation_on_the_host_matches_the_evaluator(tmp_path):
+    """--repr zero-skew (bits 8 by default): profiled on --train, the x86 C's labels equal
+    the evaluator's; other bitwidths are a one-line diagnostic naming the flag."""
+    model = ROOT / "benchmarks" / "models" / "lenet-digits-binary"
+    report = tmp_path / "r.json"
+    r = compile_(str(model / "model.sd"), "--repr", "zero-skew", "--train",
+                 str(model / "train.npy"), "--test", str(model / "test.npy"), "--out",
+                 str(tmp_path / "c"), "--run", "--max-inputs", "50", "--json", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "model [zero-skew8]" in r.stdout
+    assert json.loads(report.read_text())["run"]["agreement"] == 1.0
+    bad = compile_(str(model / "model.sd"), "--repr", "zero-skew", "--bits", "16", "--train",
+                   str(model / "train.npy"))
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines() == [
+        "error: --repr zero-skew takes --bits 8 (int8 values, int32 accumulators), got "
+        "--bits 16"]

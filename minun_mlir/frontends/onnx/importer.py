@@ -30,7 +30,15 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i32, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    f64,
+    i32,
+    i64,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -44,6 +52,9 @@ MIN_OPSET = 7
 DEFAULT_INPUT_RANGE = (-1.0, 1.0)
 
 # Operators whose outputs depend on a random generator are never folded.
+# handled even on initializers (frontends/onnx/quantized.py): folded, the float weights
+# would lose the scale and zero point the zero-skew representation keeps
+NOT_FOLDED = {"QuantizeLinear", "DequantizeLinear"}
 NONDETERMINISTIC = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                     "Multinomial", "Bernoulli"}
 
@@ -186,6 +197,9 @@ class Importer:
         self.param_names: set[str] = set()
         self.index_cache: dict[int, SSAValue] = {}
         self.scalars: dict[tuple, SSAValue] = {}
+        # initializers dequantized by the model: name -> (scale, zero point), recorded on
+        # their minun.param (frontends/onnx/quantized.py)
+        self.quantized: dict[str, tuple[float, int]] = {}
         self.used = {n for node in self.graph.node for n in node.input if n}
         self.used |= {o.name for o in self.graph.output}
 
@@ -270,7 +284,11 @@ class Importer:
             sym, k = f"{base}_{k}", k + 1
         self.param_names.add(sym)
         lo, hi = float(np.nanmin(array)), float(np.nanmax(array))
-        return self.leaf(minun.ParamOp(sym, array, lo, hi), sym)
+        param = minun.ParamOp(sym, array, lo, hi)
+        if name in self.quantized:
+            param.attributes["quantization"] = DenseArrayBase.from_list(
+                f64, [self.quantized[name][0], float(self.quantized[name][1])])
+        return self.leaf(param, sym)
 
     # -- values in a layout ------------------------------------------------------------
 
@@ -610,7 +628,7 @@ class Importer:
         if proto.op_type in ("Shape", "Size") and domain == "" and present:
             outputs = self._static_shape(proto, present[0])
         elif (all(v.array is not None for v in present) and
-              proto.op_type not in NONDETERMINISTIC):
+              proto.op_type not in NONDETERMINISTIC and proto.op_type not in NOT_FOLDED):
             outputs = self._fold(proto, inputs)
         else:
             handler = self.handlers.get(proto.op_type) if domain == "" else None

@@ -31,7 +31,7 @@ func.func @f(%x: tensor<4x!num.fixed<16, 11>>) -> tensor<4x!num.fixed<16, 14>> {
   func.return %e : tensor<4x!num.fixed<16, 14>>
 }
 // CHECK: invalid-attrs.mlir:30:45
-// CHECK: Expected `shiftry`, `seedot`, `float`, or `posit`.
+// CHECK: Expected `shiftry`, `seedot`, `float`, `posit`, or `table`.
 
 // -----
 func.func @f(%x: tensor<4x!num.fixed<16, 11>>) -> tensor<4x!num.fixed<16, 14>> {

@@ -4,7 +4,7 @@
 // Operands must be L2 number types: a float L1 tensor of f64 is not one.
 %x = "test.op"() : () -> tensor<4xf64>
 %r = "num.relu"(%x) : (tensor<4xf64>) -> tensor<4xf64>
-// CHECK: error: num.relu: operand 'input' at position 0 does not verify: an L2 number type (!num.fixed, !num.posit, f32 or bf16) expected
+// CHECK: error: num.relu: operand 'input' at position 0 does not verify: an L2 number type (!num.fixed, !num.posit, !num.affine, f32 or bf16) expected
 
 // -----
 // relu, relu6, clip and neg keep the operand's type (shape and representation).
@@ -76,7 +76,7 @@
 // -----
 %x = "test.op"() : () -> tensor<2xi16>
 %a = "num.argmax"(%x) : (tensor<2xi16>) -> i32
-// CHECK: error: num.argmax: operand 'input' at position 0 does not verify: an L2 number type (!num.fixed, !num.posit, f32 or bf16) expected
+// CHECK: error: num.argmax: operand 'input' at position 0 does not verify: an L2 number type (!num.fixed, !num.posit, !num.affine, f32 or bf16) expected
 
 // -----
 %x = "test.op"() : () -> tensor<2x1x!num.fixed<16, 12>>

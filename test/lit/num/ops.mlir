@@ -64,6 +64,19 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   %fs = num.softmax %fmin : tensor<2xf32> -> tensor<2xf32>
   // CHECK: %fa = num.argmax %fmin : tensor<2xf32>
   %fa = num.argmax %fmin : tensor<2xf32>
+  // Zero-skew int8: scale and zero point in the type; num.requantize's multiplier and shift
+  // are QuantizeMultiplier(1e-4 / 0.02) = 0.005 = 1374389535 * 2^(-7 - 31) (the verifier
+  // checks them against the types).
+  %acc = num.param "Acc" dense<[1200, -350]> : tensor<2xi32> -> tensor<2x!num.affine<32, 1.0e-04, 0>>
+  // CHECK: %q = num.requantize %acc {multiplier = 1374389535 : i64, shift = -7 : i64, left_shift = 0 : i64} : tensor<2x!num.affine<32, 0.0001, 0>> -> tensor<2x!num.affine<8, 0.02, -5>>
+  // GENERIC: %q = "num.requantize"(%acc) {multiplier = 1374389535 : i64, shift = -7 : i64, left_shift = 0 : i64} : (tensor<2x!num.affine<32, 0.0001, 0>>) -> tensor<2x!num.affine<8, 0.02, -5>>
+  %q = num.requantize %acc {multiplier = 1374389535 : i64, shift = -7 : i64, left_shift = 0 : i64} : tensor<2x!num.affine<32, 1.0e-04, 0>> -> tensor<2x!num.affine<8, 0.02, -5>>
+  // CHECK: %qr = num.relu %q : tensor<2x!num.affine<8, 0.02, -5>>
+  %qr = num.relu %q : tensor<2x!num.affine<8, 0.02, -5>>
+  // CHECK: %qs = num.sigmoid %qr : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.00390625, -128>>
+  %qs = num.sigmoid %qr : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.00390625, -128>>
+  // CHECK: %qe = num.exp %qr {method = #num<exp_method table>} : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.01, -128>>
+  %qe = num.exp %qr {method = #num<exp_method table>} : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.01, -128>>
   // Between posit formats (per-tensor formats, MinUn's Procedure 3).
   %pi = num.input "P" : tensor<2x!num.posit<16, 2>>
   // CHECK: %p8 = num.convert %pi : tensor<2x!num.posit<16, 2>> -> tensor<2x!num.posit<8, 2>>

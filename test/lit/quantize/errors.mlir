@@ -13,7 +13,7 @@ func.func @main() -> tensor<4xf32> {
 // ALL-NOT: Traceback
 // BITS: error: quantize: bits must be 8, 16 or 32, got 12
 // ROUND: error: quantize: rounding must be one of trunc, floor, nearest, got 'up'
-// REPR: error: unknown number representation 'posit7' (known: bfloat16, fixed, float32, posit)
+// REPR: error: unknown number representation 'posit7' (known: bfloat16, fixed, float32, posit, zero-skew)
 // MIXED: error: quantize: mixed bitwidths need scales=data-driven
 // RUN: not minun-opt %s -p 'quantize{input-bits=12}' 2>&1 | filecheck %s --check-prefixes=ALL,INBITS
 // RUN: not minun-opt %s -p 'quantize{repr=float32 input-bits=8}' 2>&1 | filecheck %s --check-prefixes=ALL,INFLOAT

@@ -89,7 +89,7 @@ class Expected:
 
 
 def storage_dtype(el) -> np.dtype:
-    if isinstance(el, (num.FixedType, num.PositType)):
+    if isinstance(el, (num.FixedType, num.PositType, num.AffineType)):
         return np.dtype(f"<i{el.width // 8}")
     if num.integer_stored(el):  # bfloat16 keys
         return np.dtype("<i2")
@@ -187,6 +187,7 @@ CONFIGS: dict[str, dict[str, object]] = {
     # posit16 and rounding its result to posit8)
     "posit16-params8": dict(repr="posit", bits=16, es=2, param_bits=8),
     "posit8-params16": dict(repr="posit", bits=8, es=2, param_bits=16),
+    "zero-skew8": {"repr": "zero-skew", "bits": 8},
 }
 
 

@@ -71,7 +71,8 @@ int main(void)
 
 
 @pytest.mark.parametrize("model,config", [("lenet", "fixed16"), ("bonsai", "fixed8"),
-                                          ("protonn", "float32")])
+                                          ("protonn", "float32"),
+                                          ("fastgrnn", "zero-skew8")])
 def test_sketch_builds_for_the_uno_and_runs(model, config, tmp_path):
     l2, _ = quantized(model, config)
     exp = expected_for(model, config)

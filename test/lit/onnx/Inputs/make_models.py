@@ -103,6 +103,27 @@ def shape_fold() -> onnx.ModelProto:
          init("minus1", np.array([-1], dtype=np.int64))])
 
 
+def qdq_matmul() -> onnx.ModelProto:
+    """A pre-quantized (QDQ) MatMul + bias: scales that are powers of two, so that the
+    zero-skew types and multipliers can be checked by hand."""
+    w = np.array([[1, -2], [3, 4], [-5, 6], [7, -8]], dtype=np.int8)
+    b = np.array([10, -20], dtype=np.int32)
+    f, i8, i32 = np.float32, np.int8, np.int32
+    inits = [init("sx", f(0.25)), init("zx", i8(-2)), init("W", w), init("sw", f(0.5)),
+             init("zw", i8(0)), init("B", b), init("sb", f(0.125)), init("zb", i32(0)),
+             init("sy", f(0.5)), init("zy", i8(3))]
+    return model(
+        [helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"], name="qx"),
+         helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"], name="dqx"),
+         helper.make_node("DequantizeLinear", ["W", "sw", "zw"], ["Wd"], name="dqw"),
+         helper.make_node("DequantizeLinear", ["B", "sb", "zb"], ["Bd"], name="dqb"),
+         helper.make_node("MatMul", ["xd", "Wd"], ["p"], name="mm"),
+         helper.make_node("Add", ["p", "Bd"], ["s"], name="add"),
+         helper.make_node("QuantizeLinear", ["s", "sy", "zy"], ["sq"], name="qs"),
+         helper.make_node("DequantizeLinear", ["sq", "sy", "zy"], ["y"], name="dqs")],
+        [tensor("x", [1, 4])], [tensor("y", [1, 2])], inits, opset=13)
+
+
 def unsupported() -> onnx.ModelProto:
     return model([helper.make_node("Erf", ["x"], ["y"], name="erf1")],
                  [tensor("x", [1, 4])], [tensor("y", [1, 4])])
@@ -121,6 +142,7 @@ MODELS = {
     "shape_fold.onnx": shape_fold,
     "unsupported.onnx": unsupported,
     "dynamic.onnx": dynamic,
+    "qdq_matmul.onnx": qdq_matmul,
 }
 
 # Not a protobuf ModelProto: a truncated header followed by text.

@@ -1,0 +1,198 @@
+"""The ops of the zero-skew int8 representation (`!num.affine` elements,
+numerics/zero_skew_repr.py), which take precedence over the fixed-point handlers for
+affine values. Integer-only: every multiplier, shift, bias and table is computed in
+Python at compile time.
+
+- matmul, conv2d, sparse matmul, mul: each term `(qa - zpa) * (qb - zpb)`, its factors
+  in 16 bits (exact: at most 255 in magnitude each), the product in 16 bits when one zero
+  point is 0 (weights: at most 255 * 128), else in 32, summed in int32 (a padded
+  convolution input adds nothing, as TFLite pads with the zero point);
+- requantize: `zp_out + minun_zs_mbqm((q - zp_in) << left_shift, multiplier, shift)`,
+  clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
+  RoundingDivideByPOT, minun_runtime.h);
+- exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
+- relu: max(q, zp); clip, relu6: clamps at bounds encoded at compile time; neg:
+  clamp(2 zp - q); init: the encoded fill. Add/sub of int32 accumulators (zero point 0),
+  max, min, maxpool, argmax and sgn are the integer handlers of the other families.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, i32
+from xdsl.ir import Operation, SSAValue
+
+from minun_mlir.dialects import minun, num
+from minun_mlir.dialects.num import AffineType
+from minun_mlir.lowering.loops import linear
+from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
+from minun_mlir.lowering.loops.elementwise import elementwise
+from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of
+from minun_mlir.numerics import affine as af
+from minun_mlir.numerics import zero_skew_repr as zs
+
+if TYPE_CHECKING:
+    from minun_mlir.lowering.lower_to_loops import Lowering
+
+I32 = IntegerType(32)
+
+
+def _t(v: SSAValue) -> AffineType:
+    el = element_of(v)
+    assert isinstance(el, AffineType), el
+    return el
+
+
+def offset(g: Gen, x: SSAValue, zp: int) -> SSAValue:
+    """q - zp, exact: in 16 bits for an 8-bit q, as it is for a zero point of 0."""
+    if zp == 0:
+        return x
+    w = max(16, width(x))
+    return g.binop(arith.SubiOp, g.resize(x, w), g.iconst(zp, w), nsw=True)
+
+
+def term(g: Gen, a: SSAValue, za: int, b: SSAValue, zb: int) -> SSAValue:
+    """(a - za)(b - zb) for 8-bit a, b: in 16 bits when one zero point is 0 (at most
+    255 * 128 = 32640 in magnitude: a cheap 16-bit multiply on the 8-bit boards), else in
+    32 bits."""
+    d = 16 if 0 in (za, zb) and width(a) == width(b) == 8 else 32
+    return g.product(offset(g, a, za), offset(g, b, zb), d)
+
+
+def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
+    a, r = _t(op.input), _t(op.result)
+    left = op.left_shift.value.data
+    m, s = op.multiplier.value.data, op.shift.value.data
+    lo, hi = af.int_range(r.width)
+
+    def fn(g: Gen, x: SSAValue) -> SSAValue:
+        d = g.resize(offset(g, x, a.zp), 32)
+        if left:  # |q - zp| <= 255: at most 2^28 after the shift of 24 the verifier allows
+            d = g.add(arith.ShLIOp(d, g.iconst(left, 32)))
+        y = g.helper("minun_zs_mbqm", [d, g.iconst(m, 32), g.iconst(s, 32)], i32)
+        if r.zp:
+            y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))  # wraps as the int32 C does
+        return g.resize(g.clamp(y, lo, hi), r.width)
+
+    return elementwise(lw, op, fn, op.input)
+
+
+def lower_mul(lw: Lowering, op: num.MulOp) -> Val:
+    za, zb = _t(op.lhs).zp, _t(op.rhs).zp
+    return elementwise(lw, op, lambda g, a, b: term(g, a, za, b, zb), op.lhs, op.rhs)
+
+
+def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
+    a, b = linear.operand(lw, op.lhs), linear.operand(lw, op.rhs)
+    za, zb = _t(op.lhs).zp, _t(op.rhs).zp
+    k = shape_of(op.lhs)[1]
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        i, j = idx
+
+        def one(kk: list[Lin]) -> SSAValue:
+            return term(g, a.load(g, [i, kk[0]]), za, b.load(g, [kk[0], j]), zb)
+
+        return linear.sum_terms(g, (k,), 0, "nearest", I32, 32, one)
+
+    return Reduction(fn, [a, b], shape_of(op.result), element_of(op.result))
+
+
+def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
+    rows = lw.row_window(op, lw.vals[op.input])
+    x = linear.operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
+    f = linear.operand(lw, op.filter)
+    zx, zf = _t(op.input).zp, _t(op.filter).zp
+    _, h, w, _ = shape_of(op.input)
+    groups, kh, kw, cg, cout = shape_of(op.filter)
+    sh, sw = minun.ints(op.strides)
+    pt, pb, pl, pr = minun.ints(op.pads)
+    dh, dw = minun.ints(op.dilations)
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        n, ho, wo, oc = idx
+        grp, co = linear.group_and_channel(g, oc, groups, cout)
+
+        def one(t: list[Lin]) -> SSAValue:
+            i, j, c = t
+            hi = ho.scale(sh) + i.scale(dh) + (-pt)
+            wi = wo.scale(sw) + j.scale(dw) + (-pl)
+            checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
+
+            def inside() -> list[SSAValue]:
+                return [term(g, x.load(g, [n, hi, wi, grp.scale(cg) + c]), zx,
+                             f.load(g, [grp, i, j, c, co]), zf)]
+
+            return g.guarded(checks, inside, g.iconst(0, 32))
+
+        return linear.sum_terms(g, (kh, kw, cg), 0, "nearest", I32, 32, one)
+
+    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
+    return Reduction(fn, [x, f], shape_of(op.result), element_of(op.result),
+                     linear.windows(x) if isinstance(x, (linear.Rows, linear.Pixel)) else [],
+                     pointwise)
+
+
+def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:
+    zx = _t(op.rhs).zp  # the stored weights have zero point 0: a skipped zero adds 0
+    return linear.lower_sparse_matmul(
+        lw, op, product=lambda g, a, b: term(g, a, 0, b, zx),
+        accumulate=lambda g, acc, t: g.wrap_add(acc, t, 32))
+
+
+def lower_table(lw: Lowering, op: Operation) -> Val:
+    values = zs.op_table(op)
+    kind = op.name.split(".")[1]
+    buf = lw.g.global_(f"zs_{kind}_table", values, IntegerType(8))
+
+    def fn(g: Gen, x: SSAValue) -> SSAValue:
+        i = g.add(arith.IndexCastOp(g.resize(x, 32), INDEX))
+        return g.load(buf, Lin.of(i) + (-af.QMIN))
+
+    return elementwise(lw, op, fn, op.operands[0])
+
+
+def lower_relu(lw: Lowering, op: Operation) -> Val:
+    t = _t(op.input)
+    return elementwise(lw, op, lambda g, x: g.max(x, g.iconst(t.zp, t.width)), op.input)
+
+
+def lower_clip(lw: Lowering, op: Operation) -> Val:
+    lo, hi = zs.clip_bounds(op)
+    return elementwise(lw, op, lambda g, x: g.clamp(x, lo, hi), op.input)
+
+
+def lower_neg(lw: Lowering, op: Operation) -> Val:
+    t = _t(op.input)
+    lo, hi = af.int_range(t.width)
+
+    def fn(g: Gen, x: SSAValue) -> SSAValue:
+        w = 2 * t.width if t.width == 8 else 64
+        y = g.binop(arith.SubiOp, g.iconst(2 * t.zp, w), g.resize(x, w), nsw=True)
+        return g.resize(g.clamp(y, lo, hi), t.width)
+
+    return elementwise(lw, op, fn, op.input)
+
+
+def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
+    return Const(zs.init_value(op), shape_of(op.result), element_of(op.result))
+
+
+HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
+    num.RequantizeOp: lower_requantize,
+    num.MulOp: lower_mul,
+    num.MatMulOp: lower_matmul,
+    num.Conv2DOp: lower_conv2d,
+    num.SparseMatMulOp: lower_sparse_matmul,
+    num.ExpOp: lower_table,
+    num.SigmoidOp: lower_table,
+    num.TanhOp: lower_table,
+    num.ReluOp: lower_relu,
+    num.ClipOp: lower_clip,
+    num.Relu6Op: lower_clip,
+    num.NegOp: lower_neg,
+    minun.InitOp: lower_init,
+}

@@ -1,0 +1,188 @@
+"""Integer kernels of the zero-skew (affine) int8 representation, as TFLite's reference
+integer kernels and gemmlowp compute them (docs/numerics.md, "The zero-skew int8
+representation").
+
+A value is an integer q standing for `scale * (q - zero_point)`. Everything here is
+integer-only except what a compiler does once per tensor: choosing (scale, zero_point)
+from a profiled range (`choose_params`, TFLite's ChooseQuantizationParams with its
+nudging of the range to include 0), turning a real multiplier into a 32-bit fixed-point
+multiplier and a shift (`quantize_multiplier`, TFLite's QuantizeMultiplier) and building
+the 256-entry tables of exp, sigmoid and tanh (`table`).
+
+The requantization primitives are gemmlowp's (fixedpoint.h):
+
+- `srdhm(a, b)`: SaturatingRoundingDoublingHighMul, the high 32 bits of 2ab rounded to
+  nearest, ties toward +infinity (the nudge, +2^30 or 1 - 2^30 by the sign, then C's
+  truncating division: 0.5 -> 1 but -0.5 -> 0), the one overflowing case
+  (a = b = -2^31) saturated to 2^31 - 1;
+- `rdbpot(x, e)`: RoundingDivideByPOT, x / 2^e rounded to nearest, ties away from zero;
+- `mbqm(x, m, shift)`: TFLite's MultiplyByQuantizedMultiplier (the double-rounding
+  form): `rdbpot(srdhm(x * 2^max(shift, 0), m), max(-shift, 0))`.
+
+numpy arrays of int64 in, int64 out; every intermediate is what the int32/int64 C
+computes (minun_zs_mbqm in minun_runtime.h, lowering/c_runtime.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+QMIN, QMAX = -128, 127  # int8
+# the left shift of TFLite's int8 ADD/SUB kernels (kernels/add.cc: 20 for int8)
+ADD_LEFT_SHIFT = 20
+
+
+def int_range(bits: int) -> tuple[int, int]:
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def round_away(x) -> np.ndarray:
+    """Round to nearest, ties away from zero (C's round(), TFLite's TfLiteRound), on
+    doubles: x - trunc(x) is exact, so there is no double rounding."""
+    x = np.asarray(x, dtype=np.float64)
+    t = np.trunc(x)
+    return t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0.0)
+
+
+def wrap32(x) -> np.ndarray:
+    x = np.asarray(x, dtype=np.int64)
+    return ((x + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def _tdiv(n: np.ndarray, d: int) -> np.ndarray:
+    """C's integer division (truncation toward zero) by a positive d."""
+    return np.where(n >= 0, n // d, -((-n) // d))
+
+
+def srdhm(a, b: int) -> np.ndarray:
+    """gemmlowp's SaturatingRoundingDoublingHighMul(a, b) on int32 a (array) and b."""
+    a = np.asarray(a, dtype=np.int64)
+    ab = a * np.int64(b)  # |a|, |b| <= 2^31: exact in int64
+    nudge = np.where(ab >= 0, np.int64(1 << 30), np.int64(1 - (1 << 30)))
+    high = _tdiv(ab + nudge, 1 << 31)
+    overflow = (a == INT32_MIN) & (b == INT32_MIN)
+    return np.where(overflow, np.int64(INT32_MAX), high)
+
+
+def rdbpot(x, exponent: int) -> np.ndarray:
+    """gemmlowp's RoundingDivideByPOT(x, exponent), 0 <= exponent <= 31."""
+    x = np.asarray(x, dtype=np.int64)
+    if exponent == 0:
+        return x
+    mask = np.int64((1 << exponent) - 1)
+    remainder = x & mask
+    threshold = (mask >> 1) + (x < 0)
+    return (x >> np.int64(exponent)) + (remainder > threshold)
+
+
+def mbqm(x, multiplier: int, shift: int) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier(x, multiplier, shift) on int32 x."""
+    left, right = max(shift, 0), max(-shift, 0)
+    return rdbpot(srdhm(wrap32(np.asarray(x, dtype=np.int64) << np.int64(left)),
+                        multiplier), right)
+
+
+def quantize_multiplier(real: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplier: real ~= multiplier * 2^(shift - 31), the multiplier in
+    [2^30, 2^31) (0 for real = 0 or a shift below -31; shifts above 30 saturate)."""
+    if not real > 0.0:
+        if real == 0.0:
+            return 0, 0
+        raise ValueError(f"a requantization multiplier must be >= 0, got {real}")
+    q, shift = math.frexp(real)  # real = q * 2^shift, q in [0.5, 1)
+    q_fixed = int(round_away(q * float(1 << 31)))
+    if q_fixed == 1 << 31:
+        q_fixed //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    if shift > 30:
+        return INT32_MAX, 30
+    return q_fixed, shift
+
+
+# significant bits the profiled ends keep (rounded outward): the numpy and the native
+# profiles may differ in the last bits of a float (minun_mlir/native.py), and both must
+# give the same program
+RANGE_BITS = 12
+
+
+def outward(v: float, bits: int = RANGE_BITS) -> float:
+    """v rounded away from zero to `bits` significant bits (exact in double)."""
+    if v == 0.0 or not math.isfinite(v):
+        return v
+    m, e = math.frexp(abs(v))
+    return math.copysign(math.ldexp(math.ceil(math.ldexp(m, bits)), e - bits), v)
+
+
+def choose_params(rmin: float, rmax: float, bits: int = 8) -> tuple[float, int]:
+    """(scale, zero_point) for reals in [rmin, rmax] (TFLite's ChooseQuantizationParams):
+    the range extended to include 0, scale = (rmax - rmin) / (qmax - qmin), the zero point
+    the rounded one of the two candidates (from qmin or from qmax) with the smaller error,
+    clamped to the integer range, so that 0 is exactly representable. An empty range
+    (only 0 seen) gets scale 1 and zero point 0."""
+    qmin, qmax = int_range(bits)
+    rmin, rmax = min(float(rmin), 0.0), max(float(rmax), 0.0)
+    if rmax == rmin:
+        return 1.0, 0
+    scale = (rmax - rmin) / (qmax - qmin)
+    zp_from_min = qmin - rmin / scale
+    zp_from_max = qmax - rmax / scale
+    err_min = abs(qmin) + abs(rmin / scale)
+    err_max = abs(qmax) + abs(rmax / scale)
+    zp = zp_from_min if err_min < err_max else zp_from_max
+    if zp < qmin:
+        return scale, qmin
+    if zp > qmax:
+        return scale, qmax
+    return scale, int(round_away(zp))
+
+
+def symmetric_scale(values: np.ndarray, bits: int = 8) -> float:
+    """Weights: symmetric per-tensor scale max|w| / (2^(bits-1) - 1), zero point 0 (TFLite's
+    int8 weights); 1.0 for all-zero weights."""
+    m = float(np.abs(values).max()) if np.size(values) else 0.0
+    return m / ((1 << (bits - 1)) - 1) if m > 0 else 1.0
+
+
+def quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
+    """Reals -> stored integers: round(v / scale) + zero_point (ties away from zero, in
+    double), saturated to the bits."""
+    lo, hi = int_range(bits)
+    r = round_away(np.asarray(values, dtype=np.float64) / scale)
+    r = np.clip(r, lo - 1.0 - abs(zero_point), hi + 1.0 + abs(zero_point))
+    return np.clip(r.astype(np.int64) + zero_point, lo, hi)
+
+
+def dequantize(q, scale: float, zero_point: int) -> np.ndarray:
+    return scale * (np.asarray(q, dtype=np.float64) - zero_point)
+
+
+def requantize(x, zp_in: int, zp_out: int, left_shift: int, multiplier: int, shift: int,
+               bits: int) -> np.ndarray:
+    """`clamp(zp_out + mbqm((x - zp_in) * 2^left_shift, multiplier, shift))` (num.requantize;
+    TFLite's output stage of FULLY_CONNECTED / CONV_2D / MUL, and both stages of ADD)."""
+    lo, hi = int_range(bits)
+    d = wrap32((np.asarray(x, dtype=np.int64) - zp_in) << np.int64(left_shift))
+    return np.clip(mbqm(d, multiplier, shift) + zp_out, lo, hi)
+
+
+FUNCTIONS = {
+    "exp": np.exp,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "tanh": np.tanh,
+}
+
+
+def table(function: str, s_in: float, zp_in: int, s_out: float, zp_out: int) -> np.ndarray:
+    """The 256 outputs of an int8 -> int8 function, for inputs -128..127 in order: the
+    real function (float64) of the dequantized input, quantized at the output's scale and
+    zero point (what TFLite's int8 LOGISTIC / TANH build with their LUT)."""
+    q = np.arange(QMIN, QMAX + 1)
+    with np.errstate(over="ignore"):
+        y = FUNCTIONS[function](dequantize(q, s_in, zp_in))
+    y = np.where(np.isfinite(y), y, np.sign(y) * 1e300)
+    return quantize(y, s_out, zp_out, 8)

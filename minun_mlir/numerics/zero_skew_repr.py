@@ -1,0 +1,500 @@
+"""Zero-skew int8 representation (`quantize{repr=zero-skew bits=8}`): TFLite's / gemmlowp's
+affine quantization, `real = scale * (q - zero_point)`, as an L2 representation.
+
+Types: `!num.affine<8, s, zp>` for values, `!num.affine<32, s, 0>` for int32 accumulators.
+Calibration from the float program's profile (`data=`, or `profile` attributes):
+
+- every computed value and the input: (s, zp) = ChooseQuantizationParams(min, max) of its
+  profiled range (nudged to include 0, affine.choose_params);
+- parameters and literals: symmetric, zp = 0, s = max|w| / 127 (TFLite's int8 weights);
+  a parameter added to an int32 accumulator (a bias) is stored in int32 at the
+  accumulator's scale s_a * s_b instead;
+- sigmoid and tanh: TFLite's fixed output quantization (1/256, -128) and (1/128, 0).
+
+Ops (docs/numerics.md has the table):
+
+- matmul, sparse matmul, conv2d, mul: sum of (qa - zpa)(qb - zpb) exact in int32 (padding
+  contributes 0, as TFLite pads with the input's zero point); the result stays an int32
+  accumulator while its only users are a bias add, relu, maxpool, argmax, sgn or a
+  condition, and is requantized (`num.requantize`: MultiplyByQuantizedMultiplier) to the
+  int8 type of the L1 value it stands for before anything else reads it (so a
+  matmul + bias + relu is TFLite's FULLY_CONNECTED with a fused relu);
+- add, sub of int8 values: TFLite's ADD/SUB kernel, each operand requantized to
+  int32 at scale 2 max(s_a, s_b) / 2^20 after a left shift of 20, the exact sum, then
+  requantized to the output;
+- exp, sigmoid, tanh: a 256-entry int8 -> int8 table per op, computed at compile time
+  from the dequantized input and the output's quantization;
+- relu: max(q, zp); relu6 / clip: clamps at the bounds quantized at the operand's type;
+  max, min, maxpool, argmax: integer comparisons (the order of q is the values' order);
+  sgn and conditions read an int32 value with zero point 0 (q - zp, exactly).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from minun_mlir.diagnostics import warn
+from minun_mlir.dialects import minun, num
+from minun_mlir.dialects.num import AffineType
+from minun_mlir.numerics import affine as af
+from minun_mlir.numerics import float_eval
+from minun_mlir.numerics.convert import L2Converter, shape_of
+from minun_mlir.numerics.float_eval import Profile, _align
+from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+
+# L1 consumers that read an int32 accumulator as it is (the accumulator's zero point is 0,
+# so its sign and order are the real's); any other consumer gets the requantized int8
+WIDE_USERS = (minun.AddOp, minun.BiasAddOp, minun.SubOp, minun.BiasSubOp, minun.ReluOp,
+              minun.MaxPoolOp, minun.ArgMaxOp, minun.SgnOp, minun.IfNonNegOp)
+# ops whose unprofiled result may take their operand's type (a relu or pooling between a
+# pre-quantized value and its consumer)
+PASS_THROUGH = (minun.ReluOp, minun.MaxPoolOp, minun.ReshapeOp, minun.TransposeOp)
+SIGMOID_OUT = AffineType(8, 1.0 / 256, -128)  # TFLite's int8 LOGISTIC output
+TANH_OUT = AffineType(8, 1.0 / 128, 0)  # and TANH's
+DEFAULT_RANGE = (-1.0, 1.0)  # a value the profile never saw (a branch no example took)
+
+
+def el_of(value: SSAValue) -> AffineType:
+    el = value.type.element_type if isinstance(value.type, TensorType) else value.type
+    assert isinstance(el, AffineType), value.type
+    return el
+
+
+def real_range(t: AffineType) -> tuple[float, float]:
+    lo, hi = af.int_range(t.width)
+    return t.real_scale * (lo - t.zp), t.real_scale * (hi - t.zp)
+
+
+class ZeroSkewConverter(L2Converter):
+    representation_name = "zero-skew"
+
+    def __init__(self, config: QuantizeConfig, profile: Profile | None):
+        super().__init__(config, profile)
+        self.unranged: list[Operation] = []  # ops whose value took DEFAULT_RANGE
+
+    # -- calibration ---------------------------------------------------------------------
+
+    def value_range(self, old: SSAValue | None) -> tuple[float, float] | None:
+        """The profiled (min, max) of an L1 value; a `profile = array<f64: lo, hi>`
+        attribute on its op wins over the profile from data."""
+        if old is None:
+            return None
+        attr = getattr(old.owner, "attributes", {}).get("profile")
+        if attr is not None:
+            lo, hi = (float(v) for v in attr.get_values())
+            return lo, hi
+        stats = self.stats(old)
+        if stats is None or not stats.count:
+            return None
+        return stats.min, stats.max
+
+    def value_range_rounded(self, old: SSAValue | None) -> tuple[float, float] | None:
+        """The profiled range with its ends rounded outward to 12 significant bits
+        (affine.outward: profiles from numpy and from the native C, which may differ in a
+        float's last bits, give one program)."""
+        r = self.value_range(old)
+        return None if r is None else (af.outward(r[0]), af.outward(r[1]))
+
+    @staticmethod
+    def given(old: SSAValue | None) -> AffineType | None:
+        """The (scale, zero point) a pre-quantized model gives the value
+        (`quantization = array<f64: s, zp>`, frontends/onnx/quantized.py)."""
+        attr = getattr(getattr(old, "owner", None), "attributes", {}).get("quantization")
+        if attr is None:
+            return None
+        s, zp = attr.get_values()
+        return AffineType(8, float(s), int(zp))
+
+    def type_for(self, old: SSAValue | None,
+                 fallback: tuple[float, float] = DEFAULT_RANGE) -> AffineType:
+        given = self.given(old)
+        if given is not None:
+            return given
+        r = self.value_range_rounded(old)
+        if r is None and isinstance(getattr(old, "owner", None), PASS_THROUGH):
+            return self.type_for(old.owner.operands[0], fallback)  # relu of a given type
+        if r is None and fallback is DEFAULT_RANGE and isinstance(getattr(old, "owner", None),
+                                                                  Operation):
+            self.unranged.append(old.owner)
+        lo, hi = r or fallback
+        return AffineType(8, *af.choose_params(lo, hi))
+
+    def tensor(self, old: SSAValue, el: Attribute) -> TensorType:
+        return minun.tensor_of(shape_of(old), el)
+
+    # -- int32 accumulators and int8 values ------------------------------------------------
+
+    def requantize(self, value: SSAValue, to: AffineType, left_shift: int = 0) -> SSAValue:
+        if el_of(value) == to and left_shift == 0:
+            return value
+        return self.emit(num.RequantizeOp.make(value, to, left_shift))
+
+    def narrow(self, value: SSAValue, old: SSAValue | None) -> SSAValue:
+        """An int32 accumulator requantized to the int8 type of the L1 value it stands for."""
+        if not isinstance(value.type, TensorType) or el_of(value).width == 8:
+            return value
+        return self.requantize(value, self.type_for(old))
+
+    def zero_based(self, value: SSAValue) -> SSAValue:
+        """q - zp exactly, as an int32 with zero point 0 (multiplier 1: 2^30, shift 1)."""
+        t = el_of(value)
+        if t.zp == 0:
+            return value
+        return self.requantize(value, AffineType(32, t.real_scale, 0))
+
+    def convert_op(self, op: Operation) -> None:
+        cond = None
+        if isinstance(op, (minun.SgnOp, minun.IfNonNegOp)) and \
+                isinstance(op.operands[0].type, TensorType):
+            cond = op.operands[0]
+            saved = self.map[cond]
+            self.map[cond] = self.zero_based(saved)  # only for this op
+        try:
+            super().convert_op(op)
+        finally:
+            if cond is not None:
+                self.map[cond] = saved
+        for old in op.results:
+            new = self.map.get(old)
+            if new is None or not isinstance(new.type, TensorType) or el_of(new).width == 8:
+                continue
+            block = op.parent_block()
+            if all(isinstance(u.operation, WIDE_USERS) and u.operation.parent_block() is block
+                   for u in old.uses):
+                continue  # e.g. matmul -> bias add -> relu: requantized after the relu
+            narrowed = self.narrow(new, old)
+            narrowed.name_hint, new.name_hint = old.name_hint, None
+            self.map[old] = narrowed
+
+    def run(self, module: ModuleOp) -> ModuleOp:
+        out = super().run(module)
+        if self.unranged:
+            first, count = self.unranged[0], len(dict.fromkeys(self.unranged))
+            warn(f"zero-skew: {count} value(s) have no profiled range and no "
+                 f"quantization of their own (the first: {first.name}) and take [-1, 1]: "
+                 "profile the model (quantize's data=, minun-compile --train)", at=first)
+        # a bias stored in int32 leaves its int8 copy unused
+        for op in list(out.walk()):
+            if isinstance(op, num.ParamOp) and not op.result.uses:
+                op.detach()
+                op.erase()
+        return out
+
+    def annotate(self, fn) -> None:
+        fn.attributes["num.rounding"] = StringAttr("nearest")
+
+    # -- leaves ----------------------------------------------------------------------------
+
+    def input(self, op: minun.InputOp) -> SSAValue:
+        declared = (op.range_lo.value.data, op.range_hi.value.data)
+        ty = self.tensor(op.result, self.type_for(op.result, declared))
+        return self.emit(num.InputOp.create(attributes={"sym_name": op.sym_name},
+                                            result_types=[ty]))
+
+    def param(self, op, values, name, sparse, declared) -> SSAValue:
+        el = self.given(op.results[0]) if op is not None else None
+        if el is None:
+            el = AffineType(8, af.symmetric_scale(values), 0)
+        elif sparse and el.zp != 0:
+            raise self.error(op, "a sparse parameter needs zero point 0")
+        ty = minun.tensor_of(values.shape, el)
+        q = af.quantize(values, el.real_scale, el.zp, 8)
+        return self.emit(num.ParamOp.build_param(name, q, ty, sparse))
+
+    def init_type(self, op: minun.InitOp, fill: float) -> Attribute:
+        return AffineType(8, *af.choose_params(fill, fill))
+
+    # -- arithmetic ------------------------------------------------------------------------
+
+    def _bias(self, op: Operation, acc: SSAValue, other: SSAValue) -> SSAValue | None:
+        """A parameter or literal added to an int32 accumulator, stored in int32 at its
+        scale (TFLite's bias), or None."""
+        owner = other.owner
+        if el_of(acc).width != 32 or not isinstance(owner, (minun.ParamOp,
+                                                             minun.ConstantOp)):
+            return None
+        values = np.asarray(owner.array(), dtype=np.float64)
+        t = el_of(acc)
+        self.counter += 1
+        name = (owner.sym_name.data if isinstance(owner, minun.ParamOp)
+                else f"c{self.counter}") + "_acc"
+        q = af.quantize(values, t.real_scale, 0, 32)
+        return self.emit(num.ParamOp.build_param(name, q, minun.tensor_of(values.shape, t)))
+
+    def add(self, op: Operation, a: SSAValue, b: SSAValue, subtract: bool) -> SSAValue:
+        kind = num.SubOp if subtract else num.AddOp
+        lhs, rhs = op.operands[0], op.operands[1]
+        bias = self._bias(op, a, rhs)
+        if bias is not None:
+            return self.emit(kind.create(operands=[a, bias], result_types=[
+                self.tensor(op.results[0], el_of(a))]))
+        bias = self._bias(op, b, lhs)
+        if bias is not None:
+            return self.emit(kind.create(operands=[bias, b], result_types=[
+                self.tensor(op.results[0], el_of(b))]))
+        # TFLite's int8 ADD / SUB: both to int32 at 2 max(s) / 2^20, exact sum, requantize
+        a, b = self.narrow(a, lhs), self.narrow(b, rhs)
+        twice = 2 * max(el_of(a).real_scale, el_of(b).real_scale)
+        mid = AffineType(32, twice / (1 << af.ADD_LEFT_SHIFT), 0)
+        x = self.requantize(a, mid, af.ADD_LEFT_SHIFT)
+        y = self.requantize(b, mid, af.ADD_LEFT_SHIFT)
+        total = self.emit(kind.create(operands=[x, y], result_types=[
+            self.tensor(op.results[0], mid)]))
+        return self.requantize(total, self.type_for(op.results[0]))
+
+    def _product_type(self, a: SSAValue, b: SSAValue) -> AffineType:
+        return AffineType(32, el_of(a).real_scale * el_of(b).real_scale, 0)
+
+    def mul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        olds = list(op.operands) + [None, None]  # leaky relu: alpha * x, one operand
+        a, b = self.narrow(a, olds[0]), self.narrow(b, olds[1])
+        return self.emit(num.MulOp.create(operands=[a, b], result_types=[
+            self.tensor(op.results[0], self._product_type(a, b))]))
+
+    @staticmethod
+    def _attrs(**ints) -> dict[str, Attribute]:
+        return {"rounding": num.rounding_attr("nearest"),
+                **{k: IntegerAttr(v, i64) for k, v in ints.items()}}
+
+    def matmul(self, op, a, b) -> SSAValue:
+        return self.emit(num.MatMulOp.create(operands=[a, b], attributes=self._attrs(
+            halvings=0), result_types=[self.tensor(op.result, self._product_type(a, b))]))
+
+    def sparse_matmul(self, op, a, b) -> SSAValue:
+        if not isinstance(a.owner, num.ParamOp):
+            raise self.error(op, "the sparse operand must stay a parameter")
+        return self.emit(num.SparseMatMulOp.create(operands=[a, b], attributes=self._attrs(
+            shift=0), result_types=[self.tensor(op.result, self._product_type(a, b))]))
+
+    def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
+        attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
+        return self.emit(num.Conv2DOp.create(operands=[x, f], attributes={
+            **attrs, **self._attrs(halvings=0)}, result_types=[
+                self.tensor(op.result, self._product_type(x, f))]))
+
+    def exp(self, op: minun.ExpOp, x: SSAValue) -> SSAValue:
+        return self.table_function(op, num.ExpOp, x)
+
+    def table_function(self, op: Operation, kind: type, x: SSAValue) -> SSAValue:
+        out = {num.SigmoidOp: SIGMOID_OUT, num.TanhOp: TANH_OUT}.get(kind)
+        if out is None:
+            out = self.type_for(op.results[0])
+        attrs = {"method": num.ExpMethodAttr(num.ExpMethod.TABLE)} if kind is num.ExpOp else {}
+        return self.emit(kind.create(operands=[x], attributes=attrs, result_types=[
+            self.tensor(op.results[0], out)]))
+
+    def normalise_l2(self, op, x):
+        raise self.error(op, "not supported by the zero-skew representation yet")
+
+    def softmax(self, op, x):
+        raise self.error(op, "not supported by the zero-skew representation yet")
+
+    # -- types of merged values --------------------------------------------------------------
+
+    def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
+        if not isinstance(value.type, TensorType):
+            return value
+        return self.requantize(value, to.element_type if isinstance(to, TensorType) else to)
+
+    @staticmethod
+    def _covering(types: list[AffineType]) -> AffineType:
+        ranges = [real_range(t) for t in types]
+        return AffineType(8, *af.choose_params(min(r[0] for r in ranges),
+                                               max(r[1] for r in ranges)))
+
+    def unify(self, values: list[SSAValue]) -> list[SSAValue]:
+        types = {el_of(v) for v in values}
+        if len(types) == 1 and el_of(values[0]).width == 8:
+            return values
+        # int32 accumulators (leaky relu's alpha * x) take the int8 operands' range
+        narrow = [t for t in types if t.width == 8]
+        to = self._covering(narrow) if narrow else AffineType(8, *af.choose_params(
+            *DEFAULT_RANGE))
+        return [self.requantize(v, to) for v in values]
+
+    def carried_type(self, op: minun.LoopOp, index: int, current: Attribute,
+                     yielded: Attribute | None) -> Attribute:
+        if not isinstance(current, TensorType):
+            return current
+        ranges = [r for r in (self.value_range_rounded(op.inits[index]),
+                              self.value_range_rounded(op.body.block.last_op.operands[index]))
+                  if r is not None]
+        if not ranges:
+            el = current.element_type
+            el = el if el.width == 8 else self._covering([el])
+        else:
+            el = AffineType(8, *af.choose_params(min(r[0] for r in ranges),
+                                                 max(r[1] for r in ranges)))
+        return minun.tensor_of(current.get_shape(), el)
+
+    def join_type(self, op: Operation, types: list[Attribute]) -> Attribute:
+        if not isinstance(types[0], TensorType):
+            return types[0]
+        return minun.tensor_of(types[0].get_shape(),
+                               self._covering([t.element_type for t in types]))
+
+    def sum_types(self, op: minun.SumOp, body: Attribute, n: int):
+        # an int32 accumulator 2^23 times finer than the largest of the sum and a term: the
+        # terms (int8 values) are requantized to it and added exactly
+        r = self.value_range_rounded(op.result)
+        lo, hi = real_range(body)
+        m = max(abs(lo), abs(hi), *(abs(v) for v in (r or ())))
+        el = AffineType(32, m / (1 << 23), 0)
+        return el, el
+
+    def accumulate(self, acc: SSAValue, term: SSAValue) -> SSAValue:
+        return self.emit(num.AddOp.create(operands=[acc, term], result_types=[acc.type]))
+
+    def finish_sum(self, op: minun.SumOp, acc: SSAValue) -> SSAValue:
+        return acc  # requantized by convert_op unless its users read int32
+
+
+# --------------------------------------------------------------------------------------
+# Evaluator kernels: op name -> fn(op, *operand arrays) -> stored integers (int64)
+# --------------------------------------------------------------------------------------
+
+
+def _t(v: SSAValue) -> AffineType:
+    return el_of(v)
+
+
+def _requantize(op: num.RequantizeOp, x):
+    a, r = _t(op.input), _t(op.result)
+    return af.requantize(x, a.zp, r.zp, op.left_shift.value.data, op.multiplier.value.data,
+                         op.shift.value.data, r.width)
+
+
+def _add(op, a, b, sign=1):
+    rank = max(a.ndim, b.ndim) - 1
+    return af.wrap32(_align(a, rank) + sign * _align(b, rank))
+
+
+def _mul(op, a, b):
+    rank = max(a.ndim, b.ndim) - 1
+    da, db = a - _t(op.lhs).zp, b - _t(op.rhs).zp
+    return af.wrap32(_align(da, rank) * _align(db, rank))
+
+
+def _matmul(op, a, b):
+    return af.wrap32(np.matmul(a - _t(op.lhs).zp, b - _t(op.rhs).zp))
+
+
+def _conv2d(op, x, f):
+    from minun_mlir.numerics.float_eval import _windows
+
+    strides, pads, dil = (minun.ints(a) for a in (op.strides, op.pads, op.dilations))
+    groups = op.groups.value.data
+    f = f[0] - _t(op.filter).zp
+    b, n = x.shape[:2]
+    d = (x - _t(op.input).zp).reshape(b * n, *x.shape[2:])
+    win = _windows(d, f.shape[1:3], strides, pads, dil, 0)  # padding: q = zp, so 0
+    cg = f.shape[3]
+    outs = [np.einsum("mhwcij,ijco->mhwo", win[:, :, :, g * cg:(g + 1) * cg], f[g])
+            for g in range(groups)]
+    y = af.wrap32(np.concatenate(outs, axis=-1))
+    return y.reshape(b, n, *y.shape[1:])
+
+
+def op_table(op: Operation) -> np.ndarray:
+    """The 256 int8 outputs of an exp / sigmoid / tanh op, for inputs -128..127."""
+    a, r = _t(op.operands[0]), _t(op.results[0])
+    function = {"num.exp": "exp", "num.sigmoid": "sigmoid", "num.tanh": "tanh"}[op.name]
+    return af.table(function, a.real_scale, a.zp, r.real_scale, r.zp)
+
+
+def _table(op, x):
+    return op_table(op)[np.asarray(x, dtype=np.int64) - af.QMIN]
+
+
+def clip_bounds(op: Operation) -> tuple[int, int]:
+    t = _t(op.operands[0])
+    lo, hi = (0.0, 6.0) if isinstance(op, num.Relu6Op) else (
+        float(op.lo.value.data), float(op.hi.value.data))
+    q = af.quantize(np.array([lo, hi]), t.real_scale, t.zp, t.width)
+    return int(q[0]), int(q[1])
+
+
+def _clip(op, x):
+    lo, hi = clip_bounds(op)
+    return np.clip(x, lo, hi)
+
+
+def _neg(op, x):
+    t = _t(op.input)
+    return np.clip(2 * t.zp - np.asarray(x, dtype=np.int64), *af.int_range(t.width))
+
+
+def _maxpool(op, x):
+    from minun_mlir.numerics.float_eval import _windows
+
+    lo = af.int_range(_t(op.input).width)[0]
+    b, n = x.shape[:2]
+    win = _windows(x.reshape(b * n, *x.shape[2:]), minun.ints(op.kernel),
+                   minun.ints(op.strides), minun.ints(op.pads), (1, 1), lo)
+    y = win.max(axis=(-2, -1))
+    return y.reshape(b, n, *y.shape[1:])
+
+
+def init_value(op: minun.InitOp) -> int:
+    t = _t(op.result)
+    return int(af.quantize(np.array(float(op.fill.value.data)), t.real_scale, t.zp, t.width))
+
+
+_KERNELS = {
+    "num.param": lambda op: op.array().astype(np.int64)[None],
+    "num.requantize": _requantize,
+    "num.add": _add,
+    "num.sub": lambda op, a, b: _add(op, a, b, -1),
+    "num.mul": _mul,
+    "num.matmul": _matmul,
+    "num.sparse_matmul": _matmul,  # a zero weight adds 0 (weights have zero point 0)
+    "num.conv2d": _conv2d,
+    "num.exp": _table,
+    "num.sigmoid": _table,
+    "num.tanh": _table,
+    "num.relu": lambda op, x: np.maximum(x, _t(op.input).zp),
+    "num.relu6": _clip,
+    "num.clip": _clip,
+    "num.neg": _neg,
+    "num.max": float_eval._binary(np.maximum),
+    "num.min": float_eval._binary(np.minimum),
+    "num.maxpool": _maxpool,
+    "num.argmax": float_eval._argmax,
+    "num.sgn": float_eval._sgn,
+    "minun.init": lambda op: np.full((1, *op.result.type.get_shape()), init_value(op),
+                                     dtype=np.int64),
+}
+
+
+class ZeroSkewRepresentation(Representation):
+    name = "zero-skew"
+
+    def owns(self, element: Attribute) -> bool:
+        return isinstance(element, AffineType)
+
+    def quantize(self, module: ModuleOp, config: QuantizeConfig, profile: Profile | None
+                 ) -> ModuleOp:
+        return ZeroSkewConverter(config, profile).run(module)
+
+    def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
+        return af.quantize(values, element.real_scale, element.zp, element.width)
+
+    def c_encode(self, element: Attribute, rounding: str) -> str:
+        # affine.quantize in IEEE double: the same division, round() (ties away) and clamps
+        lo, hi = af.int_range(element.width)
+        return (f"double r = round(v / {element.real_scale.hex()});\n"
+                f"if (r < {lo - 1 - abs(element.zp)}.0) r = {lo - 1 - abs(element.zp)}.0;\n"
+                f"if (r > {hi + 1 + abs(element.zp)}.0) r = {hi + 1 + abs(element.zp)}.0;\n"
+                f"int32_t q = (int32_t)r + {element.zp};\n"
+                f"return q < {lo} ? {lo} : q > {hi} ? {hi} : q;")
+
+    def decode(self, stored: np.ndarray, element: Attribute) -> np.ndarray:
+        return af.dequantize(stored, element.real_scale, element.zp)
+
+    def kernels(self):
+        return _KERNELS
+
+
+register(ZeroSkewRepresentation())

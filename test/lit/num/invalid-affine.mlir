@@ -1,0 +1,34 @@
+// Malformed zero-skew (!num.affine) types and ops are rejected with the op name and the
+// types: the requantization's integers must be QuantizeMultiplier's of the two scales,
+// products accumulate at sa * sb with zero point 0, sums take one 32-bit type.
+// RUN: minun-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// 1e-4 / 0.02 = 0.005 = 1374389535 * 2^(-7 - 31): one more is not that multiplier.
+%x = "test.op"() : () -> tensor<2x!num.affine<32, 1.0e-04, 0>>
+%y = num.requantize %x {multiplier = 1374389536 : i64, shift = -7 : i64, left_shift = 0 : i64} : tensor<2x!num.affine<32, 1.0e-04, 0>> -> tensor<2x!num.affine<8, 0.02, -5>>
+// CHECK: error: num.requantize: multiplier and shift must be 1374389535 and -7 (QuantizeMultiplier(0.0001 / (0.02 * 2^0))), got 1374389536 and -7
+
+// -----
+// A 32-bit operand takes no left shift (TFLite's ADD shifts the int8 inputs only).
+%x = "test.op"() : () -> tensor<2x!num.affine<32, 1.0e-04, 0>>
+%y = num.requantize %x {multiplier = 1374389535 : i64, shift = -8 : i64, left_shift = 1 : i64} : tensor<2x!num.affine<32, 1.0e-04, 0>> -> tensor<2x!num.affine<8, 0.02, -5>>
+// CHECK: error: num.requantize: left_shift must be in 0..24 for an 8-bit operand and 0 for a 32-bit one, got 1
+
+// -----
+// An int8 product sums (qa - zpa)(qb - zpb) at scale 0.5 * 0.25 = 0.125, zero point 0.
+%a = "test.op"() : () -> tensor<2x3x!num.affine<8, 0.5, 0>>
+%b = "test.op"() : () -> tensor<3x1x!num.affine<8, 0.25, 7>>
+%c = num.matmul %a, %b {rounding = #num<rounding nearest>, halvings = 0 : i64} : (tensor<2x3x!num.affine<8, 0.5, 0>>, tensor<3x1x!num.affine<8, 0.25, 7>>) -> tensor<2x1x!num.affine<32, 0.25, 0>>
+// CHECK: error: num.matmul: zero-skew operands must be 8-bit and the result !num.affine<32, 0.125, 0>
+
+// -----
+// int8 values are added through num.requantize to one int32 type (TFLite's ADD).
+%a = "test.op"() : () -> tensor<2x!num.affine<8, 0.5, 0>>
+%c = num.add %a, %a : (tensor<2x!num.affine<8, 0.5, 0>>, tensor<2x!num.affine<8, 0.5, 0>>) -> tensor<2x!num.affine<8, 0.5, 0>>
+// CHECK: error: num.add: zero-skew sums take and give one 32-bit !num.affine type (insert num.requantize)
+
+// -----
+// Tables map int8 to int8.
+%a = "test.op"() : () -> tensor<2x!num.affine<32, 0.5, 0>>
+%c = num.sigmoid %a : tensor<2x!num.affine<32, 0.5, 0>> -> tensor<2x!num.affine<8, 0.00390625, -128>>
+// CHECK: error: num.sigmoid: a zero-skew table takes and gives 8-bit !num.affine values

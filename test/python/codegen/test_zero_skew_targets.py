@@ -1,0 +1,148 @@
+"""The zero-skew int8 representation's C computes the evaluator's integers: on x86 for
+every input of every suite model's test set, and on the simulated boards, the Uno
+(simavr) and the Cortex-M4 (QEMU), for 2 inputs of every suite model (each fits the
+Uno's 2 KB of RAM). Labels and the stored int8 / int32 scores are compared. Prints sizes
+and latencies (-s)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from codegen_support import (
+    SUITE,
+    build_host,
+    expected,
+    expected_for,
+    quantized,
+    run_host,
+)
+from test_crosscheck import assert_same
+
+from minun_mlir.codegen import emit_c
+from minun_mlir.targets import run_model
+
+CONFIG = "zero-skew8"
+N_BOARD = 2
+AVR_RAM_BUDGET = 2048 - 256  # as test_targets.py: leave the stack 256 B
+FAST = ("protonn-breast-cancer", "protonn-wine", "bonsai-wine", "bonsai-breast-cancer")
+
+
+@pytest.mark.parametrize("model", sorted(SUITE))
+def test_x86_build_equals_evaluator(model, tmp_path):
+    name = f"suite/{model}"
+    l2, _ = quantized(name, CONFIG)
+    exp = expected_for(name, CONFIG)
+    emit_c(l2, "x86", tmp_path)
+    exe = build_host(tmp_path, tmp_path / "host")
+    labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
+    assert_same(labels, scores, exp)
+
+
+@pytest.mark.parametrize("model,target", [
+    pytest.param(m, t, marks=[] if m in FAST else [pytest.mark.slow])
+    for t in ("cortex-m4", "avr") for m in sorted(SUITE)])
+def test_board_equals_evaluator(model, target, tmp_path, capsys):
+    name = f"suite/{model}"
+    l2, _ = quantized(name, CONFIG)
+    exp = expected_for(name, CONFIG)
+    emit_c(l2, target, tmp_path)
+    r = run_model(tmp_path, target, exp.inputs[:N_BOARD], name=model, config=CONFIG,
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(r.labels, exp.labels[:N_BOARD], err_msg=target)
+    np.testing.assert_array_equal(r.outputs, exp.scores[:N_BOARD], err_msg=target)
+    with capsys.disabled():
+        print(f"\n  {model} {CONFIG} {target}: flash {r.flash_bytes} B, RAM {r.ram_bytes} B, "
+              f"stack {r.stack_bytes} B, {r.latency_median:,.0f} {r.latency_unit}")
+
+
+@pytest.mark.parametrize("model", ["lenet-digits-binary", "bonsai-breast-cancer",
+                                   "fastgrnn-digits-binary"])
+def test_float_wrapper_quantizes_like_the_evaluator(model, tmp_path):
+    """minun_predict_float(x) = the evaluator on reals: round(x / s) + zp (ties away from
+    zero, saturated) in, scores dequantized as s (q - zp) out; also on inputs beyond the
+    profiled range (saturation) and half way between two steps."""
+    from minun_mlir.numerics.zero_skew_repr import el_of
+
+    l2, test = quantized(f"suite/{model}", CONFIG)
+    emit_c(l2, "x86", tmp_path)
+    exe = build_host(tmp_path, tmp_path / "host")
+    feats = np.ascontiguousarray(test.features.reshape(len(test.features), -1),
+                                 dtype=np.float32)[:100]
+    x_el = el_of(next(op for op in l2.walk() if op.name == "num.input").result)
+    ties = np.float32(x_el.real_scale) * (np.arange(feats.shape[1]) % 7 - 3 + 0.5)
+    feats = np.concatenate([feats, 40 * feats[:5], ties[None].astype(np.float32)])
+    exp = expected(l2, feats)
+    labels, scores = run_host(exe, feats, np.dtype("<f4"), exp.scores.shape[1], as_float=True)
+    np.testing.assert_array_equal(labels, exp.labels)
+    s_out = el_of(next(op for op in l2.walk() if op.name == "num.argmax"
+                       or op.name == "num.sgn").operands[0])
+    want = (s_out.real_scale * (exp.scores.astype(np.float64) - s_out.zp)).astype(np.float32)
+    np.testing.assert_array_equal(scores, want)
+
+
+OTHER_OPS = """
+func.func @main() -> tensor<20x1xf32> {
+  %x = minun.input "X" [-2.0, 2.0] : tensor<10x1xf32>
+  %W = minun.param "W" [-1.0, 1.0] dense<[[0.5, -0.25, 0.125, 1.0, -1.0, 0.75, 0.1, -0.3, 0.2, 0.9], [-0.5, 0.6, 0.7, -0.8, 0.25, 0.0, -0.1, 0.4, -0.9, 0.3], [0.3, 0.3, -0.3, 0.3, -0.3, 0.3, 0.3, -0.3, 0.3, 0.3], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [-0.1, -0.2, -0.3, -0.4, -0.5, -0.6, -0.7, -0.8, -0.9, -1.0], [0.5, 0.5, 0.5, 0.5, 0.5, -0.5, -0.5, -0.5, -0.5, -0.5], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0], [0.2, -0.4, 0.6, -0.8, 1.0, -0.8, 0.6, -0.4, 0.2, 0.0], [0.9, 0.1, -0.9, 0.1, 0.9, 0.1, -0.9, 0.1, 0.9, 0.1]]> : tensor<10x10xf32>
+  %y = minun.matmul %W, %x : (tensor<10x10xf32>, tensor<10x1xf32>) -> tensor<10x1xf32>
+  %c = minun.clip %y {lo = -1.0 : f64, hi = 1.5 : f64} : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %l = minun.leaky_relu %y {alpha = 0.1 : f64} : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %r6 = minun.relu6 %l : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %n = minun.neg %r6 : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %m = minun.min %n, %c : (tensor<10x1xf32>, tensor<10x1xf32>) -> tensor<10x1xf32>
+  %e = minun.exp %m : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %t = minun.tanh %y : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  %h = minun.hadamard %e, %t : (tensor<10x1xf32>, tensor<10x1xf32>) -> tensor<10x1xf32>
+  %s = minun.sub %h, %c : (tensor<10x1xf32>, tensor<10x1xf32>) -> tensor<10x1xf32>
+  %cc = minun.concat %s, %l {axis = 0 : i64} : (tensor<10x1xf32>, tensor<10x1xf32>) -> tensor<20x1xf32>
+  func.return %cc : tensor<20x1xf32>
+}
+"""
+
+
+def test_other_ops_follow_the_float_program_and_the_c_equals_the_evaluator(tmp_path):
+    """clip, leaky relu (max with alpha x), relu6, neg, min, exp and tanh tables, product,
+    sub, concat (operands of different types brought to one): the evaluator within a few
+    steps of the float program on inputs in the profiled range, and the x86 C equal to it."""
+    from minun_mlir.ir_text import parse_ir
+    from minun_mlir.numerics.float_eval import evaluate
+    from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+    from minun_mlir.numerics.zero_skew_repr import el_of
+    from minun_mlir.pipeline import lower_to_l2
+
+    l1 = parse_ir(OTHER_OPS)
+    l2 = lower_to_l2(l1, repr="zero-skew", bits=8, synthetic=256)
+    x = np.random.default_rng(3).uniform(-2, 2, (300, 10, 1))
+    want = evaluate(l1, x).outputs[0]
+    stored = evaluate_l2(l2, x).outputs
+    got = decode_outputs(l2, stored)[0]
+    out = el_of(next(op for op in l2.walk() if op.name == "func.return").operands[0])
+    err = np.abs(got - want)
+    assert np.percentile(err, 99) <= 3 * out.real_scale and err.max() <= 8 * out.real_scale
+    exp = expected(l2, x.reshape(len(x), -1))
+    emit_c(l2, "x86", tmp_path)
+    exe = build_host(tmp_path, tmp_path / "host")
+    labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
+    assert_same(labels, scores, exp)
+
+
+@pytest.mark.parametrize("model", sorted(SUITE))
+def test_compiles_without_warnings_and_deterministically(model, tmp_path):
+    """-std=c99 -Wall -Wextra -Werror -pedantic with gcc, avr-gcc and arm-none-eabi-gcc
+    for the M0+, M3 and M4 (the runtime header's int64 requantization included); the same
+    C twice."""
+    import subprocess
+
+    from codegen_support import STRICT, have
+    from test_compile import COMPILERS
+
+    l2, _ = quantized(f"suite/{model}", CONFIG)
+    for profile, compilers in COMPILERS.items():
+        out = tmp_path / profile
+        files = emit_c(l2, profile, out)
+        assert emit_c(l2, profile) == files
+        for cc in compilers:
+            assert have(cc[0]), f"{cc[0]} is not installed: run `make toolchains`"
+            proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
+                                   str(out / "model.o")], capture_output=True, text=True)
+            assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"

@@ -1,0 +1,190 @@
+"""Pre-quantized ONNX models (QDQ pairs, QLinearMatMul, QLinearConv; frontends/onnx/
+quantized.py) imported onto the zero-skew representation with the model's own scales and
+zero points, against onnxruntime running the same model.
+
+onnxruntime requantizes in float (QLinear kernels: a float32 multiplier; QDQ: a float
+graph then QuantizeLinear, half to even), the zero-skew representation as TFLite (a 31-bit
+fixed-point multiplier, rounding twice: half up, then half away from zero). So, as in
+test_zero_skew.py, both must equal the exactly rounded result wherever the exact value is
+farther from a tie than their errors, and differ by at most 1 inside that band; the
+inputs are reals that quantize exactly (no tie at the input). Also: the quantization
+attributes on the L1, the weights stored as the model's int8, and the refusals."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.dialects import minun, num
+from minun_mlir.frontends.onnx import import_model
+from minun_mlir.numerics import affine as af
+from minun_mlir.numerics.l2_eval import evaluate_l2
+from minun_mlir.pipeline import lower_to_l2
+
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+SX, ZX = np.float32(0.03), 7  # the input's quantization
+SY, ZY = np.float32(0.05), -12  # the output's
+
+
+def model_of(nodes, inits: dict[str, np.ndarray], x_shape, y_shape):
+    graph = helper.make_graph(
+        nodes, "q", [helper.make_tensor_value_info("X", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, y_shape)],
+        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def scalar(v, dtype) -> np.ndarray:
+    return np.array(v, dtype=dtype)
+
+
+def run_both(model, q_in: np.ndarray) -> tuple[np.ndarray, np.ndarray, object]:
+    """(our output integers, onnxruntime's (from its float output), the L2 module)."""
+    x = (SX * (q_in.astype(np.float32) - ZX)).astype(np.float32)  # exact reals of q_in
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    y = sess.run(["Y"], {"X": x})[0]
+    theirs = np.rint(y.astype(np.float64) / SY).astype(np.int64) + ZY
+    l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
+    ours = evaluate_l2(l2, x[None].astype(np.float64)).outputs[0][0]
+    return np.asarray(ours), theirs, l2
+
+
+def check(ours, theirs, exact, real_multiplier: float) -> int:
+    _, shift = af.quantize_multiplier(real_multiplier)
+    band = 2.0**-(max(-shift, 0) + 1) + 2.0**-14
+    ours, theirs, exact = (np.asarray(a).ravel() for a in (ours, theirs, exact))
+    far = np.abs(np.abs(exact - np.floor(exact)) - 0.5) > band
+    want = np.clip(np.floor(exact + 0.5), -128, 127).astype(np.int64)
+    assert np.array_equal(ours[far], want[far])
+    assert np.array_equal(theirs[far], want[far])
+    assert np.all(np.abs(ours - theirs) <= 1)
+    return int(np.sum(ours != theirs))
+
+
+def qdq(name: str, scale: str, zp: str) -> list:
+    return [helper.make_node("QuantizeLinear", [name, scale, zp], [name + "_q"]),
+            helper.make_node("DequantizeLinear", [name + "_q", scale, zp], [name + "_dq"])]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_qdq_matmul_with_bias_equals_onnxruntime(seed):
+    rng = np.random.default_rng(seed)
+    k, n = 16, 5
+    sw = np.float32(rng.uniform(0.004, 0.02))
+    w = rng.integers(-127, 128, (k, n)).astype(np.int8)
+    bias = rng.integers(-2000, 2000, (n,)).astype(np.int32)
+    sb = np.float32(SX * sw)
+    nodes = (qdq("X", "sx", "zx")
+             + [helper.make_node("DequantizeLinear", ["W", "sw", "zw"], ["W_dq"]),
+                helper.make_node("DequantizeLinear", ["B", "sb", "zb"], ["B_dq"]),
+                helper.make_node("MatMul", ["X_dq", "W_dq"], ["P"]),
+                helper.make_node("Add", ["P", "B_dq"], ["S"])]
+             + qdq("S", "sy", "zy")
+             + [helper.make_node("Identity", ["S_dq"], ["Y"])])
+    inits = {"sx": scalar(SX, np.float32), "zx": scalar(ZX, np.int8), "W": w,
+             "sw": scalar(sw, np.float32), "zw": scalar(0, np.int8), "B": bias,
+             "sb": scalar(sb, np.float32), "zb": scalar(0, np.int32),
+             "sy": scalar(SY, np.float32), "zy": scalar(ZY, np.int8)}
+    model = model_of(nodes, inits, (1, k), (1, n))
+    q_in = rng.integers(-128, 128, (1, k))
+    ours, theirs, l2 = run_both(model, q_in)
+    # the model's own integers and types: W stored as given, the bias as given
+    params = {op.sym_name.data: op for op in l2.walk() if isinstance(op, num.ParamOp)}
+    w_param = next(p for name, p in params.items() if not name.endswith("_acc"))
+    assert np.array_equal(w_param.array(), w)
+    assert num.affine(w_param.result) == num.AffineType(8, float(sw), 0)
+    b_param = next(p for name, p in params.items() if name.endswith("_acc"))
+    assert np.array_equal(b_param.array().reshape(-1), bias)
+    x_op = next(op for op in l2.walk() if isinstance(op, num.InputOp))
+    assert num.affine(x_op.result) == num.AffineType(8, float(SX), ZX)
+    acc = (q_in - ZX) @ w.astype(np.int64) + bias
+    exact = acc * (float(SX) * float(sw) / float(SY)) + ZY
+    check(ours, theirs, exact, float(SX) * float(sw) / float(SY))
+
+
+@pytest.mark.parametrize("pad", [0, 1])
+def test_qlinear_conv_equals_onnxruntime(pad):
+    rng = np.random.default_rng(5 + pad)
+    c, cout, h = 2, 3, 5
+    sw = np.float32(0.01)
+    w = rng.integers(-127, 128, (cout, c, 3, 3)).astype(np.int8)
+    bias = rng.integers(-500, 500, (cout,)).astype(np.int32)
+    ho = h + 2 * pad - 2
+    nodes = [helper.make_node("QuantizeLinear", ["X", "sx", "zx"], ["Xq"]),
+             helper.make_node("QLinearConv", ["Xq", "sx", "zx", "W", "sw", "zw", "sy", "zy",
+                                              "B"], ["C"], pads=[pad] * 4),
+             helper.make_node("DequantizeLinear", ["C", "sy", "zy"], ["Y"])]
+    inits = {"sx": scalar(SX, np.float32), "zx": scalar(ZX, np.int8), "W": w,
+             "sw": scalar(sw, np.float32), "zw": scalar(0, np.int8), "B": bias,
+             "sy": scalar(SY, np.float32), "zy": scalar(ZY, np.int8)}
+    model = model_of(nodes, inits, (1, c, h, h), (1, cout, ho, ho))
+    q_in = rng.integers(-128, 128, (1, c, h, h))
+    ours, theirs, l2 = run_both(model, q_in)
+    # and the generated C (built for the host) computes the evaluator's integers
+    from minun_mlir.native import NativeProgram
+
+    x = (SX * (q_in.astype(np.float32) - ZX)).astype(np.float64)[None]
+    assert np.array_equal(NativeProgram(l2).outputs(x)[0][0], ours)
+    xp = np.pad(q_in[0] - ZX, ((0, 0), (pad, pad), (pad, pad)))  # (C, H, W), pads add 0
+    acc = np.array([[[np.sum(xp[:, i:i + 3, j:j + 3] * w[o]) for j in range(ho)]
+                     for i in range(ho)] for o in range(cout)]) + bias[:, None, None]
+    exact = acc * (float(SX) * float(sw) / float(SY)) + ZY
+    check(ours[0], theirs[0], exact, float(SX) * float(sw) / float(SY))
+
+
+def test_qlinear_matmul_equals_onnxruntime():
+    rng = np.random.default_rng(9)
+    sw = np.float32(0.02)
+    w = rng.integers(-127, 128, (12, 4)).astype(np.int8)
+    nodes = [helper.make_node("QuantizeLinear", ["X", "sx", "zx"], ["Xq"]),
+             helper.make_node("QLinearMatMul", ["Xq", "sx", "zx", "W", "sw", "zw", "sy",
+                                                "zy"], ["Q"]),
+             helper.make_node("DequantizeLinear", ["Q", "sy", "zy"], ["Y"])]
+    inits = {"sx": scalar(SX, np.float32), "zx": scalar(ZX, np.int8), "W": w,
+             "sw": scalar(sw, np.float32), "zw": scalar(0, np.int8),
+             "sy": scalar(SY, np.float32), "zy": scalar(ZY, np.int8)}
+    model = model_of(nodes, inits, (3, 12), (3, 4))
+    q_in = rng.integers(-128, 128, (3, 12))
+    ours, theirs, _ = run_both(model, q_in)
+    exact = (q_in - ZX) @ w.astype(np.int64) * (float(SX) * float(sw) / float(SY)) + ZY
+    check(ours, theirs, exact, float(SX) * float(sw) / float(SY))
+
+
+def test_the_l1_carries_the_quantization_and_other_representations_ignore_it():
+    w = np.arange(-6, 6, dtype=np.int8).reshape(4, 3)
+    nodes = (qdq("X", "sx", "zx")
+             + [helper.make_node("DequantizeLinear", ["W", "sw", "zw"], ["W_dq"]),
+                helper.make_node("MatMul", ["X_dq", "W_dq"], ["P"])]
+             + qdq("P", "sy", "zy") + [helper.make_node("Identity", ["P_dq"], ["Y"])])
+    inits = {"sx": scalar(SX, np.float32), "zx": scalar(ZX, np.int8), "W": w,
+             "sw": scalar(0.5, np.float32), "zw": scalar(0, np.int8),
+             "sy": scalar(SY, np.float32), "zy": scalar(ZY, np.int8)}
+    l1 = import_model(model_of(nodes, inits, (1, 4), (1, 3)))
+    ops = {type(op): op for op in l1.walk()}
+    assert ops[minun.InputOp].attributes["quantization"].get_values() == (float(SX), ZX)
+    assert ops[minun.ParamOp].attributes["quantization"].get_values() == (0.5, 0.0)
+    assert ops[minun.MatMulOp].attributes["quantization"].get_values() == (float(SY), ZY)
+    np.testing.assert_array_equal(ops[minun.ParamOp].array(), 0.5 * w)
+    fixed = lower_to_l2(l1, bits=16, synthetic=8)  # fixed point: the float model
+    assert not [op for op in fixed.walk() if isinstance(op, num.RequantizeOp)]
+
+
+@pytest.mark.parametrize("what,scale,zp,message", [
+    ("per-axis", np.array([0.1, 0.2], dtype=np.float32), np.array([0, 0], dtype=np.int8),
+     "per-axis scales (2 of them) are not supported"),
+    ("uint8", np.float32(0.1), np.uint8(128), "zero point of type uint8 and size 1: only one "
+     "int8"),
+])
+def test_unsupported_quantizations_are_refused_by_node(what, scale, zp, message):
+    nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["Xq"], name="q1"),
+             helper.make_node("DequantizeLinear", ["Xq", "s", "z"], ["Y"])]
+    inits = {"s": np.asarray(scale), "z": np.asarray(zp)}
+    with pytest.raises(MinunError, match=re.escape(f"node 'q1' (QuantizeLinear): {message}")):
+        import_model(model_of(nodes, inits, (1, 2), (1, 2)))

@@ -18,13 +18,13 @@ from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.diagnostics import MinunError, error
 
-from . import convpool, elementwise, linear, recurrent, shape
+from . import convpool, elementwise, linear, ml, recurrent, shape
 from .importer import DEFAULT_INPUT_RANGE, Importer
 
 __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model"]
 
 HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
-            **shape.HANDLERS, **recurrent.HANDLERS}
+            **shape.HANDLERS, **recurrent.HANDLERS, **ml.HANDLERS}
 
 
 def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:

@@ -325,6 +325,8 @@ class Importer:
         shape = tuple(int(d) for d in shape)
         if shape == v.shape:
             return v
+        if v.is_int:  # a label (ArgMax): one index, any shape of one element
+            return Value(shape, ssa=v.ssa)
         if v.array is not None:
             return Value.const(v.array.reshape(shape), v.name)
         assert v.perm is not None and v.ssa is not None
@@ -613,10 +615,13 @@ class Importer:
               proto.op_type not in NONDETERMINISTIC):
             outputs = self._fold(proto, inputs)
         else:
-            handler = self.handlers.get(proto.op_type) if domain == "" else None
+            key = proto.op_type if domain == "" else f"{domain}:{proto.op_type}"
+            handler = self.handlers.get(key)
             if handler is None:
                 raise self.error(self._unsupported(domain))
-            schema = onnx.defs.get_schema(proto.op_type, self.opset, "")
+            if domain not in self.opsets:
+                raise self.error(f"the model does not import the domain '{domain}' it uses")
+            schema = onnx.defs.get_schema(proto.op_type, self.opsets[domain], domain)
             self._check_schema(proto, schema)
             attrs = {a.name: _attr_value(a) for a in proto.attribute}
             version = schema.since_version
@@ -679,10 +684,12 @@ class Importer:
 
     def _unsupported(self, domain: str) -> str:
         shown = domain or "ai.onnx"
-        ops = ", ".join(sorted(self.handlers))
+        ops = ", ".join(sorted(k for k in self.handlers if ":" not in k))
+        ml = ", ".join(sorted(k.split(":")[1] for k in self.handlers if ":" in k))
         return (f"unsupported operator {self.node.op_type} in domain '{shown}'; supported "
                 f"(domain ai.onnx): {ops}, Shape, Size, and any operator whose inputs are "
-                f"all constant (folded at import)")
+                f"all constant (folded at import)" + (f"; (domain ai.onnx.ml): {ml}" if ml
+                                                      else ""))
 
     def _static_shape(self, proto: onnx.NodeProto, v: Value) -> list[Value]:
         if proto.op_type == "Size":

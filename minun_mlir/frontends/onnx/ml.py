@@ -1,0 +1,312 @@
+"""Domain ai.onnx.ml: the operators scikit-learn models export (skl2onnx).
+
+Linear models, scalers and normalizers become ordinary L1 ops (matmul, bias_sub,
+hadamard, sigmoid/softmax); tree ensembles become one `minun.tree_ensemble` (a node table,
+see dialects/minun.py). A classifier's label output is the argmax of its scores, so class
+labels must be the integers 0..n-1 (string labels and other integers are refused: the
+compiled program returns a class index). ZipMap is dropped: its output is the
+probability tensor. Inputs are one example, `[1, F]` or `[F]`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, i32, i64
+
+from minun_mlir.dialects import minun
+
+from .importer import Importer, Node, Value, identity
+from .linear import matmul2d
+
+ML = "ai.onnx.ml"
+POST_TRANSFORMS = ("NONE", "LOGISTIC", "SOFTMAX")
+
+
+def _row(imp: Importer, x: Value) -> Value:
+    """The input as a [1, F] row (one example)."""
+    if x.is_int:
+        raise imp.error("the input must be a float tensor, not a label")
+    if x.rank == 1:
+        return imp.reshape(x, (1, x.shape[0]))
+    if x.rank != 2 or x.shape[0] != 1:
+        raise imp.error(f"the input must be one example ([1, F] or [F]), got "
+                        f"{minun.shape_str(x.shape)}")
+    return x
+
+
+def _class_count(imp: Importer, node: Node) -> int:
+    """The number of classes; their labels must be 0..n-1 (the label is the argmax)."""
+    if node.attr("classlabels_strings"):
+        raise imp.error("string class labels are not supported (the compiled program "
+                        "returns the class index); export with integer labels 0..n-1")
+    labels = node.attr("classlabels_ints", node.attr("classlabels_int64s"))
+    if not labels:
+        raise imp.error("the classifier has no class labels")
+    if list(labels) != list(range(len(labels))):
+        shown = list(labels)[:8]
+        raise imp.error(f"class labels {shown}{'...' if len(labels) > 8 else ''} are not "
+                        f"0..{len(labels) - 1}; the compiled label is the class index, so "
+                        f"only labels 0..n-1 are supported")
+    return len(labels)
+
+
+def _post_transform(imp: Importer, node: Node, scores: Value) -> Value:
+    kind = node.attr("post_transform", "NONE")
+    if kind not in POST_TRANSFORMS:
+        raise imp.error(f"post_transform {kind} is not supported (supported: "
+                        f"{', '.join(POST_TRANSFORMS)})")
+    if kind == "LOGISTIC":
+        return imp.unary(minun.SigmoidOp, scores)
+    if kind == "SOFTMAX":
+        ssa = imp.make(minun.SoftmaxOp, imp.ir(scores, identity(2)), axis=IntegerAttr(1, i64))
+        return Value.of(ssa)
+    return scores
+
+
+def _label(imp: Importer, scores: Value) -> Value:
+    ssa = imp.emit(minun.ArgMaxOp.create(operands=[imp.ir(scores, identity(scores.rank))],
+                                         result_types=[i32]))
+    return Value((1,), ssa=ssa)
+
+
+def _affine(imp: Importer, x: Value, coef: np.ndarray, intercepts: np.ndarray | None
+            ) -> Value:
+    """x W^T + b for W [T, F]."""
+    if coef.shape[1] != x.shape[1]:
+        raise imp.error(f"{coef.shape[1]} coefficients per target for {x.shape[1]} "
+                        f"features")
+    y = matmul2d(imp, x, Value.const(np.ascontiguousarray(coef.T), "coefficients"))
+    if intercepts is not None and intercepts.size and np.any(intercepts != 0):
+        y = imp.binary(minun.AddOp, y, Value.const(intercepts.reshape(1, -1), "intercepts"),
+                       bias=minun.BiasAddOp)
+    return y
+
+
+def _floats(node: Node, name: str) -> np.ndarray:
+    return np.asarray(node.attr(name, []), dtype=np.float32)
+
+
+def _linear_classifier(imp: Importer, node: Node) -> list[Value]:
+    x = _row(imp, node.inputs[0])
+    n = _class_count(imp, node)
+    coef = _floats(node, "coefficients")
+    if coef.size != n * x.shape[1]:
+        rows = coef.size // max(x.shape[1], 1)
+        raise imp.error(f"{rows} coefficient rows for {n} classes; only one row per class "
+                        f"is supported (the binary one-row form is not)")
+    intercepts = _floats(node, "intercepts")
+    scores = _post_transform(imp, node, _affine(imp, x, coef.reshape(n, -1), intercepts))
+    return [_label(imp, scores), scores]
+
+
+def _linear_regressor(imp: Importer, node: Node) -> list[Value]:
+    x = _row(imp, node.inputs[0])
+    if node.attr("post_transform", "NONE") != "NONE":
+        raise imp.error(f"post_transform {node.attr('post_transform')} is not supported "
+                        f"(only NONE)")
+    targets = int(node.attr("targets", 1))
+    coef = _floats(node, "coefficients")
+    if coef.size != targets * x.shape[1]:
+        raise imp.error(f"{coef.size} coefficients for {targets} targets of "
+                        f"{x.shape[1]} features")
+    return [_affine(imp, x, coef.reshape(targets, -1), _floats(node, "intercepts"))]
+
+
+def _scaler(imp: Importer, node: Node) -> list[Value]:
+    """(x - offset) * scale, element-wise; an offset or scale of one value broadcasts."""
+    x = _row(imp, node.inputs[0])
+    f = x.shape[1]
+    offset, scale = _floats(node, "offset"), _floats(node, "scale")
+    for name, v in (("offset", offset), ("scale", scale)):
+        if v.size not in (0, 1, f):
+            raise imp.error(f"{name} has {v.size} values for {f} features")
+    y = x
+    if offset.size and np.any(offset != 0):
+        y = imp.binary(minun.SubOp, y, Value.const(np.broadcast_to(offset, (1, f)).copy(),
+                                                   "offset"), bias=minun.BiasSubOp)
+    if scale.size and np.any(scale != 1):
+        y = imp.binary(minun.HadamardOp, y,
+                       Value.const(np.broadcast_to(scale, (1, f)).copy(), "scale"))
+    return [y]
+
+
+def _normalizer(imp: Importer, node: Node) -> list[Value]:
+    """L2: minun.normalise_l2 (on the row seen as one NHWC pixel). L1 only right after a
+    softmax over the same row (whose values are positive and sum to 1: the identity, as
+    skl2onnx writes after LogisticRegression); MAX and other L1s are refused."""
+    x = _row(imp, node.inputs[0])
+    norm = node.attr("norm", "MAX")
+    if norm == "L2":
+        pixel = imp.reshape(x, (1, 1, 1, x.shape[1]))
+        ssa = imp.make(minun.NormaliseL2Op, imp.ir(pixel, identity(4)))
+        return [imp.reshape(Value.of(ssa), x.shape)]
+    if norm == "L1" and x.ssa is not None and isinstance(x.ssa.owner, minun.SoftmaxOp):
+        return [x]
+    raise imp.error(f"norm {norm} is only supported as L2, or L1 right after a softmax "
+                    f"(where it is the identity)")
+
+
+def _zipmap(imp: Importer, node: Node) -> list[Value]:
+    """Dropped: the output is the probability tensor itself (one example's row)."""
+    return [node.inputs[0]]
+
+
+def _array_feature_extractor(imp: Importer, node: Node) -> list[Value]:
+    """Run-time data with constant indices: the selected columns (last axis). Constant
+    data indexed by a label (skl2onnx's `classes_[argmax]`): only the class list 0..n-1,
+    where the label is already the class."""
+    x, idx = node.inputs[0], node.inputs[1]
+    if x.array is not None and idx.is_int:
+        if not np.array_equal(x.array.reshape(-1), np.arange(x.array.size)):
+            raise imp.error("the class list indexed by the label is not 0..n-1; the "
+                            "compiled label is the class index, so only labels 0..n-1 are "
+                            "supported")
+        return [idx]
+    indices = np.asarray(imp.const(idx, "the indices")).reshape(-1).astype(np.int64)
+    n = x.shape[-1]
+    if indices.size == 0 or indices.min() < 0 or indices.max() >= n:
+        raise imp.error(f"indices {indices.tolist()} out of range for {n} columns")
+    axis = x.rank - 1
+    return [imp.concat([imp.slice(x, axis, int(i), 1) for i in indices], axis)]
+
+
+# -- trees ---------------------------------------------------------------------------
+
+_MODES = {"BRANCH_LEQ": ("leq", False), "BRANCH_GT": ("leq", True),
+          "BRANCH_LT": ("lt", False), "BRANCH_GTE": ("lt", True)}
+
+
+def _tree_ensemble(imp: Importer, node: Node, prefix: str, n_out: int) -> tuple:
+    """The node table of `minun.tree_ensemble` from the ONNX attribute lists. GT and GTE
+    nodes become LEQ and LT with their children swapped (x > t is not x <= t); one
+    ensemble uses one of LEQ/LT."""
+    x = _row(imp, node.inputs[0])
+    if node.attr("nodes_values_as_tensor") is not None or \
+            node.attr("base_values_as_tensor") is not None or \
+            node.attr(f"{prefix}_weights_as_tensor") is not None:
+        raise imp.error("the *_as_tensor (double) attributes are not supported; the L1 "
+                        "dialect computes in float32")
+    tree_ids = list(node.attr("nodes_treeids", []))
+    node_ids = list(node.attr("nodes_nodeids", []))
+    features = list(node.attr("nodes_featureids", []))
+    modes = list(node.attr("nodes_modes", []))
+    values = _floats(node, "nodes_values")
+    trues = list(node.attr("nodes_truenodeids", []))
+    falses = list(node.attr("nodes_falsenodeids", []))
+    count = len(tree_ids)
+    if not count or any(len(a) != count for a in (node_ids, modes, trues, falses)) or \
+            (values.size not in (0, count)) or len(features) != count:
+        raise imp.error("the nodes_* attributes are empty or of different lengths")
+    kinds = {m for m in modes if m != "LEAF"}
+    unknown = sorted(kinds - set(_MODES))
+    if unknown:
+        raise imp.error(f"node mode {unknown[0]} is not supported (supported: LEAF, "
+                        f"{', '.join(_MODES)})")
+    families = {_MODES[m][0] for m in kinds}
+    if len(families) > 1:
+        raise imp.error("the ensemble mixes <=/> nodes with </>= nodes; one kind is "
+                        "supported per ensemble")
+    mode = families.pop() if families else "leq"
+    # internal nodes and leaves, numbered in the order they appear
+    ref: dict[tuple[int, int], int] = {}
+    internal, leaves = [], []
+    for i in range(count):
+        key = (int(tree_ids[i]), int(node_ids[i]))
+        if key in ref:
+            raise imp.error(f"node {key[1]} of tree {key[0]} is defined twice")
+        if modes[i] == "LEAF":
+            ref[key] = -len(leaves) - 1
+            leaves.append(key)
+        else:
+            ref[key] = len(internal)
+            internal.append(i)
+    table = np.zeros((len(internal), 3), np.int64)
+    thresholds = np.zeros(len(internal), np.float32)
+    for row, i in enumerate(internal):
+        tree = int(tree_ids[i])
+        try:
+            t, f = ref[tree, int(trues[i])], ref[tree, int(falses[i])]
+        except KeyError:
+            raise imp.error(f"node {node_ids[i]} of tree {tree} has a child that is not "
+                            f"defined") from None
+        if _MODES[modes[i]][1]:
+            t, f = f, t
+        if not 0 <= int(features[i]) < x.shape[1]:
+            raise imp.error(f"node {node_ids[i]} of tree {tree} reads feature "
+                            f"{features[i]} of {x.shape[1]}")
+        table[row] = (int(features[i]), t, f)
+        thresholds[row] = values[i]
+    # roots: the first node listed of each tree (in order of first appearance)
+    first: dict[int, int] = {}
+    for t, n in zip(tree_ids, node_ids):
+        first.setdefault(int(t), int(n))
+    roots = [ref[t, n] for t, n in first.items()]
+    leaf_rows = {k: -ref[k] - 1 for k in leaves}
+    weights = np.zeros((len(leaves), n_out), np.float32)
+    w_trees = list(node.attr(f"{prefix}_treeids", []))
+    w_nodes = list(node.attr(f"{prefix}_nodeids", []))
+    w_ids = list(node.attr(f"{prefix}_ids", []))
+    w_vals = _floats(node, f"{prefix}_weights")
+    if not len(w_trees) == len(w_nodes) == len(w_ids) == w_vals.size:
+        raise imp.error(f"the {prefix}_* attributes are of different lengths")
+    for t, n, k, w in zip(w_trees, w_nodes, w_ids, w_vals):
+        row = leaf_rows.get((int(t), int(n)))
+        if row is None or not 0 <= int(k) < n_out:
+            raise imp.error(f"a weight refers to node {n} of tree {t}, output {k}, which "
+                            f"is not a leaf or not an output")
+        weights[row, int(k)] += w
+    base = _floats(node, "base_values")
+    if base.size not in (0, n_out):
+        raise imp.error(f"{base.size} base values for {n_out} outputs")
+    base = base if base.size else np.zeros(n_out, np.float32)
+    return x, mode, np.asarray(roots, np.int64), table, thresholds, weights, base
+
+
+def _emit_trees(imp: Importer, x: Value, mode: str, roots, table, thresholds, weights,
+                base) -> Value:
+    op = minun.TreeEnsembleOp.create(
+        operands=[imp.ir(x, identity(2))],
+        attributes={"mode": StringAttr(mode), "roots": minun.dense_ints(roots),
+                    "nodes": minun.dense_ints(table),
+                    "thresholds": minun.dense_f32(thresholds),
+                    "leaves": minun.dense_f32(weights), "base": minun.dense_f32(base)},
+        result_types=[minun.tensor_of((1, weights.shape[1]))])
+    return Value.of(imp.emit(op))
+
+
+def _tree_classifier(imp: Importer, node: Node) -> list[Value]:
+    n = _class_count(imp, node)
+    ids = set(node.attr("class_ids", []))
+    if len(ids) == 1 and n == 2:
+        raise imp.error("the binary form (weights for one class only) is not supported; "
+                        "the scores of both classes are needed")
+    x, mode, roots, table, thr, weights, base = _tree_ensemble(imp, node, "class", n)
+    scores = _emit_trees(imp, x, mode, roots, table, thr, weights, base)
+    scores = _post_transform(imp, node, scores)
+    return [_label(imp, scores), scores]
+
+
+def _tree_regressor(imp: Importer, node: Node) -> list[Value]:
+    n = int(node.attr("n_targets", 1))
+    agg = node.attr("aggregate_function", "SUM")
+    if agg not in ("SUM", "AVERAGE"):
+        raise imp.error(f"aggregate_function {agg} is not supported (SUM, AVERAGE)")
+    if node.attr("post_transform", "NONE") != "NONE":
+        raise imp.error(f"post_transform {node.attr('post_transform')} is not supported "
+                        f"(only NONE)")
+    x, mode, roots, table, thr, weights, base = _tree_ensemble(imp, node, "target", n)
+    if agg == "AVERAGE" and len(roots) > 1:
+        weights = (weights / np.float32(len(roots))).astype(np.float32)
+    return [_emit_trees(imp, x, mode, roots, table, thr, weights, base)]
+
+
+HANDLERS = {f"{ML}:{name}": handler for name, handler in {
+    "LinearClassifier": _linear_classifier,
+    "LinearRegressor": _linear_regressor,
+    "Scaler": _scaler,
+    "Normalizer": _normalizer,
+    "ZipMap": _zipmap,
+    "ArrayFeatureExtractor": _array_feature_extractor,
+    "TreeEnsembleClassifier": _tree_classifier,
+    "TreeEnsembleRegressor": _tree_regressor,
+}.items()}

@@ -1,0 +1,133 @@
+"""Train small scikit-learn models on sklearn's bundled datasets and export them with
+skl2onnx into test/zoo/sklearn/: `<model>.onnx` plus `<model>.npz` holding the test
+inputs (`x`, float32) and what scikit-learn itself predicts for them (`labels` or
+`values`). Deterministic: fixed random_state everywhere, fixed opsets.
+
+    .venv/bin/python tools/zoo/export_sklearn.py            # rewrite the zoo
+    .venv/bin/python tools/zoo/export_sklearn.py --check    # exit 1 if a file would change
+
+The models are kept small (a few KB to ~100 KB) so they can live in git; see
+test/zoo/sklearn/README.md for the exporters' versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "..", "test", "zoo", "sklearn")
+OPSETS = {"": 17, "ai.onnx.ml": 3}
+N_TEST = 40  # test inputs stored per model
+
+
+def _data(name: str):
+    from sklearn import datasets
+    from sklearn.model_selection import train_test_split
+
+    load = {"digits": datasets.load_digits, "wine": datasets.load_wine,
+            "breast_cancer": datasets.load_breast_cancer, "iris": datasets.load_iris,
+            "diabetes": datasets.load_diabetes}[name]
+    x, y = load(return_X_y=True)
+    x = x.astype(np.float32)
+    return train_test_split(x, y, test_size=0.3, random_state=0, stratify=(
+        None if name == "diabetes" else y))
+
+
+def _models():
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import Normalizer, StandardScaler
+    from sklearn.svm import SVC, LinearSVC
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    return {
+        # name: (dataset, estimator, zipmap); zipmap True: skl2onnx's default output (a
+        # ZipMap of the probabilities), False: the option zipmap=False (a tensor), None:
+        # the estimator has no probabilities
+        "logreg_digits": ("digits", LogisticRegression(max_iter=2000, random_state=0), True),
+        "logreg_norm_iris": ("iris", make_pipeline(
+            Normalizer(), LogisticRegression(max_iter=1000, random_state=0)), True),
+        "linearsvc_wine": ("wine", make_pipeline(
+            StandardScaler(), LinearSVC(random_state=0)), None),
+        "svc_linear_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), SVC(kernel="linear", C=0.1, random_state=0)), None),
+        "svc_rbf_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), SVC(kernel="rbf", random_state=0)), None),
+        "mlp_digits": ("digits", make_pipeline(StandardScaler(), MLPClassifier(
+            hidden_layer_sizes=(32,), max_iter=300, random_state=0)), True),
+        "dtree_wine": ("wine", DecisionTreeClassifier(max_depth=5, random_state=0), True),
+        "rf_digits": ("digits", RandomForestClassifier(
+            n_estimators=10, max_depth=6, random_state=0), True),
+        "gb_iris": ("iris", GradientBoostingClassifier(
+            n_estimators=15, max_depth=3, random_state=0), True),
+        "linreg_diabetes": ("diabetes", LinearRegression(), None),
+        "dtreg_diabetes": ("diabetes", DecisionTreeRegressor(max_depth=5, random_state=0),
+                           None),
+    }
+
+
+def export_all() -> dict[str, bytes]:
+    """{file name: bytes} of every model and its test data."""
+    import warnings
+
+    from skl2onnx import to_onnx
+
+    files = {}
+    for name, (dataset, est, zipmap) in _models().items():
+        x_train, x_test, y_train, _ = _data(dataset)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence warnings of the small budgets
+            est.fit(x_train, y_train)
+        last = est.steps[-1][1] if hasattr(est, "steps") else est
+        options = {id(last): {"zipmap": False}} if zipmap is False else None
+        if zipmap is None and last is not est and hasattr(last, "classes_"):
+            # skl2onnx 1.20 asks a pipeline's last step for a zipmap option that LinearSVC
+            # and SVC do not have, unless the step is given options of its own
+            options = {id(last): {"nocl": False}}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # SVC.probA_, read by skl2onnx
+            onx = to_onnx(est, x_train[:1], target_opset=OPSETS, options=options)
+        onx.producer_version = onx.producer_version  # deterministic as exported
+        x = x_test[:N_TEST]
+        pred = est.predict(x)
+        buf = io.BytesIO()
+        if dataset == "diabetes":
+            np.savez(buf, x=x, values=pred.astype(np.float64))
+        else:
+            np.savez(buf, x=x, labels=pred.astype(np.int64))
+        files[f"{name}.onnx"] = onx.SerializeToString()
+        files[f"{name}.npz"] = buf.getvalue()
+    return files
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the committed files instead of writing")
+    args = parser.parse_args(argv)
+    files = export_all()
+    stale = []
+    for name, data in files.items():
+        path = os.path.join(OUT, name)
+        if args.check:
+            with open(path, "rb") as f:
+                if f.read() != data:
+                    stale.append(name)
+        else:
+            with open(path, "wb") as f:
+                f.write(data)
+    if stale:
+        print("differs from the export:", ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

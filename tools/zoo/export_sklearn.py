@@ -1,7 +1,9 @@
 """Train small scikit-learn models on sklearn's bundled datasets and export them with
 skl2onnx into test/zoo/sklearn/: `<model>.onnx` plus `<model>.npz` holding the test
-inputs (`x`, float32) and what scikit-learn itself predicts for them (`labels` or
-`values`). Deterministic: fixed random_state everywhere, fixed opsets.
+inputs (`x`, float32) and what scikit-learn itself predicts for them (`y`: labels, or
+values for the regressors), and `data/<dataset>-train.npz`, the first training inputs
+(`x`, `y`: profiling data for quantize). Deterministic: fixed random_state everywhere,
+fixed opsets.
 
     .venv/bin/python tools/zoo/export_sklearn.py            # rewrite the zoo
     .venv/bin/python tools/zoo/export_sklearn.py --check    # exit 1 if a file would change
@@ -23,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "test", "zoo", "sklearn")
 OPSETS = {"": 17, "ai.onnx.ml": 3}
 N_TEST = 40  # test inputs stored per model
+N_TRAIN = 120  # training inputs stored per dataset (profiling data for quantize)
 
 
 def _data(name: str):
@@ -94,17 +97,19 @@ def export_all() -> dict[str, bytes]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # SVC.probA_, read by skl2onnx
             onx = to_onnx(est, x_train[:1], target_opset=OPSETS, options=options)
-        onx.producer_version = onx.producer_version  # deterministic as exported
         x = x_test[:N_TEST]
         pred = est.predict(x)
-        buf = io.BytesIO()
-        if dataset == "diabetes":
-            np.savez(buf, x=x, values=pred.astype(np.float64))
-        else:
-            np.savez(buf, x=x, labels=pred.astype(np.int64))
-        files[f"{name}.onnx"] = onx.SerializeToString()
-        files[f"{name}.npz"] = buf.getvalue()
+        files[f"{name}.onnx"] = onx.SerializeToString(deterministic=True)
+        files[f"{name}.npz"] = _npz(x=x, y=pred.astype(
+            np.float64 if dataset == "diabetes" else np.int64))
+        files[f"data/{dataset}-train.npz"] = _npz(x=x_train[:N_TRAIN], y=y_train[:N_TRAIN])
     return files
+
+
+def _npz(**arrays: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
 
 
 def main(argv=None) -> int:
@@ -116,6 +121,7 @@ def main(argv=None) -> int:
     stale = []
     for name, data in files.items():
         path = os.path.join(OUT, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         if args.check:
             with open(path, "rb") as f:
                 if f.read() != data:

@@ -300,7 +300,91 @@ def _tree_regressor(imp: Importer, node: Node) -> list[Value]:
     return [_emit_trees(imp, x, mode, roots, table, thr, weights, base)]
 
 
+# -- support vector machines -----------------------------------------------------------
+
+def _svm_score(imp: Importer, node: Node, x: Value, coef: np.ndarray, n_sv: int) -> Value:
+    """rho + sum_j coef_j k(x, sv_j) as a [1, 1] value. Linear: one dot product with
+    w = sum_j coef_j sv_j (folded at import). RBF: exp(-gamma |x - sv_j|^2) for every
+    support vector (a broadcast subtraction, squares summed by a matmul with ones, as
+    ProtoNN's distances), then a dot product with the coefficients."""
+    from .elementwise import _mul_const
+
+    kernel = node.attr("kernel_type", "LINEAR")
+    params = list(node.attr("kernel_params", [])) or [0.0, 0.0, 0.0]
+    sv = _floats(node, "support_vectors")
+    f = x.shape[1]
+    if sv.size != n_sv * f:
+        raise imp.error(f"{sv.size} support vector values for {n_sv} vectors of {f} "
+                        f"features")
+    sv = sv.reshape(n_sv, f)
+    rho = _floats(node, "rho")
+    if kernel == "LINEAR":
+        w = (coef.astype(np.float64) @ sv.astype(np.float64)).astype(np.float32)
+        s = matmul2d(imp, x, Value.const(w.reshape(f, 1), "svm_weights"))
+    elif kernel == "RBF":
+        diff = imp.binary(minun.SubOp, x, Value.const(sv, "support_vectors"))
+        sq = imp.binary(minun.HadamardOp, diff, diff)
+        dist = matmul2d(imp, sq, Value.const(np.ones((f, 1), np.float32), "ones"))
+        k = imp.unary(minun.ExpOp, _mul_const(imp, dist, -float(params[0])))
+        s = matmul2d(imp, Value.const(coef.reshape(1, n_sv), "svm_coefficients"), k)
+    else:
+        raise imp.error(f"kernel_type {kernel} is not supported (LINEAR, RBF)")
+    if rho.size != 1:
+        raise imp.error(f"{rho.size} rho values; one (a binary classifier or a regressor) "
+                        f"is supported")
+    if rho[0] != 0:
+        s = imp.binary(minun.AddOp, s, Value.const(rho.reshape(1, 1), "rho"))
+    return s
+
+
+def _svm_classifier(imp: Importer, node: Node) -> list[Value]:
+    """Binary SVC as onnxruntime computes it: s = rho + sum_j coef_j k(x, sv_j), scores
+    [-s, s], label 0 when s > 0 and 1 otherwise (the argmax of [s, -s], so the class of
+    the *smaller* score; the first on a tie at s = 0, where onnxruntime says 1)."""
+    x = _row(imp, node.inputs[0])
+    n = _class_count(imp, node)
+    counts = list(node.attr("vectors_per_class", []))
+    if not counts:
+        raise imp.error("the liblinear form (no support vectors) is not supported; "
+                        "skl2onnx exports LinearSVC as LinearClassifier")
+    if n != 2:
+        raise imp.error(f"{n} classes: the one-vs-one voting of a multiclass SVM is not "
+                        f"supported (binary only)")
+    if node.attr("prob_a") or node.attr("prob_b"):
+        raise imp.error("probability estimates (prob_a/prob_b, SVC(probability=True)) are "
+                        "not supported")
+    if node.attr("post_transform", "NONE") != "NONE":
+        raise imp.error(f"post_transform {node.attr('post_transform')} is not supported "
+                        f"for a binary SVM (only NONE)")
+    n_sv = int(sum(counts))
+    coef = _floats(node, "coefficients")
+    if coef.size != n_sv:
+        raise imp.error(f"{coef.size} coefficients for {n_sv} support vectors")
+    s = _svm_score(imp, node, x, coef, n_sv)
+    neg = imp.unary(minun.NegOp, s)
+    scores = imp.concat([neg, s], 1)
+    return [_label(imp, imp.concat([s, neg], 1)), scores]
+
+
+def _svm_regressor(imp: Importer, node: Node) -> list[Value]:
+    x = _row(imp, node.inputs[0])
+    if int(node.attr("one_class", 0)):
+        raise imp.error("one_class=1 is not supported (its output is a sign)")
+    if node.attr("post_transform", "NONE") != "NONE":
+        raise imp.error(f"post_transform {node.attr('post_transform')} is not supported "
+                        f"(only NONE)")
+    n_sv = int(node.attr("n_supports", 0))
+    if n_sv == 0:
+        raise imp.error("the liblinear form (no support vectors) is not supported")
+    coef = _floats(node, "coefficients")
+    if coef.size != n_sv:
+        raise imp.error(f"{coef.size} coefficients for {n_sv} support vectors")
+    return [_svm_score(imp, node, x, coef, n_sv)]
+
+
 HANDLERS = {f"{ML}:{name}": handler for name, handler in {
+    "SVMClassifier": _svm_classifier,
+    "SVMRegressor": _svm_regressor,
     "LinearClassifier": _linear_classifier,
     "LinearRegressor": _linear_regressor,
     "Scaler": _scaler,

@@ -97,6 +97,11 @@ def export_all() -> dict[str, bytes]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # SVC.probA_, read by skl2onnx
             onx = to_onnx(est, x_train[:1], target_opset=OPSETS, options=options)
+        # skl2onnx lists the opsets in set order (it changes with PYTHONHASHSEED)
+        opsets = sorted((o.domain, o.version) for o in onx.opset_import)
+        del onx.opset_import[:]
+        for domain, version in opsets:
+            onx.opset_import.add(domain=domain, version=version)
         x = x_test[:N_TEST]
         pred = est.predict(x)
         files[f"{name}.onnx"] = onx.SerializeToString(deterministic=True)

@@ -422,7 +422,8 @@ class Importer:
     def check_graph(self) -> None:
         """What the ONNX spec requires of a graph and onnx.checker does not always catch:
         a known opset, unique initializers, and one writer per tensor."""
-        if self.opset < MIN_OPSET:
+        default = any(n.domain in ("", "ai.onnx") for n in self.graph.node)
+        if self.opset < MIN_OPSET and (default or "" in self.opsets):
             raise MinunError(
                 f"the model imports ONNX opset {self.opset or 'none'}; opsets {MIN_OPSET} and "
                 f"later are supported (convert it with onnx.version_converter)")

@@ -300,6 +300,36 @@ def _tree_regressor(imp: Importer, node: Node) -> list[Value]:
     return [_emit_trees(imp, x, mode, roots, table, thr, weights, base)]
 
 
+MAX_BINARIZED = 64
+
+
+def _binarizer(imp: Importer, node: Node) -> list[Value]:
+    """x > threshold ? 1 : 0 per element, as a tree_ensemble of one-node trees: tree i
+    compares element i and reaches the zero row or the one-hot row e_i (an exact
+    comparison in every representation the trees support). Its leaf table grows as the
+    square of the element count, so at most MAX_BINARIZED elements."""
+    x = node.inputs[0]
+    if x.is_int:
+        raise imp.error("the input must be a float tensor, not a label")
+    n = int(np.prod(x.shape))
+    if n > MAX_BINARIZED:
+        raise imp.error(f"{n} elements: at most {MAX_BINARIZED} are binarized (one tree "
+                        f"per element)")
+    t = np.float32(node.attr("threshold", 0.0))
+    table = np.stack([np.arange(n), np.full(n, -1), -np.arange(n) - 2], axis=1)
+    leaves = np.concatenate([np.zeros((1, n), np.float32), np.eye(n, dtype=np.float32)])
+    ident = identity(x.rank)
+    op = minun.TreeEnsembleOp.create(
+        operands=[imp.ir(x, ident)],
+        attributes={"mode": StringAttr("leq"), "roots": minun.dense_ints(np.arange(n)),
+                    "nodes": minun.dense_ints(table),
+                    "thresholds": minun.dense_f32(np.full(n, t, np.float32)),
+                    "leaves": minun.dense_f32(leaves),
+                    "base": minun.dense_f32(np.zeros(n, np.float32))},
+        result_types=[minun.tensor_of(x.shape)])
+    return [Value.of(imp.emit(op))]
+
+
 # -- support vector machines -----------------------------------------------------------
 
 def _svm_score(imp: Importer, node: Node, x: Value, coef: np.ndarray, n_sv: int) -> Value:
@@ -383,6 +413,7 @@ def _svm_regressor(imp: Importer, node: Node) -> list[Value]:
 
 
 HANDLERS = {f"{ML}:{name}": handler for name, handler in {
+    "Binarizer": _binarizer,
     "SVMClassifier": _svm_classifier,
     "SVMRegressor": _svm_regressor,
     "LinearClassifier": _linear_classifier,

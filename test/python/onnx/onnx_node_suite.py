@@ -129,8 +129,6 @@ EXCLUDED: dict[str, str] = {
                     "negative_axis")},
     **{f"test_softmax_example_expanded{v}": _REDUCE for v in ("", "_ver18")},
     **{f"test_logsoftmax_example_1_expanded{v}": _REDUCE for v in ("", "_ver18")},
-    "test_ai_onnx_ml_binarizer": "Binarizer (x > threshold as 0/1 floats): there is no L1 "
-                                 "comparison that yields a float tensor",
     "test_ai_onnx_ml_tree_ensemble_single_tree":
         "double input: the L1 dialect computes in float32 (and the opset-5 TreeEnsemble "
         "operator is not imported; TreeEnsembleClassifier/Regressor are)",

@@ -51,7 +51,6 @@ def test_exclusions_name_relevant_tests() -> None:
 def test_every_operator_has_passing_tests() -> None:
     ops = {op for test, op in relevant_tests().items() if test not in EXCLUDED}
     # ReduceMean's node tests are all 3-D; its NCHW spatial mean is checked against
-    # onnx.reference in test_onnx_activations.py. Binarizer and the opset-5 TreeEnsemble
-    # are not imported (EXCLUDED says why)
-    assert ops == set(relevant_tests().values()) - {"ArgMax", "ReduceMean", "Binarizer",
-                                                     "TreeEnsemble"}
+    # onnx.reference in test_onnx_activations.py. The opset-5 TreeEnsemble is not
+    # imported (EXCLUDED says why)
+    assert ops == set(relevant_tests().values()) - {"ArgMax", "ReduceMean", "TreeEnsemble"}

@@ -348,3 +348,20 @@ def test_a_tree_reads_thresholds_exactly_in_fixed_point(mode):
         l2 = lower_to_l2(l1, bits=bits)
         got = decode_outputs(l2, evaluate_l2(l2, _rows(x)).outputs)[0].reshape(-1)
         np.testing.assert_array_equal(got, want.reshape(-1), err_msg=f"{bits} bits")
+
+
+def test_binarizer_is_exact_in_fixed_point():
+    """Binarizer (x > t ? 1 : 0) as one-node trees: onnxruntime's 0/1 at 8 and 16 bits for
+    inputs on the grid around the threshold (t 2^6 = 19.84)."""
+    node = helper.make_node("Binarizer", ["X"], ["Y"], name="bin", domain="ai.onnx.ml",
+                            threshold=0.31)
+    model = _ml_model(node, 6, "N")
+    x = (np.random.default_rng(1).integers(17, 23, size=(50, 6)) / 64).astype(np.float32)
+    want = ort.InferenceSession(model.SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, {"X": x})[0]
+    assert 0 < want.mean() < 1
+    l1 = _import(model)
+    for bits in (8, 16):
+        l2 = lower_to_l2(l1, bits=bits)
+        got = decode_outputs(l2, evaluate_l2(l2, _rows(x)).outputs)[0].reshape(want.shape)
+        np.testing.assert_array_equal(got, want, err_msg=f"{bits} bits")

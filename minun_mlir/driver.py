@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
-from minun_mlir.diagnostics import error, stage, warn
+from minun_mlir.diagnostics import MinunWarning, error, stage, warn
 from minun_mlir.modules import main_function
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
@@ -217,17 +218,41 @@ def load_model(path: str | Path, weights: str | Path | None = None,
         raise error(f"{path}: --synthetic-weights is for SeeDot programs (an ONNX model "
                     "carries its weights)")
     if path.suffix == ".onnx":
+        import onnx
+
         from minun_mlir.frontends.onnx import import_model
 
+        graph = onnx.load(str(path), load_external_data=False).graph
         ranges = None
         if input_range is not None:
-            import onnx
-
-            graph = onnx.load(str(path), load_external_data=False).graph
             ranges = {i.name: input_range for i in graph.input}
-        return import_model(path, dims=dims, input_ranges=ranges)
+        module = import_model(path, dims=dims, input_ranges=ranges)
+        if len(graph.output) > 1:
+            label = _label_output(module, path, [o.name for o in graph.output])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MinunWarning)  # said on the first import
+                module = import_model(path, dims=dims, input_ranges=ranges, outputs=[label])
+        return module
     raise error(f"{path}: unknown model format '{path.suffix}' (expected .sd or "
                      ".onnx)")
+
+
+def _label_output(module: ModuleOp, path: Path, names: list[str]) -> str:
+    """The one output a program compiles to, for an ONNX model with several: its label
+    (an ArgMax, as a scikit-learn classifier's label beside its probabilities; the C
+    writes the scores the label is the argmax of, and returns the label)."""
+    from minun_mlir.dialects import minun
+
+    ret = main_function(module).body.block.last_op
+    labels = [n for n, v in zip(names, ret.operands) if isinstance(v.owner, minun.ArgMaxOp)]
+    if len(labels) != 1:
+        raise error(f"the model has {len(names)} outputs ({', '.join(names)}); a "
+                    "compiled program returns one: a label (the argmax of scores) or a "
+                    "score tensor", at=str(path))
+    others = ", ".join(f"'{n}'" for n in names if n != labels[0])
+    warn(f"compiling the label output '{labels[0]}' (the C also writes the scores it is "
+         f"the argmax of); not compiled: {others}", at=str(path))
+    return labels[0]
 
 
 def num_classes(module: ModuleOp) -> int:

@@ -77,12 +77,14 @@ def check_external_data(tensor: onnx.TensorProto, base: str, where: str) -> None
 
 def import_model(model: str | os.PathLike | onnx.ModelProto,
                  dims: dict[str, int] | None = None, *,
-                 input_ranges: dict[str, tuple[float, float]] | None = None) -> ModuleOp:
+                 input_ranges: dict[str, tuple[float, float]] | None = None,
+                 outputs: list[str] | None = None) -> ModuleOp:
     """Import an ONNX model (a path or a ModelProto) as a module with `func.func @main`.
 
     `dims` fixes symbolic input dimensions by name (`{"N": 1}`; an unnamed dimension is
     `"input_name:axis"`), like `minun-opt --dim N=1`. `input_ranges` gives the declared
     value range of inputs by name (default DEFAULT_INPUT_RANGE; profiling refines it).
+    `outputs` keeps only these graph outputs, in this order (default: all).
     Raises MinunError with a `node 'name' (OpType): message` text on unsupported models.
     """
     path = None
@@ -95,7 +97,7 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
             raise error(f"{e.strerror}", at=path) from None
         model = load_model(data, path)
     try:
-        return Importer(model, HANDLERS, dims, input_ranges).run()
+        return Importer(model, HANDLERS, dims, input_ranges, outputs).run()
     except MinunError as e:
         if path is None:
             raise

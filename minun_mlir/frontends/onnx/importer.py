@@ -168,8 +168,10 @@ class Importer:
 
     def __init__(self, model: onnx.ModelProto, handlers: dict[str, Handler],
                  dims: dict[str, int] | None = None,
-                 input_ranges: dict[str, tuple[float, float]] | None = None):
+                 input_ranges: dict[str, tuple[float, float]] | None = None,
+                 outputs: Sequence[str] | None = None):
         self.model = model
+        self.outputs = None if outputs is None else list(outputs)
         self.graph = model.graph
         self.handlers = handlers
         self.dims = dict(dims or {})
@@ -471,7 +473,15 @@ class Importer:
                         f"output '{name}' has shape {minun.shape_str(v.shape)} here but ONNX "
                         f"shape inference gives {minun.shape_str(inferred[name])}")
         self.node = None
-        results = [self._output(out) for out in self.graph.output]
+        outs = list(self.graph.output)
+        if self.outputs is not None:
+            by_name = {o.name: o for o in outs}
+            unknown = [n for n in self.outputs if n not in by_name]
+            if unknown or not self.outputs:
+                raise MinunError(f"outputs {self.outputs}: the graph outputs are "
+                                 f"{', '.join(by_name) or 'none'}")
+            outs = [by_name[n] for n in self.outputs]
+        results = [self._output(out) for out in outs]
         self.func_block.add_op(func.ReturnOp(*results))
         for op in reversed(self.leaves):
             if self.func_block.first_op is None:

@@ -68,7 +68,7 @@ def _dataset(name: str) -> str:
 @functools.cache
 def _data(name: str) -> tuple[np.ndarray, np.ndarray]:
     d = np.load(ZOO / f"{name}.npz")
-    return d["x"], d["y"]
+    return d["x"], d["values"] if "values" in d else d["y"]
 
 
 def _is_regressor(name: str) -> bool:
@@ -365,3 +365,38 @@ def test_binarizer_is_exact_in_fixed_point():
         l2 = lower_to_l2(l1, bits=bits)
         got = decode_outputs(l2, evaluate_l2(l2, _rows(x)).outputs)[0].reshape(want.shape)
         np.testing.assert_array_equal(got, want, err_msg=f"{bits} bits")
+
+
+def test_minun_compile_takes_a_classifier_with_its_label_output(tmp_path):
+    """A scikit-learn classifier has two outputs (label, probabilities): minun-compile
+    compiles the label (the C writes the probabilities it is the argmax of), says so, and
+    its labels agree with scikit-learn's own predictions (the test file's y)."""
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "minun-compile"), str(ZOO / "rf_digits.onnx"),
+         "--train", str(ZOO / "data" / "digits-train.npz"), "--test",
+         str(ZOO / "rf_digits.npz"), "--bits", "16", "--out", str(tmp_path / "c")],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "compiling the label output 'output_label'" in proc.stderr
+    assert "not compiled: 'output_probability'" in proc.stderr
+    accuracy = float(proc.stdout.split("fixed16 accuracy:")[1].split("%")[0])
+    assert accuracy >= 95.0
+    assert (tmp_path / "c" / "model.c").is_file()
+
+
+def test_several_outputs_without_one_label_are_refused(tmp_path):
+    """Two score outputs: no label to compile; one line naming them, exit 1."""
+    model = _ml_model(helper.make_node("Scaler", ["X"], ["A"], name="s1", domain="ai.onnx.ml",
+                                       scale=[2.0]))
+    model.graph.node.append(helper.make_node("Scaler", ["X"], ["B"], name="s2",
+                                             domain="ai.onnx.ml", scale=[3.0]))
+    model.graph.output.append(helper.make_tensor_value_info("B", TensorProto.FLOAT, None))
+    path = tmp_path / "two.onnx"
+    onnx.save(model, str(path))
+    proc = subprocess.run([str(Path(sys.executable).parent / "minun-compile"), str(path),
+                           "--bits", "16"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"{path}: error: the model has 2 outputs (A, B); a compiled program returns one: a "
+        f"label (the argmax of scores) or a score tensor")
+    assert "Traceback" not in proc.stderr

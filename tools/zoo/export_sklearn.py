@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "test", "zoo", "sklearn")
 OPSETS = {"": 17, "ai.onnx.ml": 3}
 N_TEST = 40  # test inputs stored per model
-N_TRAIN = 120  # training inputs stored per dataset (profiling data for quantize)
+N_TRAIN = 120  # training inputs stored per dataset of many features (profiling data)
 
 
 def _data(name: str):
@@ -47,7 +47,7 @@ def _models():
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import Normalizer, StandardScaler
-    from sklearn.svm import SVC, LinearSVC
+    from sklearn.svm import SVC, SVR, LinearSVC
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     return {
@@ -71,6 +71,8 @@ def _models():
         "gb_iris": ("iris", GradientBoostingClassifier(
             n_estimators=15, max_depth=3, random_state=0), True),
         "linreg_diabetes": ("diabetes", LinearRegression(), None),
+        "svr_rbf_diabetes": ("diabetes", make_pipeline(StandardScaler(), SVR(
+            kernel="rbf", C=50.0)), None),
         "dtreg_diabetes": ("diabetes", DecisionTreeRegressor(max_depth=5, random_state=0),
                            None),
     }
@@ -109,7 +111,8 @@ def export_all() -> dict[str, bytes]:
             files[f"{name}.npz"] = _npz(x=x, values=pred.astype(np.float64))
         else:
             files[f"{name}.npz"] = _npz(x=x, y=pred.astype(np.int64))
-        files[f"data/{dataset}-train.npz"] = _npz(x=x_train[:N_TRAIN], y=y_train[:N_TRAIN])
+        n = N_TRAIN if x_train.shape[1] > 16 else len(x_train)  # few features: all rows
+        files[f"data/{dataset}-train.npz"] = _npz(x=x_train[:n], y=y_train[:n])
     return files
 
 

@@ -117,7 +117,7 @@ def _scores_l1(name: str):
 
 @functools.cache
 def _l2(name: str, config: str):
-    opts = {"fixed16": dict(bits=16), "fixed8": dict(bits=8),
+    opts = {"fixed16": dict(bits=16), "fixed8": dict(bits=8), "fixed32": dict(bits=32),
             "float32": dict(repr="float32")}[config]
     return lower_to_l2(_scores_l1(name), data=str(ZOO / "data" / f"{_dataset(name)}-train.npz"),
                        **opts)
@@ -191,7 +191,8 @@ def _c_run(name: str, config: str, target: str, tmp_path: Path, n: int,
 
 
 C_CASES = [(m, "fixed16") for m in MODELS] + [(m, c) for m in TREES
-                                              for c in ("fixed8", "float32")]
+                                              for c in ("fixed8", "float32")] + [
+    ("rf_digits", "fixed32")]
 
 
 @pytest.mark.parametrize("name,config", C_CASES)
@@ -405,3 +406,13 @@ def test_several_outputs_without_one_label_are_refused(tmp_path):
         f"{path}: error: the model has 2 outputs (A, B); a compiled program returns one: a "
         f"label (the argmax of scores) or a score tensor")
     assert "Traceback" not in proc.stderr
+
+
+def test_native_profiling_gives_the_same_program():
+    """quantize's profile from the native build of the float program (minun.probe on the
+    trees) chooses the same scales as the numpy evaluator's."""
+    data = str(ZOO / "data" / "iris-train.npz")
+    l1 = _scores_l1("gb_iris")
+    numpy_l2 = lower_to_l2(l1, data=data, bits=16, evaluator="numpy")
+    native_l2 = lower_to_l2(l1, data=data, bits=16, evaluator="native")
+    assert str(native_l2) == str(numpy_l2)

@@ -274,6 +274,87 @@ def _emit_trees(imp: Importer, x: Value, mode: str, roots, table, thresholds, we
     return Value.of(imp.emit(op))
 
 
+_V5_MODES = {0: "BRANCH_LEQ", 1: "BRANCH_LT", 2: "BRANCH_GTE", 3: "BRANCH_GT",
+             4: "BRANCH_EQ", 5: "BRANCH_NEQ", 6: "BRANCH_MEMBER"}
+_V5_POST = {0: "NONE", 1: "SOFTMAX", 2: "LOGISTIC", 3: "SOFTMAX_ZERO", 4: "PROBIT"}
+
+
+def _tensor_attr(imp: Importer, node: Node, name: str) -> np.ndarray:
+    from onnx import numpy_helper
+
+    value = node.attr(name)
+    if value is None:
+        raise imp.error(f"attribute '{name}' is missing")
+    return numpy_helper.to_array(value)
+
+
+def _tree_ensemble_v5(imp: Importer, node: Node) -> list[Value]:
+    """The opset-5 TreeEnsemble: nodes and leaves addressed by position, a leaf flag per
+    child, one (target, weight) per leaf. The same node table as the classifier and
+    regressor forms."""
+    x = _row(imp, node.inputs[0])
+    splits = _tensor_attr(imp, node, "nodes_splits")
+    weights_in = _tensor_attr(imp, node, "leaf_weights")
+    if splits.dtype != np.float32 or weights_in.dtype != np.float32:
+        raise imp.error("double splits or leaf weights are not supported; the L1 dialect "
+                        "computes in float32")
+    modes = [_V5_MODES.get(int(m), str(m)) for m in _tensor_attr(imp, node, "nodes_modes")]
+    bad = sorted({m for m in modes if m not in _MODES})
+    if bad:
+        raise imp.error(f"node mode {bad[0]} is not supported (supported: "
+                        f"{', '.join(_MODES)})")
+    families = {_MODES[m][0] for m in modes}
+    if len(families) > 1:
+        raise imp.error("the ensemble mixes <=/> nodes with </>= nodes; one kind is "
+                        "supported per ensemble")
+    agg = {0: "AVERAGE", 1: "SUM", 2: "MIN", 3: "MAX"}.get(
+        int(node.attr("aggregate_function", 1)), "?")
+    if agg not in ("SUM", "AVERAGE"):
+        raise imp.error(f"aggregate_function {agg} is not supported (SUM, AVERAGE)")
+    post = _V5_POST.get(int(node.attr("post_transform", 0)), "?")
+    if post != "NONE":
+        raise imp.error(f"post_transform {post} is not supported (only NONE)")
+    features = list(node.attr("nodes_featureids", []))
+    trues, falses = list(node.attr("nodes_truenodeids", [])), list(
+        node.attr("nodes_falsenodeids", []))
+    true_leaf = list(node.attr("nodes_trueleafs", []))
+    false_leaf = list(node.attr("nodes_falseleafs", []))
+    count = len(features)
+    if not count or any(len(a) != count for a in (trues, falses, true_leaf, false_leaf,
+                                                    modes)) or splits.size != count:
+        raise imp.error("the nodes_* attributes are empty or of different lengths")
+    targets = list(node.attr("leaf_targetids", []))
+    n_out = int(node.attr("n_targets", 1))
+    if len(targets) != weights_in.size or any(not 0 <= t < n_out for t in targets):
+        raise imp.error("leaf_targetids and leaf_weights differ in length or name no "
+                        "target")
+
+    def child(c: int, is_leaf: int) -> int:
+        limit = len(targets) if is_leaf else count
+        if not 0 <= c < limit:
+            raise imp.error(f"a child refers to {'leaf' if is_leaf else 'node'} {c} of "
+                            f"{limit}")
+        return -c - 1 if is_leaf else c
+
+    table = np.zeros((count, 3), np.int64)
+    for i in range(count):
+        t, f = child(int(trues[i]), true_leaf[i]), child(int(falses[i]), false_leaf[i])
+        if _MODES[modes[i]][1]:
+            t, f = f, t
+        if not 0 <= int(features[i]) < x.shape[1]:
+            raise imp.error(f"node {i} reads feature {features[i]} of {x.shape[1]}")
+        table[i] = (int(features[i]), t, f)
+    roots = np.asarray(node.attr("tree_roots", []), np.int64)
+    if roots.size == 0 or roots.min() < 0 or roots.max() >= count:
+        raise imp.error("tree_roots must name nodes")
+    weights = np.zeros((len(targets), n_out), np.float32)
+    weights[np.arange(len(targets)), targets] = weights_in.reshape(-1)
+    if agg == "AVERAGE" and roots.size > 1:
+        weights = (weights / np.float32(roots.size)).astype(np.float32)
+    return [_emit_trees(imp, x, _MODES[modes[0]][0], roots, table, splits.reshape(-1),
+                        weights, np.zeros(n_out, np.float32))]
+
+
 def _tree_classifier(imp: Importer, node: Node) -> list[Value]:
     n = _class_count(imp, node)
     ids = set(node.attr("class_ids", []))
@@ -424,4 +505,5 @@ HANDLERS = {f"{ML}:{name}": handler for name, handler in {
     "ArrayFeatureExtractor": _array_feature_extractor,
     "TreeEnsembleClassifier": _tree_classifier,
     "TreeEnsembleRegressor": _tree_regressor,
+    "TreeEnsemble": _tree_ensemble_v5,
 }.items()}

@@ -416,3 +416,35 @@ def test_native_profiling_gives_the_same_program():
     numpy_l2 = lower_to_l2(l1, data=data, bits=16, evaluator="numpy")
     native_l2 = lower_to_l2(l1, data=data, bits=16, evaluator="native")
     assert str(native_l2) == str(numpy_l2)
+
+
+def test_the_opset5_tree_ensemble_matches_onnxruntime():
+    """The opset-5 TreeEnsemble: the onnx package's single-tree backend test made float32
+    (its own uses doubles), on inputs stepping across its thresholds (3.14, 1.2, 4.2),
+    against onnxruntime, in float and in fixed16 (inputs on a 1/64 grid)."""
+    from onnx import numpy_helper
+    from onnx_node_suite import NODE_DIR
+
+    model = onnx.load(str(NODE_DIR / "test_ai_onnx_ml_tree_ensemble_single_tree" /
+                          "model.onnx"))
+    for a in model.graph.node[0].attribute:
+        if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == TensorProto.DOUBLE:
+            a.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(a.t).astype(
+                np.float32), a.t.name))
+    for v in (*model.graph.input, *model.graph.output):
+        v.type.tensor_type.elem_type = TensorProto.FLOAT
+        v.type.tensor_type.shape.dim[0].dim_value = 1  # one example (it has 3)
+    x = np.stack([np.arange(0, 6, 1 / 64), np.zeros(384)], axis=1).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    want = np.concatenate([session.run(None, {"X": row[None]})[0] for row in x])
+    assert len({tuple(r) for r in want.tolist()}) == 4  # every leaf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        l1 = import_model(model, input_ranges={"X": (0.0, 8.0)})
+    np.testing.assert_allclose(evaluate(l1, _rows(x)).outputs[0].reshape(want.shape), want,
+                               rtol=1e-6)
+    l2 = lower_to_l2(l1, bits=16)  # input scale 11: the 1/64 grid is exact
+    got = decode_outputs(l2, evaluate_l2(l2, _rows(x)).outputs)[0].reshape(want.shape)
+    np.testing.assert_array_equal(np.sign(got), np.sign(want))  # the same leaves
+    np.testing.assert_allclose(got, want, atol=2 ** -9)  # leaves at the output's scale

@@ -1420,7 +1420,8 @@ class TreeEnsembleOp(IRDLOperation):
     f32; at L2 they are stored like the values they meet: thresholds in the input's
     storage, leaves and base in the result's (integers for fixed point, so the sum is an
     exact integer sum). `lowering` picks the C: a node table walked by a loop ("table")
-    or nested if/else per tree ("branches").
+    or nested if/else per tree ("branches"); without it, the one expected to take less
+    flash (lowering/loops/trees.py).
 
     `%s = minun.tree_ensemble %x {mode = "leq", roots = dense<...>, nodes = dense<...>,
     thresholds = dense<...>, leaves = dense<...>, base = dense<...>}

@@ -1,5 +1,6 @@
-"""`minun.tree_ensemble`: the trees as a node table walked by a loop (`lowering` "table",
-the default), or as nested if/else with the thresholds in the code ("branches").
+"""`minun.tree_ensemble`: the trees as a node table walked by a loop (`lowering` "table"),
+or as nested if/else with the thresholds in the code ("branches"); without the attribute,
+whichever should take less flash (`choose_lowering`).
 
 The table: for each internal node its feature (i8 or i16), its threshold (stored like the
 input) and its two children (i8/i16/i32: c >= 0 an internal node, c < 0 leaf row -c-1),
@@ -39,6 +40,21 @@ def _int_width(values: np.ndarray) -> int:
 
 def _index(g, v: SSAValue) -> SSAValue:
     return g.add(arith.IndexCastOp(v, INDEX))
+
+
+# Without a `lowering` attribute, ensembles of at most this many internal nodes become
+# branch code, larger ones a node table: on the Uno the table's walk costs about 100 B of
+# code once and branch code about 11 B per node more than the node's table entry, so the
+# two meet near 9 nodes (measured: 8 nodes 1,122 B as branches vs 1,140 B as a table; 29
+# nodes 1,310 B vs 1,102 B; 488 nodes 22,234 B vs 14,450 B).
+BRANCHES_UP_TO = 8
+
+
+def choose_lowering(op: minun.TreeEnsembleOp, internal_nodes: int) -> str:
+    """The op's `lowering`, else the one expected to take less flash."""
+    if op.lowering is not None:
+        return op.lowering.data
+    return "branches" if internal_nodes <= BRANCHES_UP_TO else "table"
 
 
 def lower_tree_ensemble(lw: Lowering, op: minun.TreeEnsembleOp) -> Buf:
@@ -83,7 +99,7 @@ def lower_tree_ensemble(lw: Lowering, op: minun.TreeEnsembleOp) -> Buf:
     def leaf_row(n: SSAValue) -> SSAValue:  # -n - 1
         return g.add(arith.SubiOp(g.index(-1), n))
 
-    if (op.lowering.data if op.lowering is not None else "table") == "branches":
+    if choose_lowering(op, len(nodes)) == "branches":
         thr = a["thresholds"]
 
         def branch(n: int) -> list[SSAValue]:

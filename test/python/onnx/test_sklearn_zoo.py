@@ -178,10 +178,10 @@ def test_fixed_point_agrees_with_onnxruntime(name, bits, capsys):
 
 
 def _c_run(name: str, config: str, target: str, tmp_path: Path, n: int,
-           lowering: str = "table"):
+           lowering: str | None = "table"):
     l2 = _l2(name, config).clone()
     for op in l2.walk():
-        if isinstance(op, minun.TreeEnsembleOp):
+        if isinstance(op, minun.TreeEnsembleOp) and lowering is not None:
             op.attributes["lowering"] = StringAttr(lowering)
     x = _rows(_data(name)[0][:n])
     stored = evaluate_l2(l2, x).outputs[0].reshape(n, -1)
@@ -238,6 +238,19 @@ def test_the_node_table_is_smaller_than_branch_code_on_the_uno(tmp_path, capsys)
             print(f"\n  rf_digits fixed16 avr {lowering}: flash {r.flash_bytes} B, RAM "
                   f"{r.ram_bytes} B, {np.median(r.latencies):,.0f} {r.latency_unit}")
     assert sizes["table"] < sizes["branches"]
+
+
+@pytest.mark.parametrize("name", ("dtree_wine", "dtreg_diabetes"))
+def test_the_default_lowering_takes_the_smaller_flash_on_the_uno(name, tmp_path):
+    """Without a `lowering` attribute the trees get the form with less flash: branch code
+    for the 8-node wine tree, the node table for the 29-node diabetes tree (both built)."""
+    sizes = {}
+    for lowering in ("table", "branches", None):
+        r, stored = _c_run(name, "fixed16", "avr", tmp_path / str(lowering), 2, lowering)
+        np.testing.assert_array_equal(r.outputs.reshape(stored.shape), stored)
+        sizes[lowering] = r.flash_bytes
+    assert sizes["table"] != sizes["branches"]
+    assert sizes[None] == min(sizes["table"], sizes["branches"])
 
 
 # -- diagnostics --------------------------------------------------------------------------

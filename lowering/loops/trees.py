@@ -106,10 +106,10 @@ def lower_tree_ensemble(lw: Lowering, op: minun.TreeEnsembleOp) -> Buf:
             if n < 0:
                 return [g.index(-n - 1)]
             f, left, right = (int(v) for v in nodes[n])
+            if left == right:  # a threshold past the input's range: no comparison
+                return branch(left)
             c = float(thr[n]) if isinstance(x_st, Float32Type) else int(thr[n])
             go = g.cmp(flat.load(g, [Lin(f)]), g.const(c, x_st), pred)
-            if left == right:
-                return branch(left)
             return g.if_(go, [INDEX], lambda: branch(left), lambda: branch(right))
 
         for root in roots:

@@ -8,7 +8,7 @@ plus the root of each tree. A walk runs `depth` steps of `n = x[f[n]] <= t[n] ? 
 r[n]` guarded by `n >= 0` (leaves stop it). Both forms then add the leaf's row of the leaf
 table to the result (T accumulators in the result's storage: exact for fixed point,
 since quantize chose an output scale where the worst-case sum fits), in tree order, and
-the base last, as the evaluator does.
+the base last, as the evaluator does. Equal leaf rows are stored once.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def _index(g, v: SSAValue) -> SSAValue:
 # Without a `lowering` attribute, ensembles of at most this many internal nodes become
 # branch code, larger ones a node table: on the Uno the table's walk costs about 100 B of
 # code once and branch code about 11 B per node more than the node's table entry, so the
-# two meet near 9 nodes (measured: 8 nodes 1,122 B as branches vs 1,140 B as a table; 29
-# nodes 1,310 B vs 1,102 B; 488 nodes 22,234 B vs 14,450 B).
+# two meet near 9 nodes (measured at 16 bits: 8 nodes 1,064 B as branches vs 1,104 B as a
+# table; 29 nodes 1,312 B vs 1,102 B; 488 nodes 16,922 B vs 9,950 B).
 BRANCHES_UP_TO = 8
 
 
@@ -70,15 +70,24 @@ def lower_tree_ensemble(lw: Lowering, op: minun.TreeEnsembleOp) -> Buf:
     shape = shape_of(op.result)
     t_count = math.prod(shape)
     a = op.arrays()
-    nodes = a["nodes"].reshape(-1, 3)
-    roots = a["roots"].reshape(-1)
+    # equal leaf rows are stored once (a forest's pure leaves repeat: rf_digits has 273
+    # distinct rows of 498); children and roots point at the shared row
+    rows, inverse = np.unique(a["leaves"], axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+
+    def shared(c: np.ndarray) -> np.ndarray:
+        return np.where(c < 0, -inverse[np.maximum(-c - 1, 0)] - 1, c)
+
+    nodes = a["nodes"].reshape(-1, 3).copy()
+    nodes[:, 1:] = shared(nodes[:, 1:])
+    roots = shared(a["roots"].reshape(-1))
     leq = op.mode.data == "leq"
     pred = "sle" if leq else "slt"
     name = op.result.name_hint or "trees"
     out = g.alloc(t_count, st, op.result.name_hint)
     out.owner = op.result
     whole = Buf(out, shape, res)
-    leaves = g.global_(f"{name}_leaves", a["leaves"], st)
+    leaves = g.global_(f"{name}_leaves", rows, st)
     zero = g.const(0.0, st) if isinstance(st, Float32Type) else g.const(0, st)
     add = arith.AddfOp if is_float(res) else arith.AddiOp
 

@@ -1,5 +1,5 @@
 // minun.tree_ensemble at 8 bits: the node table (feature, true child, false child,
-// threshold: int8 each here, as their ranges allow) walked `depth` = 3 steps per tree,
+// threshold: int8 each here, as their ranges allow; equal leaf rows shared) walked `depth` = 3 steps per tree,
 // guarded by n >= 0 (a child c < 0 is leaf row -c-1), then the leaf row added; or, for
 // a tree this small (3 nodes, at most 8: less flash), nested scf.if on constant thresholds.
 // The integers are quantize's (test/lit/quantize/tree-ensemble.mlir works them out).
@@ -13,10 +13,12 @@ func.func @main() -> tensor<1x1xf32> {
   %t = minun.tree_ensemble %x {mode = "leq", roots = dense<[0]> : tensor<1xi32>, nodes = dense<[[0, 1, -1], [1, 2, -2], [2, -3, -4]]> : tensor<3x3xi32>, thresholds = dense<[0.31, -0.1, 3.0]> : tensor<3xf32>, leaves = dense<[[1.0], [2.0], [-1.5], [0.25]]> : tensor<4x1xf32>, base = dense<[0.5]> : tensor<1xf32>} : tensor<1x4xf32> -> tensor<1x1xf32>
   func.return %t : tensor<1x1xf32>
 }
-// CHECK-DAG: sym_name = "t_leaves", type = memref<4xi8>, initial_value = dense<[32, 64, -48, 8]>
+// The leaf rows 32, 64, -48, 8 are stored sorted and once each (-48, 8, 32, 64), so leaf
+// -1 (row 0, 32) becomes -3, -2 (64) becomes -4 and -3 (-48) becomes -1.
+// CHECK-DAG: sym_name = "t_leaves", type = memref<4xi8>, initial_value = dense<[-48, 8, 32, 64]>
 // CHECK-DAG: sym_name = "t_feature", type = memref<3xi8>, initial_value = dense<[0, 1, 2]>
-// CHECK-DAG: sym_name = "t_true", type = memref<3xi8>, initial_value = dense<[1, 2, -3]>
-// CHECK-DAG: sym_name = "t_false", type = memref<3xi8>, initial_value = dense<[-1, -2, -3]>
+// CHECK-DAG: sym_name = "t_true", type = memref<3xi8>, initial_value = dense<[1, 2, -1]>
+// CHECK-DAG: sym_name = "t_false", type = memref<3xi8>, initial_value = dense<[-3, -4, -1]>
 // CHECK-DAG: sym_name = "t_threshold", type = memref<3xi8>, initial_value = dense<[19, -7, 127]>
 // CHECK: func.func @minun_predict
 // CHECK: %[[N:.*]] = scf.for {{.*}} iter_args(%[[M:.*]] = {{.*}}) -> (index) {

@@ -57,6 +57,8 @@ def _models():
         "logreg_digits": ("digits", LogisticRegression(max_iter=2000, random_state=0), True),
         "logreg_norm_iris": ("iris", make_pipeline(
             Normalizer(), LogisticRegression(max_iter=1000, random_state=0)), True),
+        "logreg_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), LogisticRegression(max_iter=1000, random_state=0)), True),
         "linearsvc_wine": ("wine", make_pipeline(
             StandardScaler(), LinearSVC(random_state=0)), None),
         "svc_linear_breast_cancer": ("breast_cancer", make_pipeline(

@@ -400,6 +400,33 @@ class RescaleOp(IRDLOperation):
                                   f"(at most {MAX_SHIFT} either way)")
 
 
+@irdl_op_definition
+class ConvertOp(IRDLOperation):
+    """Change the format of a posit value (posit<n, es> -> posit<m, es'>): y is the
+    target format's value nearest x, ties to even (exact when widening with the same es).
+    A program with per-tensor posit formats (MinUn's Procedure 3: posit16 with t2 as
+    posit8) converts where a value meets an op of another format. Fixed point changes
+    scale and width with num.rescale instead.
+
+    `%y = num.convert %x : tensor<1x1x!num.posit<16, 2>> -> tensor<1x1x!num.posit<8, 2>>`
+    """
+
+    name = "num.convert"
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    result = result_def(_same_shape(S))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, b = element(self.input), element(self.result)
+        if not (isinstance(a, PositType) and isinstance(b, PositType)):
+            raise VerifyException(f"{self.name}: operand and result must be !num.posit "
+                                  f"tensors, got {a} -> {b} (fixed point: num.rescale)")
+        if a == b:
+            raise VerifyException(f"{self.name}: converts {a} to itself")
+
+
 # --------------------------------------------------------------------------------------
 # Arithmetic
 # --------------------------------------------------------------------------------------
@@ -876,8 +903,8 @@ class SgnOp(_LabelOp):
 
 Num = Dialect(
     "num",
-    [ParamOp, InputOp, RescaleOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp, Conv2DOp,
-     ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp,
+    [ParamOp, InputOp, RescaleOp, ConvertOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp,
+     Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp],
     [FixedType, PositType, RoundingAttr, OverflowAttr, ExpMethodAttr],
 )

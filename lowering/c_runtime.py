@@ -679,6 +679,9 @@ def _quire(d: int) -> Callable[[Profile], str]:
         f"    minun_quire = &minun_quire_{d};\n    posit_quire_clear(minun_quire);\n}}\n")
 
 
+_POSIT_FORMATS = [(n, es) for n in (8, 16, 32) for es in (0, 1, 2)]
+
+
 def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callable]]:
     t, u = f"int{n}_t", f"uint{n}_t"
     p = f"minun_p{n}e{es}"
@@ -698,6 +701,11 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
     out[f"{p}_fma"] = (("minun_quire",), fn(
         f"static inline void {p}_fma({t} a, {t} b)\n{{\n"
         f"    posit_quire_fma(minun_quire, ({u})a, ({u})b, {n}, {es});\n}}\n"))
+    for n2, es2 in _POSIT_FORMATS:
+        if (n2, es2) != (n, es):
+            out[f"{p}_to_p{n2}e{es2}"] = (("minun_posit",), fn(
+                f"static inline int{n2}_t {p}_to_p{n2}e{es2}({t} x)\n{{\n"
+                f"    return (int{n2}_t)posit_convert(({u})x, {n}, {es}, {n2}, {es2});\n}}\n"))
     for d in range(1, MAX_QUIRE_DEPTH + 1):
         back = f"&minun_quire_{d - 1}" if d > 1 else "0"
         out[f"{p}_qpop_{d}"] = ((f"minun_quire_push_{d}",) + (
@@ -712,9 +720,8 @@ HELPERS["minun_posit"] = ((), lambda p: _POSIT_BASE)
 HELPERS["minun_quire"] = (("minun_posit",), lambda p: _QUIRE_POINTER)
 for _d in range(1, MAX_QUIRE_DEPTH + 1):
     HELPERS[f"minun_quire_push_{_d}"] = (("minun_quire",), _quire(_d))
-for _n in (8, 16, 32):
-    for _es in (0, 1, 2):
-        HELPERS.update(_posit_wrappers(_n, _es))
+for _n, _es in _POSIT_FORMATS:
+    HELPERS.update(_posit_wrappers(_n, _es))
 
 
 # bfloat16 (numerics/bfloat16_repr.py, lowering/loops/bf16_ops.py): values stored as

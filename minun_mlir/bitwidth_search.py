@@ -54,6 +54,12 @@ class Assignment:
 
     bits: int = 16
     tensors: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    representation: str = "fixed"  # or posit: the tensors' posit<bits, es> (no scales)
+
+    def check_representation(self, representation: str) -> None:
+        if representation != self.representation:
+            raise error(f"quantize: the assignment is for repr={self.representation}, the "
+                        f"pass runs repr={representation}")
 
     def apply(self, config: QuantizeConfig) -> QuantizeConfig:
         if config.bits != self.bits:
@@ -71,6 +77,7 @@ class Assignment:
 
     def to_json(self, extra: dict | None = None) -> str:
         doc = {"format": FORMAT, "version": 1, "bits": self.bits,
+               **({"repr": self.representation} if self.representation != "fixed" else {}),
                "tensors": {n: {"bits": b, "scale": s}
                            for n, (b, s) in sorted(self.tensors.items())}}
         return json.dumps(doc | (extra or {}), indent=2) + "\n"
@@ -99,7 +106,10 @@ def _parse_assignment(text: str, path: str) -> Assignment:
         if scale is not None and not isinstance(scale, int):
             raise error(f"{path}: tensor '{name}': scale must be an integer")
         tensors[name] = (t["bits"], scale)
-    return Assignment(int(doc.get("bits", 16)), tensors)
+    rep = doc.get("repr", "fixed")
+    if rep not in ("fixed", "posit"):
+        raise error(f"{path}: repr must be fixed or posit, got {rep!r}")
+    return Assignment(int(doc.get("bits", 16)), tensors, rep)
 
 
 # -- candidates and their results ------------------------------------------------------------
@@ -161,6 +171,7 @@ class Search:
     scores: dict[str, float] = field(default_factory=dict)  # haunter's promotability
     chosen_override: Result | None = None
     soft_limit: float = 1.0
+    representation: str = "fixed"
 
     @property
     def chosen_result(self) -> Result:
@@ -294,23 +305,23 @@ def named_tensors(l1: ModuleOp, temporaries: bool = False
     return list(seen.items())
 
 
-def l2_types(l2: ModuleOp) -> dict[str, tuple[int, int]]:
-    """name -> (bits, scale) of the named fixed-point tensors of an L2 module (the first
-    value of each name)."""
+def l2_types(l2: ModuleOp) -> dict[str, tuple[int, int | None]]:
+    """name -> (bits, scale) of the named fixed-point and posit tensors of an L2 module
+    (the first value of each name; a posit's scale is None)."""
     from minun_mlir.dialects import num
 
     out: dict[str, tuple[int, int]] = {}
     for op in l2.walk():
         for v in op.results:
             el = v.type.element_type if isinstance(v.type, TensorType) else v.type
-            if not isinstance(el, num.FixedType):
+            if not isinstance(el, (num.FixedType, num.PositType)):
                 continue
             if isinstance(op, (num.ParamOp, num.InputOp)):
                 name = op.sym_name.data
             else:
                 name = v.name_hint
             if name and name not in out:
-                out[name] = (el.width, el.frac)
+                out[name] = (el.width, el.frac if isinstance(el, num.FixedType) else None)
     return out
 
 
@@ -339,6 +350,7 @@ class _Problem:
     planner: str
     evaluator: str
     key: str = ""  # identifies the problem in a worker that serves several calls
+    representation: str = "fixed"  # or posit (per-tensor posit<n, es> formats)
 
 
 _STATE: dict[str, object] = {}
@@ -410,7 +422,8 @@ def _quantized(c: Candidate) -> ModuleOp:
     config = dataclasses.replace(
         problem.config, bits=bits, bits_by_name={n: b for n, b, _ in tensors},
         scale_by_name={n: s for n, _, s in tensors if s is not None})
-    return quantize_module(_STATE["l1"], config, profile=_STATE["profile"])  # type: ignore[arg-type]
+    return quantize_module(_STATE["l1"], config, problem.representation,  # type: ignore[arg-type]
+                           profile=_STATE["profile"])
 
 
 def _ram_one(c: Candidate) -> int:
@@ -449,7 +462,7 @@ def _value_map(c: Candidate) -> dict[str, np.ndarray]:
             name = (op.sym_name.data if isinstance(op, (num.ParamOp, num.InputOp))
                     else v.name_hint)
             el = v.type.element_type if isinstance(v.type, TensorType) else v.type
-            if name and isinstance(el, num.FixedType):
+            if name and isinstance(el, (num.FixedType, num.PositType)):
                 names[v] = name
     seen: dict[str, list[np.ndarray]] = {}
 
@@ -482,7 +495,7 @@ class Evaluator:
     def __init__(self, l1: ModuleOp, profile, features: np.ndarray, labels, reference,
                  config: QuantizeConfig, metric: str = "accuracy", planner: str = "greedy",
                  evaluator: str = "auto", jobs: int = 1, progress: bool | None = None,
-                 ray: str | None = None):
+                 ray: str | None = None, representation: str = "fixed"):
         if metric not in METRICS:
             raise error(f"search metric must be one of {', '.join(METRICS)}, got '{metric}'")
         index = {v: i for i, v in enumerate(_values(l1))}
@@ -490,7 +503,7 @@ class Evaluator:
 
         problem = _Problem(str(l1), [(index[v], s) for v, s in profile.items() if v in index],
                            features, labels, reference, config, metric, planner, evaluator,
-                           uuid.uuid4().hex)
+                           uuid.uuid4().hex, representation)
         self.ray = ray
         self.problem = problem
         self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
@@ -781,8 +794,10 @@ def haunter_explore(order: Sequence[str], ram: Callable[[tuple[str, ...]], int],
 def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float = 1.0,
                   low: int = 8, high: int = 16, metric: str | None = None,
                   planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
-                  progress: bool | None = None, ray: str | None = None) -> Search:
-    """MinUn's Haunter on fixed point: data-driven scales; the value maps of the programs
+                  progress: bool | None = None, ray: str | None = None,
+                  representation: str = "fixed", es: int = 2) -> Search:
+    """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
+    posit, posit<n, es> per tensor): the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
     promotability = 95th percentile deviation / size; the explorations of Algorithm 8
     with the real planner's RAM (limit `memory_limit` x `soft_limit`); the final
@@ -791,10 +806,10 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     wins; among equal losses, the one using more of the RAM (more tensors promoted)."""
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
                                                     "disagreement")
-    config = QuantizeConfig(bits=low)
+    config = QuantizeConfig(bits=low, es=es)
     named = dict(named_tensors(prepared))
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
-                   metric, planner, evaluator, jobs, progress, ray) as run:
+                   metric, planner, evaluator, jobs, progress, ray, representation) as run:
         all_low = candidate({}, low)
         low_types = run([all_low])[0].types
         variables = [n for n in named if n in low_types]
@@ -829,10 +844,12 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     best = min(fitting, key=lambda i: (final_results[i].loss, -final_results[i].ram, i))
     chosen = final_results[best]
     tensors = {v: (high, chosen.types[v][1]) for v in variables if v in finals[best]}
-    points = [Point("baseline", f"fixed{low}", all_low, final_results[0]),
-              Point("baseline", f"fixed{high}", fixed_high, high_result)]
+    points = [Point("baseline", f"{representation}{low}", all_low, final_results[0]),
+              Point("baseline", f"{representation}{high}", fixed_high, high_result)]
     points += [Point("exploration", "+".join(v for v in variables if v in f) or "none", c, r)
                for f, c, r in zip(finals, cands, final_results, strict=True)]
-    return Search(variables, final_results[0], {}, order, [], best, Assignment(low, tensors),
-                  "ram", points, {f"fixed{high}": high_result}, low, memory_limit, None,
-                  metric, dict(named), "haunter", instances, scores, chosen, soft_limit)
+    return Search(variables, final_results[0], {}, order, [], best,
+                  Assignment(low, tensors, representation), "ram", points,
+                  {f"{representation}{high}": high_result}, low, memory_limit, None,
+                  metric, dict(named), "haunter", instances, scores, chosen, soft_limit,
+                  representation)

@@ -111,16 +111,16 @@ def markdown(search: Search, name: str = "") -> str:
                 f"{loss_name[search.metric]} on the search data.")
         chosen = (f"Chosen: {len(search.changed)} of {len(search.variables)} tensors "
                   f"promoted to {2 * search.bits} bits")
-        base_label = f"fixed{search.bits}"
+        base_label = f"{search.representation}{search.bits}"
     else:
         what = (f"Shiftry's demotion ({search.strategy} strategy; {', '.join(limit)}); loss "
                 f"= {loss_name[search.metric]} on the search data.")
         chosen = (f"Chosen: {search.chosen} of {len(search.order)} tensors at "
                   f"{search.bits // 2} bits")
         if search.chosen_override is not None:  # a uniform baseline beat every prefix
-            chosen = (f"Chosen: uniform fixed{search.assignment.bits} (it fits and loses "
-                      "less than every demotion prefix that fits)")
-        base_label = f"fixed{search.bits}"
+            chosen = (f"Chosen: uniform {search.representation}{search.assignment.bits} (it "
+                      "fits and loses less than every demotion prefix that fits)")
+        base_label = f"{search.representation}{search.bits}"
     lines = [f"# Precision search: {name}", "", what, "",
              f"{chosen}, RAM {r.ram:,} B, loss {_fmt_loss(search, r.loss)}"
              + (f", accuracy {r.accuracy:.2%}" if r.accuracy is not None else "") + ".", "",
@@ -190,7 +190,7 @@ def render_png(search: Search, name: str = "") -> bytes:
         front = [search.points[i] for i in pareto(search.points)]
         ax.plot([p.result.ram for p in front], [_y(search, p.result) for p in front],
                 color="tab:green", drawstyle="steps-post", label="Pareto front")
-        base = f"fixed{search.bits}"
+        base = f"{search.representation}{search.bits}"
         for label, res, marker in [(base, search.base, "s"),
                                    *[(k, v, "D") for k, v in search.baselines.items()]]:
             ax.scatter([res.ram], [_y(search, res)], marker=marker, s=60, color="tab:orange",

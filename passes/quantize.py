@@ -229,10 +229,12 @@ class Quantize(ModulePass):
         from minun_mlir.bitwidth_search import Assignment, load_assignment
 
         found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign
-        if self.assign:
-            config = load_assignment(self.assign).apply(config)
-        elif found is not None:
-            config = Assignment.from_json(found.data, "bitwidth-assign").apply(config)
+        assignment = (load_assignment(self.assign) if self.assign else
+                      Assignment.from_json(found.data, "bitwidth-assign") if found is not None
+                      else None)
+        if assignment is not None:
+            assignment.check_representation(self.repr)
+            config = assignment.apply(config)
         replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None,
                                                 evaluator=self.evaluator,
                                                 synthetic=self.synthetic))

@@ -11,6 +11,7 @@ sgn and neg are the integer handlers of the other families, unchanged. Here:
   `minun_p<n>e<es>_fma(a, b)` adds a term to the current quire, `minun_p<n>e<es>_qpop_<d>()`
   rounds it and makes depth d - 1 current;
 - sparse matmul: the compressed-column walk of linear.py with posit products and sums;
+- convert (between posit formats): one runtime call per element;
 - clip, relu6, init: the real bounds and fills encoded as patterns at compile time.
 
 The handlers are chosen by lower-to-loops for ops whose element type is a posit
@@ -155,6 +156,12 @@ def lower_clip(lw: Lowering, op: Operation) -> Val:
     return elementwise(lw, op, fn, op.input)
 
 
+def lower_convert(lw: Lowering, op: num.ConvertOp) -> Val:
+    a, b = element_of(op.input), element_of(op.result)
+    fn = f"{prefix(a)}_to_p{b.width}e{b.exponent_bits}"
+    return elementwise(lw, op, lambda g, x: g.helper(fn, [x], storage(b)), op.input)
+
+
 def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
     el = element_of(op.result)
     q = int(posit_repr.encode(np.array(float(op.fill.value.data)), el))
@@ -171,6 +178,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.MatMulOp: lower_matmul,
     num.Conv2DOp: lower_conv2d,
     num.SparseMatMulOp: lower_sparse_matmul,
+    num.ConvertOp: lower_convert,
     num.ClipOp: lower_clip,
     num.Relu6Op: lower_clip,
     minun.InitOp: lower_init,

@@ -34,8 +34,30 @@ class Float32Converter(L2Converter):
     element: Attribute = f32
     exp_method = num.ExpMethod.FLOAT
 
+    def element_of(self, old: SSAValue) -> Attribute:
+        """The element type L1 value `old` gets: one per program here; posits choose it
+        per tensor (a bitwidth assignment)."""
+        return self.element
+
+    def widest(self, elements: list[Attribute]) -> Attribute:
+        """The format an op on operands and a result of these element types computes in."""
+        return self.element
+
     def ty(self, old: SSAValue) -> TensorType:
-        return minun.tensor_of(shape_of(old), self.element)
+        return minun.tensor_of(shape_of(old), self.element_of(old))
+
+    def compute(self, kind: type[Operation], operands: list[SSAValue], old: SSAValue,
+                attributes: dict[str, Attribute] | None = None) -> SSAValue:
+        """`kind` on `operands` for L1 result `old`: computed in the widest format among
+        the operands' and the result's (an operand in a narrower one converted first,
+        exactly), the result then converted to its own format (MinUn's Procedure 3:
+        t2 = posit8(t1 + B1), the sum of two posit16s rounded to posit8)."""
+        want = self.element_of(old)
+        wide = self.widest([v.type.element_type for v in operands] + [want])
+        result = self.emit(kind.create(
+            operands=[self.cast(v, wide) for v in operands], attributes=attributes or {},
+            result_types=[minun.tensor_of(shape_of(old), wide)]))
+        return self.cast(result, want)
 
     def input(self, op: minun.InputOp) -> SSAValue:
         return self.emit(num.InputOp.create(attributes={"sym_name": op.sym_name},
@@ -46,15 +68,13 @@ class Float32Converter(L2Converter):
         return self.emit(num.ParamOp.build_param(name, values.astype(np.float32), ty, sparse))
 
     def init_type(self, op, fill) -> Attribute:
-        return self.element
+        return self.element_of(op.result)
 
     def add(self, op: Operation, a, b, subtract) -> SSAValue:
-        kind = num.SubOp if subtract else num.AddOp
-        return self.emit(kind.create(operands=[a, b], result_types=[self.ty(op.results[0])]))
+        return self.compute(num.SubOp if subtract else num.AddOp, [a, b], op.results[0])
 
     def mul(self, op: Operation, a, b) -> SSAValue:
-        return self.emit(num.MulOp.create(operands=[a, b], result_types=[
-            self.ty(op.results[0])]))
+        return self.compute(num.MulOp, [a, b], op.results[0])
 
     def tree_ensemble(self, op, x) -> SSAValue:
         if self.element != f32:  # posit and bfloat16 compare and add otherwise
@@ -66,53 +86,60 @@ class Float32Converter(L2Converter):
                 **{k: IntegerAttr(v, i64) for k, v in ints.items()}}
 
     def matmul(self, op, a, b) -> SSAValue:
-        return self.emit(num.MatMulOp.create(operands=[a, b], attributes=self._attrs(
-            halvings=0), result_types=[self.ty(op.result)]))
+        return self.compute(num.MatMulOp, [a, b], op.result, self._attrs(halvings=0))
 
     def sparse_matmul(self, op, a, b) -> SSAValue:
-        return self.emit(num.SparseMatMulOp.create(operands=[a, b], attributes=self._attrs(
-            shift=0), result_types=[self.ty(op.result)]))
+        return self.compute(num.SparseMatMulOp, [a, b], op.result, self._attrs(shift=0))
 
     def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
         attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
-        return self.emit(num.Conv2DOp.create(operands=[x, f], attributes={
-            **attrs, **self._attrs(halvings=0)}, result_types=[self.ty(op.result)]))
+        return self.compute(num.Conv2DOp, [x, f], op.result,
+                            {**attrs, **self._attrs(halvings=0)})
 
     def exp(self, op, x) -> SSAValue:
-        return self.emit(num.ExpOp.create(operands=[x], attributes={
-            "method": num.ExpMethodAttr(self.exp_method)}, result_types=[self.ty(op.result)]))
+        return self.compute(num.ExpOp, [x], op.result,
+                            {"method": num.ExpMethodAttr(self.exp_method)})
 
     def table_function(self, op, kind, x) -> SSAValue:
-        return self.emit(kind.create(operands=[x], result_types=[self.ty(op.results[0])]))
+        return self.compute(kind, [x], op.results[0])
 
     def normalise_l2(self, op, x) -> SSAValue:
-        return self.emit(num.NormaliseL2Op.create(operands=[x], result_types=[
-            self.ty(op.results[0])]))
+        return self.compute(num.NormaliseL2Op, [x], op.results[0])
 
     def softmax(self, op, x) -> SSAValue:
-        return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[
-            self.ty(op.results[0])]))
+        return self.compute(num.SoftmaxOp, [x], op.results[0])
 
     def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
-        return value
+        el = to.element_type if isinstance(to, TensorType) else to
+        if not isinstance(value.type, TensorType) or value.type.element_type == el:
+            return value
+        return self.emit(num.ConvertOp.create(operands=[value], result_types=[
+            minun.tensor_of(value.type.get_shape(), el)]))
 
     def unify(self, values):
-        return values
+        wide = self.widest([v.type.element_type for v in values])
+        return [self.cast(v, wide) for v in values]
+
+    def _widened(self, types: list[Attribute]) -> Attribute:
+        if not isinstance(types[0], TensorType):
+            return types[0]  # an index (Bonsai's tree node)
+        wide = self.widest([t.element_type for t in types])
+        return minun.tensor_of(types[0].get_shape(), wide)
 
     def carried_type(self, op, index, current, yielded) -> Attribute:
-        return current
+        return current if yielded is None else self._widened([current, yielded])
 
     def join_type(self, op, types):
-        return types[0]
+        return self._widened(types)
 
     def sum_types(self, op, body, n):
-        return self.element, self.element
+        return body, body
 
     def accumulate(self, acc, term) -> SSAValue:
         return self.emit(num.AddOp.create(operands=[acc, term], result_types=[acc.type]))
 
     def finish_sum(self, op, acc) -> SSAValue:
-        return acc
+        return self.cast(acc, self.element_of(op.result))
 
 
 def _f(x: np.ndarray) -> np.ndarray:

@@ -1,9 +1,12 @@
 """posit representation: the L2 program with `!num.posit<n, es>` elements (MinUn §2.2).
 
-One posit type per program (`quantize{repr=posit bits=16 es=2}`): every value, parameter
-and constant is a posit<n, es> pattern, stored as an n-bit two's complement integer (the
-order of those integers is the posit order, so relu, max, min, maxpool, argmax and sgn are
-the fixed-point integer comparisons and negation is integer negation). Every operation
+One posit<n, es> per program (`quantize{repr=posit bits=16 es=2}`), or n per tensor (a
+bitwidth assignment: MinUn's Procedure 3 keeps t2 at posit8 in a posit16 program; an op
+computes in the widest format of its operands and result, `num.convert` rounding between
+formats): every value, parameter and constant is a posit pattern, stored as an n-bit
+two's complement integer (the order of those integers is the posit order, so relu, max,
+min, maxpool, argmax and sgn are the fixed-point integer comparisons and negation is
+integer negation). Every operation
 rounds its exact result once (numerics/posit.py): add, sub and mul per element; matmul and
 conv2d accumulate every product of a dot product exactly in a quire and round once;
 sparse matmul adds its rounded terms column by column (as its C loop does); exp, sigmoid
@@ -30,7 +33,9 @@ BITS = (8, 16, 32)
 
 
 class PositConverter(Float32Converter):
-    """float32's program (same ops, same attributes) with posit<n, es> elements."""
+    """float32's program (same ops, same attributes) with posit<n, es> elements: n per
+    tensor (`bits_by_name`, `param_bits`, `demote`; default `bits`), es per program. An op
+    computes in the widest format of its operands and result (see `compute`)."""
 
     representation_name = "posit"
     exp_method = num.ExpMethod.POSIT
@@ -39,13 +44,42 @@ class PositConverter(Float32Converter):
         super().__init__(config, profile)
         self.element = PositType(config.bits, config.es)
 
+    def format(self, name: str | None, is_param: bool = False) -> PositType:
+        return PositType(self.config.bits_for(name, is_param), self.config.es)
+
+    def element_of(self, old: SSAValue) -> Attribute:
+        return self.format(self.tensor_name(old), isinstance(old.owner, minun.ParamOp))
+
+    def widest(self, elements: list[Attribute]) -> Attribute:
+        return max(elements, key=lambda el: el.width)
+
     def annotate(self, fn) -> None:
         fn.attributes["num.rounding"] = StringAttr("nearest")
 
     def param(self, op, values, name, sparse, declared) -> SSAValue:
-        ty = minun.tensor_of(values.shape, self.element)
-        stored = encode(np.asarray(values, dtype=np.float64), self.element)
+        el = self.format(name, is_param=op is not None and not isinstance(op, minun.ConstantOp))
+        ty = minun.tensor_of(values.shape, el)
+        stored = encode(np.asarray(values, dtype=np.float64), el)
         return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))
+
+    def sparse_matmul(self, op, a, b) -> SSAValue:
+        # the sparse matrix must stay a num.param (its C is a compressed copy): one in a
+        # narrower format than the product is stored again in the wider one (exact)
+        wide = self.widest([a.type.element_type, b.type.element_type, self.element_of(
+            op.result)])
+        if a.type.element_type != wide:
+            old = a.owner
+            el = a.type.element_type
+            stored = pz.signed(pz.convert(old.array().astype(np.int64), el.width,
+                                          el.exponent_bits, wide.width, wide.exponent_bits),
+                               wide.width)
+            name = old.sym_name.data + ("" if not old.result.uses else f"_p{wide.width}")
+            a = self.emit(num.ParamOp.build_param(
+                name, stored, minun.tensor_of(a.type.get_shape(), wide), True))
+            if not old.result.uses:
+                old.detach()
+                old.erase()
+        return super().sparse_matmul(op, a, b)
 
     def normalise_l2(self, op, x) -> SSAValue:
         raise self.error(op, "not supported by the posit representation yet")
@@ -173,6 +207,13 @@ def _maxpool(op, x):
     return y.reshape(b, m, *y.shape[1:])
 
 
+def _convert(op, x):
+    """num.convert: the pattern of the target format nearest the value (ties to even)."""
+    a, b = op.input.type.element_type, op.result.type.element_type
+    return pz.signed(pz.convert(x, a.width, a.exponent_bits, b.width, b.exponent_bits),
+                     b.width)
+
+
 def _init(op):
     el = op.result.type.element_type
     return np.full((1, *op.result.type.get_shape()), int(encode(np.array(
@@ -181,6 +222,7 @@ def _init(op):
 
 _KERNELS = {
     "num.param": lambda op: op.array().astype(np.int64)[None],
+    "num.convert": _convert,
     "num.add": _binary(pz.add),
     "num.sub": _binary(pz.sub),
     "num.mul": _binary(pz.mul),
@@ -215,10 +257,14 @@ class PositRepresentation(Representation):
         if config.bits not in BITS or not 0 <= config.es <= 2:
             raise error(f"quantize: posits need bits 8, 16 or 32 and es 0..2, got bits="
                         f"{config.bits} es={config.es}")
-        if config.scales == "maxscale" or config.demote or config.bits_by_name \
-                or config.param_bits is not None or config.scale_by_name:
-            raise error("quantize: the posit representation has one type per program "
-                        "(no maxscale, demotion or per-tensor bitwidths)")
+        if config.scales == "maxscale" or config.scale_by_name:
+            raise error("quantize: posits have no scales (no maxscale or per-tensor scales)")
+        widths = {config.bits_for(n) for n in (*config.bits_by_name, *config.demote)}
+        if config.param_bits is not None:
+            widths.add(config.param_bits)
+        if not widths <= set(BITS):
+            raise error(f"quantize: posit tensors need bits 8, 16 or 32, got "
+                        f"{', '.join(map(str, sorted(widths - set(BITS))))}")
         return PositConverter(config, profile).run(module)
 
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:

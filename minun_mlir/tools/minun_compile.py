@@ -47,9 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
     p.add_argument("--test", help="test data for the accuracy report (and --run)")
-    p.add_argument("--repr", default="fixed", choices=("fixed", "float32", "posit", "bfloat16"),
-                   help="number representation: fixed point, float32, posit<bits, es> or "
-                   "bfloat16")
+    p.add_argument("--repr", default=None, choices=("fixed", "float32", "posit", "bfloat16"),
+                   help="number representation: fixed point (default, or the one of --assign's "
+                   "file), float32, posit<bits, es> or bfloat16")
     p.add_argument("--bits", type=int, default=None, choices=(8, 16, 32),
                    help="the bitwidth (default 16, or the one of --assign's file)")
     p.add_argument("--es", type=int, default=2, choices=(0, 1, 2),
@@ -180,13 +180,14 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
 
 
 def run(args: argparse.Namespace) -> dict:
-    if args.bits is None:
-        if args.assign:
-            from minun_mlir.bitwidth_search import load_assignment
+    if args.assign:
+        from minun_mlir.bitwidth_search import load_assignment
 
-            args.bits = load_assignment(args.assign).bits
-        else:
-            args.bits = 16
+        assignment = load_assignment(args.assign)
+        args.bits = assignment.bits if args.bits is None else args.bits
+        args.repr = args.repr or assignment.representation
+    args.bits = 16 if args.bits is None else args.bits
+    args.repr = args.repr or "fixed"
     options = Options(
         representation=args.repr, bits=args.bits, es=args.es, scales=args.scales,
         maxscale=args.maxscale,
@@ -298,9 +299,13 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
 
     if args.train is None:
         raise error("--search needs training data (--train FILE)")
-    if args.repr != "fixed" or args.scales != "data-driven" or args.assign:
-        raise error("--search assigns fixed-point bitwidths with data-driven scales (not "
-                    "with --repr float32, --scales maxscale or --assign)")
+    if args.repr not in ("fixed", "posit") or args.scales != "data-driven" or args.assign:
+        raise error("--search assigns fixed-point (or, with haunter, posit) bitwidths with "
+                    "data-driven scales (not with --repr float32 or bfloat16, --scales "
+                    "maxscale or --assign)")
+    if args.repr == "posit" and args.search != "haunter":
+        raise error("--repr posit: --search haunter (shiftry's demotion explores "
+                    "fixed-point scales)")
     if not args.ram_budget and args.max_drop is None:
         raise error("--search needs --ram-budget BYTES, --max-drop POINTS or both")
     if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None
@@ -314,7 +319,8 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,
-                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray)
+                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
+                               representation=args.repr, es=args.es)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,

@@ -82,3 +82,19 @@
 %x = "test.op"() : () -> tensor<2x1x!num.fixed<16, 12>>
 %s = num.sgn %x : tensor<2x1x!num.fixed<16, 12>>
 // CHECK: error: num.sgn: input must hold one element, got 2x1
+
+// -----
+// num.convert changes posit formats only (fixed point has num.rescale), to another format
+%x = "test.op"() : () -> tensor<2x!num.fixed<16, 12>>
+%y = num.convert %x : tensor<2x!num.fixed<16, 12>> -> tensor<2x!num.posit<8, 2>>
+// CHECK: error: num.convert: operand and result must be !num.posit tensors, got !num.fixed<16, 12> -> !num.posit<8, 2> (fixed point: num.rescale)
+
+// -----
+%x = "test.op"() : () -> tensor<2x!num.posit<8, 2>>
+%y = num.convert %x : tensor<2x!num.posit<8, 2>> -> tensor<2x!num.posit<8, 2>>
+// CHECK: error: num.convert: converts !num.posit<8, 2> to itself
+
+// -----
+%x = "test.op"() : () -> tensor<2x!num.posit<16, 2>>
+%y = "num.convert"(%x) : (tensor<2x!num.posit<16, 2>>) -> tensor<3x!num.posit<8, 2>>
+// CHECK: error: num.convert: result 'result' at position 0 does not verify: shape must not change

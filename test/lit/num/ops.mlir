@@ -64,5 +64,10 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   %fs = num.softmax %fmin : tensor<2xf32> -> tensor<2xf32>
   // CHECK: %fa = num.argmax %fmin : tensor<2xf32>
   %fa = num.argmax %fmin : tensor<2xf32>
+  // Between posit formats (per-tensor formats, MinUn's Procedure 3).
+  %pi = num.input "P" : tensor<2x!num.posit<16, 2>>
+  // CHECK: %p8 = num.convert %pi : tensor<2x!num.posit<16, 2>> -> tensor<2x!num.posit<8, 2>>
+  // GENERIC: %p8 = "num.convert"(%pi) : (tensor<2x!num.posit<16, 2>>) -> tensor<2x!num.posit<8, 2>>
+  %p8 = num.convert %pi : tensor<2x!num.posit<16, 2>> -> tensor<2x!num.posit<8, 2>>
   func.return %a : i32
 }

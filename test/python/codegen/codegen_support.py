@@ -182,6 +182,11 @@ CONFIGS: dict[str, dict[str, object]] = {
     "posit16": dict(repr="posit", bits=16, es=2),
     "posit8": dict(repr="posit", bits=8, es=POSIT8_ES),
     "bfloat16": {"repr": "bfloat16"},
+    # per-tensor posit formats: weights in posit8, the computation in posit16 (each op
+    # converting its posit8 operand up, exactly), and the reverse (each op computing in
+    # posit16 and rounding its result to posit8)
+    "posit16-params8": dict(repr="posit", bits=16, es=2, param_bits=8),
+    "posit8-params16": dict(repr="posit", bits=8, es=2, param_bits=16),
 }
 
 

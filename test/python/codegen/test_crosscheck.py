@@ -5,7 +5,8 @@ rules (wrapping B-bit products, TreeSum halvings, two-table exp) and with the ot
 rounding and overflow modes; plus the benchmark suite at 16 bits and the vendored ONNX
 models (mnist-8, the TFLite-Micro sine) at 16 and 8 bits; and in the posit representation
 (posit<16, 2> and posit<8, 2>) and in bfloat16, every suite model, fastgrnn_lr_usps and
-the ONNX models (rnnpool's normalise_l2 has no posit or bfloat16 form yet)."""
+the ONNX models (rnnpool's normalise_l2 has no posit or bfloat16 form yet), and with
+per-tensor posit formats (num.convert between them) on every suite model."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ CASES = (
         k in m for k in ("lenet", "fastgrnn-digits", "mnist")) else [])
        for m in [f"suite/{s}" for s in SUITE] + ["fastgrnn_lr_usps"]
        + [f"real/{m}" for m in ONNX] for c in ("posit16", "posit8", "bfloat16")]
+    + [pytest.param(f"suite/{s}", c, marks=[pytest.mark.slow] if any(
+        k in s for k in ("lenet", "fastgrnn-digits")) else [])
+       for s in SUITE for c in ("posit16-params8", "posit8-params16")]
 )
 # (posit and bfloat16 arithmetic is software: the convolutional and recurrent models'
 # evaluator and C runs take several seconds each, so they are marked slow: `make test`

@@ -95,7 +95,8 @@ def test_normalise_l2_is_reported_not_supported():
 @pytest.mark.parametrize("options,message", [
     (dict(bits=12), "bits must be 8, 16 or 32"),
     (dict(bits=16, es=3), "posits need bits 8, 16 or 32 and es 0..2"),
-    (dict(bits=16, param_bits=8), "one type per program"),
+    (dict(bits=16, param_bits=12), "param-bits must be 8, 16 or 32, got 12"),
+    (dict(bits=16, scales="maxscale", maxscale=4), "posits have no scales"),
 ])
 def test_bad_posit_options(options, message):
     weights = Weights({"W1": np.array([W1], dtype=np.float32),

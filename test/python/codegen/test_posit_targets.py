@@ -42,3 +42,20 @@ def test_posit_c_on_the_board_equals_the_evaluator(model, target, config, tmp_pa
     with capsys.disabled():
         print(f"\n  {model} {config} {target}: flash {r.flash_bytes} B, RAM {r.ram_bytes} B, "
               f"stack {r.stack_bytes} B, {r.latency_median:,.0f} {r.latency_unit}")
+
+
+@pytest.mark.parametrize("config", ("posit16-params8", "posit8-params16"))
+@pytest.mark.parametrize("target", ("cortex-m4", "avr"))
+@pytest.mark.parametrize("model", FAST)
+def test_mixed_posit_formats_on_the_board_equal_the_evaluator(model, target, config,
+                                                             tmp_path):
+    """Per-tensor posit formats: the board's num.convert (posit_convert) and the wrappers
+    of both formats compute the evaluator's patterns."""
+    name = f"suite/{model}"
+    l2, _ = quantized(name, config)
+    exp = expected_for(name, config)
+    emit_c(l2, target, tmp_path)
+    n = N[target]
+    r = run_model(tmp_path, target, exp.inputs[:n], name=model, config=config,
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(r.outputs, exp.scores[:n], err_msg=target)

@@ -1,0 +1,168 @@
+"""MinUn §3's working example with posits through the real pipeline: per-tensor posit
+formats (Procedure 3: posit16 with t2 as posit8) compiled and run, and Haunter's steps on
+it: the value maps give Table 1's promotability scores and the promotion order t2, t1, X1,
+B1, W1; under the paper's 3-byte limit the explorations end where Table 2 says, their
+errors (from our evaluator) are Table 2's, and the least of them keeps t2 at posit8,
+which is Procedure 3. Plus Haunter on posits end to end on a bundled model (minun-compile
+--repr posit --search haunter), replayed from its assignment."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minun_mlir.bitwidth_search import (
+    Evaluator,
+    _prepare,
+    candidate,
+    haunter_explore,
+    promotability,
+    promotion_order,
+)
+from minun_mlir.codegen import emit_c
+from minun_mlir.data import Dataset
+from minun_mlir.dialects import num
+from minun_mlir.frontends.seedot import compile_with_weights
+from minun_mlir.frontends.seedot.weights import Weights
+from minun_mlir.memory_map import memory_map
+from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.pipeline import lower_l2, lower_to_l2
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = """
+let X = (2, 1) in [-3.0, 3.0] in
+let W1 = (1, 2) in [-3.0, 3.0] in
+let B1 = (1, 1) in [-1.0, 1.0] in
+let t1 = W1 * X in
+let t2 = t1 + B1 in
+t2
+"""
+W1, X1, B1 = [-2.139562, 1.885351], [1.185109, -2.206466], [0.146048]
+EXACT = sum(Fraction(w) * Fraction(x) for w, x in zip(W1, X1)) + Fraction(B1[0])
+# Table 1's promotability scores and Table 2's errors (the paper's figures; the program's
+# input is named X, the paper's X1)
+TABLE_1 = {"W1": 0.00513, "B1": 0.00543, "X": 0.02198, "t1": 0.30469, "t2": 0.45117}
+TABLE_2 = {frozenset(): 0.45047, frozenset({"t2", "X", "B1", "W1"}): 0.19601,
+           frozenset({"t1", "X", "B1", "W1"}): 0.04953}
+
+
+def example():
+    weights = Weights({"W1": np.array([W1], dtype=np.float32),
+                       "B1": np.array([B1], dtype=np.float32)})
+    return compile_with_weights(EXAMPLE, "example.sd", weights)
+
+
+def round_posit(v: Fraction, n: int) -> Fraction:
+    """The posit<n, 2> nearest v (ties to even), by exhaustive search over the finite
+    values of the format: an independent model of the rounding, fine for n <= 16."""
+    from minun_mlir.numerics import posit as P
+
+    pats = np.arange(1 << n, dtype=np.int64)
+    pats = pats[pats != 1 << (n - 1)]
+    vals = [Fraction(float(x)) for x in P.decode(pats, n, 2)]
+    best = min(range(len(vals)), key=lambda i: (abs(vals[i] - v), int(pats[i]) & 1))
+    return vals[best]
+
+
+def test_procedure_3_posit16_with_t2_as_posit8(tmp_path):
+    """t1 = W1 x X1 through the quire at posit16 (2 bytes), t2 = posit8(t1 + B1) (1 byte);
+    the assignment file replays it; the C computes the same pattern in at most 3 bytes."""
+    doc = {"format": "minun-bitwidth-assignment", "version": 1, "bits": 16, "repr": "posit",
+           "tensors": {"t2": {"bits": 8, "scale": None}}}
+    assign = tmp_path / "assignment.json"
+    assign.write_text(json.dumps(doc))
+    l2 = lower_to_l2(example(), repr="posit", bits=16, es=2, assign=str(assign))
+    types = {(op.sym_name.data if isinstance(op, (num.ParamOp, num.InputOp))
+              else op.results[0].name_hint): op.results[0].type.element_type
+             for op in l2.walk() if isinstance(op, (num.ParamOp, num.InputOp, num.MatMulOp,
+                                                    num.ConvertOp))}
+    p16, p8 = num.PositType(16, 2), num.PositType(8, 2)
+    assert types == {"X": p16, "W1": p16, "B1": p16, "t1": p16, "t2": p8}
+    x = np.array([X1], dtype=np.float64).reshape(1, 2, 1)
+    stored = evaluate_l2(l2, x).outputs[0]
+    got = float(decode_outputs(l2, [stored])[0].item())
+    # independently: every operand rounded to posit16, the dot product exact then rounded
+    # once, the sum rounded to posit16, then to posit8
+    w = [round_posit(Fraction(v), 16) for v in W1]
+    xs = [round_posit(Fraction(v), 16) for v in X1]
+    t1 = round_posit(w[0] * xs[0] + w[1] * xs[1], 16)
+    t2 = round_posit(round_posit(t1 + round_posit(Fraction(B1[0]), 16), 16), 8)
+    assert got == float(t2)
+    assert abs(got - float(EXACT)) == pytest.approx(TABLE_2[frozenset(
+        {"t1", "X", "B1", "W1"})], abs=2e-4)  # Table 2's least error
+    l3 = lower_l2(l2, stop="memory-plan")
+    assert memory_map(l3, "greedy").scratch <= 3  # the paper's 3-byte limit
+    from minun_mlir.numerics.l2_eval import encode_input
+    from minun_mlir.targets import run_model
+
+    (inp,) = [op for op in l2.walk() if isinstance(op, num.InputOp)]
+    emit_c(l2, "x86", tmp_path / "c")
+    r = run_model(tmp_path / "c", "x86", encode_input(l2)(inp, x).reshape(1, 2).astype(np.int16))
+    assert int(r.outputs[0, 0]) == int(stored.ravel()[0])
+
+
+def test_haunter_section_3_with_posits():
+    l1 = example()
+    train = Dataset(np.array([X1], dtype=np.float32).reshape(1, 2, 1),
+                    np.zeros(1, dtype=np.int64), 0)
+    prepared, profile, reference, metric = _prepare(l1, train, "numpy", "mae")
+    names = ["X", "W1", "B1", "t1", "t2"]
+    with Evaluator(prepared, profile, train.features, train.labels, reference,
+                   QuantizeConfig(bits=8, es=2), metric, evaluator="numpy",
+                   representation="posit") as run:
+        high = run.values(candidate({v: (16, None) for v in names}, 8))
+        low = run.values(candidate({}, 8))
+        scores = promotability(high, low, {"W1": 2, "B1": 1, "X": 2, "t1": 1, "t2": 1})
+        for v, want in TABLE_1.items():
+            assert scores[v] == pytest.approx(want, abs=6e-5), v
+        order = promotion_order(scores, names)
+        assert order == ["t2", "t1", "X", "B1", "W1"]
+
+        def paper_ram(promoted):  # §3: t1 and t2 in RAM, 1 byte at posit8, 2 at posit16
+            return sum(2 if t in promoted else 1 for t in ("t1", "t2"))
+
+        finals = {frozenset(i.final) for i in haunter_explore(order, paper_ram, 3)}
+        assert finals | {frozenset()} == set(TABLE_2)
+        configs = sorted(TABLE_2, key=sorted)
+        results = run([candidate({v: (16, None) for v in f}, 8) for f in configs])
+    errors = {f: r.loss for f, r in zip(configs, results, strict=True)}
+    for f, want in TABLE_2.items():
+        assert errors[f] == pytest.approx(want, abs=5e-4), sorted(f)
+    best = min(errors, key=errors.__getitem__)
+    assert best == frozenset({"t1", "X", "B1", "W1"})  # t2 stays posit8: Procedure 3
+
+
+def test_haunter_on_posits_end_to_end(tmp_path):
+    """minun-compile --repr posit --search haunter: the search runs on posit programs
+    (posit8 up to posit16) within a budget between their RAMs, and --assign alone replays
+    its choice (the file says repr posit)."""
+    from minun_mlir.driver import load_model
+    from minun_mlir.tools.minun_compile import main
+
+    model = ROOT / "benchmarks" / "models" / "protonn-wine"
+    l1 = load_model(model / "model.sd")
+
+    def ram(**options) -> int:
+        l2 = lower_to_l2(l1, repr="posit", es=2, **options)
+        return memory_map(lower_l2(l2, stop="memory-plan"), "greedy").scratch
+
+    ram8, ram16 = ram(bits=8), ram(bits=16)
+    budget = (ram8 + ram16) // 2
+    assert ram8 < budget < ram16
+    common = [str(model / "model.sd"), "--train", str(model / "train.npy"), "--evaluator",
+              "numpy"]
+    assert main([*common, "--repr", "posit", "--search", "haunter", "--ram-budget",
+                 str(budget), "--jobs", "1", "--out", str(tmp_path / "a")]) == 0
+    path = tmp_path / "a" / "search" / "assignment.json"
+    assign = json.loads(path.read_text())
+    assert assign["repr"] == "posit" and assign["bits"] == 8
+    assert assign["tensors"] and all(t["bits"] == 16 for t in assign["tensors"].values())
+    assert ram8 < ram(bits=8, assign=str(path)) <= budget
+    assert main([*common, "--assign", str(path), "--out", str(tmp_path / "b")]) == 0
+    assert (tmp_path / "a/model.c").read_bytes() == (tmp_path / "b/model.c").read_bytes()
+    assert "posit8" in (tmp_path / "a/search/search.md").read_text()

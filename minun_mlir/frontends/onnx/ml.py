@@ -115,6 +115,7 @@ def _linear_regressor(imp: Importer, node: Node) -> list[Value]:
 def _scaler(imp: Importer, node: Node) -> list[Value]:
     """(x - offset) * scale, element-wise; an offset or scale of one value broadcasts."""
     x = _row(imp, node.inputs[0])
+    shape = node.inputs[0].shape
     f = x.shape[1]
     offset, scale = _floats(node, "offset"), _floats(node, "scale")
     for name, v in (("offset", offset), ("scale", scale)):
@@ -127,7 +128,7 @@ def _scaler(imp: Importer, node: Node) -> list[Value]:
     if scale.size and np.any(scale != 1):
         y = imp.binary(minun.HadamardOp, y,
                        Value.const(np.broadcast_to(scale, (1, f)).copy(), "scale"))
-    return [y]
+    return [imp.reshape(y, shape)]
 
 
 def _normalizer(imp: Importer, node: Node) -> list[Value]:
@@ -139,9 +140,9 @@ def _normalizer(imp: Importer, node: Node) -> list[Value]:
     if norm == "L2":
         pixel = imp.reshape(x, (1, 1, 1, x.shape[1]))
         ssa = imp.make(minun.NormaliseL2Op, imp.ir(pixel, identity(4)))
-        return [imp.reshape(Value.of(ssa), x.shape)]
+        return [imp.reshape(Value.of(ssa), node.inputs[0].shape)]
     if norm == "L1" and x.ssa is not None and isinstance(x.ssa.owner, minun.SoftmaxOp):
-        return [x]
+        return [node.inputs[0]]
     raise imp.error(f"norm {norm} is only supported as L2, or L1 right after a softmax "
                     f"(where it is the identity)")
 

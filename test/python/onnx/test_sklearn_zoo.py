@@ -466,3 +466,23 @@ def test_the_opset5_tree_ensemble_matches_onnxruntime():
     got = decode_outputs(l2, evaluate_l2(l2, _rows(x)).outputs)[0].reshape(want.shape)
     np.testing.assert_array_equal(np.sign(got), np.sign(want))  # the same leaves
     np.testing.assert_allclose(got, want, atol=2 ** -9)  # leaves at the output's scale
+
+
+@pytest.mark.parametrize("node", [
+    helper.make_node("Scaler", ["X"], ["Y"], name="sc", domain="ai.onnx.ml",
+                     offset=[0.5, -1.0, 0.0, 2.0], scale=[2.0, 0.5, 1.0, -1.0]),
+    helper.make_node("Normalizer", ["X"], ["Y"], name="nl2", domain="ai.onnx.ml", norm="L2"),
+], ids=["scaler", "normalizer-l2"])
+@pytest.mark.parametrize("shape", ((1, 4), (4,)), ids=["row", "vector"])
+def test_scalers_keep_the_input_shape_and_match_onnxruntime(node, shape):
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(
+        "X", TensorProto.FLOAT, list(shape))], [helper.make_tensor_value_info(
+            "Y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("ai.onnx.ml", 3)])
+    x = np.array([0.3, -2.0, 1.5, 4.0], np.float32).reshape(shape)
+    want = ort.InferenceSession(model.SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, {"X": x})[0]
+    got = evaluate(_import(model), x[None]).outputs[0][0]
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)

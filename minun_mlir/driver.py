@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
-from minun_mlir.diagnostics import MinunWarning, error, stage, warn
+from minun_mlir.diagnostics import error, stage, warn
 from minun_mlir.modules import main_function
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
@@ -226,25 +225,31 @@ def load_model(path: str | Path, weights: str | Path | None = None,
         ranges = None
         if input_range is not None:
             ranges = {i.name: input_range for i in graph.input}
-        module = import_model(path, dims=dims, input_ranges=ranges)
-        if len(graph.output) > 1:
-            label = _label_output(module, path, [o.name for o in graph.output])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", MinunWarning)  # said on the first import
-                module = import_model(path, dims=dims, input_ranges=ranges, outputs=[label])
+        if len(graph.output) == 1:
+            return import_model(path, dims=dims, input_ranges=ranges)
+        label = _label_output(graph, path)
+        module = import_model(path, dims=dims, input_ranges=ranges, outputs=[label])
+        from minun_mlir.dialects import minun
+
+        if not isinstance(main_function(module).body.block.last_op.operands[0].owner,
+                          minun.ArgMaxOp):
+            raise error(f"the integer output '{label}' is not a label (an argmax of scores); "
+                        "a compiled program returns a label or a score tensor", at=str(path))
         return module
     raise error(f"{path}: unknown model format '{path.suffix}' (expected .sd or "
                      ".onnx)")
 
 
-def _label_output(module: ModuleOp, path: Path, names: list[str]) -> str:
-    """The one output a program compiles to, for an ONNX model with several: its label
-    (an ArgMax, as a scikit-learn classifier's label beside its probabilities; the C
-    writes the scores the label is the argmax of, and returns the label)."""
-    from minun_mlir.dialects import minun
+def _label_output(graph, path: Path) -> str:
+    """The one output a program compiles to, for an ONNX model with several: its integer
+    output, the label (a scikit-learn classifier's label beside its probabilities: the C
+    writes the scores it is the argmax of, and returns the label). Only the nodes it needs
+    are imported."""
+    import onnx
 
-    ret = main_function(module).body.block.last_op
-    labels = [n for n, v in zip(names, ret.operands) if isinstance(v.owner, minun.ArgMaxOp)]
+    names = [o.name for o in graph.output]
+    labels = [o.name for o in graph.output if o.type.HasField("tensor_type") and
+              o.type.tensor_type.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)]
     if len(labels) != 1:
         raise error(f"the model has {len(names)} outputs ({', '.join(names)}); a "
                     "compiled program returns one: a label (the argmax of scores) or a "

@@ -463,7 +463,18 @@ class Importer:
             if inp.name not in initializers:
                 self.values[inp.name] = self._input(inp)
         inferred = self._inferred_shapes()
-        for proto in self.graph.node:
+        outs = list(self.graph.output)
+        nodes = list(self.graph.node)
+        if self.outputs is not None:
+            by_name = {o.name: o for o in outs}
+            unknown = [n for n in self.outputs if n not in by_name]
+            if unknown or not self.outputs:
+                raise MinunError(f"outputs {self.outputs}: the graph outputs are "
+                                 f"{', '.join(by_name) or 'none'}")
+            outs = [by_name[n] for n in self.outputs]
+            nodes = self._needed(nodes, self.outputs)
+            self.used = {n for node in nodes for n in node.input if n} | set(self.outputs)
+        for proto in nodes:
             self.node = proto
             self._import_node(proto)
             for name in proto.output:
@@ -473,14 +484,6 @@ class Importer:
                         f"output '{name}' has shape {minun.shape_str(v.shape)} here but ONNX "
                         f"shape inference gives {minun.shape_str(inferred[name])}")
         self.node = None
-        outs = list(self.graph.output)
-        if self.outputs is not None:
-            by_name = {o.name: o for o in outs}
-            unknown = [n for n in self.outputs if n not in by_name]
-            if unknown or not self.outputs:
-                raise MinunError(f"outputs {self.outputs}: the graph outputs are "
-                                 f"{', '.join(by_name) or 'none'}")
-            outs = [by_name[n] for n in self.outputs]
         results = [self._output(out) for out in outs]
         self.func_block.add_op(func.ReturnOp(*results))
         for op in reversed(self.leaves):
@@ -495,6 +498,17 @@ class Importer:
         except VerifyException as e:  # a bug of ours: say so, with the IR message
             raise MinunError(f"internal error: the imported IR does not verify: {e}") from None
         return module
+
+    @staticmethod
+    def _needed(nodes: list[onnx.NodeProto], outputs: Sequence[str]) -> list[onnx.NodeProto]:
+        """The nodes the chosen outputs depend on, in graph order (the others are not
+        imported, so an unsupported operator feeding only other outputs is no error)."""
+        wanted, kept = set(outputs), []
+        for node in reversed(nodes):
+            if wanted & set(node.output):
+                kept.append(node)
+                wanted |= {n for n in node.input if n}
+        return kept[::-1]
 
     def _default_batch(self, initializers: set[str]) -> None:
         """A leading symbolic (or unknown) dimension of an input with two or more axes is

@@ -415,16 +415,18 @@ def _binarizer(imp: Importer, node: Node) -> list[Value]:
 # -- support vector machines -----------------------------------------------------------
 
 def _rbf_sum(imp: Importer, x: Value, sv: np.ndarray, coef: np.ndarray, gamma: float):
-    """sum_j coef_j exp(-gamma |x - sv_j|^2) as a minun.loop over the support vectors
-    (ProtoNN's form: one [1, F] difference at a time, its squares summed by a matmul with
-    ones), so no [vectors, F] tensor is ever stored."""
+    """sum_j coef[:, j] exp(-gamma |x - sv_j|^2) ([1, T] for coef [T, vectors]) as a
+    minun.loop over the support vectors (ProtoNN's form: one [1, F] difference at a time,
+    its squares summed by a matmul with ones), so no [vectors, F] tensor is ever stored."""
     n, f = sv.shape
+    t = coef.shape[0]
     x_ir = imp.ir(x, (0, 1))
     svs = imp.materialize(sv.reshape(n, 1, f), "support_vectors")
-    coefs = imp.materialize(coef.reshape(n, 1, 1).astype(np.float32), "svm_coefficients")
+    coefs = imp.materialize(np.ascontiguousarray(coef.T).reshape(n, 1, t).astype(np.float32),
+                            "svm_coefficients")
     ones = imp.materialize(np.ones((f, 1), np.float32), "ones")
     scale = imp.materialize(np.float32(-gamma).reshape(()), "minus_gamma")
-    zero = imp.leaf(minun.InitOp((1, 1), 0.0), "svm_zero")
+    zero = imp.leaf(minun.InitOp((1, t), 0.0), "svm_zero")
 
     def body(j, carried):
         diff = imp.make(minun.SubOp, x_ir, imp.emit(minun.IndexOp(svs, j), "sv_j"))
@@ -436,62 +438,100 @@ def _rbf_sum(imp: Importer, x: Value, sv: np.ndarray, coef: np.ndarray, gamma: f
     return imp.loop(n, [zero], body, ["svm_sum"])[0]
 
 
-def _svm_score(imp: Importer, node: Node, x: Value, coef: np.ndarray, n_sv: int) -> Value:
-    """rho + sum_j coef_j k(x, sv_j) as a [1, 1] value. Linear: one dot product with
-    w = sum_j coef_j sv_j (folded at import). RBF: a loop over the support vectors
+def _svm_scores(imp: Importer, node: Node, x: Value, coef: np.ndarray) -> Value:
+    """rho + coef k(x, sv) as a [1, T] value for coef [T, vectors] (T = 1 for a binary
+    classifier or a regressor, one row per pair of classes otherwise). Linear: one matmul
+    with W = coef sv (folded at import). RBF: a loop over the support vectors
     (`_rbf_sum`)."""
-
     kernel = node.attr("kernel_type", "LINEAR")
     params = list(node.attr("kernel_params", [])) or [0.0, 0.0, 0.0]
     sv = _floats(node, "support_vectors")
-    f = x.shape[1]
+    n_sv, f = coef.shape[1], x.shape[1]
     if sv.size != n_sv * f:
         raise imp.error(f"{sv.size} support vector values for {n_sv} vectors of {f} "
                         f"features")
     sv = sv.reshape(n_sv, f)
     rho = _floats(node, "rho")
+    if rho.size != coef.shape[0]:
+        raise imp.error(f"{rho.size} rho values for {coef.shape[0]} decision functions")
     if kernel == "LINEAR":
         w = (coef.astype(np.float64) @ sv.astype(np.float64)).astype(np.float32)
-        s = matmul2d(imp, x, Value.const(w.reshape(f, 1), "svm_weights"))
+        s = matmul2d(imp, x, Value.const(np.ascontiguousarray(w.T), "svm_weights"))
     elif kernel == "RBF":
         s = Value.of(_rbf_sum(imp, x, sv, coef, float(params[0])))
     else:
         raise imp.error(f"kernel_type {kernel} is not supported (LINEAR, RBF)")
-    if rho.size != 1:
-        raise imp.error(f"{rho.size} rho values; one (a binary classifier or a regressor) "
-                        f"is supported")
-    if rho[0] != 0:
-        s = imp.binary(minun.AddOp, s, Value.const(rho.reshape(1, 1), "rho"))
+    if np.any(rho != 0):
+        s = imp.binary(minun.AddOp, s, Value.const(rho.reshape(1, -1), "rho"),
+                       bias=minun.BiasAddOp)
     return s
 
 
+def _pairwise(coef: np.ndarray, counts: list[int]) -> np.ndarray:
+    """libsvm's one-vs-one coefficients ([classes - 1, vectors]) as one row per pair
+    (i, j), i < j, in libsvm's order: class i's vectors weighted by row j - 1, class j's by
+    row i (onnxruntime's SVMClassifier)."""
+    n = len(counts)
+    start = np.concatenate([[0], np.cumsum(counts)])
+    rows = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            row = np.zeros(coef.shape[1], np.float32)
+            row[start[i]:start[i + 1]] = coef[j - 1, start[i]:start[i + 1]]
+            row[start[j]:start[j + 1]] = coef[i, start[j]:start[j + 1]]
+            rows.append(row)
+    return np.stack(rows)
+
+
+def _votes(imp: Importer, scores: Value, n: int) -> Value:
+    """One vote per pair (i, j): for i if its score is > 0, else for j; as one-node trees
+    over the scores (leaf rows are the classes' unit vectors), so the comparison is exact
+    in fixed point."""
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    table = np.array([(p, -j - 1, -i - 1) for p, (i, j) in enumerate(pairs)])
+    op = minun.TreeEnsembleOp.create(
+        operands=[imp.ir(scores, identity(2))],
+        attributes={"mode": StringAttr("leq"), "roots": minun.dense_ints(np.arange(len(pairs))),
+                    "nodes": minun.dense_ints(table),
+                    "thresholds": minun.dense_f32(np.zeros(len(pairs), np.float32)),
+                    "leaves": minun.dense_f32(np.eye(n, dtype=np.float32)),
+                    "base": minun.dense_f32(np.zeros(n, np.float32))},
+        result_types=[minun.tensor_of((1, n))])
+    return Value.of(imp.emit(op))
+
+
 def _svm_classifier(imp: Importer, node: Node) -> list[Value]:
-    """Binary SVC as onnxruntime computes it: s = rho + sum_j coef_j k(x, sv_j), scores
-    [-s, s], label 0 when s > 0 and 1 otherwise (the argmax of [s, -s], so the class of
-    the *smaller* score; the first on a tie at s = 0, where onnxruntime says 1)."""
+    """SVC as onnxruntime computes it (no probability estimates, post_transform NONE).
+    Binary: s = rho + sum_j coef_j k(x, sv_j), scores [-s, s], label 0 when s > 0 and 1
+    otherwise (the argmax of [s, -s], so the class of the *smaller* score; the first on a
+    tie at s = 0, where onnxruntime says 1). Multiclass: one decision value per pair of
+    classes (the scores), and the label is the class with the most pairwise votes (the
+    first on ties)."""
     x = _row(imp, node.inputs[0])
     n = _class_count(imp, node)
-    counts = list(node.attr("vectors_per_class", []))
+    counts = [int(c) for c in node.attr("vectors_per_class", [])]
     if not counts:
         raise imp.error("the liblinear form (no support vectors) is not supported; "
                         "skl2onnx exports LinearSVC as LinearClassifier")
-    if n != 2:
-        raise imp.error(f"{n} classes: the one-vs-one voting of a multiclass SVM is not "
-                        f"supported (binary only)")
+    if len(counts) != n:
+        raise imp.error(f"vectors_per_class has {len(counts)} entries for {n} classes")
     if node.attr("prob_a") or node.attr("prob_b"):
         raise imp.error("probability estimates (prob_a/prob_b, SVC(probability=True)) are "
                         "not supported")
     if node.attr("post_transform", "NONE") != "NONE":
         raise imp.error(f"post_transform {node.attr('post_transform')} is not supported "
-                        f"for a binary SVM (only NONE)")
-    n_sv = int(sum(counts))
+                        f"for an SVM classifier (only NONE)")
+    n_sv = sum(counts)
     coef = _floats(node, "coefficients")
-    if coef.size != n_sv:
-        raise imp.error(f"{coef.size} coefficients for {n_sv} support vectors")
-    s = _svm_score(imp, node, x, coef, n_sv)
-    neg = imp.unary(minun.NegOp, s)
-    scores = imp.concat([neg, s], 1)
-    return [_label(imp, imp.concat([s, neg], 1)), scores]
+    if coef.size != (n - 1) * n_sv:
+        raise imp.error(f"{coef.size} coefficients for {n_sv} support vectors of {n} "
+                        f"classes")
+    if n == 2:
+        s = _svm_scores(imp, node, x, coef.reshape(1, n_sv))
+        neg = imp.unary(minun.NegOp, s)
+        return [_label(imp, imp.concat([s, neg], 1)), imp.concat([neg, s], 1)]
+    scores = _svm_scores(imp, node, x, _pairwise(coef.reshape(n - 1, n_sv), counts))
+    return [_label(imp, _votes(imp, scores, n)), scores]
 
 
 def _svm_regressor(imp: Importer, node: Node) -> list[Value]:
@@ -507,7 +547,7 @@ def _svm_regressor(imp: Importer, node: Node) -> list[Value]:
     coef = _floats(node, "coefficients")
     if coef.size != n_sv:
         raise imp.error(f"{coef.size} coefficients for {n_sv} support vectors")
-    return [_svm_score(imp, node, x, coef, n_sv)]
+    return [_svm_scores(imp, node, x, coef.reshape(1, n_sv))]
 
 
 HANDLERS = {f"{ML}:{name}": handler for name, handler in {

@@ -15,6 +15,7 @@ Needs the peers, which are not test dependencies:
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -92,6 +93,7 @@ def main() -> int:
     sk = est.predict(x_test)
     work = Path(tempfile.mkdtemp(prefix="tree_peers_"))
     eml_dir = Path(emlearn.__file__).parent
+    os.chdir(work)  # emlearn builds its Python wrapper under ./tmp
     for method in ("loadable", "inline"):
         conv = emlearn.convert(est, method=method)
         (work / f"rf_{method}.h").write_text(conv.save(name="rf", format="c"))

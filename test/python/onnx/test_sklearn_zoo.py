@@ -104,11 +104,19 @@ def _model(name: str) -> onnx.ModelProto:
     return model
 
 
+def _session(model: onnx.ModelProto):
+    """onnxruntime on one thread (its tree ensembles may split the trees between threads,
+    which would change the order of the float sums from run to run)."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    return ort.InferenceSession(model.SerializeToString(), options,
+                                providers=["CPUExecutionProvider"])
+
+
 @functools.cache
 def _ort(name: str) -> list[np.ndarray]:
     """onnxruntime's outputs on the stored inputs; a ZipMap's maps as a dense array."""
-    session = ort.InferenceSession(_model(name).SerializeToString(),
-                                   providers=["CPUExecutionProvider"])
+    session = _session(_model(name))
     outs = []
     for out in session.run(None, {session.get_inputs()[0].name: _data(name)[0]}):
         if isinstance(out, list):
@@ -398,8 +406,7 @@ def test_a_tree_reads_thresholds_exactly_in_fixed_point(mode):
     near = sorted({k / 64 for t in values for k in range(int(np.floor(t * 64)) - 1,
                                                          int(np.ceil(t * 64)) + 2)})
     x = np.random.default_rng(0).choice(near, size=(2000, 4)).astype(np.float32)
-    want = ort.InferenceSession(model.SerializeToString(),
-                                providers=["CPUExecutionProvider"]).run(None, {"X": x})[0]
+    want = _session(model).run(None, {"X": x})[0]
     assert len(set(want.reshape(-1).tolist())) == 5  # every leaf is reached
     l1 = _import(model)
     for bits in (8, 16):
@@ -415,8 +422,7 @@ def test_binarizer_is_exact_in_fixed_point():
                             threshold=0.31)
     model = _ml_model(node, 6, "N")
     x = (np.random.default_rng(1).integers(17, 23, size=(50, 6)) / 64).astype(np.float32)
-    want = ort.InferenceSession(model.SerializeToString(),
-                                providers=["CPUExecutionProvider"]).run(None, {"X": x})[0]
+    want = _session(model).run(None, {"X": x})[0]
     assert 0 < want.mean() < 1
     l1 = _import(model)
     for bits in (8, 16):
@@ -487,8 +493,7 @@ def test_the_opset5_tree_ensemble_matches_onnxruntime():
         v.type.tensor_type.elem_type = TensorProto.FLOAT
         v.type.tensor_type.shape.dim[0].dim_value = 1  # one example (it has 3)
     x = np.stack([np.arange(0, 6, 1 / 64), np.zeros(384)], axis=1).astype(np.float32)
-    session = ort.InferenceSession(model.SerializeToString(),
-                                   providers=["CPUExecutionProvider"])
+    session = _session(model)
     want = np.concatenate([session.run(None, {"X": row[None]})[0] for row in x])
     assert len({tuple(r) for r in want.tolist()}) == 4  # every leaf
     with warnings.catch_warnings():
@@ -515,8 +520,7 @@ def test_scalers_keep_the_input_shape_and_match_onnxruntime(node, shape):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                     helper.make_opsetid("ai.onnx.ml", 3)])
     x = np.array([0.3, -2.0, 1.5, 4.0], np.float32).reshape(shape)
-    want = ort.InferenceSession(model.SerializeToString(),
-                                providers=["CPUExecutionProvider"]).run(None, {"X": x})[0]
+    want = _session(model).run(None, {"X": x})[0]
     got = evaluate(_import(model), x[None]).outputs[0][0]
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)

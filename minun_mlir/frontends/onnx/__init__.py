@@ -139,8 +139,9 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     path = getattr(args, "input_file", None) or "<stdin>"
     dims = parse_dims(getattr(args, "dim", []))
     ranges = parse_ranges(getattr(args, "input_range", []))
+    outputs = getattr(args, "output", []) or None
     model = load_model(stream.read(), path)
     try:
-        return Importer(model, HANDLERS, dims, ranges).run()
+        return Importer(model, HANDLERS, dims, ranges, outputs).run()
     except MinunError as e:
         raise error(f"{e}", at=path) from None

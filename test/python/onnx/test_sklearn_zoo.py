@@ -524,3 +524,23 @@ def test_scalers_keep_the_input_shape_and_match_onnxruntime(node, shape):
     got = evaluate(_import(model), x[None]).outputs[0][0]
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_minun_opt_keeps_the_chosen_output(tmp_path):
+    """minun-opt --output NAME imports that graph output and only the nodes it needs (the
+    multiclass SVC's label, without skl2onnx's decision_function emulation, whose Less it
+    would refuse); an unknown name is a one-line error listing the outputs."""
+    opt = str(Path(sys.executable).parent / "minun-opt")
+    path = str(ZOO / "svc_rbf_iris.onnx")
+    whole = subprocess.run([opt, path], capture_output=True, text=True)
+    assert whole.returncode == 1 and "node 'Less' (Less): unsupported operator" in whole.stderr
+    label = subprocess.run([opt, path, "--output", "output_label"], capture_output=True,
+                           text=True)
+    assert label.returncode == 0, label.stderr
+    assert "minun.argmax" in label.stdout and "func.return" in label.stdout
+    assert "minun.tree_ensemble" in label.stdout  # the votes
+    bad = subprocess.run([opt, path, "--output", "nope"], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert bad.stderr.strip().splitlines()[-1] == (
+        f"{path}: error: outputs ['nope']: the graph outputs are output_label, "
+        f"output_probability")

@@ -2,10 +2,13 @@
 
 Linear models, scalers and normalizers become ordinary L1 ops (matmul, bias_sub,
 hadamard, sigmoid/softmax); tree ensembles become one `minun.tree_ensemble` (a node table,
-see dialects/minun.py). A classifier's label output is the argmax of its scores, so class
-labels must be the integers 0..n-1 (string labels and other integers are refused: the
-compiled program returns a class index). ZipMap is dropped: its output is the
-probability tensor. Inputs are one example, `[1, F]` or `[F]`.
+see dialects/minun.py), and so do the comparisons of Binarizer and of a multiclass SVM's
+one-vs-one votes (one-node trees: exact in fixed point); RBF kernels are a loop over the
+support vectors. A classifier's label output is the argmax of its scores (or votes), so
+class labels must be the integers 0..n-1 (string labels and other integers are refused:
+the compiled program returns a class index). ZipMap is dropped: its output is the
+probability tensor. Inputs are one example, `[1, F]` or `[F]`. docs/onnx-frontend.md has
+the table of what each operator accepts.
 """
 
 from __future__ import annotations

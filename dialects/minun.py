@@ -1397,6 +1397,110 @@ class CallOp(IRDLOperation):
             )
 
 
+TREE_MODES = ("leq", "lt")
+TREE_LOWERINGS = ("table", "branches")
+
+
+def dense_ints(array: np.ndarray, width: int = 32) -> DenseIntOrFPElementsAttr:
+    """A dense signed-integer attribute from raw bytes (printed as hex)."""
+    dtype = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[width]
+    data = np.asarray(array).astype(dtype)
+    return DenseIntOrFPElementsAttr(tensor_of(data.shape, IntegerType(width)),
+                                    BytesAttr(data.tobytes()))
+
+
+@irdl_op_definition
+class TreeEnsembleOp(IRDLOperation):
+    """A sum of decision trees (ONNX TreeEnsembleClassifier/Regressor): for each tree,
+    walk from its root; at internal node n go to `nodes[n, 1]` when
+    `x[nodes[n, 0]] <= thresholds[n]` (mode "leq"; "<" for mode "lt"), else to
+    `nodes[n, 2]`; a child c >= 0 is an internal node, c < 0 is leaf row -c-1 of `leaves`
+    ([L, T]). The result (T values) is the sum over the trees of their leaf rows, in tree
+    order, plus `base`. x is read flat (row-major). At L1 thresholds, leaves and base are
+    f32; at L2 they are stored like the values they meet: thresholds in the input's
+    storage, leaves and base in the result's (integers for fixed point, so the sum is an
+    exact integer sum). `lowering` picks the C: a node table walked by a loop ("table")
+    or nested if/else per tree ("branches"); without it, the one expected to take less
+    flash (lowering/loops/trees.py).
+
+    `%s = minun.tree_ensemble %x {mode = "leq", roots = dense<...>, nodes = dense<...>,
+    thresholds = dense<...>, leaves = dense<...>, base = dense<...>}
+    : tensor<64xf32> -> tensor<10xf32>`
+    """
+
+    name = "minun.tree_ensemble"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    mode = attr_def(StringAttr)
+    roots = attr_def(DenseIntOrFPElementsAttr)
+    nodes = attr_def(DenseIntOrFPElementsAttr)
+    thresholds = attr_def(DenseIntOrFPElementsAttr)
+    leaves = attr_def(DenseIntOrFPElementsAttr)
+    base = attr_def(DenseIntOrFPElementsAttr)
+    lowering = opt_attr_def(StringAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {k: dense_to_numpy(getattr(self, k))
+                for k in ("roots", "nodes", "thresholds", "leaves", "base")}
+
+    def depth(self) -> int:
+        """The longest root-to-leaf path, in internal nodes (-1 when a path cycles)."""
+        a = self.arrays()
+        nodes = a["nodes"].reshape(-1, 3)
+        frontier = {int(r) for r in a["roots"].reshape(-1) if r >= 0}
+        depth = 0
+        while frontier:
+            depth += 1
+            if depth > len(nodes):
+                return -1
+            frontier = {int(c) for n in frontier for c in nodes[n, 1:] if c >= 0}
+        return depth
+
+    def verify_(self) -> None:
+        where = self.name
+        if self.mode.data not in TREE_MODES:
+            raise VerifyException(f"{where}: mode must be one of {', '.join(TREE_MODES)}, "
+                                  f"got '{self.mode.data}'")
+        if self.lowering is not None and self.lowering.data not in TREE_LOWERINGS:
+            raise VerifyException(f"{where}: lowering must be one of "
+                                  f"{', '.join(TREE_LOWERINGS)}, got '{self.lowering.data}'")
+        in_ty, out_ty = self.input.type, self.result.type
+        assert isinstance(in_ty, TensorType) and isinstance(out_ty, TensorType)
+        for k in ("roots", "nodes"):
+            if not isinstance(getattr(self, k).get_element_type(), IntegerType):
+                raise VerifyException(f"{where}: {k} must be integers")
+        a = self.arrays()
+        nodes, thr, leaves = a["nodes"], a["thresholds"], a["leaves"]
+        n_in = int(np.prod(in_ty.get_shape()))
+        out_shape = tuple(out_ty.get_shape())
+        if nodes.ndim != 2 or nodes.shape[1] != 3:
+            raise VerifyException(f"{where}: nodes must be Ix3 (feature, true, false), got "
+                                  f"{shape_str(nodes.shape)}")
+        i_count = nodes.shape[0]
+        if thr.shape != (i_count,):
+            raise VerifyException(f"{where}: {i_count} nodes but thresholds "
+                                  f"{shape_str(thr.shape)}")
+        n_out = int(np.prod(out_shape))
+        if leaves.ndim != 2 or leaves.shape[1] != n_out:
+            raise VerifyException(f"{where}: leaves {shape_str(leaves.shape)} do not match "
+                                  f"the result {shape_str(out_shape)} (L x T)")
+        if a["base"].shape != (n_out,):
+            raise VerifyException(f"{where}: base {shape_str(a['base'].shape)} is not one "
+                                  f"value per result element ({n_out})")
+        if i_count and (nodes[:, 0].min() < 0 or nodes[:, 0].max() >= n_in):
+            raise VerifyException(f"{where}: a feature index is outside the input's "
+                                  f"{n_in} elements")
+        refs = np.concatenate([nodes[:, 1:].reshape(-1), a["roots"].reshape(-1)])
+        if refs.size and (refs.max() >= i_count or refs.min() < -leaves.shape[0]):
+            raise VerifyException(f"{where}: a child or root refers to no node or leaf")
+        if a["roots"].size == 0:
+            raise VerifyException(f"{where}: no trees")
+        if self.depth() < 0:
+            raise VerifyException(f"{where}: the trees have a cycle")
+
+
 Minun = Dialect(
     "minun",
     [
@@ -1407,7 +1511,7 @@ Minun = Dialect(
         SoftmaxOp, LogSoftmaxOp, ReverseOp, NormaliseL2Op, ArgMaxOp, SgnOp,
         TransposeOp, ReshapeOp, SpliceOp, SpliceAssignOp, IndexOp, ConcatOp,
         Conv2DOp, MBConvOp, MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp, BatchNormOp,
-        YieldOp, SumOp, LoopOp, IfNonNegOp, CallOp,
+        YieldOp, SumOp, LoopOp, IfNonNegOp, CallOp, TreeEnsembleOp,
     ],
     [],
 )

@@ -94,6 +94,7 @@ from minun_mlir.lowering.loops import (
     posit_ops,
     regions,
     sources,
+    trees,
 )
 from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin
 from minun_mlir.lowering.loops.values import (
@@ -136,7 +137,7 @@ Handler = Callable[["Lowering", Any], Any]
 
 def _handlers() -> dict[type[Operation], Handler]:
     table: dict[type[Operation], Handler] = {}
-    for family in (sources, elementwise, movement, linear, functions, regions):
+    for family in (sources, elementwise, movement, linear, functions, regions, trees):
         for op_type, handler in family.HANDLERS.items():
             assert op_type not in table, f"{op_type.name} lowered by two families"
             table[op_type] = handler

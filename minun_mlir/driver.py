@@ -219,17 +219,47 @@ def load_model(path: str | Path, weights: str | Path | None = None,
         raise error(f"{path}: --synthetic-weights is for SeeDot programs (an ONNX model "
                     "carries its weights)")
     if path.suffix == ".onnx":
+        import onnx
+
         from minun_mlir.frontends.onnx import import_model
 
+        graph = onnx.load(str(path), load_external_data=False).graph
         ranges = None
         if input_range is not None:
-            import onnx
-
-            graph = onnx.load(str(path), load_external_data=False).graph
             ranges = {i.name: input_range for i in graph.input}
-        return import_model(path, dims=dims, input_ranges=ranges)
+        if len(graph.output) == 1:
+            return import_model(path, dims=dims, input_ranges=ranges)
+        label = _label_output(graph, path)
+        module = import_model(path, dims=dims, input_ranges=ranges, outputs=[label])
+        from minun_mlir.dialects import minun
+
+        if not isinstance(main_function(module).body.block.last_op.operands[0].owner,
+                          minun.ArgMaxOp):
+            raise error(f"the integer output '{label}' is not a label (an argmax of scores); "
+                        "a compiled program returns a label or a score tensor", at=str(path))
+        return module
     raise error(f"{path}: unknown model format '{path.suffix}' (expected .sd or "
                      ".onnx)")
+
+
+def _label_output(graph, path: Path) -> str:
+    """The one output a program compiles to, for an ONNX model with several: its integer
+    output, the label (a scikit-learn classifier's label beside its probabilities: the C
+    writes the scores it is the argmax of, and returns the label). Only the nodes it needs
+    are imported."""
+    import onnx
+
+    names = [o.name for o in graph.output]
+    labels = [o.name for o in graph.output if o.type.HasField("tensor_type") and
+              o.type.tensor_type.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)]
+    if len(labels) != 1:
+        raise error(f"the model has {len(names)} outputs ({', '.join(names)}); a "
+                    "compiled program returns one: a label (the argmax of scores) or a "
+                    "score tensor", at=str(path))
+    others = ", ".join(f"'{n}'" for n in names if n != labels[0])
+    warn(f"compiling the label output '{labels[0]}' (the C also writes the scores it is "
+         f"the argmax of); not compiled: {others}", at=str(path))
+    return labels[0]
 
 
 def num_classes(module: ModuleOp) -> int:

@@ -237,6 +237,9 @@ class L2Converter:
         return self.emit(minun.InitOp(op.result.type.get_shape(), float(op.fill.value.data),
                                       el))
 
+    def convert_tree_ensemble(self, op: minun.TreeEnsembleOp) -> SSAValue:
+        return self.tree_ensemble(op, self.map[op.input])
+
     def convert_call(self, op: minun.CallOp) -> SSAValue:
         return self.copy(op, [self.map[v] for v in op.args])
 
@@ -353,6 +356,10 @@ class L2Converter:
     def softmax(self, op: Operation, x: SSAValue) -> SSAValue:
         raise NotImplementedError
 
+    def tree_ensemble(self, op: minun.TreeEnsembleOp, x: SSAValue) -> SSAValue:
+        raise self.error(op, f"not supported by the {self.representation_name} "
+                             "representation (trees are compiled in fixed point or float32)")
+
     def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
         """Convert `value` to type `to` (a no-op when equal)."""
         raise NotImplementedError
@@ -467,4 +474,5 @@ HANDLERS: dict[type[Operation], Handler] = {
     minun.LoopOp: L2Converter.convert_loop,
     minun.SumOp: L2Converter.convert_sum,
     minun.IfNonNegOp: L2Converter.convert_if_nonneg,
+    minun.TreeEnsembleOp: L2Converter.convert_tree_ensemble,
 }

@@ -38,6 +38,33 @@ from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
 WIDTHS = (8, 16, 32, 64)
 
 
+def hi_of(bits: int) -> int:
+    return fx.int_range(bits)[1]
+
+
+def _tree_leaves(nodes: np.ndarray, roots: np.ndarray) -> list[list[int]]:
+    """The leaf rows each tree reaches."""
+    out = []
+    for root in roots:
+        stack, rows = [int(root)], set()
+        while stack:
+            n = stack.pop()
+            if n < 0:
+                rows.add(-n - 1)
+            else:
+                stack.extend(int(c) for c in nodes[n, 1:])
+        out.append(sorted(rows))
+    return out
+
+
+def _tree_bound(trees: list[list[int]], leaves: np.ndarray, base: np.ndarray) -> float:
+    """max over outputs of |base| + the sum over trees of their largest |leaf|."""
+    total = base.astype(np.float64).copy()
+    for rows in trees:
+        total = total + leaves[rows].max(axis=0)
+    return float(total.max())
+
+
 def wider(bits: int) -> int:
     """The accumulator width for values of `bits`: twice as wide (64 at most)."""
     return min(2 * bits, 64)
@@ -175,6 +202,46 @@ class FixedConverter(L2Converter):
     def init_type(self, op: minun.InitOp, fill: float) -> Attribute:
         bits = self.bits(op.result)
         return FixedType(bits, fx.get_scale(abs(fill), bits))
+
+    # -- trees -------------------------------------------------------------------------
+
+    def tree_ensemble(self, op: minun.TreeEnsembleOp, x: SSAValue) -> SSAValue:
+        """Thresholds at the input's scale, rounded so that the integer comparison is the
+        real one on the quantized input: x/2^s <= t iff x <= floor(t 2^s), x/2^s < t iff
+        x < ceil(t 2^s). A threshold beyond the input's range makes its node always go
+        one way (both children the same), so clamping it changes nothing. Leaves and base
+        at one output scale where the worst-case sum (|base| + the largest leaf of every
+        tree) fits: the sum over trees is then an exact integer sum in the output width."""
+        tx = self.t(x)
+        a = op.arrays()
+        leq = op.mode.data == "leq"
+        lo, hi = fx.int_range(tx.width)
+        scaled = a["thresholds"].astype(np.float64) * math.ldexp(1.0, tx.frac)
+        t_int = np.floor(scaled) if leq else np.ceil(scaled)
+        nodes = a["nodes"].reshape(-1, 3).copy()
+        always = (t_int >= hi) if leq else (t_int > hi)
+        never = (t_int < lo) if leq else (t_int <= lo)
+        nodes[always, 2] = nodes[always, 1]
+        nodes[never, 1] = nodes[never, 2]
+        t_int = np.clip(t_int, lo, hi).astype(np.int64)
+        bits = self.bits(op.result)
+        leaves, base = a["leaves"].astype(np.float64), a["base"].astype(np.float64)
+        trees = _tree_leaves(nodes, a["roots"].reshape(-1))
+        scale = fx.get_scale(float(_tree_bound(trees, np.abs(leaves), np.abs(base))), bits)
+        while True:
+            q_leaves = fx.quantize(leaves, bits, scale, "nearest", "saturate")
+            q_base = fx.quantize(base, bits, scale, "nearest", "saturate")
+            if _tree_bound(trees, np.abs(q_leaves), np.abs(q_base)) <= hi_of(bits):
+                break
+            scale -= 1
+        attrs = dict(op.attributes)
+        attrs.update(nodes=minun.dense_ints(nodes), thresholds=minun.dense_ints(
+            t_int, tx.width), leaves=minun.dense_ints(q_leaves, bits),
+            base=minun.dense_ints(q_base, bits))
+        new = minun.TreeEnsembleOp.create(
+            operands=[x], attributes=attrs,
+            result_types=[self.result_type(shape_of(op.result), bits, scale)])
+        return self.emit(new)
 
     # -- arithmetic --------------------------------------------------------------------
 

@@ -76,6 +76,11 @@ class Float32Converter(L2Converter):
     def mul(self, op: Operation, a, b) -> SSAValue:
         return self.compute(num.MulOp, [a, b], op.results[0])
 
+    def tree_ensemble(self, op, x) -> SSAValue:
+        if self.element != f32:  # posit and bfloat16 compare and add otherwise
+            return super().tree_ensemble(op, x)
+        return self.copy(op, [x])  # f32 thresholds, leaves and sums: the L1 op as it is
+
     def _attrs(self, **ints) -> dict[str, Attribute]:
         return {"rounding": num.rounding_attr("nearest"),
                 **{k: IntegerAttr(v, i64) for k, v in ints.items()}}

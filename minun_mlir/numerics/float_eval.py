@@ -448,6 +448,30 @@ def _batchnorm(op, x, scale, bias, mean, var):
     return (x - chan(mean)) / np.sqrt(chan(var) + eps) * chan(scale) + chan(bias)
 
 
+def _tree_ensemble(op, x):
+    """Walk every tree for each example (vectorized over the batch), sum the leaf rows in
+    tree order, then add the base. Integer thresholds (L2 fixed point) compare and sum as
+    int64; float ones in the input's float type (f64 at L1, f32 for the f32 L2)."""
+    a = op.arrays()
+    nodes = a["nodes"].reshape(-1, 3).astype(np.int64)
+    integer = a["thresholds"].dtype.kind == "i"
+    dt = np.int64 if integer else x.dtype
+    flat = x.reshape(x.shape[0], -1).astype(dt)
+    thr, leaves, base = (a[k].astype(dt) for k in ("thresholds", "leaves", "base"))
+    rows = np.arange(flat.shape[0])
+    acc = np.zeros((flat.shape[0], leaves.shape[1]), dt)
+    leq = op.mode.data == "leq"
+    for root in a["roots"].reshape(-1):
+        n = np.full(flat.shape[0], int(root), np.int64)
+        while (active := n >= 0).any():
+            idx = np.where(active, n, 0)
+            v = flat[rows, nodes[idx, 0]]
+            go = v <= thr[idx] if leq else v < thr[idx]
+            n = np.where(active, np.where(go, nodes[idx, 1], nodes[idx, 2]), n)
+        acc = acc + leaves[-n - 1]
+    return (acc + base).reshape(flat.shape[0], *op.result.type.get_shape())
+
+
 def _argmax(op, x):
     return x.reshape(x.shape[0], -1).argmax(axis=1).astype(np.int64)
 
@@ -491,6 +515,7 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     minun.ReverseOp: lambda op, x: np.flip(x, axis=_axis(op)),
     minun.NormaliseL2Op: _normalise_l2,
     minun.ArgMaxOp: _argmax,
+    minun.TreeEnsembleOp: _tree_ensemble,
     minun.SgnOp: _sgn,
     minun.TransposeOp: lambda op, x: x.transpose(0, *(p + 1 for p in minun.ints(op.perm))),
     minun.ReshapeOp: _reshape,

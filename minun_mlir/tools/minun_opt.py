@@ -106,6 +106,11 @@ class MinunOptMain(xDSLOptMain):
             "--input-range", action="append", default=[], metavar="NAME=LO,HI",
             help="ONNX frontend: declared value range of an input (default -1,1)",
         )
+        arg_parser.add_argument(
+            "--output", action="append", default=[], metavar="NAME",
+            help="ONNX frontend: keep only this graph output (repeat for several; only "
+                 "the nodes they need are imported); default: all",
+        )
         arg_parser.epilog = ("the compile pipeline: " + ",".join(STAGES)
                              + " (minun-compile --print-pipeline shows it with options)"
                              + "\n\nminun-mlir passes, with their options and defaults:"

@@ -18,13 +18,13 @@ from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.diagnostics import MinunError, error
 
-from . import convpool, elementwise, linear, quantized, recurrent, shape
+from . import convpool, elementwise, linear, ml, quantized, recurrent, shape
 from .importer import DEFAULT_INPUT_RANGE, Importer
 
 __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model"]
 
 HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
-            **shape.HANDLERS, **recurrent.HANDLERS, **quantized.HANDLERS}
+            **shape.HANDLERS, **recurrent.HANDLERS, **quantized.HANDLERS, **ml.HANDLERS}
 
 
 def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:
@@ -77,12 +77,14 @@ def check_external_data(tensor: onnx.TensorProto, base: str, where: str) -> None
 
 def import_model(model: str | os.PathLike | onnx.ModelProto,
                  dims: dict[str, int] | None = None, *,
-                 input_ranges: dict[str, tuple[float, float]] | None = None) -> ModuleOp:
+                 input_ranges: dict[str, tuple[float, float]] | None = None,
+                 outputs: list[str] | None = None) -> ModuleOp:
     """Import an ONNX model (a path or a ModelProto) as a module with `func.func @main`.
 
     `dims` fixes symbolic input dimensions by name (`{"N": 1}`; an unnamed dimension is
     `"input_name:axis"`), like `minun-opt --dim N=1`. `input_ranges` gives the declared
     value range of inputs by name (default DEFAULT_INPUT_RANGE; profiling refines it).
+    `outputs` keeps only these graph outputs, in this order (default: all).
     Raises MinunError with a `node 'name' (OpType): message` text on unsupported models.
     """
     path = None
@@ -95,7 +97,7 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
             raise error(f"{e.strerror}", at=path) from None
         model = load_model(data, path)
     try:
-        return Importer(model, HANDLERS, dims, input_ranges).run()
+        return Importer(model, HANDLERS, dims, input_ranges, outputs).run()
     except MinunError as e:
         if path is None:
             raise
@@ -137,8 +139,9 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     path = getattr(args, "input_file", None) or "<stdin>"
     dims = parse_dims(getattr(args, "dim", []))
     ranges = parse_ranges(getattr(args, "input_range", []))
+    outputs = getattr(args, "output", []) or None
     model = load_model(stream.read(), path)
     try:
-        return Importer(model, HANDLERS, dims, ranges).run()
+        return Importer(model, HANDLERS, dims, ranges, outputs).run()
     except MinunError as e:
         raise error(f"{e}", at=path) from None

@@ -179,8 +179,10 @@ class Importer:
 
     def __init__(self, model: onnx.ModelProto, handlers: dict[str, Handler],
                  dims: dict[str, int] | None = None,
-                 input_ranges: dict[str, tuple[float, float]] | None = None):
+                 input_ranges: dict[str, tuple[float, float]] | None = None,
+                 outputs: Sequence[str] | None = None):
         self.model = model
+        self.outputs = None if outputs is None else list(outputs)
         self.graph = model.graph
         self.handlers = handlers
         self.dims = dict(dims or {})
@@ -343,6 +345,8 @@ class Importer:
         shape = tuple(int(d) for d in shape)
         if shape == v.shape:
             return v
+        if v.is_int:  # a label (ArgMax): one index, any shape of one element
+            return Value(shape, ssa=v.ssa)
         if v.array is not None:
             return Value.const(v.array.reshape(shape), v.name)
         assert v.perm is not None and v.ssa is not None
@@ -438,7 +442,8 @@ class Importer:
     def check_graph(self) -> None:
         """What the ONNX spec requires of a graph and onnx.checker does not always catch:
         a known opset, unique initializers, and one writer per tensor."""
-        if self.opset < MIN_OPSET:
+        default = any(n.domain in ("", "ai.onnx") for n in self.graph.node)
+        if self.opset < MIN_OPSET and (default or "" in self.opsets):
             raise MinunError(
                 f"the model imports ONNX opset {self.opset or 'none'}; opsets {MIN_OPSET} and "
                 f"later are supported (convert it with onnx.version_converter)")
@@ -476,7 +481,18 @@ class Importer:
             if inp.name not in initializers:
                 self.values[inp.name] = self._input(inp)
         inferred = self._inferred_shapes()
-        for proto in self.graph.node:
+        outs = list(self.graph.output)
+        nodes = list(self.graph.node)
+        if self.outputs is not None:
+            by_name = {o.name: o for o in outs}
+            unknown = [n for n in self.outputs if n not in by_name]
+            if unknown or not self.outputs:
+                raise MinunError(f"outputs {self.outputs}: the graph outputs are "
+                                 f"{', '.join(by_name) or 'none'}")
+            outs = [by_name[n] for n in self.outputs]
+            nodes = self._needed(nodes, self.outputs)
+            self.used = {n for node in nodes for n in node.input if n} | set(self.outputs)
+        for proto in nodes:
             self.node = proto
             self._import_node(proto)
             for name in proto.output:
@@ -486,7 +502,7 @@ class Importer:
                         f"output '{name}' has shape {minun.shape_str(v.shape)} here but ONNX "
                         f"shape inference gives {minun.shape_str(inferred[name])}")
         self.node = None
-        results = [self._output(out) for out in self.graph.output]
+        results = [self._output(out) for out in outs]
         self.func_block.add_op(func.ReturnOp(*results))
         for op in reversed(self.leaves):
             if self.func_block.first_op is None:
@@ -500,6 +516,17 @@ class Importer:
         except VerifyException as e:  # a bug of ours: say so, with the IR message
             raise MinunError(f"internal error: the imported IR does not verify: {e}") from None
         return module
+
+    @staticmethod
+    def _needed(nodes: list[onnx.NodeProto], outputs: Sequence[str]) -> list[onnx.NodeProto]:
+        """The nodes the chosen outputs depend on, in graph order (the others are not
+        imported, so an unsupported operator feeding only other outputs is no error)."""
+        wanted, kept = set(outputs), []
+        for node in reversed(nodes):
+            if wanted & set(node.output):
+                kept.append(node)
+                wanted |= {n for n in node.input if n}
+        return kept[::-1]
 
     def _default_batch(self, initializers: set[str]) -> None:
         """A leading symbolic (or unknown) dimension of an input with two or more axes is
@@ -631,10 +658,13 @@ class Importer:
               proto.op_type not in NONDETERMINISTIC and proto.op_type not in NOT_FOLDED):
             outputs = self._fold(proto, inputs)
         else:
-            handler = self.handlers.get(proto.op_type) if domain == "" else None
+            key = proto.op_type if domain == "" else f"{domain}:{proto.op_type}"
+            handler = self.handlers.get(key)
             if handler is None:
                 raise self.error(self._unsupported(domain))
-            schema = onnx.defs.get_schema(proto.op_type, self.opset, "")
+            if domain not in self.opsets:
+                raise self.error(f"the model does not import the domain '{domain}' it uses")
+            schema = onnx.defs.get_schema(proto.op_type, self.opsets[domain], domain)
             self._check_schema(proto, schema)
             attrs = {a.name: _attr_value(a) for a in proto.attribute}
             version = schema.since_version
@@ -697,10 +727,12 @@ class Importer:
 
     def _unsupported(self, domain: str) -> str:
         shown = domain or "ai.onnx"
-        ops = ", ".join(sorted(self.handlers))
+        ops = ", ".join(sorted(k for k in self.handlers if ":" not in k))
+        ml = ", ".join(sorted(k.split(":")[1] for k in self.handlers if ":" in k))
         return (f"unsupported operator {self.node.op_type} in domain '{shown}'; supported "
                 f"(domain ai.onnx): {ops}, Shape, Size, and any operator whose inputs are "
-                f"all constant (folded at import)")
+                f"all constant (folded at import)" + (f"; (domain ai.onnx.ml): {ml}" if ml
+                                                      else ""))
 
     def _static_shape(self, proto: onnx.NodeProto, v: Value) -> list[Value]:
         if proto.op_type == "Size":

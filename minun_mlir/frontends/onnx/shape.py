@@ -117,6 +117,8 @@ def _dropout(imp: Importer, node: Node) -> list[Value | None]:
 
 
 def _cast(imp: Importer, node: Node) -> list[Value]:
+    if node.inputs[0].is_int and int(node.attr("to")) in (1, 6, 7):
+        return [node.inputs[0]]  # a label (an index) is exact as FLOAT, INT32 or INT64
     if int(node.attr("to")) != 1:  # TensorProto.FLOAT
         raise imp.error("only casts to FLOAT are supported on run-time values")
     return [node.inputs[0]]

@@ -138,6 +138,10 @@ func.func @main() -> i32 {
   %ext = minun.call @Custom(%sel, %c) : (tensor<10x1xf32>, tensor<f32>) -> tensor<10x1xf32>
   // CHECK: minun.sgn %c : tensor<f32>
   %sgn = minun.sgn %c : tensor<f32>
+  // Two trees: tree 0 is node 0 (x[3] <= 0.5 ? leaf 0 : node 1 (x[10] <= 2 ? leaf 1 : leaf 2)),
+  // tree 1 is leaf 3 alone.
+  // CHECK: minun.tree_ensemble %x {mode = "leq", roots = dense<[0, -4]> : tensor<2xi32>, nodes = dense<{{\[\[}}3, -1, 1], [10, -2, -3]]> : tensor<2x3xi32>, thresholds = dense<[5.000000e-01, 2.000000e+00]> : tensor<2xf32>, leaves = dense<{{\[\[}}1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00], [5.000000e-01, 5.000000e-01], [2.500000e-01, 0.000000e+00]]> : tensor<4x2xf32>, base = dense<[0.000000e+00, 1.000000e+00]> : tensor<2xf32>} : tensor<64x1xf32> -> tensor<1x2xf32>
+  %trees = minun.tree_ensemble %x {mode = "leq", roots = dense<[0, -4]> : tensor<2xi32>, nodes = dense<[[3, -1, 1], [10, -2, -3]]> : tensor<2x3xi32>, thresholds = dense<[0.5, 2.0]> : tensor<2xf32>, leaves = dense<[[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.25, 0.0]]> : tensor<4x2xf32>, base = dense<[0.0, 1.0]> : tensor<2xf32>} : tensor<64x1xf32> -> tensor<1x2xf32>
   // CHECK: minun.argmax %ext : tensor<10x1xf32>
   %am = minun.argmax %ext : tensor<10x1xf32>
   func.return %am : i32

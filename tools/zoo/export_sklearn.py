@@ -1,0 +1,197 @@
+"""Train small scikit-learn models on sklearn's bundled datasets and export them with
+skl2onnx into test/zoo/sklearn/: `<model>.onnx` plus `<model>.npz` holding the test
+inputs (`x`, float32) and what scikit-learn itself predicts for them (`y`, labels; or
+`values` for the regressors), and `data/<dataset>-train.npz`, the first training inputs
+(`x`, `y`: profiling data for quantize). Deterministic: fixed random_state everywhere,
+fixed opsets.
+
+    .venv/bin/python tools/zoo/export_sklearn.py            # rewrite the zoo
+    .venv/bin/python tools/zoo/export_sklearn.py --check    # exit 1 if a model would change
+
+The models are kept small (a few KB to ~100 KB) so they can live in git; see
+test/zoo/sklearn/README.md for the exporters' versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "..", "test", "zoo", "sklearn")
+OPSETS = {"": 17, "ai.onnx.ml": 3}
+N_TEST = 40  # test inputs stored per model
+N_TRAIN = 120  # training inputs stored per dataset of many features (profiling data)
+
+
+def _data(name: str):
+    from sklearn import datasets
+    from sklearn.model_selection import train_test_split
+
+    load = {"digits": datasets.load_digits, "wine": datasets.load_wine,
+            "breast_cancer": datasets.load_breast_cancer, "iris": datasets.load_iris,
+            "diabetes": datasets.load_diabetes}[name]
+    x, y = load(return_X_y=True)
+    x = x.astype(np.float32)
+    return train_test_split(x, y, test_size=0.3, random_state=0, stratify=(
+        None if name == "diabetes" else y))
+
+
+def _models():
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import Normalizer, StandardScaler
+    from sklearn.svm import SVC, SVR, LinearSVC
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    return {
+        # name: (dataset, estimator, zipmap); zipmap True: skl2onnx's default output (a
+        # ZipMap of the probabilities), False: the option zipmap=False (a tensor), None:
+        # the estimator has no probabilities
+        "logreg_digits": ("digits", LogisticRegression(max_iter=2000, random_state=0), True),
+        "logreg_norm_iris": ("iris", make_pipeline(
+            Normalizer(), LogisticRegression(max_iter=1000, random_state=0)), True),
+        "logreg_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), LogisticRegression(max_iter=1000, random_state=0)), True),
+        "linearsvc_wine": ("wine", make_pipeline(
+            StandardScaler(), LinearSVC(random_state=0)), None),
+        "svc_linear_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), SVC(kernel="linear", C=0.1, random_state=0)), None),
+        "svc_rbf_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), SVC(kernel="rbf", random_state=0)), None),
+        "svc_rbf_iris": ("iris", make_pipeline(
+            StandardScaler(), SVC(kernel="rbf", random_state=0)), None),
+        "mlp_digits": ("digits", make_pipeline(StandardScaler(), MLPClassifier(
+            hidden_layer_sizes=(32,), max_iter=300, random_state=0)), True),
+        "dtree_wine": ("wine", DecisionTreeClassifier(max_depth=5, random_state=0), True),
+        "rf_digits": ("digits", RandomForestClassifier(
+            n_estimators=10, max_depth=6, random_state=0), True),
+        "gb_iris": ("iris", GradientBoostingClassifier(
+            n_estimators=15, max_depth=3, random_state=0), True),
+        "linreg_diabetes": ("diabetes", LinearRegression(), None),
+        "svr_rbf_diabetes": ("diabetes", make_pipeline(StandardScaler(), SVR(
+            kernel="rbf", C=50.0)), None),
+        "dtreg_diabetes": ("diabetes", DecisionTreeRegressor(max_depth=5, random_state=0),
+                           None),
+    }
+
+
+def export_all() -> dict[str, bytes]:
+    """{file name: bytes} of every model and its test data."""
+    import warnings
+
+    from skl2onnx import to_onnx
+
+    files = {}
+    for name, (dataset, est, zipmap) in _models().items():
+        x_train, x_test, y_train, _ = _data(dataset)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence warnings of the small budgets
+            est.fit(x_train, y_train)
+        last = est.steps[-1][1] if hasattr(est, "steps") else est
+        options = {id(last): {"zipmap": False}} if zipmap is False else None
+        if zipmap is None and last is not est and hasattr(last, "classes_"):
+            # skl2onnx 1.20 asks a pipeline's last step for a zipmap option that LinearSVC
+            # and SVC do not have, unless the step is given options of its own
+            options = {id(last): {"nocl": False}}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # SVC.probA_, read by skl2onnx
+            onx = to_onnx(est, x_train[:1], target_opset=OPSETS, options=options)
+        # skl2onnx lists the opsets in set order (it changes with PYTHONHASHSEED)
+        opsets = sorted((o.domain, o.version) for o in onx.opset_import)
+        del onx.opset_import[:]
+        for domain, version in opsets:
+            onx.opset_import.add(domain=domain, version=version)
+        x = x_test[:N_TEST]
+        pred = est.predict(x)
+        files[f"{name}.onnx"] = onx.SerializeToString(deterministic=True)
+        if dataset == "diabetes":  # a regressor's values are no labels (minun-compile --test)
+            files[f"{name}.npz"] = _npz(x=x, values=pred.astype(np.float64))
+        else:
+            files[f"{name}.npz"] = _npz(x=x, y=pred.astype(np.int64))
+        n = N_TRAIN if x_train.shape[1] > 16 else len(x_train)  # few features: all rows
+        files[f"data/{dataset}-train.npz"] = _npz(x=x_train[:n], y=y_train[:n])
+    return files
+
+
+def _npz(**arrays: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _same(name: str, committed: bytes, exported: bytes) -> bool:
+    """Equal bytes, or (trained weights move in the last bits with the BLAS a machine
+    has) the same model: equal graph structure, integer and string attributes, and floats
+    within rtol 1e-4; equal labels and inputs, close values, for the data files."""
+    if committed == exported:
+        return True
+    if name.endswith(".npz"):
+        a, b = np.load(io.BytesIO(committed)), np.load(io.BytesIO(exported))
+        if sorted(a.files) != sorted(b.files):
+            return False
+        return all(a[k].shape == b[k].shape and (
+            np.array_equal(a[k], b[k]) if a[k].dtype.kind in "iub" else
+            np.allclose(a[k], b[k], rtol=1e-4, atol=1e-6)) for k in a.files)
+    import onnx
+    from onnx import numpy_helper
+
+    ma, mb = onnx.load_from_string(committed), onnx.load_from_string(exported)
+    floats_a, floats_b = [], []
+
+    def strip(model):
+        """The model with every float zeroed, and its floats listed in order."""
+        out = []
+        for t in model.graph.initializer:
+            arr = numpy_helper.to_array(t)
+            if arr.dtype.kind == "f":
+                out.append(arr.reshape(-1))
+                t.CopyFrom(numpy_helper.from_array(np.zeros_like(arr), t.name))
+        for node in model.graph.node:
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.FLOATS:
+                    out.append(np.array(attr.floats))
+                    attr.floats[:] = [0.0] * len(attr.floats)
+                elif attr.type == onnx.AttributeProto.FLOAT:
+                    out.append(np.array([attr.f]))
+                    attr.f = 0.0
+        return out
+
+    floats_a, floats_b = strip(ma), strip(mb)
+    return (ma.SerializeToString(deterministic=True) == mb.SerializeToString(
+        deterministic=True) and len(floats_a) == len(floats_b) and all(
+        x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-6)
+        for x, y in zip(floats_a, floats_b)))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the committed files instead of writing")
+    args = parser.parse_args(argv)
+    files = export_all()
+    stale = []
+    for name, data in files.items():
+        path = os.path.join(OUT, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if args.check:
+            with open(path, "rb") as f:
+                if not _same(name, f.read(), data):
+                    stale.append(name)
+        else:
+            with open(path, "wb") as f:
+                f.write(data)
+    if stale:
+        print("differs from the export:", ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -29,6 +29,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the posit section (accuracy at posit16/posit8 beside fixed "
                    "point, a few models on the Uno and M4, the runtime's cost per call): "
                    "rewrites that section of --out and benchmarks/posit.json")
+    p.add_argument("--reuse", default="", metavar="PARTS",
+                   help="with --face: take these parts (comma-separated: face-4, evaluators, "
+                   "onnx, search, suite_search) from benchmarks/face.json instead of "
+                   "measuring them again (to re-run one part; `make bench` measures all)")
     args = p.parse_args(argv)
     if args.face:
         return face(args)
@@ -66,24 +70,36 @@ def main(argv: list[str] | None = None) -> int:
 def face(args) -> int:
     """The face-detection section: compile + QEMU run + 405-image profile, and the
     evaluators side by side (a few minutes)."""
+    stored_path = Path(args.results).with_name("face.json")
+    reuse = {k for k in args.reuse.split(",") if k}
+    stored = json.loads(stored_path.read_text()) if reuse else {}
+    unknown = reuse - {"face-4", "evaluators", "onnx", "search", "suite_search"}
+    if unknown or not reuse <= set(stored):
+        print(f"bench: --reuse: no such part in {stored_path}: "
+              f"{', '.join(sorted(unknown or reuse - set(stored)))}", file=sys.stderr)
+        return 2
+
+    def part(name, measure):
+        if name in reuse:
+            print(f"{name}: reused from {stored_path.name}", flush=True)
+            return stored[name]
+        value = measure()
+        print(json.dumps(value, indent=1), flush=True)
+        return value
+
     # the evaluators side by side first: a microbenchmark of a few milliseconds on two
     # threads, measured before the long runs below leave the process and the cores busy
-    speed = bench_face.evaluator_speed()
-    print(json.dumps(speed, indent=1), flush=True)
+    speed = part("evaluators", bench_face.evaluator_speed)
     with tempfile.TemporaryDirectory(prefix="minun-face-") as tmp:
         print("face-4: profile 32 images, quantize, plan, C for cortex-m4, QEMU on 2 images,"
               " then profile 405 images ...", flush=True)
-        record = bench_face.face_detection(Path(tmp))
-        print(json.dumps(record, indent=1), flush=True)
+        record = part("face-4", lambda: bench_face.face_detection(Path(tmp)))
         print("light ONNX models: profile 8 images, compile at fixed16 ...", flush=True)
-        onnx_models = bench_face.large_onnx(Path(tmp))
-    print(json.dumps(onnx_models, indent=1), flush=True)
-    search = bench_face.precision_search()
-    print(json.dumps(search, indent=1), flush=True)
+        onnx_models = part("onnx", lambda: bench_face.large_onnx(Path(tmp)))
+    search = part("search", bench_face.precision_search)
     print("precision search on every suite classifier (1.25x fixed8 RAM) ...", flush=True)
     with tempfile.TemporaryDirectory(prefix="minun-suite-search-") as tmp:
-        suite_search = bench_face.suite_search(Path(tmp))
-    print(json.dumps(suite_search["mean_drop"]), flush=True)
+        suite_search = part("suite_search", lambda: bench_face.suite_search(Path(tmp)))
     out = Path(args.out)
     out.write_text(bench_face.replace_section(
         out.read_text(), bench_face.render(record, speed, onnx_models, search, suite_search)))

@@ -157,6 +157,9 @@ class FixedType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"!num.fixed: bits must be 8, 16, 32 or 64, got {self.bits.data}")
 
 
+POSIT_WIDTHS = (*range(8, 17), 32)  # n of posit<n, es>
+
+
 @irdl_attr_definition
 class PositType(ParametrizedAttribute, TypeAttribute):
     """`!num.posit<n, es>`: an n-bit posit pattern with es exponent bits (docs/numerics.md,
@@ -188,9 +191,15 @@ class PositType(ParametrizedAttribute, TypeAttribute):
             es = parser.parse_integer()
         return IntAttr(n), IntAttr(es)
 
+    @property
+    def storage_width(self) -> int:
+        """The C integer a pattern is stored in (sign-extended from n bits): 8, 16 or 32."""
+        n = self.nbits.data
+        return 8 if n <= 8 else 16 if n <= 16 else 32
+
     def verify(self) -> None:
-        if self.nbits.data not in (8, 16, 32) or not 0 <= self.es.data <= 2:
-            raise VerifyException(f"!num.posit: n must be 8, 16 or 32 and es 0..2, got "
+        if self.nbits.data not in POSIT_WIDTHS or not 0 <= self.es.data <= 2:
+            raise VerifyException(f"!num.posit: n must be 8..16 or 32 and es 0..2, got "
                                   f"<{self.nbits.data}, {self.es.data}>")
 
 
@@ -283,7 +292,9 @@ def storage_type(el: Attribute) -> IntegerType:
     """The integer a fixed-point value, a posit pattern or a bfloat16 key is stored in."""
     if isinstance(el, BFloat16Type):
         return IntegerType(16)
-    assert isinstance(el, (FixedType, PositType, AffineType))
+    if isinstance(el, PositType):
+        return IntegerType(el.storage_width)
+    assert isinstance(el, (FixedType, AffineType))
     return IntegerType(el.width)
 
 

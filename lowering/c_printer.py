@@ -45,6 +45,7 @@ from minun_mlir.lowering.c_runtime import (
     PROFILES,
     Profile,
     avr_dot_helper,
+    posit_result,
     runtime_header,
     uses_posits,
 )
@@ -936,6 +937,8 @@ int minun_predict_float(const float *x, float *scores)
         self.uses_math = True
         n_in, es_in = m.input_posit
         n_out, es_out = m.output_posit
+        from_fixed = posit_result(f"posit_from_fixed(mant, 150 - e, {n_in}, {es_in})", n_in)
+        nar = posit_result(f"posit_nar({n_in})", n_in)
         return f"""/* float -> posit<{n_in}, {es_in}>, rounded once (NaN, infinities: NaR). */
 static minun_input_t minun_quantize_input(float v)
 {{
@@ -946,14 +949,14 @@ static minun_input_t minun_quantize_input(float v)
     e = (int)((u >> 23) & 0xff);
     mant = (int32_t)(u & 0x7fffff);
     if (e == 0xff)
-        return (minun_input_t)posit_nar({n_in});
+        return {nar};
     if (e == 0)
         e = 1;
     else
         mant |= 0x800000;
     if (u >> 31)
         mant = -mant;
-    return (minun_input_t)posit_from_fixed(mant, 150 - e, {n_in}, {es_in});
+    return {from_fixed};
 }}
 
 /* posit<{n_out}, {es_out}> -> float: sign, regime, exponent and fraction fields. */

@@ -679,11 +679,27 @@ def _quire(d: int) -> Callable[[Profile], str]:
         f"    minun_quire = &minun_quire_{d};\n    posit_quire_clear(minun_quire);\n}}\n")
 
 
-_POSIT_FORMATS = [(n, es) for n in (8, 16, 32) for es in (0, 1, 2)]
+_POSIT_FORMATS = [(n, es) for n in (*range(8, 17), 32) for es in (0, 1, 2)]
+
+
+def posit_storage(n: int) -> int:
+    """The C integer width a posit<n, es> pattern is stored in, sign-extended from n bits
+    (as dialects/num.py's PositType.storage_width)."""
+    return 8 if n <= 8 else 16 if n <= 16 else 32
+
+
+def posit_result(expr: str, n: int) -> str:
+    """The runtime's n-bit pattern `expr` (in the low bits of a posit_t) as the stored,
+    sign-extended integer."""
+    w = posit_storage(n)
+    if n == w:
+        return f"(int{w}_t){expr}"
+    return f"(int{w}_t)((int32_t)((uint32_t){expr} << {32 - n}) >> {32 - n})"
 
 
 def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callable]]:
-    t, u = f"int{n}_t", f"uint{n}_t"
+    w = posit_storage(n)
+    t, u = f"int{w}_t", f"uint{w}_t"
     p = f"minun_p{n}e{es}"
     out: dict[str, tuple[tuple[str, ...], Callable]] = {}
 
@@ -693,25 +709,32 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
     for op in ("add", "sub", "mul"):
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} a, {t} b)\n{{\n"
-            f"    return ({t})posit_{op}(({u})a, ({u})b, {n}, {es});\n}}\n"))
+            f"    return {posit_result(f'posit_{op}(({u})a, ({u})b, {n}, {es})', n)};\n}}\n"))
     for op in ("exp", "sigmoid", "tanh"):
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} x)\n{{\n"
-            f"    return ({t})posit_{op}(({u})x, {n}, {es});\n}}\n"))
+            f"    return {posit_result(f'posit_{op}(({u})x, {n}, {es})', n)};\n}}\n"))
+    if n != w:  # two's complement of the n-bit pattern (lowering/loops/posit_ops.py)
+        out[f"{p}_neg"] = (("minun_posit",), fn(
+            f"static inline {t} {p}_neg({t} x)\n{{\n"
+            f"    return {posit_result('(0u - (uint32_t)x)', n)};\n}}\n"))
     out[f"{p}_fma"] = (("minun_quire",), fn(
         f"static inline void {p}_fma({t} a, {t} b)\n{{\n"
         f"    posit_quire_fma(minun_quire, ({u})a, ({u})b, {n}, {es});\n}}\n"))
     for n2, es2 in _POSIT_FORMATS:
-        if (n2, es2) != (n, es):
+        if (n2, es2) != (n, es) and es2 == es:
+            t2 = f"int{posit_storage(n2)}_t"
             out[f"{p}_to_p{n2}e{es2}"] = (("minun_posit",), fn(
-                f"static inline int{n2}_t {p}_to_p{n2}e{es2}({t} x)\n{{\n"
-                f"    return (int{n2}_t)posit_convert(({u})x, {n}, {es}, {n2}, {es2});\n}}\n"))
+                f"static inline {t2} {p}_to_p{n2}e{es2}({t} x)\n{{\n    return "
+                f"{posit_result(f'posit_convert(({u})x, {n}, {es}, {n2}, {es2})', n2)};"
+                "\n}\n"))
     for d in range(1, MAX_QUIRE_DEPTH + 1):
         back = f"&minun_quire_{d - 1}" if d > 1 else "0"
+        pop = posit_result(f"posit_quire_to_posit(&minun_quire_{d}, {n}, {es})", n)
         out[f"{p}_qpop_{d}"] = ((f"minun_quire_push_{d}",) + (
             (f"minun_quire_push_{d - 1}",) if d > 1 else ()), fn(
             f"static inline {t} {p}_qpop_{d}(void)\n{{\n"
-            f"    {t} r = ({t})posit_quire_to_posit(&minun_quire_{d}, {n}, {es});\n"
+            f"    {t} r = {pop};\n"
             f"    minun_quire = {back};\n    return r;\n}}\n"))
     return out
 

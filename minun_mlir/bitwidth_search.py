@@ -98,17 +98,20 @@ def _parse_assignment(text: str, path: str) -> Assignment:
         raise error(f"{path}: not JSON: {e}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise error(f"{path}: not a bitwidth assignment (expected \"format\": \"{FORMAT}\")")
+    rep = doc.get("repr", "fixed")
+    if rep not in ("fixed", "posit"):
+        raise error(f"{path}: repr must be fixed or posit, got {rep!r}")
+    from minun_mlir.numerics import repr as reprs
+
+    widths = reprs.get(rep)
     tensors = {}
     for name, t in doc.get("tensors", {}).items():
-        if not isinstance(t, dict) or t.get("bits") not in (8, 16, 32):
-            raise error(f"{path}: tensor '{name}': bits must be 8, 16 or 32")
+        if not isinstance(t, dict) or t.get("bits") not in widths.bitwidths:
+            raise error(f"{path}: tensor '{name}': bits must be {widths.bitwidths_text}")
         scale = t.get("scale")
         if scale is not None and not isinstance(scale, int):
             raise error(f"{path}: tensor '{name}': scale must be an integer")
         tensors[name] = (t["bits"], scale)
-    rep = doc.get("repr", "fixed")
-    if rep not in ("fixed", "posit"):
-        raise error(f"{path}: repr must be fixed or posit, got {rep!r}")
     return Assignment(int(doc.get("bits", 16)), tensors, rep)
 
 
@@ -332,7 +335,9 @@ def param_bytes(l2: ModuleOp) -> int:
     for op in l2.walk():
         if isinstance(op, num.ParamOp):
             ty = op.result.type
-            total += int(np.prod(ty.get_shape())) * ty.element_type.width // 8
+            el = ty.element_type
+            width = num.storage_type(el).width.data if num.integer_stored(el) else 32
+            total += int(np.prod(ty.get_shape())) * width // 8
     return total
 
 

@@ -125,10 +125,11 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if representation == "zero-skew" and config.bits != 8:
         raise error(f"quantize: repr=zero-skew takes bits=8 (int8 values, int32 "
                     f"accumulators), got bits={config.bits}")
-    if config.bits not in fx.BITWIDTHS:
-        raise error(f"quantize: bits must be 8, 16 or 32, got {config.bits}")
-    if config.param_bits is not None and config.param_bits not in fx.BITWIDTHS:
-        raise error(f"quantize: param-bits must be 8, 16 or 32, got "
+    rep = reprs.get(representation)
+    if config.bits not in rep.bitwidths:
+        raise error(f"quantize: bits must be {rep.bitwidths_text}, got {config.bits}")
+    if config.param_bits is not None and config.param_bits not in rep.bitwidths:
+        raise error(f"quantize: param-bits must be {rep.bitwidths_text}, got "
                          f"{config.param_bits}")
     if config.input_bits is not None and config.input_bits not in fx.BITWIDTHS:
         raise error(f"quantize: input-bits must be 8, 16 or 32, got {config.input_bits}")

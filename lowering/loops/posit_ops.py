@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.diagnostics import error
@@ -148,12 +149,24 @@ def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:
 
 def lower_clip(lw: Lowering, op: Operation) -> Val:
     lo, hi = posit_repr.clip_bounds(op)
-    w = element_of(op.input).width
+    w = element_of(op.input).storage_width
 
     def fn(g: Gen, x: SSAValue) -> SSAValue:  # np.clip: min(max(x, lo), hi)
         return g.min(g.max(x, g.iconst(lo, w)), g.iconst(hi, w))
 
     return elementwise(lw, op, fn, op.input)
+
+
+def lower_neg(lw: Lowering, op: num.NegOp) -> Val:
+    """Two's complement negation of the n-bit pattern: the integer negation of the
+    stored value, sign-extended again from n bits when n is below the storage width (so
+    that NaR stays NaR, as in the evaluator)."""
+    el = element_of(op.input)
+    w = el.storage_width
+    if el.width == w:
+        return elementwise(lw, op, lambda g, x: g.binop(arith.SubiOp, g.iconst(0, w), x),
+                           op.input)
+    return elementwise(lw, op, lambda g, x: call(g, el, "neg", [x]), op.input)
 
 
 def lower_convert(lw: Lowering, op: num.ConvertOp) -> Val:
@@ -179,6 +192,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.Conv2DOp: lower_conv2d,
     num.SparseMatMulOp: lower_sparse_matmul,
     num.ConvertOp: lower_convert,
+    num.NegOp: lower_neg,
     num.ClipOp: lower_clip,
     num.Relu6Op: lower_clip,
     minun.InitOp: lower_init,

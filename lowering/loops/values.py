@@ -27,7 +27,9 @@ FREE, CHEAP, COMPUTE = 0, 1, 2
 def storage(el: Attribute) -> Attribute:
     """The C-level element of an L2 element type: iN for !num.fixed<N, s> and for
     !num.posit<N, es> (the pattern), f32 for f32."""
-    if isinstance(el, (FixedType, PositType, AffineType)):
+    if isinstance(el, PositType):  # sign-extended from n bits
+        return IntegerType(el.storage_width)
+    if isinstance(el, (FixedType, AffineType)):
         return IntegerType(el.width)
     if isinstance(el, BFloat16Type):  # an order-preserving key (numerics/bfloat16_repr.py)
         return IntegerType(16)

@@ -29,7 +29,7 @@ from minun_mlir.numerics.float32_repr import Float32Converter
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
 
-BITS = (8, 16, 32)
+BITS = num.POSIT_WIDTHS  # n of posit<n, es>: 8..16 and 32
 
 
 class PositConverter(Float32Converter):
@@ -248,6 +248,8 @@ _KERNELS = {
 class PositRepresentation(Representation):
     name = "posit"
     needs_profile = False
+    bitwidths = BITS
+    bitwidths_text = "8..16 or 32"
 
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, PositType)
@@ -255,7 +257,7 @@ class PositRepresentation(Representation):
     def quantize(self, module: ModuleOp, config: QuantizeConfig, profile: Profile | None
                  ) -> ModuleOp:
         if config.bits not in BITS or not 0 <= config.es <= 2:
-            raise error(f"quantize: posits need bits 8, 16 or 32 and es 0..2, got bits="
+            raise error(f"quantize: posits need bits 8..16 or 32 and es 0..2, got bits="
                         f"{config.bits} es={config.es}")
         if config.scales == "maxscale" or config.scale_by_name:
             raise error("quantize: posits have no scales (no maxscale or per-tensor scales)")
@@ -263,7 +265,7 @@ class PositRepresentation(Representation):
         if config.param_bits is not None:
             widths.add(config.param_bits)
         if not widths <= set(BITS):
-            raise error(f"quantize: posit tensors need bits 8, 16 or 32, got "
+            raise error(f"quantize: posit tensors need bits 8..16 or 32, got "
                         f"{', '.join(map(str, sorted(widths - set(BITS))))}")
         return PositConverter(config, profile).run(module)
 

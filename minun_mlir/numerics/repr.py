@@ -68,6 +68,9 @@ class Representation(ABC):
     # whether quantize needs the float program's profile (data-driven scales); a
     # representation with one type per program (float32, posits) does not
     needs_profile: bool = True
+    # the bitwidths `bits` (and per-tensor bits) may take, and how an error message says so
+    bitwidths: tuple[int, ...] = (8, 16, 32)
+    bitwidths_text: str = "8, 16 or 32"
 
     @abstractmethod
     def owns(self, element: Attribute) -> bool:

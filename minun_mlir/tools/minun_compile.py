@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="number representation: fixed point (default, or the one of --assign's "
                    "file), float32, posit<bits, es>, bfloat16 or zero-skew (TFLite's affine "
                    "int8: scale and zero point per tensor, int32 accumulators; --bits 8 only)")
-    p.add_argument("--bits", type=int, default=None, choices=(8, 16, 32),
+    p.add_argument("--bits", type=int, default=None, choices=(*range(8, 17), 32),
+                   metavar="{8,16,32 (posits: 8..16, 32)}",
                    help="the bitwidth (default 16, 8 for --repr zero-skew, or the one of "
                    "--assign's file)")
     p.add_argument("--es", type=int, default=2, choices=(0, 1, 2),

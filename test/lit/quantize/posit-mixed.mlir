@@ -5,7 +5,7 @@
 // reads it.
 // RUN: minun-opt %s -p 'quantize{repr=posit bits=16 es=2 demote=t2}' | filecheck %s
 // RUN: minun-opt %s -p 'quantize{repr=posit bits=16 es=2 param-bits=8}' | filecheck %s --check-prefix=P8W
-// RUN: not minun-opt %s -p 'quantize{repr=posit bits=16 param-bits=12}' 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: not minun-opt %s -p 'quantize{repr=posit bits=16 param-bits=20}' 2>&1 | filecheck %s --check-prefix=ERR
 
 func.func @main() -> tensor<1x1xf32> {
   %X = minun.input "X" [-3.0, 3.0] : tensor<2x1xf32>
@@ -27,4 +27,4 @@ func.func @main() -> tensor<1x1xf32> {
 // P8W-NEXT: %[[B:.*]] = num.convert %B1 : tensor<1x1x!num.posit<8, 2>> -> tensor<1x1x!num.posit<16, 2>>
 // P8W-NEXT: %t2 = num.add %t1, %[[B]]
 
-// ERR: error: quantize: param-bits must be 8, 16 or 32, got 12
+// ERR: error: quantize: param-bits must be 8..16 or 32, got 20

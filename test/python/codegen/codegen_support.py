@@ -89,10 +89,8 @@ class Expected:
 
 
 def storage_dtype(el) -> np.dtype:
-    if isinstance(el, (num.FixedType, num.PositType, num.AffineType)):
-        return np.dtype(f"<i{el.width // 8}")
-    if num.integer_stored(el):  # bfloat16 keys
-        return np.dtype("<i2")
+    if num.integer_stored(el):  # fixed, posit patterns, affine, bfloat16 keys
+        return np.dtype(f"<i{num.storage_type(el).width.data // 8}")
     return np.dtype("<f4")
 
 
@@ -187,6 +185,8 @@ CONFIGS: dict[str, dict[str, object]] = {
     # posit16 and rounding its result to posit8)
     "posit16-params8": dict(repr="posit", bits=16, es=2, param_bits=8),
     "posit8-params16": dict(repr="posit", bits=8, es=2, param_bits=16),
+    # posit<12, 2>: n between the storage widths (patterns sign-extended in int16_t)
+    "posit12": dict(repr="posit", bits=12, es=2),
     "zero-skew8": {"repr": "zero-skew", "bits": 8},
 }
 

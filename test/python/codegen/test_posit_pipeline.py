@@ -67,11 +67,13 @@ def test_minun_table_1_through_the_pipeline(bits, tmp_path):
     assert float(f"{real[0, 0]:.6g}") == t2
 
 
-def test_float_wrapper_encodes_and_decodes_like_the_evaluator(tmp_path):
+@pytest.mark.parametrize("n", [16, 12])
+def test_float_wrapper_encodes_and_decodes_like_the_evaluator(n, tmp_path):
     """minun_predict_float on inputs at every magnitude, ties and special values: the
-    C's float -> posit<16, 2> equals numerics/posit.py's encode, the scores its decode."""
+    C's float -> posit<n, 2> equals numerics/posit.py's encode, the scores its decode
+    (posit<12, 2>: patterns sign-extended in int16_t)."""
     l1 = compile_with_weights("let X = (8, 1) in [-1.0, 1.0] in\nX", "id.sd", Weights({}))
-    l2 = lower_to_l2(l1, repr="posit", bits=16, es=2)
+    l2 = lower_to_l2(l1, repr="posit", bits=n, es=2)
     rng = np.random.default_rng(5)
     x = (rng.standard_normal((64, 8)) * np.exp2(rng.integers(-70, 70, (64, 8))))
     x[0] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 3e38, -1.5]
@@ -80,7 +82,7 @@ def test_float_wrapper_encodes_and_decodes_like_the_evaluator(tmp_path):
     emit_c(l2, "x86", tmp_path)
     exe = build_host(tmp_path, tmp_path / "host")
     _, got = run_host(exe, x, np.dtype("<f4"), 8, as_float=True)
-    want = P.decode(P.encode(x.astype(np.float64), 16, 2), 16, 2).astype(np.float32)
+    want = P.decode(P.encode(x.astype(np.float64), n, 2), n, 2).astype(np.float32)
     np.testing.assert_array_equal(got, want)
 
 
@@ -93,9 +95,9 @@ def test_normalise_l2_is_reported_not_supported():
 
 
 @pytest.mark.parametrize("options,message", [
-    (dict(bits=12), "bits must be 8, 16 or 32"),
-    (dict(bits=16, es=3), "posits need bits 8, 16 or 32 and es 0..2"),
-    (dict(bits=16, param_bits=12), "param-bits must be 8, 16 or 32, got 12"),
+    (dict(bits=17), "bits must be 8..16 or 32, got 17"),
+    (dict(bits=16, es=3), "posits need bits 8..16 or 32 and es 0..2"),
+    (dict(bits=16, param_bits=24), "param-bits must be 8..16 or 32, got 24"),
     (dict(bits=16, scales="maxscale", maxscale=4), "posits have no scales"),
 ])
 def test_bad_posit_options(options, message):

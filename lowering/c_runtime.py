@@ -690,11 +690,11 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
     def fn(text: str) -> Callable[[Profile], str]:
         return lambda prof: text
 
-    for op in ("add", "sub", "mul"):
+    for op in ("add", "sub", "mul", "div"):
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} a, {t} b)\n{{\n"
             f"    return ({t})posit_{op}(({u})a, ({u})b, {n}, {es});\n}}\n"))
-    for op in ("exp", "sigmoid", "tanh"):
+    for op in ("exp", "sigmoid", "tanh", "sqrt", "log"):
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} x)\n{{\n"
             f"    return ({t})posit_{op}(({u})x, {n}, {es});\n}}\n"))
@@ -755,14 +755,15 @@ static inline int16_t minun_f32_bf16(float f)
 HELPERS["minun_bf16"] = ((), lambda p: _BF16_BASE)
 HELPERS["minun_bf16_f32"] = (("minun_bf16",), lambda p: "")
 HELPERS["minun_f32_bf16"] = (("minun_bf16",), lambda p: "")
-for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*")):
+for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/")):
     HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16",), (lambda op, sym: lambda p: (
         f"static inline int16_t minun_bf16_{op}(int16_t a, int16_t b)\n{{\n"
         f"    return minun_f32_bf16(minun_bf16_f32(a) {sym} minun_bf16_f32(b));\n}}\n"))(
             _op, _sym))
 for _op, _lib, _expr in (("exp", "expf", "expf(x)"),
                          ("sigmoid", "expf", "1.0f / (1.0f + expf(-x))"),
-                         ("tanh", "tanhf", "tanhf(x)")):
+                         ("tanh", "tanhf", "tanhf(x)"), ("sqrt", "sqrtf", "sqrtf(x)"),
+                         ("log", "logf", "logf(x)")):
     HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16", _lib), (lambda op, expr: lambda p: (
         f"static inline int16_t minun_bf16_{op}(int16_t k)\n{{\n"
         f"    float x = minun_bf16_f32(k);\n    return minun_f32_bf16({expr});\n}}\n"))(
@@ -808,7 +809,7 @@ def uses_posits(names: Iterable[str]) -> bool:
 AVR_ASR32 = tuple(n for n in range(1, 31) if n % 8)
 for _n in AVR_ASR32:
     HELPERS[f"minun_asr32_{_n}"] = ((), _avr_asr32(_n))
-LIBM = ("expf", "tanhf", "sqrtf")
+LIBM = ("expf", "tanhf", "sqrtf", "logf")
 
 
 def closure(names: Iterable[str]) -> list[str]:

@@ -890,6 +890,31 @@ class SoftmaxOp(IRDLOperation):
             raise VerifyException(f"{self.name}: needs a tensor with at least one axis")
 
 
+@irdl_op_definition
+class LogSoftmaxOp(IRDLOperation):
+    """log(softmax) over the last axis: y = (x - m) - ln(sum e^(x - m)), m the row's max.
+    Fixed point: the sum of Shiftry's exp table values as for num.softmax, its natural log
+    by minun_lnsum (an integer log2 by repeated squaring, 16 fraction bits, times ln 2),
+    then x - m - log at the result's scale, rounded once and saturated. Posit and
+    bfloat16: each step rounded (the sum through the quire, or in float32)."""
+
+    name = "num.log_softmax"
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    result = result_def(_same_shape(S))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.input, self.result)
+        r = fixed(self.result)
+        if r is not None and r.width not in (8, 16, 32):
+            raise VerifyException(f"{self.name}: the result is 8, 16 or 32 bits, got "
+                                  f"{self.result.type}")
+        if not _shape(self.input):
+            raise VerifyException(f"{self.name}: needs a tensor with at least one axis")
+
+
 # --------------------------------------------------------------------------------------
 # Comparison, selection and negation: ops whose result depends on the encoding
 # --------------------------------------------------------------------------------------
@@ -1073,7 +1098,7 @@ class SgnOp(_LabelOp):
 Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, ConvertOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp,
-     Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp,
+     Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp,
      RequantizeOp],
     [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr],

@@ -218,6 +218,32 @@ static inline int{bits}_t minun_isqrt{bits}(int{bits}_t v)
     return make
 
 
+_LNSUM = """
+/* ln(s / 2^se) in units of 2^-16, for 2^se <= s < 2^62 (numerics/fixed.py ln_sum): log2 by
+ * repeated squaring of s normalised to [1, 2) in Q30 (16 fraction bits), times ln 2. */
+static inline int32_t minun_lnsum(int64_t s, int32_t se)
+{
+    uint64_t v = (uint64_t)s, u;
+    int32_t k = 0, i, frac = 0;
+    while (v >> 1) {
+        v >>= 1;
+        k++;
+    }
+    u = k <= 30 ? (uint64_t)s << (30 - k) : (uint64_t)s >> (k - 30);
+    for (i = 0; i < 16; i++) {
+        u = (u * u) >> 30;
+        frac <<= 1;
+        if (u >> 31) {
+            u >>= 1;
+            frac |= 1;
+        }
+    }
+    return (int32_t)((((int64_t)(k - se) * 65536 + frac) * 1488522236LL
+                      + ((int64_t)1 << 30)) >> 31);
+}
+"""
+
+
 def _sigmoidf(p: Profile) -> str:
     return """
 static inline float minun_sigmoidf(float x)
@@ -645,6 +671,7 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_isqrt32": ((), _isqrt(32)),
     "minun_isqrt64": ((), _isqrt(64)),
     "minun_sigmoidf": (("expf",), _sigmoidf),
+    "minun_lnsum": ((), lambda p: _LNSUM),
 }
 # The native profiler's probe (minun_mlir/native.py defines it in its host build).
 HELPERS["minun_profile"] = ((), lambda p: (

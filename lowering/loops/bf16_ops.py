@@ -157,6 +157,23 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     return rows(lw, op, body)
 
 
+def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
+    def body(g: Gen, x, whole, at, n: int) -> None:
+        top = row_max(g, x, at, n)
+
+        def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+            d = bf16(g, "sub", [x.load(g, at(i)), top])
+            g.store(d, whole.buffer, whole.at(at(i)))
+            return [g.add(arith.AddfOp(acc, to_f32(g, bf16(g, "exp", [d]))))]
+
+        total = from_f32(g, g.for_(0, n, [g.const(0.0, f32)], exp_sum)[0])
+        log = bf16(g, "log", [total])
+        g.for_(0, n, [], lambda i: g.store(bf16(g, "sub", [whole.load(g, at(i)), log]),
+                                           whole.buffer, whole.at(at(i))))
+
+    return rows(lw, op, body)
+
+
 def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
     zero = lw.g.iconst(0, 16)
 
@@ -190,5 +207,6 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.NegOp: lower_neg,
     minun.InitOp: lower_init,
     num.SoftmaxOp: lower_softmax,
+    num.LogSoftmaxOp: lower_log_softmax,
     num.NormaliseL2Op: lower_normalise_l2,
 }

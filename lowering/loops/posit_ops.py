@@ -210,6 +210,27 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     return rows(lw, op, body)
 
 
+def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
+    """d = x - max stored in the result while the quire sums exp(d) * 1; then each
+    d - log(sum)."""
+    el = element_of(op.result)
+    one = lw.g.iconst(1 << (el.width - 2), el.width)
+
+    def body(g: Gen, x, whole, at, n: int) -> None:
+        top = row_max(g, x, at, n)
+
+        def term(t: list[Lin]) -> tuple[SSAValue, SSAValue]:
+            d = call(g, el, "sub", [x.load(g, at(t[0])), top])
+            g.store(d, whole.buffer, whole.at(at(t[0])))
+            return call(g, el, "exp", [d]), one
+
+        log = call(g, el, "log", [quire_sum(g, el, (n,), term)])
+        g.for_(0, n, [], lambda i: g.store(call(g, el, "sub", [whole.load(g, at(i)), log]),
+                                           whole.buffer, whole.at(at(i))))
+
+    return rows(lw, op, body)
+
+
 def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
     el = element_of(op.result)
     zero = lw.g.iconst(0, el.width)
@@ -243,5 +264,6 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.Relu6Op: lower_clip,
     minun.InitOp: lower_init,
     num.SoftmaxOp: lower_softmax,
+    num.LogSoftmaxOp: lower_log_softmax,
     num.NormaliseL2Op: lower_normalise_l2,
 }

@@ -169,6 +169,16 @@ def _softmax(op, x):
     return from_f32((e / total).astype(np.float32))
 
 
+def _log_softmax(op, x):
+    """Per row: d = x - m and e = expf(d) rounded, the ordered float32 sum of e rounded,
+    its logf rounded, y = d - log rounded."""
+    top = to_f32(x.max(axis=-1, keepdims=True))
+    d = to_f32(from_f32((to_f32(x) - top).astype(np.float32)))
+    e = to_f32(from_f32(np.exp(d).astype(np.float32)))
+    log = to_f32(from_f32(np.log(to_f32(from_f32(_sequential(e)))).astype(np.float32)))
+    return from_f32((d - log[..., None]).astype(np.float32))
+
+
 def _normalise_l2(op, x):
     """Per position: the float32 sum of the (exact) squares in order rounded once, its
     sqrtf rounded, x / that rounded; 0 where the norm is not positive."""
@@ -217,6 +227,7 @@ _KERNELS = {
     "num.sigmoid": _unary(_sigmoid),
     "num.tanh": _unary(lambda x: np.tanh(x).astype(np.float32)),
     "num.softmax": _softmax,
+    "num.log_softmax": _log_softmax,
     "num.normalise_l2": _normalise_l2,
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": _clip,

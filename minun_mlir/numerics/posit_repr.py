@@ -184,6 +184,16 @@ def _softmax(op, x):
     return pz.signed(pz.div(e, total, n, es), n)
 
 
+def _log_softmax(op, x):
+    """Per row: d = x - m and e = exp(d) rounded, the quire sum of e rounded once, its
+    log rounded, y = d - log rounded."""
+    n, es = _fmt(op)
+    d = pz.sub(x, x.max(axis=-1, keepdims=True), n, es)
+    e = pz.exp(d, n, es)
+    total = pz.dot(e, np.full_like(e, 1 << (n - 2)), n, es, axis=-1)[..., None]
+    return pz.signed(pz.sub(d, pz.log(total, n, es), n, es), n)
+
+
 def _normalise_l2(op, x):
     """Per position: the sum of squares through the quire rounded once, its sqrt rounded,
     each x / sqrt rounded; 0 where the sum is 0 (every x is 0)."""
@@ -247,6 +257,7 @@ _KERNELS = {
     "num.sigmoid": _unary(pz.sigmoid),
     "num.tanh": _unary(pz.tanh),
     "num.softmax": _softmax,
+    "num.log_softmax": _log_softmax,
     "num.normalise_l2": _normalise_l2,
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": _clip,

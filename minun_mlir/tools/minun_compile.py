@@ -321,7 +321,11 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     dims = dict(item.partition("=")[::2] for item in args.dim)
     l1 = load_model(args.model, args.weights, {k: int(v) for k, v in dims.items()} or None,
                     args.synthetic_weights)
-    train = load_dataset(args.train, _input_shape(l1), num_classes(l1))
+    shape = _input_shape(l1)
+    if isinstance(shape, dict):
+        raise error(f"--search takes a model with one input; this one has {len(shape)} "
+                    f"({', '.join(shape)})")
+    train = load_dataset(args.train, shape, num_classes(l1))
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,

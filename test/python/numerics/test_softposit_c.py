@@ -165,6 +165,9 @@ def test_c_matches_softposit_directly(c, tmp_path):
             same(c.binary(op, a, b, n, es), oracle.binary(op, a, b, n, es), a, b)
         rows_a, rows_b = rng.integers(0, 1 << n, (2, 500, 32))
         same(c.dot(rows_a, rows_b, n, es), oracle.dot(rows_a, rows_b, n, es))
+    for n, es in ((8, 0), (16, 1), (8, 2), (16, 2)):  # sqrt: every pattern
+        a = np.arange(1 << n)
+        same(c.unary("sqrt", a, n, es), oracle.sqrt(a, n, es), a)
 
 
 MCU_FORMATS = [(8, 0), (8, 2), (12, 1), (16, 1), (16, 2), (32, 2)]

@@ -36,6 +36,14 @@ def examples(features: np.ndarray | Mapping[str, np.ndarray]) -> int:
     return len(features)
 
 
+def first(features: np.ndarray | Mapping[str, np.ndarray], n: int
+          ) -> np.ndarray | dict[str, np.ndarray]:
+    """The first n examples of a batch (one array, or a dict of arrays by input)."""
+    if isinstance(features, Mapping):
+        return {k: v[:n] for k, v in features.items()}
+    return features[:n]
+
+
 @dataclass(frozen=True)
 class Dataset:
     features: np.ndarray | dict[str, np.ndarray]  # (N, *input_shape) float32, or by input

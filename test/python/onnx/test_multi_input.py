@@ -202,16 +202,19 @@ def test_dataset_errors_name_what_is_missing(model, tmp_path):
 
 def test_minun_compile_takes_several_inputs(model, tmp_path):
     """--train as .npy rows, --test as an .npz by input name: the report's accuracy is the
-    agreement with onnxruntime's argmax, and the C is written; a bad .npz is one line."""
+    agreement with onnxruntime's argmax, the C is written and run on the Uno (--run checks
+    it against the evaluator); a bad .npz is one line."""
     train = train_file(tmp_path, batch(64, seed=2))
     x = batch(20, seed=8)
     labels = np.argmax(onnxruntime_outputs(model, x).reshape(20, -1), axis=1)
     np.savez(tmp_path / "test.npz", a=x["a"], b=x["b"], y=labels)
     proc = subprocess.run([str(BIN / "minun-compile"), str(model), "--train", str(train),
-                           "--test", str(tmp_path / "test.npz"), "--out", str(tmp_path / "c")],
-                          capture_output=True, text=True)
+                           "--test", str(tmp_path / "test.npz"), "--out", str(tmp_path / "c"),
+                           "--target", "avr", "--run"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "float accuracy: 100.00%" in proc.stdout
+    assert "on avr: 20 test inputs" in proc.stdout
+    assert "labels equal to the evaluator's on 100.00%" in proc.stdout
     assert (tmp_path / "c" / "model.c").is_file()
     np.savez(tmp_path / "bad.npz", a=x["a"])
     proc = subprocess.run([str(BIN / "minun-compile"), str(model), "--train",

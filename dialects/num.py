@@ -851,7 +851,8 @@ class TanhOp(_TableOp):
 @irdl_op_definition
 class NormaliseL2Op(IRDLOperation):
     """Per NHWC position: acc = sum of squares (exact), n = isqrt(acc) (input scale),
-    y = (x * 2^s_out) / n with C division (0 where n = 0)."""
+    y = (x * 2^s_out) / n with C division (0 where n = 0). Posit: the quire sum of squares,
+    a correctly rounded sqrt, posit division; f32 and bf16: sqrtf and division."""
 
     name = "num.normalise_l2"
     S: ClassVar = VarConstraint("S", AnyAttr())
@@ -871,7 +872,9 @@ class SoftmaxOp(IRDLOperation):
     """Softmax over the last axis. Fixed point, per row: m = max; d = x - m (<= 0), brought
     to the exp table's input scale (saturated); e = Shiftry's exp table (16-bit: scale
     11 -> 14, 8-bit: 4 -> 6); s = the exact sum of e; y = (e * 2^(b-2)) / s with C
-    division (s >= e(0) > 0). The result is !num.fixed<b, b-2>. f32: e^(x - m) / sum."""
+    division (s >= e(0) > 0). The result is !num.fixed<b, b-2>. f32: e^(x - m) / sum.
+    Posit: x - m and exp rounded, the quire sum rounded once, a posit division; bf16: the
+    same steps in float32, each rounded to bfloat16 (docs/numerics.md)."""
 
     name = "num.softmax"
     S: ClassVar = VarConstraint("S", AnyAttr())

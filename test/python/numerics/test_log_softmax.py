@@ -60,11 +60,11 @@ def fixed_bound(bits: int, s_in: int, s_out: int, n: int) -> float:
     """|y - ref| for fixed point: one output unit 2^-s_out (any rounding mode), the log's
     2^-15 and the rounding of the log to the subtraction's scale, and the sum's error in
     ln units (|dS| / S with S >= 1): the exp table's input is d rounded to the table's
-    scale (relative error of e up to 2^-s_table) and each of the n entries is off by at
-    most 3 units of the table's output (16-bit: two floored tables and a rounded product;
-    8-bit: one floored table)."""
+    scale when the input's is finer (relative error of e up to 2^-s_table; exact
+    otherwise) and each of the n entries is off by at most 3 units of the table's output
+    (16-bit: two floored tables and a rounded product; 8-bit: one floored table)."""
     s_table, s_e = (11, 14) if bits > 8 else (4, 6)
-    quant = 2.0 ** -min(s_in, s_table) if s_in < s_table else 2.0 ** -s_table
+    quant = 2.0 ** -s_table if s_in > s_table else 0.0
     return 2.0 ** -s_out + 2.0 ** -15 + 2.0 ** -16 + quant + n * 3 * 2.0 ** -s_e
 
 

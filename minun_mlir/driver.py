@@ -279,8 +279,12 @@ def num_classes(module: ModuleOp) -> int:
 
 
 def _input_ranges(module: ModuleOp) -> str:
-    return ", ".join(f"[{op.range_lo.value.data:g}, {op.range_hi.value.data:g}]"
-                     for op in model_inputs(module))
+    """'input range [lo, hi]', or for several inputs 'input ranges (a [lo, hi], ...)'."""
+    ranges = [(op.sym_name.data, f"[{op.range_lo.value.data:g}, {op.range_hi.value.data:g}]")
+              for op in model_inputs(module)]
+    if len(ranges) == 1:
+        return f"input range {ranges[0][1]}"
+    return "input ranges (" + ", ".join(f"{n} {r}" for n, r in ranges) + ")"
 
 
 def _input_shape(module: ModuleOp) -> tuple[int, ...] | dict[str, tuple[int, ...]]:
@@ -325,7 +329,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                 raise error("data-driven scales need training data (--train FILE), or "
                             "--scales maxscale --maxscale P")
             warn(f"no training data: scales profiled on {options.synthetic} inputs drawn "
-                 f"uniformly in the declared input range {_input_ranges(l1)}; give --train "
+                 f"uniformly in the declared {_input_ranges(l1)}; give --train "
                  "FILE for scales that fit real data")
     passes = parse_pipeline(options.pipeline(train))
     to_l2 = [p.name for p in passes].index("quantize") + 1

@@ -216,6 +216,10 @@ def test_minun_compile_takes_several_inputs(model, tmp_path):
     assert "on avr: 20 test inputs" in proc.stdout
     assert "labels equal to the evaluator's on 100.00%" in proc.stdout
     assert (tmp_path / "c" / "model.c").is_file()
+    proc = subprocess.run([str(BIN / "minun-compile"), str(model)], capture_output=True,
+                          text=True)  # no data: profiled in the declared ranges
+    assert proc.returncode == 0, proc.stderr
+    assert "declared input ranges (a [-1, 1], b [-1, 1])" in proc.stderr
     np.savez(tmp_path / "bad.npz", a=x["a"])
     proc = subprocess.run([str(BIN / "minun-compile"), str(model), "--train",
                            str(tmp_path / "bad.npz")], capture_output=True, text=True)

@@ -220,3 +220,18 @@ def test_log_softmax_c_on_the_board_equals_the_evaluator(target, el, out, tmp_pa
     expected = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(3, -1)
     np.testing.assert_array_equal(np.asarray(r.outputs).reshape(3, -1).astype(np.int64),
                                   expected)
+
+
+@pytest.mark.parametrize(("el", "out"), [("!num.fixed<16, 11>", "!num.fixed<16, 10>"),
+                                         ("!num.fixed<8, 4>", "!num.fixed<8, 3>"),
+                                         ("!num.posit<16, 1>", "!num.posit<16, 1>"),
+                                         ("bf16", "bf16"), ("f32", "f32")])
+def test_rows_of_one_element_give_zero(el, out):
+    """log(softmax) of a single value is log(1) = 0 exactly (e(0) is the table's 1.0 and
+    ln_sum(2^s_e) = 0; posit and float: d = 0, exp(0) = 1, log(1) = 0)."""
+    l2 = parse_ir(program((3, 1), el, out))
+    x = np.random.default_rng(0).normal(size=(5, 3, 1))
+    stored = np.asarray(evaluate_l2(l2, x).outputs[0])
+    assert np.all(decode_outputs(l2, [stored])[0] == 0)
+    c = native.NativeProgram(l2).outputs(x)[0]
+    assert np.array_equal(c, stored)

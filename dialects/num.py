@@ -862,7 +862,8 @@ class TanhOp(_TableOp):
 @irdl_op_definition
 class NormaliseL2Op(IRDLOperation):
     """Per NHWC position: acc = sum of squares (exact), n = isqrt(acc) (input scale),
-    y = (x * 2^s_out) / n with C division (0 where n = 0)."""
+    y = (x * 2^s_out) / n with C division (0 where n = 0). Posit: the quire sum of squares,
+    a correctly rounded sqrt, posit division; f32 and bf16: sqrtf and division."""
 
     name = "num.normalise_l2"
     S: ClassVar = VarConstraint("S", AnyAttr())
@@ -882,7 +883,9 @@ class SoftmaxOp(IRDLOperation):
     """Softmax over the last axis. Fixed point, per row: m = max; d = x - m (<= 0), brought
     to the exp table's input scale (saturated); e = Shiftry's exp table (16-bit: scale
     11 -> 14, 8-bit: 4 -> 6); s = the exact sum of e; y = (e * 2^(b-2)) / s with C
-    division (s >= e(0) > 0). The result is !num.fixed<b, b-2>. f32: e^(x - m) / sum."""
+    division (s >= e(0) > 0). The result is !num.fixed<b, b-2>. f32: e^(x - m) / sum.
+    Posit: x - m and exp rounded, the quire sum rounded once, a posit division; bf16: the
+    same steps in float32, each rounded to bfloat16 (docs/numerics.md)."""
 
     name = "num.softmax"
     S: ClassVar = VarConstraint("S", AnyAttr())
@@ -897,6 +900,31 @@ class SoftmaxOp(IRDLOperation):
         if r is not None and (r.width not in (8, 16, 32) or r.frac != r.width - 2):
             raise VerifyException(f"{self.name}: the result is !num.fixed<b, b-2> (b = 8, "
                                   f"16 or 32), got {self.result.type}")
+        if not _shape(self.input):
+            raise VerifyException(f"{self.name}: needs a tensor with at least one axis")
+
+
+@irdl_op_definition
+class LogSoftmaxOp(IRDLOperation):
+    """log(softmax) over the last axis: y = (x - m) - ln(sum e^(x - m)), m the row's max.
+    Fixed point: the sum of Shiftry's exp table values as for num.softmax, its natural log
+    by minun_lnsum (an integer log2 by repeated squaring, 16 fraction bits, times ln 2),
+    then x - m - log at the result's scale, rounded once and saturated. Posit and
+    bfloat16: each step rounded (the sum through the quire, or in float32)."""
+
+    name = "num.log_softmax"
+    S: ClassVar = VarConstraint("S", AnyAttr())
+    input = operand_def(_same_shape(S))
+    result = result_def(_same_shape(S))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        _check_repr(self, self.input, self.result)
+        r = fixed(self.result)
+        if r is not None and r.width not in (8, 16, 32):
+            raise VerifyException(f"{self.name}: the result is 8, 16 or 32 bits, got "
+                                  f"{self.result.type}")
         if not _shape(self.input):
             raise VerifyException(f"{self.name}: needs a tensor with at least one axis")
 
@@ -1084,7 +1112,7 @@ class SgnOp(_LabelOp):
 Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, ConvertOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp,
-     Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp,
+     Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp,
      RequantizeOp],
     [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr],

@@ -120,6 +120,8 @@ class Model:
     bf16: bool = False  # bfloat16 input and output (keys, numerics/bfloat16_repr.py)
     input_affine: tuple[float, int] | None = None  # zero-skew (scale, zero point) of the
     output_affine: tuple[float, int] | None = None  # input / output (numerics/affine.py)
+    # several inputs, one after another in x: (name, shape text, offset, size, scale)
+    inputs: tuple[tuple[str, str, int, int, int | None], ...] = ()
 
 
 SOFTPOSIT_DIR = Path(__file__).resolve().parents[1] / "third_party" / "softposit"
@@ -219,6 +221,17 @@ class CPrinter:
             return float(scale), int(zp)
 
         rounding = a.get("num.rounding")
+        inputs: list[tuple[str, str, int, int, int | None]] = []
+        if "minun.input_names" in a:
+            names = a["minun.input_names"].data.split(",")
+            shapes = a["minun.input_shapes"].data.split(",")
+            scales = a["minun.input_scales"].data.split(",") if "minun.input_scales" in a \
+                else [None] * len(names)
+            offset = 0
+            for name_, shape, sc in zip(names, shapes, scales, strict=True):
+                size = math.prod(int(d) for d in shape.split("x"))
+                inputs.append((name_, shape, offset, size, None if sc is None else int(sc)))
+                offset += size
         return Model(a["minun.input_size"].data, a["minun.output_size"].data,
                      ctype(a["minun.input_type"]), ctype(a["minun.output_type"]),
                      scale("minun.input_scale"), scale("minun.output_scale"),
@@ -226,7 +239,7 @@ class CPrinter:
                      a["minun.input_buffer"].data if "minun.input_buffer" in a else None,
                      posit("minun.input_posit"), posit("minun.output_posit"),
                      "minun.input_bf16" in a, affine("minun.input_affine"),
-                     affine("minun.output_affine"))
+                     affine("minun.output_affine"), tuple(inputs))
 
     def global_(self, op: cemit.GlobalOp) -> None:
         t = ctype(op.elem)
@@ -752,6 +765,15 @@ class CPrinter:
         if m.output_scale is not None:
             scales += (f"#define MINUN_OUTPUT_SCALE {m.output_scale}  "
                        "/* score = out element / 2^scale */\n")
+        if m.inputs:
+            scales += (f"/* {len(m.inputs)} inputs, stored one after another in x (and in "
+                       "minun_predict_float's x),\n * in the model's input order: */\n"
+                       f"#define MINUN_INPUTS {len(m.inputs)}\n")
+            for k, (name_, shape, offset, size, sc) in enumerate(m.inputs):
+                scales += (f"#define MINUN_INPUT_{k}_OFFSET {offset}   /* {name_}: {shape} */\n"
+                           f"#define MINUN_INPUT_{k}_SIZE {size}\n")
+                if sc is not None:
+                    scales += f"#define MINUN_INPUT_{k}_SCALE {sc}\n"
         in_place = "" if m.input_buffer is None else """
 /* The input lives in the model's scratch memory (memory-plan's input-in-scratch), which
  * it shares with buffers used after its last read. Write the MINUN_INPUT_SIZE values to
@@ -854,6 +876,8 @@ int minun_predict(const minun_input_t *x, minun_output_t *out)
             raise error(f"the model's num.rounding is '{m.rounding}'; it must be one of "
                         f"{', '.join(modes)}")
         rounded = modes[m.rounding]
+        if m.inputs:
+            return self.fixed_inputs_wrapper(m, rounded, lo, hi)
         in_scale = m.input_scale or 0
         if m.input_buffer is None:
             q_decl, call = "minun_input_t q[MINUN_INPUT_SIZE];", "minun_predict(q, s)"
@@ -886,6 +910,42 @@ int minun_predict_float(const float *x, float *scores)
 }}
 """
 
+
+    def fixed_inputs_wrapper(self, m: Model, rounded: str, lo: int, hi: int) -> str:
+        """minun_predict_float of a fixed-point model with several inputs: each input's
+        values quantized at its own scale (MINUN_INPUT_<k>_SCALE)."""
+        if m.input_buffer is None:
+            q_decl, call = "minun_input_t q[MINUN_INPUT_SIZE];", "minun_predict(q, s)"
+        else:
+            q_decl, call = "minun_input_t *q = minun_input_buffer();", \
+                "minun_predict_in_place(s)"
+        loops = "".join(
+            f"    for (i = {offset}; i < {offset + size}; i++) /* {name_} */\n"
+            f"        q[i] = minun_quantize_input(x[i], {float_literal(2.0 ** (sc or 0))});\n"
+            for name_, _, offset, size, sc in m.inputs)
+        return f"""/* Reals -> stored input: round(v * 2^scale) ({m.rounding}) at each input's
+ * scale, saturated, as the evaluator encodes inputs (scaling by 2^scale is exact). */
+static minun_input_t minun_quantize_input(float v, float factor)
+{{
+    float r = v * factor;
+    if (r >= {float(hi)!r}f)
+        return {int_literal(hi)};
+    if (r <= {float(lo)!r}f)
+        return {int_literal(lo)};
+    return (minun_input_t)({rounded});
+}}
+
+int minun_predict_float(const float *x, float *scores)
+{{
+    {q_decl}
+    minun_output_t s[MINUN_OUTPUT_SIZE];
+    int i, label;
+{loops}    label = {call};
+    for (i = 0; i < MINUN_OUTPUT_SIZE; i++)
+        scores[i] = (float)s[i] * {float_literal(2.0 ** -(m.output_scale or 0))};
+    return label;
+}}
+"""
 
     def affine_wrapper(self, m: Model) -> str:
         """Reals <-> zero-skew int8: round(v / scale) + zp (ties away from zero, in double,

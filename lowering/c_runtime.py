@@ -218,6 +218,32 @@ static inline int{bits}_t minun_isqrt{bits}(int{bits}_t v)
     return make
 
 
+_LNSUM = """
+/* ln(s / 2^se) in units of 2^-16, for 2^se <= s < 2^62 (numerics/fixed.py ln_sum): log2 by
+ * repeated squaring of s normalised to [1, 2) in Q30 (16 fraction bits), times ln 2. */
+static inline int32_t minun_lnsum(int64_t s, int32_t se)
+{
+    uint64_t v = (uint64_t)s, u;
+    int32_t k = 0, i, frac = 0;
+    while (v >> 1) {
+        v >>= 1;
+        k++;
+    }
+    u = k <= 30 ? (uint64_t)s << (30 - k) : (uint64_t)s >> (k - 30);
+    for (i = 0; i < 16; i++) {
+        u = (u * u) >> 30;
+        frac <<= 1;
+        if (u >> 31) {
+            u >>= 1;
+            frac |= 1;
+        }
+    }
+    return (int32_t)((((int64_t)(k - se) * 65536 + frac) * 1488522236LL
+                      + ((int64_t)1 << 30)) >> 31);
+}
+"""
+
+
 def _sigmoidf(p: Profile) -> str:
     return """
 static inline float minun_sigmoidf(float x)
@@ -645,6 +671,7 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_isqrt32": ((), _isqrt(32)),
     "minun_isqrt64": ((), _isqrt(64)),
     "minun_sigmoidf": (("expf",), _sigmoidf),
+    "minun_lnsum": ((), lambda p: _LNSUM),
 }
 # The native profiler's probe (minun_mlir/native.py defines it in its host build).
 HELPERS["minun_profile"] = ((), lambda p: (
@@ -706,11 +733,11 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
     def fn(text: str) -> Callable[[Profile], str]:
         return lambda prof: text
 
-    for op in ("add", "sub", "mul"):
+    for op in ("add", "sub", "mul", "div"):
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} a, {t} b)\n{{\n"
             f"    return {posit_result(f'posit_{op}(({u})a, ({u})b, {n}, {es})', n)};\n}}\n"))
-    for op in ("exp", "sigmoid", "tanh"):
+    for op in ("exp", "sigmoid", "tanh", "sqrt", "log"):
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} x)\n{{\n"
             f"    return {posit_result(f'posit_{op}(({u})x, {n}, {es})', n)};\n}}\n"))
@@ -778,14 +805,15 @@ static inline int16_t minun_f32_bf16(float f)
 HELPERS["minun_bf16"] = ((), lambda p: _BF16_BASE)
 HELPERS["minun_bf16_f32"] = (("minun_bf16",), lambda p: "")
 HELPERS["minun_f32_bf16"] = (("minun_bf16",), lambda p: "")
-for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*")):
+for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/")):
     HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16",), (lambda op, sym: lambda p: (
         f"static inline int16_t minun_bf16_{op}(int16_t a, int16_t b)\n{{\n"
         f"    return minun_f32_bf16(minun_bf16_f32(a) {sym} minun_bf16_f32(b));\n}}\n"))(
             _op, _sym))
 for _op, _lib, _expr in (("exp", "expf", "expf(x)"),
                          ("sigmoid", "expf", "1.0f / (1.0f + expf(-x))"),
-                         ("tanh", "tanhf", "tanhf(x)")):
+                         ("tanh", "tanhf", "tanhf(x)"), ("sqrt", "sqrtf", "sqrtf(x)"),
+                         ("log", "logf", "logf(x)")):
     HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16", _lib), (lambda op, expr: lambda p: (
         f"static inline int16_t minun_bf16_{op}(int16_t k)\n{{\n"
         f"    float x = minun_bf16_f32(k);\n    return minun_f32_bf16({expr});\n}}\n"))(
@@ -831,7 +859,7 @@ def uses_posits(names: Iterable[str]) -> bool:
 AVR_ASR32 = tuple(n for n in range(1, 31) if n % 8)
 for _n in AVR_ASR32:
     HELPERS[f"minun_asr32_{_n}"] = ((), _avr_asr32(_n))
-LIBM = ("expf", "tanhf", "sqrtf")
+LIBM = ("expf", "tanhf", "sqrtf", "logf")
 
 
 def closure(names: Iterable[str]) -> list[str]:

@@ -7,7 +7,8 @@ The result is one function
 
     func.func @minun_predict(%x: memref<Nxi16>, %out: memref<Mxi16>) -> i32
 
-that reads the quantized input, writes the scores (the input of the final argmax/sgn, or
+that reads the quantized input (several inputs: one after another in `%x`, in program
+order), writes the scores (the input of the final argmax/sgn, or
 the returned tensor) to `%out` and returns the label: exactly the C entry point of
 docs/targets.md, so the later levels only change how it is spelled.
 
@@ -195,9 +196,22 @@ class Lowering:
     def run(self) -> ModuleOp:
         fn, g = self.fn, self.g
         inputs = [op for op in fn.walk() if isinstance(op, num.InputOp)]
-        if len(inputs) != 1:
-            raise error(f"lower-to-loops: the model needs exactly one num.input, "
-                             f"found {len(inputs)}")
+        if not inputs:
+            raise error("lower-to-loops: the model has no num.input")
+        # several inputs share the entry's buffer x, one after another in program order
+        # (fixed point: each at its own scale, which model.h gives; any other
+        # representation: one element type, which the float wrapper converts)
+        same = {storage(element_of(op.result)) if isinstance(element_of(op.result), FixedType)
+                else element_of(op.result) for op in inputs}
+        if len(same) != 1:
+            raise error("lower-to-loops: the inputs are stored in different types ("
+                        + ", ".join(f"{op.sym_name.data}: {element_of(op.result)}"
+                                    for op in inputs)
+                        + "); the C takes them in one buffer of one type")
+        self.input_offsets: dict[num.InputOp, int] = {}
+        for op in inputs:
+            self.input_offsets[op] = sum(math.prod(shape_of(o.result))
+                                         for o in self.input_offsets)
         ret = fn.body.block.last_op
         if not isinstance(ret, func.ReturnOp) or len(ret.operands) != 1:
             raise error("lower-to-loops: the model must return one value (a label "
@@ -215,7 +229,8 @@ class Lowering:
         x_el, s_el = element_of(inputs[0].result), element_of(self.scores)
         for el in (x_el, s_el):
             storage(el)
-        n_in, n_out = math.prod(shape_of(inputs[0].result)), math.prod(shape_of(self.scores))
+        n_in = sum(math.prod(shape_of(op.result)) for op in inputs)
+        n_out = math.prod(shape_of(self.scores))
         body = Block(arg_types=[MemRefType(storage(x_el), [n_in]),
                                 MemRefType(storage(s_el), [n_out])])
         body.args[0].name_hint, body.args[1].name_hint = "x", "out"
@@ -241,7 +256,7 @@ class Lowering:
                           Region(body))
         attrs = {"num.rounding": StringAttr(self.rounding)}
         for key, el in (("minun.input_scale", x_el), ("minun.output_scale", s_el)):
-            if isinstance(el, FixedType):
+            if isinstance(el, FixedType) and (key == "minun.output_scale" or len(inputs) == 1):
                 attrs[key] = IntegerAttr(el.frac, 64)
         for key, el in (("minun.input_posit", x_el), ("minun.output_posit", s_el)):
             if isinstance(el, PositType):  # the float wrapper converts patterns
@@ -252,8 +267,18 @@ class Lowering:
         for key, el in (("minun.input_affine", x_el), ("minun.output_affine", s_el)):
             if isinstance(el, AffineType):  # and zero-skew int8: scale and zero point
                 attrs[key] = StringAttr(f"{el.real_scale!r},{el.zp}")
-        attrs["minun.input_shape"] = StringAttr("x".join(map(str, shape_of(inputs[0].result))))
-        attrs["minun.input_name"] = inputs[0].sym_name
+        if len(inputs) == 1:
+            attrs["minun.input_shape"] = StringAttr("x".join(map(str, shape_of(
+                inputs[0].result))))
+            attrs["minun.input_name"] = inputs[0].sym_name
+        else:  # the C's input buffer holds them one after another (docs/codegen.md)
+            attrs["minun.input_names"] = StringAttr(",".join(op.sym_name.data
+                                                             for op in inputs))
+            attrs["minun.input_shapes"] = StringAttr(",".join(
+                "x".join(map(str, shape_of(op.result))) for op in inputs))
+            if isinstance(x_el, FixedType):
+                attrs["minun.input_scales"] = StringAttr(",".join(
+                    str(element_of(op.result).frac) for op in inputs))
         new.attributes.update(attrs)
         return ModuleOp([*g.module_ops, new])
 

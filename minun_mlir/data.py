@@ -6,13 +6,19 @@ which (and say so in `Dataset.label_note`), and always hand out 0-based labels, 
 is what `argmax`/`sgn` in a program produce. Features are reshaped to the program's input
 declaration (`X = (features, 1)` gives `(N, features, 1)`), the batch layout the evaluators
 take.
+
+A model with several inputs (an ONNX graph with several graph inputs) takes, instead of
+one shape, `{name: shape}` in the inputs' order, and its `Dataset.features` is a dict of
+such arrays: a `.npy`/`.csv` row holds the label, then every input's values one input
+after another; an `.npz` archive holds one array per input name (and optionally `y`);
+an ONNX test data folder holds `input_0.pb`, `input_1.pb`, ... in graph-input order.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,10 +26,27 @@ import numpy as np
 
 from minun_mlir.diagnostics import error, warn
 
+Shapes = Sequence[int] | Mapping[str, Sequence[int]]  # one input's shape, or {name: shape}
+
+
+def examples(features: np.ndarray | Mapping[str, np.ndarray]) -> int:
+    """The number of examples in a batch of one input's array or a dict of them."""
+    if isinstance(features, Mapping):
+        return len(next(iter(features.values()))) if features else 0
+    return len(features)
+
+
+def first(features: np.ndarray | Mapping[str, np.ndarray], n: int
+          ) -> np.ndarray | dict[str, np.ndarray]:
+    """The first n examples of a batch (one array, or a dict of arrays by input)."""
+    if isinstance(features, Mapping):
+        return {k: v[:n] for k, v in features.items()}
+    return features[:n]
+
 
 @dataclass(frozen=True)
 class Dataset:
-    features: np.ndarray  # (N, *input_shape), float32
+    features: np.ndarray | dict[str, np.ndarray]  # (N, *input_shape) float32, or by input
     labels: np.ndarray  # (N,), int64, 0-based
     label_base: int  # how the file numbers its labels: 0 or 1
     name: str = "<array>"
@@ -70,10 +93,12 @@ def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
     return base
 
 
-def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = None,
+def dataset_from_array(data: np.ndarray, input_shape: Shapes | None = None,
                        num_classes: int | None = None, name: str = "<array>",
                        label_base: int | None = None) -> Dataset:
-    """Split `[N, 1 + features]` into features shaped `(N, *input_shape)` and 0-based labels."""
+    """Split `[N, 1 + features]` into features shaped `(N, *input_shape)` (or, for several
+    inputs `{name: shape}`, a dict of them, cut from the row in that order) and 0-based
+    labels."""
     data = np.asarray(data)
     if data.ndim != 2 or data.shape[1] < 2:
         raise error(f"a SeeDot dataset is a 2-D array [N, 1 + features], got shape "
@@ -94,7 +119,19 @@ def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = Non
     elif np.all(features == features[:1]):
         warn(f"all {n} examples are identical: scales profiled on them may not fit other "
              "inputs", at=name)
-    if input_shape is not None:
+    if isinstance(input_shape, Mapping) and len(input_shape) == 1:
+        input_shape = next(iter(input_shape.values()))
+    if isinstance(input_shape, Mapping):
+        shapes = {k: tuple(int(d) for d in s) for k, s in input_shape.items()}
+        sizes = [math.prod(s) for s in shapes.values()]
+        if sum(sizes) != count:
+            shown = ", ".join(f"{k} {'x'.join(map(str, s))}" for k, s in shapes.items())
+            raise error(f"{count} features per example, but the program's inputs are "
+                        f"{shown} ({sum(sizes)} values)", at=name)
+        cuts = np.cumsum([0, *sizes])
+        features = {k: features[:, a:b].reshape((n, *s))
+                    for (k, s), a, b in zip(shapes.items(), cuts[:-1], cuts[1:])}
+    elif input_shape is not None:
         shape = tuple(int(d) for d in input_shape)
         if math.prod(shape) != count:
             shown = "x".join(map(str, shape))
@@ -106,18 +143,23 @@ def dataset_from_array(data: np.ndarray, input_shape: Sequence[int] | None = Non
     return Dataset(features, labels, base, name)
 
 
-def load_dataset(path: str | os.PathLike, input_shape: Sequence[int] | None = None,
+def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
                  num_classes: int | None = None) -> Dataset:
     """Read a dataset: a SeeDot `.npy` array (label first, see `dataset_from_array`), an
     `.npz` archive with arrays `x` and (optionally) `y`, a `.csv` file (label first, a
     header line allowed), or a folder of ONNX test data (`input_0.pb`, with `output_0.pb`
-    giving the label as its argmax), or a folder of such `test_data_set_*` folders."""
+    giving the label as its argmax), or a folder of such `test_data_set_*` folders.
+    For several inputs (`input_shape` a dict): the rows hold the inputs one after another,
+    an `.npz` one array per input name, an ONNX folder `input_<k>.pb` per input."""
     p = Path(path)
+    names = list(input_shape) if isinstance(input_shape, Mapping) and len(input_shape) > 1 \
+        else None
     if p.is_dir():
-        return dataset_from_array(_onnx_test_data(p), input_shape, num_classes, str(path),
+        return dataset_from_array(_onnx_test_data(p, len(names or [0])), input_shape,
+                                  num_classes, str(path),
                                   label_base=0)  # argmax of the expected outputs
     if p.suffix == ".npz":
-        return dataset_from_array(_npz(p), input_shape, num_classes, str(path))
+        return dataset_from_array(_npz(p, names), input_shape, num_classes, str(path))
     if p.suffix == ".csv":
         return dataset_from_array(_csv(p), input_shape, num_classes, str(path))
     try:
@@ -139,12 +181,30 @@ def _labelled(x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
     return np.concatenate([y[:, None], x], axis=1)
 
 
-def _npz(path: Path) -> np.ndarray:
+def _npz(path: Path, names: list[str] | None = None) -> np.ndarray:
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
     except Exception as e:
         raise error(f"cannot read the dataset: {e}", at=path) from None
+    if names is not None:  # several inputs: one array per input name
+        missing = [k for k in names if k not in arrays]
+        if missing:
+            raise error(f"an .npz dataset of a model with inputs {', '.join(names)} holds one "
+                        f"array per input name (and labels as 'y'); missing "
+                        f"{', '.join(missing)} (it has {', '.join(sorted(arrays)) or 'none'})",
+                        at=path)
+        counts = {k: len(arrays[k]) for k in names}
+        if len(set(counts.values())) != 1:
+            raise error("the inputs' arrays have different numbers of examples: " + ", ".join(
+                f"{k} {c}" for k, c in counts.items()), at=path)
+        x = np.concatenate([np.asarray(arrays[k], dtype=np.float64).reshape(
+            counts[k], -1) for k in names], axis=1)
+        y = next((arrays[k] for k in ("y", "Y", "labels") if k in arrays), None)
+        if y is not None and len(y) != len(x):
+            raise error(f"the inputs have {len(x)} examples but 'y' has {len(y)} labels",
+                        at=path)
+        return _labelled(x, y)
     x = next((arrays[k] for k in ("x", "X", "inputs", "features") if k in arrays), None)
     if x is None:
         raise error(f"an .npz dataset holds the inputs as 'x' (and labels as 'y'); this one "
@@ -180,7 +240,7 @@ def _numeric(text: str) -> bool:
         return False
 
 
-def _onnx_test_data(folder: Path) -> np.ndarray:
+def _onnx_test_data(folder: Path, inputs: int = 1) -> np.ndarray:
     import onnx
     from onnx import numpy_helper
 
@@ -196,8 +256,12 @@ def _onnx_test_data(folder: Path) -> np.ndarray:
             t.ParseFromString((d / name).read_bytes())
             return numpy_helper.to_array(t)
 
-        x = tensor("input_0.pb")
-        xs.append(x.reshape(1, -1))
+        missing = [f"input_{k}.pb" for k in range(inputs) if not (d / f"input_{k}.pb").exists()]
+        if missing:
+            raise error(f"the model has {inputs} inputs, but {d} has no "
+                        f"{', '.join(missing)}", at=folder)
+        xs.append(np.concatenate([tensor(f"input_{k}.pb").reshape(1, -1)
+                                  for k in range(inputs)], axis=1))
         out = tensor("output_0.pb") if (d / "output_0.pb").exists() else None
         ys.append(int(np.argmax(out)) if out is not None and out.size > 1 else 0)
     return _labelled(np.concatenate(xs), np.array(ys))

@@ -278,16 +278,24 @@ def num_classes(module: ModuleOp) -> int:
     return count if count > 1 else 2
 
 
-def _input_range(module: ModuleOp) -> tuple[float, float]:
-    (op,) = model_inputs(module)
-    return op.range_lo.value.data, op.range_hi.value.data
+def _input_ranges(module: ModuleOp) -> str:
+    """'input range [lo, hi]', or for several inputs 'input ranges (a [lo, hi], ...)'."""
+    ranges = [(op.sym_name.data, f"[{op.range_lo.value.data:g}, {op.range_hi.value.data:g}]")
+              for op in model_inputs(module)]
+    if len(ranges) == 1:
+        return f"input range {ranges[0][1]}"
+    return "input ranges (" + ", ".join(f"{n} {r}" for n, r in ranges) + ")"
 
 
-def _input_shape(module: ModuleOp) -> tuple[int, ...]:
-    inputs = model_inputs(module)
-    if len(inputs) != 1:
-        raise error("the end-to-end compile needs a model with exactly one input")
-    return tuple(inputs[0].results[0].type.get_shape())
+def _input_shape(module: ModuleOp) -> tuple[int, ...] | dict[str, tuple[int, ...]]:
+    """The input's shape, or {name: shape} in input order for a model with several
+    (minun_mlir/data.py reads datasets for either)."""
+    from minun_mlir.numerics.float_eval import input_shapes
+
+    shapes = input_shapes(module)
+    if not shapes:
+        raise error("the end-to-end compile needs a model with an input")
+    return next(iter(shapes.values())) if len(shapes) == 1 else shapes
 
 
 def compile_model(model: str | Path, options: Options = Options(), *,
@@ -320,10 +328,9 @@ def compile_model(model: str | Path, options: Options = Options(), *,
             if not options.synthetic:
                 raise error("data-driven scales need training data (--train FILE), or "
                             "--scales maxscale --maxscale P")
-            lo, hi = _input_range(l1)
             warn(f"no training data: scales profiled on {options.synthetic} inputs drawn "
-                 f"uniformly in the declared input range [{lo:g}, {hi:g}]; give --train FILE "
-                 "for scales that fit real data")
+                 f"uniformly in the declared {_input_ranges(l1)}; give --train "
+                 "FILE for scales that fit real data")
     passes = parse_pipeline(options.pipeline(train))
     to_l2 = [p.name for p in passes].index("quantize") + 1
     t0 = time.perf_counter()

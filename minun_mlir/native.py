@@ -46,6 +46,7 @@ import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, Float32Type, ModuleOp, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 
+from minun_mlir.data import examples
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects import minun
 from minun_mlir.modules import main_function
@@ -272,14 +273,16 @@ void minun_batch_reals(const double *x, int32_t n, minun_output_t *out, int32_t 
 
 
 class NativeProgram:
-    """An L2 program (one input) built for the host: `outputs(features)` gives the stored
-    outputs `evaluate_l2(l2, features).outputs` gives."""
+    """An L2 program built for the host: `outputs(features)` gives the stored outputs
+    `evaluate_l2(l2, features).outputs` gives (several inputs: `features` a dict by input
+    name, stored one after another in the C's input buffer)."""
 
     def __init__(self, l2: ModuleOp, name: str = "model"):
         fn = main_function(l2)
-        (inp,) = model_inputs(fn)
+        inputs = model_inputs(fn)
+        inp = inputs[0]
         self.l2 = l2
-        self.input_shape = tuple(inp.results[0].type.get_shape())
+        self.single = len(inputs) == 1
         self.in_dtype = _storage_dtype(inp.results[0].type.element_type)
         ret = fn.body.block.last_op.operands[0]
         self.result_type = ret.type
@@ -290,7 +293,8 @@ class NativeProgram:
         from minun_mlir.numerics.l2_eval import rounding_of
 
         element = inp.results[0].type.element_type
-        encode = reprs.of_element(element).c_encode(element, rounding_of(l2))
+        encode = reprs.of_element(element).c_encode(element, rounding_of(l2)) \
+            if self.single else None  # several inputs: encoded by numpy, per input
         self.encodes_reals = encode is not None
         reals = REALS_DRIVER % {"encode": "    " + encode.replace("\n", "\n    ")} \
             if encode is not None else ""
@@ -309,7 +313,7 @@ class NativeProgram:
         driver where the representation gives its encoding in C, else by numpy."""
         from minun_mlir.numerics.l2_eval import storage_inputs
 
-        if self.encodes_reals:
+        if self.encodes_reals and not isinstance(features, dict):
             x = np.ascontiguousarray(features, dtype=np.float64).reshape(len(features), -1)
             return self._run(len(x), lambda a, b: x[a:b], "minun_batch_reals")
         return self.run(storage_inputs(self.l2, features))
@@ -356,7 +360,7 @@ def program(l2: ModuleOp) -> NativeProgram:
 def evaluate_outputs(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
                      ) -> list[np.ndarray]:
     """The stored outputs of `l2` on `features`, natively or with the numpy evaluator."""
-    if use_native(evaluator, l2, len(features)) and len(model_inputs(l2)) == 1:
+    if use_native(evaluator, l2, examples(features)):
         try:
             return program(l2).outputs(features)
         except MinunError:
@@ -389,8 +393,8 @@ def evaluate_scores(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
                     ) -> np.ndarray:
     """The stored scores (N, MINUN_OUTPUT_SIZE) the C writes to `out`: natively, or with
     the numpy evaluator on `scores_module(l2)`."""
-    n = len(features)
-    if use_native(evaluator, l2, n) and len(model_inputs(l2)) == 1:
+    n = examples(features)
+    if use_native(evaluator, l2, n):
         try:
             scores, _ = program(l2).run_features(features)
             return scores.reshape(n, -1)
@@ -406,7 +410,7 @@ def float_outputs(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto"
                   ) -> list[np.ndarray]:
     """The float program's outputs on `features` (reals, or labels): natively through
     quantize{repr=float32} and the host C, or with the numpy float evaluator."""
-    if use_native(evaluator, l1, len(features)) and len(model_inputs(l1)) == 1:
+    if use_native(evaluator, l1, examples(features)) and len(model_inputs(l1)) == 1:
         from minun_mlir.pipeline import lower_to_l2
 
         try:
@@ -573,7 +577,7 @@ def _read(lib: ctypes.CDLL, name: str, ctype, count: int) -> np.ndarray:
 
 def profile(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto") -> Profile:
     """Profile `l1` on `features`, natively or with the numpy evaluator."""
-    if use_native(evaluator, l1, len(features)) and len(model_inputs(l1)) == 1:
+    if use_native(evaluator, l1, examples(features)) and len(model_inputs(l1)) == 1:
         try:
             return native_profile(l1, features)
         except MinunError:

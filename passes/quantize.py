@@ -37,14 +37,15 @@ from minun_mlir.passes.lower_composite_ops import is_composite
 
 
 def load_training_data(module: ModuleOp, data_path: str | Path):
-    """A SeeDot dataset (label first) shaped for the model's single input."""
+    """A dataset shaped for the model's inputs (minun_mlir/data.py: one input's array, or
+    a dict of arrays by input name for several)."""
     from minun_mlir.data import load_dataset
-    from minun_mlir.numerics.float_eval import model_inputs
+    from minun_mlir.numerics.float_eval import input_shapes
 
-    inputs = model_inputs(module)
-    if len(inputs) != 1:
-        raise error("profiling from a file needs a model with exactly one input")
-    return load_dataset(data_path, tuple(inputs[0].results[0].type.get_shape()))
+    shapes = input_shapes(module)
+    if not shapes:
+        raise error("profiling from a file needs a model with an input")
+    return load_dataset(data_path, shapes)
 
 
 def profile_module(module: ModuleOp, data_path: str | Path, evaluator: str = "auto"
@@ -57,17 +58,22 @@ def profile_module(module: ModuleOp, data_path: str | Path, evaluator: str = "au
     return native.profile(module, dataset.features, evaluator)
 
 
-def synthetic_inputs(module: ModuleOp, n: int, seed: int = 0) -> np.ndarray:
-    """n inputs drawn uniformly in the (single) input's declared range."""
+def synthetic_inputs(module: ModuleOp, n: int, seed: int = 0
+                     ) -> np.ndarray | dict[str, np.ndarray]:
+    """n inputs drawn uniformly in each input's declared range (a dict by input name when
+    the model has several)."""
     from minun_mlir.numerics.float_eval import model_inputs
 
     inputs = model_inputs(module)
-    if len(inputs) != 1:
-        raise error("profiling on synthetic inputs needs a model with exactly one input")
-    op = inputs[0]
-    shape = tuple(op.results[0].type.get_shape())
-    lo, hi = op.range_lo.value.data, op.range_hi.value.data
-    return np.random.default_rng(seed).uniform(lo, hi, size=(n, *shape)).astype(np.float32)
+    if not inputs:
+        raise error("profiling on synthetic inputs needs a model with an input")
+    rng = np.random.default_rng(seed)
+    drawn = {}
+    for op in inputs:
+        shape = tuple(op.results[0].type.get_shape())
+        lo, hi = op.range_lo.value.data, op.range_hi.value.data
+        drawn[op.sym_name.data] = rng.uniform(lo, hi, size=(n, *shape)).astype(np.float32)
+    return next(iter(drawn.values())) if len(drawn) == 1 else drawn
 
 
 def reject_composite_ops(module: ModuleOp) -> None:

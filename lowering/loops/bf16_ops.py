@@ -7,7 +7,9 @@ Here, through the `minun_bf16_*` helpers of minun_runtime.h (lowering/c_runtime.
 - matmul, conv2d: the products of each output formed and summed in float32 in loop order
   (`minun_bf16_f32` converts the operands), rounded once by `minun_f32_bf16`;
 - sparse matmul: linear.py's column walk, each added term rounded;
-- neg: `~key` (`-1 - key`); clip, relu6, init: bounds and fills encoded at compile time.
+- neg: `~key` (`-1 - key`); clip, relu6, init: bounds and fills encoded at compile time;
+- softmax, normalise_l2, row by row (posit_ops.rows): the float32 sums of the rounded
+  e = exp(x - max), or of the squares, in order, rounded; then the division (and sqrtf).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.lowering.loops import linear
 from minun_mlir.lowering.loops.builder import Gen, Lin
 from minun_mlir.lowering.loops.elementwise import elementwise
+from minun_mlir.lowering.loops.posit_ops import row_max, rows
 from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of
 from minun_mlir.numerics import bfloat16_repr
 
@@ -134,6 +137,61 @@ def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
     return Const(q, shape_of(op.result), element_of(op.result))
 
 
+def bf16(g: Gen, fn: str, args: list[SSAValue]) -> SSAValue:
+    return g.helper(f"minun_bf16_{fn}", args, I16)
+
+
+def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
+    def body(g: Gen, x, whole, at, n: int) -> None:
+        top = row_max(g, x, at, n)
+
+        def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+            e = bf16(g, "exp", [bf16(g, "sub", [x.load(g, at(i)), top])])
+            g.store(e, whole.buffer, whole.at(at(i)))
+            return [g.add(arith.AddfOp(acc, to_f32(g, e)))]
+
+        total = from_f32(g, g.for_(0, n, [g.const(0.0, f32)], exp_sum)[0])
+        g.for_(0, n, [], lambda i: g.store(bf16(g, "div", [whole.load(g, at(i)), total]),
+                                           whole.buffer, whole.at(at(i))))
+
+    return rows(lw, op, body)
+
+
+def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
+    def body(g: Gen, x, whole, at, n: int) -> None:
+        top = row_max(g, x, at, n)
+
+        def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+            d = bf16(g, "sub", [x.load(g, at(i)), top])
+            g.store(d, whole.buffer, whole.at(at(i)))
+            return [g.add(arith.AddfOp(acc, to_f32(g, bf16(g, "exp", [d]))))]
+
+        total = from_f32(g, g.for_(0, n, [g.const(0.0, f32)], exp_sum)[0])
+        log = bf16(g, "log", [total])
+        g.for_(0, n, [], lambda i: g.store(bf16(g, "sub", [whole.load(g, at(i)), log]),
+                                           whole.buffer, whole.at(at(i))))
+
+    return rows(lw, op, body)
+
+
+def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
+    zero = lw.g.iconst(0, 16)
+
+    def body(g: Gen, x, whole, at, n: int) -> None:
+        def square(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+            v = to_f32(g, x.load(g, at(i)))
+            return [g.add(arith.AddfOp(acc, g.add(arith.MulfOp(v, v))))]
+
+        total = from_f32(g, g.for_(0, n, [g.const(0.0, f32)], square)[0])
+        norm = bf16(g, "sqrt", [total])
+        pos = g.cmp(norm, zero, "sgt")  # keys order as values: +0 is 0
+        g.for_(0, n, [], lambda i: g.store(
+            g.select(pos, bf16(g, "div", [x.load(g, at(i)), norm]), zero),
+            whole.buffer, whole.at(at(i))))
+
+    return rows(lw, op, body)
+
+
 HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.AddOp: _binary("add"),
     num.SubOp: _binary("sub"),
@@ -148,4 +206,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.Relu6Op: lower_clip,
     num.NegOp: lower_neg,
     minun.InitOp: lower_init,
+    num.SoftmaxOp: lower_softmax,
+    num.LogSoftmaxOp: lower_log_softmax,
+    num.NormaliseL2Op: lower_normalise_l2,
 }

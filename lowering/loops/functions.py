@@ -213,6 +213,66 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     return whole
 
 
+def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
+    """Per row of the last axis: the max; the sum of exp(x - max) (fixed point: Shiftry's
+    table, as softmax; float32: expf) and its log (minun_lnsum at scale 16, or logf);
+    then each (x - max) - log at the result's scale (fixed: rounded once, saturated)."""
+    from minun_mlir.numerics.fixed_repr import log_softmax_scales
+
+    g = lw.g
+    x, out, whole = last_axis_op(lw, op)
+    el, res = element_of(op.input), element_of(op.result)
+    shape = shape_of(op.input)
+    n = shape[-1]
+
+    def row(idx: list[Lin]) -> None:
+        def at(i: SSAValue | int) -> list[Lin]:
+            return idx[:-1] + [Lin.of(i)]
+
+        first = x.load(g, at(0))
+        top = g.for_(1, n, [first], lambda i, m: [g.max(m, x.load(g, at(i)))])[0] \
+            if n > 1 else first
+        if is_float(el):
+            def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+                d = g.add(arith.SubfOp(x.load(g, at(i)), top))
+                g.store(d, out, whole.at(at(i)))
+                return [g.add(arith.AddfOp(acc, g.helper("expf", [d], f32)))]
+
+            total = g.for_(0, n, [g.const(0.0, f32)], exp_sum)[0]
+            log = g.helper("logf", [total], f32)
+            g.for_(0, n, [], lambda i: g.store(
+                g.add(arith.SubfOp(whole.load(g, at(i)), log)), out, whole.at(at(i))))
+            return
+        t, tb = log_softmax_scales(el, res)
+        s_in, s_e = num._SHIFTRY_SCALES[tb]
+        dw = 64 if el.width > 16 else 32
+        exp = f"minun_exp{tb}" + (f"_{lw.rounding}" if tb == 16 else "")
+
+        def diff(i: SSAValue) -> SSAValue:
+            return g.binop(arith.SubiOp, g.resize(x.load(g, at(i)), dw), g.resize(top, dw),
+                           nsw=True)
+
+        def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+            d = g.rescale(diff(i), el.frac - s_in, lw.rounding, "saturate", tb)
+            e = g.helper(exp, [d], IntegerType(tb))
+            return [g.binop(arith.AddiOp, acc, g.resize(e, 64), nsw=True)]
+
+        total = g.for_(0, n, [g.iconst(0, 64)], exp_sum)[0]
+        log = g.resize(g.helper("minun_lnsum", [total, g.iconst(s_e, 32)], IntegerType(32)), 64)
+        log = g.rescale(log, fx.LOG_SCALE - t, lw.rounding, "wrap", 64)
+
+        def write(i: SSAValue) -> None:
+            d = g.rescale(g.resize(diff(i), 64), el.frac - t, lw.rounding, "wrap", 64)
+            y = g.binop(arith.SubiOp, d, log, nsw=True)
+            g.store(g.rescale(y, t - res.frac, lw.rounding, "saturate", res.width), out,
+                    whole.at(at(i)))
+
+        g.for_(0, n, [], write)
+
+    g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
+    return whole
+
+
 def argmax(lw: Lowering, src: Val) -> SSAValue:
     """Flat index of the first maximum."""
     g = lw.g
@@ -250,6 +310,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.TanhOp: lower_tanh,
     num.NormaliseL2Op: lower_normalise_l2,
     num.SoftmaxOp: lower_softmax,
+    num.LogSoftmaxOp: lower_log_softmax,
     num.ArgMaxOp: lower_argmax,
     num.SgnOp: lower_sgn,
 }

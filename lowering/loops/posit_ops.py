@@ -12,7 +12,10 @@ sgn and neg are the integer handlers of the other families, unchanged. Here:
   rounds it and makes depth d - 1 current;
 - sparse matmul: the compressed-column walk of linear.py with posit products and sums;
 - convert (between posit formats): one runtime call per element;
-- clip, relu6, init: the real bounds and fills encoded as patterns at compile time.
+- clip, relu6, init: the real bounds and fills encoded as patterns at compile time;
+- softmax, normalise_l2 (row by row along the last axis): softmax stores e = exp(x - max)
+  in the result while the quire sums e * 1, then divides each by the rounded sum;
+  normalise_l2 sums the squares in the quire, takes the sqrt and divides (0 when it is 0).
 
 The handlers are chosen by lower-to-loops for ops whose element type is a posit
 (`HANDLERS` here takes precedence over the families' for those ops).
@@ -31,7 +34,7 @@ from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import PositType
 from minun_mlir.lowering.c_runtime import MAX_QUIRE_DEPTH
-from minun_mlir.lowering.loops import linear
+from minun_mlir.lowering.loops import functions, linear
 from minun_mlir.lowering.loops.builder import Gen, Lin
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of, storage
@@ -181,6 +184,84 @@ def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
     return Const(q, shape_of(op.result), el)
 
 
+def rows(lw: Lowering, op: Operation, body: Callable[..., None]) -> Val:
+    """An op computed row by row along the last axis into a fresh result buffer:
+    body(g, x, whole, at, n) per row, `at(i)` the row's i-th index."""
+    x, _, whole = functions.last_axis_op(lw, op)
+    shape = shape_of(op.operands[0])
+
+    def row(idx: list[Lin]) -> None:
+        body(lw.g, x, whole, lambda i: idx[:-1] + [Lin.of(i)], shape[-1])
+
+    lw.g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
+    return whole
+
+
+def row_max(g: Gen, x, at, n: int) -> SSAValue:
+    first = x.load(g, at(0))
+    if n == 1:
+        return first
+    return g.for_(1, n, [first], lambda i, m: [g.max(m, x.load(g, at(i)))])[0]
+
+
+def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
+    el = element_of(op.result)
+    one = lw.g.iconst(1 << (el.width - 2), el.storage_width)
+
+    def body(g: Gen, x, whole, at, n: int) -> None:
+        top = row_max(g, x, at, n)
+
+        def term(t: list[Lin]) -> tuple[SSAValue, SSAValue]:
+            e = call(g, el, "exp", [call(g, el, "sub", [x.load(g, at(t[0])), top])])
+            g.store(e, whole.buffer, whole.at(at(t[0])))
+            return e, one
+
+        total = quire_sum(g, el, (n,), term)
+        g.for_(0, n, [], lambda i: g.store(call(g, el, "div", [whole.load(g, at(i)), total]),
+                                           whole.buffer, whole.at(at(i))))
+
+    return rows(lw, op, body)
+
+
+def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
+    """d = x - max stored in the result while the quire sums exp(d) * 1; then each
+    d - log(sum)."""
+    el = element_of(op.result)
+    one = lw.g.iconst(1 << (el.width - 2), el.storage_width)
+
+    def body(g: Gen, x, whole, at, n: int) -> None:
+        top = row_max(g, x, at, n)
+
+        def term(t: list[Lin]) -> tuple[SSAValue, SSAValue]:
+            d = call(g, el, "sub", [x.load(g, at(t[0])), top])
+            g.store(d, whole.buffer, whole.at(at(t[0])))
+            return call(g, el, "exp", [d]), one
+
+        log = call(g, el, "log", [quire_sum(g, el, (n,), term)])
+        g.for_(0, n, [], lambda i: g.store(call(g, el, "sub", [whole.load(g, at(i)), log]),
+                                           whole.buffer, whole.at(at(i))))
+
+    return rows(lw, op, body)
+
+
+def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
+    el = element_of(op.result)
+    zero = lw.g.iconst(0, el.storage_width)
+
+    def body(g: Gen, x, whole, at, n: int) -> None:
+        def term(t: list[Lin]) -> tuple[SSAValue, SSAValue]:
+            v = x.load(g, at(t[0]))
+            return v, v
+
+        norm = call(g, el, "sqrt", [quire_sum(g, el, (n,), term)])
+        nz = g.cmp(norm, zero, "ne")
+        g.for_(0, n, [], lambda i: g.store(
+            g.select(nz, call(g, el, "div", [x.load(g, at(i)), norm]), zero),
+            whole.buffer, whole.at(at(i))))
+
+    return rows(lw, op, body)
+
+
 HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.AddOp: _binary("add"),
     num.SubOp: _binary("sub"),
@@ -196,4 +277,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.ClipOp: lower_clip,
     num.Relu6Op: lower_clip,
     minun.InitOp: lower_init,
+    num.SoftmaxOp: lower_softmax,
+    num.LogSoftmaxOp: lower_log_softmax,
+    num.NormaliseL2Op: lower_normalise_l2,
 }

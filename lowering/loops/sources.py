@@ -13,6 +13,7 @@ from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
+from minun_mlir.lowering.loops.builder import Lin
 from minun_mlir.lowering.loops.values import Buf, Const, Val, element_of, shape_of, storage
 from minun_mlir.numerics import fixed as fx
 
@@ -21,7 +22,9 @@ if TYPE_CHECKING:
 
 
 def lower_input(lw: Lowering, op: num.InputOp) -> Val:
-    return Buf(lw.x, shape_of(op.result), element_of(op.result))
+    """A view of the entry's input buffer (several inputs lie one after another in it)."""
+    return Buf(lw.x, shape_of(op.result), element_of(op.result),
+               Lin(lw.input_offsets.get(op, 0)))
 
 
 def lower_param(lw: Lowering, op: num.ParamOp) -> Val:

@@ -6,7 +6,9 @@ even (NaN stays a quiet NaN): add, sub and mul per element (the float32 product 
 bfloat16s is exact); matmul and conv2d form each output's dot product in float32, adding
 the (exact) products in order (matmul: k ascending; conv2d: (kh, kw, c), padding adding
 0), and round once; sparse matmul rounds after each term it adds; exp, sigmoid and tanh are
-computed in float32 (`expf`, `1 / (1 + expf(-x))`, `tanhf`) and rounded.
+computed in float32 (`expf`, `1 / (1 + expf(-x))`, `tanhf`) and rounded; softmax and
+normalise_l2 are programs of such steps (x - max, expf, an ordered float32 sum, sqrtf, a
+division), each rounded.
 
 Storage: the 16-bit pattern mapped to an integer whose order is the values' order
 (`key = p ^ ((p >> 15) & 0x7fff)` on the signed 16-bit pattern: positive patterns as they
@@ -45,12 +47,6 @@ class BFloat16Converter(Float32Converter):
     def param(self, op, values, name, sparse, declared):
         ty = minun.tensor_of(values.shape, bf16)
         return self.emit(num.ParamOp.build_param(name, encode(values), ty, sparse))
-
-    def normalise_l2(self, op, x):
-        raise self.error(op, "not supported by the bfloat16 representation yet")
-
-    def softmax(self, op, x):
-        raise self.error(op, "not supported by the bfloat16 representation yet")
 
 
 # -- float32 <-> bfloat16 patterns <-> stored keys ----------------------------------------
@@ -163,6 +159,36 @@ def _conv2d(op, x, f):
     return y.reshape(b, n, *y.shape[1:])
 
 
+def _softmax(op, x):
+    """Per row: m = max (key order), d = x - m and e = expf(d) each rounded, the float32 sum
+    of e in order from +0 rounded once, then e / sum rounded."""
+    top = to_f32(x.max(axis=-1, keepdims=True))
+    d = to_f32(from_f32((to_f32(x) - top).astype(np.float32)))
+    e = to_f32(from_f32(np.exp(d).astype(np.float32)))
+    total = to_f32(from_f32(_sequential(e)))[..., None]
+    return from_f32((e / total).astype(np.float32))
+
+
+def _log_softmax(op, x):
+    """Per row: d = x - m and e = expf(d) rounded, the ordered float32 sum of e rounded,
+    its logf rounded, y = d - log rounded."""
+    top = to_f32(x.max(axis=-1, keepdims=True))
+    d = to_f32(from_f32((to_f32(x) - top).astype(np.float32)))
+    e = to_f32(from_f32(np.exp(d).astype(np.float32)))
+    log = to_f32(from_f32(np.log(to_f32(from_f32(_sequential(e)))).astype(np.float32)))
+    return from_f32((d - log[..., None]).astype(np.float32))
+
+
+def _normalise_l2(op, x):
+    """Per position: the float32 sum of the (exact) squares in order rounded once, its
+    sqrtf rounded, x / that rounded; 0 where the norm is not positive."""
+    f = to_f32(x)
+    norm = to_f32(from_f32(np.sqrt(to_f32(from_f32(_sequential((f * f).astype(np.float32)))))))
+    norm = norm[..., None]
+    q = from_f32((f / np.where(norm > 0, norm, np.float32(1))).astype(np.float32))
+    return np.where(norm > 0, q, 0)
+
+
 def clip_bounds(op: Operation) -> tuple[int, int]:
     lo, hi = (0.0, 6.0) if isinstance(op, num.Relu6Op) else (
         float(op.lo.value.data), float(op.hi.value.data))
@@ -200,6 +226,9 @@ _KERNELS = {
     "num.exp": _unary(lambda x: np.exp(x).astype(np.float32)),
     "num.sigmoid": _unary(_sigmoid),
     "num.tanh": _unary(lambda x: np.tanh(x).astype(np.float32)),
+    "num.softmax": _softmax,
+    "num.log_softmax": _log_softmax,
+    "num.normalise_l2": _normalise_l2,
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": _clip,
     "num.clip": _clip,

@@ -232,6 +232,13 @@ class L2Converter:
                                  f"{len(shape)}-D tensor: only the last axis is supported")
         return self.softmax(op, self.map[op.input])
 
+    def convert_log_softmax(self, op: minun.LogSoftmaxOp) -> SSAValue:
+        shape = shape_of(op.input)
+        if op.axis.value.data != len(shape) - 1:
+            raise self.error(op, f"log_softmax over axis {op.axis.value.data} of a "
+                                 f"{len(shape)}-D tensor: only the last axis is supported")
+        return self.log_softmax(op, self.map[op.input])
+
     def convert_init(self, op: minun.InitOp) -> SSAValue:
         el = self.init_type(op, float(op.fill.value.data))
         return self.emit(minun.InitOp(op.result.type.get_shape(), float(op.fill.value.data),
@@ -356,6 +363,10 @@ class L2Converter:
     def softmax(self, op: Operation, x: SSAValue) -> SSAValue:
         raise NotImplementedError
 
+    def log_softmax(self, op: Operation, x: SSAValue) -> SSAValue:
+        raise self.error(op, f"not supported by the {self.representation_name} "
+                             "representation")
+
     def tree_ensemble(self, op: minun.TreeEnsembleOp, x: SSAValue) -> SSAValue:
         raise self.error(op, f"not supported by the {self.representation_name} "
                              "representation (trees are compiled in fixed point or float32)")
@@ -449,6 +460,7 @@ HANDLERS: dict[type[Operation], Handler] = {
     minun.TanhOp: L2Converter.convert_tanh,
     minun.NormaliseL2Op: L2Converter.convert_normalise_l2,
     minun.SoftmaxOp: L2Converter.convert_softmax,
+    minun.LogSoftmaxOp: L2Converter.convert_log_softmax,
     minun.LeakyReluOp: L2Converter.convert_leaky_relu,
     # comparisons, selections, negation: `num` ops (their integers depend on the encoding)
     minun.ReluOp: as_num(num.ReluOp),

@@ -375,3 +375,34 @@ def isqrt(x: np.ndarray) -> np.ndarray:
     r = np.where(r * r > x, r - 1, r)
     r = np.where((r + 1) * (r + 1) <= x, r + 1, r)
     return r
+
+
+# ln of a sum of exp-table values (num.log_softmax): 16 fraction bits
+LOG_SCALE = 16
+LN2_Q31 = 1488522236  # round(ln 2 * 2^31)
+
+
+def ln_sum(s: np.ndarray, s_e: int) -> np.ndarray:
+    """ln(s / 2^s_e) at scale LOG_SCALE, for integers 2^s_e <= s < 2^62 (C: minun_lnsum).
+    log2 by repeated squaring: k = floor(log2 s), u = s normalised to [1, 2) in Q30
+    (truncated), then 16 times u = u^2 (truncated to Q30), a fraction bit 1 and u / 2
+    when u >= 2; log2(s / 2^s_e) = k - s_e + 0.bits, times ln 2 (Q31) rounded half up.
+    The bits are those of log2 of the truncated u, each squaring's truncation at most
+    doubling the relative error: the result is within 2^-15 of ln(s / 2^s_e)
+    (test_log_softmax.py checks every s up to 2^21)."""
+    s = np.asarray(s, dtype=np.int64)
+    k = np.zeros_like(s)
+    v = s.copy()
+    for step in (32, 16, 8, 4, 2, 1):
+        big = v >= (np.int64(1) << np.int64(step))
+        v = np.where(big, v >> np.int64(step), v)
+        k += np.where(big, step, 0)
+    u = np.where(k <= 30, s << np.clip(30 - k, 0, 62), s >> np.clip(k - 30, 0, 62))
+    frac = np.zeros_like(s)
+    for _ in range(LOG_SCALE):
+        u = (u * u) >> np.int64(30)
+        big = u >= (np.int64(1) << np.int64(31))
+        u = np.where(big, u >> np.int64(1), u)
+        frac = (frac << np.int64(1)) | big
+    log2 = ((k - s_e) << np.int64(LOG_SCALE)) + frac
+    return (log2 * LN2_Q31 + (np.int64(1) << np.int64(30))) >> np.int64(31)

@@ -383,6 +383,19 @@ class FixedConverter(L2Converter):
         return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[
             self.result_type(shape_of(op.results[0]), bits, bits - 2)]))
 
+    def log_softmax(self, op: Operation, x: SSAValue) -> SSAValue:
+        """The result's scale: data-driven (GetScale of the profiled magnitude) or, without
+        a profile, that of the largest possible magnitude 2^(b - s_in) + ln n; never
+        finer than the input or the log's 16 bits."""
+        tx = self.t(x)
+        bits = self.bits(op.results[0])
+        n = shape_of(op.input)[-1]
+        cap = min(tx.frac, fx.LOG_SCALE)
+        bound = 2.0 ** (tx.width - tx.frac) + math.log(n)
+        scale = self.scale_for(op.results[0], bits, cap, fx.get_scale(bound, bits))
+        return self.emit(num.LogSoftmaxOp.create(operands=[x], result_types=[
+            self.result_type(shape_of(op.results[0]), bits, scale)]))
+
     def normalise_l2(self, op: Operation, x: SSAValue) -> SSAValue:
         bits = self.t(x).width
         return self.emit(num.NormaliseL2Op.create(operands=[x], result_types=[
@@ -555,22 +568,46 @@ def _normalise_l2(op, x):
     return fx.narrow(np.where(norm == 0, 0, y), bits, "wrap")
 
 
-def _softmax(op, x):
-    a, r = _el(op.input), _el(op.result)
+def _softmax_exp(a: FixedType, x, rounding: str) -> tuple[np.ndarray, np.ndarray]:
+    """d = x - max (exact, <= 0) and e = Shiftry's exp table of d brought to the table's
+    input scale (saturated), shared by softmax and log_softmax."""
     tb = 8 if a.width <= 8 else 16
     s_in, _ = num._SHIFTRY_SCALES[tb]
-    rounding = _func_rounding(op)
     d = np.asarray(x, dtype=np.int64) - np.max(x, axis=-1, keepdims=True)  # <= 0
     shift = a.frac - s_in
     if shift > 0:
-        d = fx.shift_right(d, shift, rounding)
+        t = fx.shift_right(d, shift, rounding)
     else:  # exact left shift; what would leave the table's range saturates first
         lo = fx.int_range(tb)[0]
-        d = np.where(d < -((-lo) >> -shift), lo, d << np.int64(-shift))
-    d = fx.narrow(d, tb, "saturate", count=False)
-    e = fx.exp_shiftry(d, tb, rounding)
+        t = np.where(d < -((-lo) >> -shift), lo, d << np.int64(-shift))
+    t = fx.narrow(t, tb, "saturate", count=False)
+    return d, fx.exp_shiftry(t, tb, rounding)
+
+
+def _softmax(op, x):
+    a, r = _el(op.input), _el(op.result)
+    _, e = _softmax_exp(a, x, _func_rounding(op))
     total = e.sum(axis=-1, keepdims=True)
     return (e << np.int64(r.frac)) // total
+
+
+def log_softmax_scales(a: FixedType, r: FixedType) -> tuple[int, int]:
+    """(t, table bits): the scale log_softmax subtracts at (the input's, or up to 16 for
+    the log when that is at most 24 bits finer) and the exp table's width."""
+    return max(a.frac, min(fx.LOG_SCALE, a.frac + 24)), 8 if a.width <= 8 else 16
+
+
+def _log_softmax(op, x):
+    """y = narrow_sat(round((d 2^(t - s_in) - L_t) / 2^(t - s_out))), L = ln of the sum of
+    the exp table values at scale 16, L_t = round(L / 2^(16 - t))."""
+    a, r = _el(op.input), _el(op.result)
+    rounding = _func_rounding(op)
+    d, e = _softmax_exp(a, x, rounding)
+    t, tb = log_softmax_scales(a, r)
+    log = fx.ln_sum(e.sum(axis=-1, keepdims=True), num._SHIFTRY_SCALES[tb][1])
+    diff = fx.shift_right(d, a.frac - t, rounding) \
+        - fx.shift_right(log, fx.LOG_SCALE - t, rounding)
+    return fx.narrow(fx.shift_right(diff, t - r.frac, rounding), r.width, "saturate")
 
 
 def _rescale(op: num.RescaleOp, x):
@@ -668,6 +705,7 @@ _KERNELS = {
                                               _func_rounding(op)),
     "num.normalise_l2": _normalise_l2,
     "num.softmax": _softmax,
+    "num.log_softmax": _log_softmax,
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": _relu6,
     "num.clip": _clip,

@@ -26,6 +26,13 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return _f(e / _f(e.sum(axis=-1, keepdims=True)))
 
 
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    """float32, as the C computes it: d = x - max, the sum of e^d, d - log(sum)."""
+    x = _f(x)
+    d = _f(x - x.max(axis=-1, keepdims=True))
+    return _f(d - _f(np.log(_f(np.exp(d).sum(axis=-1, keepdims=True, dtype=np.float32)))))
+
+
 class Float32Converter(L2Converter):
     """The float program: every value of one element type, each op rounding once. posit
     and bfloat16 reuse it with their own element (`element`), parameters and exp."""
@@ -108,6 +115,9 @@ class Float32Converter(L2Converter):
 
     def softmax(self, op, x) -> SSAValue:
         return self.compute(num.SoftmaxOp, [x], op.results[0])
+
+    def log_softmax(self, op, x) -> SSAValue:
+        return self.compute(num.LogSoftmaxOp, [x], op.results[0])
 
     def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
         el = to.element_type if isinstance(to, TensorType) else to
@@ -194,6 +204,7 @@ _KERNELS = {
     "num.tanh": lambda op, x: _f(np.tanh(_f(x))),
     "num.normalise_l2": _normalise,
     "num.softmax": lambda op, x: _softmax(x),
+    "num.log_softmax": lambda op, x: _log_softmax(x),
     "num.relu": lambda op, x: _f(np.maximum(x, 0)),
     "num.relu6": lambda op, x: _f(np.clip(x, 0, 6)),
     "num.clip": lambda op, x: _f(np.clip(x, np.float32(op.lo.value.data),

@@ -116,6 +116,12 @@ def model_inputs(module: ModuleOp | func.FuncOp) -> list[Operation]:
             if op.name in ("minun.input", "num.input")]
 
 
+def input_shapes(module: ModuleOp | func.FuncOp) -> dict[str, tuple[int, ...]]:
+    """{name: shape} of the model's inputs, in their order (the C's input order)."""
+    return {op.sym_name.data: tuple(op.results[0].type.get_shape())
+            for op in model_inputs(module)}
+
+
 Lookup = Callable[[Operation], Callable[..., np.ndarray] | None]
 
 

@@ -18,6 +18,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 
+from minun_mlir.diagnostics import MinunError
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
@@ -108,16 +109,26 @@ def decode_outputs(module: ModuleOp | func.FuncOp, outputs: list[np.ndarray]
     return decoded
 
 
-def storage_inputs(module: ModuleOp | func.FuncOp, features: np.ndarray) -> np.ndarray:
+def storage_inputs(module: ModuleOp | func.FuncOp,
+                   features: np.ndarray | Mapping[str, np.ndarray]) -> np.ndarray:
     """Reals -> the raw input buffers the generated C takes (minun_input_t): one row per
-    example, encoded exactly as the evaluator encodes them."""
+    example, encoded exactly as the evaluator encodes them. Several inputs (`features` a
+    dict by input name) are stored one after another in the model's input order."""
+    from minun_mlir.dialects import num
     from minun_mlir.numerics.float_eval import model_inputs
 
-    (op,) = model_inputs(module)
-    el = op.results[0].type.element_type
-    values = encode_input(module)(op, np.asarray(features, dtype=np.float64))
-    from minun_mlir.dialects import num
-
-    width = num.storage_type(el).width.data if num.integer_stored(el) else 0
-    dtype = {8: np.int8, 16: np.int16, 32: np.int32}.get(width, np.float32)
-    return values.reshape(len(values), -1).astype(dtype, copy=False)
+    ops = model_inputs(module)
+    if not isinstance(features, Mapping):
+        if len(ops) != 1:
+            raise MinunError(f"the model has inputs {', '.join(o.sym_name.data for o in ops)}"
+                             "; pass a dict of arrays by input name")
+        features = {ops[0].sym_name.data: features}
+    rows = []
+    for op in ops:
+        el = op.results[0].type.element_type
+        values = encode_input(module)(op, np.asarray(features[op.sym_name.data],
+                                                     dtype=np.float64))
+        width = num.storage_type(el).width.data if num.integer_stored(el) else 0
+        dtype = {8: np.int8, 16: np.int16, 32: np.int32}.get(width, np.float32)
+        rows.append(values.reshape(len(values), -1).astype(dtype, copy=False))
+    return rows[0] if len(rows) == 1 else np.concatenate(rows, axis=1)

@@ -10,8 +10,10 @@ integer negation). Every operation
 rounds its exact result once (numerics/posit.py): add, sub and mul per element; matmul and
 conv2d accumulate every product of a dot product exactly in a quire and round once;
 sparse matmul adds its rounded terms column by column (as its C loop does); exp, sigmoid
-and tanh are correctly rounded. The kernels here are bit-exact with the C runtime in
-third_party/softposit (docs/numerics.md, "Posits").
+and tanh are correctly rounded; softmax and normalise_l2 are posit programs of those
+operations (a quire sum, then posit division; normalise_l2 with a correctly rounded
+sqrt). The kernels here are bit-exact with the C runtime in third_party/softposit
+(docs/numerics.md, "Posits").
 """
 
 from __future__ import annotations
@@ -80,12 +82,6 @@ class PositConverter(Float32Converter):
                 old.detach()
                 old.erase()
         return super().sparse_matmul(op, a, b)
-
-    def normalise_l2(self, op, x) -> SSAValue:
-        raise self.error(op, "not supported by the posit representation yet")
-
-    def softmax(self, op, x) -> SSAValue:
-        raise self.error(op, "not supported by the posit representation yet")
 
 
 # -- patterns <-> reals -------------------------------------------------------------------
@@ -178,6 +174,34 @@ def _conv2d(op, x, f):
     return y.reshape(b, n, *y.shape[1:])
 
 
+def _softmax(op, x):
+    """Per row: m = max (integer order), d = x - m and e = exp(d) each rounded, the sum of
+    e through the quire (e * 1) rounded once, then e / sum rounded."""
+    n, es = _fmt(op)
+    d = pz.sub(x, x.max(axis=-1, keepdims=True), n, es)
+    e = pz.exp(d, n, es)
+    total = pz.dot(e, np.full_like(e, 1 << (n - 2)), n, es, axis=-1)[..., None]
+    return pz.signed(pz.div(e, total, n, es), n)
+
+
+def _log_softmax(op, x):
+    """Per row: d = x - m and e = exp(d) rounded, the quire sum of e rounded once, its
+    log rounded, y = d - log rounded."""
+    n, es = _fmt(op)
+    d = pz.sub(x, x.max(axis=-1, keepdims=True), n, es)
+    e = pz.exp(d, n, es)
+    total = pz.dot(e, np.full_like(e, 1 << (n - 2)), n, es, axis=-1)[..., None]
+    return pz.signed(pz.sub(d, pz.log(total, n, es), n, es), n)
+
+
+def _normalise_l2(op, x):
+    """Per position: the sum of squares through the quire rounded once, its sqrt rounded,
+    each x / sqrt rounded; 0 where the sum is 0 (every x is 0)."""
+    n, es = _fmt(op)
+    norm = pz.sqrt(pz.dot(x, x, n, es, axis=-1), n, es)[..., None]
+    return pz.signed(np.where(norm == 0, 0, pz.div(x, norm, n, es)), n)
+
+
 def _bounds(op, lo: float, hi: float) -> tuple[int, int]:
     n, es = _fmt(op)
     el = PositType(n, es)
@@ -232,6 +256,9 @@ _KERNELS = {
     "num.exp": _unary(pz.exp),
     "num.sigmoid": _unary(pz.sigmoid),
     "num.tanh": _unary(pz.tanh),
+    "num.softmax": _softmax,
+    "num.log_softmax": _log_softmax,
+    "num.normalise_l2": _normalise_l2,
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": _clip,
     "num.clip": _clip,

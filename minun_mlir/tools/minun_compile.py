@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from minun_mlir.codegen import check_fits_board, output_lock, write_files
+from minun_mlir.data import first
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
 from minun_mlir.passes.memory_plan import PLANNERS
@@ -264,7 +265,7 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
         from minun_mlir.targets import run_model
 
         n = min(args.max_inputs, len(result.test))
-        inputs = storage_inputs(result.l2, result.test.features[:n])
+        inputs = storage_inputs(result.l2, first(result.test.features, n))
         run_result = run_model(result.c_dir, args.target, inputs, name=result.name,
                                config=options.label, opt=args.opt)
         agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
@@ -322,7 +323,11 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     dims = dict(item.partition("=")[::2] for item in args.dim)
     l1 = load_model(args.model, args.weights, {k: int(v) for k, v in dims.items()} or None,
                     args.synthetic_weights)
-    train = load_dataset(args.train, _input_shape(l1), num_classes(l1))
+    shape = _input_shape(l1)
+    if isinstance(shape, dict):
+        raise error(f"--search takes a model with one input; this one has {len(shape)} "
+                    f"({', '.join(shape)})")
+    train = load_dataset(args.train, shape, num_classes(l1))
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,
@@ -363,7 +368,7 @@ def disagreements(result, run_result, n: int) -> list[int]:
     differ = labels != result.predictions[:n]
     outputs = np.asarray(run_result.outputs).reshape(n, -1)
     if outputs.dtype.kind in "iu":
-        expected = evaluate_scores(result.l2, result.test.features[:n],
+        expected = evaluate_scores(result.l2, first(result.test.features, n),
                                    result.options.evaluator)
         if expected.shape == outputs.shape:
             differ |= np.any(expected.astype(np.int64) != outputs.astype(np.int64), axis=1)

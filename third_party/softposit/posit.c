@@ -397,6 +397,80 @@ posit_t posit_tanh(posit_t a, int n, int es)
     return pack(A.neg, q, e, 1, n, es);
 }
 
+/* --- sqrt and log ------------------------------------------------------------------ */
+
+/* floor(sqrt(x)) and the remainder, bit by bit (32 fixed steps), x < 2^63 */
+static uint64_t isqrt64(uint64_t x, uint64_t *rem)
+{
+    uint64_t r = 0, bit = (uint64_t)1 << 62;
+    int i;
+    for (i = 0; i < 32; i++) {
+        uint64_t t = r + bit;
+        if (x >= t) {
+            x -= t;
+            r = (r >> 1) + bit;
+        } else {
+            r >>= 1;
+        }
+        bit >>= 2;
+    }
+    *rem = x;
+    return r;
+}
+
+posit_t posit_sqrt(posit_t a, int n, int es)
+{
+    parts_t A = unpack(a, n, es);
+    int32_t e0, s;
+    uint64_t root, rem;
+    if (A.nar || A.neg)
+        return posit_nar(n);
+    if (A.zero)
+        return 0;
+    /* value = (sig << s) 2^(e0 - s), e0 - s even, sig << s in [2^61, 2^63) */
+    e0 = A.scale - HIDDEN;
+    s = 32 + (int32_t)((uint32_t)e0 & 1);
+    root = isqrt64((uint64_t)A.sig << s, &rem);
+    return pack(0, root, (e0 - s) / 2, rem != 0, n, es);
+}
+
+#define LN2_LOW ((((uint64_t)LN2_A & 63) << 32) | LN2_B) /* ln 2 below Q54, units 2^-92 */
+#define LOG_TERMS 14
+
+/* ln x = k ln 2 + 2 atanh(z), z = (m - 1) / (m + 1), m in [0.75, 1.5) (posit.py's log) */
+posit_t posit_log(posit_t a, int n, int es)
+{
+    parts_t A = unpack(a, n, es);
+    int upper, dneg, t, j;
+    int32_t k;
+    uint64_t base, ad, den, zq, w, total, power, L, ak, kq, lq;
+    if (A.nar || A.neg || A.zero)
+        return posit_nar(n);
+    upper = A.sig >= ((uint32_t)3 << (HIDDEN - 1)); /* m >= 1.5: m / 2, k + 1 */
+    base = (uint64_t)1 << (upper ? HIDDEN + 1 : HIDDEN);
+    k = A.scale + upper;
+    dneg = A.sig < base;
+    ad = dneg ? base - A.sig : A.sig - base;
+    den = A.sig + base;
+    if (ad == 0 && k == 0)
+        return 0;
+    t = bitlen64(den) - bitlen64(ad ? ad : 1);
+    zq = divq(ad ? ad << t : den, den); /* z 2^t in Q60 */
+    w = shr((uint64_t)mulq((int64_t)zq, (int64_t)zq), 2 * t);
+    total = power = (uint64_t)ONE_Q;
+    for (j = 1; j <= LOG_TERMS; j++) {
+        power = (uint64_t)mulq((int64_t)power, (int64_t)w);
+        total += power / (uint64_t)(2 * j + 1);
+    }
+    L = (uint64_t)mulq((int64_t)zq, (int64_t)total); /* |ln m| = L 2^(1 - t - 60) */
+    if (k == 0)
+        return pack(dneg, L ? L : 1, 1 - t - Q, 1, n, es);
+    ak = (uint64_t)(k < 0 ? -k : k);
+    kq = ak * (LN2_A >> 6) + ((ak * LN2_LOW) >> 38); /* |k| ln 2 in Q54, < 2^61 */
+    lq = shr(L, t + 5);
+    return pack(k < 0, ((k < 0) == dneg) ? kq + lq : kq - lq, -54, 1, n, es);
+}
+
 /* --- quire ------------------------------------------------------------------------- */
 
 /* the quire's width: 4 maxscale + n bits (SoftPosit's quire8/16/32 for posit<8,0>,

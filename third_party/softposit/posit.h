@@ -13,8 +13,9 @@
  *     4 * maxscale + n bits counting minpos^2 (n - 1 carry bits: SoftPosit's quire8, 16
  *     and 32 for posit<8,0>, <16,1>, <32,2>), wrapping around on overflow as SoftPosit's,
  *     and rounds once.
- *   - exp, sigmoid, tanh: 64-bit fixed-point evaluation to about 2^-55, rounded once
- *     (correctly rounded on every posit8 and posit16 input).
+ *   - exp, sigmoid, tanh, log: 64-bit fixed-point evaluation to about 2^-52, rounded
+ *     once (correctly rounded on every posit8 and posit16 input); sqrt: an exact integer
+ *     square root, correctly rounded.
  *   - comparisons order patterns as n-bit two's complement integers (NaR lowest).
  */
 #ifndef MINUN_POSIT_H
@@ -60,6 +61,10 @@ posit_t posit_relu(posit_t a, int n); /* max(a, 0): relu(NaR) = 0 */
 posit_t posit_exp(posit_t a, int n, int es);
 posit_t posit_sigmoid(posit_t a, int n, int es);
 posit_t posit_tanh(posit_t a, int n, int es);
+/* sqrt: correctly rounded (NaR for a < 0); log: natural log, about 2^-52 relative before
+   the one rounding (correctly rounded on every posit8 and posit16), NaR for a <= 0 */
+posit_t posit_sqrt(posit_t a, int n, int es);
+posit_t posit_log(posit_t a, int n, int es);
 
 void posit_quire_clear(posit_quire_t *q);
 void posit_quire_fma(posit_quire_t *q, posit_t a, posit_t b, int n, int es); /* q += a b */

@@ -35,3 +35,17 @@ func.func @f(%x: tensor<2x3x!num.fixed<16, 8>>) -> tensor<3x2x!num.fixed<16, 14>
   func.return %e : tensor<3x2x!num.fixed<16, 14>>
 }
 // CHECK: error: num.softmax: result 'result' at position 0 does not verify: shape must not change
+
+// -----
+func.func @f(%x: tensor<2x3x!num.fixed<16, 8>>) -> tensor<2x3x!num.fixed<64, 40>> {
+  %e = "num.log_softmax"(%x) : (tensor<2x3x!num.fixed<16, 8>>) -> tensor<2x3x!num.fixed<64, 40>>
+  func.return %e : tensor<2x3x!num.fixed<64, 40>>
+}
+// CHECK: error: num.log_softmax: the result is 8, 16 or 32 bits, got tensor<2x3x!num.fixed<64, 40>>
+
+// -----
+func.func @f(%x: tensor<2x3x!num.posit<16, 1>>) -> tensor<3x2x!num.posit<16, 1>> {
+  %e = "num.log_softmax"(%x) : (tensor<2x3x!num.posit<16, 1>>) -> tensor<3x2x!num.posit<16, 1>>
+  func.return %e : tensor<3x2x!num.posit<16, 1>>
+}
+// CHECK: error: num.log_softmax: result 'result' at position 0 does not verify: shape must not change

@@ -46,6 +46,10 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   // CHECK: %sm = num.softmax %logits : tensor<1x3x!num.fixed<16, 8>> -> tensor<1x3x!num.fixed<16, 14>>
   // GENERIC: %sm = "num.softmax"(%logits) : (tensor<1x3x!num.fixed<16, 8>>) -> tensor<1x3x!num.fixed<16, 14>>
   %sm = num.softmax %logits : tensor<1x3x!num.fixed<16, 8>> -> tensor<1x3x!num.fixed<16, 14>>
+  // LogSoftmax: any result scale (data-driven).
+  // CHECK: %lsm = num.log_softmax %logits : tensor<1x3x!num.fixed<16, 8>> -> tensor<1x3x!num.fixed<16, 11>>
+  // GENERIC: %lsm = "num.log_softmax"(%logits) : (tensor<1x3x!num.fixed<16, 8>>) -> tensor<1x3x!num.fixed<16, 11>>
+  %lsm = num.log_softmax %logits : tensor<1x3x!num.fixed<16, 8>> -> tensor<1x3x!num.fixed<16, 11>>
   // The same ops on float32 values.
   %f = num.param "F" dense<[1.5, -2.0]> : tensor<2xf32> -> tensor<2xf32>
   // CHECK: %fr = num.relu %f : tensor<2xf32>
@@ -62,6 +66,8 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   %fmin = num.min %fm, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   // CHECK: %fs = num.softmax %fmin : tensor<2xf32> -> tensor<2xf32>
   %fs = num.softmax %fmin : tensor<2xf32> -> tensor<2xf32>
+  // CHECK: %fls = num.log_softmax %fmin : tensor<2xf32> -> tensor<2xf32>
+  %fls = num.log_softmax %fmin : tensor<2xf32> -> tensor<2xf32>
   // CHECK: %fa = num.argmax %fmin : tensor<2xf32>
   %fa = num.argmax %fmin : tensor<2xf32>
   // Zero-skew int8: scale and zero point in the type; num.requantize's multiplier and shift

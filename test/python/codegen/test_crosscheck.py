@@ -4,9 +4,9 @@ set, at 16 and 8 bits, with every parameter at 8 bits (mixed), under SeeDot's ma
 rules (wrapping B-bit products, TreeSum halvings, two-table exp) and with the other
 rounding and overflow modes; plus the benchmark suite at 16 bits and the vendored ONNX
 models (mnist-8, the TFLite-Micro sine) at 16 and 8 bits; and in the posit representation
-(posit<16, 2> and posit<8, 2>) and in bfloat16, every suite model, fastgrnn_lr_usps and
-the ONNX models (rnnpool's normalise_l2 has no posit or bfloat16 form yet), and with
-per-tensor posit formats (num.convert between them) on every suite model."""
+(posit<16, 2> and posit<8, 2>) and in bfloat16, every suite model, fastgrnn_lr_usps,
+rnnpool (normalise_l2) and the ONNX models, and with per-tensor posit formats (num.convert
+between them) on every suite model."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ CASES = (
     + [(f"suite/{s}", "fixed16") for s in SUITE if s not in EXAMPLE_COPIES]
     + [(f"real/{m}", c) for m in ONNX for c in ("fixed16", "fixed8")]
     + [pytest.param(m, c, marks=[pytest.mark.slow] if any(
-        k in m for k in ("lenet", "fastgrnn-digits", "mnist")) else [])
-       for m in [f"suite/{s}" for s in SUITE] + ["fastgrnn_lr_usps"]
+        k in m for k in ("lenet", "fastgrnn-digits", "mnist", "rnnpool")) else [])
+       for m in [f"suite/{s}" for s in SUITE] + ["fastgrnn_lr_usps", "rnnpool"]
        + [f"real/{m}" for m in ONNX] for c in ("posit16", "posit8", "bfloat16")]
     + [pytest.param(f"suite/{s}", c, marks=[pytest.mark.slow] if any(
         k in s for k in ("lenet", "fastgrnn-digits")) else [])

@@ -12,7 +12,6 @@ from codegen_support import build_host, expected, run_host
 from minun_mlir.codegen import emit_c
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.dialects import num
-from minun_mlir.driver import load_model
 from minun_mlir.frontends.seedot import compile_with_weights
 from minun_mlir.frontends.seedot.weights import Weights
 from minun_mlir.numerics import posit as P
@@ -84,14 +83,6 @@ def test_float_wrapper_encodes_and_decodes_like_the_evaluator(n, tmp_path):
     _, got = run_host(exe, x, np.dtype("<f4"), 8, as_float=True)
     want = P.decode(P.encode(x.astype(np.float64), n, 2), n, 2).astype(np.float32)
     np.testing.assert_array_equal(got, want)
-
-
-def test_normalise_l2_is_reported_not_supported():
-    from codegen_support import EXAMPLES
-
-    m = EXAMPLES["rnnpool"]
-    with pytest.raises(MinunError, match="normalise_l2: not supported by the posit"):
-        lower_to_l2(load_model(m.program, m.weights), repr="posit", bits=16)
 
 
 @pytest.mark.parametrize("options,message", [

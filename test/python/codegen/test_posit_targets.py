@@ -59,3 +59,32 @@ def test_mixed_posit_formats_on_the_board_equal_the_evaluator(model, target, con
     r = run_model(tmp_path, target, exp.inputs[:n], name=model, config=config,
                   ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
     np.testing.assert_array_equal(r.outputs, exp.scores[:n], err_msg=target)
+
+
+ROWOPS = """func.func @main() -> tensor<4x3x{el}> attributes {{num.rounding = "nearest"}} {{
+  %x = num.input "X" : tensor<1x2x2x3x{el}>
+  %n = num.normalise_l2 %x : tensor<1x2x2x3x{el}> -> tensor<1x2x2x3x{el}>
+  %r = minun.reshape %n {{order = array<i64: 0, 1, 2, 3>}} : tensor<1x2x2x3x{el}> -> tensor<4x3x{el}>
+  %s = num.softmax %r : tensor<4x3x{el}> -> tensor<4x3x{el}>
+  func.return %s : tensor<4x3x{el}>
+}}
+"""
+
+
+@pytest.mark.parametrize("el", ["!num.posit<16, 1>", "!num.posit<8, 2>", "bf16"])
+@pytest.mark.parametrize("target", ["avr", "cortex-m4"])
+def test_softmax_and_normalise_l2_on_the_board(target, el, tmp_path):
+    """L2 normalisation then softmax (posit: quire sums, sqrt, exp and division of the
+    runtime; bfloat16: float32 sums, sqrtf, expf, division): the board's patterns are the
+    evaluator's, on inputs that include an all-zero position."""
+    from minun_mlir.ir_text import parse_ir
+    from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
+
+    l2 = parse_ir(ROWOPS.format(el=el))
+    x = np.random.default_rng(5).standard_normal((3, 1, 2, 2, 3)) * 2
+    x[0, 0, 0, 0] = 0.0
+    emit_c(l2, target, tmp_path)
+    r = run_model(tmp_path, target, storage_inputs(l2, x), name="rowops")
+    expected = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(3, -1)
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(3, -1).astype(np.int64),
+                                  expected)

@@ -24,7 +24,7 @@ DRIVER = r"""
 BIN(add) BIN(sub) BIN(mul) BIN(div)
 #define UN(OP) void u_##OP(const int64_t *a, int64_t *o, size_t k, int n, int es) { \
     size_t i; for (i = 0; i < k; i++) o[i] = (int64_t)posit_##OP((posit_t)a[i], n, es); }
-UN(exp) UN(sigmoid) UN(tanh)
+UN(exp) UN(sigmoid) UN(tanh) UN(sqrt) UN(log)
 void u_convert(const int64_t *a, int64_t *o, size_t k, int n, int es, int n2, int es2) {
     size_t i; for (i = 0; i < k; i++) o[i] = (int64_t)posit_convert((posit_t)a[i], n, es, n2, es2); }
 void u_from_fixed(const int64_t *a, int64_t *o, size_t k, int scale, int n, int es) {

@@ -74,6 +74,15 @@ posit_2_t convertDoubleToPX2(double, int);
 void d_convertDoubleToPX2(const double *a, int64_t *o, size_t n, int x) {
   for (size_t i = 0; i < n; i++) o[i] = convertDoubleToPX2(a[i], x).v >> (32 - x); }
 
+#define UNA(T, OP) T OP(T); \
+  void u_##OP(const int64_t *a, int64_t *o, size_t n) { \
+    for (size_t i = 0; i < n; i++) { T x; x.v = a[i]; o[i] = OP(x).v; } }
+UNA(posit8_t, p8_sqrt) UNA(posit16_t, p16_sqrt) UNA(posit32_t, p32_sqrt)
+posit_2_t pX2_sqrt(posit_2_t, int);
+void u_pX2_sqrt(const int64_t *a, int64_t *o, size_t n, int x) {
+  for (size_t i = 0; i < n; i++) { posit_2_t p; p.v = (uint32_t)a[i] << (32 - x);
+    o[i] = pX2_sqrt(p, x).v >> (32 - x); } }
+
 /* dot products: rows of k terms, one quire per row */
 quire8_t q8_fdp_add(quire8_t, posit8_t, posit8_t); posit8_t q8_to_p8(quire8_t);
 quire16_t q16_fdp_add(quire16_t, posit16_t, posit16_t); posit16_t q16_to_p16(quire16_t);
@@ -172,6 +181,18 @@ class Oracle:
         out = np.empty_like(q)
         getattr(self.lib, f"f_i64_to_{NAMES[n, es]}")(self._ptr(q), self._ptr(out),
                                                       ctypes.c_size_t(q.size))
+        return out
+
+    def sqrt(self, a, n: int, es: int) -> np.ndarray:
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        out = np.empty_like(a)
+        if (n, es) in NAMES:
+            getattr(self.lib, f"u_{NAMES[n, es]}_sqrt")(self._ptr(a), self._ptr(out),
+                                                         ctypes.c_size_t(a.size))
+        else:
+            assert es == 2
+            self.lib.u_pX2_sqrt(self._ptr(a), self._ptr(out), ctypes.c_size_t(a.size),
+                                ctypes.c_int(n))
         return out
 
     def dot(self, a, b, n: int, es: int) -> np.ndarray:

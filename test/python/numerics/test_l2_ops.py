@@ -18,7 +18,7 @@ from minun_mlir.pipeline import lower_to_l2
 ROOT = Path(__file__).resolve().parents[3]
 
 ENCODED = (num.ReluOp, num.Relu6Op, num.ClipOp, num.NegOp, num.MaxOp, num.MinOp,
-           num.MaxPoolOp, num.ArgMaxOp, num.SgnOp, num.SoftmaxOp)
+           num.MaxPoolOp, num.ArgMaxOp, num.SgnOp, num.SoftmaxOp, num.LogSoftmaxOp)
 # element-type generic minun ops an L2 program may contain
 GENERIC = (minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp,
            minun.ReverseOp, minun.ConcatOp, minun.SpliceAssignOp, minun.InitOp,

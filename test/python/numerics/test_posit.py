@@ -8,6 +8,7 @@ reference written from the definition with Python integers and Fraction
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -539,4 +540,86 @@ def test_posit32_functions_correctly_rounded_sampled(fn, es):
     a = np.concatenate([P.encode(x, 32, es), rng.integers(0, 1 << 32, 100)])
     got = getattr(P, fn)(a, 32, es)
     want = correctly_rounded(fn, a, 32, es, digits=80)
+    assert np.array_equal(got, want), mismatches(got, np.array(want), a)
+
+
+# --- sqrt and log (normalise_l2, log_softmax) -------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "es"), [(8, 0), (16, 1), (8, 2), (12, 2), (16, 2)])
+def test_sqrt_every_pattern_matches_softposit(oracle, n, es):
+    a = np.arange(1 << n)
+    got = P.sqrt(a, n, es)
+    want = oracle.sqrt(a, n, es)
+    assert np.array_equal(got, want), mismatches(got, want, a)
+
+
+def test_sqrt_posit32_matches_softposit(oracle):
+    rng = np.random.default_rng(32)
+    a = np.concatenate([rng.integers(0, 1 << 31, 10**5),
+                        P.encode(rng.random(10**4) * 2.0 ** rng.integers(-100, 100, 10**4),
+                                 32, 2)])
+    got = P.sqrt(a, 32, 2)
+    want = oracle.sqrt(a, 32, 2)
+    assert np.array_equal(got, want), mismatches(got, want, a)
+
+
+def exact_sqrt(x: Fraction, n: int, es: int) -> int:
+    """The correctly rounded sqrt from integers alone: floor(sqrt(x 4^k)) / 2^k with a
+    remainder flag is enough for the reference rounding (it needs n + 2 bits and a
+    sticky bit): the root with 2n + 8 bits, nudged up by 2^-(2n+12) when inexact."""
+    k = 2 * n + 8 - (x.numerator.bit_length() - x.denominator.bit_length()) // 2
+    num = x.numerator << (2 * k) if k >= 0 else x.numerator
+    den = x.denominator if k >= 0 else x.denominator << (-2 * k)
+    q = num // den
+    r = math.isqrt(q)
+    exact = r * r == q and q * den == num
+    root = Fraction(r, 1 << k) if k >= 0 else Fraction(r << -k)
+    if not exact:
+        root += Fraction(1, 1 << (k + 4)) if k + 4 >= 0 else Fraction(1 << -(k + 4))
+    return ref_encode(root, n, es)
+
+
+@pytest.mark.parametrize("n", [8, 9, 10, 12, 16])
+@pytest.mark.parametrize("es", P.ES_VALUES)
+def test_sqrt_every_pattern_matches_exact_rounding(n, es):
+    a = np.arange(1 << n)
+    got = P.sqrt(a, n, es)
+    want = []
+    for x in ref_values(n, es):
+        want.append(1 << (n - 1) if x is None or x < 0 else 0 if x == 0
+                    else exact_sqrt(x, n, es))
+    assert np.array_equal(got, want), mismatches(got, np.array(want), a)
+
+
+def ref_log(x: Fraction, digits: int) -> Fraction:
+    with localcontext() as ctx:
+        ctx.prec = digits
+        return Fraction((Decimal(x.numerator) / Decimal(x.denominator)).ln())
+
+
+@pytest.mark.parametrize("n", [8, 16])
+@pytest.mark.parametrize("es", P.ES_VALUES)
+def test_log_every_posit8_and_posit16_correctly_rounded(n, es):
+    """Against 60-digit decimal logarithms rounded by the exact reference; 0 and
+    negatives give NaR, log(1) = 0."""
+    a = np.arange(1 << n)
+    got = P.log(a, n, es)
+    want = []
+    for x in ref_values(n, es):
+        want.append(1 << (n - 1) if x is None or x <= 0 else 0 if x == 1
+                    else ref_encode(ref_log(x, 60), n, es))
+    assert np.array_equal(got, want), mismatches(got, np.array(want), a)
+
+
+@pytest.mark.parametrize("es", P.ES_VALUES)
+def test_log_posit32_sampled_correctly_rounded(es):
+    """Random posit32 inputs, near 1 (where ln is small) and across the range."""
+    rng = np.random.default_rng(40 + es)
+    x = np.concatenate([1 + rng.standard_normal(300) * 2.0 ** rng.integers(-27, -1, 300),
+                        2.0 ** rng.uniform(-100, 100, 300)])
+    a = P.encode(np.abs(x), 32, es)
+    got = P.log(a, 32, es)
+    want = [0 if ref_decode(int(p), 32, es) == 1
+            else ref_encode(ref_log(ref_decode(int(p), 32, es), 80), 32, es) for p in a]
     assert np.array_equal(got, want), mismatches(got, np.array(want), a)

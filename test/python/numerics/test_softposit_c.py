@@ -95,14 +95,14 @@ def test_random_pairs_every_format(c, n, es):
 
 
 @pytest.mark.parametrize("es", P.ES_VALUES)
-@pytest.mark.parametrize("fn", ["exp", "sigmoid", "tanh"])
+@pytest.mark.parametrize("fn", ["exp", "sigmoid", "tanh", "sqrt", "log"])
 def test_functions_every_posit16_and_posit8(c, fn, es):
     for n in (8, 16):
         a = np.arange(1 << n)
         same(c.unary(fn, a, n, es), getattr(P, fn)(a, n, es), a)
 
 
-@pytest.mark.parametrize("fn", ["exp", "sigmoid", "tanh"])
+@pytest.mark.parametrize("fn", ["exp", "sigmoid", "tanh", "sqrt", "log"])
 def test_functions_random_posit32(c, fn):
     rng = np.random.default_rng(len(fn))
     for es in P.ES_VALUES:
@@ -165,10 +165,13 @@ def test_c_matches_softposit_directly(c, tmp_path):
             same(c.binary(op, a, b, n, es), oracle.binary(op, a, b, n, es), a, b)
         rows_a, rows_b = rng.integers(0, 1 << n, (2, 500, 32))
         same(c.dot(rows_a, rows_b, n, es), oracle.dot(rows_a, rows_b, n, es))
+    for n, es in ((8, 0), (16, 1), (8, 2), (16, 2)):  # sqrt: every pattern
+        a = np.arange(1 << n)
+        same(c.unary("sqrt", a, n, es), oracle.sqrt(a, n, es), a)
 
 
 MCU_FORMATS = [(8, 0), (8, 2), (12, 1), (16, 1), (16, 2), (32, 2)]
-TIMED = ["add", "mul", "div", "exp", "sigmoid", "tanh", "quire_fma"]
+TIMED = ["add", "mul", "div", "exp", "sigmoid", "tanh", "sqrt", "log", "quire_fma"]
 
 
 def mcu_cases(block: int) -> tuple[list[tuple[int, int, int, int]], str]:
@@ -199,7 +202,7 @@ def mcu_expected(cases, block: int) -> list[list[int]]:
         start = i - i % block
         k = [start + (i - start + j) % block for j in range(8)]
         row = [getattr(P, op)(a, b, n, es) for op in ("add", "sub", "mul", "div")]
-        row += [getattr(P, fn)(a, n, es) for fn in ("exp", "sigmoid", "tanh")]
+        row += [getattr(P, fn)(a, n, es) for fn in ("exp", "sigmoid", "tanh", "sqrt", "log")]
         row += [P.convert(a, n, es, 16, 1), P.to_fixed(a, 8, n, es, bits=16) & 0xFFFFFFFF,
                 P.from_fixed(P.signed(b, n), 5, n, es), P.lt(a, b, n),
                 P.dot([cases[j][2] for j in k], [cases[j][3] for j in k], n, es)]

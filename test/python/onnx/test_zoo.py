@@ -255,6 +255,7 @@ def _script(name: str, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
+@pytest.mark.slow  # retrains two scikit-learn models: about 15 s
 def test_the_keras_style_models_are_what_the_script_builds():
     proc = _script("make_keras_style.py", "--check")
     assert proc.returncode == 0, proc.stderr

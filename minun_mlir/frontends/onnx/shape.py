@@ -178,8 +178,52 @@ def _split(imp: Importer, node: Node) -> list[Value]:
     return [imp.slice(x, axis, int(a), int(s)) for a, s in zip(starts, sizes, strict=True)]
 
 
+def _slice(imp: Importer, node: Node) -> list[Value]:
+    """Constant starts, ends, axes and steps (attributes before opset 10, constant inputs
+    after): per axis, one splice for step 1, else one element slice per index, concatenated
+    (as Gather). Clamping and negative indices as ONNX (Python's slice.indices is the same
+    rule). PyTorch's dynamo exporter writes `x[t]` of an unrolled RNN this way."""
+    x = node.inputs[0]
+    if node.version < 10:
+        starts, ends = node.attr("starts"), node.attr("ends")
+        axes, steps = node.attr("axes"), None
+    else:
+        starts = imp.const(node.input(1), "starts")
+        ends = imp.const(node.input(2), "ends")
+        axes_v, steps_v = node.input(3), node.input(4)
+        axes = None if axes_v is None else imp.const(axes_v, "axes")
+        steps = None if steps_v is None else imp.const(steps_v, "steps")
+    starts = [int(v) for v in np.asarray(starts).reshape(-1)]
+    ends = [int(v) for v in np.asarray(ends).reshape(-1)]
+    axes = list(range(len(starts))) if axes is None else [
+        normalize_axis(int(a), x.rank) for a in np.asarray(axes).reshape(-1)]
+    steps = [1] * len(starts) if steps is None else [int(v) for v in
+                                                       np.asarray(steps).reshape(-1)]
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise imp.error(f"starts, ends, axes and steps differ in length: {len(starts)}, "
+                        f"{len(ends)}, {len(axes)}, {len(steps)}")
+    if len(set(axes)) != len(axes):
+        raise imp.error(f"an axis is repeated: {axes}")
+    out = x
+    for start, end, axis, step in zip(starts, ends, axes, steps, strict=True):
+        if step == 0:
+            raise imp.error("a step of 0")
+        n = x.shape[axis]
+        picked = range(*slice(start, end, step).indices(n))
+        if not picked:
+            raise imp.error(f"an empty slice along axis {axis} (L1 has no empty tensors)")
+        if len(picked) == n and step == 1:
+            continue
+        if step == 1:
+            out = imp.slice(out, axis, picked[0], len(picked))
+        else:
+            out = imp.concat([imp.slice(out, axis, i, 1) for i in picked], axis)
+    return [out]
+
+
 HANDLERS = {
     "Gather": _gather,
+    "Slice": _slice,
     "Split": _split,
     "Reshape": _reshape,
     "Flatten": _flatten,

@@ -23,7 +23,7 @@ OP_TOKENS = {
     "div": "Div", "relu": "Relu", "leakyrelu": "LeakyRelu", "clip": "Clip",
     "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp", "softmax": "Softmax",
     "hardsigmoid": "HardSigmoid", "hardswish": "HardSwish", "prelu": "PRelu", "elu": "Elu",
-    "gather": "Gather", "split": "Split", "reduce_mean": "ReduceMean",
+    "gather": "Gather", "split": "Split", "slice": "Slice", "reduce_mean": "ReduceMean",
     "logsoftmax": "LogSoftmax", "argmax": "ArgMax", "conv": "Conv", "basic_conv": "Conv",
     "maxpool": "MaxPool", "averagepool": "AveragePool",
     "globalaveragepool": "GlobalAveragePool", "reshape": "Reshape", "flatten": "Flatten",
@@ -41,7 +41,7 @@ OP_TOKENS = {
 # data. (operator, input index) pairs; everything else stays a run-time input.
 STATIC_INPUTS = {
     "Reshape": {1}, "Squeeze": {1}, "Unsqueeze": {1}, "Clip": {1, 2}, "Dropout": {1, 2},
-    "PRelu": {1}, "Gather": {1}, "Split": {1}, "ReduceMean": {1},
+    "PRelu": {1}, "Gather": {1}, "Split": {1}, "ReduceMean": {1}, "Slice": {1, 2, 3, 4},
     "GRU": {4}, "LSTM": {4}, "RNN": {4}, "ArrayFeatureExtractor": {1},
 }
 
@@ -109,6 +109,7 @@ EXCLUDED: dict[str, str] = {
     "test_reshape_allowzero_reordered":
         "zero-size tensor (an input dimension is 0): not supported",
     "test_shape_start_greater_than_end": "the output is an empty tensor: not supported",
+    "test_slice_start_out_of_bounds": "the output is an empty tensor: not supported",
     **{f"test_clip_{case}_expanded": _WHERE
        for case in ("default_max", "default_min", "example", "inbounds",
                     "min_greater_than_max", "outbounds", "splitbounds")},

@@ -449,3 +449,27 @@ def test_lit_inputs_are_what_the_generator_writes(tmp_path: Path) -> None:
     for path in generator.write_all(str(tmp_path)):
         name = Path(path).name
         assert Path(path).read_bytes() == (INPUTS / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("starts,ends,axes,steps", [
+    ([1], [3], [1], [1]),  # channels of a value held in NHWC after the conv
+    ([0, 1], [4, -1], [2, 3], [2, 1]),  # H with step 2, W to -1
+    ([-1], [-100], [3], [-2]),  # W reversed with step -2, end clamped
+    ([0], [2 ** 62], [-3], [1]),  # a negative axis, an end past the dimension
+])
+def test_slice_of_a_value_held_in_another_layout(starts, ends, axes, steps):
+    """Slice with constant starts/ends/axes/steps after a Conv (whose result the importer
+    holds in NHWC) and after its opset-9 attribute form, against onnx.reference."""
+    w = rand(4, 2, 3, 3)
+    inits = {"w": w, "s": np.array(starts, np.int64), "e": np.array(ends, np.int64),
+             "a": np.array(axes, np.int64), "k": np.array(steps, np.int64)}
+    model = make([helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+                  helper.make_node("Slice", ["c", "s", "e", "a", "k"], ["y"])],
+                 {"x": [1, 2, 5, 6]}, ["y"], inits)
+    check(model, {"x": rand(1, 2, 5, 6)})
+    if all(k == 1 for k in steps):
+        old = make([helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+                    helper.make_node("Slice", ["c"], ["y"], starts=starts, ends=ends,
+                                     axes=[a % 4 for a in axes])],
+                   {"x": [1, 2, 5, 6]}, ["y"], {"w": w}, opset=9)
+        check(old, {"x": rand(1, 2, 5, 6)})

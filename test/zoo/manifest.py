@@ -1,0 +1,105 @@
+"""The model zoo: every model under test/zoo/, where it comes from, the data it is
+profiled and tested on, and the stages it is known to fail (with the reason).
+
+Read by test/python/onnx/test_zoo.py (which checks every stage of every model, and that
+each known failure does fail) and by tools/zoo/zoo_table.py (the table of
+docs/onnx-frontend.md). No dependency beyond the standard library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ZOO = Path(__file__).resolve().parent
+
+# The stages of the done-when of issue 17, in order:
+#   import: imports, and the float evaluator equals onnxruntime on the 40 stored inputs
+#   fixed16, fixed8: quantizes (profiled on the training data) and the C built for the
+#       Cortex-M4 and run in QEMU gives the bit-exact evaluator's outputs
+#   cli: `minun-compile model.onnx --out DIR` (no option but the output folder) exits 0
+#       and writes model.c, with its report
+STAGES = ("import", "fixed16", "fixed8", "cli")
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str  # unique in the zoo: "<source>/<file stem>"
+    source: str  # who made it, with which exporter
+    onnx: str  # path under test/zoo
+    inputs: str  # the .npz of test inputs (x stacked on the batch axis)
+    train: str  # profiling data for quantize (an .npz with x)
+    family: str  # models sharing one trained network share a family (the distinct count)
+    output: str | None = None  # the graph output compiled (default: the last, or the
+    # tensor a ZipMap reads)
+    dims: dict = field(default_factory=dict)  # symbolic dimensions other than the batch
+    known: dict = field(default_factory=dict)  # stage: (its error message, why)
+    third_party: bool = True  # False: built in this repository by hand
+
+    @property
+    def path(self) -> Path:
+        return ZOO / self.onnx
+
+
+LOGSOFTMAX = ("minun.log_softmax: not supported by the fixed-point representation",
+              "LogSoftmax has no fixed-point kernel yet; it is being added on another "
+              "branch, expected to pass after that merge")
+
+_SKLEARN = {  # name: dataset
+    "logreg_digits": "digits", "logreg_norm_iris": "iris",
+    "logreg_breast_cancer": "breast_cancer", "linearsvc_wine": "wine",
+    "svc_linear_breast_cancer": "breast_cancer", "svc_rbf_breast_cancer": "breast_cancer",
+    "svc_rbf_iris": "iris", "mlp_digits": "digits", "dtree_wine": "wine",
+    "rf_digits": "digits", "gb_iris": "iris", "linreg_diabetes": "diabetes",
+    "dtreg_diabetes": "diabetes", "svr_rbf_diabetes": "diabetes",
+}
+
+_TORCH = ("mlp", "mlp_softmax", "mlp_bn", "cnn", "cnn_logsoftmax", "dscnn", "mobile_res",
+          "gru", "bigru", "lstm", "rnn", "kws1d")
+
+_ONNX2C = {  # name: source
+    "atmega_mnist": "onnx2c examples/atmega_mnist (PyTorch)",
+    "pytorch_mnist": "onnx2c test/mnist (PyTorch)",
+    "velardo_lesson9": "onnx2c test/velardo (Keras, keras2onnx)",
+    "treeensembleclassifier": "onnx2c test/simple_networks (scikit-learn, skl2onnx)",
+    "conv_2ch_3kernels_randombias": "onnx2c test/simple_networks (Keras, keras2onnx)",
+    "conv_3ch": "onnx2c test/simple_networks (Keras, keras2onnx)",
+    "conv_k2_maxpool_k2": "onnx2c test/simple_networks (Keras, keras2onnx)",
+    "lstm_k1_b1_r1": "onnx2c test/simple_networks (Keras, keras2onnx)",
+}
+
+
+def models() -> list[Model]:
+    out = []
+    for name, dataset in _SKLEARN.items():
+        out.append(Model(
+            f"sklearn/{name}", "scikit-learn 1.9.1, skl2onnx 1.20.0", f"sklearn/{name}.onnx",
+            f"sklearn/{name}.npz", f"sklearn/data/{dataset}-train.npz", f"sklearn/{name}",
+            # skl2onnx's decision_function emulation after a multiclass SVC (Less, Abs, Div
+            # of run-time values) is not imported: the label is compiled
+            output="output_label" if name == "svc_rbf_iris" else None))
+    for name in _TORCH:
+        for exporter, label in (("ts", "torch.onnx.export(dynamo=False)"),
+                                ("dynamo", "torch.onnx.export(dynamo=True)")):
+            known = {"fixed16": LOGSOFTMAX, "fixed8": LOGSOFTMAX, "cli": LOGSOFTMAX} if (
+                name == "cnn_logsoftmax") else {}
+            out.append(Model(
+                f"torch/{name}_{exporter}", f"PyTorch 2.13.0, {label}",
+                f"torch/{name}_{exporter}.onnx", f"torch/{name}.npz",
+                "torch/data/digits01-train.npz", f"torch/{name}", known=known))
+    for name in ("keras_mlp", "keras_cnn"):
+        out.append(Model(
+            f"keras_style/{name}", "hand-built with onnx.helper in tf2onnx's patterns",
+            f"keras_style/{name}.onnx", f"keras_style/{name}.npz",
+            "torch/data/digits01-train.npz", f"keras_style/{name}", third_party=False))
+    for name, source in _ONNX2C.items():
+        known, dims = {}, {}
+        if name == "lstm_k1_b1_r1":
+            dims = {"M1": 4}
+            known = {"cli": ("dimension 1 is symbolic ('M1')",
+                             "the sequence length is symbolic: minun-compile needs "
+                             "`--dim M1=<steps>` (static shapes) and says so")}
+        out.append(Model(
+            f"onnx2c/{name}", source, f"onnx2c/{name}.onnx", f"onnx2c/{name}.npz",
+            f"onnx2c/{name}.npz", f"onnx2c/{name}", dims=dims, known=known))
+    return out

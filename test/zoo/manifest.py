@@ -41,10 +41,6 @@ class Model:
         return ZOO / self.onnx
 
 
-LOGSOFTMAX = ("minun.log_softmax: not supported by the fixed-point representation",
-              "LogSoftmax has no fixed-point kernel yet; it is being added on another "
-              "branch, expected to pass after that merge")
-
 _SKLEARN = {  # name: dataset
     "logreg_digits": "digits", "logreg_norm_iris": "iris",
     "logreg_breast_cancer": "breast_cancer", "linearsvc_wine": "wine",
@@ -81,12 +77,10 @@ def models() -> list[Model]:
     for name in _TORCH:
         for exporter, label in (("ts", "torch.onnx.export(dynamo=False)"),
                                 ("dynamo", "torch.onnx.export(dynamo=True)")):
-            known = {"fixed16": LOGSOFTMAX, "fixed8": LOGSOFTMAX, "cli": LOGSOFTMAX} if (
-                name == "cnn_logsoftmax") else {}
             out.append(Model(
                 f"torch/{name}_{exporter}", f"PyTorch 2.13.0, {label}",
                 f"torch/{name}_{exporter}.onnx", f"torch/{name}.npz",
-                "torch/data/digits01-train.npz", f"torch/{name}", known=known))
+                "torch/data/digits01-train.npz", f"torch/{name}"))
     for name in ("keras_mlp", "keras_cnn"):
         out.append(Model(
             f"keras_style/{name}", "hand-built with onnx.helper in tf2onnx's patterns",

@@ -426,7 +426,8 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
             "planner and by avr-gcc. Haunter's posit programs "
             f"{'all fit' if fits('posit_scratch_bytes') else 'do NOT all fit'} by the "
             "planner (the scratch, what MinUn counts), but the Uno's static RAM of model.c "
-            f"is {min(over)}-{max(over)} B more: the posit runtime's quire (65 B, sized for "
+            f"is {min(over)}{'' if min(over) == max(over) else f'-{max(over)}'} B more: the "
+            "posit runtime's quire (65 B, sized for "
             "posit32) and its pointer live outside the scratch, so by avr-gcc's figure "
             f"{'they fit' if uno_fit else 'they do not fit these budgets'}."]
     sec = speed["seconds"]

@@ -23,7 +23,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import error
@@ -209,11 +216,18 @@ class FixedConverter(L2Converter):
         return self.rescale(product, out_bits,
                             self.scale_for(op.results[0], out_bits, prod, fallback))
 
-    def _reduction(self, op: Operation, a: SSAValue, b: SSAValue, terms: int, build):
+    def _reduction(self, op: Operation, a: SSAValue, b: SSAValue, terms: int, build,
+                   channels: tuple[int, int] | None = None):
         """Shared by matmul, sparse matmul and conv2d: `build(a, b, halvings, result_type)`
-        makes the op; the rules decide operand shifts, halvings and accumulator width."""
+        makes the op; the rules decide operand shifts, halvings and accumulator width.
+        `channels` = (operand index, axis): the weight operand whose scales may be per
+        channel (quantize{per-channel=true})."""
         ta, tb = self.t(a), self.t(b)
         shape = shape_of(op.results[0])
+        if channels is not None and self.config.per_channel and not self.maxscale_mode:
+            weight = self._channel_weight(op, (a, b)[channels[0]], channels[0])
+            if weight is not None:
+                return self._per_channel(op, a, b, channels, weight, build)
         if self.maxscale_mode:
             bits = self.config.bits
             p_mul, s_mul = self.rules.mulscale(ta.frac, tb.frac)
@@ -236,12 +250,75 @@ class FixedConverter(L2Converter):
         total = self.emit(build(a, b, 0, self.result_type(shape, acc, prod)))
         return self.rescale(total, out_bits, out_scale)
 
+    # -- per-channel weight scales ---------------------------------------------------
+
+    def _channel_weight(self, op: Operation, w: SSAValue, index: int) -> np.ndarray | None:
+        """The float values of a weight that can take per-channel scales: a dense
+        parameter or constant of this block, used by this op only, whose scale is not
+        fixed by name; None otherwise."""
+        param = w.owner
+        old = op.operands[index]
+        if not isinstance(param, num.ParamOp) or param.sparse is not None or \
+                param.parent_block() is not self.block or w.uses or len(list(old.uses)) != 1 or \
+                not isinstance(old.owner, (minun.ParamOp, minun.ConstantOp)) or \
+                self.config.scale_override(param.sym_name.data) is not None:
+            return None
+        values = np.asarray(old.owner.array(), dtype=np.float64)
+        return values if values.size else None
+
+    def _per_channel(self, op: Operation, a: SSAValue, b: SSAValue,
+                     channels: tuple[int, int], values: np.ndarray, build) -> SSAValue:
+        """The reduction with a scale per output channel of its weight: each channel at
+        the GetScale of its own largest magnitude, its exact sum (at that channel's
+        product scale, in a 32-bit accumulator at most) shifted right to the common
+        output scale by the op's `channel_shifts`."""
+        index, axis = channels
+        operands = [a, b]
+        w, x = operands[index], operands[1 - index]
+        tw, tx = self.t(w), self.t(x)
+        out_bits = self.bits(op.results[0])
+        prod = tx.frac + tw.frac  # the per-tensor product scale: the lowest channel's
+        out_scale = self.scale_for(op.results[0], out_bits, prod, min(tx.frac, tw.frac))
+        cap = max(wider(max(tw.width, tx.width)), 32)
+        excess = out_bits + (prod - out_scale) - cap
+        if excess > 0:  # as per-tensor: the activation gives up (excess + 1) // 2 bits
+            x = self.rescale(x, tx.width, tx.frac - (excess + 1) // 2)
+        sx = self.t(x).frac
+        top = out_scale + cap - out_bits - sx  # the highest scale the accumulator holds
+        moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
+        scales = [min(fx.get_scale(float(np.abs(c).max()), tw.width), top) for c in moved]
+        stored = np.concatenate([
+            np.expand_dims(fx.quantize(np.take(values, j, axis=axis), tw.width, s,
+                                       self.config.rounding, "saturate"), axis)
+            for j, s in enumerate(scales)], axis=axis)
+        old_param = w.owner
+        ty = self.result_type(values.shape, tw.width, min(scales))
+        new_param = num.ParamOp.build_param(old_param.sym_name.data, stored, ty)
+        new_param.attributes["channel_axis"] = IntegerAttr(axis, i64)
+        new_param.attributes["channel_scales"] = DenseArrayBase.from_list(i64, scales)
+        new_param.location = old_param.location
+        self.block.insert_op_before(new_param, old_param)
+        new_param.results[0].name_hint = w.name_hint
+        old_param.detach()
+        old_param.erase()
+        operands[index], operands[1 - index] = new_param.results[0], x
+        shifts = [sx + s - out_scale for s in scales]
+        acc = fits_width(out_bits + max(shifts))
+        acc = min(max(acc, 16), cap)
+        made = build(*operands, 0, self.result_type(shape_of(op.results[0]), acc, out_scale))
+        made.attributes["channel_shifts"] = DenseArrayBase.from_list(i64, shifts)
+        total = self.emit(made)
+        return self.rescale(total, out_bits, out_scale)
+
     def matmul(self, op, a, b) -> SSAValue:
         def build(x, y, halvings, ty):
             return num.MatMulOp.create(operands=[x, y], attributes=self._attrs(
                 halvings=halvings), result_types=[ty])
 
-        return self._reduction(op, a, b, shape_of(op.lhs)[1], build)
+        # the weight: the rhs (x W, ONNX), else the lhs (W x, SeeDot)
+        index = 1 if isinstance(b.owner, num.ParamOp) else 0
+        return self._reduction(op, a, b, shape_of(op.lhs)[1], build,
+                               channels=(index, 1 if index else 0))
 
     def sparse_matmul(self, op, a, b) -> SSAValue:
         def build(x, y, shift, ty):
@@ -260,7 +337,9 @@ class FixedConverter(L2Converter):
             return num.Conv2DOp.create(operands=[a, b], attributes={
                 **attrs, **self._attrs(halvings=halvings)}, result_types=[ty])
 
-        return self._reduction(op, x, f, kh * kw * cg, build)
+        groups = op.groups.value.data
+        return self._reduction(op, x, f, kh * kw * cg, build,
+                               channels=(1, 4) if groups == 1 else None)
 
     # -- table functions ---------------------------------------------------------------
 
@@ -389,10 +468,22 @@ def _mul(op, a, b):
     return fx.narrow(_align(a, rank) * _align(b, rank), _el(op.result).width, "wrap")
 
 
+def _channel_shift(op, y):
+    """The per-channel shifts of a reduction with a per-channel weight (`channel_shifts`)
+    applied to its exact wrapped sums `y` (batch first), with the op's rounding."""
+    if op.channel_shifts is None:
+        return y
+    _, _, axis = num.channel_operand(op)
+    shifts = np.array(minun.ints(op.channel_shifts), dtype=np.int64)
+    shape = [1] * y.ndim
+    shape[axis + 1] = len(shifts)
+    return fx.shift_right_by(y, shifts.reshape(shape), _rounding(op))
+
+
 def _matmul(op, a, b):
     bits, halvings = _el(op.result).width, op.halvings.value.data
     if halvings == 0:  # a wrapping sum: int64 arithmetic (itself modular) then narrow
-        return fx.narrow(np.matmul(a, b), bits, "wrap")
+        return _channel_shift(op, fx.narrow(np.matmul(a, b), bits, "wrap"))
     terms = fx.narrow(a[:, :, :, None] * b[:, None, :, :], bits, "wrap")  # (B, m, k, n)
     terms = np.moveaxis(terms, 2, 3)  # (B, m, n, k)
     return fx.tree_sum(terms, halvings, bits, _rounding(op))
@@ -453,7 +544,7 @@ def _conv2d(op, x, f):
         terms = fx.narrow(terms, bits, "wrap")  # (M, Ho, Wo, Cout, K)
         outs.append(fx.tree_sum(terms, halvings, bits, _rounding(op)))
     y = np.concatenate(outs, axis=-1)
-    return y.reshape(b, n, *y.shape[1:])
+    return _channel_shift(op, y.reshape(b, n, *y.shape[1:]))
 
 
 def _exp(op, x):

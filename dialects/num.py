@@ -62,6 +62,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_attr_def,
+    opt_operand_def,
     result_def,
     traits_def,
 )
@@ -503,6 +504,8 @@ class MulOp(_Elementwise):
 
 
 def _check_reduction(op: Operation, a: SSAValue, b: SSAValue, shape, removed: int) -> None:
+    if getattr(op, "bias", None) is not None and op.channel_shifts is None:
+        raise VerifyException(f"{op.name}: a bias operand needs channel_shifts")
     if getattr(op, "channel_shifts", None) is not None:
         _check_channel_shifts(op, a, b, shape, removed)
     elif _same_kind(op, a, b, op.results[0]):
@@ -518,7 +521,7 @@ def channel_operand(op: Operation) -> tuple[int, ParamOp, int] | None:
     """(operand index, parameter, result axis of its channels) of a matmul or conv2d
     whose weight has per-channel scales: lhs rows or rhs columns of a matmul, the
     filter's output channels of a (one-group) convolution."""
-    for i, (v, out_axis) in enumerate(zip(op.operands, (0, 1) if isinstance(op, MatMulOp)
+    for i, (v, out_axis) in enumerate(zip(op.operands[:2], (0, 1) if isinstance(op, MatMulOp)
                                           else (None, 3))):
         owner = v.owner
         if isinstance(owner, ParamOp) and owner.channel_scales is not None:
@@ -555,6 +558,17 @@ def _check_channel_shifts(op: Operation, a: SSAValue, b: SSAValue, shape, remove
             raise VerifyException(
                 f"{op.name}: channel {j}: result scale must be {other.frac} + {sw} - shift "
                 f"with a shift >= 0, got shift {n} and result scale {res.frac}")
+    if op.bias is not None:
+        bias = op.bias.owner
+        if not isinstance(bias, ParamOp) or bias.scales() is None or \
+                len(_shape(op.bias)) != 1 or bias.channel_axis.value.data != 0 or \
+                fixed(op.bias).width != res.width:
+            raise VerifyException(f"{op.name}: the bias must be a 1-D num.param with "
+                                  f"channel_scales, {res.width} bits like the result")
+        want = [other.frac + sw for sw in scales]
+        if list(bias.scales()) != want:
+            raise VerifyException(f"{op.name}: the bias's channel scales must be the "
+                                  f"products' {want}, got {list(bias.scales())}")
     _expect_result(op, shape, lambda el: None)
 
 
@@ -589,10 +603,17 @@ class MatMulOp(_MatMulLike):
     """
 
     name = "num.matmul"
+    lhs = operand_def(TensorType)  # declared again: the operands' order is lhs, rhs, bias
+    rhs = operand_def(TensorType)
     halvings = attr_def(IntegerAttr)
     # per output channel, the right shift (rounding attribute) of its exact wrapping sum
     # (at the product scale of its weight's channel) to the result's scale
     channel_shifts = opt_attr_def(DenseArrayBase)
+    # with channel_shifts: a per-channel parameter added to each channel's sum (at that
+    # channel's product scale) before the shift
+    bias = opt_operand_def(TensorType)
+    assembly_format = ("$lhs `,` $rhs (`bias` $bias^)? attr-dict `:` "
+                       "functional-type(operands, results)")
 
     def removed_bits(self) -> int:
         return self.halvings.value.data
@@ -638,10 +659,12 @@ class Conv2DOp(IRDLOperation):
     groups = attr_def(IntegerAttr)
     halvings = attr_def(IntegerAttr)
     channel_shifts = opt_attr_def(DenseArrayBase)  # as num.matmul's
+    bias = opt_operand_def(TensorType)  # as num.matmul's
     rounding = attr_def(RoundingAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    assembly_format = "$input `,` $filter attr-dict `:` functional-type(operands, results)"
+    assembly_format = ("$input `,` $filter (`bias` $bias^)? attr-dict `:` "
+                       "functional-type(operands, results)")
 
     def verify_(self) -> None:
         _check_repr(self, self.input, self.filter, self.result)

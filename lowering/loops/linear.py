@@ -54,17 +54,21 @@ def accumulation(op: num.MatMulOp | num.Conv2DOp) -> tuple[int, int]:
 def channel_shifted(lw: Lowering, op: num.MatMulOp | num.Conv2DOp, red: Reduction
                     ) -> Reduction:
     """A reduction over a per-channel weight (`channel_shifts`): each output element's
-    sum shifted right by its channel's shift, read from a constant array (int8_t, one
-    per channel) indexed by the channel."""
+    sum, plus its channel's bias when the op has one, shifted right by its channel's
+    shift, read from a constant array (int8_t, one per channel) indexed by the channel."""
     if op.channel_shifts is None:
         return red
     _, param, axis = num.channel_operand(op)
     shifts = np.array(minun.ints(op.channel_shifts), dtype=np.int64)
     table = lw.g.global_(f"p_{param.sym_name.data}_shift", shifts, IntegerType(8))
     inner, rounding = red.fn, op.rounding.data
+    bias = lw.vals[op.bias] if op.bias is not None else None
+    d = storage(element_of(op.result)).width.data
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         acc = inner(g, idx)
+        if bias is not None:
+            acc = g.wrap_add(acc, bias.load(g, [idx[axis]]), d)
         return g.shr_round_by(acc, g.load(table, idx[axis]), rounding)
 
     red.fn = fn

@@ -63,6 +63,7 @@ class FixedConverter(L2Converter):
         if self.maxscale_mode and config.maxscale is None:
             raise error("quantize: scales=maxscale needs a maxscale")
         self.rules = fx.SeeDotRules(config.bits, config.maxscale or 0)
+        self.fused: dict[Operation, SSAValue] = {}  # adds done inside a reduction
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -182,6 +183,8 @@ class FixedConverter(L2Converter):
     # -- arithmetic --------------------------------------------------------------------
 
     def add(self, op: Operation, a: SSAValue, b: SSAValue, subtract: bool) -> SSAValue:
+        if op in self.fused:  # a per-channel bias added inside the reduction before it
+            return self.fused.pop(op)
         kind = num.SubOp if subtract else num.AddOp
         ta, tb = self.t(a), self.t(b)
         shape = shape_of(op.results[0])
@@ -276,9 +279,12 @@ class FixedConverter(L2Converter):
         operands = [a, b]
         w, x = operands[index], operands[1 - index]
         tw, tx = self.t(w), self.t(x)
-        out_bits = self.bits(op.results[0])
+        out_axis = (0, 1)[index] if isinstance(op, minun.MatMulOp) else 3
+        fused = self._channel_bias(op, out_axis)
+        result = op.results[0] if fused is None else fused[0].results[0]
+        out_bits = self.bits(result)
         prod = tx.frac + tw.frac  # the per-tensor product scale: the lowest channel's
-        out_scale = self.scale_for(op.results[0], out_bits, prod, min(tx.frac, tw.frac))
+        out_scale = self.scale_for(result, out_bits, prod, min(tx.frac, tw.frac))
         cap = max(wider(max(tw.width, tx.width)), 32)
         excess = out_bits + (prod - out_scale) - cap
         if excess > 0:  # as per-tensor: the activation gives up (excess + 1) // 2 bits
@@ -305,14 +311,80 @@ class FixedConverter(L2Converter):
         shifts = [sx + s - out_scale for s in scales]
         acc = fits_width(out_bits + max(shifts))
         acc = min(max(acc, 16), cap)
-        made = build(*operands, 0, self.result_type(shape_of(op.results[0]), acc, out_scale))
+        bias = None
+        if fused is not None:  # each channel's bias at its product scale, if it fits
+            add, values, old_bias = fused
+            product_scales = [sx + s for s in scales]
+            need = max(64 - fx.get_scale(abs(float(v)), 64) + p if v else 1
+                       for v, p in zip(values, product_scales))
+            acc = min(max(acc, fits_width(need)), cap)
+            if need <= acc:
+                bias = self._bias_param(old_bias, values, acc, product_scales)
+        made = build(*operands, 0, self.result_type(shape_of(op.results[0]), acc, out_scale),
+                     () if bias is None else (bias,))
         made.attributes["channel_shifts"] = DenseArrayBase.from_list(i64, shifts)
-        total = self.emit(made)
-        return self.rescale(total, out_bits, out_scale)
+        value = self.rescale(self.emit(made), out_bits, out_scale)
+        if bias is not None:
+            self.fused[add] = value  # the add is done: converting it returns this
+        return value
+
+    def _channel_bias(self, op: Operation, out_axis: int):
+        """(the add, its per-channel bias values, the L1 bias) when the only use of the
+        reduction's result is an add of a constant that varies only along the output
+        channels, already converted to a parameter nothing else uses; else None."""
+        uses = list(op.results[0].uses)
+        if len(uses) != 1 or not isinstance(uses[0].operation, (minun.AddOp,
+                                                                  minun.BiasAddOp)):
+            return None
+        add = uses[0].operation
+        if add.parent_block() is not op.parent_block():
+            return None
+        old_bias = add.operands[1 - uses[0].index]
+        new_bias = self.map.get(old_bias)
+        if not isinstance(old_bias.owner, (minun.ParamOp, minun.ConstantOp)) or \
+                len(list(old_bias.uses)) != 1 or new_bias is None or \
+                not isinstance(new_bias.owner, num.ParamOp) or new_bias.uses or \
+                new_bias.owner.parent_block() is not self.block or \
+                self.config.scale_override(new_bias.owner.sym_name.data) is not None:
+            return None
+        shape = shape_of(op.results[0])
+        values = np.asarray(old_bias.owner.array(), dtype=np.float64)
+        if tuple(shape_of(add.results[0])) != tuple(shape):
+            return None
+        try:
+            full = np.broadcast_to(values, shape)
+        except ValueError:
+            return None
+        index = [0] * len(shape)
+        index[out_axis] = slice(None)
+        per_channel = full[tuple(index)]
+        if not np.array_equal(full, np.broadcast_to(
+                np.expand_dims(per_channel, [i for i in range(len(shape)) if i != out_axis]),
+                shape)):
+            return None
+        return add, per_channel, new_bias
+
+    def _bias_param(self, l2_bias: SSAValue, values: np.ndarray, bits: int,
+                    scales: list[int]) -> SSAValue:
+        """The bias as a 1-D per-channel parameter at the products' scales (replacing the
+        parameter it was converted to, which nothing uses)."""
+        old = l2_bias.owner
+        stored = np.array([int(fx.quantize(np.array(v), bits, s, self.config.rounding,
+                                           "saturate")) for v, s in zip(values, scales)])
+        new = num.ParamOp.build_param(old.sym_name.data, stored,
+                                      self.result_type((len(values),), bits, min(scales)))
+        new.attributes["channel_axis"] = IntegerAttr(0, i64)
+        new.attributes["channel_scales"] = DenseArrayBase.from_list(i64, scales)
+        new.location = old.location
+        self.block.insert_op_before(new, old)
+        new.results[0].name_hint = l2_bias.name_hint
+        old.detach()
+        old.erase()
+        return new.results[0]
 
     def matmul(self, op, a, b) -> SSAValue:
-        def build(x, y, halvings, ty):
-            return num.MatMulOp.create(operands=[x, y], attributes=self._attrs(
+        def build(x, y, halvings, ty, extra=()):
+            return num.MatMulOp.create(operands=[x, y, *extra], attributes=self._attrs(
                 halvings=halvings), result_types=[ty])
 
         # the weight: the rhs (x W, ONNX), else the lhs (W x, SeeDot)
@@ -332,9 +404,9 @@ class FixedConverter(L2Converter):
     def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
         _, kh, kw, cg, _ = shape_of(op.filter)
 
-        def build(a, b, halvings, ty):
+        def build(a, b, halvings, ty, extra=()):
             attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
-            return num.Conv2DOp.create(operands=[a, b], attributes={
+            return num.Conv2DOp.create(operands=[a, b, *extra], attributes={
                 **attrs, **self._attrs(halvings=halvings)}, result_types=[ty])
 
         groups = op.groups.value.data
@@ -468,22 +540,26 @@ def _mul(op, a, b):
     return fx.narrow(_align(a, rank) * _align(b, rank), _el(op.result).width, "wrap")
 
 
-def _channel_shift(op, y):
-    """The per-channel shifts of a reduction with a per-channel weight (`channel_shifts`)
-    applied to its exact wrapped sums `y` (batch first), with the op's rounding."""
+def _channel_shift(op, y, bias=None):
+    """A reduction with a per-channel weight (`channel_shifts`): its exact wrapped sums
+    `y` (batch first) plus the per-channel bias (wrapping), each channel shifted right by
+    its shift with the op's rounding."""
     if op.channel_shifts is None:
         return y
     _, _, axis = num.channel_operand(op)
     shifts = np.array(minun.ints(op.channel_shifts), dtype=np.int64)
     shape = [1] * y.ndim
     shape[axis + 1] = len(shifts)
+    if bias is not None:
+        y = fx.narrow(y + np.asarray(bias, dtype=np.int64).reshape(shape),
+                      _el(op.result).width, "wrap")
     return fx.shift_right_by(y, shifts.reshape(shape), _rounding(op))
 
 
-def _matmul(op, a, b):
+def _matmul(op, a, b, bias=None):
     bits, halvings = _el(op.result).width, op.halvings.value.data
     if halvings == 0:  # a wrapping sum: int64 arithmetic (itself modular) then narrow
-        return _channel_shift(op, fx.narrow(np.matmul(a, b), bits, "wrap"))
+        return _channel_shift(op, fx.narrow(np.matmul(a, b), bits, "wrap"), bias)
     terms = fx.narrow(a[:, :, :, None] * b[:, None, :, :], bits, "wrap")  # (B, m, k, n)
     terms = np.moveaxis(terms, 2, 3)  # (B, m, n, k)
     return fx.tree_sum(terms, halvings, bits, _rounding(op))
@@ -521,7 +597,7 @@ def _sparse_matmul(op, a, x):
     return out
 
 
-def _conv2d(op, x, f):
+def _conv2d(op, x, f, bias=None):
     from minun_mlir.numerics.float_eval import _windows
 
     bits = _el(op.result).width
@@ -544,7 +620,7 @@ def _conv2d(op, x, f):
         terms = fx.narrow(terms, bits, "wrap")  # (M, Ho, Wo, Cout, K)
         outs.append(fx.tree_sum(terms, halvings, bits, _rounding(op)))
     y = np.concatenate(outs, axis=-1)
-    return _channel_shift(op, y.reshape(b, n, *y.shape[1:]))
+    return _channel_shift(op, y.reshape(b, n, *y.shape[1:]), bias)
 
 
 def _exp(op, x):

@@ -44,20 +44,25 @@ def per_channel_params(l2) -> list[num.ParamOp]:
 def test_each_channel_takes_its_own_scale(model):
     """Every channel of a per-channel weight is stored at GetScale of its own largest
     float magnitude (or lower, when the accumulator bounds it): its largest integer uses
-    the top bit of the width, and the stored value is the float weight rounded."""
+    the top bit of the width, and the stored value is the float weight rounded toward
+    zero. A fused bias is stored at each channel's product scale (activation + weight)."""
     from codegen_support import ALL_MODELS
 
     from minun_mlir.dialects import minun
     from minun_mlir.driver import load_model
 
     l2, _ = quantized(model, "fixed8-pc")
-    params = per_channel_params(l2)
-    assert params, "no weight got per-channel scales"
+    reductions = [op for op in l2.walk() if isinstance(op, (num.MatMulOp, num.Conv2DOp))
+                  and op.channel_shifts is not None]
+    assert reductions, "no weight got per-channel scales"
     m = ALL_MODELS[model]
     l1 = load_model(m.program, m.weights, dict(m.dims) or None)
-    floats = {op.sym_name.data: op.array() for op in l1.walk() if isinstance(op, minun.ParamOp)}
-    spread = 0
-    for p in params:
+    floats = {op.sym_name.data: op.array() for op in l1.walk()
+              if isinstance(op, minun.ParamOp)}
+    spread, biases = 0, 0
+    for op in reductions:
+        index, p, _ = num.channel_operand(op)
+        activation = op.operands[1 - index].type.element_type.frac
         w = np.asarray(floats[p.sym_name.data], dtype=np.float64)
         q = p.array().astype(np.int64)
         axis = p.channel_axis.value.data
@@ -70,8 +75,18 @@ def test_each_channel_takes_its_own_scale(model):
             assert s <= own
             if s == own and top > 0:
                 assert np.abs(qj).max() >= 64  # the channel uses its 8th bit
-            np.testing.assert_allclose(qj / 2.0**s, wj, atol=2.0**-s)  # trunc: < 1 unit
+            assert np.all(np.abs(qj / 2.0**s - wj) < 2.0**-s)  # toward zero: < 1 unit
+        if op.bias is not None and op.bias.owner.sym_name.data in floats:
+            biases += 1
+            b = np.asarray(floats[op.bias.owner.sym_name.data], dtype=np.float64).ravel()
+            bq = op.bias.owner.array().astype(np.int64)
+            bs = op.bias.owner.scales()
+            assert list(bs) == [activation + s for s in scales]
+            assert np.all(np.abs(bq / 2.0 ** np.array(bs, dtype=np.float64) - b)
+                          < 2.0 ** -np.array(bs, dtype=np.float64))
     assert spread > 0, "every channel got the same scale: nothing per-channel was tested"
+    if "protonn" not in model:  # ProtoNN's W x has no bias
+        assert biases, "no bias was fused"
 
 
 def test_shifts_match_numpy_integer_math():

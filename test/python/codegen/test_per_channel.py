@@ -152,8 +152,10 @@ def test_x86_build_equals_evaluator(model, config, tmp_path):
     assert_same(labels, scores, exp)
 
 
+# mnist-8 is not run on the Uno: its 28x28 input and intermediate tensors (1,824 B of
+# scratch with per-channel scales, 2,352 B per-tensor) do not fit in 2 KB of RAM
 BOARDS = [pytest.param(m, t, marks=[pytest.mark.slow]) for m in MODELS
-          for t in ("avr", "cortex-m4")]
+          for t in ("avr", "cortex-m4") if not (t == "avr" and "mnist" in m)]
 
 
 @pytest.mark.parametrize("model,target", BOARDS)

@@ -1,9 +1,10 @@
 """Per-channel weight scales (`quantize{per-channel=true}`, docs/numerics.md): the stored
-weights against the float weights (each channel at its own GetScale), the evaluator's
-per-channel shifts against numpy integer math written from the contract, the accuracy
-against the float program, and the generated C against the evaluator on x86 (every
-input), the Uno (simavr) and the Cortex-M4 (QEMU), 2 inputs each, on every suite model
-with matmul or convolution weights and the vendored ONNX models."""
+weights and biases against the float ones (each channel at its own GetScale), the
+evaluator's per-channel matmul against numpy integer math written from the contract, the
+accuracy against the float program, and the generated C against the evaluator on x86
+(every input, three rounding modes, 8 and 16 bits), the Uno (simavr, rounding to nearest)
+and the Cortex-M4 (QEMU, toward zero), 2 inputs each, on every suite model and the vendored
+ONNX models (mnist-8 on the M4 only). Prints sizes and latencies (-s)."""
 
 from __future__ import annotations
 

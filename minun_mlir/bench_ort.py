@@ -2,18 +2,22 @@
 int8 quantization (`tools/bench.py --ort`; issue 17).
 
 For every ONNX model with convolution or matmul weights (the model zoo's mnist-8, the
-suite's ONNX exports, the sine regressor): onnxruntime's `quantize_static` (QDQ, int8
-activations and weights, per-channel weight scales, MinMax calibration) calibrated on the
-same inputs minun profiles on, run in onnxruntime; minun at fixed8 (per-tensor scales),
-fixed8 with per-channel weight scales and fixed16 (the bit-exact evaluator). Each is
-compared with the float model run in onnxruntime: the median over the test inputs of the
-relative output error ||y - y_float|| / ||y_float||, and top-1 agreement with float.
+suite's ONNX exports, TFLite Micro's sine regressor): onnxruntime's `quantize_static`
+(QDQ, int8 activations and weights, per-channel weight scales, MinMax calibration)
+calibrated on the same inputs minun profiles on, run in onnxruntime; minun at fixed8
+(per-tensor scales), fixed8 with per-channel weight scales (toward zero, and rounding to
+nearest as onnxruntime does) and fixed16, run as the generated C built for the host (equal
+to the bit-exact evaluator). Each is compared with the float model run in onnxruntime: the
+median over the test inputs of the relative output error ||y - y_float|| / ||y_float||,
+and top-1 agreement with float (classifiers). Then what per-channel scales cost on the
+boards: flash and latency of fixed8 with and without them on the Uno and the Cortex-M4.
 
 mnist-8 ships 3 test inputs; its calibration and test inputs here are the suite's 8x8
 digits (scikit-learn's optdigits, the lenet-digits10 splits) drawn as MNIST images: each
 pixel a 3x3 block, the 24x24 digit centred in 28x28, values 0..255 as MNIST's.
 
-A separate section (as the posit one): deterministic, carried over by `make bench`.
+A separate section (as the posit one): deterministic (fixed inputs, one thread, rounded
+numbers), carried over by `make bench`.
 """
 
 from __future__ import annotations
@@ -145,9 +149,13 @@ def ort_int8(path: Path, calibration: np.ndarray, dims: dict[str, int] | None,
     return out
 
 
+ORT = "ORT int8"
 MINUN_CONFIGS = (("fixed8", dict(bits=8)),
                  ("fixed8 per-channel", dict(bits=8, per_channel=True)),
+                 ("fixed8 per-channel nearest", dict(bits=8, per_channel=True,
+                                                     rounding="nearest")),
                  ("fixed16", dict(bits=16)))
+LABELS = (ORT, *(label for label, _ in MINUN_CONFIGS))
 
 
 def minun_outputs(m: OrtModel, features: np.ndarray, calibration: Path,
@@ -175,7 +183,7 @@ def compare(m: OrtModel, work: Path, log=print) -> dict:
     test = test.reshape(len(test), -1)
     reference = ort_run(m.onnx, test, m.dims)
     quantized = ort_int8(m.onnx, train[:, 1:], m.dims, work / f"{m.onnx.parent.name}.int8.onnx")
-    outputs = {"ORT int8 (per-channel)": ort_run(quantized, test, m.dims)}
+    outputs = {ORT: ort_run(quantized, test, m.dims)}
     for label, quantize in MINUN_CONFIGS:
         outputs[label] = minun_outputs(m, test, calibration, **quantize)
     row: dict = {"model": m.name, "inputs": len(test), "calibration": len(train)}
@@ -192,3 +200,107 @@ def run(work: Path | None = None, names: list[str] | None = None, log=print) -> 
     with tempfile.TemporaryDirectory(prefix="minun-ort-") as tmp:
         work = work or Path(tmp)
         return [compare(m, work, log) for m in models(work) if not names or m.name in names]
+
+
+# models and boards for the cost of per-channel scales (mnist-8 does not fit the Uno's RAM)
+COST_MODELS = ("lenet-digits10-onnx", "protonn-digits10", "onnx-sine (real)")
+COST_TARGETS = ("avr", "cortex-m4")
+COST_CONFIGS = (("fixed8", dict(bits=8)), ("fixed8 per-channel", dict(bits=8, per_channel=True)))
+
+
+def costs(work: Path, log=print) -> list[dict]:
+    """Flash, static RAM and median latency (2 test inputs; labels checked against the
+    evaluator) of fixed8 with and without per-channel scales on the Uno and the M4."""
+    from minun_mlir.bench import suite
+    from minun_mlir.codegen import emit_c
+    from minun_mlir.driver import Options, compile_model
+    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_mlir.targets import run_model
+
+    entries = {e.name: e for e in suite()}
+    rows = []
+    for name in COST_MODELS:
+        e = entries[name]
+        for label, quantize in COST_CONFIGS:
+            result = compile_model(e.model, Options(**quantize), weights=e.weights,
+                                   train=e.train, test=e.test, name=e.name, dims=e.dims)
+            inputs = storage_inputs(result.l2, result.test.features[:2])
+            row = {"model": name, "config": label}
+            for target in COST_TARGETS:
+                c_dir = work / f"cost-{e.model.parent.name}-{label.replace(' ', '-')}-{target}"
+                emit_c(result.l2, target, c_dir)
+                r = run_model(c_dir, target, inputs, name=e.model.parent.name, config=label,
+                              work_dir=c_dir / "build")
+                row[target] = {"flash_bytes": r.flash_bytes, "ram_bytes": r.ram_bytes,
+                               "latency_median": r.latency_median,
+                               "agreement": float(np.mean(r.labels == result.predictions[:2]))}
+            log(f"{name:28} {label:20} " + "  ".join(
+                f"{t} {row[t]['flash_bytes']} B {row[t]['latency_median']:,.0f}"
+                for t in COST_TARGETS))
+            rows.append(row)
+    return rows
+
+
+def _err(x: float) -> str:
+    return f"{100 * x:.2f}%" if x >= 0.0005 else f"{100 * x:.3f}%"
+
+
+def render(rows: list[dict], cost_rows: list[dict] | None = None) -> str:
+    out = [SECTION, "",
+           "Written by `tools/bench.py --ort` (minun_mlir/bench_ort.py); `make bench` keeps it. "
+           "onnxruntime's static int8 quantization (`quantize_static`: QDQ, int8 activations "
+           "and weights, per-channel weight scales, MinMax calibration) beside minun's fixed "
+           f"point, both calibrated on the same {CALIBRATION} training inputs (the sine model: "
+           "its 60 inputs), on the test split. Median over the test inputs of the relative "
+           "output error ||y - y_float|| / ||y_float|| against the float model in "
+           "onnxruntime, and in parentheses top-1 agreement with float. fixed8: per-tensor "
+           "scales; per-channel: a scale per output channel of every weight, its bias added "
+           "in the accumulator (docs/numerics.md, \"Per-channel weight scales\"); nearest: "
+           "`rounding=nearest` (the default rounds toward zero, as the papers' C). mnist-8's "
+           "inputs are the digits drawn as 28x28 MNIST images (module docstring).", "",
+           "| model | inputs | " + " | ".join(LABELS) + " |",
+           "|---|---|" + "---|" * len(LABELS)]
+    for row in rows:
+        cells = []
+        for label in LABELS:
+            r = row[label]
+            top = "" if r["top1"] is None else f" ({100 * r['top1']:.2f}%)"
+            cells.append(_err(r["median_rel_error"]) + top)
+        out.append(f"| {row['model']} | {row['inputs']} | " + " | ".join(cells) + " |")
+    out += ["", verdict(rows)]
+    if cost_rows:
+        out += ["", "What per-channel scales cost on the boards (2 test inputs each, labels "
+                "equal to the evaluator's on both unless noted): the shifts are one int8_t "
+                "array per weight in flash, the bias one array at the accumulator's width, "
+                "and an 8-bit model accumulates in 32 bits instead of 16.", "",
+                "| model | config | Uno flash B | Uno RAM B | Uno cycles | M4 flash B | "
+                "M4 RAM B | M4 instructions |", "|---|---|---|---|---|---|---|---|"]
+        for r in cost_rows:
+            cells = []
+            for t in COST_TARGETS:
+                rec = r[t]
+                note = "" if rec["agreement"] == 1.0 else f" (agree {100 * rec['agreement']:.0f}%)"
+                cells += [f"{rec['flash_bytes']:,}", f"{rec['ram_bytes']:,}",
+                          f"{rec['latency_median']:,.0f}{note}"]
+            out.append(f"| {r['model']} | {r['config']} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def verdict(rows: list[dict]) -> str:
+    """Per model, whether minun's best fixed8 (per-channel, either rounding) is at least
+    as good as onnxruntime's int8 in both measures; how far off it is when not."""
+    parts = []
+    for row in rows:
+        ort = row[ORT]
+        best = min(("fixed8 per-channel", "fixed8 per-channel nearest"),
+                   key=lambda c: row[c]["median_rel_error"])
+        mine = row[best]
+        ratio = mine["median_rel_error"] / ort["median_rel_error"]
+        top_ok = mine["top1"] is None or mine["top1"] >= ort["top1"]
+        ok = ratio <= 1.0 and top_ok
+        text = (f"{row['model']}: {'meets' if ok else 'does not meet'} ORT int8 "
+                f"({best}: error {ratio:.1f}x ORT's")
+        if mine["top1"] is not None:
+            text += f", top-1 {100 * mine['top1']:.2f}% vs {100 * ort['top1']:.2f}%"
+        parts.append(text + ")")
+    return "Best minun fixed8 against ORT int8, per model: " + "; ".join(parts) + "."

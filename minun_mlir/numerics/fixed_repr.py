@@ -284,7 +284,14 @@ class FixedConverter(L2Converter):
         result = op.results[0] if fused is None else fused[0].results[0]
         out_bits = self.bits(result)
         prod = tx.frac + tw.frac  # the per-tensor product scale: the lowest channel's
-        out_scale = self.scale_for(result, out_bits, prod, min(tx.frac, tw.frac))
+        # a result only a ReLU reads takes the scale of the ReLU's (non-negative) range,
+        # the negative values saturating (the ReLU makes them 0): int8 quantizers fold
+        # the ReLU into the output range the same way
+        uses = list(result.uses)
+        relu = uses[0].operation if len(uses) == 1 and isinstance(
+            uses[0].operation, minun.ReluOp) else None
+        ranged = result if relu is None else relu.results[0]
+        out_scale = self.scale_for(ranged, out_bits, prod, min(tx.frac, tw.frac))
         cap = max(wider(max(tw.width, tx.width)), 32)
         excess = out_bits + (prod - out_scale) - cap
         if excess > 0:  # as per-tensor: the activation gives up (excess + 1) // 2 bits
@@ -323,7 +330,8 @@ class FixedConverter(L2Converter):
         made = build(*operands, 0, self.result_type(shape_of(op.results[0]), acc, out_scale),
                      () if bias is None else (bias,))
         made.attributes["channel_shifts"] = DenseArrayBase.from_list(i64, shifts)
-        value = self.rescale(self.emit(made), out_bits, out_scale)
+        value = self.rescale(self.emit(made), out_bits, out_scale,
+                             overflow=None if relu is None else "saturate")
         if bias is not None:
             self.fused[add] = value  # the add is done: converting it returns this
         return value

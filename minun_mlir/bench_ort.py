@@ -106,9 +106,10 @@ def ort_run(path: Path, features: np.ndarray, dims: dict[str, int] | None) -> np
 
 
 def ort_int8(path: Path, calibration: np.ndarray, dims: dict[str, int] | None,
-             out: Path) -> Path:
+             out: Path, symmetric: bool = False) -> Path:
     """onnxruntime's static quantization: QDQ, int8 activations and weights, per-channel
-    weight scales, MinMax calibration on `calibration`."""
+    weight scales, MinMax calibration on `calibration`; activations asymmetric (a zero
+    point: a ReLU's [0, max] gets all 256 levels) unless `symmetric`, as minun's are."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -145,17 +146,19 @@ def ort_int8(path: Path, calibration: np.ndarray, dims: dict[str, int] | None,
                     # onnxruntime 1.31's bias-driven weight-scale adjustment fails on
                     # biases shaped (C, 1, 1) (mnist-8's); it only matters for biases too
                     # large for an int32 at input scale x weight scale, none here
-                    extra_options={"QDQDisableWeightAdjustForInt32Bias": True})
+                    extra_options={"QDQDisableWeightAdjustForInt32Bias": True,
+                                   "ActivationSymmetric": symmetric})
     return out
 
 
 ORT = "ORT int8"
+ORT_SYMMETRIC = "ORT int8 symmetric"
 MINUN_CONFIGS = (("fixed8", dict(bits=8)),
                  ("fixed8 per-channel", dict(bits=8, per_channel=True)),
                  ("fixed8 per-channel nearest", dict(bits=8, per_channel=True,
                                                      rounding="nearest")),
                  ("fixed16", dict(bits=16)))
-LABELS = (ORT, *(label for label, _ in MINUN_CONFIGS))
+LABELS = (ORT, ORT_SYMMETRIC, *(label for label, _ in MINUN_CONFIGS))
 
 
 def minun_outputs(m: OrtModel, features: np.ndarray, calibration: Path,
@@ -182,8 +185,11 @@ def compare(m: OrtModel, work: Path, log=print) -> dict:
     test = load_dataset(m.test).features
     test = test.reshape(len(test), -1)
     reference = ort_run(m.onnx, test, m.dims)
-    quantized = ort_int8(m.onnx, train[:, 1:], m.dims, work / f"{m.onnx.parent.name}.int8.onnx")
-    outputs = {ORT: ort_run(quantized, test, m.dims)}
+    outputs = {}
+    for label, symmetric in ((ORT, False), (ORT_SYMMETRIC, True)):
+        quantized = ort_int8(m.onnx, train[:, 1:], m.dims,
+                             work / f"{m.onnx.parent.name}-{int(symmetric)}.int8.onnx", symmetric)
+        outputs[label] = ort_run(quantized, test, m.dims)
     for label, quantize in MINUN_CONFIGS:
         outputs[label] = minun_outputs(m, test, calibration, **quantize)
     row: dict = {"model": m.name, "inputs": len(test), "calibration": len(train)}
@@ -256,8 +262,10 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None) -> str:
            "onnxruntime, and in parentheses top-1 agreement with float. fixed8: per-tensor "
            "scales; per-channel: a scale per output channel of every weight, its bias added "
            "in the accumulator (docs/numerics.md, \"Per-channel weight scales\"); nearest: "
-           "`rounding=nearest` (the default rounds toward zero, as the papers' C). mnist-8's "
-           "inputs are the digits drawn as 28x28 MNIST images (module docstring).", "",
+           "`rounding=nearest` (the default rounds toward zero, as the papers' C). ORT int8 "
+           "symmetric: the same with symmetric activations (`ActivationSymmetric`, no zero "
+           "point), as minun's are. mnist-8's inputs are the digits drawn as 28x28 MNIST "
+           "images (module docstring).", "",
            "| model | inputs | " + " | ".join(LABELS) + " |",
            "|---|---|" + "---|" * len(LABELS)]
     for row in rows:

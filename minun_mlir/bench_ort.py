@@ -208,6 +208,31 @@ def run(work: Path | None = None, names: list[str] | None = None, log=print) -> 
         return [compare(m, work, log) for m in models(work) if not names or m.name in names]
 
 
+SUITE_CONFIGS = (("fixed8", dict(bits=8)), ("fixed8 per-channel", dict(bits=8, per_channel=True)),
+                 ("fixed8 nearest", dict(bits=8, rounding="nearest")),
+                 ("fixed8 per-channel nearest", dict(bits=8, per_channel=True,
+                                                     rounding="nearest")))
+
+
+def suite_accuracy(work: Path, log=print) -> list[dict]:
+    """Every suite classifier's test accuracy (bit-exact evaluator, whole test split) at
+    fixed8 with and without per-channel scales, rounding toward zero and to nearest."""
+    from minun_mlir.bench import measure, suite
+    from minun_mlir.driver import Options
+
+    rows = []
+    for e in suite():
+        if e.regression:
+            continue
+        row: dict = {"model": e.name}
+        for label, quantize in SUITE_CONFIGS:
+            m, fa = measure(e, Options(**quantize), None, work)
+            row["float32"], row[label] = fa, m.accuracy
+        log(f"{e.name:28} " + "  ".join(f"{k} {row[k]:.4f}" for k, _ in SUITE_CONFIGS))
+        rows.append(row)
+    return rows
+
+
 # models and boards for the cost of per-channel scales (mnist-8 does not fit the Uno's RAM)
 COST_MODELS = ("lenet-digits10-onnx", "protonn-digits10", "onnx-sine (real)")
 COST_TARGETS = ("avr", "cortex-m4")
@@ -215,8 +240,9 @@ COST_CONFIGS = (("fixed8", dict(bits=8)), ("fixed8 per-channel", dict(bits=8, pe
 
 
 def costs(work: Path, log=print) -> list[dict]:
-    """Flash, static RAM and median latency (2 test inputs; labels checked against the
-    evaluator) of fixed8 with and without per-channel scales on the Uno and the M4."""
+    """Flash, static RAM and median latency (2 test inputs; labels, or a regression
+    model's outputs, checked against the evaluator) of fixed8 with and without per-channel
+    scales on the Uno and the M4."""
     from minun_mlir.bench import suite
     from minun_mlir.codegen import emit_c
     from minun_mlir.driver import Options, compile_model
@@ -237,9 +263,14 @@ def costs(work: Path, log=print) -> list[dict]:
                 emit_c(result.l2, target, c_dir)
                 r = run_model(c_dir, target, inputs, name=e.model.parent.name, config=label,
                               work_dir=c_dir / "build")
+                if e.regression:  # the stored outputs, not labels
+                    want = np.asarray(result.stored_outputs[:2]).reshape(2, -1)
+                    same = np.all(r.outputs.reshape(2, -1) == want, axis=1)
+                else:
+                    same = r.labels == result.predictions[:2]
                 row[target] = {"flash_bytes": r.flash_bytes, "ram_bytes": r.ram_bytes,
                                "latency_median": r.latency_median,
-                               "agreement": float(np.mean(r.labels == result.predictions[:2]))}
+                               "agreement": float(np.mean(same))}
             log(f"{name:28} {label:20} " + "  ".join(
                 f"{t} {row[t]['flash_bytes']} B {row[t]['latency_median']:,.0f}"
                 for t in COST_TARGETS))
@@ -251,7 +282,8 @@ def _err(x: float) -> str:
     return f"{100 * x:.2f}%" if x >= 0.0005 else f"{100 * x:.3f}%"
 
 
-def render(rows: list[dict], cost_rows: list[dict] | None = None) -> str:
+def render(rows: list[dict], cost_rows: list[dict] | None = None,
+           accuracy_rows: list[dict] | None = None) -> str:
     out = [SECTION, "",
            "Written by `tools/bench.py --ort` (minun_mlir/bench_ort.py); `make bench` keeps it. "
            "onnxruntime's static int8 quantization (`quantize_static`: QDQ, int8 activations "
@@ -276,9 +308,32 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None) -> str:
             cells.append(_err(r["median_rel_error"]) + top)
         out.append(f"| {row['model']} | {row['inputs']} | " + " | ".join(cells) + " |")
     out += ["", verdict(rows)]
+    if accuracy_rows:
+        labels = [label for label, _ in SUITE_CONFIGS]
+        out += ["", "Test accuracy of every suite classifier at fixed8 (bit-exact evaluator, "
+                "whole test split), per-tensor and per-channel, rounding toward zero and to "
+                "nearest; in parentheses the change from per-tensor in points.", "",
+                "| model | float32 | " + " | ".join(labels) + " |",
+                "|---|---|" + "---|" * len(labels)]
+        wins = losses = 0
+        for r in accuracy_rows:
+            cells = []
+            for label in labels:
+                base = r[label.replace(" per-channel", "")]
+                change = r[label] - base
+                if "per-channel" in label:
+                    wins, losses = wins + (change > 0), losses + (change < 0)
+                    cells.append(f"{100 * r[label]:.2f} ({100 * change:+.2f})")
+                else:
+                    cells.append(f"{100 * r[label]:.2f}")
+            out.append(f"| {r['model']} | {100 * r['float32']:.2f} | " + " | ".join(cells)
+                       + " |")
+        out += ["", f"Per-channel against per-tensor, over both roundings: {wins} higher, "
+                f"{losses} lower, {2 * len(accuracy_rows) - wins - losses} equal."]
     if cost_rows:
         out += ["", "What per-channel scales cost on the boards (2 test inputs each, labels "
-                "equal to the evaluator's on both unless noted): the shifts are one int8_t "
+                "(the sine model: outputs) equal to the evaluator's on both unless noted): "
+                "the shifts are one int8_t "
                 "array per weight in flash, the bias one array at the accumulator's width, "
                 "and an 8-bit model accumulates in 32 bits instead of 16.", "",
                 "| model | config | Uno flash B | Uno RAM B | Uno cycles | M4 flash B | "

@@ -125,14 +125,16 @@ def ort(args) -> int:
         names = args.models or None
         rows = bench_ort.run(Path(tmp), names)
         cost_rows = [] if args.no_targets else bench_ort.costs(Path(tmp))
-    section = bench_ort.render(rows, cost_rows)
+        accuracy_rows = [] if names else bench_ort.suite_accuracy(Path(tmp))
+    section = bench_ort.render(rows, cost_rows, accuracy_rows)
     if names:  # a partial run: print, leave the report alone
         print(section)
         return 0
     out = Path(args.out)
     out.write_text(bench_face.replace_section(out.read_text(), section, bench_ort.SECTION))
     Path(args.results).with_name("ort.json").write_text(json.dumps(
-        {"models": rows, "costs": cost_rows}, indent=1, sort_keys=True) + "\n")
+        {"models": rows, "costs": cost_rows, "suite_accuracy": accuracy_rows}, indent=1,
+        sort_keys=True) + "\n")
     return 0
 
 

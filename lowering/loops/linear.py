@@ -55,12 +55,15 @@ def channel_shifted(lw: Lowering, op: num.MatMulOp | num.Conv2DOp, red: Reductio
                     ) -> Reduction:
     """A reduction over a per-channel weight (`channel_shifts`): each output element's
     sum, plus its channel's bias when the op has one, shifted right by its channel's
-    shift, read from a constant array (int8_t, one per channel) indexed by the channel."""
+    shift, read from a constant array (int8_t, one per channel) indexed by the channel;
+    a constant shift when every channel has the same one."""
     if op.channel_shifts is None:
         return red
     _, param, axis = num.channel_operand(op)
     shifts = np.array(minun.ints(op.channel_shifts), dtype=np.int64)
-    table = lw.g.global_(f"p_{param.sym_name.data}_shift", shifts, IntegerType(8))
+    same = len(set(shifts.tolist())) == 1  # one shift (one channel): a constant, no table
+    table = None if same else lw.g.global_(f"p_{param.sym_name.data}_shift", shifts,
+                                          IntegerType(8))
     inner, rounding = red.fn, op.rounding.data
     bias = lw.vals[op.bias] if op.bias is not None else None
     d = storage(element_of(op.result)).width.data
@@ -69,6 +72,8 @@ def channel_shifted(lw: Lowering, op: num.MatMulOp | num.Conv2DOp, red: Reductio
         acc = inner(g, idx)
         if bias is not None:
             acc = g.wrap_add(acc, bias.load(g, [idx[axis]]), d)
+        if table is None:
+            return g.shr_round(acc, int(shifts[0]), rounding) if shifts[0] else acc
         return g.shr_round_by(acc, g.load(table, idx[axis]), rounding)
 
     red.fn = fn

@@ -273,14 +273,56 @@ class FixedConverter(L2Converter):
                      channels: tuple[int, int], values: np.ndarray, build) -> SSAValue:
         """The reduction with a scale per output channel of its weight: each channel at
         the GetScale of its own largest magnitude, its exact sum (at that channel's
-        product scale, in a 32-bit accumulator at most) shifted right to the common
-        output scale by the op's `channel_shifts`."""
+        product scale, in a 32-bit accumulator at most), plus the bias an add after it
+        brings (when it fits), shifted right to the common output scale by the op's
+        `channel_shifts`."""
         index, axis = channels
         operands = [a, b]
         w, x = operands[index], operands[1 - index]
-        tw, tx = self.t(w), self.t(x)
         out_axis = (0, 1)[index] if isinstance(op, minun.MatMulOp) else 3
         fused = self._channel_bias(op, out_axis)
+        plan = self._channel_plan(op, x, w, axis, values, fused)
+        if fused is not None and plan["bias_bits"] > plan["acc"]:  # the bias stays apart
+            fused = None
+            plan = self._channel_plan(op, x, w, axis, values, None)
+        if plan["x_scale"] != self.t(x).frac:  # as per-tensor: the activation gives bits
+            x = self.rescale(x, self.t(x).width, plan["x_scale"])
+        scales, out_bits, out_scale = plan["scales"], plan["out_bits"], plan["out_scale"]
+        stored = np.concatenate([
+            np.expand_dims(fx.quantize(np.take(values, j, axis=axis), self.t(w).width, s,
+                                       self.config.rounding, "saturate"), axis)
+            for j, s in enumerate(scales)], axis=axis)
+        operands[index] = self._replace_param(
+            w, stored, self.result_type(values.shape, self.t(w).width, min(scales)), axis,
+            scales)
+        operands[1 - index] = x
+        extra = ()
+        if fused is not None:  # each channel's bias at its product scale
+            add, bias_values, old_bias = fused
+            product_scales = [plan["x_scale"] + s for s in scales]
+            stored_bias = np.array([int(fx.quantize(np.array(v), plan["acc"], p,
+                                                    self.config.rounding, "saturate"))
+                                    for v, p in zip(bias_values, product_scales)])
+            extra = (self._replace_param(
+                old_bias, stored_bias,
+                self.result_type((len(bias_values),), plan["acc"], min(product_scales)), 0,
+                product_scales),)
+        made = build(*operands, 0, self.result_type(shape_of(op.results[0]), plan["acc"],
+                                                    out_scale), extra)
+        made.attributes["channel_shifts"] = DenseArrayBase.from_list(i64, plan["shifts"])
+        value = self.rescale(self.emit(made), out_bits, out_scale,
+                             overflow="saturate" if plan["relu"] else None)
+        if fused is not None:
+            self.fused[fused[0]] = value  # the add is done: converting it returns this
+        return value
+
+    def _channel_plan(self, op: Operation, x: SSAValue, w: SSAValue, axis: int,
+                      values: np.ndarray, fused) -> dict:
+        """The numbers of a per-channel reduction, nothing emitted: the activation's scale
+        (lowered when the accumulator would overflow, as per-tensor), the channel scales,
+        the result's bits and scale, the shifts, the accumulator's width, the bits the
+        fused bias needs and whether a ReLU alone reads the result."""
+        tw, tx = self.t(w), self.t(x)
         result = op.results[0] if fused is None else fused[0].results[0]
         out_bits = self.bits(result)
         prod = tx.frac + tw.frac  # the per-tensor product scale: the lowest channel's
@@ -294,47 +336,35 @@ class FixedConverter(L2Converter):
         out_scale = self.scale_for(ranged, out_bits, prod, min(tx.frac, tw.frac))
         cap = max(wider(max(tw.width, tx.width)), 32)
         excess = out_bits + (prod - out_scale) - cap
-        if excess > 0:  # as per-tensor: the activation gives up (excess + 1) // 2 bits
-            x = self.rescale(x, tx.width, tx.frac - (excess + 1) // 2)
-        sx = self.t(x).frac
+        sx = tx.frac - (excess + 1) // 2 if excess > 0 else tx.frac
         top = out_scale + cap - out_bits - sx  # the highest scale the accumulator holds
         moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
         scales = [min(fx.get_scale(float(np.abs(c).max()), tw.width), top) for c in moved]
-        stored = np.concatenate([
-            np.expand_dims(fx.quantize(np.take(values, j, axis=axis), tw.width, s,
-                                       self.config.rounding, "saturate"), axis)
-            for j, s in enumerate(scales)], axis=axis)
-        old_param = w.owner
-        ty = self.result_type(values.shape, tw.width, min(scales))
-        new_param = num.ParamOp.build_param(old_param.sym_name.data, stored, ty)
-        new_param.attributes["channel_axis"] = IntegerAttr(axis, i64)
-        new_param.attributes["channel_scales"] = DenseArrayBase.from_list(i64, scales)
-        new_param.location = old_param.location
-        self.block.insert_op_before(new_param, old_param)
-        new_param.results[0].name_hint = w.name_hint
-        old_param.detach()
-        old_param.erase()
-        operands[index], operands[1 - index] = new_param.results[0], x
         shifts = [sx + s - out_scale for s in scales]
-        acc = fits_width(out_bits + max(shifts))
-        acc = min(max(acc, 16), cap)
-        bias = None
-        if fused is not None:  # each channel's bias at its product scale, if it fits
-            add, values, old_bias = fused
-            product_scales = [sx + s for s in scales]
-            need = max(64 - fx.get_scale(abs(float(v)), 64) + p if v else 1
-                       for v, p in zip(values, product_scales))
-            acc = min(max(acc, fits_width(need)), cap)
-            if need <= acc:
-                bias = self._bias_param(old_bias, values, acc, product_scales)
-        made = build(*operands, 0, self.result_type(shape_of(op.results[0]), acc, out_scale),
-                     () if bias is None else (bias,))
-        made.attributes["channel_shifts"] = DenseArrayBase.from_list(i64, shifts)
-        value = self.rescale(self.emit(made), out_bits, out_scale,
-                             overflow=None if relu is None else "saturate")
-        if bias is not None:
-            self.fused[add] = value  # the add is done: converting it returns this
-        return value
+        acc = min(max(fits_width(out_bits + max(shifts)), 16), cap)
+        bias_bits = 0
+        if fused is not None:  # |b| at scale p needs p + floor(log2 |b|) + 2 bits
+            bias_bits = max(64 - fx.get_scale(abs(float(v)), 64) + sx + s if v else 1
+                            for v, s in zip(fused[1], scales))
+            acc = min(max(acc, fits_width(bias_bits)), cap)
+        return {"x_scale": sx, "scales": scales, "out_bits": out_bits,
+                "out_scale": out_scale, "shifts": shifts, "acc": acc,
+                "bias_bits": bias_bits, "relu": relu is not None}
+
+    def _replace_param(self, old: SSAValue, stored: np.ndarray, ty: Attribute, axis: int,
+                       scales: list[int]) -> SSAValue:
+        """A per-channel parameter in place of the one `old` was converted to (which
+        nothing uses), with its name and location."""
+        param = old.owner
+        new = num.ParamOp.build_param(param.sym_name.data, stored, ty)
+        new.attributes["channel_axis"] = IntegerAttr(axis, i64)
+        new.attributes["channel_scales"] = DenseArrayBase.from_list(i64, scales)
+        new.location = param.location
+        self.block.insert_op_before(new, param)
+        new.results[0].name_hint = old.name_hint
+        param.detach()
+        param.erase()
+        return new.results[0]
 
     def _channel_bias(self, op: Operation, out_axis: int):
         """(the add, its per-channel bias values, the L1 bias) when the only use of the
@@ -371,24 +401,6 @@ class FixedConverter(L2Converter):
                 shape)):
             return None
         return add, per_channel, new_bias
-
-    def _bias_param(self, l2_bias: SSAValue, values: np.ndarray, bits: int,
-                    scales: list[int]) -> SSAValue:
-        """The bias as a 1-D per-channel parameter at the products' scales (replacing the
-        parameter it was converted to, which nothing uses)."""
-        old = l2_bias.owner
-        stored = np.array([int(fx.quantize(np.array(v), bits, s, self.config.rounding,
-                                           "saturate")) for v, s in zip(values, scales)])
-        new = num.ParamOp.build_param(old.sym_name.data, stored,
-                                      self.result_type((len(values),), bits, min(scales)))
-        new.attributes["channel_axis"] = IntegerAttr(0, i64)
-        new.attributes["channel_scales"] = DenseArrayBase.from_list(i64, scales)
-        new.location = old.location
-        self.block.insert_op_before(new, old)
-        new.results[0].name_hint = l2_bias.name_hint
-        old.detach()
-        old.erase()
-        return new.results[0]
 
     def matmul(self, op, a, b) -> SSAValue:
         def build(x, y, halvings, ty, extra=()):

@@ -297,7 +297,9 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
            "`rounding=nearest` (the default rounds toward zero, as the papers' C). ORT int8 "
            "symmetric: the same with symmetric activations (`ActivationSymmetric`, no zero "
            "point), as minun's are. mnist-8's inputs are the digits drawn as 28x28 MNIST "
-           "images (module docstring).", "",
+           "images (module docstring). The onnx package's light model-zoo files (squeezenet, "
+           "resnet50, ...) are left out: their weights are ConstantOfShape fills, every "
+           "channel alike, so they measure nothing about weight scales.", "",
            "| model | inputs | " + " | ".join(LABELS) + " |",
            "|---|---|" + "---|" * len(LABELS)]
     for row in rows:

@@ -536,13 +536,16 @@ def _check_channel_shifts(op: Operation, a: SSAValue, b: SSAValue, shape, remove
         raise VerifyException(f"{op.name}: channel_shifts need an operand that is a "
                               "num.param with channel_scales")
     index, param, out_axis = found
-    want_axis = {(MatMulOp, 0): 0, (MatMulOp, 1): 1, (Conv2DOp, 1): 4}.get(
-        (type(op), index))
-    if want_axis is None or param.channel_axis.value.data != want_axis or \
-            (isinstance(op, Conv2DOp) and op.groups.value.data != 1):
+    want_axis = {(MatMulOp, 0): 0, (MatMulOp, 1): 1}.get((type(op), index))
+    if isinstance(op, Conv2DOp) and index == 1:
+        # the output channels: the filter's last axis (one group), or its group axis (one
+        # output channel per group: depthwise)
+        want_axis = 4 if op.groups.value.data == 1 else 0 if _shape(op.filter)[4] == 1 \
+            else None
+    if want_axis is None or param.channel_axis.value.data != want_axis:
         raise VerifyException(f"{op.name}: the per-channel operand's channels must be its "
                               "output channels (lhs axis 0, rhs axis 1, the filter's axis 4 "
-                              "with one group)")
+                              "with one group, its axis 0 with one channel per group)")
     if removed:
         raise VerifyException(f"{op.name}: channel_shifts need halvings = 0")
     other = fixed(op.operands[1 - index])

@@ -429,9 +429,11 @@ class FixedConverter(L2Converter):
             return num.Conv2DOp.create(operands=[a, b, *extra], attributes={
                 **attrs, **self._attrs(halvings=halvings)}, result_types=[ty])
 
-        groups = op.groups.value.data
-        return self._reduction(op, x, f, kh * kw * cg, build,
-                               channels=(1, 4) if groups == 1 else None)
+        # the output channels: the filter's last axis (one group), its group axis
+        # (depthwise: one output channel per group)
+        groups, cout = op.groups.value.data, shape_of(op.filter)[4]
+        channels = (1, 4) if groups == 1 else (1, 0) if cout == 1 else None
+        return self._reduction(op, x, f, kh * kw * cg, build, channels=channels)
 
     # -- table functions ---------------------------------------------------------------
 

@@ -48,7 +48,7 @@ func.func @f(%x: tensor<1x3x!num.fixed<8, 5>>) -> tensor<1x2x!num.fixed<16, 4>> 
   %y = num.matmul %x, %w {rounding = #num<rounding trunc>, halvings = 0 : i64, channel_shifts = array<i64: 8, 10>} : (tensor<1x3x!num.fixed<8, 5>>, tensor<3x2x!num.fixed<8, 7>>) -> tensor<1x2x!num.fixed<16, 4>>
   func.return %y : tensor<1x2x!num.fixed<16, 4>>
 }
-// CHECK: error: num.matmul: the per-channel operand's channels must be its output channels (lhs axis 0, rhs axis 1, the filter's axis 4 with one group)
+// CHECK: error: num.matmul: the per-channel operand's channels must be its output channels (lhs axis 0, rhs axis 1, the filter's axis 4 with one group, its axis 0 with one channel per group)
 
 // -----
 func.func @f(%x: tensor<1x3x!num.fixed<8, 5>>) -> tensor<1x2x!num.fixed<16, 4>> {

@@ -142,7 +142,7 @@ def test_per_channel_fixed8_is_closer_to_float(model):
 
 X86 = [pytest.param(m, c, marks=_slow(m)) for m in MODELS
        for c in ("fixed8-pc", "fixed8-pc-nearest", "fixed8-pc-floor-sat", "fixed16-pc")] + [
-    # the examples: rnnpool's depthwise convolutions keep one scale, its others do not
+    # the examples: rnnpool's convolutions, depthwise ones among them
     pytest.param(m, "fixed8-pc", marks=_slow(m) + ([pytest.mark.slow] if m == "rnnpool"
                                                    else [])) for m in EXAMPLES]
 

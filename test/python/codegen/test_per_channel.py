@@ -4,7 +4,8 @@ evaluator's per-channel matmul against numpy integer math written from the contr
 accuracy against the float program, and the generated C against the evaluator on x86
 (every input, three rounding modes, 8 and 16 bits), the Uno (simavr, rounding to nearest)
 and the Cortex-M4 (QEMU, toward zero), 2 inputs each, on every suite model and the vendored
-ONNX models (mnist-8 on the M4 only). Prints sizes and latencies (-s)."""
+ONNX models (mnist-8 on the M4 only) and rnnpool (depthwise convolutions). Prints sizes and
+latencies (-s)."""
 
 from __future__ import annotations
 
@@ -159,7 +160,8 @@ def test_x86_build_equals_evaluator(model, config, tmp_path):
 
 # mnist-8 is not run on the Uno: its 28x28 input and intermediate tensors (1,824 B of
 # scratch with per-channel scales, 2,352 B per-tensor) do not fit in 2 KB of RAM
-BOARDS = [pytest.param(m, t, marks=[pytest.mark.slow]) for m in MODELS
+# rnnpool: depthwise convolutions with a scale per group
+BOARDS = [pytest.param(m, t, marks=[pytest.mark.slow]) for m in [*MODELS, "rnnpool"]
           for t in ("avr", "cortex-m4") if not (t == "avr" and "mnist" in m)]
 
 

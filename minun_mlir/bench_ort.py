@@ -278,6 +278,41 @@ def costs(work: Path, log=print) -> list[dict]:
     return rows
 
 
+PLOT = "benchmarks/ort_int8.png"
+
+
+def plot(rows: list[dict]) -> bytes:
+    """Median relative output error per model and configuration (log scale), as PNG
+    bytes; deterministic (Agg, bundled fonts, no date or version in the metadata)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context({"font.size": 8, "font.family": "DejaVu Sans"}):
+        fig = Figure(figsize=(9, 3.6))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot(1, 1, 1)
+        width = 0.8 / len(LABELS)
+        for k, label in enumerate(LABELS):
+            xs = [i + (k - (len(LABELS) - 1) / 2) * width for i in range(len(rows))]
+            ax.bar(xs, [100 * r[label]["median_rel_error"] for r in rows], width,
+                   label=label)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(rows)), [r["model"] for r in rows])
+        ax.set_ylabel("median relative output error (%)")
+        ax.grid(axis="y", which="major", alpha=0.3)
+        ax.legend(ncol=4, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 1.22),
+                  frameon=False)
+        fig.subplots_adjust(top=0.82, bottom=0.1, left=0.07, right=0.99)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+    return buf.getvalue()
+
+
 def _err(x: float) -> str:
     return f"{100 * x:.2f}%" if x >= 0.0005 else f"{100 * x:.3f}%"
 
@@ -309,7 +344,7 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
             top = "" if r["top1"] is None else f" ({100 * r['top1']:.2f}%)"
             cells.append(_err(r["median_rel_error"]) + top)
         out.append(f"| {row['model']} | {row['inputs']} | " + " | ".join(cells) + " |")
-    out += ["", verdict(rows)]
+    out += ["", verdict(rows), "", f"![median relative output error per model]({PLOT})"]
     if accuracy_rows:
         labels = [label for label, _ in SUITE_CONFIGS]
         out += ["", "Test accuracy of every suite classifier at fixed8 (bit-exact evaluator, "

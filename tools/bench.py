@@ -132,6 +132,7 @@ def ort(args) -> int:
         return 0
     out = Path(args.out)
     out.write_text(bench_face.replace_section(out.read_text(), section, bench_ort.SECTION))
+    (out.parent / bench_ort.PLOT).write_bytes(bench_ort.plot(rows))
     Path(args.results).with_name("ort.json").write_text(json.dumps(
         {"models": rows, "costs": cost_rows, "suite_accuracy": accuracy_rows}, indent=1,
         sort_keys=True) + "\n")

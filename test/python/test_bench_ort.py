@@ -49,3 +49,5 @@ def test_sine_end_to_end(tmp_path):
     assert errors["fixed8 per-channel nearest"] < errors["fixed8"]
     text = bench_ort.render([row])
     assert text.startswith(bench_ort.SECTION) and "| onnx-sine (real) | 60 |" in text
+    png = bench_ort.plot([row])
+    assert png.startswith(b"\x89PNG") and png == bench_ort.plot([row])  # deterministic

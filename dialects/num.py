@@ -63,6 +63,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_attr_def,
+    opt_operand_def,
     result_def,
     traits_def,
 )
@@ -350,12 +351,22 @@ class ParamOp(IRDLOperation):
     large) typed by the representation. `sparse` marks the left operand of a sparse matmul.
 
     `%w = num.param "W" dense<...> : tensor<10x64xi16> -> tensor<10x64x!num.fixed<16, 14>>`
+
+    Per-channel scales (`quantize{per-channel=true}`): `channel_scales` gives the scale of
+    each index of axis `channel_axis` (a weight's output channels), the element type the
+    lowest of them; such a parameter feeds only `num.matmul` / `num.conv2d` ops with
+    `channel_shifts`, which bring every channel to their result's one scale.
+
+    `%w = num.param "W" {channel_axis = 1 : i64, channel_scales = array<i64: 9, 7>}
+           dense<...> : tensor<64x2xi8> -> tensor<64x2x!num.fixed<8, 7>>`
     """
 
     name = "num.param"
     sym_name = attr_def(StringAttr)
     value = attr_def(DenseIntOrFPElementsAttr)
     sparse = opt_attr_def(UnitAttr)
+    channel_axis = opt_attr_def(IntegerAttr)
+    channel_scales = opt_attr_def(DenseArrayBase)
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
@@ -388,6 +399,39 @@ class ParamOp(IRDLOperation):
         if self.value.get_element_type() != want:
             raise VerifyException(
                 f"{self.name} \"{self.sym_name.data}\": values must be {want} for {el}")
+        self._verify_channels()
+
+    def scales(self) -> list[int] | None:
+        """The per-channel scales, or None for one scale (the element type's)."""
+        return None if self.channel_scales is None else minun.ints(self.channel_scales)
+
+    def _verify_channels(self) -> None:
+        where = f"{self.name} \"{self.sym_name.data}\""
+        if (self.channel_axis is None) != (self.channel_scales is None):
+            raise VerifyException(f"{where}: channel_axis and channel_scales go together")
+        if self.channel_scales is None:
+            return
+        el, shape = element(self.result), _shape(self.result)
+        axis = self.channel_axis.value.data
+        if not isinstance(el, FixedType) or self.sparse is not None:
+            raise VerifyException(f"{where}: per-channel scales need a dense !num.fixed "
+                                  "parameter")
+        if not 0 <= axis < len(shape):
+            raise VerifyException(f"{where}: channel_axis {axis} outside a "
+                                  f"{len(shape)}-D tensor")
+        scales = self.scales()
+        if len(scales) != shape[axis]:
+            raise VerifyException(f"{where}: {len(scales)} channel scales for "
+                                  f"{shape[axis]} channels (axis {axis})")
+        if min(scales) != el.frac:
+            raise VerifyException(f"{where}: the element scale must be the lowest channel "
+                                  f"scale, {min(scales)}, got {el.frac}")
+        for use in self.result.uses:
+            user = use.operation
+            if not isinstance(user, (MatMulOp, Conv2DOp)) or user.channel_shifts is None:
+                raise VerifyException(f"{where}: a parameter with per-channel scales may "
+                                      f"only feed num.matmul / num.conv2d with "
+                                      f"channel_shifts, not {user.name}")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -651,12 +695,74 @@ def _check_affine_product(op: Operation, a: SSAValue, b: SSAValue) -> None:
 
 def _check_reduction(op: Operation, a: SSAValue, b: SSAValue, shape, removed: int) -> None:
     _check_affine_product(op, a, b)
-    if _same_kind(op, a, b, op.results[0]):
+    if getattr(op, "bias", None) is not None and op.channel_shifts is None:
+        raise VerifyException(f"{op.name}: a bias operand needs channel_shifts")
+    if getattr(op, "channel_shifts", None) is not None:
+        _check_channel_shifts(op, a, b, shape, removed)
+    elif _same_kind(op, a, b, op.results[0]):
         fa, fb, fr = fixed(a), fixed(b), fixed(op.results[0])
         if fr.frac != fa.frac + fb.frac - removed:
             raise VerifyException(
                 f"{op.name}: result scale must be {fa.frac} + {fb.frac} - {removed}, "
                 f"got {fr.frac}")
+    _expect_result(op, shape, lambda el: None)
+
+
+def channel_operand(op: Operation) -> tuple[int, ParamOp, int] | None:
+    """(operand index, parameter, result axis of its channels) of a matmul or conv2d
+    whose weight has per-channel scales: lhs rows or rhs columns of a matmul, the
+    filter's output channels of a (one-group) convolution."""
+    for i, (v, out_axis) in enumerate(zip(op.operands[:2], (0, 1) if isinstance(op, MatMulOp)
+                                          else (None, 3))):
+        owner = v.owner
+        if isinstance(owner, ParamOp) and owner.channel_scales is not None:
+            return i, owner, out_axis
+    return None
+
+
+def _check_channel_shifts(op: Operation, a: SSAValue, b: SSAValue, shape, removed: int
+                          ) -> None:
+    found = channel_operand(op)
+    if found is None:
+        raise VerifyException(f"{op.name}: channel_shifts need an operand that is a "
+                              "num.param with channel_scales")
+    index, param, out_axis = found
+    want_axis = {(MatMulOp, 0): 0, (MatMulOp, 1): 1}.get((type(op), index))
+    if isinstance(op, Conv2DOp) and index == 1:
+        # the output channels: the filter's last axis (one group), or its group axis (one
+        # output channel per group: depthwise)
+        want_axis = 4 if op.groups.value.data == 1 else 0 if _shape(op.filter)[4] == 1 \
+            else None
+    if want_axis is None or param.channel_axis.value.data != want_axis:
+        raise VerifyException(f"{op.name}: the per-channel operand's channels must be its "
+                              "output channels (lhs axis 0, rhs axis 1, the filter's axis 4 "
+                              "with one group, its axis 0 with one channel per group)")
+    if removed:
+        raise VerifyException(f"{op.name}: channel_shifts need halvings = 0")
+    other = fixed(op.operands[1 - index])
+    res = fixed(op.results[0])
+    if other is None or res is None:
+        raise VerifyException(f"{op.name}: channel_shifts need !num.fixed operands and result")
+    shifts, scales = minun.ints(op.channel_shifts), param.scales()
+    if len(shifts) != shape[out_axis]:
+        raise VerifyException(f"{op.name}: {len(shifts)} channel shifts for "
+                              f"{shape[out_axis]} output channels")
+    for j, (n, sw) in enumerate(zip(shifts, scales)):
+        if n < 0 or other.frac + sw - n != res.frac:
+            raise VerifyException(
+                f"{op.name}: channel {j}: result scale must be {other.frac} + {sw} - shift "
+                f"with a shift >= 0, got shift {n} and result scale {res.frac}")
+    if op.bias is not None:
+        bias = op.bias.owner
+        if not isinstance(bias, ParamOp) or bias.scales() is None or \
+                len(_shape(op.bias)) != 1 or bias.channel_axis.value.data != 0 or \
+                fixed(op.bias).width != res.width:
+            raise VerifyException(f"{op.name}: the bias must be a 1-D num.param with "
+                                  f"channel_scales, {res.width} bits like the result")
+        want = [other.frac + sw for sw in scales]
+        if list(bias.scales()) != want:
+            raise VerifyException(f"{op.name}: the bias's channel scales must be the "
+                                  f"products' {want}, got {list(bias.scales())}")
     _expect_result(op, shape, lambda el: None)
 
 
@@ -691,7 +797,17 @@ class MatMulOp(_MatMulLike):
     """
 
     name = "num.matmul"
+    lhs = operand_def(TensorType)  # declared again: the operands' order is lhs, rhs, bias
+    rhs = operand_def(TensorType)
     halvings = attr_def(IntegerAttr)
+    # per output channel, the right shift (rounding attribute) of its exact wrapping sum
+    # (at the product scale of its weight's channel) to the result's scale
+    channel_shifts = opt_attr_def(DenseArrayBase)
+    # with channel_shifts: a per-channel parameter added to each channel's sum (at that
+    # channel's product scale) before the shift
+    bias = opt_operand_def(TensorType)
+    assembly_format = ("$lhs `,` $rhs (`bias` $bias^)? attr-dict `:` "
+                       "functional-type(operands, results)")
 
     def removed_bits(self) -> int:
         return self.halvings.value.data
@@ -736,10 +852,13 @@ class Conv2DOp(IRDLOperation):
     dilations = attr_def(DenseArrayBase)
     groups = attr_def(IntegerAttr)
     halvings = attr_def(IntegerAttr)
+    channel_shifts = opt_attr_def(DenseArrayBase)  # as num.matmul's
+    bias = opt_operand_def(TensorType)  # as num.matmul's
     rounding = attr_def(RoundingAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    assembly_format = "$input `,` $filter attr-dict `:` functional-type(operands, results)"
+    assembly_format = ("$input `,` $filter (`bias` $bias^)? attr-dict `:` "
+                       "functional-type(operands, results)")
 
     def verify_(self) -> None:
         _check_repr(self, self.input, self.filter, self.result)

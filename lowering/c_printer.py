@@ -44,6 +44,7 @@ from minun_mlir.lowering.c_runtime import (
     LIBM,
     PROFILES,
     Profile,
+    avr_dot8_helper,
     avr_dot_helper,
     posit_result,
     runtime_header,
@@ -307,8 +308,8 @@ class CPrinter:
             return
         if self.profile.sse2 and (self.split_rows(op) or self.sse2_dot_loop(op)):
             return
-        if self.profile.avr_asm and (self.avr_dot_loop(op) or self.avr_scatter_loop(op) or
-                                     self.guarded_loop(op)):
+        if self.profile.avr_asm and (self.avr_dot_loop(op) or self.avr_dot8_loop(op) or
+                                     self.avr_scatter_loop(op) or self.guarded_loop(op)):
             return
         v = op.var.data
         self.line(f"for (int {v} = {self.expr(op.lower)}; {v} < {self.expr(op.upper)}; {v}++) {{")
@@ -329,6 +330,32 @@ class CPrinter:
             return False
         (la, ka), (lb, kb) = loads
         name = avr_dot_helper(la.flash is not None, ka, kb)
+        self.calls.add(name)
+        v, acc = op.var.data, stmt.var.data
+        lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
+        self.line("{")
+        self.depth += 1
+        self.line(f"const int {v} = {lo};")
+        self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
+                  f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
+        self.depth -= 1
+        self.line("}")
+        return True
+
+    def avr_dot8_loop(self, op: cemit.ForOp) -> bool:
+        """`for (...) acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)a[e + i] *
+        (int32_t)b[f + i]));` over int8_t arrays (per-channel 8-bit weights summed in 32
+        bits), at most one in program memory: one minun_dot8_* asm loop."""
+        dot = _dsp_dot(op)
+        if dot is None or dot[2] != "minun_dot8_dsp" or ctype(dot[0].value.type) != "int32_t":
+            return False
+        stmt, loads, _ = dot
+        if loads[0].flash is None and loads[1].flash is not None:
+            loads = loads[::-1]
+        if loads[1].flash is not None:
+            return False
+        la, lb = loads
+        name = avr_dot8_helper(la.flash is not None)
         self.calls.add(name)
         v, acc = op.var.data, stmt.var.data
         lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)

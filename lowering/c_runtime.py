@@ -461,6 +461,54 @@ static inline __attribute__((always_inline)) void minun_scatter16(int32_t *y,
 """
 
 
+def _avr_dot8(kind: str) -> Callable[[Profile], str]:
+    """acc + sum of a[i] * b[i] over n int8 elements, modulo 2^32 (per-channel 8-bit
+    weights accumulate in 32 bits): one asm loop, a in Z (program memory when kind is
+    "fr"), b in X, MULS and the sign-extended product added without a branch."""
+    load_a = ("lpm" if kind == "fr" else "ld") + " %[a], Z+"
+    name = f"minun_dot8_{kind}"
+    what = "program memory" if kind == "fr" else "RAM"
+
+    def make(p: Profile) -> str:
+        return f"""
+/* acc + a[0]*b[0] + ... + a[n-1]*b[n-1] (int8_t, modulo 2^32), a in {what}, b in RAM:
+ * MULS gives the 16-bit product, its sign (LSL, SBC) the two upper bytes. */
+static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int8_t *pa,
+                                                          const int8_t *pb, int n)
+{{
+    int8_t a, b;
+    uint8_t s;
+    if (n <= 0)
+        return acc;
+    /* volatile: it reads memory (gcc 5.4 hoists a plain asm out of a loop storing there) */
+    __asm__ __volatile__ ("1:\\n\\t"
+             "{load_a}\\n\\t" "ld %[b], X+\\n\\t"
+             "muls %[a], %[b]\\n\\t"
+             "mov %[s], r1\\n\\t" "lsl %[s]\\n\\t" "sbc %[s], %[s]\\n\\t"
+             "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+             "adc %C[acc], %[s]\\n\\t" "adc %D[acc], %[s]\\n\\t"
+             "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
+             "clr __zero_reg__"
+             : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [n] "+d" (n),
+               [a] "=&d" (a), [b] "=&d" (b), [s] "=&r" (s)
+             :
+             : "r0", "memory");
+    return acc;
+}}
+"""
+
+    return make
+
+
+def avr_dot8_helper(flash_a: bool) -> str:
+    """The AVR int8 dot-product kernel (stride 1, 32-bit sum; registered on first use)."""
+    kind = "fr" if flash_a else "rr"
+    name = f"minun_dot8_{kind}"
+    if name not in HELPERS:
+        HELPERS[name] = ((), _avr_dot8(kind))
+    return name
+
+
 def avr_dot_helper(flash_a: bool, sa: int, sb: int) -> str:
     """The name of the AVR dot-product kernel for these strides (registered on first use)."""
     kind = "fr" if flash_a else "rr"

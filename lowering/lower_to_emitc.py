@@ -490,7 +490,12 @@ class EmitC:
         ty = op.results[0].type
         shift = op.rhs.owner
         if not isinstance(shift, arith.ConstantOp):
-            raise error("lower-to-emitc: shifts must be by constants")
+            if self.nsw(op):
+                raise error("lower-to-emitc: exact (nsw) shifts must be by constants")
+            # a shift read at run time (per-channel shifts): in the unsigned type
+            u = unsigned_for(ty)
+            return self.cast(self.binary("<<", self.cast(self.expr(op.lhs), u),
+                                         self.expr(op.rhs), u), ty)
         n = shift.value.value.data
         if self.nsw(op):  # exact: a multiplication (<< of a negative is undefined in C)
             return self.binary("*", self.expr(op.lhs), self.literal(IntegerAttr(1 << n, ty)), ty)

@@ -451,7 +451,7 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
 
 # The sections at the end of BENCHMARKS.md that their own runs write (`tools/bench.py
 # --face`, `--posit`), in this order; `make bench` rewrites what comes before them.
-TRAILING = (SECTION, "## Posits")
+TRAILING = (SECTION, "## Posits", "## Fixed point beside onnxruntime int8")
 
 
 def split_sections(markdown: str) -> tuple[str, dict[str, str]]:

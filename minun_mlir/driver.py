@@ -48,6 +48,7 @@ class Options:
     evaluator: str = "auto"  # native (the C built for the host) | numpy | auto
     synthetic: int = 0  # no training data: profile on this many inputs in the declared range
     assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
+    per_channel: bool = False  # fixed point: a scale per output channel of each weight
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -60,6 +61,8 @@ class Options:
             quantize["es"] = self.es
         if self.assign:
             quantize["assign"] = self.assign
+        if self.per_channel:
+            quantize["per_channel"] = True
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:
@@ -84,6 +87,8 @@ class Options:
             name += f"-params{self.param_bits}"
         if self.input_bits is not None:
             name += f"-input{self.input_bits}"
+        if self.per_channel:
+            name += "-per-channel"
         if self.demote:
             name += "+demote"
         if self.assign:

@@ -139,6 +139,8 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                          f"{config.param_bits}")
     if config.input_bits is not None and config.input_bits not in fx.BITWIDTHS:
         raise error(f"quantize: input-bits must be 8, 16 or 32, got {config.input_bits}")
+    if config.per_channel and (representation != "fixed" or config.scales != "data-driven"):
+        raise error("quantize: per-channel is for repr=fixed with scales=data-driven")
     if config.input_bits is not None and representation != "fixed":
         raise error(f"quantize: input-bits is for repr=fixed (the input of a "
                     f"{representation} model has its representation's type)")
@@ -234,6 +236,7 @@ class Quantize(ModulePass):
     evaluator: str = "auto"
     synthetic: int = 0
     assign: str = ""  # a bitwidth search's per-tensor bits and scales (JSON)
+    per_channel: bool = False  # fixed point: weights of matmul/conv get a scale per channel
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
@@ -241,7 +244,7 @@ class Quantize(ModulePass):
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             shift_rounding=self.shift_rounding or None, adds=self.adds,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
-            input_bits=self.input_bits)
+            input_bits=self.input_bits, per_channel=self.per_channel)
         from minun_mlir.bitwidth_search import Assignment, load_assignment
 
         found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign

@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from minun_mlir import bench, bench_face, bench_posit
+from minun_mlir import bench, bench_face, bench_ort, bench_posit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +33,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --face: take these parts (comma-separated: face-4, evaluators, "
                    "onnx, search, suite_search) from benchmarks/face.json instead of "
                    "measuring them again (to re-run one part; `make bench` measures all)")
+    p.add_argument("--ort", action="store_true",
+                   help="only the onnxruntime int8 section (ORT's static int8 quantization "
+                   "beside fixed8, fixed8 per-channel and fixed16 on the ONNX models; the "
+                   "cost of per-channel scales on the Uno and M4): rewrites that section of "
+                   "--out and benchmarks/ort.json")
     args = p.parse_args(argv)
+    if args.ort:
+        return ort(args)
     if args.face:
         return face(args)
     if args.posit:
@@ -125,6 +132,25 @@ def posit(args) -> int:
     out.write_text(bench_face.replace_section(out.read_text(), section, bench_posit.SECTION))
     Path(args.results).with_name("posit.json").write_text(json.dumps(
         {"models": rows, "op_costs": costs, "op_flash": flash}, indent=1,
+        sort_keys=True) + "\n")
+    return 0
+
+
+def ort(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="minun-ort-") as tmp:
+        names = args.models or None
+        rows = bench_ort.run(Path(tmp), names)
+        cost_rows = [] if args.no_targets else bench_ort.costs(Path(tmp))
+        accuracy_rows = [] if names else bench_ort.suite_accuracy(Path(tmp))
+    section = bench_ort.render(rows, cost_rows, accuracy_rows)
+    if names:  # a partial run: print, leave the report alone
+        print(section)
+        return 0
+    out = Path(args.out)
+    out.write_text(bench_face.replace_section(out.read_text(), section, bench_ort.SECTION))
+    (out.parent / bench_ort.PLOT).write_bytes(bench_ort.plot(rows))
+    Path(args.results).with_name("ort.json").write_text(json.dumps(
+        {"models": rows, "costs": cost_rows, "suite_accuracy": accuracy_rows}, indent=1,
         sort_keys=True) + "\n")
     return 0
 

@@ -341,6 +341,26 @@ class Gen:
         bias = self.binop(arith.AndIOp, self.shrsi(x, w - 1), self.iconst((1 << n) - 1, w))
         return self.shrsi(self.binop(arith.AddiOp, x, bias, nsw=True), n)
 
+    def shr_round_by(self, x: SSAValue, n: SSAValue, rounding: str) -> SSAValue:
+        """x / 2^n for a shift read at run time (0 <= n < the width of x, a per-channel
+        shift), rounded as `shr_round`."""
+        w = width(x)
+        n = self.resize(n, w)
+        if rounding == "floor":
+            return self.binop(arith.ShRSIOp, x, n)
+        pow2 = self.binop(arith.ShLIOp, self.iconst(1, w), n)
+        if rounding == "nearest":  # (x >> n) + (bit n-1 of x), that bit being 0 for n = 0
+            half = self.binop(arith.ShRSIOp, pow2, self.iconst(1, w))
+            low = self.binop(arith.AndIOp, x, half)
+            bit = self.select(self.cmp(low, self.iconst(0, w), "ne"), self.iconst(1, w),
+                              self.iconst(0, w))
+            return self.binop(arith.AddiOp, self.binop(arith.ShRSIOp, x, n), bit, nsw=True)
+        if rounding != "trunc":
+            raise error(f"unknown rounding mode '{rounding}'")
+        mask = self.binop(arith.SubiOp, pow2, self.iconst(1, w))
+        bias = self.binop(arith.AndIOp, self.shrsi(x, w - 1), mask)
+        return self.binop(arith.ShRSIOp, self.binop(arith.AddiOp, x, bias, nsw=True), n)
+
     def narrow(self, x: SSAValue, bits: int, overflow: str) -> SSAValue:
         if bits >= width(x):
             return self.resize(x, bits)

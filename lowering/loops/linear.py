@@ -51,6 +51,35 @@ def accumulation(op: num.MatMulOp | num.Conv2DOp) -> tuple[int, int]:
     return 32, 0
 
 
+def channel_shifted(lw: Lowering, op: num.MatMulOp | num.Conv2DOp, red: Reduction
+                    ) -> Reduction:
+    """A reduction over a per-channel weight (`channel_shifts`): each output element's
+    sum, plus its channel's bias when the op has one, shifted right by its channel's
+    shift, read from a constant array (int8_t, one per channel) indexed by the channel;
+    a constant shift when every channel has the same one."""
+    if op.channel_shifts is None:
+        return red
+    _, param, axis = num.channel_operand(op)
+    shifts = np.array(minun.ints(op.channel_shifts), dtype=np.int64)
+    same = len(set(shifts.tolist())) == 1  # one shift (one channel): a constant, no table
+    table = None if same else lw.g.global_(f"p_{param.sym_name.data}_shift", shifts,
+                                          IntegerType(8))
+    inner, rounding = red.fn, op.rounding.data
+    bias = lw.vals[op.bias] if op.bias is not None else None
+    d = storage(element_of(op.result)).width.data
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        acc = inner(g, idx)
+        if bias is not None:
+            acc = g.wrap_add(acc, bias.load(g, [idx[axis]]), d)
+        if table is None:
+            return g.shr_round(acc, int(shifts[0]), rounding) if shifts[0] else acc
+        return g.shr_round_by(acc, g.load(table, idx[axis]), rounding)
+
+    red.fn = fn
+    return red
+
+
 def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
     a, b = operand(lw, op.lhs), operand(lw, op.rhs)
     res = element_of(op.result)
@@ -76,7 +105,7 @@ def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
 
         return sum_terms(g, (k,), halvings, op.rounding.data, storage(res), d, term)
 
-    return Reduction(fn, [a, b], shape_of(op.result), res)
+    return channel_shifted(lw, op, Reduction(fn, [a, b], shape_of(op.result), res))
 
 
 def operand(lw: Lowering, v: SSAValue) -> Val:
@@ -176,10 +205,11 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
                 _stays_in_block(op.result, op.parent_block()):
             x = lw.buffer_of(op.input)
     if ft is not None:
-        return Reduction(_clipped_conv(x, ft, d, shape_of(op.input), shape_of(op.filter),
-                                       (sh, sw), (pt, pb, pl, pr), storage(res)),
-                         [x, Buf(ft, (groups, cout, kh, kw, cg), f.el)],
-                         shape_of(op.result), res, [], False)
+        clipped = _clipped_conv(x, ft, d, shape_of(op.input), shape_of(op.filter),
+                                (sh, sw), (pt, pb, pl, pr), storage(res))
+        return channel_shifted(lw, op, Reduction(
+            clipped, [x, Buf(ft, (groups, cout, kh, kw, cg), f.el)], shape_of(op.result),
+            res, [], False))
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         n, ho, wo, oc = idx
@@ -203,8 +233,9 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
     # a per-channel scale (1x1, one input and one output channel per group) reads each
     # input element only for the output element at the same index
     pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
-    return Reduction(fn, [x, f], shape_of(op.result), res,
-                     windows(x) if isinstance(x, (Rows, Pixel)) else [], pointwise)
+    return channel_shifted(lw, op, Reduction(
+        fn, [x, f], shape_of(op.result), res,
+        windows(x) if isinstance(x, (Rows, Pixel)) else [], pointwise))
 
 
 def _stays_in_block(v: SSAValue, block, depth: int = 0) -> bool:

@@ -1,6 +1,7 @@
 """Differential testing: random small SeeDot programs (matmul, add, sub, hadamard, scaling,
 relu, tanh, sigmoid, exp, argmax; random shapes and ranges), quantized at 8 or 16 bits
-with random rounding, overflow and scale options, compiled to C for a target, built and
+with random rounding, overflow and scale options (per-channel weight scales among them),
+compiled to C for a target, built and
 run there on a batch of inputs; the C's label and every output integer must equal the
 bit-exact evaluator's (`evaluate_l2`).
 
@@ -37,6 +38,8 @@ def random_config(rng: random.Random) -> dict:
                     "overflow": rng.choice(["wrap", "saturate"])}
     if rng.random() < 0.25:
         config.update(scales="maxscale", maxscale=rng.randint(0, config["bits"] // 2))
+    elif rng.random() < 0.4:  # a scale per output channel of the matmuls' weights
+        config["per_channel"] = True
     return config
 
 

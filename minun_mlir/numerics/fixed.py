@@ -141,6 +141,21 @@ def round_real(x: np.ndarray, rounding: str, out: np.ndarray | None = None) -> n
     raise ValueError(f"unknown rounding mode {rounding!r}")
 
 
+def shift_right_by(x: np.ndarray, n: np.ndarray, rounding: str) -> np.ndarray:
+    """`shift_right` with a shift per element (`n` >= 0, broadcast against x)."""
+    x, n = np.asarray(x, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    if np.any(n < 0):
+        raise ValueError("shift_right_by: shifts must be >= 0")
+    if rounding == "floor":
+        return x >> n
+    if rounding == "nearest":  # (x >> n) + bit n-1 of x (0 when n = 0)
+        return (x >> n) + ((x & ((np.int64(1) << n) >> 1)) != 0)
+    if rounding == "trunc":
+        q = np.abs(x) >> n
+        return np.where(x < 0, -q, q)
+    raise ValueError(f"unknown rounding mode {rounding!r}")
+
+
 def get_scale(value: float, bits: int) -> int:
     """Shiftry's GetScale (Algorithm 10): (bits - 1) - floor(log2(value) + 1), the largest
     scale at which `value` still fits. It equals SeeDot's GETP except at exact powers of

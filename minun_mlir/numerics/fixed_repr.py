@@ -23,7 +23,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import error
@@ -83,6 +90,7 @@ class FixedConverter(L2Converter):
         if self.maxscale_mode and config.maxscale is None:
             raise error("quantize: scales=maxscale needs a maxscale")
         self.rules = fx.SeeDotRules(config.bits, config.maxscale or 0)
+        self.fused: dict[Operation, SSAValue] = {}  # adds done inside a reduction
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -246,6 +254,8 @@ class FixedConverter(L2Converter):
     # -- arithmetic --------------------------------------------------------------------
 
     def add(self, op: Operation, a: SSAValue, b: SSAValue, subtract: bool) -> SSAValue:
+        if op in self.fused:  # a per-channel bias added inside the reduction before it
+            return self.fused.pop(op)
         kind = num.SubOp if subtract else num.AddOp
         ta, tb = self.t(a), self.t(b)
         shape = shape_of(op.results[0])
@@ -285,11 +295,18 @@ class FixedConverter(L2Converter):
         return self.rescale(product, out_bits,
                             self.scale_for(op.results[0], out_bits, prod, fallback))
 
-    def _reduction(self, op: Operation, a: SSAValue, b: SSAValue, terms: int, build):
+    def _reduction(self, op: Operation, a: SSAValue, b: SSAValue, terms: int, build,
+                   channels: tuple[int, int] | None = None):
         """Shared by matmul, sparse matmul and conv2d: `build(a, b, halvings, result_type)`
-        makes the op; the rules decide operand shifts, halvings and accumulator width."""
+        makes the op; the rules decide operand shifts, halvings and accumulator width.
+        `channels` = (operand index, axis): the weight operand whose scales may be per
+        channel (quantize{per-channel=true})."""
         ta, tb = self.t(a), self.t(b)
         shape = shape_of(op.results[0])
+        if channels is not None and self.config.per_channel and not self.maxscale_mode:
+            weight = self._channel_weight(op, (a, b)[channels[0]], channels[0])
+            if weight is not None:
+                return self._per_channel(op, a, b, channels, weight, build)
         if self.maxscale_mode:
             bits = self.config.bits
             p_mul, s_mul = self.rules.mulscale(ta.frac, tb.frac)
@@ -312,12 +329,164 @@ class FixedConverter(L2Converter):
         total = self.emit(build(a, b, 0, self.result_type(shape, acc, prod)))
         return self.rescale(total, out_bits, out_scale)
 
+    # -- per-channel weight scales ---------------------------------------------------
+
+    def _channel_weight(self, op: Operation, w: SSAValue, index: int) -> np.ndarray | None:
+        """The float values of a weight that can take per-channel scales: a dense
+        parameter or constant of this block, used by this op only, whose scale is not
+        fixed by name; None otherwise."""
+        param = w.owner
+        old = op.operands[index]
+        if not isinstance(param, num.ParamOp) or param.sparse is not None or \
+                param.parent_block() is not self.block or w.uses or len(list(old.uses)) != 1 or \
+                not isinstance(old.owner, (minun.ParamOp, minun.ConstantOp)) or \
+                self.config.scale_override(param.sym_name.data) is not None:
+            return None
+        values = np.asarray(old.owner.array(), dtype=np.float64)
+        return values if values.size else None
+
+    def _per_channel(self, op: Operation, a: SSAValue, b: SSAValue,
+                     channels: tuple[int, int], values: np.ndarray, build) -> SSAValue:
+        """The reduction with a scale per output channel of its weight: each channel at
+        the GetScale of its own largest magnitude, its exact sum (at that channel's
+        product scale, in a 32-bit accumulator at most), plus the bias an add after it
+        brings (when it fits), shifted right to the common output scale by the op's
+        `channel_shifts`."""
+        index, axis = channels
+        operands = [a, b]
+        w, x = operands[index], operands[1 - index]
+        out_axis = (0, 1)[index] if isinstance(op, minun.MatMulOp) else 3
+        fused = self._channel_bias(op, out_axis)
+        plan = self._channel_plan(op, x, w, axis, values, fused)
+        if fused is not None and plan["bias_bits"] > plan["acc"]:  # the bias stays apart
+            fused = None
+            plan = self._channel_plan(op, x, w, axis, values, None)
+        if plan["x_scale"] != self.t(x).frac:  # as per-tensor: the activation gives bits
+            x = self.rescale(x, self.t(x).width, plan["x_scale"])
+        scales, out_bits, out_scale = plan["scales"], plan["out_bits"], plan["out_scale"]
+        stored = np.concatenate([
+            np.expand_dims(fx.quantize(np.take(values, j, axis=axis), self.t(w).width, s,
+                                       self.config.rounding, "saturate"), axis)
+            for j, s in enumerate(scales)], axis=axis)
+        operands[index] = self._replace_param(
+            w, stored, self.result_type(values.shape, self.t(w).width, min(scales)), axis,
+            scales)
+        operands[1 - index] = x
+        extra = ()
+        if fused is not None:  # each channel's bias at its product scale
+            add, bias_values, old_bias = fused
+            product_scales = [plan["x_scale"] + s for s in scales]
+            stored_bias = np.array([int(fx.quantize(np.array(v), plan["acc"], p,
+                                                    self.config.rounding, "saturate"))
+                                    for v, p in zip(bias_values, product_scales)])
+            extra = (self._replace_param(
+                old_bias, stored_bias,
+                self.result_type((len(bias_values),), plan["acc"], min(product_scales)), 0,
+                product_scales),)
+        made = build(*operands, 0, self.result_type(shape_of(op.results[0]), plan["acc"],
+                                                    out_scale), extra)
+        made.attributes["channel_shifts"] = DenseArrayBase.from_list(i64, plan["shifts"])
+        value = self.rescale(self.emit(made), out_bits, out_scale,
+                             overflow="saturate" if plan["relu"] else None)
+        if fused is not None:
+            self.fused[fused[0]] = value  # the add is done: converting it returns this
+        return value
+
+    def _channel_plan(self, op: Operation, x: SSAValue, w: SSAValue, axis: int,
+                      values: np.ndarray, fused) -> dict:
+        """The numbers of a per-channel reduction, nothing emitted: the activation's scale
+        (lowered when the accumulator would overflow, as per-tensor), the channel scales,
+        the result's bits and scale, the shifts, the accumulator's width, the bits the
+        fused bias needs and whether a ReLU alone reads the result."""
+        tw, tx = self.t(w), self.t(x)
+        result = op.results[0] if fused is None else fused[0].results[0]
+        out_bits = self.bits(result)
+        prod = tx.frac + tw.frac  # the per-tensor product scale: the lowest channel's
+        # a result only a ReLU reads takes the scale of the ReLU's (non-negative) range,
+        # the negative values saturating (the ReLU makes them 0): int8 quantizers fold
+        # the ReLU into the output range the same way
+        uses = list(result.uses)
+        relu = uses[0].operation if len(uses) == 1 and isinstance(
+            uses[0].operation, minun.ReluOp) else None
+        ranged = result if relu is None else relu.results[0]
+        out_scale = self.scale_for(ranged, out_bits, prod, min(tx.frac, tw.frac))
+        cap = max(wider(max(tw.width, tx.width)), 32)
+        excess = out_bits + (prod - out_scale) - cap
+        sx = tx.frac - (excess + 1) // 2 if excess > 0 else tx.frac
+        top = out_scale + cap - out_bits - sx  # the highest scale the accumulator holds
+        moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
+        scales = [min(fx.get_scale(float(np.abs(c).max()), tw.width), top) for c in moved]
+        shifts = [sx + s - out_scale for s in scales]
+        acc = min(max(fits_width(out_bits + max(shifts)), 16), cap)
+        bias_bits = 0
+        if fused is not None:  # |b| at scale p needs p + floor(log2 |b|) + 2 bits
+            bias_bits = max(64 - fx.get_scale(abs(float(v)), 64) + sx + s if v else 1
+                            for v, s in zip(fused[1], scales))
+            acc = min(max(acc, fits_width(bias_bits)), cap)
+        return {"x_scale": sx, "scales": scales, "out_bits": out_bits,
+                "out_scale": out_scale, "shifts": shifts, "acc": acc,
+                "bias_bits": bias_bits, "relu": relu is not None}
+
+    def _replace_param(self, old: SSAValue, stored: np.ndarray, ty: Attribute, axis: int,
+                       scales: list[int]) -> SSAValue:
+        """A per-channel parameter in place of the one `old` was converted to (which
+        nothing uses), with its name and location."""
+        param = old.owner
+        new = num.ParamOp.build_param(param.sym_name.data, stored, ty)
+        new.attributes["channel_axis"] = IntegerAttr(axis, i64)
+        new.attributes["channel_scales"] = DenseArrayBase.from_list(i64, scales)
+        new.location = param.location
+        self.block.insert_op_before(new, param)
+        new.results[0].name_hint = old.name_hint
+        param.detach()
+        param.erase()
+        return new.results[0]
+
+    def _channel_bias(self, op: Operation, out_axis: int):
+        """(the add, its per-channel bias values, the L1 bias) when the only use of the
+        reduction's result is an add of a constant that varies only along the output
+        channels, already converted to a parameter nothing else uses; else None."""
+        uses = list(op.results[0].uses)
+        if len(uses) != 1 or not isinstance(uses[0].operation, (minun.AddOp,
+                                                                  minun.BiasAddOp)):
+            return None
+        add = uses[0].operation
+        if add.parent_block() is not op.parent_block():
+            return None
+        old_bias = add.operands[1 - uses[0].index]
+        new_bias = self.map.get(old_bias)
+        if not isinstance(old_bias.owner, (minun.ParamOp, minun.ConstantOp)) or \
+                len(list(old_bias.uses)) != 1 or new_bias is None or \
+                not isinstance(new_bias.owner, num.ParamOp) or new_bias.uses or \
+                new_bias.owner.parent_block() is not self.block or \
+                self.config.scale_override(new_bias.owner.sym_name.data) is not None:
+            return None
+        shape = shape_of(op.results[0])
+        values = np.asarray(old_bias.owner.array(), dtype=np.float64)
+        if tuple(shape_of(add.results[0])) != tuple(shape):
+            return None
+        try:
+            full = np.broadcast_to(values, shape)
+        except ValueError:
+            return None
+        index = [0] * len(shape)
+        index[out_axis] = slice(None)
+        per_channel = full[tuple(index)]
+        if not np.array_equal(full, np.broadcast_to(
+                np.expand_dims(per_channel, [i for i in range(len(shape)) if i != out_axis]),
+                shape)):
+            return None
+        return add, per_channel, new_bias
+
     def matmul(self, op, a, b) -> SSAValue:
-        def build(x, y, halvings, ty):
-            return num.MatMulOp.create(operands=[x, y], attributes=self._attrs(
+        def build(x, y, halvings, ty, extra=()):
+            return num.MatMulOp.create(operands=[x, y, *extra], attributes=self._attrs(
                 halvings=halvings), result_types=[ty])
 
-        return self._reduction(op, a, b, shape_of(op.lhs)[1], build)
+        # the weight: the rhs (x W, ONNX), else the lhs (W x, SeeDot)
+        index = 1 if isinstance(b.owner, num.ParamOp) else 0
+        return self._reduction(op, a, b, shape_of(op.lhs)[1], build,
+                               channels=(index, 1 if index else 0))
 
     def sparse_matmul(self, op, a, b) -> SSAValue:
         def build(x, y, shift, ty):
@@ -331,12 +500,16 @@ class FixedConverter(L2Converter):
     def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
         _, kh, kw, cg, _ = shape_of(op.filter)
 
-        def build(a, b, halvings, ty):
+        def build(a, b, halvings, ty, extra=()):
             attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
-            return num.Conv2DOp.create(operands=[a, b], attributes={
+            return num.Conv2DOp.create(operands=[a, b, *extra], attributes={
                 **attrs, **self._attrs(halvings=halvings)}, result_types=[ty])
 
-        return self._reduction(op, x, f, kh * kw * cg, build)
+        # the output channels: the filter's last axis (one group), its group axis
+        # (depthwise: one output channel per group)
+        groups, cout = op.groups.value.data, shape_of(op.filter)[4]
+        channels = (1, 4) if groups == 1 else (1, 0) if cout == 1 else None
+        return self._reduction(op, x, f, kh * kw * cg, build, channels=channels)
 
     # -- table functions ---------------------------------------------------------------
 
@@ -478,10 +651,26 @@ def _mul(op, a, b):
     return fx.narrow(_align(a, rank) * _align(b, rank), _el(op.result).width, "wrap")
 
 
-def _matmul(op, a, b):
+def _channel_shift(op, y, bias=None):
+    """A reduction with a per-channel weight (`channel_shifts`): its exact wrapped sums
+    `y` (batch first) plus the per-channel bias (wrapping), each channel shifted right by
+    its shift with the op's rounding."""
+    if op.channel_shifts is None:
+        return y
+    _, _, axis = num.channel_operand(op)
+    shifts = np.array(minun.ints(op.channel_shifts), dtype=np.int64)
+    shape = [1] * y.ndim
+    shape[axis + 1] = len(shifts)
+    if bias is not None:
+        y = fx.narrow(y + np.asarray(bias, dtype=np.int64).reshape(shape),
+                      _el(op.result).width, "wrap")
+    return fx.shift_right_by(y, shifts.reshape(shape), _rounding(op))
+
+
+def _matmul(op, a, b, bias=None):
     bits, halvings = _el(op.result).width, op.halvings.value.data
     if halvings == 0:  # a wrapping sum: int64 arithmetic (itself modular) then narrow
-        return fx.narrow(np.matmul(a, b), bits, "wrap")
+        return _channel_shift(op, fx.narrow(np.matmul(a, b), bits, "wrap"), bias)
     terms = fx.narrow(a[:, :, :, None] * b[:, None, :, :], bits, "wrap")  # (B, m, k, n)
     terms = np.moveaxis(terms, 2, 3)  # (B, m, n, k)
     return fx.tree_sum(terms, halvings, bits, _rounding(op))
@@ -519,7 +708,7 @@ def _sparse_matmul(op, a, x):
     return out
 
 
-def _conv2d(op, x, f):
+def _conv2d(op, x, f, bias=None):
     from minun_mlir.numerics.float_eval import _windows
 
     bits = _el(op.result).width
@@ -542,7 +731,7 @@ def _conv2d(op, x, f):
         terms = fx.narrow(terms, bits, "wrap")  # (M, Ho, Wo, Cout, K)
         outs.append(fx.tree_sum(terms, halvings, bits, _rounding(op)))
     y = np.concatenate(outs, axis=-1)
-    return y.reshape(b, n, *y.shape[1:])
+    return _channel_shift(op, y.reshape(b, n, *y.shape[1:]), bias)
 
 
 def _exp(op, x):

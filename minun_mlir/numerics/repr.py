@@ -45,6 +45,9 @@ class QuantizeConfig:
     # data-driven scales fixed by name (a bitwidth search's choice, minun_mlir/
     # bitwidth_search.py); a computed value never goes above its operands' precision
     scale_by_name: dict[str, int] = field(default_factory=dict)
+    # fixed point: a scale per output channel for the weights of matmuls and convolutions
+    # (docs/numerics.md, "Per-channel weight scales")
+    per_channel: bool = False
 
     def bits_for(self, name: str | None, is_param: bool = False) -> int:
         if is_param and self.param_bits is not None and name not in self.bits_by_name:

@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input-bits", type=int, default=None, choices=(8, 16, 32),
                    help="the input's bitwidth (default --bits; 8 holds camera pixels as "
                         "bytes), its scale chosen by the same data-driven rule")
+    p.add_argument("--per-channel", action="store_true",
+                   help="fixed point: a scale per output channel for the weights of "
+                        "matmuls and convolutions, their bias added in the accumulator")
     p.add_argument("--assign", default="", metavar="FILE",
                    help="per-tensor bits and scales from a precision search (its "
                         "assignment.json); the compile replays them")
@@ -203,7 +206,8 @@ def run(args: argparse.Namespace) -> dict:
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
         input_bits=args.input_bits, planner=args.planner,
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
-        synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign)
+        synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
+        per_channel=args.per_channel)
     if args.search is not None:
         options = run_search(args, options)
     if args.print_pipeline:

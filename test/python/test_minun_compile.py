@@ -97,3 +97,22 @@ def test_zero_skew_representation_on_the_host_matches_the_evaluator(tmp_path):
     assert bad.stderr.strip().splitlines() == [
         "error: --repr zero-skew takes --bits 8 (int8 values, int32 accumulators), got "
         "--bits 16"]
+
+
+def test_per_channel_on_the_host_matches_the_evaluator(tmp_path):
+    """--per-channel: the weights' channels get their own scales (the C carries a shift
+    table per weight), the run agrees with the evaluator; with posits it is one line of
+    diagnostic and exit 1."""
+    lenet = ROOT / "benchmarks" / "models" / "lenet-digits10"
+    report = tmp_path / "r.json"
+    r = compile_(str(lenet / "model.onnx"), "--bits", "8", "--per-channel", "--train",
+                 str(lenet / "train.npy"), "--test", str(lenet / "test.npy"), "--out",
+                 str(tmp_path / "c"), "--run", "--max-inputs", "40", "--json", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "model [fixed8-per-channel]" in r.stdout
+    assert json.loads(report.read_text())["run"]["agreement"] == 1.0
+    assert "_shift[" in (tmp_path / "c" / "model.c").read_text()
+    r = compile_(str(lenet / "model.onnx"), "--repr", "posit", "--per-channel")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().endswith(
+        "error: quantize: per-channel is for repr=fixed with scales=data-driven")

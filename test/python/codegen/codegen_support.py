@@ -176,6 +176,12 @@ CONFIGS: dict[str, dict[str, object]] = {
     "maxscale8-nearest": dict(bits=8, scales="maxscale", maxscale=2, rounding="nearest"),
     "fixed16-nearest-sat": dict(bits=16, rounding="nearest", overflow="saturate"),
     "fixed8-floor-sat": dict(bits=8, rounding="floor", overflow="saturate"),
+    # a scale per output channel for the weights of matmuls and convolutions
+    "fixed8-pc": dict(bits=8, per_channel=True),
+    "fixed8-pc-nearest": dict(bits=8, per_channel=True, rounding="nearest"),
+    "fixed8-pc-floor-sat": dict(bits=8, per_channel=True, rounding="floor",
+                                overflow="saturate"),
+    "fixed16-pc": dict(bits=16, per_channel=True),
     "float32": {"repr": "float32"},
     "posit16": dict(repr="posit", bits=16, es=2),
     "posit8": dict(repr="posit", bits=8, es=POSIT8_ES),

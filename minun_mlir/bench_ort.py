@@ -1,0 +1,406 @@
+"""The section of BENCHMARKS.md that puts minun's fixed point beside onnxruntime's static
+int8 quantization (`tools/bench.py --ort`; issue 17).
+
+For every ONNX model with convolution or matmul weights (the model zoo's mnist-8, the
+suite's ONNX exports, TFLite Micro's sine regressor): onnxruntime's `quantize_static`
+(QDQ, int8 activations and weights, per-channel weight scales, MinMax calibration)
+calibrated on the same inputs minun profiles on, run in onnxruntime; minun at fixed8
+(per-tensor scales), fixed8 with per-channel weight scales (toward zero, and rounding to
+nearest as onnxruntime does) and fixed16, run as the generated C built for the host (equal
+to the bit-exact evaluator). Each is compared with the float model run in onnxruntime: the
+median over the test inputs of the relative output error ||y - y_float|| / ||y_float||,
+and top-1 agreement with float (classifiers). Then what per-channel scales cost on the
+boards: flash and latency of fixed8 with and without them on the Uno and the Cortex-M4.
+
+mnist-8 ships 3 test inputs; its calibration and test inputs here are the suite's 8x8
+digits (scikit-learn's optdigits, the lenet-digits10 splits) drawn as MNIST images: each
+pixel a 3x3 block, the 24x24 digit centred in 28x28, values 0..255 as MNIST's.
+
+A separate section (as the posit one): deterministic (fixed inputs, one thread, rounded
+numbers), carried over by `make bench`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from minun_mlir.bench import MODELS, REAL
+
+SECTION = "## Fixed point beside onnxruntime int8"
+CALIBRATION = 256  # calibration inputs (the first rows of the training split), both tools
+
+
+@dataclass(frozen=True)
+class OrtModel:
+    name: str
+    onnx: Path
+    train: Path  # SeeDot-format data (label first), in the ONNX input's layout
+    test: Path
+    dims: dict[str, int] | None = None
+    classifier: bool = True
+
+
+def models(work: Path) -> list[OrtModel]:
+    """The ONNX models with weights: mnist-8 (on digits drawn as MNIST images, written
+    under `work`), the suite's ONNX exports, the sine regressor."""
+    out = []
+    digits = MODELS / "lenet-digits10"
+    mnist = work / "mnist-digits"
+    mnist.mkdir(parents=True, exist_ok=True)
+    for split in ("train", "test"):
+        np.save(mnist / f"{split}.npy", digits_as_mnist(np.load(digits / f"{split}.npy")))
+    out.append(OrtModel("onnx-mnist-8 (real)", REAL / "onnx-mnist-8" / "model.onnx",
+                        mnist / "train.npy", mnist / "test.npy"))
+    for d in sorted(p for p in MODELS.iterdir() if (p / "model.onnx").exists()):
+        out.append(OrtModel(d.name + "-onnx", d / "model.onnx", d / "train.npy",
+                            d / "test.npy"))
+    sine = REAL / "onnx-sine"
+    out.append(OrtModel("onnx-sine (real)", sine / "model.onnx", sine / "test.npy",
+                        sine / "test.npy", dims={"N": 1}, classifier=False))
+    return out
+
+
+def digits_as_mnist(rows: np.ndarray) -> np.ndarray:
+    """8x8 digits in [0, 1] (label first) -> 28x28 images in [0, 255] (label first)."""
+    x = rows[:, 1:].reshape(-1, 8, 8)
+    big = np.kron(x, np.ones((3, 3), dtype=np.float32))  # 24x24
+    img = np.zeros((len(rows), 28, 28), dtype=np.float32)
+    img[:, 2:26, 2:26] = np.round(big * 255.0)
+    return np.concatenate([rows[:, :1], img.reshape(len(rows), -1)], axis=1).astype(np.float32)
+
+
+def relative_errors(y: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """||y - ref|| / ||ref|| per input (rows)."""
+    y, ref = y.reshape(len(y), -1).astype(np.float64), ref.reshape(len(ref), -1)
+    return np.linalg.norm(y - ref, axis=1) / np.maximum(np.linalg.norm(ref, axis=1), 1e-30)
+
+
+def top1_agreement(y: np.ndarray, ref: np.ndarray) -> float:
+    y, ref = y.reshape(len(y), -1), ref.reshape(len(ref), -1)
+    return float(np.mean(y.argmax(axis=1) == ref.argmax(axis=1)))
+
+
+def _ort_inputs(model, features: np.ndarray, dims: dict[str, int] | None) -> tuple[str, list]:
+    inp = model.graph.input[0]
+    shape = [d.dim_value if d.dim_value else (dims or {}).get(d.dim_param, 1)
+             for d in inp.type.tensor_type.shape.dim]
+    return inp.name, [f.reshape(shape).astype(np.float32) for f in features]
+
+
+def ort_run(path: Path, features: np.ndarray, dims: dict[str, int] | None) -> np.ndarray:
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(str(path))
+    name, xs = _ort_inputs(model, features, dims)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1  # deterministic sums
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return np.stack([session.run(None, {name: x})[0] for x in xs])
+
+
+def ort_int8(path: Path, calibration: np.ndarray, dims: dict[str, int] | None,
+             out: Path, symmetric: bool = False) -> Path:
+    """onnxruntime's static quantization: QDQ, int8 activations and weights, per-channel
+    weight scales, MinMax calibration on `calibration`; activations asymmetric (a zero
+    point: a ReLU's [0, max] gets all 256 levels) unless `symmetric`, as minun's are."""
+    import onnx
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    model = onnx.load(str(path))
+    if dims:  # quantize_static wants static shapes: fix the symbolic dims
+        for d in model.graph.input[0].type.tensor_type.shape.dim:
+            if d.dim_param in dims:
+                d.dim_value = dims[d.dim_param]
+    if model.opset_import[0].version < 13:  # QDQ per-channel needs opset 13
+        model = onnx.version_converter.convert_version(model, 13)
+    fixed = out.with_suffix(".float.onnx")
+    onnx.save(model, str(fixed))
+    pre = out.with_suffix(".pre.onnx")
+    quant_pre_process(str(fixed), str(pre), skip_symbolic_shape=True)
+    name, xs = _ort_inputs(model, calibration, dims)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([{name: x} for x in xs])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    quantize_static(str(pre), str(out), Reader(), quant_format=QuantFormat.QDQ,
+                    per_channel=True, activation_type=QuantType.QInt8,
+                    weight_type=QuantType.QInt8, calibrate_method=CalibrationMethod.MinMax,
+                    # onnxruntime 1.31's bias-driven weight-scale adjustment fails on
+                    # biases shaped (C, 1, 1) (mnist-8's); it only matters for biases too
+                    # large for an int32 at input scale x weight scale, none here
+                    extra_options={"QDQDisableWeightAdjustForInt32Bias": True,
+                                   "ActivationSymmetric": symmetric})
+    return out
+
+
+ORT = "ORT int8"
+ORT_SYMMETRIC = "ORT int8 symmetric"
+MINUN_CONFIGS = (("fixed8", dict(bits=8)),
+                 ("fixed8 per-channel", dict(bits=8, per_channel=True)),
+                 ("fixed8 per-channel nearest", dict(bits=8, per_channel=True,
+                                                     rounding="nearest")),
+                 ("fixed16", dict(bits=16)))
+LABELS = (ORT, ORT_SYMMETRIC, *(label for label, _ in MINUN_CONFIGS))
+
+
+def minun_outputs(m: OrtModel, features: np.ndarray, calibration: Path,
+                  **quantize) -> np.ndarray:
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.native import NativeProgram
+    from minun_mlir.numerics.l2_eval import decode_outputs, storage_inputs
+    from minun_mlir.pipeline import lower_to_l2
+
+    l1 = import_model(m.onnx, dims=m.dims)
+    l2 = lower_to_l2(l1, data=str(calibration), evaluator="native", **quantize)
+    program = NativeProgram(l2, "ort-" + m.name.split()[0])
+    scores, _ = program.run(storage_inputs(l2, features))
+    return decode_outputs(l2, [scores])[0]
+
+
+def compare(m: OrtModel, work: Path, log=print) -> dict:
+    """One model: {config: {"median_rel_error", "top1"}} against onnxruntime's float."""
+    from minun_mlir.data import load_dataset
+
+    train = np.load(m.train)[:CALIBRATION]
+    calibration = work / f"{m.onnx.parent.name}-calibration.npy"
+    np.save(calibration, train)
+    test = load_dataset(m.test).features
+    test = test.reshape(len(test), -1)
+    reference = ort_run(m.onnx, test, m.dims)
+    outputs = {}
+    for label, symmetric in ((ORT, False), (ORT_SYMMETRIC, True)):
+        quantized = ort_int8(m.onnx, train[:, 1:], m.dims,
+                             work / f"{m.onnx.parent.name}-{int(symmetric)}.int8.onnx", symmetric)
+        outputs[label] = ort_run(quantized, test, m.dims)
+    for label, quantize in MINUN_CONFIGS:
+        outputs[label] = minun_outputs(m, test, calibration, **quantize)
+    row: dict = {"model": m.name, "inputs": len(test), "calibration": len(train)}
+    for label, y in outputs.items():
+        rel = relative_errors(y, reference)
+        row[label] = {"median_rel_error": float(f"{statistics.median(rel):.3g}"),
+                      "top1": round(top1_agreement(y, reference), 4) if m.classifier else None}
+        log(f"{m.name:28} {label:24} median rel. error {row[label]['median_rel_error']:.3g}"
+            f"  top-1 {row[label]['top1']}")
+    return row
+
+
+def run(work: Path | None = None, names: list[str] | None = None, log=print) -> list[dict]:
+    with tempfile.TemporaryDirectory(prefix="minun-ort-") as tmp:
+        work = work or Path(tmp)
+        return [compare(m, work, log) for m in models(work) if not names or m.name in names]
+
+
+SUITE_CONFIGS = (("fixed8", dict(bits=8)), ("fixed8 per-channel", dict(bits=8, per_channel=True)),
+                 ("fixed8 nearest", dict(bits=8, rounding="nearest")),
+                 ("fixed8 per-channel nearest", dict(bits=8, per_channel=True,
+                                                     rounding="nearest")))
+
+
+def suite_accuracy(work: Path, log=print) -> list[dict]:
+    """Every suite classifier's test accuracy (bit-exact evaluator, whole test split) at
+    fixed8 with and without per-channel scales, rounding toward zero and to nearest."""
+    from minun_mlir.bench import measure, suite
+    from minun_mlir.driver import Options
+
+    rows = []
+    for e in suite():
+        if e.regression:
+            continue
+        row: dict = {"model": e.name}
+        for label, quantize in SUITE_CONFIGS:
+            m, fa = measure(e, Options(**quantize), None, work)
+            row["float32"], row[label] = fa, m.accuracy
+        log(f"{e.name:28} " + "  ".join(f"{k} {row[k]:.4f}" for k, _ in SUITE_CONFIGS))
+        rows.append(row)
+    return rows
+
+
+# models and boards for the cost of per-channel scales (mnist-8 does not fit the Uno's RAM)
+COST_MODELS = ("lenet-digits10-onnx", "protonn-digits10", "onnx-sine (real)")
+COST_TARGETS = ("avr", "cortex-m4")
+COST_CONFIGS = (("fixed8", dict(bits=8)), ("fixed8 per-channel", dict(bits=8, per_channel=True)))
+
+
+def costs(work: Path, log=print) -> list[dict]:
+    """Flash, static RAM and median latency (2 test inputs; labels, or a regression
+    model's outputs, checked against the evaluator) of fixed8 with and without per-channel
+    scales on the Uno and the M4."""
+    from minun_mlir.bench import suite
+    from minun_mlir.codegen import emit_c
+    from minun_mlir.driver import Options, compile_model
+    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_mlir.targets import run_model
+
+    entries = {e.name: e for e in suite()}
+    rows = []
+    for name in COST_MODELS:
+        e = entries[name]
+        for label, quantize in COST_CONFIGS:
+            result = compile_model(e.model, Options(**quantize), weights=e.weights,
+                                   train=e.train, test=e.test, name=e.name, dims=e.dims)
+            inputs = storage_inputs(result.l2, result.test.features[:2])
+            row = {"model": name, "config": label}
+            for target in COST_TARGETS:
+                c_dir = work / f"cost-{e.model.parent.name}-{label.replace(' ', '-')}-{target}"
+                emit_c(result.l2, target, c_dir)
+                r = run_model(c_dir, target, inputs, name=e.model.parent.name, config=label,
+                              work_dir=c_dir / "build")
+                if e.regression:  # the stored outputs, not labels
+                    want = np.asarray(result.stored_outputs[:2]).reshape(2, -1)
+                    same = np.all(r.outputs.reshape(2, -1) == want, axis=1)
+                else:
+                    same = r.labels == result.predictions[:2]
+                row[target] = {"flash_bytes": r.flash_bytes, "ram_bytes": r.ram_bytes,
+                               "latency_median": r.latency_median,
+                               "agreement": float(np.mean(same))}
+            log(f"{name:28} {label:20} " + "  ".join(
+                f"{t} {row[t]['flash_bytes']} B {row[t]['latency_median']:,.0f}"
+                for t in COST_TARGETS))
+            rows.append(row)
+    return rows
+
+
+PLOT = "benchmarks/ort_int8.png"
+
+
+def plot(rows: list[dict]) -> bytes:
+    """Median relative output error per model and configuration (log scale), as PNG
+    bytes; deterministic (Agg, bundled fonts, no date or version in the metadata)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context({"font.size": 8, "font.family": "DejaVu Sans"}):
+        fig = Figure(figsize=(9, 3.6))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot(1, 1, 1)
+        width = 0.8 / len(LABELS)
+        for k, label in enumerate(LABELS):
+            xs = [i + (k - (len(LABELS) - 1) / 2) * width for i in range(len(rows))]
+            ax.bar(xs, [100 * r[label]["median_rel_error"] for r in rows], width,
+                   label=label)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(rows)), [r["model"] for r in rows])
+        ax.set_ylabel("median relative output error (%)")
+        ax.grid(axis="y", which="major", alpha=0.3)
+        ax.legend(ncol=4, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 1.22),
+                  frameon=False)
+        fig.subplots_adjust(top=0.82, bottom=0.1, left=0.07, right=0.99)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _err(x: float) -> str:
+    return f"{100 * x:.2f}%" if x >= 0.0005 else f"{100 * x:.3f}%"
+
+
+def render(rows: list[dict], cost_rows: list[dict] | None = None,
+           accuracy_rows: list[dict] | None = None) -> str:
+    out = [SECTION, "",
+           "Written by `tools/bench.py --ort` (minun_mlir/bench_ort.py); `make bench` keeps it. "
+           "onnxruntime's static int8 quantization (`quantize_static`: QDQ, int8 activations "
+           "and weights, per-channel weight scales, MinMax calibration) beside minun's fixed "
+           f"point, both calibrated on the same {CALIBRATION} training inputs (the sine model: "
+           "its 60 inputs), on the test split. Median over the test inputs of the relative "
+           "output error ||y - y_float|| / ||y_float|| against the float model in "
+           "onnxruntime, and in parentheses top-1 agreement with float. fixed8: per-tensor "
+           "scales; per-channel: a scale per output channel of every weight, its bias added "
+           "in the accumulator (docs/numerics.md, \"Per-channel weight scales\"); nearest: "
+           "`rounding=nearest` (the default rounds toward zero, as the papers' C). ORT int8 "
+           "symmetric: the same with symmetric activations (`ActivationSymmetric`, no zero "
+           "point), as minun's are. mnist-8's inputs are the digits drawn as 28x28 MNIST "
+           "images (module docstring). The onnx package's light model-zoo files (squeezenet, "
+           "resnet50, ...) are left out: their weights are ConstantOfShape fills, every "
+           "channel alike, so they measure nothing about weight scales.", "",
+           "| model | inputs | " + " | ".join(LABELS) + " |",
+           "|---|---|" + "---|" * len(LABELS)]
+    for row in rows:
+        cells = []
+        for label in LABELS:
+            r = row[label]
+            top = "" if r["top1"] is None else f" ({100 * r['top1']:.2f}%)"
+            cells.append(_err(r["median_rel_error"]) + top)
+        out.append(f"| {row['model']} | {row['inputs']} | " + " | ".join(cells) + " |")
+    out += ["", verdict(rows), "", f"![median relative output error per model]({PLOT})"]
+    if accuracy_rows:
+        labels = [label for label, _ in SUITE_CONFIGS]
+        out += ["", "Test accuracy of every suite classifier at fixed8 (bit-exact evaluator, "
+                "whole test split), per-tensor and per-channel, rounding toward zero and to "
+                "nearest; in parentheses the change from per-tensor in points.", "",
+                "| model | float32 | " + " | ".join(labels) + " |",
+                "|---|---|" + "---|" * len(labels)]
+        wins = losses = 0
+        for r in accuracy_rows:
+            cells = []
+            for label in labels:
+                base = r[label.replace(" per-channel", "")]
+                change = r[label] - base
+                if "per-channel" in label:
+                    wins, losses = wins + (change > 0), losses + (change < 0)
+                    cells.append(f"{100 * r[label]:.2f} ({100 * change:+.2f})")
+                else:
+                    cells.append(f"{100 * r[label]:.2f}")
+            out.append(f"| {r['model']} | {100 * r['float32']:.2f} | " + " | ".join(cells)
+                       + " |")
+        out += ["", f"Per-channel against per-tensor, over both roundings: {wins} higher, "
+                f"{losses} lower, {2 * len(accuracy_rows) - wins - losses} equal."]
+    if cost_rows:
+        out += ["", "What per-channel scales cost on the boards (2 test inputs each, labels "
+                "(the sine model: outputs) equal to the evaluator's on both unless noted): "
+                "the shifts are one int8_t "
+                "array per weight in flash, the bias one array at the accumulator's width, "
+                "and an 8-bit model accumulates in 32 bits instead of 16.", "",
+                "| model | config | Uno flash B | Uno RAM B | Uno cycles | M4 flash B | "
+                "M4 RAM B | M4 instructions |", "|---|---|---|---|---|---|---|---|"]
+        for r in cost_rows:
+            cells = []
+            for t in COST_TARGETS:
+                rec = r[t]
+                note = "" if rec["agreement"] == 1.0 else f" (agree {100 * rec['agreement']:.0f}%)"
+                cells += [f"{rec['flash_bytes']:,}", f"{rec['ram_bytes']:,}",
+                          f"{rec['latency_median']:,.0f}{note}"]
+            out.append(f"| {r['model']} | {r['config']} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def verdict(rows: list[dict]) -> str:
+    """Per model, whether minun's best fixed8 (per-channel, either rounding) is at least
+    as good as onnxruntime's int8 in both measures; how far off it is when not."""
+    parts = []
+    for row in rows:
+        ort = row[ORT]
+        best = min(("fixed8 per-channel", "fixed8 per-channel nearest"),
+                   key=lambda c: row[c]["median_rel_error"])
+        mine = row[best]
+        ratio = mine["median_rel_error"] / ort["median_rel_error"]
+        top_ok = mine["top1"] is None or mine["top1"] >= ort["top1"]
+        ok = ratio <= 1.0 and top_ok
+        text = (f"{row['model']}: {'meets' if ok else 'does not meet'} ORT int8 "
+                f"({best}: error {ratio:.1f}x ORT's")
+        if mine["top1"] is not None:
+            text += f", top-1 {100 * mine['top1']:.2f}% vs {100 * ort['top1']:.2f}%"
+        parts.append(text + ")")
+    return "Best minun fixed8 against ORT int8, per model: " + "; ".join(parts) + "."

@@ -38,6 +38,7 @@ bench: setup
 	$(BIN)/python tools/bench.py
 	$(BIN)/python tools/bench.py --face
 	$(BIN)/python tools/bench.py --posit
+	$(BIN)/python tools/bench.py --ort
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

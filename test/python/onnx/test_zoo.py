@@ -274,15 +274,6 @@ def test_the_onnx2c_inputs_are_what_the_script_writes():
             np.testing.assert_array_equal(stored[key], value)
 
 
-@pytest.mark.slow
-def test_the_torch_models_are_what_the_script_exports():
-    """Needs torch (not a dependency: `pip install torch==2.13.0 onnxscript` to run it)."""
-    pytest.importorskip("torch", reason="torch is not installed: the committed exports are "
-                                        "not re-checked (the other tests use the files)")
-    proc = _script("export_torch.py", "--check")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-
-
 def test_the_docs_table_is_current():
     proc = _script("zoo_table.py", "--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr

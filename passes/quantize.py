@@ -128,9 +128,6 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if evaluator not in EVALUATORS:
         raise error(f"quantize: evaluator must be one of {', '.join(EVALUATORS)}, got "
                     f"'{evaluator}'")
-    if representation == "zero-skew" and config.bits != 8:
-        raise error(f"quantize: repr=zero-skew takes bits=8 (int8 values, int32 "
-                    f"accumulators), got bits={config.bits}")
     rep = reprs.get(representation)
     if config.bits not in rep.bitwidths:
         raise error(f"quantize: bits must be {rep.bitwidths_text}, got {config.bits}")

@@ -470,6 +470,8 @@ _KERNELS = {
 
 class ZeroSkewRepresentation(Representation):
     name = "zero-skew"
+    bitwidths = (8,)
+    bitwidths_text = "8 (int8 values, int32 accumulators)"
 
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, AffineType)

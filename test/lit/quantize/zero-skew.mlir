@@ -45,4 +45,4 @@ func.func @main() -> i32 {
 // t4: s = 6 / 255 = 0.0235294, zp = round(-128 + 3 / s) = round(-0.5) = -1 (away from 0).
 // CHECK-NEXT: %t4 = num.requantize {{.*}} -> tensor<2x1x!num.affine<8, 0.0235294{{[0-9]*}}, -1>>
 // CHECK-NEXT: %a = num.argmax %t4
-// BITS: error: quantize: repr=zero-skew takes bits=8 (int8 values, int32 accumulators), got bits=16
+// BITS: error: quantize: bits must be 8 (int8 values, int32 accumulators), got 16

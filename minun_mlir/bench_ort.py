@@ -157,6 +157,8 @@ MINUN_CONFIGS = (("fixed8", dict(bits=8)),
                  ("fixed8 per-channel", dict(bits=8, per_channel=True)),
                  ("fixed8 per-channel nearest", dict(bits=8, per_channel=True,
                                                      rounding="nearest")),
+                 # TFLite's affine int8 (asymmetric activations, per-tensor weights)
+                 ("zero-skew8", dict(repr="zero-skew", bits=8)),
                  ("fixed16", dict(bits=16)))
 LABELS = (ORT, ORT_SYMMETRIC, *(label for label, _ in MINUN_CONFIGS))
 
@@ -387,12 +389,13 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
 
 
 def verdict(rows: list[dict]) -> str:
-    """Per model, whether minun's best fixed8 (per-channel, either rounding) is at least
-    as good as onnxruntime's int8 in both measures; how far off it is when not."""
+    """Per model, whether minun's best 8-bit program (fixed8 per-channel, either rounding,
+    or zero-skew8) is at least as good as onnxruntime's int8 in both measures; how far off
+    it is when not."""
     parts = []
     for row in rows:
         ort = row[ORT]
-        best = min(("fixed8 per-channel", "fixed8 per-channel nearest"),
+        best = min(("fixed8 per-channel", "fixed8 per-channel nearest", "zero-skew8"),
                    key=lambda c: row[c]["median_rel_error"])
         mine = row[best]
         ratio = mine["median_rel_error"] / ort["median_rel_error"]
@@ -403,4 +406,4 @@ def verdict(rows: list[dict]) -> str:
         if mine["top1"] is not None:
             text += f", top-1 {100 * mine['top1']:.2f}% vs {100 * ort['top1']:.2f}%"
         parts.append(text + ")")
-    return "Best minun fixed8 against ORT int8, per model: " + "; ".join(parts) + "."
+    return "Best minun 8-bit against ORT int8, per model: " + "; ".join(parts) + "."

@@ -170,17 +170,14 @@ def _same(name: str, committed: bytes, exported: bytes) -> bool:
         for x, y in zip(floats_a, floats_b)))
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="compare with the committed files instead of writing")
-    args = parser.parse_args(argv)
-    files = export_all()
+def write_or_check(files: dict[str, bytes], out: str, check: bool) -> int:
+    """Write each exported file under `out`, or with `check` compare it with the committed
+    one (`_same`); the zoo's three export scripts share this. Returns the exit status."""
     stale = []
     for name, data in files.items():
-        path = os.path.join(OUT, name)
+        path = os.path.join(out, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        if args.check:
+        if check:
             with open(path, "rb") as f:
                 if not _same(name, f.read(), data):
                     stale.append(name)
@@ -191,6 +188,14 @@ def main(argv=None) -> int:
         print("differs from the export:", ", ".join(stale), file=sys.stderr)
         return 1
     return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the committed files instead of writing")
+    args = parser.parse_args(argv)
+    return write_or_check(export_all(), OUT, args.check)
 
 
 if __name__ == "__main__":

@@ -214,24 +214,9 @@ def main(argv=None) -> int:
         print("torch is not installed (pip install torch==2.13.0 onnxscript)", file=sys.stderr)
         return 2
     sys.path.insert(0, HERE)
-    from export_sklearn import _same
+    from export_sklearn import write_or_check
 
-    files = export_all()
-    stale = []
-    for name, data in files.items():
-        path = os.path.join(OUT, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if args.check:
-            with open(path, "rb") as f:
-                if not _same(name, f.read(), data):
-                    stale.append(name)
-        else:
-            with open(path, "wb") as f:
-                f.write(data)
-    if stale:
-        print("differs from the export:", ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check(export_all(), OUT, args.check)
 
 
 if __name__ == "__main__":

@@ -163,23 +163,9 @@ def main(argv=None) -> int:
                         help="compare with the committed files instead of writing")
     args = parser.parse_args(argv)
     sys.path.insert(0, HERE)
-    from export_sklearn import _same
+    from export_sklearn import write_or_check
 
-    stale = []
-    os.makedirs(OUT, exist_ok=True)
-    for name, data in export_all().items():
-        path = os.path.join(OUT, name)
-        if args.check:
-            with open(path, "rb") as f:
-                if not _same(name, f.read(), data):
-                    stale.append(name)
-        else:
-            with open(path, "wb") as f:
-                f.write(data)
-    if stale:
-        print("differs from the export:", ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check(export_all(), OUT, args.check)
 
 
 if __name__ == "__main__":

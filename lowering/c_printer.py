@@ -903,58 +903,30 @@ int minun_predict(const minun_input_t *x, minun_output_t *out)
             raise error(f"the model's num.rounding is '{m.rounding}'; it must be one of "
                         f"{', '.join(modes)}")
         rounded = modes[m.rounding]
-        if m.inputs:
-            return self.fixed_inputs_wrapper(m, rounded, lo, hi)
-        in_scale = m.input_scale or 0
         if m.input_buffer is None:
             q_decl, call = "minun_input_t q[MINUN_INPUT_SIZE];", "minun_predict(q, s)"
         else:  # quantized straight into the input buffer: no copy of the input on the stack
             q_decl, call = "minun_input_t *q = minun_input_buffer();", \
                 "minun_predict_in_place(s)"
-        return f"""/* Reals -> stored input: round(v * 2^{in_scale}) ({m.rounding}), saturated,
- * as the evaluator encodes inputs (the scaling by a power of two is exact). */
-static minun_input_t minun_quantize_input(float v)
-{{
-    float r = v * {float_literal(2.0 ** in_scale)};
-    if (r >= {float(hi)!r}f)
-        return {int_literal(hi)};
-    if (r <= {float(lo)!r}f)
-        return {int_literal(lo)};
-    return (minun_input_t)({rounded});
-}}
-
-int minun_predict_float(const float *x, float *scores)
-{{
-    {q_decl}
-    minun_output_t s[MINUN_OUTPUT_SIZE];
-    int i, label;
-    for (i = 0; i < MINUN_INPUT_SIZE; i++)
-        q[i] = minun_quantize_input(x[i]);
-    label = {call};
-    for (i = 0; i < MINUN_OUTPUT_SIZE; i++)
-        scores[i] = (float)s[i] * {float_literal(2.0 ** -(m.output_scale or 0))};
-    return label;
-}}
-"""
-
-
-    def fixed_inputs_wrapper(self, m: Model, rounded: str, lo: int, hi: int) -> str:
-        """minun_predict_float of a fixed-point model with several inputs: each input's
-        values quantized at its own scale (MINUN_INPUT_<k>_SCALE)."""
-        if m.input_buffer is None:
-            q_decl, call = "minun_input_t q[MINUN_INPUT_SIZE];", "minun_predict(q, s)"
+        if m.inputs:  # several inputs: each quantized at its own scale
+            what = f"round(v * 2^scale) ({m.rounding}) at each input's\n * scale, saturated, "
+            params, factor = "float v, float factor", "factor"
+            loops = "".join(
+                f"    for (i = {offset}; i < {offset + size}; i++) /* {name_} */\n"
+                f"        q[i] = minun_quantize_input(x[i], {float_literal(2.0 ** (sc or 0))});\n"
+                for name_, _, offset, size, sc in m.inputs)
+            exact = "scaling by 2^scale is exact"
         else:
-            q_decl, call = "minun_input_t *q = minun_input_buffer();", \
-                "minun_predict_in_place(s)"
-        loops = "".join(
-            f"    for (i = {offset}; i < {offset + size}; i++) /* {name_} */\n"
-            f"        q[i] = minun_quantize_input(x[i], {float_literal(2.0 ** (sc or 0))});\n"
-            for name_, _, offset, size, sc in m.inputs)
-        return f"""/* Reals -> stored input: round(v * 2^scale) ({m.rounding}) at each input's
- * scale, saturated, as the evaluator encodes inputs (scaling by 2^scale is exact). */
-static minun_input_t minun_quantize_input(float v, float factor)
+            in_scale = m.input_scale or 0
+            what = f"round(v * 2^{in_scale}) ({m.rounding}), saturated,\n * "
+            params, factor = "float v", float_literal(2.0 ** in_scale)
+            loops = ("    for (i = 0; i < MINUN_INPUT_SIZE; i++)\n"
+                     "        q[i] = minun_quantize_input(x[i]);\n")
+            exact = "the scaling by a power of two is exact"
+        return f"""/* Reals -> stored input: {what}as the evaluator encodes inputs ({exact}). */
+static minun_input_t minun_quantize_input({params})
 {{
-    float r = v * factor;
+    float r = v * {factor};
     if (r >= {float(hi)!r}f)
         return {int_literal(hi)};
     if (r <= {float(lo)!r}f)

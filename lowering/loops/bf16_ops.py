@@ -26,7 +26,8 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.lowering.loops import linear
 from minun_mlir.lowering.loops.builder import Gen, Lin
 from minun_mlir.lowering.loops.elementwise import elementwise
-from minun_mlir.lowering.loops.posit_ops import row_max, rows
+from minun_mlir.lowering.loops.functions import row_max
+from minun_mlir.lowering.loops.posit_ops import rows
 from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of
 from minun_mlir.numerics import bfloat16_repr
 

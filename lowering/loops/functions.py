@@ -82,6 +82,14 @@ def seedot_exp(lw: Lowering, op: num.ExpOp) -> Val:
     return elementwise(lw, op, fn, op.input)
 
 
+def row_max(g: Gen, x, at, n: int) -> SSAValue:
+    """The largest of the n values `x` holds at `at(0)` .. `at(n - 1)` (one row)."""
+    first = x.load(g, at(0))
+    if n == 1:
+        return first
+    return g.for_(1, n, [first], lambda i, m: [g.max(m, x.load(g, at(i)))])[0]
+
+
 def last_axis_op(lw: Lowering, op: Operation) -> tuple[Buf, Buffer, Buf]:
     """For an op computed row by row along the last axis (normalise_l2, softmax): its input
     as a buffer, and the result's buffer (owned by the result) and view."""
@@ -166,9 +174,7 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
         def at(i: SSAValue | int) -> list[Lin]:
             return idx[:-1] + [Lin.of(i)]
 
-        first = x.load(g, at(0))
-        top = g.for_(1, n, [first], lambda i, m: [g.max(m, x.load(g, at(i)))])[0] \
-            if n > 1 else first
+        top = row_max(g, x, at, n)
         if is_float(el):
             def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
                 e = g.helper("expf", [g.add(arith.SubfOp(x.load(g, at(i)), top))], f32)
@@ -229,9 +235,7 @@ def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
         def at(i: SSAValue | int) -> list[Lin]:
             return idx[:-1] + [Lin.of(i)]
 
-        first = x.load(g, at(0))
-        top = g.for_(1, n, [first], lambda i, m: [g.max(m, x.load(g, at(i)))])[0] \
-            if n > 1 else first
+        top = row_max(g, x, at, n)
         if is_float(el):
             def exp_sum(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
                 d = g.add(arith.SubfOp(x.load(g, at(i)), top))

@@ -197,19 +197,12 @@ def rows(lw: Lowering, op: Operation, body: Callable[..., None]) -> Val:
     return whole
 
 
-def row_max(g: Gen, x, at, n: int) -> SSAValue:
-    first = x.load(g, at(0))
-    if n == 1:
-        return first
-    return g.for_(1, n, [first], lambda i, m: [g.max(m, x.load(g, at(i)))])[0]
-
-
 def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     el = element_of(op.result)
     one = lw.g.iconst(1 << (el.width - 2), el.storage_width)
 
     def body(g: Gen, x, whole, at, n: int) -> None:
-        top = row_max(g, x, at, n)
+        top = functions.row_max(g, x, at, n)
 
         def term(t: list[Lin]) -> tuple[SSAValue, SSAValue]:
             e = call(g, el, "exp", [call(g, el, "sub", [x.load(g, at(t[0])), top])])
@@ -230,7 +223,7 @@ def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
     one = lw.g.iconst(1 << (el.width - 2), el.storage_width)
 
     def body(g: Gen, x, whole, at, n: int) -> None:
-        top = row_max(g, x, at, n)
+        top = functions.row_max(g, x, at, n)
 
         def term(t: list[Lin]) -> tuple[SSAValue, SSAValue]:
             d = call(g, el, "sub", [x.load(g, at(t[0])), top])

@@ -81,6 +81,20 @@ class L2Converter:
     def stats(self, value: SSAValue) -> ValueStats | None:
         return self.profile.get(value)
 
+    def value_range(self, old: SSAValue | None) -> tuple[float, float] | None:
+        """The profiled (min, max) of an L1 value; a `profile = array<f64: lo, hi>`
+        attribute on its op wins over the profile from data."""
+        if old is None:
+            return None
+        attr = getattr(old.owner, "attributes", {}).get("profile")
+        if attr is not None:
+            lo, hi = (float(v) for v in attr.get_values())
+            return lo, hi
+        stats = self.stats(old)
+        if stats is None or not stats.count:
+            return None
+        return stats.min, stats.max
+
     def run(self, module: ModuleOp) -> ModuleOp:
         fn = main_function(module, "quantize")
         self.temporaries = temporary_names(module)

@@ -110,20 +110,6 @@ class FixedConverter(L2Converter):
         assert isinstance(el, FixedType), value.type
         return el
 
-    def value_range(self, old: SSAValue | None) -> tuple[float, float] | None:
-        """The profiled (min, max) of an L1 value; a `profile = array<f64: lo, hi>`
-        attribute on its op wins over the profile from data."""
-        if old is None:
-            return None
-        attr = getattr(old.owner, "attributes", {}).get("profile")
-        if attr is not None:
-            lo, hi = (float(v) for v in attr.get_values())
-            return lo, hi
-        stats = self.stats(old)
-        if stats is None or not stats.count:
-            return None
-        return stats.min, stats.max
-
     def absmax(self, old: SSAValue | None) -> float | None:
         r = self.value_range(old)
         return None if r is None else max(abs(r[0]), abs(r[1]))

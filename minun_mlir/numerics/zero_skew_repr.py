@@ -76,20 +76,6 @@ class ZeroSkewConverter(L2Converter):
 
     # -- calibration ---------------------------------------------------------------------
 
-    def value_range(self, old: SSAValue | None) -> tuple[float, float] | None:
-        """The profiled (min, max) of an L1 value; a `profile = array<f64: lo, hi>`
-        attribute on its op wins over the profile from data."""
-        if old is None:
-            return None
-        attr = getattr(old.owner, "attributes", {}).get("profile")
-        if attr is not None:
-            lo, hi = (float(v) for v in attr.get_values())
-            return lo, hi
-        stats = self.stats(old)
-        if stats is None or not stats.count:
-            return None
-        return stats.min, stats.max
-
     def value_range_rounded(self, old: SSAValue | None) -> tuple[float, float] | None:
         """The profiled range with its ends rounded outward to 12 significant bits
         (affine.outward: profiles from numpy and from the native C, which may differ in a

@@ -66,21 +66,29 @@ class PositConverter(Float32Converter):
 
     def sparse_matmul(self, op, a, b) -> SSAValue:
         # the sparse matrix must stay a num.param (its C is a compressed copy): one in a
-        # narrower format than the product is stored again in the wider one (exact)
+        # narrower format than the product is stored again in the wider one (exact), once,
+        # beside the original (so it dominates every use, in a loop body or not); the
+        # narrow copy goes when nothing else reads it
         wide = self.widest([a.type.element_type, b.type.element_type, self.element_of(
             op.result)])
         if a.type.element_type != wide:
-            old = a.owner
-            el = a.type.element_type
-            stored = pz.signed(pz.convert(old.array().astype(np.int64), el.width,
-                                          el.exponent_bits, wide.width, wide.exponent_bits),
-                               wide.width)
-            name = old.sym_name.data + ("" if not old.result.uses else f"_p{wide.width}")
-            a = self.emit(num.ParamOp.build_param(
-                name, stored, minun.tensor_of(a.type.get_shape(), wide), True))
-            if not old.result.uses:
-                old.detach()
-                old.erase()
+            widened = self.__dict__.setdefault("_widened_sparse", {})
+            if (a, wide) not in widened:
+                old = a.owner
+                el = a.type.element_type
+                stored = pz.signed(pz.convert(old.array().astype(np.int64), el.width,
+                                              el.exponent_bits, wide.width,
+                                              wide.exponent_bits), wide.width)
+                name = old.sym_name.data + ("" if not old.result.uses else f"_p{wide.width}")
+                new = num.ParamOp.build_param(
+                    name, stored, minun.tensor_of(a.type.get_shape(), wide), True)
+                new.location = old.location
+                old.parent_block().insert_op_before(new, old)
+                if not old.result.uses:
+                    old.detach()
+                    old.erase()
+                widened[(a, wide)] = new.results[0]
+            a = widened[(a, wide)]
         return super().sparse_matmul(op, a, b)
 
 

@@ -721,10 +721,13 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_sigmoidf": (("expf",), _sigmoidf),
     "minun_lnsum": ((), lambda p: _LNSUM),
 }
-# The native profiler's probe (minun_mlir/native.py defines it in its host build).
+# The native evaluator's probes (minun_mlir/native.py defines them in its host builds).
 HELPERS["minun_profile"] = ((), lambda p: (
     "/* Records one value of the tensor numbered id (the native profiler defines it). */\n"
     "void minun_profile(int32_t id, float v);\n"))
+HELPERS["minun_record"] = ((), lambda p: (
+    "/* Records one stored value of the tensor numbered id (native value maps). */\n"
+    "void minun_record(int32_t id, int32_t v);\n"))
 for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_exp16_{_r}"] = ((), _exp16(_r))
     HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),

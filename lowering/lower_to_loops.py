@@ -321,18 +321,26 @@ class Lowering:
             self.probe(op)
 
     def probe(self, op: Operation) -> None:
-        """The native profiler's instrumentation (minun_mlir/native.py): every element of
-        each probed float result goes to `minun_profile(id, value)` once it is computed."""
+        """The native evaluator's instrumentation (minun_mlir/native.py): every element of
+        each probed result goes, once it is computed, to `minun_profile(id, value)` (float
+        values: the float profile) or `minun_record(id, stored)` (integer storage widened
+        to 32 bits: the value maps of a precision search)."""
         pairs = [int(v) for v in op.attributes[PROBE].get_values()]
         for index, ident in zip(pairs[::2], pairs[1::2], strict=True):
             val = self.vals[op.results[index]]
             if val.cost > CHEAP:  # computed once for the probe and the consumers
                 val = self.vals[op.results[index]] = self.materialize(val, op.results[index])
-            if not isinstance(val.elem, Float32Type):
-                raise op_error(op, f"{PROBE}: only float values are profiled")
+            if isinstance(val.elem, Float32Type):
+                name, load = "minun_profile", val.load
+            elif isinstance(val.elem, IntegerType) and val.elem.width.data <= 32:
+                name = "minun_record"
+                load = (lambda g, idx, val=val: g.resize(val.load(g, idx), 32))
+            else:
+                raise op_error(op, f"{PROBE}: only float values and integers of up to 32 "
+                                   "bits are recorded")
             ids = self.g.iconst(ident, 32)
-            self.g.nest(val.shape, lambda idx, val=val, ids=ids: self.g.probe(
-                "minun_profile", [ids, val.load(self.g, idx)]))
+            self.g.nest(val.shape, lambda idx, ids=ids, name=name, load=load: self.g.probe(
+                name, [ids, load(self.g, idx)]))
 
     # -- materialization -------------------------------------------------------------------
 

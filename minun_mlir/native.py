@@ -277,7 +277,7 @@ class NativeProgram:
     `evaluate_l2(l2, features).outputs` gives (several inputs: `features` a dict by input
     name, stored one after another in the C's input buffer)."""
 
-    def __init__(self, l2: ModuleOp, name: str = "model"):
+    def __init__(self, l2: ModuleOp, name: str = "model", extra_driver: str = ""):
         fn = main_function(l2)
         inputs = model_inputs(fn)
         inp = inputs[0]
@@ -301,8 +301,9 @@ class NativeProgram:
         files = _c_files(l2)
         driver = BATCH_DRIVER % {"tables": memo_tables(files["minun_runtime.h"],
                                                        files["model.c"]), "reals": reals}
-        self.lib = build_library(files, driver, name)
+        self.lib = build_library(files, driver + extra_driver, name)
         self.handles: list[ctypes.CDLL] = []
+        self.threads = 0  # at most this many threads (0: `workers`)
 
     def run(self, stored: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(scores (N, *shape), labels (N,)) for inputs already in storage form."""
@@ -322,7 +323,7 @@ class NativeProgram:
              ) -> tuple[np.ndarray, np.ndarray]:
         out = np.empty((n, math.prod(self.out_shape)), dtype=self.out_dtype)
         labels = np.empty(n, dtype=np.int32)
-        k = workers(n)
+        k = min(workers(n), self.threads or n)
         if len(self.handles) < k:
             self.handles = load_copies(self.lib, k)
         dtype = np.float64 if entry == "minun_batch_reals" else self.in_dtype
@@ -421,6 +422,123 @@ def float_outputs(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto"
     from minun_mlir.numerics.float_eval import evaluate
 
     return evaluate(l1, features).outputs
+
+
+# --------------------------------------------------------------------------------------
+# Value maps (a precision search's view of a quantized program)
+# --------------------------------------------------------------------------------------
+
+RECORD_DRIVER = """#include <stdlib.h>
+#include <string.h>
+
+#define RECORDS %(records)d
+static int32_t *minun_rec[RECORDS];
+static int64_t minun_rec_len[RECORDS], minun_rec_cap[RECORDS];
+
+/* every stored value of a recorded tensor, in the order the program computes them */
+void minun_record(int32_t id, int32_t v)
+{
+    if (minun_rec_len[id] == minun_rec_cap[id]) {
+        int64_t cap = minun_rec_cap[id] ? 2 * minun_rec_cap[id] : 1024;
+        int32_t *grown = (int32_t *)realloc(minun_rec[id], (size_t)cap * sizeof *grown);
+        if (!grown) abort();
+        minun_rec[id] = grown;
+        minun_rec_cap[id] = cap;
+    }
+    minun_rec[id][minun_rec_len[id]++] = v;
+}
+
+int64_t minun_record_count(int32_t id) { return minun_rec_len[id]; }
+
+void minun_record_copy(int32_t id, int32_t *dst)
+{
+    memcpy(dst, minun_rec[id], (size_t)minun_rec_len[id] * sizeof *dst);
+}
+
+void minun_record_reset(void)
+{
+    for (int i = 0; i < RECORDS; i++) {
+        free(minun_rec[i]);
+        minun_rec[i] = 0;
+        minun_rec_len[i] = minun_rec_cap[i] = 0;
+    }
+}
+"""
+
+
+def recorded_values(l2: ModuleOp) -> dict[SSAValue, str]:
+    """The tensors a value map holds: parameters and inputs by symbol, op results by name
+    hint, whose element is a fixed-point or posit number."""
+    from minun_mlir.dialects import num
+
+    names: dict[SSAValue, str] = {}
+    for op in main_function(l2).walk():
+        for v in op.results:
+            name = (op.sym_name.data if isinstance(op, (num.ParamOp, num.InputOp))
+                    else v.name_hint)
+            el = v.type.element_type if isinstance(v.type, TensorType) else v.type
+            if name and isinstance(el, (num.FixedType, num.PositType)):
+                names[v] = name
+    return names
+
+
+def is_constant(v: SSAValue) -> bool:
+    """A parameter or fill: the same values on every input and iteration."""
+    from minun_mlir.dialects import num
+
+    return not v.owner.operands and not isinstance(v.owner, num.InputOp)
+
+
+def constant_values(names: dict[SSAValue, str]) -> dict[str, np.ndarray]:
+    """The reals of the constants among `names`, once each (their evaluator kernels)."""
+    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics.l2_eval import l2_lookup
+
+    out: dict[str, np.ndarray] = {}
+    for v, name in names.items():
+        if is_constant(v):
+            el = v.type.element_type if isinstance(v.type, TensorType) else v.type
+            stored = np.asarray(l2_lookup(v.owner)(v.owner))
+            out[name] = np.ravel(reprs.of_element(el).decode(stored, el))
+    return out
+
+
+def value_maps(l2: ModuleOp, features: np.ndarray) -> dict[str, np.ndarray]:
+    """MinUn's value map of `l2` on `features`, natively: the reals every named tensor
+    (`recorded_values`) holds, each loop iteration's values appended, example after
+    example (a constant once). The program's own C with each named tensor's stored
+    values passed to `minun_record` as it is computed (lower-to-loops' probe), decoded
+    here; the same integers as the numpy evaluator's (checked by the tests)."""
+    from minun_mlir.dialects import num
+    from minun_mlir.numerics import repr as reprs
+
+    module = l2.clone()
+    names = recorded_values(module)
+    from minun_mlir.lowering.lower_to_loops import PROBE
+
+    out = constant_values(names)
+    marks: dict[Operation, list[int]] = {}
+    values = [v for v in names if not is_constant(v)]
+    for ident, v in enumerate(values):
+        marks.setdefault(v.owner, []).extend([v.index, ident])
+    for op, pairs in marks.items():
+        op.attributes[PROBE] = DenseArrayBase.from_list(i64, pairs)
+    prog = NativeProgram(module, "values", RECORD_DRIVER % {"records": max(len(values), 1)})
+    prog.threads = 1  # the examples in order, into one library's records
+    (lib,) = prog.handles = load_copies(prog.lib, 1)
+    lib.minun_record_count.restype = ctypes.c_int64
+    lib.minun_record_reset()
+    prog.run_features(features)
+    for ident, v in enumerate(values):
+        raw = np.empty(int(lib.minun_record_count(ident)), dtype=np.int32)
+        lib.minun_record_copy(ctypes.c_int32(ident), raw.ctypes.data_as(ctypes.c_void_p))
+        el = v.type.element_type if isinstance(v.type, TensorType) else v.type
+        stored = raw.astype(_storage_dtype(el))
+        chunk = np.ravel(reprs.of_element(el).decode(stored, el))
+        name = names[v]  # several values may share a name (an RNN state): in program order
+        out[name] = np.concatenate([out[name], chunk]) if name in out else chunk
+    lib.minun_record_reset()
+    return out
 
 
 # --------------------------------------------------------------------------------------

@@ -135,6 +135,7 @@ class Result:
     flash: int | None = None  # bytes of parameters
     types: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (bits, scale)
     error: str | None = None  # why the candidate could not be compiled (loss is then inf)
+    sqnr_db: float | None = None  # real outputs: SQNR vs the float program's (dB)
 
 
 Evaluate = Callable[[Sequence[Candidate]], list[Result]]
@@ -356,6 +357,7 @@ class _Problem:
     evaluator: str
     key: str = ""  # identifies the problem in a worker that serves several calls
     representation: str = "fixed"  # or posit (per-tensor posit<n, es> formats)
+    input_in_scratch: bool = False  # the input planned in the scratch (counted in RAM)
 
 
 _STATE: dict[str, object] = {}
@@ -395,18 +397,19 @@ def _evaluate_one(c: Candidate) -> Result:
 
 def _evaluate_checked(c: Candidate) -> Result:
     from minun_mlir.data import accuracy, disagreement, predictions
-    from minun_mlir.memory_map import memory_map
     from minun_mlir.native import evaluate_outputs
     from minun_mlir.numerics.l2_eval import decode_outputs
-    from minun_mlir.pipeline import lower_l2
 
     problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
     l2 = _quantized(c)
     out = decode_outputs(l2, evaluate_outputs(l2, problem.features, problem.evaluator))[0]
-    acc = None
+    acc = sqnr = None
     if problem.metric == "mae":
+        from minun_mlir.driver import output_error
+
         loss = float(np.mean(np.abs(np.asarray(out, np.float64)
                                     - np.asarray(problem.reference, np.float64))))
+        sqnr = (output_error(problem.reference, out) or {}).get("sqnr_db")
     else:
         pred, ref = predictions(out), predictions(problem.reference)
         acc = accuracy(pred, problem.labels) if problem.labels is not None else None
@@ -414,9 +417,19 @@ def _evaluate_checked(c: Candidate) -> Result:
             loss = 100 * (accuracy(ref, problem.labels) - acc)
         else:
             loss = 100 * disagreement(ref, pred)
-    l3 = lower_l2(l2, stop="memory-plan", planner=problem.planner)
-    ram = memory_map(l3, problem.planner).scratch  # as minun-compile reports it
-    return Result(round(loss, 12), int(ram), acc, param_bytes(l2), l2_types(l2))
+    return Result(round(loss, 12), _planned_ram(l2), acc, param_bytes(l2), l2_types(l2),
+                  sqnr_db=sqnr)
+
+
+def _planned_ram(l2: ModuleOp) -> int:
+    """The scratch bytes the memory planner gives `l2`, as minun-compile reports them."""
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.pipeline import lower_l2
+
+    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
+    l3 = lower_l2(l2, stop="memory-plan", planner=problem.planner,
+                  input_in_scratch=problem.input_in_scratch)
+    return int(memory_map(l3, problem.planner).scratch)
 
 
 def _quantized(c: Candidate) -> ModuleOp:
@@ -432,12 +445,7 @@ def _quantized(c: Candidate) -> ModuleOp:
 
 
 def _ram_one(c: Candidate) -> int:
-    from minun_mlir.memory_map import memory_map
-    from minun_mlir.pipeline import lower_l2
-
-    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
-    l3 = lower_l2(_quantized(c), stop="memory-plan", planner=problem.planner)
-    return memory_map(l3, problem.planner).scratch
+    return _planned_ram(_quantized(c))
 
 
 def _ram_or_none(c: Candidate) -> int | None:
@@ -450,9 +458,11 @@ def _ram_or_none(c: Candidate) -> int | None:
 
 
 def _value_map(c: Candidate) -> dict[str, np.ndarray]:
-    """The reals every named tensor holds on the search data (all loop iterations), with
-    the numpy L2 evaluator: MinUn's value map."""
-    from minun_mlir.dialects import num
+    """MinUn's value map: the reals every named tensor holds on the search data (all loop
+    iterations; a constant once). Natively (`native.value_maps`) when the evaluator option
+    and the work say so, else with the numpy L2 evaluator (the reference it is tested
+    against)."""
+    from minun_mlir import native
     from minun_mlir.modules import main_function
     from minun_mlir.numerics import float_eval
     from minun_mlir.numerics import repr as reprs
@@ -460,16 +470,11 @@ def _value_map(c: Candidate) -> dict[str, np.ndarray]:
 
     problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
     l2 = _quantized(c)
+    if native.use_native(problem.evaluator, l2, len(problem.features)):
+        return native.value_maps(l2, problem.features)
     fn = main_function(l2)
-    names: dict[object, str] = {}
-    for op in fn.walk():
-        for v in op.results:
-            name = (op.sym_name.data if isinstance(op, (num.ParamOp, num.InputOp))
-                    else v.name_hint)
-            el = v.type.element_type if isinstance(v.type, TensorType) else v.type
-            if name and isinstance(el, (num.FixedType, num.PositType)):
-                names[v] = name
-    seen: dict[str, list[np.ndarray]] = {}
+    names = {v: n for v, n in native.recorded_values(l2).items() if not native.is_constant(v)}
+    seen = {n: [a] for n, a in native.constant_values(native.recorded_values(l2)).items()}
 
     class Recorder(dict):
         def setdefault(self, value, default=None):
@@ -500,7 +505,8 @@ class Evaluator:
     def __init__(self, l1: ModuleOp, profile, features: np.ndarray, labels, reference,
                  config: QuantizeConfig, metric: str = "accuracy", planner: str = "greedy",
                  evaluator: str = "auto", jobs: int = 1, progress: bool | None = None,
-                 ray: str | None = None, representation: str = "fixed"):
+                 ray: str | None = None, representation: str = "fixed",
+                 input_in_scratch: bool = False):
         if metric not in METRICS:
             raise error(f"search metric must be one of {', '.join(METRICS)}, got '{metric}'")
         index = {v: i for i, v in enumerate(_values(l1))}
@@ -508,7 +514,7 @@ class Evaluator:
 
         problem = _Problem(str(l1), [(index[v], s) for v, s in profile.items() if v in index],
                            features, labels, reference, config, metric, planner, evaluator,
-                           uuid.uuid4().hex, representation)
+                           uuid.uuid4().hex, representation, input_in_scratch)
         self.ray = ray
         self.problem = problem
         self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
@@ -673,19 +679,21 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                  metric: str | None = None, planner: str = "greedy", evaluator: str = "auto",
                  jobs: int = 1, progress: bool | None = None,
                  config: QuantizeConfig | None = None, ray: str | None = None,
-                 explore_input: bool = False) -> Search:
+                 explore_input: bool = False, input_in_scratch: bool = False) -> Search:
     """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
     first stage runs here) with the dataset `train` (search data): profile, data-driven
     scales at `bits` (with `explore_input`, the input's scale then chosen by Shiftry's
     stage II), then `shiftry_search` with the real evaluation. `strategy` defaults to `ram`
-    when a budget is given, else `loss`."""
+    when a budget is given, else `loss`. With `input_in_scratch` the input is a planned
+    buffer, so its bytes count in each candidate's RAM (minun-compile --input-in-scratch)."""
     strategy = strategy or ("ram" if ram_budget else "loss")
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric)
     config = dataclasses.replace(config or QuantizeConfig(), bits=bits,
                                  scales="data-driven")
     named = named_tensors(prepared, temporaries=True)
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
-                   metric, planner, evaluator, jobs, progress, ray) as run:
+                   metric, planner, evaluator, jobs, progress, ray,
+                   input_in_scratch=input_in_scratch) as run:
         run.expect(1 + (EXPLORE + 1) * len(named) + 1)
         base_types = run([candidate({}, bits)])[0].types
         # named tensors the quantizer kept (with their scales), and the temporaries (no
@@ -800,7 +808,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   low: int = 8, high: int = 16, metric: str | None = None,
                   planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
                   progress: bool | None = None, ray: str | None = None,
-                  representation: str = "fixed", es: int = 2) -> Search:
+                  representation: str = "fixed", es: int = 2,
+                  input_in_scratch: bool = False) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
     posit, posit<n, es> per tensor): the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
@@ -814,7 +823,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     config = QuantizeConfig(bits=low, es=es)
     named = dict(named_tensors(prepared))
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
-                   metric, planner, evaluator, jobs, progress, ray, representation) as run:
+                   metric, planner, evaluator, jobs, progress, ray, representation,
+                   input_in_scratch) as run:
         all_low = candidate({}, low)
         low_types = run([all_low])[0].types
         variables = [n for n in named if n in low_types]

@@ -69,11 +69,12 @@ def report_data(search: Search, name: str = "") -> dict:
         "changed": search.changed,
         "chosen_result": {"ram": chosen.ram, "loss": _num(chosen.loss),
                           "accuracy": chosen.accuracy,
-                          "flash": chosen.flash},
+                          "flash": chosen.flash, "sqnr_db": _num(chosen.sqnr_db)},
         "tensors": [tensor_row(search, v) for v in search.variables],
         "points": [{"kind": p.kind, "label": p.label, "changed": _demoted(p),
                     "bits": p.candidate[0], "ram": p.result.ram, "loss": _num(p.result.loss),
                     "accuracy": p.result.accuracy, "flash": p.result.flash,
+                    "sqnr_db": _num(p.result.sqnr_db),
                     "error": p.result.error, "pareto": i in front}
                    for i, p in enumerate(search.points)],
     }
@@ -123,7 +124,9 @@ def markdown(search: Search, name: str = "") -> str:
         base_label = f"{search.representation}{search.bits}"
     lines = [f"# Precision search: {name}", "", what, "",
              f"{chosen}, RAM {r.ram:,} B, loss {_fmt_loss(search, r.loss)}"
-             + (f", accuracy {r.accuracy:.2%}" if r.accuracy is not None else "") + ".", "",
+             + (f", accuracy {r.accuracy:.2%}" if r.accuracy is not None else "")
+             + (f", output SQNR vs float {r.sqnr_db:.2f} dB" if r.sqnr_db is not None
+                else "") + ".", "",
              "![accuracy vs RAM](search.png)", "", "## Baselines", "",
              "| program | RAM (B) | parameters (B) | loss | accuracy |", "|---|---|---|---|---|"]
     for label, res in [(base_label, search.base), *search.baselines.items(), ("chosen", r)]:

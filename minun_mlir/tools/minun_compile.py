@@ -336,12 +336,14 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,
                                evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
-                               representation=args.repr, es=args.es)
+                               representation=args.repr, es=args.es,
+                               input_in_scratch=args.input_in_scratch)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,
                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
-                              explore_input=args.explore_input_scale)
+                              explore_input=args.explore_input_scale,
+                              input_in_scratch=args.input_in_scratch)
     folder = Path(args.search_report or (Path(args.out) / "search" if args.out else
                                          Path("build") / f"{Path(args.model).stem}-search"))
     stem = Path(args.model).stem
@@ -349,7 +351,8 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     paths = write_report(search, folder, name=name)
     r = search.chosen_result
     what = (f"accuracy {r.accuracy:.2%} on --train" if r.accuracy is not None
-            else f"{search.metric} {r.loss:.4g}")
+            else f"{search.metric} {r.loss:.4g}"
+            + (f", SQNR {r.sqnr_db:.2f} dB" if r.sqnr_db is not None else ""))
     if args.search == "haunter":
         how = f"haunter, soft limit {args.soft_limit:g}"
         change = (f"{len(search.changed)} of {len(search.variables)} tensors promoted to 16 "

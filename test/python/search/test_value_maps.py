@@ -1,0 +1,144 @@
+"""MinUn's value maps from the native evaluator (minun_mlir/native.py `value_maps`) against
+the numpy L2 evaluator's (the reference), and Haunter on the RNNPool face program at test
+size with the image planned in the scratch."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minun_mlir import native
+from minun_mlir.bitwidth_search import (
+    _STATE,
+    Evaluator,
+    _prepare,
+    _quantized,
+    _value_map,
+    candidate,
+    haunter_model,
+)
+from minun_mlir.data import load_dataset
+from minun_mlir.driver import _input_shape, load_model, num_classes, output_error
+from minun_mlir.numerics.repr import QuantizeConfig
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "native"))
+from face_program import images, small_face_program  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+MODELS = ROOT / "benchmarks" / "models"
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="needs a host C compiler")
+
+
+@dataclasses.dataclass
+class _Data:
+    features: np.ndarray
+    labels: np.ndarray
+
+
+def _suite(name: str, n: int):
+    l1 = load_model(MODELS / name / "model.sd")
+    train = load_dataset(MODELS / name / "train.npy", _input_shape(l1), num_classes(l1))
+    return l1, _Data(train.features[:n], train.labels[:n])
+
+
+def _both_maps(l1, data, representation: str):
+    """(numpy, native) value maps of the all-8-bit and all-16-bit programs."""
+    prepared, profile, reference, metric = _prepare(l1, data, "numpy", None, "disagreement")
+    out = []
+    with Evaluator(prepared, profile, data.features, data.labels, reference,
+                   QuantizeConfig(bits=8, es=2), metric, "greedy", "numpy", 1, False, None,
+                   representation) as run:
+        run._local()
+        for c in (candidate({}, 8), candidate({}, 16)):
+            assert _STATE["problem"].evaluator == "numpy"
+            out.append((_value_map(c), native.value_maps(_quantized(c), data.features)))
+    return out
+
+
+@pytest.mark.parametrize("representation", ["fixed", "posit"])
+def test_one_example_in_the_same_order(representation):
+    """One input: every named tensor's values, in the order computed, are the numpy
+    evaluator's (the same integers, decoded the same way)."""
+    l1, data = _suite("protonn-wine", 1)
+    for numpy_map, native_map in _both_maps(l1, data, representation):
+        assert set(numpy_map) == set(native_map) and "W" in numpy_map
+        for name, values in numpy_map.items():
+            np.testing.assert_array_equal(native_map[name], values, err_msg=name)
+
+
+@pytest.mark.parametrize("representation", ["fixed", "posit"])
+def test_an_rnn_over_several_examples(representation):
+    """FastGRNN: the loop-carried state's values of every iteration and example (the
+    evaluator runs the batch per iteration, the C example by example, so compare the
+    multisets), a constant inside the loop once."""
+    l1, data = _suite("fastgrnn-digits10", 3)
+    for numpy_map, native_map in _both_maps(l1, data, representation):
+        assert set(numpy_map) == set(native_map)
+        assert native_map["H"].size == 3 * 8 * 32 + 32  # 8 steps of 32, and the init
+        for name, values in numpy_map.items():
+            np.testing.assert_array_equal(np.sort(native_map[name]), np.sort(values),
+                                          err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def face(tmp_path_factory):
+    """The RNNPool face program at 40x32, weights drawn in their declared ranges."""
+    path = tmp_path_factory.mktemp("face") / "face.sd"
+    path.write_text(small_face_program())
+    l1 = load_model(path, synthetic=0)
+    x = images(3, seed=4)[:, 1:].reshape(3, 1280, 1)
+    return path, l1, _Data(x, np.zeros(3, np.int64))
+
+
+def test_face_value_maps_match_numpy(face):
+    """Posit value maps of the face program (loops, sparse matmuls, normaliseL2)."""
+    _, l1, data = face
+    one = _Data(data.features[:1], data.labels[:1])
+    for numpy_map, native_map in _both_maps(l1, one, "posit"):
+        assert set(numpy_map) == set(native_map) and "rnnOutput" in numpy_map
+        for name, values in numpy_map.items():
+            np.testing.assert_array_equal(native_map[name], values, err_msg=name)
+
+
+@pytest.mark.slow
+def test_face_haunter_with_the_image_in_the_scratch(face, tmp_path):
+    """Haunter on posits under a budget between the all-8-bit and all-16-bit plans: the
+    chosen program's RAM (image included) is within the budget and is what minun-compile
+    plans when it replays the assignment, and its SQNR is the one the numpy evaluators
+    give."""
+    from minun_mlir.driver import Options, compile_model
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.numerics.float_eval import evaluate
+    from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+    from minun_mlir.pipeline import lower_l2
+
+    path, l1, data = face
+    plans = {}
+    x = tmp_path / "x.npy"
+    np.save(x, np.concatenate([np.zeros((3, 1)), data.features.reshape(3, -1)], axis=1))
+    for bits in (8, 16):
+        l2 = compile_model(path, Options(representation="posit", bits=bits,
+                                         input_in_scratch=True, evaluator="numpy"),
+                           synthetic_weights=0, train=x).l2
+        l3 = lower_l2(l2, stop="memory-plan", planner="greedy", input_in_scratch=True)
+        plans[bits] = memory_map(l3, "greedy").scratch
+    budget = (plans[8] + plans[16]) // 2
+    search = haunter_model(l1, data, budget, representation="posit", progress=False,
+                           input_in_scratch=True)
+    r = search.chosen_result
+    assert search.metric == "mae" and plans[8] < r.ram <= budget < plans[16]
+    assert search.base.ram == plans[8] and search.changed
+    assign = tmp_path / "assignment.json"
+    assign.write_text(search.assignment.to_json())
+    result = compile_model(path, Options(representation="posit", bits=8, assign=str(assign),
+                                         input_in_scratch=True, evaluator="numpy"),
+                           synthetic_weights=0, train=x, test=x, out_dir=tmp_path / "c")
+    assert result.memory["scratch_bytes"] == r.ram
+    got = decode_outputs(result.l2, evaluate_l2(result.l2, data.features).outputs)[0]
+    want = evaluate(l1, data.features).outputs[0]
+    assert r.sqnr_db == pytest.approx(output_error(want, got)["sqnr_db"], abs=1e-3)

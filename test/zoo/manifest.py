@@ -48,6 +48,7 @@ _SKLEARN = {  # name: dataset
     "svc_rbf_iris": "iris", "mlp_digits": "digits", "dtree_wine": "wine",
     "rf_digits": "digits", "gb_iris": "iris", "linreg_diabetes": "diabetes",
     "dtreg_diabetes": "diabetes", "svr_rbf_diabetes": "diabetes",
+    "logreg_names_iris": "iris",
 }
 
 _TORCH = ("mlp", "mlp_softmax", "mlp_bn", "cnn", "cnn_logsoftmax", "dscnn", "mobile_res",

@@ -31,9 +31,11 @@ import onnx
 from onnx import helper, numpy_helper
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     IntegerAttr,
     ModuleOp,
+    StringAttr,
     TensorType,
     f64,
     i32,
@@ -87,6 +89,9 @@ def ssa_name(name: str) -> str | None:
     if not name:
         return None
     return name if not name[0].isdigit() else "v" + name
+
+
+CLASS_LABELS = "minun.class_labels"  # the func attribute naming a classifier's labels
 
 
 @dataclass(eq=False)
@@ -202,6 +207,9 @@ class Importer:
         # initializers dequantized by the model: name -> (scale, zero point), recorded on
         # their minun.param (frontends/onnx/quantized.py)
         self.quantized: dict[str, tuple[float, int]] = {}
+        # a classifier's string class labels (ai.onnx.ml classlabels_strings): the program
+        # returns the class index, the names go on @main as minun.class_labels (model.h)
+        self.class_labels: list[str] | None = None
         self.used = {n for node in self.graph.node for n in node.input if n}
         self.used |= {o.name for o in self.graph.output}
 
@@ -212,6 +220,14 @@ class Importer:
         if self.node is None:
             return MinunError(message)
         return MinunError(f"{node_label(self.node)}: {message}")
+
+    def record_class_labels(self, labels: Sequence[str]) -> None:
+        """The names of class indices 0..n-1; every classifier of the graph must agree."""
+        labels = [str(x) for x in labels]
+        if self.class_labels is not None and self.class_labels != labels:
+            raise self.error(f"class labels {labels} differ from {self.class_labels}, given "
+                             f"earlier in the graph")
+        self.class_labels = labels
 
     # -- building ----------------------------------------------------------------------
 
@@ -510,6 +526,9 @@ class Importer:
             else:
                 self.func_block.insert_op_before(op, self.func_block.first_op)
         main = func.FuncOp("main", ([], [r.type for r in results]), Region(self.func_block))
+        if self.class_labels is not None:
+            main.attributes[CLASS_LABELS] = ArrayAttr([StringAttr(x)
+                                                       for x in self.class_labels])
         module = ModuleOp([main])
         try:
             module.verify()

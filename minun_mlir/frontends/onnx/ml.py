@@ -4,11 +4,11 @@ Linear models, scalers and normalizers become ordinary L1 ops (matmul, bias_sub,
 hadamard, sigmoid/softmax); tree ensembles become one `minun.tree_ensemble` (a node table,
 see dialects/minun.py), and so do the comparisons of Binarizer and of a multiclass SVM's
 one-vs-one votes (one-node trees: exact in fixed point); RBF kernels are a loop over the
-support vectors. A classifier's label output is the argmax of its scores (or votes), so
-class labels must be the integers 0..n-1 (string labels and other integers are refused:
-the compiled program returns a class index). ZipMap is dropped: its output is the
-probability tensor. Inputs are one example, `[1, F]` or `[F]`. docs/onnx-frontend.md has
-the table of what each operator accepts.
+support vectors. A classifier's label output is the argmax of its scores (or votes), a
+class index: integer class labels must be 0..n-1; string labels are recorded on @main
+(`minun.class_labels`, written to model.h) and the program returns the index of one.
+ZipMap is dropped: its output is the probability tensor. Inputs are one example, `[1, F]`
+or `[F]`. docs/onnx-frontend.md has the table of what each operator accepts.
 """
 
 from __future__ import annotations
@@ -38,10 +38,13 @@ def _row(imp: Importer, x: Value) -> Value:
 
 
 def _class_count(imp: Importer, node: Node) -> int:
-    """The number of classes; their labels must be 0..n-1 (the label is the argmax)."""
-    if node.attr("classlabels_strings"):
-        raise imp.error("string class labels are not supported (the compiled program "
-                        "returns the class index); export with integer labels 0..n-1")
+    """The number of classes. The label is the argmax, a class index: integer labels must
+    be 0..n-1; string labels are recorded (`Importer.record_class_labels`: model.h names
+    them) and the program returns the index of one."""
+    strings = node.attr("classlabels_strings")
+    if strings:
+        imp.record_class_labels(_strings(strings))
+        return len(strings)
     labels = node.attr("classlabels_ints", node.attr("classlabels_int64s"))
     if not labels:
         raise imp.error("the classifier has no class labels")
@@ -49,8 +52,12 @@ def _class_count(imp: Importer, node: Node) -> int:
         shown = list(labels)[:8]
         raise imp.error(f"class labels {shown}{'...' if len(labels) > 8 else ''} are not "
                         f"0..{len(labels) - 1}; the compiled label is the class index, so "
-                        f"only labels 0..n-1 are supported")
+                        f"integer labels must be 0..n-1 (string labels are supported)")
     return len(labels)
+
+
+def _strings(values) -> list[str]:
+    return [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in values]
 
 
 def _post_transform(imp: Importer, node: Node, scores: Value) -> Value:
@@ -151,7 +158,11 @@ def _normalizer(imp: Importer, node: Node) -> list[Value]:
 
 
 def _zipmap(imp: Importer, node: Node) -> list[Value]:
-    """Dropped: the output is the probability tensor itself (one example's row)."""
+    """Dropped: the output is the probability tensor itself (one example's row). Its
+    string class labels are recorded (and must be the classifier's)."""
+    strings = node.attr("classlabels_strings")
+    if strings:
+        imp.record_class_labels(_strings(strings))
     return [node.inputs[0]]
 
 
@@ -161,6 +172,9 @@ def _array_feature_extractor(imp: Importer, node: Node) -> list[Value]:
     where the label is already the class."""
     x, idx = node.inputs[0], node.inputs[1]
     if x.array is not None and idx.is_int:
+        if x.array.dtype.kind in "OSU":  # string classes: the label stays their index
+            imp.record_class_labels(_strings(x.array.reshape(-1)))
+            return [idx]
         if not np.array_equal(x.array.reshape(-1), np.arange(x.array.size)):
             raise imp.error("the class list indexed by the label is not 0..n-1; the "
                             "compiled label is the class index, so only labels 0..n-1 are "

@@ -68,6 +68,10 @@ def _models():
             StandardScaler(), SVC(kernel="rbf", random_state=0)), None),
         "svc_rbf_iris": ("iris", make_pipeline(
             StandardScaler(), SVC(kernel="rbf", random_state=0)), None),
+        "svc_poly_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), SVC(kernel="poly", degree=3, coef0=1.0, random_state=0)), None),
+        "svc_sigmoid_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), SVC(kernel="sigmoid", random_state=0)), None),
         "mlp_digits": ("digits", make_pipeline(StandardScaler(), MLPClassifier(
             hidden_layer_sizes=(32,), max_iter=300, random_state=0)), True),
         "dtree_wine": ("wine", DecisionTreeClassifier(max_depth=5, random_state=0), True),

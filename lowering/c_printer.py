@@ -123,6 +123,22 @@ class Model:
     output_affine: tuple[float, int] | None = None  # input / output (numerics/affine.py)
     # several inputs, one after another in x: (name, shape text, offset, size, scale)
     inputs: tuple[tuple[str, str, int, int, int | None], ...] = ()
+    class_labels: tuple[str, ...] = ()  # the names of labels 0..n-1 (minun.class_labels)
+
+
+def c_string(text: str) -> str:
+    """`text` as a C string literal: UTF-8, printable ASCII as is, other bytes as octal
+    escapes (three digits, so a following digit cannot extend them)."""
+    out = []
+    for b in text.encode("utf-8"):
+        ch = chr(b)
+        if ch in '"\\?':
+            out.append("\\" + ch)
+        elif 32 <= b < 127:
+            out.append(ch)
+        else:
+            out.append(f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
 
 
 SOFTPOSIT_DIR = Path(__file__).resolve().parents[1] / "third_party" / "softposit"
@@ -240,7 +256,9 @@ class CPrinter:
                      a["minun.input_buffer"].data if "minun.input_buffer" in a else None,
                      posit("minun.input_posit"), posit("minun.output_posit"),
                      "minun.input_bf16" in a, affine("minun.input_affine"),
-                     affine("minun.output_affine"), tuple(inputs))
+                     affine("minun.output_affine"), tuple(inputs),
+                     tuple(x.data for x in a["minun.class_labels"].data)
+                     if "minun.class_labels" in a else ())
 
     def global_(self, op: cemit.GlobalOp) -> None:
         t = ctype(op.elem)
@@ -801,6 +819,14 @@ class CPrinter:
                            f"#define MINUN_INPUT_{k}_SIZE {size}\n")
                 if sc is not None:
                     scales += f"#define MINUN_INPUT_{k}_SCALE {sc}\n"
+        if m.class_labels:
+            scales += ("/* The model's class labels: minun_predict returns an index into "
+                       "minun_class_labels. */\n"
+                       f"#define MINUN_CLASS_COUNT {len(m.class_labels)}\n"
+                       "#define MINUN_CLASS_LABELS {"
+                       + ", ".join(c_string(x) for x in m.class_labels) + "}\n"
+                       "static const char *const minun_class_labels[MINUN_CLASS_COUNT] = "
+                       "MINUN_CLASS_LABELS;\n")
         in_place = "" if m.input_buffer is None else """
 /* The input lives in the model's scratch memory (memory-plan's input-in-scratch), which
  * it shares with buffers used after its last read. Write the MINUN_INPUT_SIZE values to

@@ -255,6 +255,8 @@ class Lowering:
         new = func.FuncOp(ENTRY, ((body.args[0].type, body.args[1].type), (i32,)),
                           Region(body))
         attrs = {"num.rounding": StringAttr(self.rounding)}
+        if "minun.class_labels" in fn.attributes:  # the names of the labels (model.h)
+            attrs["minun.class_labels"] = fn.attributes["minun.class_labels"]
         for key, el in (("minun.input_scale", x_el), ("minun.output_scale", s_el)):
             if isinstance(el, FixedType) and (key == "minun.output_scale" or len(inputs) == 1):
                 attrs[key] = IntegerAttr(el.frac, 64)

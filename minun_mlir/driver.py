@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
 from minun_mlir.diagnostics import error, stage, warn
-from minun_mlir.modules import main_function
+from minun_mlir.modules import class_labels, main_function
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.float_eval import model_inputs
@@ -131,12 +131,27 @@ class Compiled:
                 f"{m['lower_bound_bytes']:,} B{moves}; memory map: {m['map']}")
 
     @property
+    def class_labels(self) -> list[str] | None:
+        """The names of labels 0..n-1 (an ONNX classifier's string labels), or None."""
+        return class_labels(self.l1)
+
+    def label_names(self, labels) -> list[str]:
+        """Labels as their class names where the model has them, else as numbers."""
+        names = self.class_labels
+        return [names[int(k)] if names and 0 <= int(k) < len(names) else str(int(k))
+                for k in np.asarray(labels).reshape(-1)]
+
+    @property
     def labels_meaningful(self) -> bool:
         """Whether the output is a label or class scores (not, say, a detection map)."""
         return self.classes <= MAX_CLASSES
 
     def summary(self) -> str:
         lines = [f"{self.name} [{self.options.label}]"]
+        if self.class_labels:
+            lines.append("  class labels: " + ", ".join(
+                f"{k} {name!r}" for k, name in enumerate(self.class_labels))
+                + " (the C returns the index; model.h: minun_class_labels)")
         if self.test is not None:
             lines.append(f"  test data: {self.test.label_note}")
             if self.labels_meaningful:
@@ -249,14 +264,15 @@ def load_model(path: str | Path, weights: str | Path | None = None,
 
 def _label_output(graph, path: Path) -> str:
     """The one output a program compiles to, for an ONNX model with several: its integer
-    output, the label (a scikit-learn classifier's label beside its probabilities: the C
-    writes the scores it is the argmax of, and returns the label). Only the nodes it needs
-    are imported."""
+    (or string) output, the label (a scikit-learn classifier's label beside its
+    probabilities: the C writes the scores it is the argmax of, and returns the label, the
+    class index for string labels). Only the nodes it needs are imported."""
     import onnx
 
     names = [o.name for o in graph.output]
     labels = [o.name for o in graph.output if o.type.HasField("tensor_type") and
-              o.type.tensor_type.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)]
+              o.type.tensor_type.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32,
+                                               onnx.TensorProto.STRING)]
     if len(labels) != 1:
         raise error(f"the model has {len(names)} outputs ({', '.join(names)}); a "
                     "compiled program returns one: a label (the argmax of scores) or a "

@@ -1,5 +1,6 @@
 """Facts about whole modules that every level needs, stated once: which function is the
-model, the shape of a value, and how a pass hands back the module a conversion built."""
+model, its class labels, the shape of a value, and how a pass hands back the module a
+conversion built."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ def main_function(module: ModuleOp | func.FuncOp, stage: str = "the compiler") -
         raise error(f"{stage} expects a module with one func.func (the model), found "
                     f"{len(fns)}")
     return fns[0]
+
+
+def class_labels(module: ModuleOp | func.FuncOp) -> list[str] | None:
+    """The names of a classifier's labels 0..n-1 (`minun.class_labels` on the model's
+    function: an ONNX classifier's string labels), or None."""
+    attr = main_function(module).attributes.get("minun.class_labels")
+    return None if attr is None else [x.data for x in attr.data]
 
 
 # The dialects each level of the pipeline is made of (docs/architecture.md).

@@ -262,6 +262,8 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
     }
     if result.memory:
         report["memory"] = result.memory
+    if result.class_labels:
+        report["class_labels"] = result.class_labels
     if args.run:
         if result.test is None:
             raise error("--run needs --test FILE (the inputs to run)")
@@ -278,6 +280,10 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
         if result.labels_meaningful:
             print(f"  on {args.target}: {n} test inputs, accuracy {acc:.2%}, labels equal to "
                   f"the evaluator's on {agree:.2%}")
+            if result.class_labels:
+                shown = result.label_names(np.asarray(run_result.labels)[:8])
+                print(f"  labels on {args.target}: {', '.join(shown)}"
+                      f"{', ...' if n > 8 else ''}")
         else:
             values = int(np.asarray(run_result.outputs).size)
             print(f"  on {args.target}: {n} test inputs, all {values:,} output values equal "

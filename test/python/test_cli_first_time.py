@@ -1,7 +1,7 @@
 """`minun-compile` works the first time (issue: models users bring): no training data
 (scales profiled on inputs drawn in the declared or given input range, with a one-line
-warning), a symbolic batch dimension compiled as 1, datasets as .npy, .npz, .csv or ONNX
-test data folders, and --run without --out."""
+warning), symbolic input dimensions (batch, sequence length) compiled as 1, datasets as
+.npy, .npz, .csv or ONNX test data folders, and --run without --out."""
 
 from __future__ import annotations
 

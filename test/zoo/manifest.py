@@ -45,9 +45,11 @@ _SKLEARN = {  # name: dataset
     "logreg_digits": "digits", "logreg_norm_iris": "iris",
     "logreg_breast_cancer": "breast_cancer", "linearsvc_wine": "wine",
     "svc_linear_breast_cancer": "breast_cancer", "svc_rbf_breast_cancer": "breast_cancer",
-    "svc_rbf_iris": "iris", "mlp_digits": "digits", "dtree_wine": "wine",
+    "svc_rbf_iris": "iris", "svc_poly_breast_cancer": "breast_cancer",
+    "svc_sigmoid_breast_cancer": "breast_cancer", "mlp_digits": "digits", "dtree_wine": "wine",
     "rf_digits": "digits", "gb_iris": "iris", "linreg_diabetes": "diabetes",
     "dtreg_diabetes": "diabetes", "svr_rbf_diabetes": "diabetes",
+    "logreg_names_iris": "iris",
 }
 
 _TORCH = ("mlp", "mlp_softmax", "mlp_bn", "cnn", "cnn_logsoftmax", "dscnn", "mobile_res",
@@ -89,10 +91,9 @@ def models() -> list[Model]:
     for name, source in _ONNX2C.items():
         known, dims = {}, {}
         if name == "lstm_k1_b1_r1":
+            # its sequence length is symbolic: the stages compile 4 steps (the stored
+            # inputs'); minun-compile with no option compiles 1, with a warning
             dims = {"M1": 4}
-            known = {"cli": ("dimension 1 is symbolic ('M1')",
-                             "the sequence length is symbolic: minun-compile needs "
-                             "`--dim M1=<steps>` (static shapes) and says so")}
         out.append(Model(
             f"onnx2c/{name}", source, f"onnx2c/{name}.onnx", f"onnx2c/{name}.npz",
             f"onnx2c/{name}.npz", f"onnx2c/{name}", dims=dims, known=known))

@@ -1,7 +1,8 @@
 """Train small scikit-learn models on sklearn's bundled datasets and export them with
 skl2onnx into test/zoo/sklearn/: `<model>.onnx` plus `<model>.npz` holding the test
 inputs (`x`, float32) and what scikit-learn itself predicts for them (`y`, labels; or
-`values` for the regressors), and `data/<dataset>-train.npz`, the first training inputs
+`values` for the regressors; for models fit on class names, `y` is the class index and
+`classes` the names), and `data/<dataset>-train.npz`, the first training inputs
 (`x`, `y`: profiling data for quantize). Deterministic: fixed random_state everywhere,
 fixed opsets.
 
@@ -67,6 +68,10 @@ def _models():
             StandardScaler(), SVC(kernel="rbf", random_state=0)), None),
         "svc_rbf_iris": ("iris", make_pipeline(
             StandardScaler(), SVC(kernel="rbf", random_state=0)), None),
+        "svc_poly_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), SVC(kernel="poly", degree=3, coef0=1.0, random_state=0)), None),
+        "svc_sigmoid_breast_cancer": ("breast_cancer", make_pipeline(
+            StandardScaler(), SVC(kernel="sigmoid", random_state=0)), None),
         "mlp_digits": ("digits", make_pipeline(StandardScaler(), MLPClassifier(
             hidden_layer_sizes=(32,), max_iter=300, random_state=0)), True),
         "dtree_wine": ("wine", DecisionTreeClassifier(max_depth=5, random_state=0), True),
@@ -79,7 +84,17 @@ def _models():
             kernel="rbf", C=50.0)), None),
         "dtreg_diabetes": ("diabetes", DecisionTreeRegressor(max_depth=5, random_state=0),
                            None),
+        # fit on the class names (STRING_LABELS): classlabels_strings, a string label
+        "logreg_names_iris": ("iris", make_pipeline(
+            StandardScaler(), LogisticRegression(max_iter=1000, random_state=0)), True),
     }
+
+
+# Models fit on class names instead of 0..n-1 (skl2onnx then exports classlabels_strings
+# and a STRING label): the names of the dataset's classes 0..n-1, in sorted order so that
+# scikit-learn's classes_ (sorted) keep the dataset's numbering. Their .npz holds `y` as
+# the class index and `classes`, the names.
+STRING_LABELS = {"logreg_names_iris": ("setosa", "versicolor", "virginica")}
 
 
 def export_all() -> dict[str, bytes]:
@@ -91,9 +106,10 @@ def export_all() -> dict[str, bytes]:
     files = {}
     for name, (dataset, est, zipmap) in _models().items():
         x_train, x_test, y_train, _ = _data(dataset)
+        names = STRING_LABELS.get(name)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence warnings of the small budgets
-            est.fit(x_train, y_train)
+            est.fit(x_train, y_train if names is None else np.asarray(names)[y_train])
         last = est.steps[-1][1] if hasattr(est, "steps") else est
         options = {id(last): {"zipmap": False}} if zipmap is False else None
         if zipmap is None and last is not est and hasattr(last, "classes_"):
@@ -113,6 +129,10 @@ def export_all() -> dict[str, bytes]:
         files[f"{name}.onnx"] = onx.SerializeToString(deterministic=True)
         if dataset == "diabetes":  # a regressor's values are no labels (minun-compile --test)
             files[f"{name}.npz"] = _npz(x=x, values=pred.astype(np.float64))
+        elif names is not None:
+            assert list(est.classes_) == list(names)
+            files[f"{name}.npz"] = _npz(x=x, y=np.searchsorted(names, pred).astype(np.int64),
+                                        classes=np.asarray(names))
         else:
             files[f"{name}.npz"] = _npz(x=x, y=pred.astype(np.int64))
         n = N_TRAIN if x_train.shape[1] > 16 else len(x_train)  # few features: all rows

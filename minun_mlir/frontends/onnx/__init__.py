@@ -82,7 +82,8 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
     """Import an ONNX model (a path or a ModelProto) as a module with `func.func @main`.
 
     `dims` fixes symbolic input dimensions by name (`{"N": 1}`; an unnamed dimension is
-    `"input_name:axis"`), like `minun-opt --dim N=1`. `input_ranges` gives the declared
+    `"input_name:axis"`), like `minun-opt --dim N=1`; the others compile as 1, each with a
+    one-line warning. `input_ranges` gives the declared
     value range of inputs by name (default DEFAULT_INPUT_RANGE; profiling refines it).
     `outputs` keeps only these graph outputs, in this order (default: all).
     Raises MinunError with a `node 'name' (OpType): message` text on unsupported models.

@@ -31,9 +31,11 @@ import onnx
 from onnx import helper, numpy_helper
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     IntegerAttr,
     ModuleOp,
+    StringAttr,
     TensorType,
     f64,
     i32,
@@ -87,6 +89,9 @@ def ssa_name(name: str) -> str | None:
     if not name:
         return None
     return name if not name[0].isdigit() else "v" + name
+
+
+CLASS_LABELS = "minun.class_labels"  # the func attribute naming a classifier's labels
 
 
 @dataclass(eq=False)
@@ -202,6 +207,9 @@ class Importer:
         # initializers dequantized by the model: name -> (scale, zero point), recorded on
         # their minun.param (frontends/onnx/quantized.py)
         self.quantized: dict[str, tuple[float, int]] = {}
+        # a classifier's string class labels (ai.onnx.ml classlabels_strings): the program
+        # returns the class index, the names go on @main as minun.class_labels (model.h)
+        self.class_labels: list[str] | None = None
         self.used = {n for node in self.graph.node for n in node.input if n}
         self.used |= {o.name for o in self.graph.output}
 
@@ -212,6 +220,14 @@ class Importer:
         if self.node is None:
             return MinunError(message)
         return MinunError(f"{node_label(self.node)}: {message}")
+
+    def record_class_labels(self, labels: Sequence[str]) -> None:
+        """The names of class indices 0..n-1; every classifier of the graph must agree."""
+        labels = [str(x) for x in labels]
+        if self.class_labels is not None and self.class_labels != labels:
+            raise self.error(f"class labels {labels} differ from {self.class_labels}, given "
+                             f"earlier in the graph")
+        self.class_labels = labels
 
     # -- building ----------------------------------------------------------------------
 
@@ -476,7 +492,7 @@ class Importer:
             array = numpy_helper.to_array(t)  # densified; the L1 params are dense
             self.values[t.values.name] = Value.const(array, t.values.name)
         self._check_dims()
-        self._default_batch(initializers)
+        self._default_dims(initializers)
         for inp in self.graph.input:
             if inp.name not in initializers:
                 self.values[inp.name] = self._input(inp)
@@ -510,6 +526,9 @@ class Importer:
             else:
                 self.func_block.insert_op_before(op, self.func_block.first_op)
         main = func.FuncOp("main", ([], [r.type for r in results]), Region(self.func_block))
+        if self.class_labels is not None:
+            main.attributes[CLASS_LABELS] = ArrayAttr([StringAttr(x)
+                                                       for x in self.class_labels])
         module = ModuleOp([main])
         try:
             module.verify()
@@ -528,22 +547,29 @@ class Importer:
                 wanted |= {n for n in node.input if n}
         return kept[::-1]
 
-    def _default_batch(self, initializers: set[str]) -> None:
-        """A leading symbolic (or unknown) dimension of an input with two or more axes is
-        the batch: compiled for a batch of one unless `dims` says otherwise, with a note."""
+    def _default_dims(self, initializers: set[str]) -> None:
+        """Every symbolic (or unknown) input dimension that `dims` does not fix compiles
+        as 1, with a one-line warning naming the input, the dimension and the override
+        (the leading one of an input with two or more axes is called the batch). A
+        dimension name shared by several inputs or axes is warned about once."""
         for inp in self.graph.input:
+            if inp.name in initializers or not inp.type.tensor_type.HasField("shape"):
+                continue
             dims = inp.type.tensor_type.shape.dim
-            if inp.name in initializers or len(dims) < 2:
-                continue
-            d = dims[0]
-            if d.HasField("dim_value") and d.dim_value > 0:
-                continue
-            key = d.dim_param or f"{inp.name}:0"
-            if key not in self.dims:
+            for k, d in enumerate(dims):
+                if d.HasField("dim_value"):  # a size (0 or negative is refused in _input)
+                    continue
+                key = d.dim_param or f"{inp.name}:{k}"
+                if key in self.dims:
+                    continue
                 self.dims[key] = 1
                 what = f"symbolic ('{d.dim_param}')" if d.dim_param else "unknown"
-                warn(f"graph input '{inp.name}': dimension 0 is {what}; compiled for a batch "
-                     f"of 1 (choose with `--dim {key}=<size>`)")
+                if k == 0 and len(dims) >= 2:
+                    warn(f"graph input '{inp.name}': dimension 0 is {what}; compiled for a "
+                         f"batch of 1 (choose with `--dim {key}=<size>`)")
+                else:
+                    warn(f"graph input '{inp.name}': dimension {k} is {what}; compiled as 1 "
+                         f"(choose with `--dim {key}=<size>`)")
 
     def _check_dims(self) -> None:
         symbolic = {d.dim_param for i in self.graph.input
@@ -604,13 +630,10 @@ class Importer:
             if d.HasField("dim_value") and d.dim_value > 0:
                 shape.append(d.dim_value)
                 continue
+            if d.HasField("dim_value"):
+                raise MinunError(f"graph input '{inp.name}': dimension {k} has size "
+                                 f"{d.dim_value}; sizes must be positive")
             key = d.dim_param or f"{inp.name}:{k}"
-            if key not in self.dims:
-                what = f"symbolic ('{d.dim_param}')" if d.dim_param else "unknown"
-                raise MinunError(
-                    f"graph input '{inp.name}': dimension {k} is {what}; the compiled model "
-                    f"needs static shapes: fix it with `--dim {key}=<size>` (API: "
-                    f"import_model(..., dims={{'{key}': <size>}}))")
             shape.append(self.dims[key])
         lo, hi = self.input_ranges.get(inp.name, DEFAULT_INPUT_RANGE)
         ssa = self.leaf(minun.InputOp(inp.name, shape, lo, hi), inp.name)

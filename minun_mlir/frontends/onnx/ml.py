@@ -3,12 +3,13 @@
 Linear models, scalers and normalizers become ordinary L1 ops (matmul, bias_sub,
 hadamard, sigmoid/softmax); tree ensembles become one `minun.tree_ensemble` (a node table,
 see dialects/minun.py), and so do the comparisons of Binarizer and of a multiclass SVM's
-one-vs-one votes (one-node trees: exact in fixed point); RBF kernels are a loop over the
-support vectors. A classifier's label output is the argmax of its scores (or votes), so
-class labels must be the integers 0..n-1 (string labels and other integers are refused:
-the compiled program returns a class index). ZipMap is dropped: its output is the
-probability tensor. Inputs are one example, `[1, F]` or `[F]`. docs/onnx-frontend.md has
-the table of what each operator accepts.
+one-vs-one votes (one-node trees: exact in fixed point); RBF, polynomial and sigmoid
+kernels are a loop over the support vectors. A classifier's label output is the argmax
+of its scores (or votes), a class index: integer class labels must be 0..n-1; string
+labels are recorded on @main (`minun.class_labels`, written to model.h) and the program
+returns the index of one.
+ZipMap is dropped: its output is the probability tensor. Inputs are one example, `[1, F]`
+or `[F]`. docs/onnx-frontend.md has the table of what each operator accepts.
 """
 
 from __future__ import annotations
@@ -38,10 +39,13 @@ def _row(imp: Importer, x: Value) -> Value:
 
 
 def _class_count(imp: Importer, node: Node) -> int:
-    """The number of classes; their labels must be 0..n-1 (the label is the argmax)."""
-    if node.attr("classlabels_strings"):
-        raise imp.error("string class labels are not supported (the compiled program "
-                        "returns the class index); export with integer labels 0..n-1")
+    """The number of classes. The label is the argmax, a class index: integer labels must
+    be 0..n-1; string labels are recorded (`Importer.record_class_labels`: model.h names
+    them) and the program returns the index of one."""
+    strings = node.attr("classlabels_strings")
+    if strings:
+        imp.record_class_labels(_strings(strings))
+        return len(strings)
     labels = node.attr("classlabels_ints", node.attr("classlabels_int64s"))
     if not labels:
         raise imp.error("the classifier has no class labels")
@@ -49,8 +53,12 @@ def _class_count(imp: Importer, node: Node) -> int:
         shown = list(labels)[:8]
         raise imp.error(f"class labels {shown}{'...' if len(labels) > 8 else ''} are not "
                         f"0..{len(labels) - 1}; the compiled label is the class index, so "
-                        f"only labels 0..n-1 are supported")
+                        f"integer labels must be 0..n-1 (string labels are supported)")
     return len(labels)
+
+
+def _strings(values) -> list[str]:
+    return [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in values]
 
 
 def _post_transform(imp: Importer, node: Node, scores: Value) -> Value:
@@ -151,7 +159,11 @@ def _normalizer(imp: Importer, node: Node) -> list[Value]:
 
 
 def _zipmap(imp: Importer, node: Node) -> list[Value]:
-    """Dropped: the output is the probability tensor itself (one example's row)."""
+    """Dropped: the output is the probability tensor itself (one example's row). Its
+    string class labels are recorded (and must be the classifier's)."""
+    strings = node.attr("classlabels_strings")
+    if strings:
+        imp.record_class_labels(_strings(strings))
     return [node.inputs[0]]
 
 
@@ -161,6 +173,9 @@ def _array_feature_extractor(imp: Importer, node: Node) -> list[Value]:
     where the label is already the class."""
     x, idx = node.inputs[0], node.inputs[1]
     if x.array is not None and idx.is_int:
+        if x.array.dtype.kind in "OSU":  # string classes: the label stays their index
+            imp.record_class_labels(_strings(x.array.reshape(-1)))
+            return [idx]
         if not np.array_equal(x.array.reshape(-1), np.arange(x.array.size)):
             raise imp.error("the class list indexed by the label is not 0..n-1; the "
                             "compiled label is the class index, so only labels 0..n-1 are "
@@ -417,24 +432,56 @@ def _binarizer(imp: Importer, node: Node) -> list[Value]:
 
 # -- support vector machines -----------------------------------------------------------
 
-def _rbf_sum(imp: Importer, x: Value, sv: np.ndarray, coef: np.ndarray, gamma: float):
-    """sum_j coef[:, j] exp(-gamma |x - sv_j|^2) ([1, T] for coef [T, vectors]) as a
-    minun.loop over the support vectors (ProtoNN's form: one [1, F] difference at a time,
-    its squares summed by a matmul with ones), so no [vectors, F] tensor is ever stored."""
+KERNELS = ("LINEAR", "RBF", "POLY", "SIGMOID")
+
+
+def _kernel_sum(imp: Importer, x: Value, sv: np.ndarray, coef: np.ndarray, kernel: str,
+                params: list[float]):
+    """sum_j coef[:, j] k(x, sv_j) ([1, T] for coef [T, vectors]) as a minun.loop over the
+    support vectors, one [1, F] vector at a time, so no [vectors, F] tensor is ever stored.
+    onnxruntime's kernels, for kernel_params [gamma, coef0, degree]:
+    RBF exp(-gamma |x - sv|^2) (ProtoNN's form: the difference's squares summed by a
+    matmul with ones), POLY (gamma x.sv + coef0)^degree (an integer degree >= 1, as
+    repeated hadamard products), SIGMOID tanh(gamma x.sv + coef0)."""
     n, f = sv.shape
     t = coef.shape[0]
+    gamma, coef0 = float(params[0]), float(params[1])
+    degree = 0
+    if kernel == "POLY":
+        if params[2] != int(params[2]) or params[2] < 1:
+            raise imp.error(f"POLY kernel of degree {params[2]}: only integer degrees >= 1 "
+                            f"are supported")
+        degree = int(params[2])
     x_ir = imp.ir(x, (0, 1))
-    svs = imp.materialize(sv.reshape(n, 1, f), "support_vectors")
+    if kernel == "RBF":
+        svs = imp.materialize(sv.reshape(n, 1, f), "support_vectors")
+        ones = imp.materialize(np.ones((f, 1), np.float32), "ones")
+        scale = imp.materialize(np.float32(-gamma).reshape(()), "minus_gamma")
+    else:  # one column per vector: x.sv_j is a [1, F] x [F, 1] matmul
+        svs = imp.materialize(sv.reshape(n, f, 1), "support_vectors")
+        scale = imp.materialize(np.float32(gamma).reshape(()), "gamma")
+        offset = (imp.materialize(np.full((1, 1), coef0, np.float32), "coef0")
+                  if coef0 != 0 else None)
     coefs = imp.materialize(np.ascontiguousarray(coef.T).reshape(n, 1, t).astype(np.float32),
                             "svm_coefficients")
-    ones = imp.materialize(np.ones((f, 1), np.float32), "ones")
-    scale = imp.materialize(np.float32(-gamma).reshape(()), "minus_gamma")
     zero = imp.leaf(minun.InitOp((1, t), 0.0), "svm_zero")
 
     def body(j, carried):
-        diff = imp.make(minun.SubOp, x_ir, imp.emit(minun.IndexOp(svs, j), "sv_j"))
-        dist = imp.make(minun.MatMulOp, imp.make(minun.HadamardOp, diff, diff), ones)
-        k = imp.make(minun.ExpOp, imp.make(minun.ScalarMulOp, scale, dist))
+        sv_j = imp.emit(minun.IndexOp(svs, j), "sv_j")
+        if kernel == "RBF":
+            diff = imp.make(minun.SubOp, x_ir, sv_j)
+            dist = imp.make(minun.MatMulOp, imp.make(minun.HadamardOp, diff, diff), ones)
+            k = imp.make(minun.ExpOp, imp.make(minun.ScalarMulOp, scale, dist))
+        else:
+            u = imp.make(minun.ScalarMulOp, scale, imp.make(minun.MatMulOp, x_ir, sv_j))
+            if offset is not None:
+                u = imp.make(minun.AddOp, u, offset)
+            if kernel == "SIGMOID":
+                k = imp.make(minun.TanhOp, u)
+            else:
+                k = u
+                for _ in range(degree - 1):
+                    k = imp.make(minun.HadamardOp, k, u)
         term = imp.make(minun.HadamardOp, imp.emit(minun.IndexOp(coefs, j), "coef_j"), k)
         return [imp.make(minun.AddOp, carried[0], term)]
 
@@ -444,10 +491,11 @@ def _rbf_sum(imp: Importer, x: Value, sv: np.ndarray, coef: np.ndarray, gamma: f
 def _svm_scores(imp: Importer, node: Node, x: Value, coef: np.ndarray) -> Value:
     """rho + coef k(x, sv) as a [1, T] value for coef [T, vectors] (T = 1 for a binary
     classifier or a regressor, one row per pair of classes otherwise). Linear: one matmul
-    with W = coef sv (folded at import). RBF: a loop over the support vectors
-    (`_rbf_sum`)."""
+    with W = coef sv (folded at import). RBF, POLY, SIGMOID: a loop over the support
+    vectors (`_kernel_sum`)."""
     kernel = node.attr("kernel_type", "LINEAR")
     params = list(node.attr("kernel_params", [])) or [0.0, 0.0, 0.0]
+    params += [0.0] * (3 - len(params))
     sv = _floats(node, "support_vectors")
     n_sv, f = coef.shape[1], x.shape[1]
     if sv.size != n_sv * f:
@@ -460,10 +508,10 @@ def _svm_scores(imp: Importer, node: Node, x: Value, coef: np.ndarray) -> Value:
     if kernel == "LINEAR":
         w = (coef.astype(np.float64) @ sv.astype(np.float64)).astype(np.float32)
         s = matmul2d(imp, x, Value.const(np.ascontiguousarray(w.T), "svm_weights"))
-    elif kernel == "RBF":
-        s = Value.of(_rbf_sum(imp, x, sv, coef, float(params[0])))
+    elif kernel in KERNELS:
+        s = Value.of(_kernel_sum(imp, x, sv, coef, kernel, params))
     else:
-        raise imp.error(f"kernel_type {kernel} is not supported (LINEAR, RBF)")
+        raise imp.error(f"kernel_type {kernel} is not supported ({', '.join(KERNELS)})")
     if np.any(rho != 0):
         s = imp.binary(minun.AddOp, s, Value.const(rho.reshape(1, -1), "rho"),
                        bias=minun.BiasAddOp)

@@ -74,25 +74,57 @@ def test_cli_dynamic_batch_defaults_to_one_and_can_be_chosen(tmp_path: Path) -> 
     assert_diagnostic(minun_opt(path, "--dim", "N=x"), "--dim N=x: N must be an integer")
 
 
-def test_cli_dynamic_dimension_other_than_the_batch_needs_dim(tmp_path: Path) -> None:
+def test_cli_dynamic_dimension_other_than_the_batch_defaults_to_one(tmp_path: Path) -> None:
     path = tmp_path / "dyn.onnx"
     onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": [2, "M"]}, ["y"]), str(path))
-    assert_diagnostic(minun_opt(path), "graph input 'x': dimension 1 is symbolic ('M')",
-                      "--dim M=<size>", "dims={'M': <size>}")
+    default = minun_opt(path)
+    assert default.returncode == 0 and "tensor<2x1xf32>" in default.stdout
+    warnings = [line for line in default.stderr.splitlines() if "warning:" in line]
+    assert warnings == ["warning: graph input 'x': dimension 1 is symbolic ('M'); compiled as 1 "
+                        "(choose with `--dim M=<size>`)"], default.stderr
     fixed = minun_opt(path, "--dim", "M=4")
     assert fixed.returncode == 0 and "tensor<2x4xf32>" in fixed.stdout
+    assert "warning" not in fixed.stderr
+    # --dim stays authoritative, and a wrong one is still an error
+    assert_diagnostic(minun_opt(path, "--dim", "M=0"), "--dim M=0: a dimension must be a "
+                      "positive integer")
+    assert_diagnostic(minun_opt(path, "--dim", "K=3"), "--dim K=3: the model has no symbolic "
+                      "input dimension 'K' (symbolic dimensions: M)")
+
+
+def test_cli_one_name_on_several_inputs_is_warned_about_once(tmp_path: Path) -> None:
+    path = tmp_path / "shared.onnx"
+    onnx.save(make([helper.make_node("Add", ["a", "b"], ["y"])],
+                   {"a": [1, "T"], "b": [1, "T"]}, ["y"]), str(path))
+    default = minun_opt(path)
+    assert default.returncode == 0 and "tensor<1x1xf32>" in default.stdout
+    assert default.stderr.count("warning:") == 1
+    assert "graph input 'a': dimension 1 is symbolic ('T'); compiled as 1" in default.stderr
 
 
 def test_cli_unnamed_dynamic_dimension(tmp_path: Path) -> None:
     path = tmp_path / "unknown.onnx"
     onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": [3, None]}, ["y"]),
               str(path))
-    assert_diagnostic(minun_opt(path), "dimension 1 is unknown", "--dim x:1=<size>")
-    assert minun_opt(path, "--dim", "x:1=2").returncode == 0
+    default = minun_opt(path)
+    assert default.returncode == 0 and "tensor<3x1xf32>" in default.stdout
+    assert ("graph input 'x': dimension 1 is unknown; compiled as 1 (choose with "
+            "`--dim x:1=<size>`)") in default.stderr
+    fixed = minun_opt(path, "--dim", "x:1=2")
+    assert fixed.returncode == 0 and "tensor<3x2xf32>" in fixed.stdout
     batch = tmp_path / "batch.onnx"
     onnx.save(make([helper.make_node("Relu", ["x"], ["y"])], {"x": [None, 3]}, ["y"]),
               str(batch))
     assert "dimension 0 is unknown; compiled for a batch of 1" in minun_opt(batch).stderr
+
+
+def test_cli_non_positive_dimension_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "zero.onnx"
+    model = make([helper.make_node("Relu", ["x"], ["y"])], {"x": [3, 4]}, ["y"])
+    model.graph.input[0].type.tensor_type.shape.dim[1].dim_value = 0
+    onnx.save(model, str(path))
+    assert_diagnostic(minun_opt(path), "graph input 'x': dimension 1 has size 0; sizes must "
+                      "be positive")
 
 
 @pytest.mark.parametrize("content", [b"", b"garbage \x00\x01\x02 not a protobuf",

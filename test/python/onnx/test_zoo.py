@@ -227,6 +227,25 @@ def test_minun_compile_with_no_option(name, tmp_path, capsys):
     assert "[fixed16]" in out and "C for x86" in out, out
 
 
+def test_a_symbolic_sequence_length_compiles_as_one_step_with_a_warning(tmp_path):
+    """onnx2c's Keras LSTM declares its input [N, M1, 5]: with no option both symbolic
+    dimensions compile as 1, each named in a one-line warning with its override; with
+    `--dim M1=4` the program takes the 4 steps the other stages use."""
+    name = "onnx2c/lstm_k1_b1_r1"
+    rc, _, err = _cli(name, tmp_path / "c")
+    assert rc == 0, err
+    assert ("graph input 'input_1': dimension 1 is symbolic ('M1'); compiled as 1 (choose "
+            "with `--dim M1=<size>`)") in err
+    assert "#define MINUN_INPUT_SIZE 5\n" in (tmp_path / "c" / "model.h").read_text()
+    from minun_mlir.tools import minun_compile
+
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        assert minun_compile.main([str(MODELS[name].path), "--out", str(tmp_path / "d"),
+                                   "--dim", "M1=4"]) == 0
+    assert "#define MINUN_INPUT_SIZE 20\n" in (tmp_path / "d" / "model.h").read_text()
+
+
 def test_velardo_lesson9_gives_onnx2c_s_own_expected_outputs():
     """onnx2c's test/velardo/main_lesson9.c expects 0.2859681248664856 for (0.1, 0.2) and
     0.38861969113349915 for (0.2, 0.2) (within 1e-5): the float evaluator too (the

@@ -157,6 +157,14 @@ def quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
     return np.clip(r.astype(np.int64) + zero_point, lo, hi)
 
 
+def quantize_per_element(values, scales, bits: int) -> np.ndarray:
+    """Reals -> stored integers with zero point 0 at scales broadcast against them (a
+    per-channel weight or bias): round(v / scale), ties away from zero, saturated."""
+    lo, hi = int_range(bits)
+    r = round_away(np.asarray(values, dtype=np.float64) / np.asarray(scales, np.float64))
+    return np.clip(np.clip(r, lo - 1.0, hi + 1.0).astype(np.int64), lo, hi)
+
+
 def dequantize(q, scale: float, zero_point: int) -> np.ndarray:
     return scale * (np.asarray(q, dtype=np.float64) - zero_point)
 

@@ -118,10 +118,19 @@ class ZeroSkewConverter(L2Converter):
         """The (scale, zero point) a pre-quantized model gives the value
         (`quantization = array<f64: s, zp>`, frontends/onnx/quantized.py)."""
         attr = getattr(getattr(old, "owner", None), "attributes", {}).get("quantization")
-        if attr is None:
+        if attr is None or len(attr.get_values()) != 2:
             return None
         s, zp = attr.get_values()
         return AffineType(8, float(s), int(zp))
+
+    @staticmethod
+    def given_channels(old: SSAValue | None) -> list[float] | None:
+        """The per-channel scales a pre-quantized model gives a weight
+        (`quantization = array<f64: s_0, ..., s_(C-1), 0>`), or None."""
+        attr = getattr(getattr(old, "owner", None), "attributes", {}).get("quantization")
+        if attr is None or len(attr.get_values()) == 2:
+            return None
+        return [float(v) for v in attr.get_values()[:-1]]
 
     def type_for(self, old: SSAValue | None,
                  fallback: tuple[float, float] = DEFAULT_RANGE) -> AffineType:
@@ -183,8 +192,10 @@ class ZeroSkewConverter(L2Converter):
             # an argmax across channels of different scales reads the int8 values
             wide = WIDE_USERS if channel_scales(new) is None else tuple(
                 k for k in WIDE_USERS if k is not minun.ArgMaxOp)
-            if all(isinstance(u.operation, wide) and u.operation.parent_block() is block
-                   for u in old.uses):
+            # a value a pre-quantized model quantizes (its QDQ pair) is int8 there
+            if self.given(old) is None and all(
+                    isinstance(u.operation, wide) and u.operation.parent_block() is block
+                    for u in old.uses):
                 continue  # e.g. matmul -> bias add -> relu: requantized after the relu
             narrowed = self.narrow(new, old)
             narrowed.name_hint, new.name_hint = old.name_hint, None
@@ -217,6 +228,13 @@ class ZeroSkewConverter(L2Converter):
 
     def param(self, op, values, name, sparse, declared) -> SSAValue:
         el = self.given(op.results[0]) if op is not None else None
+        if op is not None and self.given_channels(op.results[0]) is not None:
+            uses = list(op.results[0].uses)
+            if len(uses) != 1 or not isinstance(uses[0].operation, (minun.MatMulOp,
+                                                                   minun.Conv2DOp)):
+                raise self.error(op, "a weight with per-channel scales must feed one "
+                                 "matmul or convolution only")
+            el = None  # stored per channel by the op (_channel_weight)
         if el is None:
             el = AffineType(8, af.symmetric_scale(values), 0)
         elif sparse and el.zp != 0:
@@ -305,19 +323,34 @@ class ZeroSkewConverter(L2Converter):
         parameter or constant of this block that only this op reads and has no
         quantization of its own; else `w` as it is."""
         param, old = w.owner, op.operands[index]
-        if not self.config.per_channel or not isinstance(param, num.ParamOp) or \
+        given = self.given_channels(old)
+        if given is not None:
+            if not isinstance(param, num.ParamOp) or param.parent_block() is not self.block \
+                    or w.uses:
+                raise self.error(op, "a weight with per-channel scales must be a parameter "
+                                 "of this block that only this op reads")
+        elif not self.config.per_channel or not isinstance(param, num.ParamOp) or \
                 param.sparse is not None or param.parent_block() is not self.block or \
                 w.uses or len(list(old.uses)) != 1 or \
                 not isinstance(old.owner, (minun.ParamOp, minun.ConstantOp)) or \
                 self.given(old) is not None:
             return w
         values = np.asarray(old.owner.array(), dtype=np.float64)
-        if values.size == 0 or values.shape[axis] < 2:
+        if given is None and (values.size == 0 or values.shape[axis] < 2):
             return w
-        moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
-        scales = [af.symmetric_scale(c) for c in moved]
         shape = [1] * values.ndim
-        shape[axis] = len(scales)
+        shape[axis] = values.shape[axis]
+        if given is not None:
+            scales = given
+            ratio = values / np.array(scales).reshape(shape) if len(scales) == \
+                values.shape[axis] else None
+            # the model's integers: exact multiples of each output channel's scale
+            if ratio is None or np.max(np.abs(ratio - np.rint(ratio))) > 1e-3:
+                raise self.error(op, f"the weight's {len(scales)} per-channel scales are "
+                                 f"not along its {values.shape[axis]} output channels")
+        else:
+            moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
+            scales = [af.symmetric_scale(c) for c in moved]
         q = af.quantize_per_element(values, np.array(scales).reshape(shape), 8)
         new = num.ParamOp.build_param(param.sym_name.data, q, minun.tensor_of(
             values.shape, AffineType(8, max(scales), 0)))
@@ -353,6 +386,9 @@ class ZeroSkewConverter(L2Converter):
         axis = 4 if groups == 1 else 0 if cout == 1 else None
         if axis is not None:
             f = self._channel_weight(op, f, 1, axis)
+        elif self.given_channels(op.filter) is not None:
+            raise self.error(op, "per-channel scales on a grouped convolution with several "
+                             "output channels per group are not supported")
         attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
         return self.emit(num.Conv2DOp.create(operands=[x, f], attributes={
             **attrs, **self._attrs(halvings=0)}, result_types=[

@@ -197,6 +197,45 @@ def lower_table(lw: Lowering, op: Operation) -> Val:
     return elementwise(lw, op, fn, op.operands[0])
 
 
+def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
+    """Per row: m = max q; sum of T[m - q] (int32); each y = (256 T[m - q] + sum / 2) / sum
+    - 128 in int64 (numerics/affine.py, softmax); T is a constant int32 table."""
+    from minun_mlir.lowering.loops.functions import last_axis_op, row_max
+
+    g = lw.g
+    x, out, whole = last_axis_op(lw, op)
+    shape = shape_of(op.input)
+    n = shape[-1]
+    table = g.global_("zs_softmax_table", af.softmax_table(_t(op.input).real_scale, n), I32)
+
+    def row(idx: list[Lin]) -> None:
+        def at(i: SSAValue | int) -> list[Lin]:
+            return idx[:-1] + [Lin.of(i)]
+
+        top = g.resize(row_max(g, x, at, n), 32)
+
+        def e_of(i: SSAValue) -> SSAValue:
+            k = g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
+            return g.load(table, Lin.of(g.add(arith.IndexCastOp(k, INDEX))))
+
+        total = g.for_(0, n, [g.iconst(0, 32)], lambda i, acc: [
+            g.binop(arith.AddiOp, acc, e_of(i), nsw=True)])[0]
+        total64 = g.resize(total, 64)
+        half = g.resize(g.shrsi(total, 1), 64)
+
+        def write(i: SSAValue) -> None:
+            num_ = g.binop(arith.AddiOp, g.binop(arith.MuliOp, g.resize(e_of(i), 64),
+                                                  g.iconst(256, 64), nsw=True), half, nsw=True)
+            y = g.binop(arith.AddiOp, g.add(arith.DivSIOp(num_, total64)),
+                        g.iconst(af.SOFTMAX_ZP, 64), nsw=True)
+            g.store(g.resize(g.clamp(y, af.QMIN, af.QMAX), 8), out, whole.at(at(i)))
+
+        g.for_(0, n, [], write)
+
+    g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
+    return whole
+
+
 def lower_relu(lw: Lowering, op: Operation) -> Val:
     t = _t(op.input)
     return elementwise(lw, op, lambda g, x: g.max(x, g.iconst(t.zp, t.width)), op.input)
@@ -232,6 +271,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.ExpOp: lower_table,
     num.SigmoidOp: lower_table,
     num.TanhOp: lower_table,
+    num.SoftmaxOp: lower_softmax,
     num.ReluOp: lower_relu,
     num.ClipOp: lower_clip,
     num.Relu6Op: lower_clip,

@@ -29,6 +29,8 @@ Ops (docs/numerics.md has the table):
   requantization a multiplier and shift per channel (`channel_multipliers`);
 - exp, sigmoid, tanh: a 256-entry int8 -> int8 table per op, computed at compile time
   from the dequantized input and the output's quantization;
+- softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the
+  rounded quotient 256 e / sum, output (1/256, -128) as TFLite's int8 softmax;
 - relu: max(q, zp); relu6 / clip: clamps at the bounds quantized at the operand's type;
   max, min, maxpool, argmax: integer comparisons (the order of q is the values' order);
   sgn and conditions read an int32 value with zero point 0 (q - zp, exactly).
@@ -409,7 +411,10 @@ class ZeroSkewConverter(L2Converter):
         raise self.error(op, "not supported by the zero-skew representation yet")
 
     def softmax(self, op, x):
-        raise self.error(op, "not supported by the zero-skew representation yet")
+        # TFLite's int8 softmax output (1/256, -128); the input narrowed to int8
+        x = self.narrow(x, op.operands[0])
+        return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[self.tensor(
+            op.results[0], AffineType(8, af.SOFTMAX_SCALE, af.SOFTMAX_ZP))]))
 
     # -- types of merged values --------------------------------------------------------------
 
@@ -586,6 +591,7 @@ _KERNELS = {
     "num.exp": _table,
     "num.sigmoid": _table,
     "num.tanh": _table,
+    "num.softmax": lambda op, x: af.softmax(x, _t(op.input).real_scale),
     "num.relu": lambda op, x: np.maximum(x, _t(op.input).zp),
     "num.relu6": _clip,
     "num.clip": _clip,

@@ -163,3 +163,30 @@ def test_compiles_without_warnings_and_deterministically(model, tmp_path):
             proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
                                    str(out / "model.o")], capture_output=True, text=True)
             assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"
+
+
+@pytest.mark.parametrize("target", ["avr", "cortex-m4"])
+def test_softmax_on_the_boards_equals_evaluator(target, tmp_path):
+    """Zero-skew softmax (an int32 exp table, a 64-bit division per element) with
+    per-channel weights on the boards: the zoo's MLP with a softmax output
+    (test/zoo/torch/mlp_softmax_ts.onnx), 2 test digits, the stored int8 outputs."""
+    from pathlib import Path
+
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
+    from minun_mlir.pipeline import lower_to_l2
+
+    zoo = Path(__file__).resolve().parents[2] / "zoo"
+    train = np.load(zoo / "torch" / "data" / "digits01-train.npz")
+    np.save(tmp_path / "train.npy", np.concatenate(
+        [train["y"][:, None].astype(np.float32), train["x"]], axis=1))
+    l2 = lower_to_l2(import_model(zoo / "torch" / "mlp_softmax_ts.onnx"),
+                     data=str(tmp_path / "train.npy"), repr="zero-skew", bits=8,
+                     per_channel=True, evaluator="numpy")
+    assert any(op.name == "num.softmax" for op in l2.walk())
+    x = np.load(zoo / "torch" / "mlp_softmax.npz")["x"][:N_BOARD].astype(np.float64)
+    want = np.asarray(evaluate_l2(l2, x[:, None]).outputs[0]).reshape(N_BOARD, -1)
+    emit_c(l2, target, tmp_path / "c")
+    r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(N_BOARD, -1)),
+                  name="mlp_softmax", config="zero-skew8-pc")
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(N_BOARD, -1), want)

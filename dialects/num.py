@@ -25,6 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BFloat16Type,
     BytesAttr,
     DenseArrayBase,
@@ -359,6 +360,11 @@ class ParamOp(IRDLOperation):
 
     `%w = num.param "W" {channel_axis = 1 : i64, channel_scales = array<i64: 9, 7>}
            dense<...> : tensor<64x2xi8> -> tensor<64x2x!num.fixed<8, 7>>`
+
+    Zero-skew per-channel weights (`quantize{repr=zero-skew per-channel=true}`):
+    `channel_real_scales` gives the real scale of each index of `channel_axis` (zero point
+    0), the element type the largest of them; an int8 weight feeds matmul / conv2d, an
+    int32 bias (at the products' scales) an add or sub of their accumulator.
     """
 
     name = "num.param"
@@ -367,6 +373,7 @@ class ParamOp(IRDLOperation):
     sparse = opt_attr_def(UnitAttr)
     channel_axis = opt_attr_def(IntegerAttr)
     channel_scales = opt_attr_def(DenseArrayBase)
+    channel_real_scales = opt_attr_def(ArrayAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
@@ -405,10 +412,22 @@ class ParamOp(IRDLOperation):
         """The per-channel scales, or None for one scale (the element type's)."""
         return None if self.channel_scales is None else minun.ints(self.channel_scales)
 
+    def real_scales(self) -> list[float] | None:
+        """The per-channel real scales of a zero-skew parameter, or None."""
+        if self.channel_real_scales is None:
+            return None
+        return [float(a.value.data) for a in self.channel_real_scales.data]
+
     def _verify_channels(self) -> None:
         where = f"{self.name} \"{self.sym_name.data}\""
-        if (self.channel_axis is None) != (self.channel_scales is None):
+        if self.channel_scales is not None and self.channel_real_scales is not None:
+            raise VerifyException(f"{where}: channel_scales (fixed point) and "
+                                  "channel_real_scales (zero-skew) exclude each other")
+        given = self.channel_scales or self.channel_real_scales
+        if (self.channel_axis is None) != (given is None):
             raise VerifyException(f"{where}: channel_axis and channel_scales go together")
+        if self.channel_real_scales is not None:
+            self._verify_real_channels(where)
         if self.channel_scales is None:
             return
         el, shape = element(self.result), _shape(self.result)
@@ -432,6 +451,30 @@ class ParamOp(IRDLOperation):
                 raise VerifyException(f"{where}: a parameter with per-channel scales may "
                                       f"only feed num.matmul / num.conv2d with "
                                       f"channel_shifts, not {user.name}")
+
+    def _verify_real_channels(self, where: str) -> None:
+        el, shape = element(self.result), _shape(self.result)
+        axis = self.channel_axis.value.data
+        if not isinstance(el, AffineType) or el.zp != 0 or self.sparse is not None:
+            raise VerifyException(f"{where}: per-channel real scales need a dense "
+                                  "!num.affine parameter with zero point 0")
+        if not 0 <= axis < len(shape):
+            raise VerifyException(f"{where}: channel_axis {axis} outside a "
+                                  f"{len(shape)}-D tensor")
+        scales = self.real_scales()
+        if not all(isinstance(a, FloatAttr) for a in self.channel_real_scales.data) or \
+                len(scales) != shape[axis] or not all(v > 0 for v in scales):
+            raise VerifyException(f"{where}: channel_real_scales must be {shape[axis]} "
+                                  f"positive floats (axis {axis})")
+        if max(scales) != el.real_scale:
+            raise VerifyException(f"{where}: the element scale must be the largest channel "
+                                  f"scale, {max(scales)!r}, got {el.real_scale!r}")
+        for use in self.result.uses:
+            user = use.operation
+            ok = (MatMulOp, Conv2DOp) if el.width == 8 else (AddOp, SubOp)
+            if not isinstance(user, ok):
+                raise VerifyException(f"{where}: a zero-skew per-channel parameter of "
+                                      f"{el.width} bits may not feed {user.name}")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -539,14 +582,24 @@ class RequantizeOp(IRDLOperation):
     `%y = num.requantize %acc {multiplier = 1518500250 : i64, shift = -7 : i64,
            left_shift = 0 : i64} : tensor<4x1x!num.affine<32, 1.2e-05, 0>>
            -> tensor<4x1x!num.affine<8, 0.0039, -128>>`
+
+    Per channel (the int32 accumulator of a per-channel weight, TFLite's per-channel
+    output stage): `channel_axis`, `channel_real_scales` (the input's real scale of each
+    index of that axis, its type's scale nominal: the largest), and
+    `channel_multipliers` / `channel_shifts` = QuantizeMultiplier(s_c / s_out) in place of
+    `multiplier` / `shift`; zero points 0 in, left shift 0.
     """
 
     name = "num.requantize"
     S: ClassVar = VarConstraint("S", AnyAttr())
     input = operand_def(_same_shape(S))
-    multiplier = attr_def(IntegerAttr)
-    shift = attr_def(IntegerAttr)
+    multiplier = opt_attr_def(IntegerAttr)
+    shift = opt_attr_def(IntegerAttr)
     left_shift = attr_def(IntegerAttr)
+    channel_axis = opt_attr_def(IntegerAttr)
+    channel_real_scales = opt_attr_def(ArrayAttr)
+    channel_multipliers = opt_attr_def(DenseArrayBase)
+    channel_shifts = opt_attr_def(DenseArrayBase)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
@@ -565,6 +618,30 @@ class RequantizeOp(IRDLOperation):
                         "left_shift": IntegerAttr(left_shift, 64)},
             result_types=[tensor_of(_shape(value), to)])
 
+    @staticmethod
+    def make_channels(value: SSAValue | Operation, to: AffineType, axis: int,
+                      scales: list[float]) -> RequantizeOp:
+        from minun_mlir.numerics.affine import quantize_multiplier
+
+        value = SSAValue.get(value)
+        pairs = [quantize_multiplier(s / to.real_scale) for s in scales]
+        return RequantizeOp.create(
+            operands=[value],
+            attributes={"left_shift": IntegerAttr(0, 64), "channel_axis": IntegerAttr(axis, 64),
+                        "channel_real_scales": real_scales_attr(scales),
+                        "channel_multipliers": DenseArrayBase.from_list(
+                            IntegerType(64), [m for m, _ in pairs]),
+                        "channel_shifts": DenseArrayBase.from_list(
+                            IntegerType(64), [k for _, k in pairs])},
+            result_types=[tensor_of(_shape(value), to)])
+
+    def channels(self) -> tuple[int, list[int], list[int]] | None:
+        """(axis, multipliers, shifts) of a per-channel requantization, or None."""
+        if self.channel_axis is None:
+            return None
+        return (self.channel_axis.value.data, list(minun.ints(self.channel_multipliers)),
+                list(minun.ints(self.channel_shifts)))
+
     def verify_(self) -> None:
         from minun_mlir.numerics.affine import quantize_multiplier
 
@@ -576,6 +653,14 @@ class RequantizeOp(IRDLOperation):
         if not 0 <= left <= (24 if a.width == 8 else 0):
             raise VerifyException(f"{self.name}: left_shift must be in 0..24 for an 8-bit "
                                   f"operand and 0 for a 32-bit one, got {left}")
+        per_channel = (self.channel_axis, self.channel_real_scales,
+                       self.channel_multipliers, self.channel_shifts)
+        if any(v is not None for v in per_channel):
+            self._verify_channels(a, b, left)
+            return
+        if self.multiplier is None or self.shift is None:
+            raise VerifyException(f"{self.name}: needs multiplier and shift (or the "
+                                  "channel_ attributes)")
         want = quantize_multiplier(a.real_scale / (b.real_scale * 2.0**left))
         got = (self.multiplier.value.data, self.shift.value.data)
         if got != want:
@@ -583,6 +668,39 @@ class RequantizeOp(IRDLOperation):
                 f"{self.name}: multiplier and shift must be {want[0]} and {want[1]} "
                 f"(QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))), "
                 f"got {got[0]} and {got[1]}")
+
+    def _verify_channels(self, a: AffineType, b: AffineType, left: int) -> None:
+        from minun_mlir.numerics.affine import quantize_multiplier
+
+        if None in (self.channel_axis, self.channel_real_scales, self.channel_multipliers,
+                    self.channel_shifts) or self.multiplier is not None or \
+                self.shift is not None:
+            raise VerifyException(f"{self.name}: per channel needs channel_axis, "
+                                  "channel_real_scales, channel_multipliers and "
+                                  "channel_shifts, and no multiplier or shift")
+        if a.zp != 0 or left != 0:
+            raise VerifyException(f"{self.name}: per channel needs an input zero point 0 "
+                                  "and left_shift 0")
+        shape = _shape(self.input)
+        axis = self.channel_axis.value.data
+        if not 0 <= axis < len(shape):
+            raise VerifyException(f"{self.name}: channel_axis {axis} outside a "
+                                  f"{len(shape)}-D tensor")
+        scales = [float(v.value.data) for v in self.channel_real_scales.data]
+        if len(scales) != shape[axis] or max(scales) != a.real_scale:
+            raise VerifyException(f"{self.name}: {shape[axis]} channel scales whose "
+                                  f"largest is the input's scale {a.real_scale!r}")
+        want = [quantize_multiplier(s / b.real_scale) for s in scales]
+        _, ms, ks = self.channels()
+        if list(zip(ms, ks)) != want:
+            raise VerifyException(f"{self.name}: channel multipliers and shifts must be "
+                                  f"QuantizeMultiplier(s_c / {b.real_scale!r}): {want}")
+
+
+def real_scales_attr(scales) -> ArrayAttr:
+    """Per-channel real scales as an array of f64 attributes (printed so that they parse
+    back to the same doubles)."""
+    return ArrayAttr([FloatAttr(float(v), 64) for v in scales])
 
 
 @irdl_op_definition

@@ -48,7 +48,7 @@ class Options:
     evaluator: str = "auto"  # native (the C built for the host) | numpy | auto
     synthetic: int = 0  # no training data: profile on this many inputs in the declared range
     assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
-    per_channel: bool = False  # fixed point: a scale per output channel of each weight
+    per_channel: bool = False  # fixed point, zero-skew: a scale per output channel of each weight
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -77,7 +77,7 @@ class Options:
         if self.representation == "posit":
             return f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
         if self.representation == "zero-skew":
-            return f"zero-skew{self.bits}"
+            return f"zero-skew{self.bits}" + ("-per-channel" if self.per_channel else "")
         if self.representation != "fixed":
             return self.representation
         name = f"fixed{self.bits}"

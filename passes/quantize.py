@@ -136,8 +136,10 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                          f"{config.param_bits}")
     if config.input_bits is not None and config.input_bits not in fx.BITWIDTHS:
         raise error(f"quantize: input-bits must be 8, 16 or 32, got {config.input_bits}")
-    if config.per_channel and (representation != "fixed" or config.scales != "data-driven"):
-        raise error("quantize: per-channel is for repr=fixed with scales=data-driven")
+    if config.per_channel and not (representation == "zero-skew" or (
+            representation == "fixed" and config.scales == "data-driven")):
+        raise error("quantize: per-channel is for repr=zero-skew, or repr=fixed with "
+                    "scales=data-driven")
     if config.input_bits is not None and representation != "fixed":
         raise error(f"quantize: input-bits is for repr=fixed (the input of a "
                     f"{representation} model has its representation's type)")
@@ -233,7 +235,7 @@ class Quantize(ModulePass):
     evaluator: str = "auto"
     synthetic: int = 0
     assign: str = ""  # a bitwidth search's per-tensor bits and scales (JSON)
-    per_channel: bool = False  # fixed point: weights of matmul/conv get a scale per channel
+    per_channel: bool = False  # fixed point, zero-skew: matmul/conv weights get a scale per channel
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(

@@ -9,7 +9,8 @@ Python at compile time.
   convolution input adds nothing, as TFLite pads with the zero point);
 - requantize: `zp_out + minun_zs_mbqm((q - zp_in) << left_shift, multiplier, shift)`,
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
-  RoundingDivideByPOT, minun_runtime.h);
+  RoundingDivideByPOT, minun_runtime.h); per channel, the multiplier and the shift are
+  read from constant tables (int32_t and int8_t, in flash) indexed by the channel;
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
 - relu: max(q, zp); clip, relu6: clamps at bounds encoded at compile time; neg:
   clamp(2 zp - q); init: the encoded fill. Add/sub of int32 accumulators (zero point 0),
@@ -19,8 +20,10 @@ Python at compile time.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, i32
 from xdsl.ir import Operation, SSAValue
@@ -30,7 +33,15 @@ from minun_mlir.dialects.num import AffineType
 from minun_mlir.lowering.loops import linear
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
-from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of
+from minun_mlir.lowering.loops.values import (
+    Const,
+    Elementwise,
+    Reduction,
+    Val,
+    broadcast_index,
+    element_of,
+    shape_of,
+)
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import zero_skew_repr as zs
 
@@ -62,7 +73,38 @@ def term(g: Gen, a: SSAValue, za: int, b: SSAValue, zb: int) -> SSAValue:
     return g.product(offset(g, a, za), offset(g, b, zb), d)
 
 
+@dataclass(eq=False)
+class _Indexed(Elementwise):
+    """An elementwise value whose fn also receives the element's index."""
+
+    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
+        return self.fn(g, idx, *[v.load(g, broadcast_index(idx, v.shape, self.shape))
+                                 for v in self.operands])
+
+
+def lower_channel_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
+    """Per channel: minun_zs_mbqm(x, M[c], k[c]) with M and k from constant tables."""
+    r = _t(op.result)
+    axis, ms, ks = op.channels()
+    lo, hi = af.int_range(r.width)
+    name = f"zs_requantize{len(ms)}"
+    mt = lw.g.global_(f"{name}_multiplier", np.array(ms, dtype=np.int64), I32)
+    kt = lw.g.global_(f"{name}_shift", np.array(ks, dtype=np.int64), IntegerType(8))
+
+    def fn(g: Gen, idx: list[Lin], x: SSAValue) -> SSAValue:
+        k = g.resize(g.load(kt, idx[axis]), 32)
+        y = g.helper("minun_zs_mbqm", [g.resize(x, 32), g.load(mt, idx[axis]), k], i32)
+        if r.zp:
+            y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))
+        return g.resize(g.clamp(y, lo, hi), r.width)
+
+    src = lw.vals[op.input]
+    return _Indexed(fn, [src], shape_of(op.result), element_of(op.result))
+
+
 def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
+    if op.channels() is not None:
+        return lower_channel_requantize(lw, op)
     a, r = _t(op.input), _t(op.result)
     left = op.left_shift.value.data
     m, s = op.multiplier.value.data, op.shift.value.data
@@ -155,6 +197,45 @@ def lower_table(lw: Lowering, op: Operation) -> Val:
     return elementwise(lw, op, fn, op.operands[0])
 
 
+def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
+    """Per row: m = max q; sum of T[m - q] (int32); each y = (256 T[m - q] + sum / 2) / sum
+    - 128 in int64 (numerics/affine.py, softmax); T is a constant int32 table."""
+    from minun_mlir.lowering.loops.functions import last_axis_op, row_max
+
+    g = lw.g
+    x, out, whole = last_axis_op(lw, op)
+    shape = shape_of(op.input)
+    n = shape[-1]
+    table = g.global_("zs_softmax_table", af.softmax_table(_t(op.input).real_scale, n), I32)
+
+    def row(idx: list[Lin]) -> None:
+        def at(i: SSAValue | int) -> list[Lin]:
+            return idx[:-1] + [Lin.of(i)]
+
+        top = g.resize(row_max(g, x, at, n), 32)
+
+        def e_of(i: SSAValue) -> SSAValue:
+            k = g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
+            return g.load(table, Lin.of(g.add(arith.IndexCastOp(k, INDEX))))
+
+        total = g.for_(0, n, [g.iconst(0, 32)], lambda i, acc: [
+            g.binop(arith.AddiOp, acc, e_of(i), nsw=True)])[0]
+        total64 = g.resize(total, 64)
+        half = g.resize(g.shrsi(total, 1), 64)
+
+        def write(i: SSAValue) -> None:
+            num_ = g.binop(arith.AddiOp, g.binop(arith.MuliOp, g.resize(e_of(i), 64),
+                                                  g.iconst(256, 64), nsw=True), half, nsw=True)
+            y = g.binop(arith.AddiOp, g.add(arith.DivSIOp(num_, total64)),
+                        g.iconst(af.SOFTMAX_ZP, 64), nsw=True)
+            g.store(g.resize(g.clamp(y, af.QMIN, af.QMAX), 8), out, whole.at(at(i)))
+
+        g.for_(0, n, [], write)
+
+    g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
+    return whole
+
+
 def lower_relu(lw: Lowering, op: Operation) -> Val:
     t = _t(op.input)
     return elementwise(lw, op, lambda g, x: g.max(x, g.iconst(t.zp, t.width)), op.input)
@@ -190,6 +271,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.ExpOp: lower_table,
     num.SigmoidOp: lower_table,
     num.TanhOp: lower_table,
+    num.SoftmaxOp: lower_softmax,
     num.ReluOp: lower_relu,
     num.ClipOp: lower_clip,
     num.Relu6Op: lower_clip,

@@ -157,6 +157,14 @@ def quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
     return np.clip(r.astype(np.int64) + zero_point, lo, hi)
 
 
+def quantize_per_element(values, scales, bits: int) -> np.ndarray:
+    """Reals -> stored integers with zero point 0 at scales broadcast against them (a
+    per-channel weight or bias): round(v / scale), ties away from zero, saturated."""
+    lo, hi = int_range(bits)
+    r = round_away(np.asarray(values, dtype=np.float64) / np.asarray(scales, np.float64))
+    return np.clip(np.clip(r, lo - 1.0, hi + 1.0).astype(np.int64), lo, hi)
+
+
 def dequantize(q, scale: float, zero_point: int) -> np.ndarray:
     return scale * (np.asarray(q, dtype=np.float64) - zero_point)
 
@@ -186,3 +194,31 @@ def table(function: str, s_in: float, zp_in: int, s_out: float, zp_out: int) -> 
         y = FUNCTIONS[function](dequantize(q, s_in, zp_in))
     y = np.where(np.isfinite(y), y, np.sign(y) * 1e300)
     return quantize(y, s_out, zp_out, 8)
+
+
+# int8 softmax's output quantization (TFLite's: probabilities in [0, 1) on 256 levels)
+SOFTMAX_SCALE, SOFTMAX_ZP = 1.0 / 256, -128
+
+
+def softmax_bits(n: int) -> int:
+    """K, the fraction bits of softmax's exp table for rows of n: the sum of n entries of
+    at most 2^K stays below 2^31."""
+    return 30 - max(n - 1, 1).bit_length()
+
+
+def softmax_table(s_in: float, n: int) -> np.ndarray:
+    """T[k] = round(exp(-s_in k) 2^K) for k = 0..255 (k = max - q of an int8 row; ties
+    away from zero), int64."""
+    k = np.arange(256, dtype=np.float64)
+    return round_away(np.exp(-s_in * k) * float(1 << softmax_bits(n))).astype(np.int64)
+
+
+def softmax(q: np.ndarray, s_in: float) -> np.ndarray:
+    """Zero-skew softmax over the last axis of int8 q at scale s_in: e = T[max - q],
+    y = clamp(floor((256 e + floor(sum / 2)) / sum) - 128) (the probability e / sum
+    rounded half up to 1/256, zero point -128)."""
+    q = np.asarray(q, dtype=np.int64)
+    table = softmax_table(s_in, q.shape[-1])
+    e = table[np.max(q, axis=-1, keepdims=True) - q]
+    total = e.sum(axis=-1, keepdims=True)
+    return np.clip((256 * e + total // 2) // total + SOFTMAX_ZP, QMIN, QMAX)

@@ -22,8 +22,15 @@ Ops (docs/numerics.md has the table):
 - add, sub of int8 values: TFLite's ADD/SUB kernel, each operand requantized to
   int32 at scale 2 max(s_a, s_b) / 2^20 after a left shift of 20, the exact sum, then
   requantized to the output;
+- per-channel weights (`per-channel=true`, TFLite's per-channel conv / fully-connected):
+  a matmul's or convolution's weight symmetric int8 with a scale per output channel
+  (`channel_real_scales` on its num.param), the accumulator's channel c at
+  s_x * s_w[c], a bias added to it stored in int32 at that channel's scale, and the
+  requantization a multiplier and shift per channel (`channel_multipliers`);
 - exp, sigmoid, tanh: a 256-entry int8 -> int8 table per op, computed at compile time
   from the dequantized input and the output's quantization;
+- softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the
+  rounded quotient 256 e / sum, output (1/256, -128) as TFLite's int8 softmax;
 - relu: max(q, zp); relu6 / clip: clamps at the bounds quantized at the operand's type;
   max, min, maxpool, argmax: integer comparisons (the order of q is the values' order);
   sgn and conditions read an int32 value with zero point 0 (q - zp, exactly).
@@ -62,6 +69,31 @@ def el_of(value: SSAValue) -> AffineType:
     return el
 
 
+def channel_scales(value: SSAValue) -> tuple[int, list[float]] | None:
+    """(axis, real scale of each index of it) of an int32 accumulator of a matmul or
+    convolution with a per-channel weight (through the bias adds, relus and max pools that
+    keep it int32), or None for a value with one scale."""
+    owner = value.owner
+    if isinstance(owner, (num.MatMulOp, num.Conv2DOp)):
+        for i, v in enumerate(owner.operands[:2]):
+            p = v.owner
+            if isinstance(p, num.ParamOp) and p.channel_real_scales is not None:
+                other = el_of(owner.operands[1 - i]).real_scale
+                axis = (0, 1)[i] if isinstance(owner, num.MatMulOp) else 3
+                return axis, [other * s for s in p.real_scales()]
+        return None
+    if isinstance(owner, (num.AddOp, num.SubOp)) and el_of(value).width == 32:
+        for v in owner.operands:
+            if not isinstance(v.owner, num.ParamOp):
+                found = channel_scales(v)
+                if found is not None:
+                    return found
+        return None
+    if isinstance(owner, (num.ReluOp, num.MaxPoolOp)):
+        return channel_scales(owner.operands[0])
+    return None
+
+
 def real_range(t: AffineType) -> tuple[float, float]:
     lo, hi = af.int_range(t.width)
     return t.real_scale * (lo - t.zp), t.real_scale * (hi - t.zp)
@@ -88,10 +120,19 @@ class ZeroSkewConverter(L2Converter):
         """The (scale, zero point) a pre-quantized model gives the value
         (`quantization = array<f64: s, zp>`, frontends/onnx/quantized.py)."""
         attr = getattr(getattr(old, "owner", None), "attributes", {}).get("quantization")
-        if attr is None:
+        if attr is None or len(attr.get_values()) != 2:
             return None
         s, zp = attr.get_values()
         return AffineType(8, float(s), int(zp))
+
+    @staticmethod
+    def given_channels(old: SSAValue | None) -> list[float] | None:
+        """The per-channel scales a pre-quantized model gives a weight
+        (`quantization = array<f64: s_0, ..., s_(C-1), 0>`), or None."""
+        attr = getattr(getattr(old, "owner", None), "attributes", {}).get("quantization")
+        if attr is None or len(attr.get_values()) == 2:
+            return None
+        return [float(v) for v in attr.get_values()[:-1]]
 
     def type_for(self, old: SSAValue | None,
                  fallback: tuple[float, float] = DEFAULT_RANGE) -> AffineType:
@@ -115,6 +156,9 @@ class ZeroSkewConverter(L2Converter):
     def requantize(self, value: SSAValue, to: AffineType, left_shift: int = 0) -> SSAValue:
         if el_of(value) == to and left_shift == 0:
             return value
+        channels = channel_scales(value) if isinstance(value.type, TensorType) else None
+        if channels is not None:
+            return self.emit(num.RequantizeOp.make_channels(value, to, *channels))
         return self.emit(num.RequantizeOp.make(value, to, left_shift))
 
     def narrow(self, value: SSAValue, old: SSAValue | None) -> SSAValue:
@@ -147,8 +191,13 @@ class ZeroSkewConverter(L2Converter):
             if new is None or not isinstance(new.type, TensorType) or el_of(new).width == 8:
                 continue
             block = op.parent_block()
-            if all(isinstance(u.operation, WIDE_USERS) and u.operation.parent_block() is block
-                   for u in old.uses):
+            # an argmax across channels of different scales reads the int8 values
+            wide = WIDE_USERS if channel_scales(new) is None else tuple(
+                k for k in WIDE_USERS if k is not minun.ArgMaxOp)
+            # a value a pre-quantized model quantizes (its QDQ pair) is int8 there
+            if self.given(old) is None and all(
+                    isinstance(u.operation, wide) and u.operation.parent_block() is block
+                    for u in old.uses):
                 continue  # e.g. matmul -> bias add -> relu: requantized after the relu
             narrowed = self.narrow(new, old)
             narrowed.name_hint, new.name_hint = old.name_hint, None
@@ -181,6 +230,13 @@ class ZeroSkewConverter(L2Converter):
 
     def param(self, op, values, name, sparse, declared) -> SSAValue:
         el = self.given(op.results[0]) if op is not None else None
+        if op is not None and self.given_channels(op.results[0]) is not None:
+            uses = list(op.results[0].uses)
+            if len(uses) != 1 or not isinstance(uses[0].operation, (minun.MatMulOp,
+                                                                   minun.Conv2DOp)):
+                raise self.error(op, "a weight with per-channel scales must feed one "
+                                 "matmul or convolution only")
+            el = None  # stored per channel by the op (_channel_weight)
         if el is None:
             el = AffineType(8, af.symmetric_scale(values), 0)
         elif sparse and el.zp != 0:
@@ -203,11 +259,27 @@ class ZeroSkewConverter(L2Converter):
             return None
         values = np.asarray(owner.array(), dtype=np.float64)
         t = el_of(acc)
+        channels = channel_scales(acc)
+        if channels is not None:  # each channel's bias at that channel's scale
+            axis, scales = channels
+            baxis = axis - (len(shape_of(acc)) - values.ndim)
+            if baxis < 0 or values.shape[baxis] != len(scales):
+                return None  # constant across channels: added in int8
+            shape = [1] * values.ndim
+            shape[baxis] = len(scales)
+            real = np.array(scales).reshape(shape)
         self.counter += 1
         name = (owner.sym_name.data if isinstance(owner, minun.ParamOp)
                 else f"c{self.counter}") + "_acc"
-        q = af.quantize(values, t.real_scale, 0, 32)
-        return self.emit(num.ParamOp.build_param(name, q, minun.tensor_of(values.shape, t)))
+        if channels is None:
+            q = af.quantize(values, t.real_scale, 0, 32)
+            return self.emit(num.ParamOp.build_param(name, q, minun.tensor_of(values.shape,
+                                                                              t)))
+        q = af.quantize_per_element(values, real, 32)
+        param = num.ParamOp.build_param(name, q, minun.tensor_of(values.shape, t))
+        param.attributes["channel_axis"] = IntegerAttr(baxis, i64)
+        param.attributes["channel_real_scales"] = num.real_scales_attr(scales)
+        return self.emit(param)
 
     def add(self, op: Operation, a: SSAValue, b: SSAValue, subtract: bool) -> SSAValue:
         kind = num.SubOp if subtract else num.AddOp
@@ -244,7 +316,62 @@ class ZeroSkewConverter(L2Converter):
         return {"rounding": num.rounding_attr("nearest"),
                 **{k: IntegerAttr(v, i64) for k, v in ints.items()}}
 
+    # -- per-channel weights -----------------------------------------------------------
+
+    def _channel_weight(self, op: Operation, w: SSAValue, index: int, axis: int
+                        ) -> SSAValue:
+        """With per-channel=true, the weight operand `w` (operand `index` of `op`) with a
+        symmetric scale per index of `axis` (max |w_c| / 127) when it is a dense
+        parameter or constant of this block that only this op reads and has no
+        quantization of its own; else `w` as it is."""
+        param, old = w.owner, op.operands[index]
+        given = self.given_channels(old)
+        if given is not None:
+            if not isinstance(param, num.ParamOp) or param.parent_block() is not self.block \
+                    or w.uses:
+                raise self.error(op, "a weight with per-channel scales must be a parameter "
+                                 "of this block that only this op reads")
+        elif not self.config.per_channel or not isinstance(param, num.ParamOp) or \
+                param.sparse is not None or param.parent_block() is not self.block or \
+                w.uses or len(list(old.uses)) != 1 or \
+                not isinstance(old.owner, (minun.ParamOp, minun.ConstantOp)) or \
+                self.given(old) is not None:
+            return w
+        values = np.asarray(old.owner.array(), dtype=np.float64)
+        if given is None and (values.size == 0 or values.shape[axis] < 2):
+            return w
+        shape = [1] * values.ndim
+        shape[axis] = values.shape[axis]
+        if given is not None:
+            scales = given
+            ratio = values / np.array(scales).reshape(shape) if len(scales) == \
+                values.shape[axis] else None
+            # the model's integers: exact multiples of each output channel's scale
+            if ratio is None or np.max(np.abs(ratio - np.rint(ratio))) > 1e-3:
+                raise self.error(op, f"the weight's {len(scales)} per-channel scales are "
+                                 f"not along its {values.shape[axis]} output channels")
+        else:
+            moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
+            scales = [af.symmetric_scale(c) for c in moved]
+        q = af.quantize_per_element(values, np.array(scales).reshape(shape), 8)
+        new = num.ParamOp.build_param(param.sym_name.data, q, minun.tensor_of(
+            values.shape, AffineType(8, max(scales), 0)))
+        new.attributes["channel_axis"] = IntegerAttr(axis, i64)
+        new.attributes["channel_real_scales"] = num.real_scales_attr(scales)
+        new.location = param.location
+        self.block.insert_op_before(new, param)
+        new.results[0].name_hint = w.name_hint
+        param.detach()
+        param.erase()
+        return new.results[0]
+
     def matmul(self, op, a, b) -> SSAValue:
+        # the weight: the rhs (x W, ONNX; channels its columns), else the lhs (W x, SeeDot;
+        # its rows)
+        if isinstance(b.owner, num.ParamOp):
+            b = self._channel_weight(op, b, 1, 1)
+        elif isinstance(a.owner, num.ParamOp):
+            a = self._channel_weight(op, a, 0, 0)
         return self.emit(num.MatMulOp.create(operands=[a, b], attributes=self._attrs(
             halvings=0), result_types=[self.tensor(op.result, self._product_type(a, b))]))
 
@@ -255,6 +382,15 @@ class ZeroSkewConverter(L2Converter):
             shift=0), result_types=[self.tensor(op.result, self._product_type(a, b))]))
 
     def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
+        # the output channels: the filter's last axis (one group), its group axis
+        # (depthwise: one output channel per group); other grouped convolutions keep one
+        groups, cout = op.groups.value.data, shape_of(op.filter)[4]
+        axis = 4 if groups == 1 else 0 if cout == 1 else None
+        if axis is not None:
+            f = self._channel_weight(op, f, 1, axis)
+        elif self.given_channels(op.filter) is not None:
+            raise self.error(op, "per-channel scales on a grouped convolution with several "
+                             "output channels per group are not supported")
         attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
         return self.emit(num.Conv2DOp.create(operands=[x, f], attributes={
             **attrs, **self._attrs(halvings=0)}, result_types=[
@@ -275,7 +411,10 @@ class ZeroSkewConverter(L2Converter):
         raise self.error(op, "not supported by the zero-skew representation yet")
 
     def softmax(self, op, x):
-        raise self.error(op, "not supported by the zero-skew representation yet")
+        # TFLite's int8 softmax output (1/256, -128); the input narrowed to int8
+        x = self.narrow(x, op.operands[0])
+        return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[self.tensor(
+            op.results[0], AffineType(8, af.SOFTMAX_SCALE, af.SOFTMAX_ZP))]))
 
     # -- types of merged values --------------------------------------------------------------
 
@@ -348,6 +487,18 @@ def _t(v: SSAValue) -> AffineType:
 
 def _requantize(op: num.RequantizeOp, x):
     a, r = _t(op.input), _t(op.result)
+    channels = op.channels()
+    if channels is not None:  # per channel: zero point 0 in, no left shift
+        axis, ms, ks = channels
+        axis -= len(op.input.type.get_shape())  # from the end: x has a batch axis first
+        x = np.asarray(x, dtype=np.int64)
+        out = np.empty_like(x)
+        lo, hi = af.int_range(r.width)
+        for c, (m, k) in enumerate(zip(ms, ks)):
+            index = [slice(None)] * x.ndim
+            index[axis] = c
+            out[tuple(index)] = np.clip(af.mbqm(x[tuple(index)], m, k) + r.zp, lo, hi)
+        return out
     return af.requantize(x, a.zp, r.zp, op.left_shift.value.data, op.multiplier.value.data,
                          op.shift.value.data, r.width)
 
@@ -440,6 +591,7 @@ _KERNELS = {
     "num.exp": _table,
     "num.sigmoid": _table,
     "num.tanh": _table,
+    "num.softmax": lambda op, x: af.softmax(x, _t(op.input).real_scale),
     "num.relu": lambda op, x: np.maximum(x, _t(op.input).zp),
     "num.relu6": _clip,
     "num.clip": _clip,

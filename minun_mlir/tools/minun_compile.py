@@ -70,8 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the input's bitwidth (default --bits; 8 holds camera pixels as "
                         "bytes), its scale chosen by the same data-driven rule")
     p.add_argument("--per-channel", action="store_true",
-                   help="fixed point: a scale per output channel for the weights of "
-                        "matmuls and convolutions, their bias added in the accumulator")
+                   help="fixed point and zero-skew: a scale per output channel for the "
+                        "weights of matmuls and convolutions, their bias added in the "
+                        "accumulator (zero-skew: a requantization multiplier per channel)")
     p.add_argument("--assign", default="", metavar="FILE",
                    help="per-tensor bits and scales from a precision search (its "
                         "assignment.json); the compile replays them")

@@ -115,4 +115,5 @@ def test_per_channel_on_the_host_matches_the_evaluator(tmp_path):
     r = compile_(str(lenet / "model.onnx"), "--repr", "posit", "--per-channel")
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert r.stderr.strip().endswith(
-        "error: quantize: per-channel is for repr=fixed with scales=data-driven")
+        "error: quantize: per-channel is for repr=zero-skew, or repr=fixed with "
+        "scales=data-driven")

@@ -206,7 +206,7 @@ class Importer:
         self.scalars: dict[tuple, SSAValue] = {}
         # initializers dequantized by the model: name -> (scale, zero point), recorded on
         # their minun.param (frontends/onnx/quantized.py)
-        self.quantized: dict[str, tuple[float, int]] = {}
+        self.quantized: dict[str, tuple[float | list[float], int]] = {}
         # a classifier's string class labels (ai.onnx.ml classlabels_strings): the program
         # returns the class index, the names go on @main as minun.class_labels (model.h)
         self.class_labels: list[str] | None = None
@@ -304,8 +304,10 @@ class Importer:
         lo, hi = float(np.nanmin(array)), float(np.nanmax(array))
         param = minun.ParamOp(sym, array, lo, hi)
         if name in self.quantized:
+            scale, zp = self.quantized[name]  # a list of scales: per channel
+            scales = scale if isinstance(scale, list) else [scale]
             param.attributes["quantization"] = DenseArrayBase.from_list(
-                f64, [self.quantized[name][0], float(self.quantized[name][1])])
+                f64, [*scales, float(zp)])
         return self.leaf(param, sym)
 
     # -- values in a layout ------------------------------------------------------------

@@ -19,8 +19,15 @@ the attribute and see the float model. So:
   QLinearConv bias B is the int32 accumulator's: added as `B * s_x * s_w`, which quantize
   stores as B), the result recorded with (s_y, zp_y).
 
-Per-tensor scales and int8 (or int32 bias) zero points only: per-axis scales and uint8
-are refused with the node's name.
+Per-axis scales (onnxruntime's per-channel weights) on an initializer: a DequantizeLinear
+of an int8 weight with a scale per index of its `axis` and zero points 0 (or of an int32
+bias), and QLinearConv / QLinearMatMul with a 1-D w_scale / b_scale (output channels:
+the filter's axis 0, B's columns). The weight's minun.param records
+`quantization = array<f64: s_0, ..., s_(C-1), 0>`; quantize{repr=zero-skew} gives it a
+scale per output channel in that order (zero_skew_repr.py; per-channel whatever its
+`per-channel` option) and checks that the values are integers of those scales along the
+op's output channels. Otherwise per-tensor scales and int8 (or int32 bias) zero points
+only: per-axis scales of run-time tensors and uint8 are refused with the node's name.
 """
 
 from __future__ import annotations
@@ -34,6 +41,37 @@ from xdsl.ir import Operation
 from .importer import Importer, Node, Value
 
 ATTR = "quantization"
+
+
+def axis_qparams(imp: Importer, scale: Value | None, zero_point: Value | None, what: str
+                 ) -> tuple[float | list[float], int]:
+    """As qparams, but a 1-D scale with zero points 0 (a per-channel weight) gives the
+    list of its scales."""
+    s = imp.const(scale, f"{what}'s scale")
+    if s.size == 1:
+        return qparams(imp, scale, zero_point, what)
+    where = f"{what}: " if what[:1].islower() else ""
+    if s.ndim != 1:
+        raise imp.error(f"{where}per-axis scales must be 1-D, got shape {s.shape}")
+    if zero_point is not None:
+        z = imp.const(zero_point, f"{what}'s zero point")
+        if z.dtype not in (np.int8, np.int32) or np.any(z != 0):
+            raise imp.error(f"{where}per-axis scales need int8 (or an int32 bias's) zero "
+                            f"points 0 (symmetric weights), got {z.dtype} {z.tolist()}")
+    values = [float(np.float32(v)) for v in s]
+    if not all(v > 0 for v in values):
+        raise imp.error(f"{where}scales must be positive")
+    return values, 0
+
+
+def per_axis(x: np.ndarray, scale: float | list[float], zp: int, axis: int) -> np.ndarray:
+    """The reals of stored integers x: (x - zp) * scale, a list of scales along `axis`."""
+    s = np.asarray(scale, dtype=np.float64)
+    if s.ndim:
+        shape = [1] * x.ndim
+        shape[axis] = s.size
+        s = s.reshape(shape)
+    return ((x.astype(np.float64) - zp) * s).astype(np.float32)
 
 
 def qparams(imp: Importer, scale: Value | None, zero_point: Value | None, what: str
@@ -77,20 +115,26 @@ def annotate(imp: Importer, v: Value, scale: float, zp: int) -> Value:
     return v
 
 
-def dequantize(imp: Importer, x: Value, scale: float, zp: int, name: str | None = None
-               ) -> Value:
-    """The reals of int8 tensor x (named `name` when it is an initializer)."""
+def dequantize(imp: Importer, x: Value, scale: float | list[float], zp: int,
+               name: str | None = None, axis: int = 1) -> Value:
+    """The reals of int8 tensor x (named `name` when it is an initializer); a list of
+    scales (per-axis, an initializer's) runs along `axis`."""
     name = name or x.name
     if x.is_const:
+        axis = axis % max(x.array.ndim, 1)
+        if isinstance(scale, list) and x.array.shape[axis] != len(scale):
+            raise imp.error(f"initializer '{x.name}' of shape {list(x.array.shape)} has "
+                            f"{len(scale)} scales along axis {axis}")
         if x.array.dtype == np.int32:  # a bias: int32 at the accumulator's scale
-            return Value.const(((x.array.astype(np.float64) - zp) * scale).astype(
-                np.float32), name)
+            return Value.const(per_axis(x.array, scale, zp, axis), name)
         if x.array.dtype != np.int8:
             raise imp.error(f"initializer '{x.name}' of type {x.array.dtype}: only int8 "
                             "(and int32 biases) are supported")
         imp.quantized[name] = (scale, zp)
-        return Value.const(((x.array.astype(np.float64) - zp) * scale).astype(np.float32),
-                           name)
+        return Value.const(per_axis(x.array, scale, zp, axis), name)
+    if isinstance(scale, list):
+        raise imp.error(f"per-axis scales ({len(scale)} of them) are not supported on a "
+                        "run-time tensor; per-tensor scales only")
     return annotate(imp, x, scale, zp)  # a run-time int8 tensor is already its reals
 
 
@@ -100,8 +144,12 @@ def _quantize_linear(imp: Importer, node: Node) -> list[Value]:
 
 
 def _dequantize_linear(imp: Importer, node: Node) -> list[Value]:
-    s, zp = qparams(imp, node.input(1), node.input(2), "The input")
-    return [dequantize(imp, node.inputs[0], s, zp, node.proto.output[0])]
+    if node.inputs[0].is_const:
+        s, zp = axis_qparams(imp, node.input(1), node.input(2), "The input")
+    else:
+        s, zp = qparams(imp, node.input(1), node.input(2), "The input")
+    axis = next((a.i for a in node.proto.attribute if a.name == "axis"), 1)
+    return [dequantize(imp, node.inputs[0], s, zp, node.proto.output[0], axis)]
 
 
 def _qlinear(imp: Importer, node: Node, inputs: list[Value], handler) -> list[Value]:
@@ -114,7 +162,8 @@ def _qlinear_matmul(imp: Importer, node: Node) -> list[Value]:
     from .linear import _matmul
 
     a = dequantize(imp, node.inputs[0], *qparams(imp, node.input(1), node.input(2), "a"))
-    b = dequantize(imp, node.inputs[3], *qparams(imp, node.input(4), node.input(5), "b"))
+    b = dequantize(imp, node.inputs[3], *axis_qparams(imp, node.input(4), node.input(5), "b"),
+                   axis=-1)  # per-column scales: B's last axis
     return _qlinear(imp, node, [a, b], _matmul)
 
 
@@ -122,17 +171,17 @@ def _qlinear_conv(imp: Importer, node: Node) -> list[Value]:
     from .convpool import _conv
 
     s_x, zp_x = qparams(imp, node.input(1), node.input(2), "x")
-    s_w, zp_w = qparams(imp, node.input(4), node.input(5), "w")
+    s_w, zp_w = axis_qparams(imp, node.input(4), node.input(5), "w")
     x = dequantize(imp, node.inputs[0], s_x, zp_x)
-    w = dequantize(imp, node.inputs[3], s_w, zp_w)
+    w = dequantize(imp, node.inputs[3], s_w, zp_w, axis=0)  # per output channel
     inputs = [x, w]
     bias = node.input(8)
     if bias is not None:
         b = imp.const(bias, "the bias")
         if b.dtype != np.int32:
             raise imp.error(f"the bias must be int32, got {b.dtype}")
-        inputs.append(Value.const((b.astype(np.float64) * (s_x * s_w)).astype(np.float32),
-                                  bias.name))
+        inputs.append(Value.const((b.astype(np.float64) * (
+            s_x * np.asarray(s_w, dtype=np.float64))).astype(np.float32), bias.name))
     return _qlinear(imp, node, inputs, _conv)
 
 

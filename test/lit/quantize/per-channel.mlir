@@ -45,4 +45,4 @@ func.func @main() -> tensor<2x1xf32> {
 // CCODE-NEXT: const int16_t [[N:v[0-9]*]] = (int16_t)p_W_shift[i];
 // CCODE-NEXT: out[i] = (int8_t)(({{.*}}) >> [[N]]);
 
-// ERR: error: quantize: per-channel is for repr=fixed with scales=data-driven
+// ERR: error: quantize: per-channel is for repr=zero-skew, or repr=fixed with scales=data-driven

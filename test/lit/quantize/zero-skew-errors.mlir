@@ -4,9 +4,9 @@
 
 func.func @main() -> i32 {
   %X = minun.input "X" [-4.0, 4.0] {profile = array<f64: -3.5, 2.5>} : tensor<1x3xf32>
-  %s = minun.softmax %X {axis = 1 : i64, profile = array<f64: 0.0, 1.0>} : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  %s = minun.log_softmax %X {axis = 1 : i64, profile = array<f64: -8.0, 0.0>} : (tensor<1x3xf32>) -> tensor<1x3xf32>
   %a = minun.argmax %s : tensor<1x3xf32>
   func.return %a : i32
 }
-// CHECK: zero-skew-errors.mlir:7:{{[0-9]+}}: error: minun.softmax: not supported by the zero-skew representation yet
+// CHECK: zero-skew-errors.mlir:7:{{[0-9]+}}: error: minun.log_softmax: not supported by the zero-skew representation
 // CHECK-NOT: Traceback

@@ -194,6 +194,8 @@ CONFIGS: dict[str, dict[str, object]] = {
     # posit<12, 2>: n between the storage widths (patterns sign-extended in int16_t)
     "posit12": dict(repr="posit", bits=12, es=2),
     "zero-skew8": {"repr": "zero-skew", "bits": 8},
+    # TFLite's per-channel weights: a scale and a requantization multiplier per channel
+    "zero-skew8-pc": {"repr": "zero-skew", "bits": 8, "per_channel": True},
 }
 
 

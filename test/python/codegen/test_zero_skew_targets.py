@@ -22,16 +22,18 @@ from minun_mlir.codegen import emit_c
 from minun_mlir.targets import run_model
 
 CONFIG = "zero-skew8"
+PER_CHANNEL = "zero-skew8-pc"  # per-channel weights (quantize{per-channel=true})
 N_BOARD = 2
 AVR_RAM_BUDGET = 2048 - 256  # as test_targets.py: leave the stack 256 B
 FAST = ("protonn-breast-cancer", "protonn-wine", "bonsai-wine", "bonsai-breast-cancer")
 
 
+@pytest.mark.parametrize("config", [CONFIG, PER_CHANNEL])
 @pytest.mark.parametrize("model", sorted(SUITE))
-def test_x86_build_equals_evaluator(model, tmp_path):
+def test_x86_build_equals_evaluator(model, config, tmp_path):
     name = f"suite/{model}"
-    l2, _ = quantized(name, CONFIG)
-    exp = expected_for(name, CONFIG)
+    l2, _ = quantized(name, config)
+    exp = expected_for(name, config)
     emit_c(l2, "x86", tmp_path)
     exe = build_host(tmp_path, tmp_path / "host")
     labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
@@ -53,6 +55,21 @@ def test_board_equals_evaluator(model, target, tmp_path, capsys):
     with capsys.disabled():
         print(f"\n  {model} {CONFIG} {target}: flash {r.flash_bytes} B, RAM {r.ram_bytes} B, "
               f"stack {r.stack_bytes} B, {r.latency_median:,.0f} {r.latency_unit}")
+
+
+@pytest.mark.parametrize("model,target", [
+    (m, t) for t in ("cortex-m4", "avr") for m in ("lenet-digits-binary", "protonn-wine")])
+def test_board_per_channel_equals_evaluator(model, target, tmp_path):
+    """Per-channel weights on the boards: the multiplier and shift tables in flash."""
+    name = f"suite/{model}"
+    l2, _ = quantized(name, PER_CHANNEL)
+    exp = expected_for(name, PER_CHANNEL)
+    emit_c(l2, target, tmp_path)
+    assert "zs_requantize" in (tmp_path / "model.c").read_text()
+    r = run_model(tmp_path, target, exp.inputs[:N_BOARD], name=model, config=PER_CHANNEL,
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(r.labels, exp.labels[:N_BOARD], err_msg=target)
+    np.testing.assert_array_equal(r.outputs, exp.scores[:N_BOARD], err_msg=target)
 
 
 @pytest.mark.parametrize("model", ["lenet-digits-binary", "bonsai-breast-cancer",
@@ -146,3 +163,30 @@ def test_compiles_without_warnings_and_deterministically(model, tmp_path):
             proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
                                    str(out / "model.o")], capture_output=True, text=True)
             assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"
+
+
+@pytest.mark.parametrize("target", ["avr", "cortex-m4"])
+def test_softmax_on_the_boards_equals_evaluator(target, tmp_path):
+    """Zero-skew softmax (an int32 exp table, a 64-bit division per element) with
+    per-channel weights on the boards: the zoo's MLP with a softmax output
+    (test/zoo/torch/mlp_softmax_ts.onnx), 2 test digits, the stored int8 outputs."""
+    from pathlib import Path
+
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
+    from minun_mlir.pipeline import lower_to_l2
+
+    zoo = Path(__file__).resolve().parents[2] / "zoo"
+    train = np.load(zoo / "torch" / "data" / "digits01-train.npz")
+    np.save(tmp_path / "train.npy", np.concatenate(
+        [train["y"][:, None].astype(np.float32), train["x"]], axis=1))
+    l2 = lower_to_l2(import_model(zoo / "torch" / "mlp_softmax_ts.onnx"),
+                     data=str(tmp_path / "train.npy"), repr="zero-skew", bits=8,
+                     per_channel=True, evaluator="numpy")
+    assert any(op.name == "num.softmax" for op in l2.walk())
+    x = np.load(zoo / "torch" / "mlp_softmax.npz")["x"][:N_BOARD].astype(np.float64)
+    want = np.asarray(evaluate_l2(l2, x[:, None]).outputs[0]).reshape(N_BOARD, -1)
+    emit_c(l2, target, tmp_path / "c")
+    r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(N_BOARD, -1)),
+                  name="mlp_softmax", config="zero-skew8-pc")
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(N_BOARD, -1), want)

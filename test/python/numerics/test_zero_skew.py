@@ -5,7 +5,8 @@ against independent references:
   the numpy code cannot hide an overflow) and QuantizeMultiplier against the real it
   encodes;
 - whole L2 kernels, run by the bit-exact evaluator, against onnxruntime's int8 kernels on
-  small graphs: QLinearMatMul, QLinearConv (with an int32 bias), com.microsoft's
+  small graphs: QLinearMatMul, QLinearConv (with an int32 bias; also with per-channel
+  weight scales, one-group and depthwise, against a 1-D w_scale), com.microsoft's
   QLinearAdd, QLinearMul and QLinearSigmoid. onnxruntime requantizes with a float32
   multiplier and rounds half to even, TFLite (and this representation) with a 31-bit
   fixed-point multiplier, gemmlowp's two roundings (half up, then half away from zero). So the test
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minun_mlir.dialects.num import AffineType
+from minun_mlir.dialects.num import AffineType, _float_text
 from minun_mlir.ir_text import parse_ir
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics.l2_eval import evaluate_l2
@@ -296,6 +297,120 @@ def test_conv2d_with_bias_equals_onnxruntime_qlinearconv(seed):
     deviations[f"conv{seed}"] = compare(ours, theirs[0], exact, band_for(sx * sw / sy))
 
 
+def reals_text(values) -> str:
+    return "[" + ", ".join(f"{_float_text(v)} : f64" for v in values) + "]"
+
+
+def channel_requantize_text(src: str, dst: str, scales, dst_ty: AffineType, shape,
+                            axis: int) -> str:
+    pairs = [af.quantize_multiplier(v / dst_ty.real_scale) for v in scales]
+    return (f"  %{dst} = num.requantize %{src} {{left_shift = 0 : i64, channel_axis = {axis} "
+            f": i64, channel_real_scales = {reals_text(scales)}, channel_multipliers = "
+            f"array<i64: {', '.join(str(m) for m, _ in pairs)}>, channel_shifts = "
+            f"array<i64: {', '.join(str(k) for _, k in pairs)}>}} : "
+            f"{tensor(shape, 32, max(scales), 0)} -> "
+            f"{tensor(shape, dst_ty.width, dst_ty.real_scale, dst_ty.zp)}\n")
+
+
+@pytest.mark.parametrize("seed,depthwise", [(0, False), (1, False), (2, True), (3, True)])
+def test_per_channel_conv2d_equals_onnxruntime_qlinearconv(seed, depthwise):
+    """Per-channel weights (TFLite's / onnxruntime's per-channel int8): a weight scale, an
+    int32 bias scale and a requantization multiplier per output channel; QLinearConv
+    with a 1-D w_scale."""
+    rng = np.random.default_rng(200 + seed)
+    h = w = 6
+    c, kh = 4, 3
+    groups, cg, cout = (c, 1, 1) if depthwise else (1, c, 5)
+    channels = groups * cout
+    pad = seed % 2
+    sx, sy = f32(0.02), f32(rng.uniform(0.02, 0.1))
+    sw = [f32(v) for v in rng.uniform(0.0005, 0.01, channels)]
+    zx, zy = int(rng.integers(-50, 50)), int(rng.integers(-20, 20))
+    x = rng.integers(-128, 128, (1, h, w, c))
+    f = rng.integers(-127, 128, (groups, kh, kh, cg, cout))
+    bias = rng.integers(-3000, 3000, (channels,))
+    ho = h + 2 * pad - kh + 1
+    res = (1, ho, ho, channels)
+    acc_scales = [sx * v for v in sw]
+    acc_t = tensor(res, 32, max(acc_scales), 0)
+    f_t = tensor(f.shape, 8, max(sw), 0)
+    bias_t = tensor((channels,), 32, max(acc_scales), 0)
+    axis = 0 if depthwise else 4
+    text = (f"func.func @main() -> {tensor(res, 8, sy, zy)} {{\n"
+            f"  %x = num.input \"X\" : {tensor(x.shape, 8, sx, zx)}\n"
+            f"  %f = num.param \"F\" {{channel_axis = {axis} : i64, channel_real_scales = "
+            f"{reals_text(sw)}}} {dense(f, 'tensor<' + 'x'.join(map(str, f.shape)) + 'xi8>')}"
+            f" -> {f_t}\n"
+            f"  %b = num.param \"B\" {{channel_axis = 0 : i64, channel_real_scales = "
+            f"{reals_text(acc_scales)}}} {dense(bias, f'tensor<{channels}xi32>')} -> "
+            f"{bias_t}\n"
+            f"  %acc = num.conv2d %x, %f {{strides = array<i64: 1, 1>, pads = array<i64: "
+            f"{pad}, {pad}, {pad}, {pad}>, dilations = array<i64: 1, 1>, groups = {groups} : "
+            f"i64, rounding = #num<rounding nearest>, halvings = 0 : i64}} : "
+            f"({tensor(x.shape, 8, sx, zx)}, {f_t}) -> {acc_t}\n"
+            f"  %s = num.add %acc, %b : ({acc_t}, {bias_t}) -> {acc_t}\n"
+            + channel_requantize_text("s", "y", acc_scales, AffineType(8, sy, zy), res, 3)
+            + "  func.return %y : " + tensor(res, 8, sy, zy) + "\n}\n")
+    ours = run_l2(text, {"X": (x, sx, zx)})
+    node = helper.make_node("QLinearConv", ["X", "sx", "zx", "W", "sw", "zw", "sy", "zy", "B"],
+                            ["Y"], pads=[pad] * 4, group=groups)
+    inits = scalars(sx=sx, zx=zx, sy=sy, zy=zy)
+    inits["sw"] = np.array(sw, dtype=np.float32)
+    inits["zw"] = np.zeros(channels, dtype=np.int8)
+    # (groups, kh, kw, cg, cout) -> ONNX's (groups * cout, cg, kh, kw)
+    inits["W"] = f.transpose(0, 4, 3, 1, 2).reshape(channels, cg, kh, kh).astype(np.int8)
+    inits["B"] = bias.astype(np.int32)
+    theirs = run_ort([node], {"X": x.transpose(0, 3, 1, 2)}, inits, (1, channels, ho, ho))
+    theirs = theirs.transpose(0, 2, 3, 1)  # NCHW -> NHWC
+    xp = np.pad(x[0] - zx, ((pad, pad), (pad, pad), (0, 0)))
+    acc = np.zeros(res[1:], dtype=np.int64)
+    for i in range(ho):
+        for j in range(ho):
+            for g in range(groups):
+                acc[i, j, g * cout:(g + 1) * cout] = np.einsum(
+                    "abc,abco->o", xp[i:i + kh, j:j + kh, g * cg:(g + 1) * cg], f[g])
+    real = np.array([a / sy for a in acc_scales])
+    exact = (acc + bias) * real + zy
+    band = max(band_for(v) for v in real)
+    deviations[f"conv-per-channel{seed}"] = compare(ours, theirs[0], exact, band)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_per_channel_matmul_equals_onnxruntime_qlinearmatmul(seed):
+    """x W with a scale per column of W (ONNX's per-column b_scale)."""
+    rng = np.random.default_rng(300 + seed)
+    m, k, n = 5, int(rng.integers(3, 40)), 4
+    sa, sy = f32(rng.uniform(0.003, 0.02)), f32(rng.uniform(0.05, 0.3))
+    sb = [f32(v) for v in rng.uniform(0.002, 0.05, n)]
+    za, zy = int(rng.integers(-40, 40)), int(rng.integers(-20, 20))
+    a = rng.integers(-128, 128, (m, k))
+    b = rng.integers(-127, 128, (k, n))
+    acc_scales = [sa * v for v in sb]
+    b_t = tensor((k, n), 8, max(sb), 0)
+    acc_t = tensor((m, n), 32, max(acc_scales), 0)
+    text = (f"func.func @main() -> {tensor((m, n), 8, sy, zy)} {{\n"
+            f"  %a = num.input \"A\" : {tensor((m, k), 8, sa, za)}\n"
+            f"  %b = num.param \"B\" {{channel_axis = 1 : i64, channel_real_scales = "
+            f"{reals_text(sb)}}} {dense(b, f'tensor<{k}x{n}xi8>')} -> {b_t}\n"
+            f"  %acc = num.matmul %a, %b {{rounding = #num<rounding nearest>, halvings = 0 : "
+            f"i64}} : ({tensor((m, k), 8, sa, za)}, {b_t}) -> {acc_t}\n"
+            + channel_requantize_text("acc", "y", acc_scales, AffineType(8, sy, zy), (m, n),
+                                      1)
+            + "  func.return %y : " + tensor((m, n), 8, sy, zy) + "\n}\n")
+    ours = run_l2(text, {"A": (a, sa, za)})
+    node = helper.make_node("QLinearMatMul", ["A", "sa", "za", "B", "sb", "zb", "sy", "zy"],
+                            ["Y"])
+    inits = scalars(sa=sa, za=za, sy=sy, zy=zy)
+    inits["B"] = b.astype(np.int8)
+    inits["sb"] = np.array(sb, dtype=np.float32)
+    inits["zb"] = np.zeros(n, dtype=np.int8)
+    theirs = run_ort([node], {"A": a}, inits, (m, n))
+    real = np.array([v / sy for v in acc_scales])
+    exact = ((a - za) @ b) * real + zy
+    band = max(band_for(v) for v in real)
+    deviations[f"matmul-per-channel{seed}"] = compare(ours, theirs, exact, band)
+
+
 def add_text(sa, za, sb, zb, sy, zy, shape, sub: bool = False) -> str:
     twice = 2 * max(sa, sb)
     mid = AffineType(32, twice / 2**20, 0)
@@ -389,6 +504,40 @@ def test_sigmoid_table_equals_onnxruntime_qlinearsigmoid(s_in, zp_in):
     deviations[f"sigmoid{s_in}"] = compare(ours, theirs, exact, 1e-4)
 
 
+@pytest.mark.parametrize("n,s_in,zp_in", [(10, 0.1, 3), (4, 0.02, -100), (33, 0.25, 0)])
+def test_softmax_is_the_rounded_probability_and_c_equals_the_evaluator(n, s_in, zp_in):
+    """Zero-skew softmax (TFLite's output quantization 1/256, -128): each output is the
+    real softmax of the dequantized row times 256, rounded, minus 128, wherever that is
+    not within 1e-3 of a tie (the exp table's 2^-K rounding), within 1 everywhere; the
+    generated C (built for the host) computes the evaluator's integers; onnxruntime's
+    com.microsoft QLinearSoftmax agrees within 1."""
+    from minun_mlir.native import NativeProgram
+
+    rng = np.random.default_rng(n)
+    rows = 16
+    q = rng.integers(-128, 128, (rows, n))
+    q[0] = 127  # a flat row
+    in_t, out_t = tensor((rows, n), 8, s_in, zp_in), tensor((rows, n), 8, 1 / 256, -128)
+    text = (f"func.func @main() -> {out_t} {{\n  %x = num.input \"X\" : {in_t}\n"
+            f"  %y = num.softmax %x : {in_t} -> {out_t}\n  func.return %y : {out_t}\n}}\n")
+    ours = run_l2(text, {"X": (q, s_in, zp_in)})
+    real = s_in * (q - zp_in)
+    p = np.exp(real - real.max(axis=1, keepdims=True))
+    exact = 256 * p / p.sum(axis=1, keepdims=True) - 128
+    far = np.abs(np.abs(exact - np.floor(exact)) - 0.5) > 1e-3
+    want = np.clip(np.floor(exact + 0.5), -128, 127)
+    assert np.array_equal(ours[far], want[far])
+    assert np.all(np.abs(ours - np.clip(exact, -128, 127)) <= 1)
+    module = parse_ir(text)
+    x = af.dequantize(q, s_in, zp_in)[None]
+    assert np.array_equal(NativeProgram(module).outputs(x)[0][0], ours)
+    node = helper.make_node("QLinearSoftmax", ["X", "sx", "zx", "sy", "zy"], ["Y"],
+                            domain="com.microsoft", axis=-1, opset=13)
+    theirs = run_ort([node], {"X": q}, scalars(sx=f32(s_in), zx=zp_in, sy=1 / 256, zy=-128),
+                     (rows, n))
+    assert np.all(np.abs(ours - theirs.astype(np.int64)) <= 1)
+
+
 @pytest.mark.parametrize("function", ["tanh", "exp"])
 def test_tables_are_the_rounded_real_function(function):
     s_in, zp_in, s_out, zp_out = 0.04, 12, 0.01, -100
@@ -442,6 +591,22 @@ def test_requantize_verifier_checks_the_multiplier():
             f"left_shift = 0 : i64}} : {src} -> {dst}\n  func.return %y : {dst}\n}}\n")
     with pytest.raises(VerifyException, match=f"multiplier and shift must be {m} and {s}"):
         parse_ir(text)
+
+
+def test_per_channel_requantize_verifier_checks_each_channel():
+    from xdsl.utils.exceptions import VerifyException
+
+    scales = [1e-4, 3e-4]
+    src, dst = tensor((1, 2), 32, 3e-4, 0), tensor((1, 2), 8, 0.02, 5)
+    good = channel_requantize_text("x", "y", scales, AffineType(8, 0.02, 5), (1, 2), 1)
+    text = (f"func.func @main() -> {dst} {{\n  %x = num.input \"X\" : {src}\n{good}"
+            f"  func.return %y : {dst}\n}}\n")
+    parse_ir(text)
+    m0, _ = af.quantize_multiplier(1e-4 / 0.02)
+    with pytest.raises(VerifyException, match="channel multipliers and shifts"):
+        parse_ir(text.replace(f"array<i64: {m0},", f"array<i64: {m0 + 1},"))
+    with pytest.raises(VerifyException, match="largest is the input's scale"):
+        parse_ir(text.replace(tensor((1, 2), 32, 3e-4, 0), tensor((1, 2), 32, 2e-4, 0)))
 
 
 # -- the suite: accuracy against the float program -------------------------------------------

@@ -188,3 +188,85 @@ def test_unsupported_quantizations_are_refused_by_node(what, scale, zp, message)
     inits = {"s": np.asarray(scale), "z": np.asarray(zp)}
     with pytest.raises(MinunError, match=re.escape(f"node 'q1' (QuantizeLinear): {message}")):
         import_model(model_of(nodes, inits, (1, 2), (1, 2)))
+
+
+def ort_per_channel_qdq(model, x_calib: np.ndarray, tmp_path):
+    """onnxruntime's static quantization of a float model: QDQ, per-channel symmetric int8
+    weights, int8 activations, MinMax calibration on x_calib."""
+    import onnx
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([{"X": x[None].astype(np.float32)} for x in x_calib])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    src, dst = tmp_path / "float.onnx", tmp_path / "qdq.onnx"
+    onnx.save(model, src)
+    quantize_static(str(src), str(dst), Reader(), quant_format=QuantFormat.QDQ,
+                    per_channel=True, activation_type=QuantType.QInt8,
+                    weight_type=QuantType.QInt8)
+    return onnx.load(dst)
+
+
+@pytest.mark.parametrize("kind", ["conv", "matmul"])
+def test_ort_per_channel_qdq_model_equals_onnxruntime(kind, tmp_path):
+    """An onnxruntime per-channel QDQ model (its quantize_static, per_channel=True) imported
+    with the model's per-channel scales: the stored int8 weights and int32 biases are the
+    model's, and the output integers onnxruntime's within 1 (its float32 requantization,
+    see the module docstring), nearly all equal."""
+    rng = np.random.default_rng(11)
+    if kind == "conv":
+        c, cout, h = 3, 6, 8
+        w = (rng.normal(0, 0.3, (cout, c, 3, 3)) * rng.uniform(0.1, 2, (cout, 1, 1, 1))
+             ).astype(np.float32)
+        b = rng.normal(0, 0.2, cout).astype(np.float32)
+        nodes = [helper.make_node("Conv", ["X", "W", "B"], ["C"], pads=[1, 1, 1, 1]),
+                 helper.make_node("Relu", ["C"], ["Y"])]
+        x_shape, y_shape = (1, c, h, h), (1, cout, h, h)
+    else:
+        k, n = 20, 6
+        w = (rng.normal(0, 0.3, (k, n)) * rng.uniform(0.1, 2, (1, n))).astype(np.float32)
+        b = rng.normal(0, 0.2, n).astype(np.float32)
+        nodes = [helper.make_node("MatMul", ["X", "W"], ["P"]),
+                 helper.make_node("Add", ["P", "B"], ["Y"])]
+        x_shape, y_shape = (1, k), (1, n)
+    model = model_of(nodes, {"W": w, "B": b}, x_shape, y_shape)
+    calib = rng.normal(0, 1, (32, *x_shape[1:])).astype(np.float32)
+    qdq_model = ort_per_channel_qdq(model, calib, tmp_path)
+    inits = {i.name: numpy_helper.to_array(i) for i in qdq_model.graph.initializer}
+    w_q = next(v for v in inits.values() if v.dtype == np.int8 and v.ndim == w.ndim)
+    w_scale = next(v for v in inits.values() if v.dtype == np.float32 and v.ndim == 1
+                   and v.size == w_q.shape[0 if kind == "conv" else 1])
+    l2 = lower_to_l2(import_model(qdq_model), repr="zero-skew", bits=8)
+    params = {op.sym_name.data: op for op in l2.walk() if isinstance(op, num.ParamOp)}
+    weight = next(p for p in params.values() if num.affine(p.result).width == 8)
+    assert weight.real_scales() == [float(v) for v in w_scale]
+    stored = weight.array()
+    want = w_q.transpose(2, 3, 1, 0)[None] if kind == "conv" else w_q  # minun's layout
+    assert np.array_equal(stored, want)
+    assert any(isinstance(op, num.RequantizeOp) and op.channels() is not None
+               for op in l2.walk())
+    # the output's quantization: the last QuantizeLinear's
+    q_last = [nd for nd in qdq_model.graph.node if nd.op_type == "QuantizeLinear"][-1]
+    s_y, z_y = float(inits[q_last.input[1]]), int(inits[q_last.input[2]])
+    x = rng.normal(0, 1, (64, *x_shape[1:])).astype(np.float32)
+    sess = ort.InferenceSession(qdq_model.SerializeToString(),
+                                providers=["CPUExecutionProvider"])
+    theirs = np.stack([np.rint(sess.run(None, {"X": xi[None]})[0].astype(np.float64) / s_y)
+                       + z_y for xi in x]).astype(np.int64)
+    ours = np.asarray(evaluate_l2(l2, x[:, None].astype(np.float64)).outputs[0])
+    out_type = num.affine(next(op for op in l2.walk()
+                               if op.name == "func.return").operands[0])
+    assert (out_type.real_scale, out_type.zp) == (s_y, z_y)
+    ours, theirs = ours.reshape(len(x), -1), theirs.reshape(len(x), -1)
+    assert np.max(np.abs(ours - theirs)) <= 1
+    assert np.mean(ours == theirs) > 0.99
+

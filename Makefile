@@ -37,6 +37,7 @@ test-nightly: setup
 bench: setup
 	$(BIN)/python tools/bench.py
 	$(BIN)/python tools/bench.py --face
+	$(BIN)/python tools/bench.py --face-search
 	$(BIN)/python tools/bench.py --posit
 	$(BIN)/python tools/bench.py --ort
 

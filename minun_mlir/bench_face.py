@@ -451,7 +451,8 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
 
 # The sections at the end of BENCHMARKS.md that their own runs write (`tools/bench.py
 # --face`, `--posit`), in this order; `make bench` rewrites what comes before them.
-TRAILING = (SECTION, "## Posits", "## Fixed point beside onnxruntime int8")
+TRAILING = (SECTION, "## RNNPool face-4 under a RAM budget", "## Posits",
+            "## Fixed point beside onnxruntime int8")
 
 
 def split_sections(markdown: str) -> tuple[str, dict[str, str]]:

@@ -6,10 +6,9 @@ sgn and neg are the integer handlers of the other families, unchanged. Here:
 
 - add, sub, mul, exp, sigmoid, tanh: one runtime call per element (lazy `Elementwise`);
 - matmul, conv2d: each output's dot product accumulated exactly in a quire and rounded
-  once: `minun_quire_push_<d>()` clears the quire of nesting depth d (a dot product whose
-  operand is itself a lazy dot product uses depth 2 for the inner one, and so on),
-  `minun_p<n>e<es>_fma(a, b)` adds a term to the current quire, `minun_p<n>e<es>_qpop_<d>()`
-  rounds it and makes depth d - 1 current;
+  once: `minun_p<n>e<es>_qclear_<d>()` clears the quire of nesting depth d (a dot product
+  whose operand is itself a lazy dot product uses depth 2 for the inner one, and so on),
+  `minun_p<n>e<es>_fma_<d>(a, b)` adds a term to it, `minun_p<n>e<es>_qpop_<d>()` rounds it;
 - sparse matmul: the compressed-column walk of linear.py with posit products and sums;
 - convert (between posit formats): one runtime call per element;
 - clip, relu6, init: the real bounds and fills encoded as patterns at compile time;
@@ -83,12 +82,12 @@ def quire_sum(g: Gen, el: PositType, dims: tuple[int, ...],
     _depth[0] += 1
     try:
         d = _depth[0]
-        g.probe(f"minun_quire_push_{d}", [])
+        g.probe(f"{prefix(el)}_qclear_{d}", [])
 
         def level(e: int, idx: list[Lin]) -> list:
             if e == len(dims):
                 a, b = term(idx)
-                g.probe(f"{prefix(el)}_fma", [a, b])
+                g.probe(f"{prefix(el)}_fma_{d}", [a, b])
                 return []
             return g.loop(dims[e], [], lambda i: level(e + 1, idx + [i]))
 

@@ -386,6 +386,8 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                          "lower_bound_bytes": plan.lower_bound,
                          "defrag_moves": moves.value.data if moves is not None else None,
                          "map": str(result.c_dir / MEMORY_MAP)}
+        if plan.runtime:  # posit quires: static RAM beside the scratch (model.c's .bss)
+            result.memory["runtime_bytes"] = plan.runtime
         seconds["codegen"] = time.perf_counter() - t0
     elif options.budget:  # no C to write, but the RAM budget is still checked
         to_l3 = [p.name for p in passes].index("memory-plan") + 1

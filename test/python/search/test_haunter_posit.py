@@ -214,3 +214,19 @@ def test_haunter_posit_ram_is_the_unos_static_ram(quire, tmp_path):
         "runtime_bytes", 0)
     assert ram <= budget
     print(f"\n  quire={quire}: budget {budget} B, chosen {ram} B, {search.assignment.tensors}")
+
+
+def test_assignment_json_says_quire_false_only_when_false():
+    from minun_mlir.bitwidth_search import Assignment
+    from minun_mlir.diagnostics import MinunError
+
+    with_quire = Assignment(8, {"X": (16, None)}, "posit")
+    assert "quire" not in json.loads(with_quire.to_json())
+    without = Assignment(8, {"X": (16, None)}, "posit", quire=False)
+    doc = json.loads(without.to_json())
+    assert doc["quire"] is False
+    assert Assignment.from_json(without.to_json()) == without
+    assert not without.apply(QuantizeConfig(bits=8)).quire
+    for bad in ({**doc, "quire": "no"}, {**doc, "repr": "fixed", "tensors": {}}):
+        with pytest.raises(MinunError, match="quire must be true or false"):
+            Assignment.from_json(json.dumps(bad))

@@ -432,7 +432,8 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
         lines += [
             "", f"Mean accuracy drop vs float: fixed16 {m['fixed16']:.2f}, fixed8 "
             f"{m['fixed8']:.2f}, Shiftry fixed {m['chosen']:.2f}, Haunter posit "
-            f"{m['posit']:.2f} points (target <= 0.3). Shiftry's programs "
+            f"{m['posit']:.2f} points (target <= 0.3: Haunter posit "
+            f"{'meets' if m['posit'] <= 0.3 else 'does NOT meet'} it). Shiftry's programs "
             f"{'all fit' if shiftry_fit else 'do NOT all fit'} their budgets, by the "
             "planner and by avr-gcc. Haunter's posit programs count the runtime's quire "
             "(4 bytes per 32-bit word of the widest format's quire and a NaR byte: 17 B for "

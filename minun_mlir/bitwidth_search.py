@@ -807,7 +807,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   low: int = 8, high: int = 16, metric: str | None = None,
                   planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
                   progress: bool | None = None, ray: str | None = None,
-                  representation: str = "fixed", es: int = 2) -> Search:
+                  representation: str = "fixed", es: int = 2, quire: bool = True) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
     posit, posit<n, es> per tensor): the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
@@ -818,22 +818,25 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     the one with the least loss (default metric: disagreement with float, as MinUn)
     wins; among equal losses, the one using more of the RAM (more tensors promoted).
     On posits, when no configuration fits with a quire, the search runs again without
-    one (quantize{quire=false}: no quire in RAM; the assignment says "quire": false)."""
+    one (quantize{quire=false}: no quire in RAM; the assignment says "quire": false);
+    `quire` false searches only programs without one."""
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
                                                     "disagreement")
     args = (prepared, profile, reference, train, memory_limit, soft_limit, low, high, metric,
             planner, evaluator, jobs, progress, ray, representation, es)
-    found = _haunter(*args, quire=True)
-    if isinstance(found, int) and representation == "posit":
+    if not quire and representation != "posit":
+        raise error("quire=false is for posits (repr=posit)")
+    found = _haunter(*args, quire=quire)
+    if isinstance(found, int | float) and representation == "posit" and quire:
         without = _haunter(*args, quire=False)
         if isinstance(without, Search):
             return without
         raise error(f"no configuration fits {memory_limit:,} B of RAM: with every tensor "
                     f"at {low} bits the program needs {found:,} B with a quire, "
                     f"{without:,} B without")
-    if isinstance(found, int):
+    if not isinstance(found, Search):
         raise error(f"no configuration fits {memory_limit:,} B of RAM: with every tensor "
-                    f"at {low} bits the buffers need {found:,} B")
+                    f"at {low} bits the program needs {found:,} B")
     return found
 
 

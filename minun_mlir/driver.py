@@ -49,6 +49,7 @@ class Options:
     synthetic: int = 0  # no training data: profile on this many inputs in the declared range
     assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
     per_channel: bool = False  # fixed point: a scale per output channel of each weight
+    quire: bool = True  # posits: false rounds every product and partial sum (no quire)
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -63,6 +64,8 @@ class Options:
             quantize["assign"] = self.assign
         if self.per_channel:
             quantize["per_channel"] = True
+        if not self.quire:
+            quantize["quire"] = False
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:
@@ -75,7 +78,8 @@ class Options:
     def label(self) -> str:
         """A short name for reports: float32, fixed16, fixed8-maxscale5, fixed16+demote."""
         if self.representation == "posit":
-            return f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
+            return (f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
+                    + ("" if self.quire else "-noquire"))
         if self.representation == "zero-skew":
             return f"zero-skew{self.bits}"
         if self.representation != "fixed":

@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-channel", action="store_true",
                    help="fixed point: a scale per output channel for the weights of "
                         "matmuls and convolutions, their bias added in the accumulator")
+    p.add_argument("--no-quire", dest="quire", action="store_false",
+                   help="--repr posit: dot products without a quire (every product and "
+                        "partial sum rounded; no quire in RAM)")
     p.add_argument("--assign", default="", metavar="FILE",
                    help="per-tensor bits and scales from a precision search (its "
                         "assignment.json); the compile replays them")
@@ -207,7 +210,7 @@ def run(args: argparse.Namespace) -> dict:
         input_bits=args.input_bits, planner=args.planner,
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
         synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
-        per_channel=args.per_channel)
+        per_channel=args.per_channel, quire=args.quire)
     if args.search is not None:
         options = run_search(args, options)
     if args.print_pipeline:
@@ -336,7 +339,7 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,
                                evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
-                               representation=args.repr, es=args.es)
+                               representation=args.repr, es=args.es, quire=args.quire)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,

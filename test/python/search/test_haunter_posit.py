@@ -230,3 +230,17 @@ def test_assignment_json_says_quire_false_only_when_false():
     for bad in ({**doc, "quire": "no"}, {**doc, "repr": "fixed", "tensors": {}}):
         with pytest.raises(MinunError, match="quire must be true or false"):
             Assignment.from_json(json.dumps(bad))
+
+
+def test_minun_compile_no_quire(capsys, tmp_path):
+    """--no-quire: the compile's quantize runs quire=false (posits only)."""
+    from minun_mlir.tools.minun_compile import main
+
+    model = str(ROOT / "benchmarks" / "models" / "protonn-wine" / "model.sd")
+    assert main([model, "--repr", "posit", "--bits", "8", "--no-quire",
+                 "--print-pipeline"]) == 0
+    assert "quire=false" in capsys.readouterr().out
+    assert main([model, "--bits", "8", "--no-quire", "--print-pipeline"]) == 0
+    assert "quire=false" in capsys.readouterr().out  # the pipeline text; quantize rejects it
+    assert main([model, "--bits", "8", "--no-quire", "--out", str(tmp_path / "x")]) == 1
+    assert "quire=false is for repr=posit" in capsys.readouterr().err

@@ -12,6 +12,7 @@ are plain `const` arrays (flash on Cortex-M, .rodata on x86).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -738,23 +739,44 @@ for _r in fx.ROUNDING_MODES:
 # runtime third_party/softposit/posit.c (shipped with the model's C when it is used), on
 # patterns stored in n-bit signed integers. A dot product accumulates in the quire of its
 # nesting depth d (1 unless a dot product reads a lazy dot product): only the depths a
-# model uses get a quire (65 bytes each), `minun_quire` points at the current one.
+# model uses get a quire, each sized for the widest format that uses it (`quire_bytes`:
+# the format's words and the NaR flag), and the wrappers name it (no current-quire pointer).
 MAX_QUIRE_DEPTH = 4
+_QUIRE_WRAPPER = re.compile(r"minun_p(?P<n>\d+)e(?P<es>\d)_(?:qclear|fma|qpop)_(?P<d>\d)")
 _POSIT_BASE = """
 /* posit<n, es> arithmetic: third_party/softposit (posit.h, posit.c beside this file). */
 #include "posit.h"
 """
-_QUIRE_POINTER = """
-/* The quire of the dot product being accumulated (one per nesting depth, below). */
-static posit_quire_t *minun_quire;
-"""
 
 
-def _quire(d: int) -> Callable[[Profile], str]:
-    return lambda p: (
-        f"\nstatic posit_quire_t minun_quire_{d};\n\n"
-        f"static inline void minun_quire_push_{d}(void)\n{{\n"
-        f"    minun_quire = &minun_quire_{d};\n    posit_quire_clear(minun_quire);\n}}\n")
+def quire_words(n: int, es: int) -> int:
+    """posit.h's POSIT_QUIRE_WORDS: 32-bit words of the quire of posit<n, es>."""
+    return (4 * (n - 2) * (1 << es) + n + 31) // 32
+
+
+def _quire_formats(names: Iterable[str]) -> dict[int, int]:
+    """{depth: words} of the quires that the wrappers in `names` use: each depth's sized
+    for the widest format that uses it."""
+    words: dict[int, int] = {}
+    for name in names:
+        m = _QUIRE_WRAPPER.fullmatch(name)
+        if m:
+            d = int(m["d"])
+            words[d] = max(words.get(d, 0), quire_words(int(m["n"]), int(m["es"])))
+    return words
+
+
+def quire_bytes(names: Iterable[str]) -> int:
+    """The static RAM the quires of a program calling `names` take: per depth its words
+    and the NaR flag byte (avr-gcc's .bss; 32-bit targets may pad each to a word)."""
+    return sum(4 * w + 1 for w in _quire_formats(names).values())
+
+
+def _quire_storage(d: int, names: Iterable[str]) -> str:
+    w = _quire_formats(names)[d]
+    return (f"\n/* The quire of depth {d}: {w} word{'s' if w > 1 else ''} and the NaR flag "
+            "(posit.h). */\n"
+            f"static struct {{\n    uint32_t w[{w}];\n    uint8_t nar;\n}} minun_quire_{d};\n")
 
 
 _POSIT_FORMATS = [(n, es) for n in (*range(8, 17), 32) for es in (0, 1, 2)]
@@ -796,9 +818,6 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
         out[f"{p}_neg"] = (("minun_posit",), fn(
             f"static inline {t} {p}_neg({t} x)\n{{\n"
             f"    return {posit_result('(0u - (uint32_t)x)', n)};\n}}\n"))
-    out[f"{p}_fma"] = (("minun_quire",), fn(
-        f"static inline void {p}_fma({t} a, {t} b)\n{{\n"
-        f"    posit_quire_fma(minun_quire, ({u})a, ({u})b, {n}, {es});\n}}\n"))
     for n2, es2 in _POSIT_FORMATS:
         if (n2, es2) != (n, es) and es2 == es:
             t2 = f"int{posit_storage(n2)}_t"
@@ -807,20 +826,22 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
                 f"{posit_result(f'posit_convert(({u})x, {n}, {es}, {n2}, {es2})', n2)};"
                 "\n}\n"))
     for d in range(1, MAX_QUIRE_DEPTH + 1):
-        back = f"&minun_quire_{d - 1}" if d > 1 else "0"
-        pop = posit_result(f"posit_quire_to_posit(&minun_quire_{d}, {n}, {es})", n)
-        out[f"{p}_qpop_{d}"] = ((f"minun_quire_push_{d}",) + (
-            (f"minun_quire_push_{d - 1}",) if d > 1 else ()), fn(
-            f"static inline {t} {p}_qpop_{d}(void)\n{{\n"
-            f"    {t} r = {pop};\n"
-            f"    minun_quire = {back};\n    return r;\n}}\n"))
+        q, deps = f"&minun_quire_{d}", (f"minun_quire_{d}",)
+        out[f"{p}_qclear_{d}"] = (deps, fn(
+            f"static inline void {p}_qclear_{d}(void)\n{{\n"
+            f"    posit_quire_clear({q}, {n}, {es});\n}}\n"))
+        out[f"{p}_fma_{d}"] = (deps, fn(
+            f"static inline void {p}_fma_{d}({t} a, {t} b)\n{{\n"
+            f"    posit_quire_fma({q}, ({u})a, ({u})b, {n}, {es});\n}}\n"))
+        pop = posit_result(f"posit_quire_to_posit({q}, {n}, {es})", n)
+        out[f"{p}_qpop_{d}"] = (deps, fn(
+            f"static inline {t} {p}_qpop_{d}(void)\n{{\n    return {pop};\n}}\n"))
     return out
 
 
 HELPERS["minun_posit"] = ((), lambda p: _POSIT_BASE)
-HELPERS["minun_quire"] = (("minun_posit",), lambda p: _QUIRE_POINTER)
-for _d in range(1, MAX_QUIRE_DEPTH + 1):
-    HELPERS[f"minun_quire_push_{_d}"] = (("minun_quire",), _quire(_d))
+for _d in range(1, MAX_QUIRE_DEPTH + 1):  # the text: _quire_storage (runtime_header)
+    HELPERS[f"minun_quire_{_d}"] = (("minun_posit",), lambda p: "")
 for _n, _es in _POSIT_FORMATS:
     HELPERS.update(_posit_wrappers(_n, _es))
 
@@ -959,7 +980,9 @@ def runtime_header(profile: Profile, used: Iterable[str]) -> str:
         ]
     text = "\n".join(lines) + "\n\n"
     for n in names:
-        if n not in LIBM:
+        if n.startswith("minun_quire_"):
+            text += _quire_storage(int(n.rsplit("_", 1)[1]), names)
+        elif n not in LIBM:
             text += HELPERS[n][1](profile)
     return text + "\n#endif /* MINUN_RUNTIME_H */\n"
 

@@ -55,6 +55,7 @@ class Assignment:
     bits: int = 16
     tensors: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     representation: str = "fixed"  # or posit: the tensors' posit<bits, es> (no scales)
+    quire: bool = True  # posits: false when the search chose programs without a quire
 
     def check_representation(self, representation: str) -> None:
         if representation != self.representation:
@@ -66,7 +67,8 @@ class Assignment:
             raise error(f"quantize: the assignment was searched at {self.bits} bits, the "
                         f"pass runs at {config.bits} (use bits={self.bits})")
         return dataclasses.replace(
-            config, bits_by_name={**config.bits_by_name,
+            config, quire=config.quire and self.quire,
+            bits_by_name={**config.bits_by_name,
                                   **{n: b for n, (b, _) in self.tensors.items()}},
             scale_by_name={**config.scale_by_name,
                            **{n: s for n, (_, s) in self.tensors.items() if s is not None}})
@@ -78,6 +80,7 @@ class Assignment:
     def to_json(self, extra: dict | None = None) -> str:
         doc = {"format": FORMAT, "version": 1, "bits": self.bits,
                **({"repr": self.representation} if self.representation != "fixed" else {}),
+               **({} if self.quire else {"quire": False}),
                "tensors": {n: {"bits": b, "scale": s}
                            for n, (b, s) in sorted(self.tensors.items())}}
         return json.dumps(doc | (extra or {}), indent=2) + "\n"
@@ -112,7 +115,10 @@ def _parse_assignment(text: str, path: str) -> Assignment:
         if scale is not None and not isinstance(scale, int):
             raise error(f"{path}: tensor '{name}': scale must be an integer")
         tensors[name] = (t["bits"], scale)
-    return Assignment(int(doc.get("bits", 16)), tensors, rep)
+    quire = doc.get("quire", True)
+    if not isinstance(quire, bool) or (not quire and rep != "posit"):
+        raise error(f"{path}: quire must be true or false, and false only with repr posit")
+    return Assignment(int(doc.get("bits", 16)), tensors, rep, quire)
 
 
 # -- candidates and their results ------------------------------------------------------------
@@ -130,7 +136,7 @@ class Result:
     """One evaluated program."""
 
     loss: float  # lower is better: accuracy points lost, disagreement points, or mae
-    ram: int | None = None  # scratch bytes the memory planner gives
+    ram: int | None = None  # static RAM: the planner's scratch and the runtime's quires
     accuracy: float | None = None  # on the search data (classifiers)
     flash: int | None = None  # bytes of parameters
     types: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (bits, scale)
@@ -422,14 +428,15 @@ def _evaluate_checked(c: Candidate) -> Result:
 
 
 def _planned_ram(l2: ModuleOp) -> int:
-    """The scratch bytes the memory planner gives `l2`, as minun-compile reports them."""
+    """The program's static RAM: the memory planner's scratch and the runtime's quires
+    (the Uno's .data + .bss of model.c), as minun-compile reports them."""
     from minun_mlir.memory_map import memory_map
     from minun_mlir.pipeline import lower_l2
 
     problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
     l3 = lower_l2(l2, stop="memory-plan", planner=problem.planner,
                   input_in_scratch=problem.input_in_scratch)
-    return int(memory_map(l3, problem.planner).scratch)
+    return int(memory_map(l3, problem.planner).static_ram)
 
 
 def _quantized(c: Candidate) -> ModuleOp:
@@ -809,18 +816,43 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
                   progress: bool | None = None, ray: str | None = None,
                   representation: str = "fixed", es: int = 2,
-                  input_in_scratch: bool = False) -> Search:
+                  input_in_scratch: bool = False, quire: bool | None = None) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
     posit, posit<n, es> per tensor): the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
     promotability = 95th percentile deviation / size; the explorations of Algorithm 8
-    with the real planner's RAM (limit `memory_limit` x `soft_limit`); the final
+    with the program's static RAM (the real planner's scratch and the runtime's quires;
+    limit `memory_limit` x `soft_limit`); the final
     configuration of each exploration (and all-low) evaluated on `train`, in parallel;
     the one with the least loss (default metric: disagreement with float, as MinUn)
-    wins; among equal losses, the one using more of the RAM (more tensors promoted)."""
+    wins; among equal losses, the one using more of the RAM (more tensors promoted).
+    On posits the quire is part of the choice: `quire` None searches with one and
+    without one (quantize{quire=false}: every product and partial sum rounded, no quire
+    in RAM, the assignment says "quire": false) and keeps the program that loses less
+    (with a quire on a tie); True or False searches only that kind."""
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
                                                     "disagreement")
-    config = QuantizeConfig(bits=low, es=es)
+    args = (prepared, profile, reference, train, memory_limit, soft_limit, low, high, metric,
+            planner, evaluator, jobs, progress, ray, representation, es, input_in_scratch)
+    if quire is not None and representation != "posit":
+        raise error("the quire option is for posits (repr=posit)")
+    kinds = [True, False] if quire is None and representation == "posit" else [quire]
+    found = [_haunter(*args, quire=q is not False) for q in kinds]
+    searches = [f for f in found if isinstance(f, Search)]
+    if not searches:
+        needs = " (with a quire, then without)" if len(found) > 1 else ""
+        raise error(f"no configuration fits {memory_limit:,} B of RAM: with every tensor "
+                    f"at {low} bits the program needs "
+                    f"{', then '.join(f'{n:,} B' for n in found)}{needs}")
+    return min(searches, key=lambda f: f.chosen_result.loss)  # stable: the quire first
+
+
+def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low, high,
+             metric, planner, evaluator, jobs, progress, ray, representation, es,
+             input_in_scratch, quire: bool) -> Search | int | float:
+    """One Haunter search (haunter_model): the Search, or the all-low program's RAM when
+    no configuration fits."""
+    config = QuantizeConfig(bits=low, es=es, quire=quire)
     named = dict(named_tensors(prepared))
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray, representation,
@@ -840,6 +872,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
         for v in variables:
             scores.setdefault(v, 0.0)
         order = promotion_order(scores, variables)
+
         def ram(p) -> float:  # a configuration the compiler rejects never fits
             r = run.ram([promoted(p)])[0]
             return math.inf if r is None else r
@@ -848,13 +881,15 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
         finals = list(dict.fromkeys([frozenset()] + [frozenset(i.final) for i in instances]))
         fixed_high = candidate({}, high)
         cands = [promoted([v for v in variables if v in f]) for f in finals]
+        rams = run.ram(cands)
+        if not any(r is not None and r <= memory_limit * soft_limit for r in rams):
+            return rams[0] if rams[0] is not None else math.inf  # nothing to evaluate
         results = run(cands + [fixed_high])
     final_results, high_result = results[:-1], results[-1]
     limit = memory_limit * soft_limit
     fitting = [i for i, r in enumerate(final_results) if r.ram is not None and r.ram <= limit]
     if not fitting:
-        raise error(f"no configuration fits {memory_limit:,} B of RAM: with every tensor "
-                    f"at {low} bits the buffers need {final_results[0].ram or math.inf:,} B")
+        return final_results[0].ram or math.inf
     # ties: the more precise program (more RAM, still within the limit)
     best = min(fitting, key=lambda i: (final_results[i].loss, -final_results[i].ram, i))
     chosen = final_results[best]
@@ -864,7 +899,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     points += [Point("exploration", "+".join(v for v in variables if v in f) or "none", c, r)
                for f, c, r in zip(finals, cands, final_results, strict=True)]
     return Search(variables, final_results[0], {}, order, [], best,
-                  Assignment(low, tensors, representation), "ram", points,
+                  Assignment(low, tensors, representation, quire), "ram", points,
                   {f"{representation}{high}": high_result}, low, memory_limit, None,
                   metric, dict(named), "haunter", instances, scores, chosen, soft_limit,
                   representation)

@@ -49,6 +49,7 @@ class Options:
     synthetic: int = 0  # no training data: profile on this many inputs in the declared range
     assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
     per_channel: bool = False  # fixed point, zero-skew: a scale per output channel of each weight
+    quire: bool = True  # posits: false rounds every product and partial sum (no quire)
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -63,6 +64,8 @@ class Options:
             quantize["assign"] = self.assign
         if self.per_channel:
             quantize["per_channel"] = True
+        if not self.quire:
+            quantize["quire"] = False
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:
@@ -75,7 +78,8 @@ class Options:
     def label(self) -> str:
         """A short name for reports: float32, fixed16, fixed8-maxscale5, fixed16+demote."""
         if self.representation == "posit":
-            return f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
+            return (f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
+                    + ("" if self.quire else "-noquire"))
         if self.representation == "zero-skew":
             return f"zero-skew{self.bits}" + ("-per-channel" if self.per_channel else "")
         if self.representation != "fixed":
@@ -402,6 +406,8 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                          "lower_bound_bytes": plan.lower_bound,
                          "defrag_moves": moves.value.data if moves is not None else None,
                          "map": str(result.c_dir / MEMORY_MAP)}
+        if plan.runtime:  # posit quires: static RAM beside the scratch (model.c's .bss)
+            result.memory["runtime_bytes"] = plan.runtime
         seconds["codegen"] = time.perf_counter() - t0
     elif options.budget:  # no C to write, but the RAM budget is still checked
         to_l3 = [p.name for p in passes].index("memory-plan") + 1

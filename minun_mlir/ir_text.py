@@ -10,7 +10,15 @@ import bisect
 import re
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
@@ -140,6 +148,13 @@ def check_model_modes(module: ModuleOp) -> None:
                 prefix = f"{where}: error: " if where else "error: "
                 raise VerifyException(f"{prefix}{op.name}: {key} must be one of "
                                       f"{', '.join(modes)} (a string), got {attr}")
+        attr = op.attributes.get("num.quire")  # posits: quantize{quire=false}
+        if attr is not None and not (isinstance(attr, IntegerAttr)
+                                     and attr.type == IntegerType(1)):
+            where = location_of(op)
+            prefix = f"{where}: error: " if where else "error: "
+            raise VerifyException(f"{prefix}{op.name}: num.quire must be true or false, "
+                                  f"got {attr}")
 
 
 def verify_located(module: ModuleOp) -> None:

@@ -49,6 +49,22 @@ class MemoryMap:
     moves: list[tuple[int, Piece, Piece]] = field(default_factory=list)  # (at, from, to)
     positions: int = 0
     planner: str = ""
+    runtime: int = 0  # static RAM of the runtime's state the program uses (posit quires)
+
+    @property
+    def static_ram(self) -> int:
+        """What the program's C takes of static RAM: the scratch and the runtime's state
+        (avr-gcc's .data + .bss of model.c on the Uno)."""
+        return self.scratch + self.runtime
+
+
+def runtime_bytes(l3: ModuleOp) -> int:
+    """The runtime's static state an L3 module's helper calls need: the posit quires
+    (lowering/c_runtime.py quire_bytes; 0 for every other program)."""
+    from minun_mlir.lowering.c_runtime import quire_bytes
+
+    return quire_bytes(op.sym_name.data for op in l3.ops
+                       if isinstance(op, func.FuncOp) and op.is_declaration)
 
 
 def _function(module: ModuleOp) -> func.FuncOp:
@@ -108,7 +124,7 @@ def memory_map(l3: ModuleOp, planner: str = "") -> MemoryMap:
     starts = {lo for lo, _, _ in spans_of.values()}
     lower = max((sum(s for lo, hi, s in spans_of.values() if lo <= t <= hi) for t in starts),
                 default=0)
-    return MemoryMap(pieces, scratch, lower, moves, len(pos), planner)
+    return MemoryMap(pieces, scratch, lower, moves, len(pos), planner, runtime_bytes(l3))
 
 
 def render_png(m: MemoryMap, title: str = "") -> bytes:

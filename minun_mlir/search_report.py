@@ -112,6 +112,8 @@ def markdown(search: Search, name: str = "") -> str:
                 f"{loss_name[search.metric]} on the search data.")
         chosen = (f"Chosen: {len(search.changed)} of {len(search.variables)} tensors "
                   f"promoted to {2 * search.bits} bits")
+        if not search.assignment.quire:  # nothing fitted with the quire's RAM
+            chosen += " without a quire (every product and partial sum rounded)"
         base_label = f"{search.representation}{search.bits}"
     else:
         what = (f"Shiftry's demotion ({search.strategy} strategy; {', '.join(limit)}); loss "

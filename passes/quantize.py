@@ -5,6 +5,7 @@
     quantize{repr=fixed bits=16 scales=maxscale data=train.npy}     (maxscale tuned on data)
     quantize{repr=float32}
     quantize{repr=posit bits=16 es=2}                               (posit<16, 2>)
+    quantize{repr=posit bits=8 quire=false}     (dot products rounded term by term)
     quantize{repr=zero-skew bits=8 data=train.npy}     (TFLite's affine int8, zero points)
 
 The input has only primitive ops: lower-composite-ops runs before it in the pipeline
@@ -140,6 +141,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
             representation == "fixed" and config.scales == "data-driven")):
         raise error("quantize: per-channel is for repr=zero-skew, or repr=fixed with "
                     "scales=data-driven")
+    if not config.quire and representation != "posit":
+        raise error(f"quantize: quire=false is for repr=posit (repr={representation} has no "
+                    "quire)")
     if config.input_bits is not None and representation != "fixed":
         raise error(f"quantize: input-bits is for repr=fixed (the input of a "
                     f"{representation} model has its representation's type)")
@@ -236,6 +240,7 @@ class Quantize(ModulePass):
     synthetic: int = 0
     assign: str = ""  # a bitwidth search's per-tensor bits and scales (JSON)
     per_channel: bool = False  # fixed point, zero-skew: matmul/conv weights get a scale per channel
+    quire: bool = True  # posits: false rounds every product and partial sum (no quire)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
@@ -243,7 +248,7 @@ class Quantize(ModulePass):
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             shift_rounding=self.shift_rounding or None, adds=self.adds,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
-            input_bits=self.input_bits, per_channel=self.per_channel)
+            input_bits=self.input_bits, per_channel=self.per_channel, quire=self.quire)
         from minun_mlir.bitwidth_search import Assignment, load_assignment
 
         found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign

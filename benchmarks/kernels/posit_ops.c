@@ -61,7 +61,7 @@ int main(void)
             minun_marker_end();
         }
         if (CALLS(6)) {
-            posit_quire_clear(&quire);
+            posit_quire_clear(&quire, POSIT_N, POSIT_ES);
             minun_marker_start();
             posit_quire_fma(&quire, a, b, POSIT_N, POSIT_ES);
             minun_marker_end();

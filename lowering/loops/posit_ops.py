@@ -6,10 +6,12 @@ sgn and neg are the integer handlers of the other families, unchanged. Here:
 
 - add, sub, mul, exp, sigmoid, tanh: one runtime call per element (lazy `Elementwise`);
 - matmul, conv2d: each output's dot product accumulated exactly in a quire and rounded
-  once: `minun_quire_push_<d>()` clears the quire of nesting depth d (a dot product whose
-  operand is itself a lazy dot product uses depth 2 for the inner one, and so on),
-  `minun_p<n>e<es>_fma(a, b)` adds a term to the current quire, `minun_p<n>e<es>_qpop_<d>()`
-  rounds it and makes depth d - 1 current;
+  once: `minun_p<n>e<es>_qclear_<d>()` clears the quire of nesting depth d (a dot product
+  whose operand is itself a lazy dot product uses depth 2 for the inner one, and so on),
+  `minun_p<n>e<es>_fma_<d>(a, b)` adds a term to it, `minun_p<n>e<es>_qpop_<d>()` rounds it;
+  without a quire (`num.quire = false` on the function) a loop-carried partial sum from 0,
+  `add(acc, mul(a, b))` per term (as posit.rounded_dot), which softmax and normalise_l2
+  also use for their sums;
 - sparse matmul: the compressed-column walk of linear.py with posit products and sums;
 - convert (between posit formats): one runtime call per element;
 - clip, relu6, init: the real bounds and fills encoded as patterns at compile time;
@@ -75,20 +77,24 @@ _depth = [0]
 
 
 def quire_sum(g: Gen, el: PositType, dims: tuple[int, ...],
-              term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]]) -> SSAValue:
+              term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]],
+              quire: bool = True) -> SSAValue:
     """sum of a * b over the terms indexed row-major by `dims`, through the quire of the
-    current nesting depth (minun_runtime.h defines as many quires as the deepest uses)."""
+    current nesting depth (minun_runtime.h defines as many quires as the deepest uses), or
+    with `quire` false from 0, each product and partial sum rounded (no quire)."""
+    if not quire:
+        return rounded_sum(g, el, dims, term)
     if _depth[0] >= MAX_QUIRE_DEPTH:
         raise error(f"posit dot products nested more than {MAX_QUIRE_DEPTH} deep")
     _depth[0] += 1
     try:
         d = _depth[0]
-        g.probe(f"minun_quire_push_{d}", [])
+        g.probe(f"{prefix(el)}_qclear_{d}", [])
 
         def level(e: int, idx: list[Lin]) -> list:
             if e == len(dims):
                 a, b = term(idx)
-                g.probe(f"{prefix(el)}_fma", [a, b])
+                g.probe(f"{prefix(el)}_fma_{d}", [a, b])
                 return []
             return g.loop(dims[e], [], lambda i: level(e + 1, idx + [i]))
 
@@ -98,15 +104,30 @@ def quire_sum(g: Gen, el: PositType, dims: tuple[int, ...],
         _depth[0] -= 1
 
 
+def rounded_sum(g: Gen, el: PositType, dims: tuple[int, ...],
+                term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]]) -> SSAValue:
+    """acc = add(acc, mul(a, b)) over the terms in row-major order from acc = 0, as
+    posit.rounded_dot: the partial sum carried through the loops."""
+
+    def level(e: int, idx: list[Lin], acc: SSAValue) -> list[SSAValue]:
+        if e == len(dims):
+            a, b = term(idx)
+            return [call(g, el, "add", [acc, call(g, el, "mul", [a, b])])]
+        return g.loop(dims[e], [acc], lambda i, a: level(e + 1, idx + [i], a))
+
+    return level(0, [], g.iconst(0, el.storage_width))[0]
+
+
 def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
     a, b = linear.operand(lw, op.lhs), linear.operand(lw, op.rhs)
     el = element_of(op.result)
     k = shape_of(op.lhs)[1]
+    quire = posit_repr.uses_quire(op)
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         i, j = idx
         return quire_sum(g, el, (k,), lambda kk: (a.load(g, [i, kk[0]]),
-                                                  b.load(g, [kk[0], j])))
+                                                  b.load(g, [kk[0], j])), quire)
 
     return Reduction(fn, [a, b], shape_of(op.result), el)
 
@@ -122,6 +143,7 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
     pt, pb, pl, pr = minun.ints(op.pads)
     dh, dw = minun.ints(op.dilations)
     zero = lw.g.const(0, storage(el))
+    quire = posit_repr.uses_quire(op)
 
     def fn(g: Gen, idx: list[Lin]) -> SSAValue:
         n, ho, wo, oc = idx
@@ -135,7 +157,7 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
             xv = g.guarded(checks, lambda: [x.load(g, [n, hi, wi, grp.scale(cg) + c])], zero)
             return xv, f.load(g, [grp, i, j, c, co])  # a pad adds 0 * f: nothing
 
-        return quire_sum(g, el, (kh, kw, cg), term)
+        return quire_sum(g, el, (kh, kw, cg), term, quire)
 
     pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
     return Reduction(fn, [x, f], shape_of(op.result), el,
@@ -209,7 +231,7 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
             g.store(e, whole.buffer, whole.at(at(t[0])))
             return e, one
 
-        total = quire_sum(g, el, (n,), term)
+        total = quire_sum(g, el, (n,), term, posit_repr.uses_quire(op))
         g.for_(0, n, [], lambda i: g.store(call(g, el, "div", [whole.load(g, at(i)), total]),
                                            whole.buffer, whole.at(at(i))))
 
@@ -230,7 +252,7 @@ def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
             g.store(d, whole.buffer, whole.at(at(t[0])))
             return call(g, el, "exp", [d]), one
 
-        log = call(g, el, "log", [quire_sum(g, el, (n,), term)])
+        log = call(g, el, "log", [quire_sum(g, el, (n,), term, posit_repr.uses_quire(op))])
         g.for_(0, n, [], lambda i: g.store(call(g, el, "sub", [whole.load(g, at(i)), log]),
                                            whole.buffer, whole.at(at(i))))
 
@@ -246,7 +268,7 @@ def lower_normalise_l2(lw: Lowering, op: num.NormaliseL2Op) -> Val:
             v = x.load(g, at(t[0]))
             return v, v
 
-        norm = call(g, el, "sqrt", [quire_sum(g, el, (n,), term)])
+        norm = call(g, el, "sqrt", [quire_sum(g, el, (n,), term, posit_repr.uses_quire(op))])
         nz = g.cmp(norm, zero, "ne")
         g.for_(0, n, [], lambda i: g.store(
             g.select(nz, call(g, el, "div", [x.load(g, at(i)), norm]), zero),

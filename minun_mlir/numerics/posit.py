@@ -432,6 +432,17 @@ def dot(a, b, n: int, es: int, axis: int = -1) -> np.ndarray:
     return q.to_posit()
 
 
+def rounded_dot(a, b, n: int, es: int, axis: int = -1) -> np.ndarray:
+    """sum(a * b) over `axis` without a quire: from 0, each product rounded and added to
+    the partial sum, rounded, in order (`quantize{quire=false}`)."""
+    a, b = np.broadcast_arrays(_arr(a), _arr(b))
+    a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
+    acc = np.zeros(a.shape[:-1], dtype=np.int64)
+    for k in range(a.shape[-1]):
+        acc = add(acc, mul(a[..., k], b[..., k], n, es), n, es)
+    return acc
+
+
 # --- exp, sigmoid, tanh --------------------------------------------------------------------
 
 _LOG2E_Q20 = 1512775  # round(log2(e) * 2^20)

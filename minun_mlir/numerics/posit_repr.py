@@ -12,14 +12,16 @@ conv2d accumulate every product of a dot product exactly in a quire and round on
 sparse matmul adds its rounded terms column by column (as its C loop does); exp, sigmoid
 and tanh are correctly rounded; softmax and normalise_l2 are posit programs of those
 operations (a quire sum, then posit division; normalise_l2 with a correctly rounded
-sqrt). The kernels here are bit-exact with the C runtime in third_party/softposit
-(docs/numerics.md, "Posits").
+sqrt). Without a quire (`quantize{quire=false}`, `num.quire = false` on the function),
+every dot product and sum of those ops rounds each product and each partial sum instead,
+in the C loop's order, as sparse matmul does: no quire state in RAM. The kernels here are
+bit-exact with the C runtime in third_party/softposit (docs/numerics.md, "Posits").
 """
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import BoolAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import error
@@ -57,6 +59,8 @@ class PositConverter(Float32Converter):
 
     def annotate(self, fn) -> None:
         fn.attributes["num.rounding"] = StringAttr("nearest")
+        if not self.config.quire:
+            fn.attributes[QUIRE_ATTR] = BoolAttr.from_bool(False)
 
     def param(self, op, values, name, sparse, declared) -> SSAValue:
         el = self.format(name, is_param=op is not None and not isinstance(op, minun.ConstantOp))
@@ -133,11 +137,33 @@ def _unary(fn):
     return run
 
 
+QUIRE_ATTR = "num.quire"  # on the L2 function: false for quantize{quire=false}
+
+
+def uses_quire(op: Operation) -> bool:
+    """Whether the dot products of `op`'s function accumulate in a quire (the default) or
+    round every product and partial sum (`num.quire = false`, quantize{quire=false})."""
+    parent = op
+    while parent is not None and QUIRE_ATTR not in parent.attributes:
+        parent = parent.parent_op()
+    if parent is None:
+        return True
+    attr = parent.attributes[QUIRE_ATTR]
+    return not (isinstance(attr, IntegerAttr) and attr.value.data == 0)
+
+
+def _dot(op: Operation, a, b, n: int, es: int, axis: int) -> np.ndarray:
+    """The dot products of `op`: through the quire and rounded once, or without one
+    (pz.rounded_dot) when its function says num.quire = false."""
+    return (pz.dot if uses_quire(op) else pz.rounded_dot)(a, b, n, es, axis=axis)
+
+
 def _matmul(op, a, b):
-    """a (B, m, k) @ b (B, k, n): each dot product through the quire, rounded once."""
+    """a (B, m, k) @ b (B, k, n): each dot product through the quire, rounded once (or
+    each product and partial sum rounded, without a quire)."""
     n, es = _fmt(op)
     a, b = np.broadcast_arrays(a[:, :, :, None], b[:, None, :, :])  # (B, m, k, n)
-    return pz.signed(pz.dot(a, b, n, es, axis=2), n)
+    return pz.signed(_dot(op, a, b, n, es, axis=2), n)
 
 
 def compressed(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -177,7 +203,7 @@ def _conv2d(op, x, f):
         w = win[:, :, :, g * cg:(g + 1) * cg]  # (M, Ho, Wo, cg, kh, kw)
         w = np.moveaxis(w, 3, 5).reshape(*w.shape[:3], 1, -1)  # (M, Ho, Wo, 1, K)
         fk = f[g].reshape(-1, f.shape[4]).T.reshape(1, 1, 1, f.shape[4], -1)  # (.., Cout, K)
-        outs.append(pz.signed(pz.dot(*np.broadcast_arrays(w, fk), n_, es, axis=-1), n_))
+        outs.append(pz.signed(_dot(op, *np.broadcast_arrays(w, fk), n_, es, axis=-1), n_))
     y = np.concatenate(outs, axis=-1)
     return y.reshape(b, n, *y.shape[1:])
 
@@ -188,7 +214,7 @@ def _softmax(op, x):
     n, es = _fmt(op)
     d = pz.sub(x, x.max(axis=-1, keepdims=True), n, es)
     e = pz.exp(d, n, es)
-    total = pz.dot(e, np.full_like(e, 1 << (n - 2)), n, es, axis=-1)[..., None]
+    total = _dot(op, e, np.full_like(e, 1 << (n - 2)), n, es, axis=-1)[..., None]
     return pz.signed(pz.div(e, total, n, es), n)
 
 
@@ -198,7 +224,7 @@ def _log_softmax(op, x):
     n, es = _fmt(op)
     d = pz.sub(x, x.max(axis=-1, keepdims=True), n, es)
     e = pz.exp(d, n, es)
-    total = pz.dot(e, np.full_like(e, 1 << (n - 2)), n, es, axis=-1)[..., None]
+    total = _dot(op, e, np.full_like(e, 1 << (n - 2)), n, es, axis=-1)[..., None]
     return pz.signed(pz.sub(d, pz.log(total, n, es), n, es), n)
 
 
@@ -206,7 +232,7 @@ def _normalise_l2(op, x):
     """Per position: the sum of squares through the quire rounded once, its sqrt rounded,
     each x / sqrt rounded; 0 where the sum is 0 (every x is 0)."""
     n, es = _fmt(op)
-    norm = pz.sqrt(pz.dot(x, x, n, es, axis=-1), n, es)[..., None]
+    norm = pz.sqrt(_dot(op, x, x, n, es, axis=-1), n, es)[..., None]
     return pz.signed(np.where(norm == 0, 0, pz.div(x, norm, n, es)), n)
 
 

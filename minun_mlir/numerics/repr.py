@@ -48,6 +48,9 @@ class QuantizeConfig:
     # fixed point: a scale per output channel for the weights of matmuls and convolutions
     # (docs/numerics.md, "Per-channel weight scales")
     per_channel: bool = False
+    # posits: dot products (matmul, conv2d, softmax's and normalise_l2's sums) accumulate
+    # in a quire; false rounds every product and partial sum instead (no quire in RAM)
+    quire: bool = True
 
     def bits_for(self, name: str | None, is_param: bool = False) -> int:
         if is_param and self.param_bits is not None and name not in self.bits_by_name:

@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fixed point and zero-skew: a scale per output channel for the "
                         "weights of matmuls and convolutions, their bias added in the "
                         "accumulator (zero-skew: a requantization multiplier per channel)")
+    p.add_argument("--no-quire", dest="quire", action="store_false", default=None,
+                   help="--repr posit: dot products without a quire (every product and "
+                        "partial sum rounded; no quire in RAM). With --search haunter the "
+                        "search tries both unless this is given")
     p.add_argument("--assign", default="", metavar="FILE",
                    help="per-tensor bits and scales from a precision search (its "
                         "assignment.json); the compile replays them")
@@ -208,7 +212,7 @@ def run(args: argparse.Namespace) -> dict:
         input_bits=args.input_bits, planner=args.planner,
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
         synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
-        per_channel=args.per_channel)
+        per_channel=args.per_channel, quire=args.quire is not False)
     if args.search is not None:
         options = run_search(args, options)
     if args.print_pipeline:
@@ -344,7 +348,7 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
                                low=8, high=16, planner=args.planner,
                                evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                                representation=args.repr, es=args.es,
-                               input_in_scratch=args.input_in_scratch)
+                               input_in_scratch=args.input_in_scratch, quire=args.quire)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,

@@ -479,22 +479,27 @@ static int32_t quire_bits(int n, int es) { return 4 * maxscale_of(n, es) + n; }
 
 static int quire_words(int n, int es) { return (int)((quire_bits(n, es) + 31) / 32); }
 
-void posit_quire_clear(posit_quire_t *q)
+/* the storage (posit.h): nw words, then the NaR flag byte */
+#define QUIRE_NAR(q, nw) (((uint8_t *)(q))[4 * (nw)])
+
+void posit_quire_clear(void *q, int n, int es)
 {
-    int i;
-    for (i = 0; i < POSIT_QUIRE_WORDS; i++)
-        q->w[i] = 0;
-    q->nar = 0;
+    uint32_t *w = (uint32_t *)q;
+    int nw = quire_words(n, es), i;
+    for (i = 0; i < nw; i++)
+        w[i] = 0;
+    QUIRE_NAR(q, nw) = 0;
 }
 
-void posit_quire_fma(posit_quire_t *q, posit_t a, posit_t b, int n, int es)
+void posit_quire_fma(void *q, posit_t a, posit_t b, int n, int es)
 {
     parts_t A = unpack(a, n, es), B = unpack(b, n, es);
+    uint32_t *qw = (uint32_t *)q;
     int nw = quire_words(n, es), j, sh, i, neg;
     uint64_t P, c[3], carry = 0;
     int32_t o;
     if (A.nar || B.nar) {
-        q->nar = 1;
+        QUIRE_NAR(q, nw) = 1;
         return;
     }
     if (A.zero || B.zero)
@@ -516,28 +521,29 @@ void posit_quire_fma(posit_quire_t *q, posit_t a, posit_t b, int n, int es)
         if (i - j >= 3 && carry == 0)
             break;
         if (!neg) {
-            s = (uint64_t)q->w[i] + chunk + carry;
+            s = (uint64_t)qw[i] + chunk + carry;
             carry = s >> 32;
         } else {
-            s = (uint64_t)q->w[i] - chunk - carry;
+            s = (uint64_t)qw[i] - chunk - carry;
             carry = (s >> 63) & 1;
         }
-        q->w[i] = (uint32_t)s;
+        qw[i] = (uint32_t)s;
     }
 }
 
-posit_t posit_quire_to_posit(const posit_quire_t *q, int n, int es)
+posit_t posit_quire_to_posit(const void *q, int n, int es)
 {
-    uint32_t w[POSIT_QUIRE_WORDS];
+    const uint32_t *qw = (const uint32_t *)q;
+    uint32_t w[16];
     int nw = quire_words(n, es), i, neg, top = -1, lo;
     uint64_t m = 0, carry = 1;
     int sticky = 0;
     int top_bits = (int)(quire_bits(n, es) - 32 * (nw - 1)); /* 1..32 */
     uint32_t keep = top_bits == 32 ? 0xFFFFFFFFUL : (((uint32_t)1 << top_bits) - 1);
-    if (q->nar)
+    if (((const uint8_t *)q)[4 * nw])
         return posit_nar(n);
-    for (i = 0; i < POSIT_QUIRE_WORDS; i++)
-        w[i] = q->w[i];
+    for (i = 0; i < 16; i++) /* the format's words (storage may be no longer) */
+        w[i] = i < nw ? qw[i] : 0;
     /* two's complement at the quire's width: sign-extend its top bit */
     neg = (int)((w[nw - 1] >> (top_bits - 1)) & 1);
     w[nw - 1] = neg ? (w[nw - 1] | ~keep) : (w[nw - 1] & keep);

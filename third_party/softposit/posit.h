@@ -25,14 +25,18 @@
 
 typedef uint32_t posit_t;
 
-/* the largest quire: posit<32, 2>, 4 * 120 + 32 = 512 bits */
-#define POSIT_QUIRE_WORDS 16
+/* A quire of posit<n, es> is POSIT_QUIRE_WORDS(n, es) 32-bit words (least significant
+ * first; bit 0 weighs minpos^2 = 2^(-2 maxscale); the low 4 maxscale + n bits are the
+ * quire) followed by one byte, the NaR flag (a NaR was accumulated): POSIT_QUIRE_BYTES
+ * bytes aligned for uint32_t, e.g. struct { uint32_t w[words]; uint8_t nar; }. The
+ * quire functions take a pointer to that storage; storage for a wider format serves a
+ * narrower one. posit_quire_t holds any format's (posit<32, 2>: 4 * 120 + 32 = 512 bits). */
+#define POSIT_QUIRE_WORDS(n, es) ((4 * ((n) - 2) * (1 << (es)) + (n) + 31) / 32)
+#define POSIT_QUIRE_BYTES(n, es) (4 * POSIT_QUIRE_WORDS(n, es) + 1)
 
 typedef struct {
-    uint32_t w[POSIT_QUIRE_WORDS]; /* least significant word first; bit 0 weighs
-                                      minpos^2 = 2^(-2 maxscale); the low
-                                      4 maxscale + n bits are the quire */
-    uint8_t nar;                   /* a NaR was accumulated */
+    uint32_t w[16];
+    uint8_t nar;
 } posit_quire_t;
 
 posit_t posit_nar(int n);
@@ -66,8 +70,8 @@ posit_t posit_tanh(posit_t a, int n, int es);
 posit_t posit_sqrt(posit_t a, int n, int es);
 posit_t posit_log(posit_t a, int n, int es);
 
-void posit_quire_clear(posit_quire_t *q);
-void posit_quire_fma(posit_quire_t *q, posit_t a, posit_t b, int n, int es); /* q += a b */
-posit_t posit_quire_to_posit(const posit_quire_t *q, int n, int es);
+void posit_quire_clear(void *q, int n, int es);
+void posit_quire_fma(void *q, posit_t a, posit_t b, int n, int es); /* q += a b */
+posit_t posit_quire_to_posit(const void *q, int n, int es);
 
 #endif

@@ -12,11 +12,11 @@ func.func @main() -> tensor<2x5x!num.posit<16, 1>> attributes {num.rounding = "n
 }
 // CHECK-DAG:  %[[ONE:.*]] = arith.constant 16384 : i16
 // CHECK:      arith.maxsi
-// CHECK:      func.call @minun_quire_push_1() : () -> ()
+// CHECK:      func.call @minun_p16e1_qclear_1() : () -> ()
 // CHECK:        %[[D:.*]] = func.call @minun_p16e1_sub(
 // CHECK:        memref.store %[[D]], %y
 // CHECK-NEXT:   %[[E:.*]] = func.call @minun_p16e1_exp(%[[D]]) : (i16) -> i16
-// CHECK-NEXT:   func.call @minun_p16e1_fma(%[[E]], %[[ONE]]) : (i16, i16) -> ()
+// CHECK-NEXT:   func.call @minun_p16e1_fma_1(%[[E]], %[[ONE]]) : (i16, i16) -> ()
 // CHECK:      %[[S:.*]] = func.call @minun_p16e1_qpop_1() : () -> i16
 // CHECK-NEXT: %[[L:.*]] = func.call @minun_p16e1_log(%[[S]]) : (i16) -> i16
 // CHECK:        func.call @minun_p16e1_sub(%{{.*}}, %[[L]]) : (i16, i16) -> i16

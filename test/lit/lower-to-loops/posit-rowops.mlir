@@ -17,21 +17,21 @@ func.func @main() -> tensor<4x3x!num.posit<16, 1>> attributes {num.rounding = "n
 }
 // CHECK-DAG:  %[[ZERO:.*]] = arith.constant 0 : i16
 // CHECK-DAG:  %[[ONE:.*]] = arith.constant 16384 : i16
-// CHECK:      func.call @minun_quire_push_1() : () -> ()
+// CHECK:      func.call @minun_p16e1_qclear_1() : () -> ()
 // CHECK-NEXT: scf.for
 // CHECK:        %[[V:.*]] = memref.load %x
-// CHECK-NEXT:   func.call @minun_p16e1_fma(%[[V]], %[[V]]) : (i16, i16) -> ()
+// CHECK-NEXT:   func.call @minun_p16e1_fma_1(%[[V]], %[[V]]) : (i16, i16) -> ()
 // CHECK:      %[[SS:.*]] = func.call @minun_p16e1_qpop_1() : () -> i16
 // CHECK-NEXT: %[[NORM:.*]] = func.call @minun_p16e1_sqrt(%[[SS]]) : (i16) -> i16
 // CHECK-NEXT: %[[NZ:.*]] = arith.cmpi ne, %[[NORM]], %[[ZERO]] : i16
 // CHECK:        %[[Q:.*]] = func.call @minun_p16e1_div(%{{.*}}, %[[NORM]]) : (i16, i16) -> i16
 // CHECK-NEXT:   arith.select %[[NZ]], %[[Q]], %[[ZERO]] : i16
 // CHECK:      arith.maxsi
-// CHECK:      func.call @minun_quire_push_1() : () -> ()
+// CHECK:      func.call @minun_p16e1_qclear_1() : () -> ()
 // CHECK:        %[[D:.*]] = func.call @minun_p16e1_sub(
 // CHECK-NEXT:   %[[E:.*]] = func.call @minun_p16e1_exp(%[[D]]) : (i16) -> i16
 // CHECK:        memref.store %[[E]], %s
-// CHECK-NEXT:   func.call @minun_p16e1_fma(%[[E]], %[[ONE]]) : (i16, i16) -> ()
+// CHECK-NEXT:   func.call @minun_p16e1_fma_1(%[[E]], %[[ONE]]) : (i16, i16) -> ()
 // CHECK:      %[[SUM:.*]] = func.call @minun_p16e1_qpop_1() : () -> i16
 // CHECK:        func.call @minun_p16e1_div(%{{.*}}, %[[SUM]]) : (i16, i16) -> i16
 

@@ -1,6 +1,6 @@
 // Posit values are stored as their patterns (i16 for posit<16, 2>); arithmetic becomes
 // calls of the posit runtime's wrappers, a dot product one quire (of nesting depth 1):
-// push, one fma per term, qpop (rounded once); argmax compares the patterns as
+// clear, one fma per term, qpop (rounded once); argmax compares the patterns as
 // integers (the posit order).
 // RUN: minun-opt %s -p lower-to-loops | filecheck %s
 
@@ -13,15 +13,15 @@ func.func @main() -> i32 attributes {num.rounding = "nearest"} {
   %a = num.argmax %z : tensor<2x1x!num.posit<16, 2>>
   func.return %a : i32
 }
-// CHECK:      func.func private @minun_quire_push_1() -> ()
-// CHECK-NEXT: func.func private @minun_p16e2_fma(i16, i16) -> ()
+// CHECK:      func.func private @minun_p16e2_qclear_1() -> ()
+// CHECK-NEXT: func.func private @minun_p16e2_fma_1(i16, i16) -> ()
 // CHECK-NEXT: func.func private @minun_p16e2_qpop_1() -> i16
 // CHECK-NEXT: func.func private @minun_p16e2_add(i16, i16) -> i16
 // CHECK:      func.func @minun_predict(%x: memref<3xi16>, %out: memref<2xi16>) -> i32 attributes {{{.*}}minun.input_posit = "16,2", minun.output_posit = "16,2"
 // CHECK:      scf.for %[[I:.*]] = {{.*}} {
-// CHECK-NEXT:   func.call @minun_quire_push_1() : () -> ()
+// CHECK-NEXT:   func.call @minun_p16e2_qclear_1() : () -> ()
 // CHECK-NEXT:   scf.for
-// CHECK:          func.call @minun_p16e2_fma(%{{.*}}, %{{.*}}) : (i16, i16) -> ()
+// CHECK:          func.call @minun_p16e2_fma_1(%{{.*}}, %{{.*}}) : (i16, i16) -> ()
 // CHECK-NEXT:   }
 // CHECK-NEXT:   %[[D:.*]] = func.call @minun_p16e2_qpop_1() : () -> i16
 // CHECK-NEXT:   %[[B:.*]] = memref.load %p_B[%[[I]]] : memref<2xi16>

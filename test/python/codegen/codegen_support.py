@@ -193,6 +193,9 @@ CONFIGS: dict[str, dict[str, object]] = {
     "posit8-params16": dict(repr="posit", bits=8, es=2, param_bits=16),
     # posit<12, 2>: n between the storage widths (patterns sign-extended in int16_t)
     "posit12": dict(repr="posit", bits=12, es=2),
+    # no quire: every product and partial sum of a dot product rounded (quire=false)
+    "posit8-noquire": dict(repr="posit", bits=8, es=2, quire=False),
+    "posit16-noquire": dict(repr="posit", bits=16, es=2, quire=False),
     "zero-skew8": {"repr": "zero-skew", "bits": 8},
     # TFLite's per-channel weights: a scale and a requantization multiplier per channel
     "zero-skew8-pc": {"repr": "zero-skew", "bits": 8, "per_channel": True},

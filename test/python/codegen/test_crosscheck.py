@@ -39,7 +39,8 @@ CASES = (
        + [f"real/{m}" for m in ONNX] for c in ("posit16", "posit8", "bfloat16")]
     + [pytest.param(f"suite/{s}", c, marks=[pytest.mark.slow] if any(
         k in s for k in ("lenet", "fastgrnn-digits")) else [])
-       for s in SUITE for c in ("posit16-params8", "posit8-params16", "posit12")]
+       for s in SUITE for c in ("posit16-params8", "posit8-params16", "posit12",
+                                "posit8-noquire", "posit16-noquire")]
 )
 # (posit and bfloat16 arithmetic is software: the convolutional and recurrent models'
 # evaluator and C runs take several seconds each, so they are marked slow: `make test`

@@ -133,8 +133,23 @@ W2 * (W1 * X)
     x = rng.uniform(-2, 2, (40, 3))
     exp = expected(l2, x)
     files = emit_c(l2, "x86", tmp_path)
-    assert "minun_quire_push_2" in files["model.c"] and "minun_quire_3" not in files[
+    assert "minun_p8e2_qclear_2" in files["model.c"] and "minun_quire_3" not in files[
         "minun_runtime.h"]
     exe = build_host(tmp_path, tmp_path / "host")
     _, scores = run_host(exe, exp.inputs, exp.scores.dtype, 1)
     np.testing.assert_array_equal(scores, exp.scores)
+
+
+def test_each_quire_is_sized_for_the_widest_format_at_its_depth():
+    """posit<16, 2>'s quire is 4 * 56 + 16 = 240 bits (8 words), posit<8, 2>'s 104 (4),
+    posit<8, 0>'s 32 (1): depth 1, used by both es = 2 formats, gets 8 words and the NaR
+    byte; depth 2 one word; no pointer to a current quire."""
+    from minun_mlir.lowering.c_runtime import PROFILES, quire_bytes, runtime_header
+
+    names = ["minun_p8e2_fma_1", "minun_p16e2_qpop_1", "minun_p8e0_qclear_2"]
+    h = runtime_header(PROFILES["avr"], names)
+    assert "uint32_t w[8];\n    uint8_t nar;\n} minun_quire_1;" in h
+    assert "uint32_t w[1];\n    uint8_t nar;\n} minun_quire_2;" in h
+    assert "minun_quire_3" not in h and "*minun_quire" not in h
+    assert quire_bytes(names) == (4 * 8 + 1) + (4 * 1 + 1)
+    assert quire_bytes(["minun_fx_add"]) == 0

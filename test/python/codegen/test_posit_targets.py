@@ -61,6 +61,22 @@ def test_mixed_posit_formats_on_the_board_equal_the_evaluator(model, target, con
     np.testing.assert_array_equal(r.outputs, exp.scores[:n], err_msg=target)
 
 
+@pytest.mark.parametrize("target", ("cortex-m4", "avr"))
+def test_posit_without_a_quire_on_the_board_equals_the_evaluator(target, tmp_path):
+    """quantize{quire=false}: the board's dot products, each product and partial sum
+    rounded, are the evaluator's; the C declares no quire."""
+    name = "suite/protonn-wine"
+    l2, _ = quantized(name, "posit8-noquire")
+    exp = expected_for(name, "posit8-noquire")
+    files = emit_c(l2, target, tmp_path)
+    assert "minun_quire" not in files["minun_runtime.h"] + files["model.c"]
+    n = N[target]
+    r = run_model(tmp_path, target, exp.inputs[:n], name="protonn-wine",
+                  config="posit8-noquire",
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(r.outputs, exp.scores[:n], err_msg=target)
+
+
 ROWOPS = """func.func @main() -> tensor<4x3x{el}> attributes {{num.rounding = "nearest"}} {{
   %x = num.input "X" : tensor<1x2x2x3x{el}>
   %n = num.normalise_l2 %x : tensor<1x2x2x3x{el}> -> tensor<1x2x2x3x{el}>

@@ -40,7 +40,7 @@ void u_relu(const int64_t *a, int64_t *o, size_t k, int n) {
     size_t i; for (i = 0; i < k; i++) o[i] = (int64_t)posit_relu((posit_t)a[i], n); }
 void q_dot(const int64_t *a, const int64_t *b, int64_t *o, size_t rows, size_t k, int n, int es) {
     size_t r, i; posit_quire_t q;
-    for (r = 0; r < rows; r++) { posit_quire_clear(&q);
+    for (r = 0; r < rows; r++) { posit_quire_clear(&q, n, es);
         for (i = 0; i < k; i++) posit_quire_fma(&q, (posit_t)a[r * k + i], (posit_t)b[r * k + i], n, es);
         o[r] = (int64_t)posit_quire_to_posit(&q, n, es); } }
 """

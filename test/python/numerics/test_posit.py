@@ -372,6 +372,23 @@ def test_dot_matches_softposit_quire(oracle, n, es, k):
         assert np.array_equal(got, want), mismatches(got, want, np.arange(len(u)))
 
 
+@pytest.mark.parametrize("n,es,k", [(8, 0, 16), (16, 1, 24), (8, 2, 24), (16, 2, 24)])
+def test_rounded_dot_is_softposits_mul_and_add_term_by_term(oracle, n, es, k):
+    """quire=false: from 0, each product rounded and added to the partial sum, rounded,
+    in order: SoftPosit's mul and add one term at a time (NaR terms included)."""
+    rng = np.random.default_rng(n * k + es)
+    shape = (2000, k)
+    a = P.encode(rng.standard_normal(shape) * 2.0 ** rng.integers(-6, 6, shape), n, es)
+    b = P.encode(rng.standard_normal(shape), n, es)
+    a[::97, 3] = 1 << (n - 1)  # NaR
+    want = np.zeros(shape[0], dtype=np.int64)
+    for j in range(k):
+        want = oracle.binary("add", want, oracle.binary("mul", a[:, j], b[:, j], n, es), n, es)
+    got = P.rounded_dot(a, b, n, es)
+    assert np.array_equal(got, want), mismatches(got, want, np.arange(shape[0]))
+    assert np.array_equal(P.rounded_dot(a.T, b.T, n, es, axis=0), got)
+
+
 @pytest.mark.parametrize("n,es", [(16, 0), (12, 1), (8, 1), (32, 0)])
 def test_dot_matches_exact_sum(n, es):
     rng = np.random.default_rng(n + es)

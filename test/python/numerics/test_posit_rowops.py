@@ -145,6 +145,29 @@ def test_c_equals_the_evaluator_on_the_host(name, op, shape):
     assert np.array_equal(native.NativeProgram(l2).outputs(x)[0], stored)
 
 
+@pytest.mark.parametrize("name", ["posit16e1", "posit8e2"])
+@pytest.mark.parametrize(("op", "shape"), [("num.softmax", (3, 7)),
+                                           ("num.log_softmax", (3, 7)),
+                                           ("num.normalise_l2", (1, 2, 3, 5))])
+def test_without_a_quire_c_equals_the_evaluator_on_the_host(name, op, shape):
+    """num.quire = false (quantize{quire=false}): the row sums add each (rounded) term to
+    the rounded partial sum, in the C and in the evaluator; the C has no quire."""
+    x = inputs((40, *shape), seed=5, spread=4.0)
+    x[1] = 0.0
+    text = program(op, shape, FORMATS[name]).replace(
+        '{num.rounding = "nearest"}', '{num.rounding = "nearest", num.quire = false}')
+    l2 = parse_ir(text)
+    stored = np.asarray(evaluate_l2(l2, x).outputs[0])
+    assert np.array_equal(native.NativeProgram(l2).outputs(x)[0], stored)
+    n, es = fmt(name)
+    if op == "num.normalise_l2":  # the sum of squares term by term, not in the quire
+        q = P.encode(x.reshape(-1, shape[-1]), n, es)
+        norm = P.sqrt(P.rounded_dot(q, q, n, es), n, es)[:, None]
+        want = P.signed(np.where(norm == 0, 0, P.div(q, norm, n, es)), n)
+        assert np.array_equal(stored.reshape(want.shape), want)
+        assert not np.array_equal(norm, P.sqrt(P.dot(q, q, n, es), n, es)[:, None])
+
+
 def test_quantize_gives_posit_and_bfloat16_programs_with_softmax(tmp_path):
     """An ONNX MatMul -> Softmax classifier: posit16 and bfloat16 quantize (they used to
     stop with 'not supported'), their C equals the evaluator, and the scores stay within
@@ -166,3 +189,12 @@ def test_quantize_gives_posit_and_bfloat16_programs_with_softmax(tmp_path):
         got = decode_outputs(l2, [stored])[0].reshape(-1, 5)
         assert np.max(np.abs(got - reference)) <= tol, kw
         assert np.array_equal(native.NativeProgram(l2).outputs(x)[0], stored), kw
+
+
+def test_num_quire_must_be_a_bool():
+    from xdsl.utils.exceptions import VerifyException
+
+    text = program("num.softmax", (2, 3), FORMATS["posit8e2"]).replace(
+        '{num.rounding = "nearest"}', '{num.rounding = "nearest", num.quire = "no"}')
+    with pytest.raises(VerifyException, match="num.quire must be true or false"):
+        parse_ir(text)

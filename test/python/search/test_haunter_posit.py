@@ -166,3 +166,106 @@ def test_haunter_on_posits_end_to_end(tmp_path):
     assert main([*common, "--assign", str(path), "--out", str(tmp_path / "b")]) == 0
     assert (tmp_path / "a/model.c").read_bytes() == (tmp_path / "b/model.c").read_bytes()
     assert "posit8" in (tmp_path / "a/search/search.md").read_text()
+
+
+def uno_static_ram(c_dir: Path) -> int:
+    """.data + .bss of model.c built by avr-gcc for the Uno (as bench_face measures it)."""
+    from minun_mlir.targets.boards import get_board
+    from minun_mlir.targets.build import compile_sources, read_sizes
+
+    uno = get_board("avr")
+    obj = compile_sources(uno, [c_dir / "model.c"], c_dir, include_dirs=[c_dir])[0]
+    return read_sizes(uno, obj).ram
+
+
+@pytest.mark.parametrize("quire", [True, False])
+def test_haunter_posit_ram_is_the_unos_static_ram(quire, tmp_path):
+    """The search's RAM is the planner's scratch plus the runtime's quires, what avr-gcc
+    gives as .data + .bss of the chosen program's model.c. A budget the posit8 program
+    with its quire (17 B for posit<8, 2>) fits keeps the quire; a tight one (1.25x the
+    fixed8 plan, as the suite's) fits only without one: the search says "quire": false
+    and the replayed program has no quire and fits."""
+    from minun_mlir.bitwidth_search import haunter_model
+    from minun_mlir.data import load_dataset
+    from minun_mlir.driver import Options, _input_shape, compile_model, load_model, num_classes
+    from minun_mlir.search_report import write_report
+
+    model = ROOT / "benchmarks" / "models" / "protonn-wine"
+    l1 = load_model(model / "model.sd")
+    train = load_dataset(model / "train.npy", _input_shape(l1), num_classes(l1))
+    fixed8 = memory_map(lower_l2(lower_to_l2(l1, bits=8, data=str(model / "train.npy")),
+                                 stop="memory-plan"), "greedy").scratch
+    posit8 = memory_map(lower_l2(lower_to_l2(l1, repr="posit", bits=8, es=2),
+                                 stop="memory-plan"), "greedy")
+    assert posit8.runtime == 17
+    budget = posit8.static_ram + 8 if quire else int(1.25 * fixed8)
+    assert (budget < posit8.static_ram) != quire
+    # with room for a quire, search only programs with one (left to itself the search
+    # also tries without and keeps the better: test_haunter_keeps_the_better_quire_choice)
+    search = haunter_model(l1, train, budget, representation="posit", evaluator="numpy",
+                           quire=True if quire else None)
+    assert search.assignment.quire == quire
+    paths = write_report(search, tmp_path / "search", name="protonn-wine")
+    assert ("quire" in json.loads(paths["assignment"].read_text())) != quire
+    run = compile_model(model / "model.sd", Options(representation="posit", bits=8,
+                                                    assign=str(paths["assignment"]),
+                                                    target="avr"),
+                        out_dir=tmp_path / "c", weights=None, train=model / "train.npy")
+    assert ("minun_quire_1" in (run.c_dir / "minun_runtime.h").read_text()) == quire
+    ram = uno_static_ram(run.c_dir)
+    assert ram == search.chosen_result.ram == run.memory["scratch_bytes"] + run.memory.get(
+        "runtime_bytes", 0)
+    assert ram <= budget
+    print(f"\n  quire={quire}: budget {budget} B, chosen {ram} B, {search.assignment.tensors}")
+
+
+def test_haunter_keeps_the_better_quire_choice():
+    """Left to itself (quire None) Haunter on posits searches with a quire and without one
+    and keeps the program that loses less, the quire on a tie."""
+    from minun_mlir.bitwidth_search import haunter_model
+    from minun_mlir.data import load_dataset
+    from minun_mlir.driver import _input_shape, load_model, num_classes
+
+    model = ROOT / "benchmarks" / "models" / "protonn-wine"
+    l1 = load_model(model / "model.sd")
+    train = load_dataset(model / "train.npy", _input_shape(l1), num_classes(l1))
+    budget = 60  # both kinds fit
+    kinds = {q: haunter_model(l1, train, budget, representation="posit", evaluator="numpy",
+                              quire=q) for q in (True, False)}
+    assert all(s.chosen_result.ram <= budget for s in kinds.values())
+    both = haunter_model(l1, train, budget, representation="posit", evaluator="numpy")
+    better = min((True, False), key=lambda q: kinds[q].chosen_result.loss)
+    assert both.assignment.quire == better
+    assert both.chosen_result.loss == kinds[better].chosen_result.loss
+    with pytest.raises(MinunError, match="the quire option is for posits"):
+        haunter_model(l1, train, budget, evaluator="numpy", quire=False)
+
+
+def test_assignment_json_says_quire_false_only_when_false():
+    from minun_mlir.bitwidth_search import Assignment
+    from minun_mlir.diagnostics import MinunError
+
+    with_quire = Assignment(8, {"X": (16, None)}, "posit")
+    assert "quire" not in json.loads(with_quire.to_json())
+    without = Assignment(8, {"X": (16, None)}, "posit", quire=False)
+    doc = json.loads(without.to_json())
+    assert doc["quire"] is False
+    assert Assignment.from_json(without.to_json()) == without
+    assert not without.apply(QuantizeConfig(bits=8)).quire
+    for bad in ({**doc, "quire": "no"}, {**doc, "repr": "fixed", "tensors": {}}):
+        with pytest.raises(MinunError, match="quire must be true or false"):
+            Assignment.from_json(json.dumps(bad))
+
+
+def test_minun_compile_no_quire(capsys, tmp_path):
+    """--no-quire: the compile's quantize runs quire=false (posits only)."""
+    from minun_mlir.tools.minun_compile import main
+
+    model = str(ROOT / "benchmarks" / "models" / "protonn-wine" / "model.sd")
+    assert main([model, "--repr", "posit", "--bits", "8", "--no-quire",
+                 "--print-pipeline"]) == 0
+    assert "quire=false" in capsys.readouterr().out
+    assert main([model, "--bits", "8", "--no-quire", "--print-pipeline"]) == 0
+    assert "quire=false" in capsys.readouterr().out  # the pipeline text; quantize rejects it
+    assert main([model, "--bits", "8", "--no-quire", "--out", str(tmp_path / "x")]) == 1
+    assert "quire=false is for repr=posit" in capsys.readouterr().err

@@ -49,7 +49,7 @@ int main(void)
         out((uint32_t)posit_to_fixed(a, 8, 16, n, es));
         out(posit_from_fixed(posit_signed(b, n), 5, n, es));
         out((uint32_t)posit_lt(a, b, n));
-        posit_quire_clear(&quire);
+        posit_quire_clear(&quire, n, es);
         for (j = 0; j < DOT_K; j++) {
             int k = block + (i - block + j) % BLOCK;
             posit_quire_fma(&quire, rd32(case_a, k), rd32(case_b, k), n, es);
@@ -83,7 +83,7 @@ int main(void)
         minun_marker_start();
         sink = posit_log(x, 16, 1);
         minun_marker_end();
-        posit_quire_clear(&quire);
+        posit_quire_clear(&quire, 16, 1);
         minun_marker_start();
         posit_quire_fma(&quire, x, y, 16, 1);
         minun_marker_end();

@@ -237,6 +237,8 @@ def test_haunter_keeps_the_better_quire_choice():
     better = min((True, False), key=lambda q: kinds[q].chosen_result.loss)
     assert both.assignment.quire == better
     assert both.chosen_result.loss == kinds[better].chosen_result.loss
+    from minun_mlir.diagnostics import MinunError
+
     with pytest.raises(MinunError, match="the quire option is for posits"):
         haunter_model(l1, train, budget, evaluator="numpy", quire=False)
 

@@ -22,7 +22,7 @@ from minun_mlir.bitwidth_search import (
     haunter_model,
 )
 from minun_mlir.data import load_dataset
-from minun_mlir.driver import _input_shape, load_model, num_classes, output_error
+from minun_mlir.driver import _input_shape, load_model, num_classes
 from minun_mlir.numerics.repr import QuantizeConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "native"))
@@ -96,10 +96,11 @@ def face(tmp_path_factory):
 
 
 def test_face_value_maps_match_numpy(face):
-    """Posit value maps of the face program (loops, sparse matmuls, normaliseL2)."""
+    """Fixed-point value maps of the face program (loops, sparse matmuls, normaliseL2;
+    posits take the numpy evaluator minutes here, the suite models check them)."""
     _, l1, data = face
     one = _Data(data.features[:1], data.labels[:1])
-    for numpy_map, native_map in _both_maps(l1, one, "posit"):
+    for numpy_map, native_map in _both_maps(l1, one, "fixed"):
         assert set(numpy_map) == set(native_map) and "rnnOutput" in numpy_map
         for name, values in numpy_map.items():
             np.testing.assert_array_equal(native_map[name], values, err_msg=name)
@@ -109,22 +110,22 @@ def test_face_value_maps_match_numpy(face):
 def test_face_haunter_with_the_image_in_the_scratch(face, tmp_path):
     """Haunter on posits under a budget between the all-8-bit and all-16-bit plans: the
     chosen program's RAM (image included) is within the budget and is what minun-compile
-    plans when it replays the assignment, and its SQNR is the one the numpy evaluators
-    give."""
+    plans when it replays the assignment, and its SQNR is the replayed program's output
+    against the numpy float evaluator's."""
     from minun_mlir.driver import Options, compile_model
     from minun_mlir.memory_map import memory_map
     from minun_mlir.numerics.float_eval import evaluate
-    from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
+    from minun_mlir.numerics.l2_eval import decode_outputs
     from minun_mlir.pipeline import lower_l2
 
     path, l1, data = face
-    plans = {}
     x = tmp_path / "x.npy"
     np.save(x, np.concatenate([np.zeros((3, 1)), data.features.reshape(3, -1)], axis=1))
+    plans = {}
     for bits in (8, 16):
         l2 = compile_model(path, Options(representation="posit", bits=bits,
-                                         input_in_scratch=True, evaluator="numpy"),
-                           synthetic_weights=0, train=x).l2
+                                         evaluator="native"), synthetic_weights=0,
+                           train=x).l2
         l3 = lower_l2(l2, stop="memory-plan", planner="greedy", input_in_scratch=True)
         plans[bits] = memory_map(l3, "greedy").scratch
     budget = (plans[8] + plans[16]) // 2
@@ -136,9 +137,11 @@ def test_face_haunter_with_the_image_in_the_scratch(face, tmp_path):
     assign = tmp_path / "assignment.json"
     assign.write_text(search.assignment.to_json())
     result = compile_model(path, Options(representation="posit", bits=8, assign=str(assign),
-                                         input_in_scratch=True, evaluator="numpy"),
+                                         input_in_scratch=True, evaluator="native"),
                            synthetic_weights=0, train=x, test=x, out_dir=tmp_path / "c")
     assert result.memory["scratch_bytes"] == r.ram
-    got = decode_outputs(result.l2, evaluate_l2(result.l2, data.features).outputs)[0]
-    want = evaluate(l1, data.features).outputs[0]
-    assert r.sqnr_db == pytest.approx(output_error(want, got)["sqnr_db"], abs=1e-3)
+    got = np.asarray(decode_outputs(result.l2, native.evaluate_outputs(
+        result.l2, data.features, "native"))[0], np.float64)
+    want = np.asarray(evaluate(l1, data.features).outputs[0], np.float64)
+    sqnr = 10 * np.log10(np.sum(want ** 2) / np.sum((want - got) ** 2))
+    assert r.sqnr_db == pytest.approx(sqnr, abs=1e-3)

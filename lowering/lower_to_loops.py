@@ -336,7 +336,9 @@ class Lowering:
                 name, load = "minun_profile", val.load
             elif isinstance(val.elem, IntegerType) and val.elem.width.data <= 32:
                 name = "minun_record"
-                load = (lambda g, idx, val=val: g.resize(val.load(g, idx), 32))
+
+                def load(g, idx, val=val):
+                    return g.resize(val.load(g, idx), 32)
             else:
                 raise op_error(op, f"{PROBE}: only float values and integers of up to 32 "
                                    "bits are recorded")

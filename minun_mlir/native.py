@@ -509,7 +509,6 @@ def value_maps(l2: ModuleOp, features: np.ndarray) -> dict[str, np.ndarray]:
     example (a constant once). The program's own C with each named tensor's stored
     values passed to `minun_record` as it is computed (lower-to-loops' probe), decoded
     here; the same integers as the numpy evaluator's (checked by the tests)."""
-    from minun_mlir.dialects import num
     from minun_mlir.numerics import repr as reprs
 
     module = l2.clone()

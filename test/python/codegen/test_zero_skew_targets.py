@@ -190,3 +190,36 @@ def test_softmax_on_the_boards_equals_evaluator(target, tmp_path):
     r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(N_BOARD, -1)),
                   name="mlp_softmax", config="zero-skew8-pc")
     np.testing.assert_array_equal(np.asarray(r.outputs).reshape(N_BOARD, -1), want)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("target", ["x86", "avr", "cortex-m4"])
+def test_log_softmax_equals_evaluator(target, per_channel, tmp_path):
+    """Zero-skew log_softmax (softmax's int32 exp table, minun_lnsum, an int64 product and
+    minun_zs_mbqm per element): the zoo's CNN with a log_softmax output
+    (test/zoo/torch/cnn_logsoftmax_ts.onnx), the stored int8 outputs of its 40 test
+    inputs on x86, 2 on the boards."""
+    from pathlib import Path
+
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
+    from minun_mlir.pipeline import lower_to_l2
+
+    zoo = Path(__file__).resolve().parents[2] / "zoo"
+    train = np.load(zoo / "torch" / "data" / "digits01-train.npz")
+    np.save(tmp_path / "train.npy", np.concatenate(
+        [train["y"][:, None].astype(np.float32), train["x"].reshape(len(train["x"]), -1)],
+        axis=1))
+    l2 = lower_to_l2(import_model(zoo / "torch" / "cnn_logsoftmax_ts.onnx"),
+                     data=str(tmp_path / "train.npy"), repr="zero-skew", bits=8,
+                     per_channel=per_channel, evaluator="numpy")
+    assert any(op.name == "num.log_softmax" for op in l2.walk())
+    x = np.load(zoo / "torch" / "cnn_logsoftmax.npz")["x"].astype(np.float64)
+    x = x[:N_BOARD] if target != "x86" else x
+    n = len(x)
+    want = np.asarray(evaluate_l2(l2, x.reshape(n, 1, 1, 8, 8)).outputs[0]).reshape(n, -1)
+    emit_c(l2, target, tmp_path / "c")
+    r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(n, -1)),
+                  name="cnn_logsoftmax", config="zero-skew8-pc" if per_channel else CONFIG,
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(n, -1), want)

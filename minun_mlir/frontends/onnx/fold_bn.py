@@ -30,6 +30,18 @@ def _attr(node: onnx.NodeProto, name: str, default):
     return default
 
 
+def _subgraph_names(node: onnx.NodeProto) -> set[str]:
+    """Every name the node's subgraphs (If, Loop, Scan bodies) read, at any depth: an
+    outer value they read by name counts as a reader of it."""
+    names: set[str] = set()
+    for a in node.attribute:
+        for g in (*([a.g] if a.HasField("g") else []), *a.graphs):
+            for n in g.node:
+                names.update(n.input)
+                names.update(_subgraph_names(n))
+    return names
+
+
 def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
     """A copy of `model` with every foldable BatchNormalization folded (the model itself
     is returned unchanged when there is none)."""
@@ -51,7 +63,7 @@ def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
     producer = {o: n for n in graph.node for o in n.output}
     readers: dict[str, int] = {}
     for n in graph.node:
-        for i in n.input:
+        for i in (*n.input, *_subgraph_names(n)):
             readers[i] = readers.get(i, 0) + 1
     outputs = {o.name for o in graph.output}
     fresh = iter(range(1 << 30))

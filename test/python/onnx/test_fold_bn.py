@@ -115,3 +115,14 @@ def test_zoo_mlp_bn_folded_equals_onnxruntime() -> None:
     np.testing.assert_allclose(got, ort_run(model, x).reshape(got.shape), rtol=1e-4,
                                atol=1e-5)
 
+
+
+def test_batchnorm_input_read_by_a_subgraph_is_kept() -> None:
+    """An If branch reading the conv's output by name (outer scope) is a reader too."""
+    nodes, x_shape, y_shape, inits = CASES["conv"]
+    branch = helper.make_graph([helper.make_node("Identity", ["p"], ["o"])], "b", [],
+                               [helper.make_tensor_value_info("o", TensorProto.FLOAT, None)])
+    cond = helper.make_node("If", ["c"], ["z"], then_branch=branch, else_branch=branch)
+    model = make([*nodes, BN, RELU, cond], x_shape, y_shape,
+                 {**inits, **bn_inits(4), "c": np.array(True)})
+    assert "BatchNormalization" in [n.op_type for n in fold_batchnorm(model).graph.node]

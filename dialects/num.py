@@ -1146,7 +1146,9 @@ class LogSoftmaxOp(IRDLOperation):
     """log(softmax) over the last axis: y = (x - m) - ln(sum e^(x - m)), m the row's max.
     Fixed point: the sum of Shiftry's exp table values as for num.softmax, its natural log
     by minun_lnsum (an integer log2 by repeated squaring, 16 fraction bits, times ln 2),
-    then x - m - log at the result's scale, rounded once and saturated. Posit and
+    then x - m - log at the result's scale, rounded once and saturated. Zero-skew (int8
+    in and out): the sum of num.softmax's int32 exp table, the same ln, s_in (m - x) at
+    2^16 added and requantized to the result (numerics/affine.py, log_softmax). Posit and
     bfloat16: each step rounded (the sum through the quire, or in float32)."""
 
     name = "num.log_softmax"
@@ -1162,6 +1164,11 @@ class LogSoftmaxOp(IRDLOperation):
         if r is not None and r.width not in (8, 16, 32):
             raise VerifyException(f"{self.name}: the result is 8, 16 or 32 bits, got "
                                   f"{self.result.type}")
+        ins = [element(v) for v in (self.input, self.result)]
+        if any(isinstance(t, AffineType) for t in ins) and any(
+                not isinstance(t, AffineType) or t.width != 8 for t in ins):
+            raise VerifyException(f"{self.name}: zero-skew operands are int8 in and out, "
+                                  f"got {self.input.type} -> {self.result.type}")
         if not _shape(self.input):
             raise VerifyException(f"{self.name}: needs a tensor with at least one axis")
 

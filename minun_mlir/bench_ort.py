@@ -405,8 +405,9 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
            "the operators it has int8 kernels for: in the GRU, LSTM and RNN models it "
            "leaves the recurrent operator in float32 (only the final Gemm is int8) and in "
            "mlp_bn the BatchNormalization, so on those rows ORT int8 is a partly float "
-           "program, against minun's all-integer ones. n/a: the configuration does not "
-           "compile the model (zero-skew has no log-softmax yet).", "",
+           "program, against minun's all-integer ones (minun folds mlp_bn's "
+           "BatchNormalization into the Gemm before it at import, docs/onnx-frontend.md). "
+           "n/a: the configuration does not compile the model.", "",
            "| model | inputs | " + " | ".join(LABELS) + " |",
            "|---|---|" + "---|" * len(LABELS)]
     for row in rows:

@@ -12,6 +12,8 @@ Python at compile time.
   RoundingDivideByPOT, minun_runtime.h); per channel, the multiplier and the shift are
   read from constant tables (int32_t and int8_t, in flash) indexed by the channel;
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
+- softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
+  log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;
 - relu: max(q, zp); clip, relu6: clamps at bounds encoded at compile time; neg:
   clamp(2 zp - q); init: the encoded fill. Add/sub of int32 accumulators (zero point 0),
   max, min, maxpool, argmax and sgn are the integer handlers of the other families.
@@ -236,6 +238,51 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     return whole
 
 
+def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
+    """Per row: m = max q; sum of softmax's table T[m - q] (int32); L = minun_lnsum(sum, K)
+    (ln at 2^16); each y = clamp(zp - minun_zs_mbqm(min(((m - q) c + 2^15) >> 16 + L,
+    2^31 - 1), M, k)) with the int64 product (numerics/affine.py, log_softmax)."""
+    from minun_mlir.lowering.loops.functions import last_axis_op, row_max
+
+    g = lw.g
+    x, out, whole = last_axis_op(lw, op)
+    shape = shape_of(op.input)
+    n = shape[-1]
+    a, r = _t(op.input), _t(op.result)
+    c, m, k = af.log_softmax_constants(a.real_scale, r.real_scale)
+    table = g.global_("zs_softmax_table", af.softmax_table(a.real_scale, n), I32)
+
+    def row(idx: list[Lin]) -> None:
+        def at(i: SSAValue | int) -> list[Lin]:
+            return idx[:-1] + [Lin.of(i)]
+
+        top = g.resize(row_max(g, x, at, n), 32)
+
+        def d_of(i: SSAValue) -> SSAValue:
+            return g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
+
+        total = g.for_(0, n, [g.iconst(0, 32)], lambda i, acc: [
+            g.binop(arith.AddiOp, acc, g.load(table, Lin.of(
+                g.add(arith.IndexCastOp(d_of(i), INDEX)))), nsw=True)])[0]
+        log = g.resize(g.helper("minun_lnsum", [g.resize(total, 64),
+                                                g.iconst(af.softmax_bits(n), 32)], i32), 64)
+
+        def write(i: SSAValue) -> None:
+            prod = g.binop(arith.MuliOp, g.resize(d_of(i), 64), g.iconst(c, 64), nsw=True)
+            lin = g.add(arith.ShRSIOp(g.binop(arith.AddiOp, prod, g.iconst(
+                1 << (af.LOG_FRAC - 1), 64), nsw=True), g.iconst(af.LOG_FRAC, 64)))
+            y = g.min(g.binop(arith.AddiOp, lin, log, nsw=True), g.iconst(af.INT32_MAX, 64))
+            z = g.helper("minun_zs_mbqm", [g.resize(y, 32), g.iconst(m, 32), g.iconst(k, 32)],
+                         i32)
+            q = g.binop(arith.SubiOp, g.iconst(r.zp, 32), z, nsw=True)
+            g.store(g.resize(g.clamp(q, af.QMIN, af.QMAX), 8), out, whole.at(at(i)))
+
+        g.for_(0, n, [], write)
+
+    g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
+    return whole
+
+
 def lower_relu(lw: Lowering, op: Operation) -> Val:
     t = _t(op.input)
     return elementwise(lw, op, lambda g, x: g.max(x, g.iconst(t.zp, t.width)), op.input)
@@ -272,6 +319,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.SigmoidOp: lower_table,
     num.TanhOp: lower_table,
     num.SoftmaxOp: lower_softmax,
+    num.LogSoftmaxOp: lower_log_softmax,
     num.ReluOp: lower_relu,
     num.ClipOp: lower_clip,
     num.Relu6Op: lower_clip,

@@ -222,3 +222,35 @@ def softmax(q: np.ndarray, s_in: float) -> np.ndarray:
     e = table[np.max(q, axis=-1, keepdims=True) - q]
     total = e.sum(axis=-1, keepdims=True)
     return np.clip((256 * e + total // 2) // total + SOFTMAX_ZP, QMIN, QMAX)
+
+
+# log_softmax: the softmax exp table's row sum, its ln by fixed point's minun_lnsum
+LOG_FRAC = 16  # the ln and x - max are added at this scale (fixed.LOG_SCALE)
+
+
+def log_softmax_constants(s_in: float, s_out: float) -> tuple[int, int, int]:
+    """(c, M, k): s_in d at 2^16 is (d c + 2^15) >> 16 with c = round(s_in 2^32), and the
+    sum at 2^16 goes to the output's scale by MBQM with (M, k) =
+    QuantizeMultiplier(1 / (s_out 2^16))."""
+    c = int(round_away(s_in * float(1 << 32)))
+    m, k = quantize_multiplier(1.0 / (s_out * float(1 << LOG_FRAC)))
+    return c, m, k
+
+
+def log_softmax(q: np.ndarray, s_in: float, s_out: float, zp_out: int) -> np.ndarray:
+    """Zero-skew log_softmax over the last axis of int8 q (scale s_in) to int8 at
+    (s_out, zp_out). Per row: d = max - q, the sum of softmax's table T[d] (= exp(-s_in d)
+    at 2^K, so the sum is at least 2^K), L = ln(sum / 2^K) at 2^16 (fixed.ln_sum, within
+    2^-15), a = (d c + 2^15) >> 16 (s_in d at 2^16); y = clamp(zp_out - MBQM(min(a + L,
+    2^31 - 1), M, k)): -(s_in d + L) = log_softmax at the output's scale, rounded once."""
+    from minun_mlir.numerics import fixed as fx
+
+    q = np.asarray(q, dtype=np.int64)
+    n = q.shape[-1]
+    c, m, k = log_softmax_constants(s_in, s_out)
+    d = np.max(q, axis=-1, keepdims=True) - q
+    total = softmax_table(s_in, n)[d].sum(axis=-1, keepdims=True)
+    log = fx.ln_sum(total, softmax_bits(n))
+    a = (d * np.int64(c) + np.int64(1 << (LOG_FRAC - 1))) >> np.int64(LOG_FRAC)
+    y = np.minimum(a + log, INT32_MAX)
+    return np.clip(zp_out - mbqm(y, m, k), QMIN, QMAX)

@@ -31,6 +31,9 @@ Ops (docs/numerics.md has the table):
   from the dequantized input and the output's quantization;
 - softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the
   rounded quotient 256 e / sum, output (1/256, -128) as TFLite's int8 softmax;
+- log_softmax: per row, the sum of softmax's exp table, its ln by fixed point's
+  ln_sum (16 fraction bits), s_in (max - q) at 2^16 added, requantized (MBQM) to the
+  output's calibrated scale;
 - relu: max(q, zp); relu6 / clip: clamps at the bounds quantized at the operand's type;
   max, min, maxpool, argmax: integer comparisons (the order of q is the values' order);
   sgn and conditions read an int32 value with zero point 0 (q - zp, exactly).
@@ -416,6 +419,14 @@ class ZeroSkewConverter(L2Converter):
         return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[self.tensor(
             op.results[0], AffineType(8, af.SOFTMAX_SCALE, af.SOFTMAX_ZP))]))
 
+    def log_softmax(self, op, x):
+        """The input narrowed to int8; the output calibrated as any computed value (not
+        TFLite's fixed (16/256, 127), which saturates below -15.94: a confident
+        classifier's log-probabilities go far lower)."""
+        x = self.narrow(x, op.operands[0])
+        return self.emit(num.LogSoftmaxOp.create(operands=[x], result_types=[self.tensor(
+            op.results[0], self.type_for(op.results[0]))]))
+
     # -- types of merged values --------------------------------------------------------------
 
     def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
@@ -592,6 +603,8 @@ _KERNELS = {
     "num.sigmoid": _table,
     "num.tanh": _table,
     "num.softmax": lambda op, x: af.softmax(x, _t(op.input).real_scale),
+    "num.log_softmax": lambda op, x: af.log_softmax(x, _t(op.input).real_scale,
+                                                    _t(op.result).real_scale, _t(op.result).zp),
     "num.relu": lambda op, x: np.maximum(x, _t(op.input).zp),
     "num.relu6": _clip,
     "num.clip": _clip,

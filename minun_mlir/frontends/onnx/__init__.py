@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from minun_mlir.diagnostics import MinunError, error
 
 from . import convpool, elementwise, linear, ml, quantized, recurrent, shape
+from .fold_bn import fold_batchnorm
 from .importer import DEFAULT_INPUT_RANGE, Importer
 
 __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model"]
@@ -98,7 +99,7 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
             raise error(f"{e.strerror}", at=path) from None
         model = load_model(data, path)
     try:
-        return Importer(model, HANDLERS, dims, input_ranges, outputs).run()
+        return Importer(fold_batchnorm(model), HANDLERS, dims, input_ranges, outputs).run()
     except MinunError as e:
         if path is None:
             raise
@@ -143,6 +144,6 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     outputs = getattr(args, "output", []) or None
     model = load_model(stream.read(), path)
     try:
-        return Importer(model, HANDLERS, dims, ranges, outputs).run()
+        return Importer(fold_batchnorm(model), HANDLERS, dims, ranges, outputs).run()
     except MinunError as e:
         raise error(f"{e}", at=path) from None

@@ -44,6 +44,13 @@ func.func @f(%x: tensor<2x3x!num.fixed<16, 8>>) -> tensor<2x3x!num.fixed<64, 40>
 // CHECK: error: num.log_softmax: the result is 8, 16 or 32 bits, got tensor<2x3x!num.fixed<64, 40>>
 
 // -----
+func.func @f(%x: tensor<2x3x!num.affine<8, 0.1, 0>>) -> tensor<2x3x!num.affine<32, 0.01, 0>> {
+  %e = "num.log_softmax"(%x) : (tensor<2x3x!num.affine<8, 0.1, 0>>) -> tensor<2x3x!num.affine<32, 0.01, 0>>
+  func.return %e : tensor<2x3x!num.affine<32, 0.01, 0>>
+}
+// CHECK: error: num.log_softmax: zero-skew operands are int8 in and out, got tensor<2x3x!num.affine<8, 0.1, 0>> -> tensor<2x3x!num.affine<32, 0.01, 0>>
+
+// -----
 func.func @f(%x: tensor<2x3x!num.posit<16, 1>>) -> tensor<3x2x!num.posit<16, 1>> {
   %e = "num.log_softmax"(%x) : (tensor<2x3x!num.posit<16, 1>>) -> tensor<3x2x!num.posit<16, 1>>
   func.return %e : tensor<3x2x!num.posit<16, 1>>

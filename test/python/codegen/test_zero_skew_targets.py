@@ -190,3 +190,62 @@ def test_softmax_on_the_boards_equals_evaluator(target, tmp_path):
     r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(N_BOARD, -1)),
                   name="mlp_softmax", config="zero-skew8-pc")
     np.testing.assert_array_equal(np.asarray(r.outputs).reshape(N_BOARD, -1), want)
+
+
+
+def cnn_logsoftmax(tmp_path, per_channel: bool):
+    """The zoo's CNN with a log_softmax output (test/zoo/torch/cnn_logsoftmax_ts.onnx) at
+    zero-skew8, calibrated on the zoo's 200 training digits, and its 40 test digits."""
+    from pathlib import Path
+
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.pipeline import lower_to_l2
+
+    zoo = Path(__file__).resolve().parents[2] / "zoo"
+    train = np.load(zoo / "torch" / "data" / "digits01-train.npz")
+    np.save(tmp_path / "train.npy", np.concatenate(
+        [train["y"][:, None].astype(np.float32), train["x"].reshape(len(train["x"]), -1)],
+        axis=1))
+    l2 = lower_to_l2(import_model(zoo / "torch" / "cnn_logsoftmax_ts.onnx"),
+                     data=str(tmp_path / "train.npy"), repr="zero-skew", bits=8,
+                     per_channel=per_channel, evaluator="numpy")
+    assert any(op.name == "num.log_softmax" for op in l2.walk())
+    return l2, np.load(zoo / "torch" / "cnn_logsoftmax.npz")["x"].astype(np.float64)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("target", ["x86", "avr", "cortex-m4"])
+def test_log_softmax_equals_evaluator(target, per_channel, tmp_path):
+    """Zero-skew log_softmax (softmax's int32 exp table, minun_lnsum, an int64 product and
+    minun_zs_mbqm per element) on the zoo's cnn_logsoftmax: the stored int8 outputs of
+    its 40 test inputs on x86, 2 on the boards."""
+    from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
+
+    l2, x = cnn_logsoftmax(tmp_path, per_channel)
+    x = x[:N_BOARD] if target != "x86" else x
+    n = len(x)
+    want = np.asarray(evaluate_l2(l2, x.reshape(n, 1, 1, 8, 8)).outputs[0]).reshape(n, -1)
+    emit_c(l2, target, tmp_path / "c")
+    r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(n, -1)),
+                  name="cnn_logsoftmax", config="zero-skew8-pc" if per_channel else CONFIG,
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(n, -1), want)
+
+
+def test_log_softmax_compiles_without_warnings(tmp_path):
+    """The log_softmax's C (int64 product, minun_lnsum, minun_zs_mbqm) under the strict
+    flags of every compiler, as the suite models above."""
+    import subprocess
+
+    from codegen_support import STRICT, have
+    from test_compile import COMPILERS
+
+    l2, _ = cnn_logsoftmax(tmp_path, False)
+    for profile, compilers in COMPILERS.items():
+        out = tmp_path / profile
+        emit_c(l2, profile, out)
+        for cc in compilers:
+            assert have(cc[0]), f"{cc[0]} is not installed: run `make toolchains`"
+            proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
+                                   str(out / "model.o")], capture_output=True, text=True)
+            assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"

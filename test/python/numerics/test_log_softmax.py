@@ -134,6 +134,37 @@ def test_float32_log_softmax_is_close_to_numpy():
     assert np.max(np.abs(c - ref)) < 1e-5 * (1 + np.abs(ref)).max()
 
 
+@pytest.mark.parametrize(("s_in", "zp_in", "n"), [(0.05, -10, 9), (0.15, 3, 10),
+                                                  (0.5, 127, 4), (0.01, -128, 40)])
+def test_zero_skew_log_softmax_within_half_a_step_and_c_equal(s_in, zp_in, n):
+    """Zero-skew (numerics/affine.py, log_softmax) against numpy's float64 log-softmax of
+    the int8 inputs' reals: the output's half step and MBQM's double rounding
+    (2^-(right + 1) steps, right its final shift), the log's 2^-15, the product's 2^-17
+    and the exp table's entries rounded at 2^-K (n of them, the sum >= 1); the output's
+    scale covers [-(255 s_in + ln n), 0], so nothing saturates. The C equals it."""
+    from minun_mlir.numerics import affine as af
+
+    s_out = (255 * s_in + math.log(n)) / 255
+    el, out = f"!num.affine<8, {s_in}, {zp_in}>", f"!num.affine<8, {s_out}, 127>"
+    l2 = parse_ir(program((4, n), el, out))
+    rng = np.random.default_rng(n)
+    q = rng.integers(-128, 128, size=(60, 4, n))
+    q[0, 0] = 100  # equal values: -ln n each
+    q[0, 1] = -128
+    q[0, 1, 0] = 127  # the widest row: max - q = 255
+    x = s_in * (q - zp_in)
+    stored = np.asarray(evaluate_l2(l2, x).outputs[0])
+    got = decode_outputs(l2, [stored])[0]
+    ref = numpy_log_softmax(x)
+    _, _, k = af.log_softmax_constants(s_in, s_out)
+    bound = (s_out * (0.5 + 2.0 ** (k - 1)) + 2.0 ** -15 + 2.0 ** -17
+             + n * 2.0 ** -(af.softmax_bits(n) + 1)) * 1.0001
+    err = np.abs(got - ref)
+    assert np.max(err) <= bound, (np.max(err), bound)
+    assert np.allclose(got[0, 0], -math.log(n), atol=bound)
+    assert np.array_equal(native.NativeProgram(l2).outputs(x)[0], stored)
+
+
 # --- the ONNX backend node tests ---------------------------------------------------------
 
 NODE_TESTS = ["test_logsoftmax_axis_2", "test_logsoftmax_default_axis",
@@ -142,7 +173,7 @@ NODE_TESTS = ["test_logsoftmax_axis_2", "test_logsoftmax_default_axis",
 CONFIGS = {"float32": dict(repr="float32"), "fixed16": dict(bits=16),
            "fixed32": dict(bits=32), "posit16e1": dict(repr="posit", bits=16, es=1),
            "posit32e2": dict(repr="posit", bits=32, es=2),
-           "bfloat16": dict(repr="bfloat16")}
+           "bfloat16": dict(repr="bfloat16"), "zero-skew8": dict(repr="zero-skew", bits=8)}
 
 
 @pytest.mark.parametrize("config", CONFIGS)
@@ -175,6 +206,14 @@ def test_onnx_node_tests_through_quantize(test, config, tmp_path):
         s_out = ls.results[0].type.element_type.frac
         # the input's own rounding to its scale moves d by up to 2 units
         bound = fixed_bound(bits, s_in, s_out, x.shape[-1]) + 2 * 2.0 ** -s_in
+    elif config == "zero-skew8":
+        # the inputs rounded to int8 (half a step each: d moves by up to one step, the
+        # log as much), one output step (half and MBQM's double rounding)
+        (inp,) = [op for op in l2.walk() if op.name == "num.input"]
+        (ls,) = [op for op in l2.walk() if op.name == "num.log_softmax"]
+        s_in = inp.results[0].type.element_type.real_scale
+        s_out = ls.results[0].type.element_type.real_scale
+        bound = 2 * s_in + s_out + 2.0 ** -14
     else:
         exact = representable(config, x64)
         bound = float_format_bound(config, exact) + np.abs(
@@ -205,7 +244,9 @@ BOARD = [("avr", "!num.fixed<16, 11>", "!num.fixed<16, 10>"),
          ("avr", "bf16", "bf16"),
          ("cortex-m4", "!num.fixed<32, 20>", "!num.fixed<32, 18>"),
          ("cortex-m4", "!num.posit<8, 2>", "!num.posit<8, 2>"),
-         ("cortex-m4", "bf16", "bf16")]
+         ("cortex-m4", "bf16", "bf16"),
+         ("avr", "!num.affine<8, 0.05, -10>", "!num.affine<8, 0.06, 127>"),
+         ("cortex-m4", "!num.affine<8, 0.05, -10>", "!num.affine<8, 0.06, 127>")]
 
 
 @pytest.mark.parametrize(("target", "el", "out"), BOARD)
@@ -225,10 +266,11 @@ def test_log_softmax_c_on_the_board_equals_the_evaluator(target, el, out, tmp_pa
 @pytest.mark.parametrize(("el", "out"), [("!num.fixed<16, 11>", "!num.fixed<16, 10>"),
                                          ("!num.fixed<8, 4>", "!num.fixed<8, 3>"),
                                          ("!num.posit<16, 1>", "!num.posit<16, 1>"),
-                                         ("bf16", "bf16"), ("f32", "f32")])
+                                         ("bf16", "bf16"), ("f32", "f32"),
+                                         ("!num.affine<8, 0.1, 3>", "!num.affine<8, 0.2, 127>")])
 def test_rows_of_one_element_give_zero(el, out):
     """log(softmax) of a single value is log(1) = 0 exactly (e(0) is the table's 1.0 and
-    ln_sum(2^s_e) = 0; posit and float: d = 0, exp(0) = 1, log(1) = 0)."""
+    ln_sum(2^s_e) = 0; zero-skew: T[0] = 2^K, ln_sum(2^K) = 0; posit and float: d = 0, exp(0) = 1, log(1) = 0)."""
     l2 = parse_ir(program((3, 1), el, out))
     x = np.random.default_rng(0).normal(size=(5, 3, 1))
     stored = np.asarray(evaluate_l2(l2, x).outputs[0])

@@ -74,6 +74,7 @@ def face_search(work: Path, budget: int = BUDGET, run_target: str | None = "cort
             "low_ram_bytes": low.ram, "low_sqnr_db": low.sqnr_db,
             "high_ram_bytes": high.ram, "high_sqnr_db": high.sqnr_db,
             "scratch_bytes": result.memory["scratch_bytes"],
+            "runtime_bytes": result.memory.get("runtime_bytes", 0),  # posit quires
             "sqnr_test_db": result.error["sqnr_db"],
             "largest_low": sorted(
                 (v for v in search.variables if v not in search.assignment.tensors),
@@ -123,11 +124,12 @@ def render(record: dict) -> str:
             f"{r['promoted']} of {r['tensors']} / {r['ram_bytes']:,} B | "
             f"{r['sqnr_search_db']:.1f} / {r['sqnr_test_db']:.1f} dB | {qemu} | {ram} | "
             f"{r['planned']} / {r['evaluated']} | {r['seconds']:.0f} s |")
-    fits = all(r["ram_bytes"] <= b and r["scratch_bytes"] == r["ram_bytes"]
+    fits = all(r["ram_bytes"] <= b and r["scratch_bytes"] + r["runtime_bytes"] == r["ram_bytes"]
                for r in record["rows"].values())
     lines += ["", f"Every chosen program {'fits' if fits else 'does NOT fit'} the budget by "
-              "the planner, and minun-compile plans the same bytes when it replays the "
-              "assignment. The tensors left at 8 bits are the large activations "
+              "the planner (with the posit runtime's quire), and minun-compile plans the "
+              "same bytes when it replays the assignment. The tensors left at 8 bits are "
+              "the large activations "
               + "; ".join(f"{rep}: {', '.join(r['largest_low'])}"
                           for rep, r in record["rows"].items())
               + ": promoting any one of them alone costs more than the budget leaves "

@@ -75,3 +75,28 @@ def test_posit_runtime_flash_per_operation_counts_only_what_the_operation_needs(
             assert all(0 < ops[op] < every.flash_bytes - none.flash_bytes
                        for op in bench_posit.OPS), (fmt, target, ops)
             assert ops["sigmoid"] > ops["exp"] and ops["tanh"] > ops["exp"], (fmt, target)
+
+
+def test_the_face_search_section_sits_between_face_and_posits_and_matches_its_json():
+    """`tools/bench.py --face-search` writes its own section after the face section; the
+    face run and the posit run keep it; the committed section is what its committed JSON
+    renders to (the numbers in the report are the measured ones)."""
+    import json
+
+    from minun_mlir import bench_face_search, bench_posit
+
+    suite = "# Benchmarks\n\nsuite\n\n## Compile time\n\ntimes\n"
+    face = bench_face.SECTION + "\n\nface numbers\n"
+    posit = bench_posit.SECTION + "\n\nposit numbers\n"
+    search = bench_face_search.SECTION + "\n\nsearch numbers\n"
+    doc = bench_face.replace_section(suite + "\n" + face + "\n" + posit, search,
+                                     bench_face_search.SECTION)
+    assert doc == suite + "\n" + face + "\n" + search + "\n" + posit
+    again = bench_face.replace_section(doc, bench_face.SECTION + "\n\nnew face\n")
+    assert search in again and again.count(bench_face_search.SECTION) == 1
+    record = json.loads((ROOT / "benchmarks" / "face_search.json").read_text())
+    _, parts = bench_face.split_sections((ROOT / "BENCHMARKS.md").read_text())
+    assert parts[bench_face_search.SECTION] == bench_face_search.render(record)
+    for row in record["rows"].values():  # the budget the section states holds
+        assert row["ram_bytes"] <= record["budget_bytes"] == 180_000
+        assert row["scratch_bytes"] + row["runtime_bytes"] == row["ram_bytes"]

@@ -152,5 +152,6 @@ def render(record: dict) -> str:
         lines += ["", "Caveat: with these synthetic weights the float program's 18,000 outputs "
                   "are the same on every image (largest difference between images: 0), so "
                   "the SQNR measures the quantized computation of one fixed output, and the "
-                  "held-out SQNR equals the search's. The program ships without its trained weights."]
+                  "held-out SQNR equals the search's. The program ships without its "
+                  "trained weights."]
     return "\n".join(lines) + "\n"

@@ -142,16 +142,15 @@ def render(record: dict) -> str:
                for r in record["rows"].values())
     lines += ["", f"Every chosen program {'fits' if fits else 'does NOT fit'} the budget by "
               "the planner (with the posit runtime's quire), and minun-compile plans the "
-              "same bytes when it replays the assignment. The tensors left at 8 bits are "
-              "the large activations "
-              + "; ".join(f"{rep}: {', '.join(r['largest_low'])}"
-                          for rep, r in record["rows"].items())
-              + ": promoting any one of them alone costs more than the budget leaves "
-              "above the all-8-bit plan."]
+              "same bytes when it replays the assignment. The largest tensors left at 8 "
+              "bits: " + "; ".join(f"{rep}: {', '.join(r['largest_low'])}"
+                                   for rep, r in record["rows"].items()) + "."]
+    lines += ["", "M4 .data+.bss is the QEMU harness's whole program: the scratch, plus the "
+              "caller's output buffer (18,000 stored outputs) and the harness's own "
+              "variables, which the budget (the model's RAM, as MinUn counts it) leaves out."]
     if record["float_output_spread"] == 0:
         lines += ["", "Caveat: with these synthetic weights the float program's 18,000 outputs "
                   "are the same on every image (largest difference between images: 0), so "
-                  "the SQNR measures the quantized computation of one fixed output, and the "
-                  "held-out SQNR equals the search's. The program ships without its "
-                  "trained weights."]
+                  "the SQNR measures how closely each program computes that one output. The "
+                  "program ships without its trained weights."]
     return "\n".join(lines) + "\n"

@@ -348,6 +348,11 @@ class CPrinter:
             return False
         (la, ka), (lb, kb) = loads
         name = avr_dot_helper(la.flash is not None, ka, kb)
+        return self.dot_call(op, stmt, name, la, lb)
+
+    def dot_call(self, op: cemit.ForOp, stmt, name: str, la, lb) -> bool:
+        """The loop `op` as one call `acc = name(acc, &a[..], &b[..], n)` of an asm dot
+        product helper (its induction variable declared for the index expressions)."""
         self.calls.add(name)
         v, acc = op.var.data, stmt.var.data
         lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
@@ -374,17 +379,7 @@ class CPrinter:
             return False
         la, lb = loads
         name = avr_dot8_helper(la.flash is not None)
-        self.calls.add(name)
-        v, acc = op.var.data, stmt.var.data
-        lo, hi = _bare(self.expr(op.lower)), self.expr(op.upper)
-        self.line("{")
-        self.depth += 1
-        self.line(f"const int {v} = {lo};")
-        self.line(f"{acc} = {name}({acc}, &{la.array.data}[{_bare(self.expr(la.index))}], "
-                  f"&{lb.array.data}[{_bare(self.expr(lb.index))}], {hi} - {v});")
-        self.depth -= 1
-        self.line("}")
-        return True
+        return self.dot_call(op, stmt, name, la, lb)
 
     def guarded_dot(self, op: cemit.ForOp):
         """A dot product whose every product is guarded by one condition that does not

@@ -30,10 +30,11 @@ REPRESENTATIONS = ("posit", "fixed")
 QEMU_POSITS = "not run (software posits: ~400 M4 instructions per op, ~1e11 per image)"
 
 
-class _Data:
-    def __init__(self, x: np.ndarray):
-        self.features = x[:, 1:].reshape(len(x), PIXELS, 1)
-        self.labels = np.zeros(len(x), np.int64)
+def _data(x: np.ndarray):
+    """A SeeDot-style image array (label first) as a Dataset of (76,800, 1) inputs."""
+    from minun_mlir.data import Dataset
+
+    return Dataset(x[:, 1:].reshape(len(x), PIXELS, 1), np.zeros(len(x), np.int64), 0)
 
 
 def face_search(work: Path, budget: int = BUDGET, run_target: str | None = "cortex-m4-mps2"
@@ -54,7 +55,7 @@ def face_search(work: Path, budget: int = BUDGET, run_target: str | None = "cort
     for rep in REPRESENTATIONS:
         t0 = time.perf_counter()
         # posits: with a quire (33 B at these sizes: the search without one is left out)
-        search = haunter_model(l1, _Data(train), budget, representation=rep, jobs=2,
+        search = haunter_model(l1, _data(train), budget, representation=rep, jobs=2,
                                progress=False, input_in_scratch=True,
                                quire=True if rep == "posit" else None)
         seconds = time.perf_counter() - t0
@@ -104,7 +105,7 @@ def float_spread(l1, *datasets: np.ndarray) -> float:
 
     prepared = l1.clone()
     run_pipeline(prepared, pipeline_text(stop="lower-composite-ops"))
-    out = np.concatenate([np.asarray(native.float_outputs(prepared, _Data(d).features)[0])
+    out = np.concatenate([np.asarray(native.float_outputs(prepared, _data(d).features)[0])
                           for d in datasets]).reshape(sum(len(d) for d in datasets), -1)
     return float(np.max(out.max(axis=0) - out.min(axis=0)))
 

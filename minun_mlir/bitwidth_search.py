@@ -480,8 +480,9 @@ def _value_map(c: Candidate) -> dict[str, np.ndarray]:
     if native.use_native(problem.evaluator, l2, len(problem.features)):
         return native.value_maps(l2, problem.features)
     fn = main_function(l2)
-    names = {v: n for v, n in native.recorded_values(l2).items() if not native.is_constant(v)}
-    seen = {n: [a] for n, a in native.constant_values(native.recorded_values(l2)).items()}
+    recorded = native.recorded_values(l2)
+    names = {v: n for v, n in recorded.items() if not native.is_constant(v)}
+    seen = {n: [a] for n, a in native.constant_values(recorded).items()}
 
     class Recorder(dict):
         def setdefault(self, value, default=None):

@@ -47,6 +47,8 @@ class PositConverter(Float32Converter):
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
         self.element = PositType(config.bits, config.es)
+        # (sparse parameter, wider format) -> its copy in that format (sparse_matmul)
+        self.widened_sparse: dict[tuple[SSAValue, PositType], SSAValue] = {}
 
     def format(self, name: str | None, is_param: bool = False) -> PositType:
         return PositType(self.config.bits_for(name, is_param), self.config.es)
@@ -76,7 +78,7 @@ class PositConverter(Float32Converter):
         wide = self.widest([a.type.element_type, b.type.element_type, self.element_of(
             op.result)])
         if a.type.element_type != wide:
-            widened = self.__dict__.setdefault("_widened_sparse", {})
+            widened = self.widened_sparse
             if (a, wide) not in widened:
                 old = a.owner
                 el = a.type.element_type

@@ -4,7 +4,6 @@ size with the image planned in the scratch."""
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from minun_mlir.bitwidth_search import (
     candidate,
     haunter_model,
 )
-from minun_mlir.data import load_dataset
+from minun_mlir.data import Dataset, load_dataset
 from minun_mlir.driver import _input_shape, load_model, num_classes
 from minun_mlir.numerics.repr import QuantizeConfig
 
@@ -34,16 +33,14 @@ MODELS = ROOT / "benchmarks" / "models"
 pytestmark = pytest.mark.skipif(not native.available(), reason="needs a host C compiler")
 
 
-@dataclasses.dataclass
-class _Data:
-    features: np.ndarray
-    labels: np.ndarray
+def _dataset(features: np.ndarray, labels: np.ndarray) -> Dataset:
+    return Dataset(features, labels, 0)
 
 
 def _suite(name: str, n: int):
     l1 = load_model(MODELS / name / "model.sd")
     train = load_dataset(MODELS / name / "train.npy", _input_shape(l1), num_classes(l1))
-    return l1, _Data(train.features[:n], train.labels[:n])
+    return l1, _dataset(train.features[:n], train.labels[:n])
 
 
 def _both_maps(l1, data, representation: str):
@@ -92,14 +89,14 @@ def face(tmp_path_factory):
     path.write_text(small_face_program())
     l1 = load_model(path, synthetic=0)
     x = images(3, seed=4)[:, 1:].reshape(3, 1280, 1)
-    return path, l1, _Data(x, np.zeros(3, np.int64))
+    return path, l1, _dataset(x, np.zeros(3, np.int64))
 
 
 def test_face_value_maps_match_numpy(face):
     """Fixed-point value maps of the face program (loops, sparse matmuls, normaliseL2;
     posits take the numpy evaluator minutes here, the suite models check them)."""
     _, l1, data = face
-    one = _Data(data.features[:1], data.labels[:1])
+    one = _dataset(data.features[:1], data.labels[:1])
     for numpy_map, native_map in _both_maps(l1, one, "fixed"):
         assert set(numpy_map) == set(native_map) and "rnnOutput" in numpy_map
         for name, values in numpy_map.items():
@@ -121,7 +118,7 @@ def test_haunter_search_reports_ram_with_the_input_and_sqnr(tmp_path):
     model = ROOT / "benchmarks" / "real" / "onnx-sine" / "model.onnx"
     l1 = load_model(model, dims={"N": 1})
     x = np.linspace(0.0, 2 * np.pi, 64).reshape(64, 1, 1)
-    data = _Data(x, np.zeros(64, np.int64))
+    data = _dataset(x, np.zeros(64, np.int64))
     path = tmp_path / "x.npy"
     np.save(path, np.concatenate([np.zeros((64, 1)), x.reshape(64, -1)], axis=1))
     kw = dict(representation="posit", progress=False, input_in_scratch=True, quire=True,

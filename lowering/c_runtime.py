@@ -819,7 +819,7 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
             f"static inline {t} {p}_neg({t} x)\n{{\n"
             f"    return {posit_result('(0u - (uint32_t)x)', n)};\n}}\n"))
     for n2, es2 in _POSIT_FORMATS:
-        if (n2, es2) != (n, es) and es2 == es:
+        if (n2, es2) != (n, es):
             t2 = f"int{posit_storage(n2)}_t"
             out[f"{p}_to_p{n2}e{es2}"] = (("minun_posit",), fn(
                 f"static inline {t2} {p}_to_p{n2}e{es2}({t} x)\n{{\n    return "

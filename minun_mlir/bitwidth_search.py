@@ -56,6 +56,7 @@ class Assignment:
     tensors: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     representation: str = "fixed"  # or posit: the tensors' posit<bits, es> (no scales)
     quire: bool = True  # posits: false when the search chose programs without a quire
+    es: dict[int, int] = field(default_factory=dict)  # posits: es per bitwidth (stage I)
 
     def check_representation(self, representation: str) -> None:
         if representation != self.representation:
@@ -68,6 +69,7 @@ class Assignment:
                         f"pass runs at {config.bits} (use bits={self.bits})")
         return dataclasses.replace(
             config, quire=config.quire and self.quire,
+            es_by_bits={**config.es_by_bits, **self.es},
             bits_by_name={**config.bits_by_name,
                                   **{n: b for n, (b, _) in self.tensors.items()}},
             scale_by_name={**config.scale_by_name,
@@ -81,6 +83,7 @@ class Assignment:
         doc = {"format": FORMAT, "version": 1, "bits": self.bits,
                **({"repr": self.representation} if self.representation != "fixed" else {}),
                **({} if self.quire else {"quire": False}),
+               **({"es": {str(b): e for b, e in sorted(self.es.items())}} if self.es else {}),
                "tensors": {n: {"bits": b, "scale": s}
                            for n, (b, s) in sorted(self.tensors.items())}}
         return json.dumps(doc | (extra or {}), indent=2) + "\n"
@@ -118,7 +121,14 @@ def _parse_assignment(text: str, path: str) -> Assignment:
     quire = doc.get("quire", True)
     if not isinstance(quire, bool) or (not quire and rep != "posit"):
         raise error(f"{path}: quire must be true or false, and false only with repr posit")
-    return Assignment(int(doc.get("bits", 16)), tensors, rep, quire)
+    es = doc.get("es", {})
+    if not isinstance(es, dict) or (es and rep != "posit") or not all(
+            b.isdigit() and int(b) in widths.bitwidths and type(e) is int and 0 <= e <= 2
+            for b, e in es.items()):
+        raise error(f"{path}: es must map posit bitwidths to 0, 1 or 2 (e.g. "
+                    "{\"8\": 0, \"16\": 1}), and only with repr posit")
+    return Assignment(int(doc.get("bits", 16)), tensors, rep, quire,
+                      {int(b): e for b, e in es.items()})
 
 
 # -- candidates and their results ------------------------------------------------------------
@@ -182,6 +192,9 @@ class Search:
     chosen_override: Result | None = None
     soft_limit: float = 1.0
     representation: str = "fixed"
+    # haunter on posits, stage I (MinUn's Algorithm 4): the uniform programs it compared,
+    # "posit<n, es>" -> result, and the es chosen per bitwidth
+    stage_one: dict[str, Result] = field(default_factory=dict)
 
     @property
     def chosen_result(self) -> Result:
@@ -816,7 +829,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   low: int = 8, high: int = 16, metric: str | None = None,
                   planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
                   progress: bool | None = None, ray: str | None = None,
-                  representation: str = "fixed", es: int = 2,
+                  representation: str = "fixed", es: int | None = None,
                   input_in_scratch: bool = False, quire: bool | None = None) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
     posit, posit<n, es> per tensor): the value maps of the programs
@@ -830,7 +843,13 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     On posits the quire is part of the choice: `quire` None searches with one and
     without one (quantize{quire=false}: every product and partial sum rounded, no quire
     in RAM, the assignment says "quire": false) and keeps the program that loses less
-    (with a quire on a tie); True or False searches only that kind."""
+    (with a quire on a tie); True or False searches only that kind.
+
+    Stage I on posits (MinUn's Algorithm 4) when `es` is None: es for the 8-bit posits
+    is 0 if the all-8-bit program with posit<8, 0> loses less than with posit<8, 2>, else
+    2; es for the 16-bit ones is 1 if the all-16-bit program with posit<16, 1> loses less
+    than with posit<16, 2>, else 2 (other widths: 2). An `es` given is used at every
+    width."""
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
                                                     "disagreement")
     args = (prepared, profile, reference, train, memory_limit, soft_limit, low, high, metric,
@@ -838,6 +857,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     if quire is not None and representation != "posit":
         raise error("the quire option is for posits (repr=posit)")
     kinds = [True, False] if quire is None and representation == "posit" else [quire]
+    if es is not None and representation != "posit":
+        raise error("es is for posits (repr=posit)")
     found = [_haunter(*args, quire=q is not False) for q in kinds]
     searches = [f for f in found if isinstance(f, Search)]
     if not searches:
@@ -853,7 +874,15 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
              input_in_scratch, quire: bool) -> Search | int | float:
     """One Haunter search (haunter_model): the Search, or the all-low program's RAM when
     no configuration fits."""
-    config = QuantizeConfig(bits=low, es=es, quire=quire)
+    stage_one: dict[str, Result] = {}
+    if representation == "posit":
+        es_by_bits = ({low: es, high: es} if es is not None else posit_stage_one(
+            prepared, profile, reference, train, low, high, metric, planner, evaluator,
+            input_in_scratch, quire, stage_one))
+    else:
+        es_by_bits = {}
+    config = QuantizeConfig(bits=low, es=es_by_bits.get(low, 2), es_by_bits=es_by_bits,
+                            quire=quire)
     named = dict(named_tensors(prepared))
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray, representation,
@@ -900,7 +929,37 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
     points += [Point("exploration", "+".join(v for v in variables if v in f) or "none", c, r)
                for f, c, r in zip(finals, cands, final_results, strict=True)]
     return Search(variables, final_results[0], {}, order, [], best,
-                  Assignment(low, tensors, representation, quire), "ram", points,
+                  Assignment(low, tensors, representation, quire, es_by_bits), "ram", points,
                   {f"{representation}{high}": high_result}, low, memory_limit, None,
                   metric, dict(named), "haunter", instances, scores, chosen, soft_limit,
-                  representation)
+                  representation, stage_one)
+
+
+# MinUn's Algorithm 4: for a bitwidth, the es it tries against es = 2
+STAGE_ONE_ES = {8: 0, 16: 1}
+
+
+def posit_stage_one(prepared, profile, reference, train, low: int, high: int, metric: str,
+                    planner: str, evaluator: str, input_in_scratch: bool, quire: bool,
+                    results: dict[str, Result]) -> dict[int, int]:
+    """Haunter's stage I on posits (MinUn's Algorithm 4): per bitwidth of {low, high}
+    that the paper tunes (8: es 0 or 2; 16: es 1 or 2), the uniform program at each es,
+    evaluated on `train`; the other es wins only if it loses strictly less. Fills
+    `results` ("posit<n, es>" -> result) and returns {bits: es}."""
+    chosen = {}
+    for bits in dict.fromkeys((low, high)):
+        chosen[bits] = 2
+        if bits not in STAGE_ONE_ES:
+            continue
+        loss = {}
+        for es in (STAGE_ONE_ES[bits], 2):
+            config = QuantizeConfig(bits=bits, es=es, quire=quire)
+            with Evaluator(prepared, profile, train.features, train.labels, reference, config,
+                           metric, planner, evaluator, jobs=1, progress=False,
+                           representation="posit", input_in_scratch=input_in_scratch) as run:
+                r = run([candidate({}, bits)])[0]
+            results[f"posit<{bits}, {es}>"] = r
+            loss[es] = r.loss
+        if loss[STAGE_ONE_ES[bits]] < loss[2]:
+            chosen[bits] = STAGE_ONE_ES[bits]
+    return chosen

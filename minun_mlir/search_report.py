@@ -71,6 +71,11 @@ def report_data(search: Search, name: str = "") -> dict:
                           "accuracy": chosen.accuracy,
                           "flash": chosen.flash, "sqnr_db": _num(chosen.sqnr_db)},
         "tensors": [tensor_row(search, v) for v in search.variables],
+        **({"stage_one": {"es": {str(b): e for b, e in sorted(search.assignment.es.items())},
+                          "programs": {k: {"loss": _num(r.loss), "accuracy": r.accuracy,
+                                           "ram": r.ram}
+                                       for k, r in search.stage_one.items()}}}
+           if search.stage_one else {}),
         "points": [{"kind": p.kind, "label": p.label, "changed": _demoted(p),
                     "bits": p.candidate[0], "ram": p.result.ram, "loss": _num(p.result.loss),
                     "accuracy": p.result.accuracy, "flash": p.result.flash,
@@ -96,6 +101,15 @@ def _fmt_loss(search: Search, loss: float | None) -> str:
     return f"{loss:.2f} points" if search.metric != "mae" else f"{loss:.4g}"
 
 
+def stage_one_text(search: Search) -> str:
+    """MinUn's Algorithm 4 as the report says it: each uniform program's loss and the es
+    kept per bitwidth."""
+    tried = ", ".join(f"{k} {_fmt_loss(search, r.loss)}" for k, r in search.stage_one.items())
+    kept = ", ".join(f"posit<{b}, {e}>" for b, e in sorted(search.assignment.es.items()))
+    return (f"Stage I (es per bitwidth, MinUn's Algorithm 4): uniform programs {tried}; "
+            f"kept {kept}.")
+
+
 def markdown(search: Search, name: str = "") -> str:
     r = search.chosen_result
     limit = []
@@ -115,6 +129,8 @@ def markdown(search: Search, name: str = "") -> str:
         if not search.assignment.quire:  # nothing fitted with the quire's RAM
             chosen += " without a quire (every product and partial sum rounded)"
         base_label = f"{search.representation}{search.bits}"
+        if search.stage_one:
+            what += " " + stage_one_text(search)
     else:
         what = (f"Shiftry's demotion ({search.strategy} strategy; {', '.join(limit)}); loss "
                 f"= {loss_name[search.metric]} on the search data.")

@@ -38,7 +38,8 @@ BITS = num.POSIT_WIDTHS  # n of posit<n, es>: 8..16 and 32
 
 class PositConverter(Float32Converter):
     """float32's program (same ops, same attributes) with posit<n, es> elements: n per
-    tensor (`bits_by_name`, `param_bits`, `demote`; default `bits`), es per program. An op
+    tensor (`bits_by_name`, `param_bits`, `demote`; default `bits`), es per width (`es`, or
+    `es_by_bits`). An op
     computes in the widest format of its operands and result (see `compute`)."""
 
     representation_name = "posit"
@@ -46,12 +47,13 @@ class PositConverter(Float32Converter):
 
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
-        self.element = PositType(config.bits, config.es)
+        self.element = PositType(config.bits, config.es_for(config.bits))
         # (sparse parameter, wider format) -> its copy in that format (sparse_matmul)
         self.widened_sparse: dict[tuple[SSAValue, PositType], SSAValue] = {}
 
     def format(self, name: str | None, is_param: bool = False) -> PositType:
-        return PositType(self.config.bits_for(name, is_param), self.config.es)
+        bits = self.config.bits_for(name, is_param)
+        return PositType(bits, self.config.es_for(bits))
 
     def element_of(self, old: SSAValue) -> Attribute:
         return self.format(self.tensor_name(old), isinstance(old.owner, minun.ParamOp))
@@ -322,6 +324,10 @@ class PositRepresentation(Representation):
         if config.bits not in BITS or not 0 <= config.es <= 2:
             raise error(f"quantize: posits need bits 8..16 or 32 and es 0..2, got bits="
                         f"{config.bits} es={config.es}")
+        for bits, es in sorted(config.es_by_bits.items()):
+            if bits not in BITS or not 0 <= es <= 2:
+                raise error(f"quantize: posits need bits 8..16 or 32 and es 0..2, got es={es} "
+                            f"for {bits}-bit posits")
         if config.scales == "maxscale" or config.scale_by_name:
             raise error("quantize: posits have no scales (no maxscale or per-tensor scales)")
         widths = {config.bits_for(n) for n in (*config.bits_by_name, *config.demote)}

@@ -27,6 +27,9 @@ class QuantizeConfig:
 
     bits: int = 16
     es: int = 2  # exponent bits of the posit representation (posit<bits, es>)
+    # posits: es per bitwidth where it is not `es` (MinUn's stage I picks es for 8-bit and
+    # 16-bit posits separately, e.g. {8: 0, 16: 1})
+    es_by_bits: dict[int, int] = field(default_factory=dict)
     scales: str = "data-driven"  # or "maxscale"
     maxscale: int | None = None  # None: tuned on the training data (SeeDot §5.3.2)
     rounding: str = "trunc"
@@ -62,6 +65,10 @@ class QuantizeConfig:
                 return self.bits // 2
         return self.bits
 
+
+    def es_for(self, bits: int) -> int:
+        """The exponent bits of the posits of width `bits`."""
+        return self.es_by_bits.get(bits, self.es)
 
     def scale_override(self, name: str | None) -> int | None:
         return None if name is None else self.scale_by_name.get(name)

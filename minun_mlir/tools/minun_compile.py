@@ -57,8 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="{8,16,32 (posits: 8..16, 32)}",
                    help="the bitwidth (default 16, 8 for --repr zero-skew, or the one of "
                    "--assign's file)")
-    p.add_argument("--es", type=int, default=2, choices=(0, 1, 2),
-                   help="--repr posit: exponent bits of posit<bits, es> (default 2)")
+    p.add_argument("--es", type=int, default=None, choices=(0, 1, 2),
+                   help="--repr posit: exponent bits of posit<bits, es> (default 2; with "
+                   "--search haunter, chosen per bitwidth by MinUn's stage I)")
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
     p.add_argument("--maxscale", type=int, default=None,
                    help="SeeDot's maxscale P (default: tuned on --train)")
@@ -205,7 +206,8 @@ def run(args: argparse.Namespace) -> dict:
         raise error(f"--repr zero-skew takes --bits 8 (int8 values, int32 accumulators), "
                     f"got --bits {args.bits}")
     options = Options(
-        representation=args.repr, bits=args.bits, es=args.es, scales=args.scales,
+        representation=args.repr, bits=args.bits, es=2 if args.es is None else args.es,
+        scales=args.scales,
         maxscale=args.maxscale,
         rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,

@@ -191,6 +191,10 @@ CONFIGS: dict[str, dict[str, object]] = {
     # posit16 and rounding its result to posit8)
     "posit16-params8": dict(repr="posit", bits=16, es=2, param_bits=8),
     "posit8-params16": dict(repr="posit", bits=8, es=2, param_bits=16),
+    # es per bitwidth, as Haunter's stage I chooses it (an assignment's "es"): posit<8, 0>
+    # values, posit<16, 1> parameters; every num.convert changes n and es
+    "posit8e0-params16e1": dict(repr="posit", bits=8, param_bits=16, assign=str(
+        Path(__file__).parent / "posit_es_per_width.json")),
     # posit<12, 2>: n between the storage widths (patterns sign-extended in int16_t)
     "posit12": dict(repr="posit", bits=12, es=2),
     # no quire: every product and partial sum of a dot product rounded (quire=false)

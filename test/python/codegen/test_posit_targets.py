@@ -44,7 +44,8 @@ def test_posit_c_on_the_board_equals_the_evaluator(model, target, config, tmp_pa
               f"stack {r.stack_bytes} B, {r.latency_median:,.0f} {r.latency_unit}")
 
 
-@pytest.mark.parametrize("config", ("posit16-params8", "posit8-params16", "posit12"))
+@pytest.mark.parametrize("config", ("posit16-params8", "posit8-params16", "posit12",
+                                    "posit8e0-params16e1"))
 @pytest.mark.parametrize("target", ("cortex-m4", "avr"))
 @pytest.mark.parametrize("model", FAST)
 def test_mixed_posit_formats_on_the_board_equal_the_evaluator(model, target, config,

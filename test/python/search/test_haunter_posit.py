@@ -271,3 +271,64 @@ def test_minun_compile_no_quire(capsys, tmp_path):
     assert "quire=false" in capsys.readouterr().out  # the pipeline text; quantize rejects it
     assert main([model, "--bits", "8", "--no-quire", "--out", str(tmp_path / "x")]) == 1
     assert "quire=false is for repr=posit" in capsys.readouterr().err
+
+
+def test_stage_one_chooses_es_per_bitwidth_by_the_uniform_programs(tmp_path):
+    """MinUn's stage I (Algorithm 4): es of the 8-bit posits is 0 where the all-posit<8, 0>
+    program loses less on the search data than the all-posit<8, 2> one, and es of the
+    16-bit posits 1 where posit<16, 1> loses less than posit<16, 2>. The losses are
+    recomputed here with the numpy evaluator (the search runs natively): disagreement
+    with the float program's labels. On protonn-digits-binary posit<8, 0> wins (its
+    values sit well inside [1/64, 64], where es = 0 has two more fraction bits), and the
+    chosen program, replayed from its assignment, holds only those two formats."""
+    from minun_mlir.bitwidth_search import haunter_model
+    from minun_mlir.data import disagreement, load_dataset, predictions
+    from minun_mlir.driver import Options, _input_shape, compile_model, load_model, num_classes
+    from minun_mlir.numerics.float_eval import evaluate
+    from minun_mlir.search_report import write_report
+
+    model = ROOT / "benchmarks" / "models" / "protonn-digits-binary"
+    l1 = load_model(model / "model.sd")
+    train = load_dataset(model / "train.npy", _input_shape(l1), num_classes(l1))
+    search = haunter_model(l1, train, 60, representation="posit", quire=True)
+    reference = predictions(evaluate(l1, train.features).outputs[0])
+    losses = {}
+    for n, es in ((8, 0), (8, 2), (16, 1), (16, 2)):
+        l2 = lower_to_l2(l1, repr="posit", bits=n, es=es)
+        out = decode_outputs(l2, evaluate_l2(l2, train.features).outputs)[0]
+        losses[n, es] = 100 * disagreement(reference, predictions(out))
+        assert search.stage_one[f"posit<{n}, {es}>"].loss == pytest.approx(losses[n, es])
+    expected = {8: 0 if losses[8, 0] < losses[8, 2] else 2,
+                16: 1 if losses[16, 1] < losses[16, 2] else 2}
+    assert search.assignment.es == expected
+    assert expected[8] == 0
+    paths = write_report(search, tmp_path / "search", name="protonn-db")
+    doc = json.loads(paths["assignment"].read_text())
+    assert doc["es"] == {str(b): e for b, e in expected.items()}
+    assert "Stage I" in paths["md"].read_text()
+    run = compile_model(model / "model.sd", Options(representation="posit", bits=8,
+                                                    assign=str(paths["assignment"]),
+                                                    target="x86"),
+                        out_dir=tmp_path / "c", weights=None,
+                        train=model / "train.npy")
+    formats = {(t.width, t.exponent_bits) for op in run.l2.walk() for v in op.results
+               if isinstance(t := getattr(v.type, "element_type", v.type), num.PositType)}
+    assert formats <= {(8, expected[8]), (16, expected[16])} and (8, expected[8]) in formats
+    assert run.memory["scratch_bytes"] + run.memory.get("runtime_bytes", 0) == \
+        search.chosen_result.ram
+
+
+def test_an_es_given_is_used_at_every_width():
+    from minun_mlir.bitwidth_search import Assignment, haunter_model
+    from minun_mlir.data import load_dataset
+    from minun_mlir.diagnostics import MinunError
+    from minun_mlir.driver import _input_shape, load_model, num_classes
+
+    model = ROOT / "benchmarks" / "models" / "protonn-wine"
+    l1 = load_model(model / "model.sd")
+    train = load_dataset(model / "train.npy", _input_shape(l1), num_classes(l1))
+    search = haunter_model(l1, train, 60, representation="posit", es=1, quire=True)
+    assert search.assignment.es == {8: 1, 16: 1} and not search.stage_one
+    with pytest.raises(MinunError, match="es is for posits"):
+        haunter_model(l1, train, 60, es=1)
+    assert Assignment.from_json(search.assignment.to_json()) == search.assignment

@@ -243,6 +243,7 @@ def suite_search(work: Path) -> dict:
                      "posit_quire_bytes": posit.memory.get("runtime_bytes", 0),
                      "posit_ram_bytes": haunter.chosen_result.ram,
                      "posit_quire": haunter.assignment.quire,
+                     "posit_es": {str(b): e for b, e in sorted(haunter.assignment.es.items())},
                      "promoted": len(haunter.assignment.tensors),
                      "posit_candidates": len(haunter.points),
                      "posit_seconds": round(time.perf_counter() - t1, 1)})
@@ -400,11 +401,13 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
             "uniform fixed8 plan (search on the training set; accuracy on the test set; "
             "Uno RAM = .data + .bss of the chosen program's model.c as avr-gcc builds it). "
             "Shiftry's search demotes fixed16 tensors to 8 bits; Haunter on posits promotes "
-            "posit<8, 2> tensors to posit<16, 2>:",
+            "posit<8, es8> tensors to posit<16, es16>, es per bitwidth chosen by its stage I "
+            "(MinUn's Algorithm 4: es8 0 or 2, es16 1 or 2, by the uniform programs' loss on "
+            "the search data):",
             "", "| model | float | fixed16 | fixed8 | Shiftry fixed | Haunter posit | budget | "
             "scratch (fixed16 / fixed8 / Shiftry / Haunter) | Uno RAM (Shiftry / Haunter) | "
-            "8-bit / promoted | candidates | time |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "8-bit / promoted | posit es8 / es16 | candidates | time |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in suite["rows"]:
             demoted = "all (uniform)" if r["bits"] == 8 else str(r["demoted"])
             quire = r.get("posit_quire_bytes", 0)
@@ -418,6 +421,7 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
                 f"{r['fixed16_bytes']} / {r['fixed8_bytes']} / {r['scratch_bytes']} / "
                 f"{haunter} | {r['uno_static_ram_bytes']} / "
                 f"{r['posit_uno_static_ram_bytes']} | {demoted} / {promoted} | "
+                f"{r['posit_es']['8']} / {r['posit_es']['16']} | "
                 f"{r['candidates']} / {r['posit_candidates']} | {r['seconds']:.0f} s / "
                 f"{r['posit_seconds']:.0f} s |")
         m = suite["mean_drop"]
@@ -436,8 +440,9 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
             f"{'meets' if m['posit'] <= 0.3 else 'does NOT meet'} it). Shiftry's programs "
             f"{'all fit' if shiftry_fit else 'do NOT all fit'} their budgets, by the "
             "planner and by avr-gcc. Haunter's posit programs count the runtime's quire "
-            "(4 bytes per 32-bit word of the widest format's quire and a NaR byte: 17 B for "
-            "posit<8, 2>, 33 B for posit<16, 2>) beside the scratch, and are searched with "
+            "(4 bytes per 32-bit word of the widest format's quire and a NaR byte: 5 B for "
+            "posit<8, 0>, 17 B for posit<8, 2> and posit<16, 1>, 33 B for posit<16, 2>) "
+            "beside the scratch, and are searched with "
             "a quire and without one (every product and partial sum rounded), keeping the "
             "program that loses less on the search data; the one without a quire won on "
             f"{len(quireless)} of {len(rows)} models"

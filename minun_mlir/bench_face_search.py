@@ -72,6 +72,7 @@ def face_search(work: Path, budget: int = BUDGET, run_target: str | None = "cort
             "planned": len({p for i in search.instances for p, _, _ in i.steps}),
             "evaluated": len({p.candidate for p in search.points}),
             "tensors": len(search.variables), "promoted": len(search.changed),
+            "es": {str(b): e for b, e in sorted(search.assignment.es.items())},
             "ram_bytes": r.ram, "sqnr_search_db": r.sqnr_db,
             "low_ram_bytes": low.ram, "low_sqnr_db": low.sqnr_db,
             "high_ram_bytes": high.ram, "high_sqnr_db": high.sqnr_db,
@@ -110,6 +111,12 @@ def float_spread(l1, *datasets: np.ndarray) -> float:
     return float(np.max(out.max(axis=0) - out.min(axis=0)))
 
 
+def _formats(row: dict) -> str:
+    """The posit formats stage I chose (nothing for fixed point)."""
+    es = row.get("es")
+    return f" (posit<8, {es['8']}>, posit<16, {es['16']}>)" if es else ""
+
+
 def render(record: dict) -> str:
     b = record["budget_bytes"]
     lines = [
@@ -134,7 +141,7 @@ def render(record: dict) -> str:
                 if "outputs_equal" in r else QEMU_POSITS)
         ram = f"{r['target_ram_bytes']:,} B" if "target_ram_bytes" in r else "-"
         lines.append(
-            f"| {rep} | {r['low_ram_bytes']:,} B / {r['low_sqnr_db']:.1f} dB | "
+            f"| {rep}{_formats(r)} | {r['low_ram_bytes']:,} B / {r['low_sqnr_db']:.1f} dB | "
             f"{r['high_ram_bytes']:,} B / {r['high_sqnr_db']:.1f} dB | "
             f"{r['promoted']} of {r['tensors']} / {r['ram_bytes']:,} B | "
             f"{r['sqnr_search_db']:.1f} / {r['sqnr_test_db']:.1f} dB | {qemu} | {ram} | "

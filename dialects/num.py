@@ -90,6 +90,16 @@ class ExpMethod(StrEnum):
     TABLE = "table"  # zero-skew int8: a 256-entry table from the affine types (affine.py)
 
 
+class RequantizeMode(StrEnum):
+    """How num.requantize rounds: TFLite's fixed-point MultiplyByQuantizedMultiplier (the
+    default, for models we quantize), or onnxruntime's float32 multiply with round half to
+    even, emulated with integers (for pre-quantized models, to match onnxruntime's
+    integers exactly)."""
+
+    TFLITE = "tflite"
+    ONNXRUNTIME = "onnxruntime"
+
+
 # Enum attributes: `#num<rounding trunc>`, `#num<overflow saturate>`, `#num<exp_method
 # seedot>`; `.data` is the member (a str: `op.rounding.data == "trunc"`). The modes
 # themselves are defined once, in numerics/fixed.py (Rounding, Overflow).
@@ -114,6 +124,13 @@ class ExpMethodAttr(EnumAttribute[ExpMethod], SpacedOpaqueSyntaxAttribute):
     """num.exp's method: `#num<exp_method shiftry|seedot|float>`."""
 
     name = "num.exp_method"
+
+
+@irdl_attr_definition
+class RequantizeModeAttr(EnumAttribute[RequantizeMode], SpacedOpaqueSyntaxAttribute):
+    """num.requantize's mode: `#num<requantize_mode tflite|onnxruntime>`."""
+
+    name = "num.requantize_mode"
 
 
 def rounding_attr(mode: str) -> RoundingAttr:
@@ -588,6 +605,13 @@ class RequantizeOp(IRDLOperation):
     index of that axis, its type's scale nominal: the largest), and
     `channel_multipliers` / `channel_shifts` = QuantizeMultiplier(s_c / s_out) in place of
     `multiplier` / `shift`; zero points 0 in, left shift 0.
+
+    `mode = #num<requantize_mode onnxruntime>` (pre-quantized models): onnxruntime's
+    float32 requantization of an int32 accumulator (zero point 0, left shift 0) to int8,
+    `y = clamp(zp_out + RNE(float32(x) * scale))` with scale = float32(float32(s_in) /
+    s_out), emulated with integers (affine.ort_mul); `multiplier` and `shift` (or the
+    channel_ ones) are then the scale's 24-bit significand and exponent,
+    affine.ort_multiplier(s_in, s_out).
     """
 
     name = "num.requantize"
@@ -600,31 +624,42 @@ class RequantizeOp(IRDLOperation):
     channel_real_scales = opt_attr_def(ArrayAttr)
     channel_multipliers = opt_attr_def(DenseArrayBase)
     channel_shifts = opt_attr_def(DenseArrayBase)
+    mode = opt_attr_def(RequantizeModeAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     @staticmethod
-    def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0
-             ) -> RequantizeOp:
-        from minun_mlir.numerics.affine import quantize_multiplier
+    def _pair(s_in: float, s_out: float, left_shift: int, mode: RequantizeMode
+              ) -> tuple[int, int]:
+        from minun_mlir.numerics.affine import ort_multiplier, quantize_multiplier
 
+        if mode == RequantizeMode.ONNXRUNTIME:
+            return ort_multiplier(s_in, s_out)
+        return quantize_multiplier(s_in / (s_out * 2.0**left_shift))
+
+    @staticmethod
+    def _mode_attrs(mode: RequantizeMode) -> dict[str, Attribute]:
+        return {} if mode == RequantizeMode.TFLITE else {"mode": RequantizeModeAttr(mode)}
+
+    @staticmethod
+    def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0,
+             mode: RequantizeMode = RequantizeMode.TFLITE) -> RequantizeOp:
         value = SSAValue.get(value)
-        a = affine(value)
-        m, s = quantize_multiplier(a.real_scale / (to.real_scale * 2.0**left_shift))
+        m, s = RequantizeOp._pair(affine(value).real_scale, to.real_scale, left_shift, mode)
         return RequantizeOp.create(
             operands=[value],
             attributes={"multiplier": IntegerAttr(m, 64), "shift": IntegerAttr(s, 64),
-                        "left_shift": IntegerAttr(left_shift, 64)},
+                        "left_shift": IntegerAttr(left_shift, 64),
+                        **RequantizeOp._mode_attrs(mode)},
             result_types=[tensor_of(_shape(value), to)])
 
     @staticmethod
     def make_channels(value: SSAValue | Operation, to: AffineType, axis: int,
-                      scales: list[float]) -> RequantizeOp:
-        from minun_mlir.numerics.affine import quantize_multiplier
-
+                      scales: list[float], mode: RequantizeMode = RequantizeMode.TFLITE
+                      ) -> RequantizeOp:
         value = SSAValue.get(value)
-        pairs = [quantize_multiplier(s / to.real_scale) for s in scales]
+        pairs = [RequantizeOp._pair(s, to.real_scale, 0, mode) for s in scales]
         return RequantizeOp.create(
             operands=[value],
             attributes={"left_shift": IntegerAttr(0, 64), "channel_axis": IntegerAttr(axis, 64),
@@ -632,8 +667,12 @@ class RequantizeOp(IRDLOperation):
                         "channel_multipliers": DenseArrayBase.from_list(
                             IntegerType(64), [m for m, _ in pairs]),
                         "channel_shifts": DenseArrayBase.from_list(
-                            IntegerType(64), [k for _, k in pairs])},
+                            IntegerType(64), [k for _, k in pairs]),
+                        **RequantizeOp._mode_attrs(mode)},
             result_types=[tensor_of(_shape(value), to)])
+
+    def requantize_mode(self) -> RequantizeMode:
+        return RequantizeMode.TFLITE if self.mode is None else self.mode.data
 
     def channels(self) -> tuple[int, list[int], list[int]] | None:
         """(axis, multipliers, shifts) of a per-channel requantization, or None."""
@@ -643,8 +682,6 @@ class RequantizeOp(IRDLOperation):
                 list(minun.ints(self.channel_shifts)))
 
     def verify_(self) -> None:
-        from minun_mlir.numerics.affine import quantize_multiplier
-
         a, b = affine(self.input), affine(self.result)
         if a is None or b is None:
             raise VerifyException(f"{self.name}: operand and result must be !num.affine "
@@ -653,25 +690,31 @@ class RequantizeOp(IRDLOperation):
         if not 0 <= left <= (24 if a.width == 8 else 0):
             raise VerifyException(f"{self.name}: left_shift must be in 0..24 for an 8-bit "
                                   f"operand and 0 for a 32-bit one, got {left}")
+        mode = self.requantize_mode()
+        if mode == RequantizeMode.ONNXRUNTIME and (a.width != 32 or a.zp != 0 or
+                                                   b.width != 8):
+            raise VerifyException(f"{self.name}: mode onnxruntime requantizes an int32 "
+                                  f"accumulator (zero point 0) to 8 bits, got {a} -> {b}")
         per_channel = (self.channel_axis, self.channel_real_scales,
                        self.channel_multipliers, self.channel_shifts)
         if any(v is not None for v in per_channel):
-            self._verify_channels(a, b, left)
+            self._verify_channels(a, b, left, mode)
             return
         if self.multiplier is None or self.shift is None:
             raise VerifyException(f"{self.name}: needs multiplier and shift (or the "
                                   "channel_ attributes)")
-        want = quantize_multiplier(a.real_scale / (b.real_scale * 2.0**left))
+        want = self._pair(a.real_scale, b.real_scale, left, mode)
         got = (self.multiplier.value.data, self.shift.value.data)
         if got != want:
+            how = (f"onnxruntime's float32({a.real_scale!r} / {b.real_scale!r}) as m 2^e"
+                   if mode == RequantizeMode.ONNXRUNTIME else
+                   f"QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))")
             raise VerifyException(
                 f"{self.name}: multiplier and shift must be {want[0]} and {want[1]} "
-                f"(QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))), "
-                f"got {got[0]} and {got[1]}")
+                f"({how}), got {got[0]} and {got[1]}")
 
-    def _verify_channels(self, a: AffineType, b: AffineType, left: int) -> None:
-        from minun_mlir.numerics.affine import quantize_multiplier
-
+    def _verify_channels(self, a: AffineType, b: AffineType, left: int,
+                         mode: RequantizeMode) -> None:
         if None in (self.channel_axis, self.channel_real_scales, self.channel_multipliers,
                     self.channel_shifts) or self.multiplier is not None or \
                 self.shift is not None:
@@ -690,11 +733,11 @@ class RequantizeOp(IRDLOperation):
         if len(scales) != shape[axis] or max(scales) != a.real_scale:
             raise VerifyException(f"{self.name}: {shape[axis]} channel scales whose "
                                   f"largest is the input's scale {a.real_scale!r}")
-        want = [quantize_multiplier(s / b.real_scale) for s in scales]
+        want = [self._pair(s, b.real_scale, 0, mode) for s in scales]
         _, ms, ks = self.channels()
         if list(zip(ms, ks)) != want:
             raise VerifyException(f"{self.name}: channel multipliers and shifts must be "
-                                  f"QuantizeMultiplier(s_c / {b.real_scale!r}): {want}")
+                                  f"{want} (mode {mode}, s_c / {b.real_scale!r})")
 
 
 def real_scales_attr(scales) -> ArrayAttr:
@@ -1359,5 +1402,6 @@ Num = Dialect(
      Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp,
      RequantizeOp],
-    [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr],
+    [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr,
+     RequantizeModeAttr],
 )

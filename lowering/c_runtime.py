@@ -921,6 +921,53 @@ static inline int32_t minun_zs_mbqm(int32_t x, int32_t m, int32_t shift)
 }
 """)
 
+HELPERS["minun_zs_ortq"] = ((), lambda p: """
+/* onnxruntime's float32 requantization with integers only (numerics/affine.py, ort_mul):
+ * RNE(float32(float32(x) * (m 2^e))) for a 24-bit m, saturated to int32. float32(v) of a
+ * magnitude v is v rounded to 24 significant bits, ties to even; kept as a 2^n. */
+static inline uint64_t minun_zs_rne(uint64_t v, int32_t n)
+{
+    uint64_t q, rest, half;
+    if (n <= 0)
+        return v;
+    q = v >> n;
+    rest = v - (q << n);
+    half = (uint64_t)1 << (n - 1);
+    return q + ((rest > half || (rest == half && (q & 1))) ? 1 : 0);
+}
+
+static inline uint64_t minun_zs_sig24(uint64_t v, int32_t *n)
+{
+    int32_t k = v >> 24 ? 40 - __builtin_clzll(v) : 0;
+    v = minun_zs_rne(v, k);
+    if (v >> 24) {
+        v >>= 1;
+        k++;
+    }
+    *n += k;
+    return v;
+}
+
+static inline int32_t minun_zs_ortq(int32_t x, int32_t m, int32_t e)
+{
+    uint64_t a = x < 0 ? (uint64_t)(-(int64_t)x) : (uint64_t)x, p;
+    int32_t t = e;
+    a = minun_zs_sig24(a, &t);
+    p = minun_zs_sig24(a * (uint64_t)(uint32_t)m, &t);
+    if (t > 8)
+        p = p ? (uint64_t)1 << 40 : 0;
+    else if (t >= 0)
+        p <<= t;
+    else
+        p = minun_zs_rne(p, t < -63 ? 63 : -t);
+    if (p > (uint64_t)1 << 31)
+        p = (uint64_t)1 << 31;
+    if (x < 0)
+        return (int32_t)(-(int64_t)p);
+    return p > INT32_MAX ? INT32_MAX : (int32_t)p;
+}
+""")
+
 
 def uses_posits(names: Iterable[str]) -> bool:
     """Whether a model calling `names` needs the posit runtime's files beside its C."""

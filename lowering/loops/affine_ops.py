@@ -9,8 +9,10 @@ Python at compile time.
   convolution input adds nothing, as TFLite pads with the zero point);
 - requantize: `zp_out + minun_zs_mbqm((q - zp_in) << left_shift, multiplier, shift)`,
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
-  RoundingDivideByPOT, minun_runtime.h); per channel, the multiplier and the shift are
-  read from constant tables (int32_t and int8_t, in flash) indexed by the channel;
+  RoundingDivideByPOT, minun_runtime.h); with mode onnxruntime, `zp_out +
+  minun_zs_ortq(q, m, e)` (onnxruntime's float32 multiply and round half to even, in
+  integers); per channel, the multiplier and the shift are read from constant tables
+  (int32_t and int8_t, in flash) indexed by the channel;
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
   log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;
@@ -84,9 +86,18 @@ class _Indexed(Elementwise):
                                  for v in self.operands])
 
 
+def helper_of(op: num.RequantizeOp) -> str:
+    """The C helper of the op's mode: TFLite's MBQM or onnxruntime's float32 emulation."""
+    if op.requantize_mode() == num.RequantizeMode.ONNXRUNTIME:
+        return "minun_zs_ortq"
+    return "minun_zs_mbqm"
+
+
 def lower_channel_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
-    """Per channel: minun_zs_mbqm(x, M[c], k[c]) with M and k from constant tables."""
+    """Per channel: minun_zs_mbqm(x, M[c], k[c]) (or minun_zs_ortq) with M and k from
+    constant tables."""
     r = _t(op.result)
+    helper = helper_of(op)
     axis, ms, ks = op.channels()
     lo, hi = af.int_range(r.width)
     name = f"zs_requantize{len(ms)}"
@@ -95,7 +106,7 @@ def lower_channel_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
 
     def fn(g: Gen, idx: list[Lin], x: SSAValue) -> SSAValue:
         k = g.resize(g.load(kt, idx[axis]), 32)
-        y = g.helper("minun_zs_mbqm", [g.resize(x, 32), g.load(mt, idx[axis]), k], i32)
+        y = g.helper(helper, [g.resize(x, 32), g.load(mt, idx[axis]), k], i32)
         if r.zp:
             y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))
         return g.resize(g.clamp(y, lo, hi), r.width)
@@ -111,12 +122,13 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     left = op.left_shift.value.data
     m, s = op.multiplier.value.data, op.shift.value.data
     lo, hi = af.int_range(r.width)
+    helper = helper_of(op)
 
     def fn(g: Gen, x: SSAValue) -> SSAValue:
         d = g.resize(offset(g, x, a.zp), 32)
         if left:  # |q - zp| <= 255: at most 2^28 after the shift of 24 the verifier allows
             d = g.add(arith.ShLIOp(d, g.iconst(left, 32)))
-        y = g.helper("minun_zs_mbqm", [d, g.iconst(m, 32), g.iconst(s, 32)], i32)
+        y = g.helper(helper, [d, g.iconst(m, 32), g.iconst(s, 32)], i32)
         if r.zp:
             y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))  # wraps as the int32 C does
         return g.resize(g.clamp(y, lo, hi), r.width)

@@ -254,3 +254,86 @@ def log_softmax(q: np.ndarray, s_in: float, s_out: float, zp_out: int) -> np.nda
     a = (d * np.int64(c) + np.int64(1 << (LOG_FRAC - 1))) >> np.int64(LOG_FRAC)
     y = np.minimum(a + log, INT32_MAX)
     return np.clip(zp_out - mbqm(y, m, k), QMIN, QMAX)
+
+
+# -- onnxruntime's requantization (num.requantize {mode = onnxruntime}) --------------------
+#
+# onnxruntime's CPU kernels for QLinearConv, QLinearMatMul and QGemm (MLAS's
+# MlasRequantizeOutput, x86) requantize in float32: y = RNE(float32(acc) * scale), the
+# scale float32(float32(s_x * s_w) / s_y), clamped, plus the zero point. Emulated here
+# with integers only (as the C does, minun_zs_ortq): the float32 scale is m * 2^e with a
+# 24-bit m; float32(acc) and the float32 product are |value| rounded to 24 significant
+# bits, to nearest even; the product is then rounded to an integer, to nearest even.
+
+ORT_SIG = 24  # float32's significand bits
+ORT_MIN_EXP, ORT_MAX_EXP = -64, 31  # exponents past these give 0, or saturate, anyway
+
+
+def ort_multiplier(s_in: float, s_out: float) -> tuple[int, int]:
+    """(m, e) with m * 2^e = onnxruntime's float32 requantization scale
+    float32(float32(s_in) / float32(s_out)) exactly; m < 2^24 (in [2^23, 2^24) unless 0).
+    s_in is the accumulator's scale s_x * s_w (exact in double for float32 factors, so
+    float32(s_in) is ORT's float32 product). e is kept in [-64, 31]: a smaller one gives
+    0 for every int32 (m = 0), a larger one saturates every nonzero value as 31 does."""
+    scale = np.float32(np.float32(s_in) / np.float32(s_out))
+    if not scale > 0 or not np.isfinite(scale):
+        if scale == 0:
+            return 0, 0
+        raise ValueError(f"a requantization scale must be positive and finite, got {scale}")
+    frac, exp = math.frexp(float(scale))  # scale = frac * 2^exp, frac in [0.5, 1)
+    m, e = int(math.ldexp(frac, ORT_SIG)), exp - ORT_SIG  # exact: 24 bits at most
+    while m and m % 2 == 0 and e < ORT_MIN_EXP:
+        m, e = m // 2, e + 1
+    if e < ORT_MIN_EXP:
+        return 0, 0
+    return m, min(e, ORT_MAX_EXP)
+
+
+def bit_length(v) -> np.ndarray:
+    """Bits of each nonnegative int64 (0 for 0)."""
+    v = np.asarray(v, dtype=np.int64)
+    _, e = np.frexp(v.astype(np.float64))  # may be one too large when v rounds up
+    e = e.astype(np.int64)
+    over = (e > 0) & ((v >> np.maximum(e - 1, 0)) == 0)
+    return e - over
+
+
+def rne_shift(v, n) -> np.ndarray:
+    """v / 2^n rounded to nearest, ties to even, for nonnegative int64 v and 0 <= n < 64."""
+    v, n = np.asarray(v, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    q = v >> n
+    rest = v - (q << n)
+    half = np.where(n > 0, np.int64(1) << np.maximum(n - 1, 0), 1 << 62)
+    up = (rest > half) | ((rest == half) & (q & 1 == 1))
+    return q + up
+
+
+def round_significand(v) -> tuple[np.ndarray, np.ndarray]:
+    """Nonnegative int64 v rounded to 24 significant bits, ties to even (float32's
+    rounding of v), as (a, n) with v ~ a * 2^n and a < 2^24."""
+    v = np.asarray(v, dtype=np.int64)
+    n = np.maximum(bit_length(v) - ORT_SIG, 0)
+    a = rne_shift(v, n)
+    carry = a >> ORT_SIG  # rounded up to 2^24: one more bit
+    return a >> carry, n + carry
+
+
+def ort_mul(x, m: int, e: int) -> np.ndarray:
+    """RNE(float32(float32(x) * float32(m 2^e))) on int32 x, integers only, saturated to
+    int32 (onnxruntime's requantization before the clamp and the zero point)."""
+    x = np.asarray(x, dtype=np.int64)
+    a, n = round_significand(np.abs(x))  # float32(x)
+    p, k = round_significand(a * np.int64(m))  # the float32 product, < 2^48 before
+    t = n + k + e
+    left = np.minimum(np.maximum(t, 0), 8)  # p << 8 < 2^33: saturates below anyway
+    big = np.where(t > 8, np.where(p > 0, np.int64(1) << 40, 0), p << left)
+    y = np.where(t >= 0, big, rne_shift(p, np.minimum(-t, 63)))
+    y = np.minimum(y, np.int64(1) << 31)
+    return np.where(x < 0, -y, np.minimum(y, INT32_MAX))
+
+
+def ort_requantize(x, zp_out: int, m: int, e: int, bits: int) -> np.ndarray:
+    """`clamp(RNE(float32(x) * scale) + zp_out)` on an int32 accumulator x (zero point
+    0) with scale = m 2^e (num.requantize {mode = onnxruntime})."""
+    lo, hi = int_range(bits)
+    return np.clip(ort_mul(x, m, e) + zp_out, lo, hi)

@@ -45,9 +45,10 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from minun_mlir.diagnostics import warn
+from minun_mlir.diagnostics import error, warn
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
+from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.convert import L2Converter, shape_of
@@ -64,6 +65,7 @@ PASS_THROUGH = (minun.ReluOp, minun.MaxPoolOp, minun.ReshapeOp, minun.TransposeO
 SIGMOID_OUT = AffineType(8, 1.0 / 256, -128)  # TFLite's int8 LOGISTIC output
 TANH_OUT = AffineType(8, 1.0 / 128, 0)  # and TANH's
 DEFAULT_RANGE = (-1.0, 1.0)  # a value the profile never saw (a branch no example took)
+REQUANTIZE = "minun.requantize"  # the func attribute of a pre-quantized ONNX model
 
 
 def el_of(value: SSAValue) -> AffineType:
@@ -108,6 +110,10 @@ class ZeroSkewConverter(L2Converter):
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
         self.unranged: list[Operation] = []  # ops whose value took DEFAULT_RANGE
+        # how int32 accumulators are requantized to int8: TFLite's MBQM, or onnxruntime's
+        # float32 rounding for a pre-quantized model (`minun.requantize = "onnxruntime"`
+        # on its function, from the ONNX importer)
+        self.mode = num.RequantizeMode.TFLITE
 
     # -- calibration ---------------------------------------------------------------------
 
@@ -160,9 +166,12 @@ class ZeroSkewConverter(L2Converter):
         if el_of(value) == to and left_shift == 0:
             return value
         channels = channel_scales(value) if isinstance(value.type, TensorType) else None
+        a = el_of(value)
+        mode = self.mode if (a.width, a.zp, left_shift, to.width) == (32, 0, 0, 8) \
+            else num.RequantizeMode.TFLITE
         if channels is not None:
-            return self.emit(num.RequantizeOp.make_channels(value, to, *channels))
-        return self.emit(num.RequantizeOp.make(value, to, left_shift))
+            return self.emit(num.RequantizeOp.make_channels(value, to, *channels, mode))
+        return self.emit(num.RequantizeOp.make(value, to, left_shift, mode))
 
     def narrow(self, value: SSAValue, old: SSAValue | None) -> SSAValue:
         """An int32 accumulator requantized to the int8 type of the L1 value it stands for."""
@@ -207,6 +216,14 @@ class ZeroSkewConverter(L2Converter):
             self.map[old] = narrowed
 
     def run(self, module: ModuleOp) -> ModuleOp:
+        fn = main_function(module, "quantize")
+        mode = fn.attributes.get(REQUANTIZE)
+        if mode is not None:
+            modes = [m.value for m in num.RequantizeMode]
+            if not isinstance(mode, StringAttr) or mode.data not in modes:
+                raise error(f"quantize: {REQUANTIZE} must be one of {modes}, got {mode}",
+                            at=fn)
+            self.mode = num.RequantizeMode(mode.data)
         out = super().run(module)
         if self.unranged:
             first, count = self.unranged[0], len(dict.fromkeys(self.unranged))
@@ -498,6 +515,7 @@ def _t(v: SSAValue) -> AffineType:
 
 def _requantize(op: num.RequantizeOp, x):
     a, r = _t(op.input), _t(op.result)
+    ort = op.requantize_mode() == num.RequantizeMode.ONNXRUNTIME
     channels = op.channels()
     if channels is not None:  # per channel: zero point 0 in, no left shift
         axis, ms, ks = channels
@@ -508,8 +526,12 @@ def _requantize(op: num.RequantizeOp, x):
         for c, (m, k) in enumerate(zip(ms, ks)):
             index = [slice(None)] * x.ndim
             index[axis] = c
-            out[tuple(index)] = np.clip(af.mbqm(x[tuple(index)], m, k) + r.zp, lo, hi)
+            y = af.ort_mul(x[tuple(index)], m, k) if ort else af.mbqm(x[tuple(index)], m, k)
+            out[tuple(index)] = np.clip(y + r.zp, lo, hi)
         return out
+    if ort:
+        return af.ort_requantize(x, r.zp, op.multiplier.value.data, op.shift.value.data,
+                                 r.width)
     return af.requantize(x, a.zp, r.zp, op.left_shift.value.data, op.multiplier.value.data,
                          op.shift.value.data, r.width)
 

@@ -92,6 +92,9 @@ def ssa_name(name: str) -> str | None:
 
 
 CLASS_LABELS = "minun.class_labels"  # the func attribute naming a classifier's labels
+# on the func of a pre-quantized model: quantize{repr=zero-skew} requantizes its int32
+# accumulators as onnxruntime does (float32, half to even), not as TFLite
+REQUANTIZE = "minun.requantize"
 
 
 @dataclass(eq=False)
@@ -210,6 +213,7 @@ class Importer:
         # a classifier's string class labels (ai.onnx.ml classlabels_strings): the program
         # returns the class index, the names go on @main as minun.class_labels (model.h)
         self.class_labels: list[str] | None = None
+        self.prequantized = False  # the model has QDQ pairs or QLinear operators
         self.used = {n for node in self.graph.node for n in node.input if n}
         self.used |= {o.name for o in self.graph.output}
 
@@ -528,6 +532,8 @@ class Importer:
             else:
                 self.func_block.insert_op_before(op, self.func_block.first_op)
         main = func.FuncOp("main", ([], [r.type for r in results]), Region(self.func_block))
+        if self.prequantized:
+            main.attributes[REQUANTIZE] = StringAttr("onnxruntime")
         if self.class_labels is not None:
             main.attributes[CLASS_LABELS] = ArrayAttr([StringAttr(x)
                                                        for x in self.class_labels])

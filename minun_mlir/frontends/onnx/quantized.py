@@ -98,6 +98,7 @@ def qparams(imp: Importer, scale: Value | None, zero_point: Value | None, what: 
 def annotate(imp: Importer, v: Value, scale: float, zp: int) -> Value:
     """Record (scale, zp) on the op computing v; a constant is quantized and dequantized
     now (ONNX's rounding: half to even)."""
+    imp.prequantized = True
     if v.is_const:
         q = np.clip(np.rint(v.array.astype(np.float64) / scale) + zp, -128, 127)
         deq = ((q - zp) * scale).astype(np.float32)
@@ -120,6 +121,7 @@ def dequantize(imp: Importer, x: Value, scale: float | list[float], zp: int,
     """The reals of int8 tensor x (named `name` when it is an initializer); a list of
     scales (per-axis, an initializer's) runs along `axis`."""
     name = name or x.name
+    imp.prequantized = True
     if x.is_const:
         axis = axis % max(x.array.ndim, 1)
         if isinstance(scale, list) and x.array.shape[axis] != len(scale):

@@ -337,3 +337,29 @@ def ort_requantize(x, zp_out: int, m: int, e: int, bits: int) -> np.ndarray:
     0) with scale = m 2^e (num.requantize {mode = onnxruntime})."""
     lo, hi = int_range(bits)
     return np.clip(ort_mul(x, m, e) + zp_out, lo, hi)
+
+
+def ort_quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
+    """onnxruntime's QuantizeLinear of float32 reals (MLAS's MlasQuantizeLinear): the
+    float32 quotient v / scale rounded to nearest even, plus the zero point, saturated."""
+    lo, hi = int_range(bits)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = np.rint(np.asarray(values, dtype=np.float32) / np.float32(scale))
+    r = np.clip(r.astype(np.float64), lo - 1.0 - abs(zero_point), hi + 1.0 + abs(zero_point))
+    return np.clip(r.astype(np.int64) + zero_point, lo, hi)
+
+
+def c_ort_quantize(v: str, scale: float, zero_point: int, bits: int) -> str:
+    """C99 statements setting int32_t q to ort_quantize of the float expression v: the
+    float32 division, clamped, then rounded to nearest even (r - floor(r) is exact)."""
+    lo, hi = int_range(bits)
+    a, b = float(lo - 1 - abs(zero_point)), float(hi + 1 + abs(zero_point))
+    return (f"float r = (float)({v}) / {float(np.float32(scale)).hex()}f, t;\n"
+            f"int32_t q;\n"
+            f"if (r < {a!r}f) r = {a!r}f;\n"
+            f"if (r > {b!r}f) r = {b!r}f;\n"
+            f"t = floorf(r);\n"
+            f"q = (int32_t)t;\n"
+            f"if (r - t > 0.5f || (r - t == 0.5f && (q & 1))) q++;\n"
+            f"q += {zero_point};\n"
+            f"q = q < {lo} ? {lo} : q > {hi} ? {hi} : q;")

@@ -653,10 +653,21 @@ class ZeroSkewRepresentation(Representation):
                  ) -> ModuleOp:
         return ZeroSkewConverter(config, profile).run(module)
 
+    def input_rounding(self, fn) -> str:
+        """"onnxruntime" for a pre-quantized model (its inputs quantized as onnxruntime's
+        QuantizeLinear: float32, half to even), else "nearest" (ties away from zero)."""
+        attr = fn.attributes.get(REQUANTIZE)
+        return "onnxruntime" if attr == StringAttr("onnxruntime") else "nearest"
+
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
+        if rounding == "onnxruntime":
+            return af.ort_quantize(values, element.real_scale, element.zp, element.width)
         return af.quantize(values, element.real_scale, element.zp, element.width)
 
     def c_encode(self, element: Attribute, rounding: str) -> str:
+        if rounding == "onnxruntime":
+            return af.c_ort_quantize("v", element.real_scale, element.zp,
+                                     element.width) + "\nreturn q;"
         # affine.quantize in IEEE double: the same division, round() (ties away) and clamps
         lo, hi = af.int_range(element.width)
         return (f"double r = round(v / {element.real_scale.hex()});\n"

@@ -249,3 +249,63 @@ def test_log_softmax_compiles_without_warnings(tmp_path):
             proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
                                    str(out / "model.o")], capture_output=True, text=True)
             assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"
+
+
+def qlinear_conv_model(per_channel: bool):
+    """A pre-quantized ONNX model: QuantizeLinear, QLinearConv (int32 bias; w_scale per
+    output channel or one), DequantizeLinear, whose requantization is onnxruntime's
+    (num.requantize mode onnxruntime: the C's minun_zs_ortq)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(21)
+    c, cout, h = 2, 4, 6
+    sw = (rng.uniform(0.004, 0.02, cout) if per_channel else rng.uniform(0.004, 0.02, 1)
+          ).astype(np.float32)
+    inits = {"sx": np.array(0.03, np.float32), "zx": np.array(7, np.int8),
+             "W": rng.integers(-127, 128, (cout, c, 3, 3)).astype(np.int8),
+             "sw": sw if per_channel else sw.reshape(()),
+             "zw": np.zeros(cout if per_channel else (), np.int8),
+             "sy": np.array(0.05, np.float32), "zy": np.array(-12, np.int8),
+             "B": rng.integers(-3000, 3000, cout).astype(np.int32)}
+    nodes = [helper.make_node("QuantizeLinear", ["X", "sx", "zx"], ["Xq"]),
+             helper.make_node("QLinearConv", ["Xq", "sx", "zx", "W", "sw", "zw", "sy", "zy",
+                                              "B"], ["C"], pads=[1, 1, 1, 1]),
+             helper.make_node("DequantizeLinear", ["C", "sy", "zy"], ["Y"])]
+    graph = helper.make_graph(
+        nodes, "q", [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, c, h, h))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (1, cout, h, h))],
+        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = (np.float32(0.03) * (rng.integers(-128, 128, (40, 1, c, h, h)) - 7)).astype(np.float32)
+    return model, x
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("target", ["x86", "avr", "cortex-m4"])
+def test_onnxruntime_requantization_equals_evaluator(target, per_channel, tmp_path):
+    """The C of onnxruntime's requantization (minun_zs_ortq: 64-bit products and
+    __builtin_clzll, integers only) on a pre-quantized QLinearConv: the stored int8
+    outputs equal the evaluator's on x86 (40 inputs), the Uno and the Cortex-M4 (2), and
+    the evaluator's equal onnxruntime's."""
+    import onnxruntime as ort
+
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
+    from minun_mlir.pipeline import lower_to_l2
+
+    model, x = qlinear_conv_model(per_channel)
+    x = x[:N_BOARD] if target != "x86" else x
+    n = len(x)
+    l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
+    want = np.asarray(evaluate_l2(l2, x.astype(np.float64)).outputs[0]).reshape(n, -1)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    theirs = np.stack([np.rint(sess.run(None, {"X": xi})[0].astype(np.float64) / 0.05) - 12
+                       for xi in x]).reshape(n, -1)
+    np.testing.assert_array_equal(want, theirs)
+    emit_c(l2, target, tmp_path / "c")
+    assert "minun_zs_ortq" in (tmp_path / "c" / "model.c").read_text()
+    r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(n, -1)),
+                  name="qlinear_conv", config="zero-skew8-ort",
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(n, -1), want)

@@ -123,7 +123,8 @@ class Model:
     output_affine: tuple[float, int] | None = None  # input / output (numerics/affine.py)
     # several inputs, one after another in x: (name, shape text, offset, size, scale)
     inputs: tuple[tuple[str, str, int, int, int | None], ...] = ()
-    class_labels: tuple[str, ...] = ()  # the names of labels 0..n-1 (minun.class_labels)
+    # the labels of classes 0..n-1 (minun.class_labels): strings, or int32 labels
+    class_labels: tuple[str, ...] | tuple[int, ...] = ()
     # "onnxruntime" for a pre-quantized model (minun.requantize): its zero-skew input is
     # quantized as onnxruntime's QuantizeLinear (float32, half to even)
     requantize: str | None = None
@@ -260,7 +261,8 @@ class CPrinter:
                      posit("minun.input_posit"), posit("minun.output_posit"),
                      "minun.input_bf16" in a, affine("minun.input_affine"),
                      affine("minun.output_affine"), tuple(inputs),
-                     tuple(x.data for x in a["minun.class_labels"].data)
+                     tuple(x.value.data if isinstance(x, IntegerAttr) else x.data
+                           for x in a["minun.class_labels"].data)
                      if "minun.class_labels" in a else (),
                      a["minun.requantize"].data if "minun.requantize" in a else None)
 
@@ -819,13 +821,15 @@ class CPrinter:
                 if sc is not None:
                     scales += f"#define MINUN_INPUT_{k}_SCALE {sc}\n"
         if m.class_labels:
+            ints = isinstance(m.class_labels[0], int)
             scales += ("/* The model's class labels: minun_predict returns an index into "
                        "minun_class_labels. */\n"
                        f"#define MINUN_CLASS_COUNT {len(m.class_labels)}\n"
                        "#define MINUN_CLASS_LABELS {"
-                       + ", ".join(c_string(x) for x in m.class_labels) + "}\n"
-                       "static const char *const minun_class_labels[MINUN_CLASS_COUNT] = "
-                       "MINUN_CLASS_LABELS;\n")
+                       + ", ".join(str(x) if ints else c_string(x) for x in m.class_labels)
+                       + "}\n"
+                       + ("static const int32_t" if ints else "static const char *const")
+                       + " minun_class_labels[MINUN_CLASS_COUNT] = MINUN_CLASS_LABELS;\n")
         in_place = "" if m.input_buffer is None else """
 /* The input lives in the model's scratch memory (memory-plan's input-in-scratch), which
  * it shares with buffers used after its last read. Write the MINUN_INPUT_SIZE values to

@@ -27,6 +27,10 @@ Ops (docs/numerics.md has the table):
   (`channel_real_scales` on its num.param), the accumulator's channel c at
   s_x * s_w[c], a bias added to it stored in int32 at that channel's scale, and the
   requantization a multiplier and shift per channel (`channel_multipliers`);
+- a pre-quantized ONNX model (`minun.requantize = "onnxruntime"` on its function):
+  its int32 -> int8 requantizations are onnxruntime's (num.requantize mode onnxruntime:
+  float32 multiply, round half to even, in integers) and its input is quantized as
+  QuantizeLinear (input_rounding "onnxruntime"), so its integers are onnxruntime's;
 - exp, sigmoid, tanh: a 256-entry int8 -> int8 table per op, computed at compile time
   from the dequantized input and the output's quantization;
 - softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the

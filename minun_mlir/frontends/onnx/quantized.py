@@ -19,6 +19,11 @@ the attribute and see the float model. So:
   QLinearConv bias B is the int32 accumulator's: added as `B * s_x * s_w`, which quantize
   stores as B), the result recorded with (s_y, zp_y).
 
+The model's function is marked `minun.requantize = "onnxruntime"`: quantize then
+requantizes its int32 accumulators as onnxruntime's QLinearConv / QLinearMatMul / QGemm
+do (float32 multiply, half to even; num.requantize mode onnxruntime) and quantizes its
+input as QuantizeLinear, so its integers are onnxruntime's.
+
 Per-axis scales (onnxruntime's per-channel weights) on an initializer: a DequantizeLinear
 of an int8 weight with a scale per index of its `axis` and zero points 0 (or of an int32
 bias), and QLinearConv / QLinearMatMul with a 1-D w_scale / b_scale (output channels:

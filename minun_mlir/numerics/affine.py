@@ -318,18 +318,25 @@ def round_significand(v) -> tuple[np.ndarray, np.ndarray]:
     return a >> carry, n + carry
 
 
-def ort_mul(x, m: int, e: int) -> np.ndarray:
-    """RNE(float32(float32(x) * float32(m 2^e))) on int32 x, integers only, saturated to
-    int32 (onnxruntime's requantization before the clamp and the zero point)."""
-    x = np.asarray(x, dtype=np.int64)
-    a, n = round_significand(np.abs(x))  # float32(x)
-    p, k = round_significand(a * np.int64(m))  # the float32 product, < 2^48 before
-    t = n + k + e
+ORT_SATURATE = 1 << 30  # past any int8 result; adding a zero point cannot overflow int32
+
+
+def _to_int(p, t) -> np.ndarray:
+    """RNE(p * 2^t) for nonnegative p < 2^25, saturated at 2^30."""
     left = np.minimum(np.maximum(t, 0), 8)  # p << 8 < 2^33: saturates below anyway
     big = np.where(t > 8, np.where(p > 0, np.int64(1) << 40, 0), p << left)
     y = np.where(t >= 0, big, rne_shift(p, np.minimum(-t, 63)))
-    y = np.minimum(y, np.int64(1) << 31)
-    return np.where(x < 0, -y, np.minimum(y, INT32_MAX))
+    return np.minimum(y, ORT_SATURATE)
+
+
+def ort_mul(x, m: int, e: int) -> np.ndarray:
+    """RNE(float32(float32(x) * float32(m 2^e))) on int32 x, integers only, saturated to
+    +-2^30 (onnxruntime's requantization before the clamp and the zero point)."""
+    x = np.asarray(x, dtype=np.int64)
+    a, n = round_significand(np.abs(x))  # float32(x)
+    p, k = round_significand(a * np.int64(m))  # the float32 product, < 2^48 before
+    y = _to_int(p, n + k + e)
+    return np.where(x < 0, -y, y)
 
 
 def ort_requantize(x, zp_out: int, m: int, e: int, bits: int) -> np.ndarray:
@@ -363,3 +370,66 @@ def c_ort_quantize(v: str, scale: float, zero_point: int, bits: int) -> str:
             f"if (r - t > 0.5f || (r - t == 0.5f && (q & 1))) q++;\n"
             f"q += {zero_point};\n"
             f"q = q < {lo} ? {lo} : q > {hi} ? {hi} : q;")
+
+
+# -- onnxruntime's float32 Add of dequantized values (num.add {mode = onnxruntime}) --------
+#
+# onnxruntime runs a QDQ Add it does not fuse as DequantizeLinear ((q - zp) * s in float32),
+# a float32 Add and QuantizeLinear (float32 division, half to even). Emulated with integers:
+# each term is |q - zp| * m (33 bits) rounded to 24 bits; the two are aligned and added
+# exactly (a term 2^38 times smaller than the other is below its rounding and dropped);
+# the sum is rounded to 24 bits, divided by s_y's significand with 38 more bits and the
+# remainder as a sticky bit, rounded to 24 bits, then to an integer, half to even.
+
+ADD_ALIGN = 38  # a term this many binades below the other cannot change the rounded sum
+
+
+def f32_parts(v: float) -> tuple[int, int]:
+    """(m, e) with m * 2^e = float32(v) exactly, m < 2^24 (v > 0, normal)."""
+    frac, exp = math.frexp(float(np.float32(v)))
+    return int(math.ldexp(frac, ORT_SIG)), exp - ORT_SIG
+
+
+def _round_to_24(v, sticky=None) -> tuple[np.ndarray, np.ndarray]:
+    """As round_significand, with an optional sticky flag: nonzero bits below v (only
+    tells a tie from just above one)."""
+    v = np.asarray(v, dtype=np.int64)
+    if sticky is None:
+        return round_significand(v)
+    n = np.maximum(bit_length(v) - ORT_SIG, 0)
+    q = v >> n
+    rest = v - (q << n)
+    half = np.where(n > 0, np.int64(1) << np.maximum(n - 1, 0), 1 << 62)
+    up = (rest > half) | ((rest == half) & (sticky | (q & 1 == 1)))
+    a = q + up
+    carry = a >> ORT_SIG
+    return a >> carry, n + carry
+
+
+def ort_add(a, b, s_a: float, s_b: float, s_y: float, zp_y: int, bits: int = 8,
+            subtract: bool = False) -> np.ndarray:
+    """clamp(RNE(float32(float32(a s_a) + float32(b s_b)) / s_y) + zp_y) for integers a, b
+    (q - zp, |a|, |b| < 2^9) and float32 scales, with integers only (- for subtract)."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+    if subtract:
+        b = -b
+    (ma, ea), (mb, eb), (my, ey) = f32_parts(s_a), f32_parts(s_b), f32_parts(s_y)
+    pa, na = round_significand(np.abs(a) * np.int64(ma))  # float32(a s_a)
+    pb, nb = round_significand(np.abs(b) * np.int64(mb))
+    xa, xb = na + ea, nb + eb  # exponents of the two terms
+    sa, sb = np.where(a < 0, -pa, pa), np.where(b < 0, -pb, pb)
+    low = np.minimum(xa, xb)
+    da, db = xa - low, xb - low
+    far = (pa == 0) | (pb == 0) | (np.maximum(da, db) > ADD_ALIGN)
+    exact = (sa << np.minimum(da, ADD_ALIGN)) + (sb << np.minimum(db, ADD_ALIGN))
+    # far apart (or one zero): the sum rounds to the larger term
+    keep_a = (pb == 0) | ((pa != 0) & (xa > xb))
+    total = np.where(far, np.where(keep_a, sa, sb), exact)
+    base = np.where(far, np.where(keep_a, xa, xb), low)
+    ps, ns = round_significand(np.abs(total))  # the float32 sum
+    num = ps << np.int64(ADD_ALIGN)
+    q, r = num // np.int64(my), num % np.int64(my)
+    pq, nq = _round_to_24(q, r != 0)  # the float32 quotient
+    y = _to_int(pq, nq + ns + base - ADD_ALIGN - ey)
+    lo, hi = int_range(bits)
+    return np.clip(np.where(total < 0, -y, y) + zp_y, lo, hi)

@@ -15,17 +15,17 @@ import subprocess
 import numpy as np
 import pytest
 
-from minun_mlir.lowering.c_runtime import HELPERS
+from minun_mlir.lowering.c_runtime import HELPERS, closure
 from minun_mlir.numerics import affine as af
 
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 
 
 def reference(x: np.ndarray, scale: np.float32) -> np.ndarray:
-    """numpy float32: RNE(float32(x) * scale), saturated to int32."""
+    """numpy float32: RNE(float32(x) * scale), saturated to +-2^30 (past any int8)."""
     with np.errstate(over="ignore"):
         y = np.rint(np.asarray(x, dtype=np.int64).astype(np.float32) * np.float32(scale))
-    return np.clip(y.astype(np.float64), I32_MIN, I32_MAX).astype(np.int64)
+    return np.clip(y.astype(np.float64), -(1 << 30), 1 << 30).astype(np.int64)
 
 
 def adversarial(rng: np.random.Generator, scale: float) -> np.ndarray:
@@ -92,12 +92,16 @@ def test_exact_ties_round_to_even():
     np.testing.assert_array_equal(af.ort_mul(x, m, e), reference(x, np.float32(0.5)))
 
 
+def helpers(name: str) -> str:
+    """The C of a runtime helper and those it calls, in order."""
+    return "".join(HELPERS[n][1](None) for n in closure([name]))
+
+
 def c_program(x: np.ndarray, pairs: list[tuple[int, int]]) -> str:
     values = ", ".join(f"{int(v)}" if v != I32_MIN else "INT32_MIN" for v in x)
     ms = ", ".join(str(m) for m, _ in pairs)
     es = ", ".join(str(e) for _, e in pairs)
-    return ("#include <stdint.h>\n#include <stdio.h>\n"
-            + HELPERS["minun_zs_ortq"][1](None)
+    return ("#include <stdint.h>\n#include <stdio.h>\n" + helpers("minun_zs_ortq")
             + f"static const int32_t xs[] = {{{values}}};\n"
             f"static const int32_t ms[] = {{{ms}}};\nstatic const int32_t es[] = {{{es}}};\n"
             "int main(void)\n{\n    unsigned i, j;\n"
@@ -176,3 +180,67 @@ def test_input_quantization_equals_onnxruntime_quantizelinear(scale, zp, tmp_pat
     got = [int(v) for v in subprocess.run([str(exe)], capture_output=True, text=True,
                                           check=True).stdout.split()]
     np.testing.assert_array_equal(got, theirs)
+
+
+def add_reference(a, b, sa, sb, sy, zy, subtract=False) -> np.ndarray:
+    """numpy float32, as onnxruntime's DequantizeLinear, Add (Sub), QuantizeLinear."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        fa = np.asarray(a).astype(np.float32) * np.float32(sa)
+        fb = np.asarray(b).astype(np.float32) * np.float32(sb)
+        y = np.rint((fa - fb if subtract else fa + fb) / np.float32(sy))
+    return np.clip(y.astype(np.float64) + zy, -128, 127).astype(np.int64)
+
+
+def add_cases(rng: np.random.Generator) -> list[tuple[np.float32, np.float32, np.float32]]:
+    """Scale triples: random, equal, powers of two (exact ties), far apart."""
+    out = [tuple(np.float32(v) for v in np.exp(rng.uniform(-9, 1, 3))) for _ in range(40)]
+    out += [(np.float32(0.03), np.float32(0.03), np.float32(0.05)),
+            (np.float32(0.25), np.float32(0.125), np.float32(0.5)),
+            (np.float32(2.0**-7), np.float32(2.0**-3), np.float32(2.0**-4)),
+            (np.float32(0.02), np.float32(2e-9), np.float32(0.04)),
+            (np.float32(3e-9), np.float32(0.7), np.float32(0.01))]
+    return out
+
+
+@pytest.mark.parametrize("subtract", [False, True])
+def test_ort_add_equals_numpy_float32(subtract):
+    """Every pair of int8 differences (q - zp in -255..255 against 64 random ones) for 45
+    scale triples: bit for bit."""
+    rng = np.random.default_rng(11 + subtract)
+    a = np.arange(-255, 256)[:, None]
+    for sa, sb, sy in add_cases(rng):
+        b = rng.integers(-255, 256, (1, 64))
+        zy = int(rng.integers(-128, 128))
+        np.testing.assert_array_equal(
+            af.ort_add(a, b, float(sa), float(sb), float(sy), zy, subtract=subtract),
+            add_reference(a, b, sa, sb, sy, zy, subtract), err_msg=f"{sa}, {sb}, {sy}")
+
+
+def test_c_add_helper_equals_the_evaluator(tmp_path):
+    """minun_zs_ortadd (gcc, strict C99) on every a in -255..255 against 16 b, for 12
+    scale triples: the evaluator's integers (before the zero point)."""
+    rng = np.random.default_rng(5)
+    cases = add_cases(rng)[::4] + add_cases(rng)[-4:]
+    a = np.repeat(np.arange(-255, 256), 16)
+    b = np.tile(rng.integers(-255, 256, 16), 511)
+    consts = [(*af.f32_parts(sa), *af.f32_parts(sb), *af.f32_parts(sy)) for sa, sb, sy in cases]
+    src = tmp_path / "add.c"
+    src.write_text(
+        "#include <stdint.h>\n#include <stdio.h>\n" + helpers("minun_zs_ortadd")
+        + f"static const int32_t as[] = {{{', '.join(map(str, a))}}};\n"
+        f"static const int32_t bs[] = {{{', '.join(map(str, b))}}};\n"
+        f"static const int32_t cs[][6] = {{{', '.join('{' + ', '.join(map(str, c)) + '}' for c in consts)}}};\n"
+        "int main(void)\n{\n    unsigned i, j;\n"
+        f"    for (j = 0; j < {len(consts)}; j++)\n"
+        f"        for (i = 0; i < {len(a)}; i++)\n"
+        "            printf(\"%ld\\n\", (long)minun_zs_ortadd(as[i], bs[i], cs[j][0], cs[j][1], "
+        "cs[j][2], cs[j][3], cs[j][4], cs[j][5]));\n"
+        "    return 0;\n}\n")
+    exe = tmp_path / "add"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
+                    str(src), "-o", str(exe)], check=True)
+    got = np.array([int(v) for v in subprocess.run(
+        [str(exe)], capture_output=True, text=True, check=True).stdout.split()])
+    want = np.concatenate([af.ort_add(a, b, float(sa), float(sb), float(sy), 0, bits=32)
+                           for sa, sb, sy in cases])
+    np.testing.assert_array_equal(got, want)

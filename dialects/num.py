@@ -790,11 +790,26 @@ class _Elementwise(IRDLOperation):
 
 
 class _AddLike(_Elementwise):
-    """Exact sum of two values at the same scale, narrowed (wrap) to the result's bits."""
+    """Exact sum of two values at the same scale, narrowed (wrap) to the result's bits.
+
+    Zero-skew with `mode = #num<requantize_mode onnxruntime>` (pre-quantized models):
+    int8 operands and result of any scales and zero points, onnxruntime's float32
+    DequantizeLinear, Add (Sub) and QuantizeLinear emulated with integers
+    (affine.ort_add)."""
+
+    mode = opt_attr_def(RequantizeModeAttr)
 
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
         shape = self._broadcast()
+        if self.mode is not None and self.mode.data == RequantizeMode.ONNXRUNTIME:
+            types = [affine(v) for v in (self.lhs, self.rhs, self.result)]
+            if any(t is None or t.width != 8 for t in types):
+                raise VerifyException(
+                    f"{self.name}: mode onnxruntime adds int8 !num.affine values, got "
+                    f"{self.lhs.type}, {self.rhs.type} -> {self.result.type}")
+            _expect_result(self, shape, lambda el: None)
+            return
         if affine(self.lhs) is not None and not (
                 element(self.lhs) == element(self.rhs) == element(self.result)
                 and affine(self.lhs).width == 32):

@@ -17,8 +17,10 @@ Python at compile time.
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
   log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;
 - relu: max(q, zp); clip, relu6: clamps at bounds encoded at compile time; neg:
-  clamp(2 zp - q); init: the encoded fill. Add/sub of int32 accumulators (zero point 0),
-  max, min, maxpool, argmax and sgn are the integer handlers of the other families.
+  clamp(2 zp - q); init: the encoded fill. Add/sub with mode onnxruntime (int8 operands,
+  a pre-quantized model): minun_zs_ortadd, onnxruntime's float32 add in integers. Add/sub
+  of int32 accumulators (zero point 0), max, min, maxpool, argmax and sgn are the integer
+  handlers of the other families.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
+from minun_mlir.lowering.loops import elementwise as ew
 from minun_mlir.lowering.loops import linear
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
@@ -134,6 +137,29 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
         return g.resize(g.clamp(y, lo, hi), r.width)
 
     return elementwise(lw, op, fn, op.input)
+
+
+def lower_add(lw: Lowering, op: num.AddOp | num.SubOp) -> Val:
+    """Mode onnxruntime: zp_y + minun_zs_ortadd(a - zp_a, b - zp_b, the three scales'
+    significands and exponents), clamped; else the integer sum (elementwise.py)."""
+    if op.mode is None or op.mode.data != num.RequantizeMode.ONNXRUNTIME:
+        return ew.HANDLERS[type(op)](lw, op)
+    ta, tb, r = _t(op.lhs), _t(op.rhs), _t(op.result)
+    consts = [*af.f32_parts(ta.real_scale), *af.f32_parts(tb.real_scale),
+              *af.f32_parts(r.real_scale)]
+    sub = isinstance(op, num.SubOp)
+    lo, hi = af.int_range(r.width)
+
+    def fn(g: Gen, a: SSAValue, b: SSAValue) -> SSAValue:
+        da, db = g.resize(offset(g, a, ta.zp), 32), g.resize(offset(g, b, tb.zp), 32)
+        if sub:
+            db = g.binop(arith.SubiOp, g.iconst(0, 32), db, nsw=True)
+        y = g.helper("minun_zs_ortadd", [da, db, *(g.iconst(c, 32) for c in consts)], i32)
+        if r.zp:
+            y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))
+        return g.resize(g.clamp(y, lo, hi), r.width)
+
+    return elementwise(lw, op, fn, op.lhs, op.rhs)
 
 
 def lower_mul(lw: Lowering, op: num.MulOp) -> Val:
@@ -323,6 +349,8 @@ def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
 
 HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.RequantizeOp: lower_requantize,
+    num.AddOp: lower_add,
+    num.SubOp: lower_add,
     num.MulOp: lower_mul,
     num.MatMulOp: lower_matmul,
     num.Conv2DOp: lower_conv2d,

@@ -29,8 +29,10 @@ Ops (docs/numerics.md has the table):
   requantization a multiplier and shift per channel (`channel_multipliers`);
 - a pre-quantized ONNX model (`minun.requantize = "onnxruntime"` on its function):
   its int32 -> int8 requantizations are onnxruntime's (num.requantize mode onnxruntime:
-  float32 multiply, round half to even, in integers) and its input is quantized as
-  QuantizeLinear (input_rounding "onnxruntime"), so its integers are onnxruntime's;
+  float32 multiply, round half to even, in integers), an add or sub of int8 values is
+  onnxruntime's float32 DequantizeLinear-Add-QuantizeLinear (num.add mode onnxruntime)
+  and its input is quantized as QuantizeLinear (input_rounding "onnxruntime"), so its
+  integers are onnxruntime's;
 - exp, sigmoid, tanh: a 256-entry int8 -> int8 table per op, computed at compile time
   from the dequantized input and the output's quantization;
 - softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the
@@ -316,8 +318,12 @@ class ZeroSkewConverter(L2Converter):
         if bias is not None:
             return self.emit(kind.create(operands=[bias, b], result_types=[
                 self.tensor(op.results[0], el_of(b))]))
-        # TFLite's int8 ADD / SUB: both to int32 at 2 max(s) / 2^20, exact sum, requantize
         a, b = self.narrow(a, lhs), self.narrow(b, rhs)
+        if self.mode == num.RequantizeMode.ONNXRUNTIME:  # onnxruntime's float32 Add
+            return self.emit(kind.create(
+                operands=[a, b], attributes={"mode": num.RequantizeModeAttr(self.mode)},
+                result_types=[self.tensor(op.results[0], self.type_for(op.results[0]))]))
+        # TFLite's int8 ADD / SUB: both to int32 at 2 max(s) / 2^20, exact sum, requantize
         twice = 2 * max(el_of(a).real_scale, el_of(b).real_scale)
         mid = AffineType(32, twice / (1 << af.ADD_LEFT_SHIFT), 0)
         x = self.requantize(a, mid, af.ADD_LEFT_SHIFT)
@@ -542,7 +548,12 @@ def _requantize(op: num.RequantizeOp, x):
 
 def _add(op, a, b, sign=1):
     rank = max(a.ndim, b.ndim) - 1
-    return af.wrap32(_align(a, rank) + sign * _align(b, rank))
+    a, b = _align(a, rank), _align(b, rank)
+    if op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME:
+        ta, tb, r = _t(op.lhs), _t(op.rhs), _t(op.result)
+        return af.ort_add(a - ta.zp, b - tb.zp, ta.real_scale, tb.real_scale, r.real_scale,
+                          r.zp, r.width, subtract=sign < 0)
+    return af.wrap32(a + sign * b)
 
 
 def _mul(op, a, b):

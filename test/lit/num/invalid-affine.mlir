@@ -27,6 +27,13 @@
 // CHECK: error: num.requantize: mode onnxruntime requantizes an int32 accumulator (zero point 0) to 8 bits, got !num.affine<8, 0.125, 4> -> !num.affine<8, 0.5, 3>
 
 // -----
+// num.add mode onnxruntime adds int8 values only (int32 accumulators add exactly).
+%a = "test.op"() : () -> tensor<2x!num.affine<32, 0.125, 0>>
+%b = "test.op"() : () -> tensor<2x!num.affine<8, 0.5, 3>>
+%y = num.add %a, %b {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<32, 0.125, 0>>, tensor<2x!num.affine<8, 0.5, 3>>) -> tensor<2x!num.affine<8, 0.5, 3>>
+// CHECK: error: num.add: mode onnxruntime adds int8 !num.affine values, got tensor<2x!num.affine<32, 0.125, 0>>, tensor<2x!num.affine<8, 0.5, 3>> -> tensor<2x!num.affine<8, 0.5, 3>>
+
+// -----
 // An int8 product sums (qa - zpa)(qb - zpb) at scale 0.5 * 0.25 = 0.125, zero point 0.
 %a = "test.op"() : () -> tensor<2x3x!num.affine<8, 0.5, 0>>
 %b = "test.op"() : () -> tensor<3x1x!num.affine<8, 0.25, 7>>

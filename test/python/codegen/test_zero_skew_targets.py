@@ -281,20 +281,48 @@ def qlinear_conv_model(per_channel: bool):
     return model, x
 
 
-@pytest.mark.parametrize("per_channel", [False, True])
+def qdq_add_model():
+    """A QDQ Add of the quantized input and a quantized constant, which onnxruntime runs in
+    float32 (num.add mode onnxruntime: the C's minun_zs_ortadd)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(22)
+    n = 48
+    inits = {"sx": np.array(0.03, np.float32), "zx": np.array(7, np.int8),
+             "C": rng.integers(-128, 128, (1, n)).astype(np.int8),
+             "sc": np.array(0.021, np.float32), "zc": np.array(5, np.int8),
+             "sy": np.array(0.05, np.float32), "zy": np.array(-12, np.int8)}
+    nodes = [helper.make_node("QuantizeLinear", ["X", "sx", "zx"], ["Xq"]),
+             helper.make_node("DequantizeLinear", ["Xq", "sx", "zx"], ["Xd"]),
+             helper.make_node("DequantizeLinear", ["C", "sc", "zc"], ["Cd"]),
+             helper.make_node("Add", ["Xd", "Cd"], ["S"]),
+             helper.make_node("QuantizeLinear", ["S", "sy", "zy"], ["Sq"]),
+             helper.make_node("DequantizeLinear", ["Sq", "sy", "zy"], ["Y"])]
+    graph = helper.make_graph(
+        nodes, "q", [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, n))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (1, n))],
+        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = (np.float32(0.03) * (rng.integers(-128, 128, (40, 1, n)) - 7)).astype(np.float32)
+    return model, x
+
+
+@pytest.mark.parametrize("kind", ["conv", "conv-per-channel", "add"])
 @pytest.mark.parametrize("target", ["x86", "avr", "cortex-m4"])
-def test_onnxruntime_requantization_equals_evaluator(target, per_channel, tmp_path):
-    """The C of onnxruntime's requantization (minun_zs_ortq: 64-bit products and
-    __builtin_clzll, integers only) on a pre-quantized QLinearConv: the stored int8
-    outputs equal the evaluator's on x86 (40 inputs), the Uno and the Cortex-M4 (2), and
-    the evaluator's equal onnxruntime's."""
+def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
+    """The C of onnxruntime's arithmetic (minun_zs_ortq, minun_zs_ortadd: 64-bit products
+    and divisions and __builtin_clzll, integers only) on a pre-quantized QLinearConv
+    (per-tensor and per-channel w_scale) and a QDQ Add: the stored int8 outputs equal the
+    evaluator's on x86 (40 inputs), the Uno and the Cortex-M4 (2), and the evaluator's
+    equal onnxruntime's."""
     import onnxruntime as ort
 
     from minun_mlir.frontends.onnx import import_model
     from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
     from minun_mlir.pipeline import lower_to_l2
 
-    model, x = qlinear_conv_model(per_channel)
+    model, x = qdq_add_model() if kind == "add" else qlinear_conv_model(kind != "conv")
     x = x[:N_BOARD] if target != "x86" else x
     n = len(x)
     l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
@@ -304,8 +332,9 @@ def test_onnxruntime_requantization_equals_evaluator(target, per_channel, tmp_pa
                        for xi in x]).reshape(n, -1)
     np.testing.assert_array_equal(want, theirs)
     emit_c(l2, target, tmp_path / "c")
-    assert "minun_zs_ortq" in (tmp_path / "c" / "model.c").read_text()
+    helper = "minun_zs_ortadd" if kind == "add" else "minun_zs_ortq"
+    assert helper in (tmp_path / "c" / "model.c").read_text()
     r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(n, -1)),
-                  name="qlinear_conv", config="zero-skew8-ort",
+                  name=f"ort_{kind}", config="zero-skew8-ort",
                   ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
     np.testing.assert_array_equal(np.asarray(r.outputs).reshape(n, -1), want)

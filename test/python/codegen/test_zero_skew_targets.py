@@ -338,3 +338,37 @@ def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
                   name=f"ort_{kind}", config="zero-skew8-ort",
                   ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
     np.testing.assert_array_equal(np.asarray(r.outputs).reshape(n, -1), want)
+
+
+def test_onnxruntime_arithmetic_compiles_without_warnings_and_deterministically(tmp_path):
+    """The C of a pre-quantized model with both helpers (minun_zs_ortq, minun_zs_ortadd)
+    and onnxruntime's input quantization in the float wrapper, under the strict flags of
+    every compiler; emitting it twice gives the same bytes."""
+    import subprocess
+
+    from codegen_support import STRICT, have
+    from onnx import helper
+    from test_compile import COMPILERS
+
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.pipeline import lower_to_l2
+
+    model, _ = qlinear_conv_model(True)
+    # the convolution's output, flattened, plus itself: a QDQ Add after the QLinearConv
+    graph = model.graph
+    graph.node[-1].output[0] = "Yc"
+    graph.node.extend([helper.make_node("Add", ["Yc", "Yc"], ["S"]),
+                       helper.make_node("QuantizeLinear", ["S", "sy", "zy"], ["Sq"]),
+                       helper.make_node("DequantizeLinear", ["Sq", "sy", "zy"], ["Y"])])
+    l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
+    for profile, compilers in COMPILERS.items():
+        out = tmp_path / profile
+        files = emit_c(l2, profile, out)
+        assert emit_c(l2, profile, tmp_path / f"{profile}-again") == files
+        text = (out / "model.c").read_text()
+        assert "minun_zs_ortq" in text and "minun_zs_ortadd" in text
+        for cc in compilers:
+            assert have(cc[0]), f"{cc[0]} is not installed: run `make toolchains`"
+            proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
+                                   str(out / "model.o")], capture_output=True, text=True)
+            assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"

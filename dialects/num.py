@@ -606,12 +606,15 @@ class RequantizeOp(IRDLOperation):
     `channel_multipliers` / `channel_shifts` = QuantizeMultiplier(s_c / s_out) in place of
     `multiplier` / `shift`; zero points 0 in, left shift 0.
 
-    `mode = #num<requantize_mode onnxruntime>` (pre-quantized models): onnxruntime's
-    float32 requantization of an int32 accumulator (zero point 0, left shift 0) to int8,
-    `y = clamp(zp_out + RNE(float32(x) * scale))` with scale = float32(float32(s_in) /
-    s_out), emulated with integers (affine.ort_mul); `multiplier` and `shift` (or the
-    channel_ ones) are then the scale's 24-bit significand and exponent,
-    affine.ort_multiplier(s_in, s_out).
+    `mode = #num<requantize_mode onnxruntime>` (pre-quantized models), emulated with
+    integers: of an int32 accumulator (zero point 0, left shift 0) to int8, onnxruntime's
+    float32 requantization `y = clamp(zp_out + RNE(float32(x) * scale))` with scale =
+    float32(float32(s_in) / s_out) (affine.ort_mul), `multiplier` and `shift` (or the
+    channel_ ones) the scale's 24-bit significand and exponent,
+    affine.ort_multiplier(s_in, s_out); of an int8 value to int8, its DequantizeLinear
+    then QuantizeLinear, `y = clamp(zp_out + RNE(float32(float32((x - zp_in) s_in) /
+    s_out)))` (affine.ort_requantize8), `multiplier` and `shift` s_out's float32
+    significand and exponent (affine.f32_parts; s_in's come from the input type).
     """
 
     name = "num.requantize"
@@ -630,12 +633,12 @@ class RequantizeOp(IRDLOperation):
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     @staticmethod
-    def _pair(s_in: float, s_out: float, left_shift: int, mode: RequantizeMode
-              ) -> tuple[int, int]:
-        from minun_mlir.numerics.affine import ort_multiplier, quantize_multiplier
+    def _pair(s_in: float, s_out: float, left_shift: int, mode: RequantizeMode,
+              width: int = 32) -> tuple[int, int]:
+        from minun_mlir.numerics.affine import f32_parts, ort_multiplier, quantize_multiplier
 
         if mode == RequantizeMode.ONNXRUNTIME:
-            return ort_multiplier(s_in, s_out)
+            return ort_multiplier(s_in, s_out) if width == 32 else f32_parts(s_out)
         return quantize_multiplier(s_in / (s_out * 2.0**left_shift))
 
     @staticmethod
@@ -646,7 +649,8 @@ class RequantizeOp(IRDLOperation):
     def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0,
              mode: RequantizeMode = RequantizeMode.TFLITE) -> RequantizeOp:
         value = SSAValue.get(value)
-        m, s = RequantizeOp._pair(affine(value).real_scale, to.real_scale, left_shift, mode)
+        a = affine(value)
+        m, s = RequantizeOp._pair(a.real_scale, to.real_scale, left_shift, mode, a.width)
         return RequantizeOp.create(
             operands=[value],
             attributes={"multiplier": IntegerAttr(m, 64), "shift": IntegerAttr(s, 64),
@@ -691,10 +695,11 @@ class RequantizeOp(IRDLOperation):
             raise VerifyException(f"{self.name}: left_shift must be in 0..24 for an 8-bit "
                                   f"operand and 0 for a 32-bit one, got {left}")
         mode = self.requantize_mode()
-        if mode == RequantizeMode.ONNXRUNTIME and (a.width != 32 or a.zp != 0 or
-                                                   b.width != 8):
+        if mode == RequantizeMode.ONNXRUNTIME and (b.width != 8 or left != 0 or (
+                a.width == 32 and a.zp != 0)):
             raise VerifyException(f"{self.name}: mode onnxruntime requantizes an int32 "
-                                  f"accumulator (zero point 0) to 8 bits, got {a} -> {b}")
+                                  f"accumulator (zero point 0) or an int8 value to 8 bits "
+                                  f"with no left shift, got {a} -> {b}")
         per_channel = (self.channel_axis, self.channel_real_scales,
                        self.channel_multipliers, self.channel_shifts)
         if any(v is not None for v in per_channel):
@@ -703,10 +708,12 @@ class RequantizeOp(IRDLOperation):
         if self.multiplier is None or self.shift is None:
             raise VerifyException(f"{self.name}: needs multiplier and shift (or the "
                                   "channel_ attributes)")
-        want = self._pair(a.real_scale, b.real_scale, left, mode)
+        want = self._pair(a.real_scale, b.real_scale, left, mode, a.width)
         got = (self.multiplier.value.data, self.shift.value.data)
         if got != want:
-            how = (f"onnxruntime's float32({a.real_scale!r} / {b.real_scale!r}) as m 2^e"
+            how = (f"float32({b.real_scale!r}) as m 2^e" if mode == RequantizeMode.ONNXRUNTIME
+                   and a.width == 8 else
+                   f"onnxruntime's float32({a.real_scale!r} / {b.real_scale!r}) as m 2^e"
                    if mode == RequantizeMode.ONNXRUNTIME else
                    f"QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))")
             raise VerifyException(

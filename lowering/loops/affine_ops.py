@@ -11,7 +11,8 @@ Python at compile time.
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
   RoundingDivideByPOT, minun_runtime.h); with mode onnxruntime, `zp_out +
   minun_zs_ortq(q, m, e)` (onnxruntime's float32 multiply and round half to even, in
-  integers); per channel, the multiplier and the shift are read from constant tables
+  integers), of an int8 value minun_zs_ortadd(q - zp_in, 0, ...) (its DequantizeLinear
+  then QuantizeLinear); per channel, the multiplier and the shift are read from constant tables
   (int32_t and int8_t, in flash) indexed by the channel;
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
@@ -131,7 +132,12 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
         d = g.resize(offset(g, x, a.zp), 32)
         if left:  # |q - zp| <= 255: at most 2^28 after the shift of 24 the verifier allows
             d = g.add(arith.ShLIOp(d, g.iconst(left, 32)))
-        y = g.helper(helper, [d, g.iconst(m, 32), g.iconst(s, 32)], i32)
+        if helper == "minun_zs_ortq" and a.width == 8:  # DequantizeLinear, QuantizeLinear
+            consts = [*af.f32_parts(a.real_scale), *af.f32_parts(1.0), m, s]
+            y = g.helper("minun_zs_ortadd", [d, g.iconst(0, 32),
+                                             *(g.iconst(c, 32) for c in consts)], i32)
+        else:
+            y = g.helper(helper, [d, g.iconst(m, 32), g.iconst(s, 32)], i32)
         if r.zp:
             y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))  # wraps as the int32 C does
         return g.resize(g.clamp(y, lo, hi), r.width)

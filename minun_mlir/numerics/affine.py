@@ -433,3 +433,11 @@ def ort_add(a, b, s_a: float, s_b: float, s_y: float, zp_y: int, bits: int = 8,
     y = _to_int(pq, nq + ns + base - ADD_ALIGN - ey)
     lo, hi = int_range(bits)
     return np.clip(np.where(total < 0, -y, y) + zp_y, lo, hi)
+
+
+def ort_requantize8(q, zp_in: int, s_in: float, zp_out: int, s_out: float,
+                    bits: int = 8) -> np.ndarray:
+    """onnxruntime's DequantizeLinear then QuantizeLinear of int8 q (around a Relu,
+    MaxPool, Reshape or Concat it runs in float32, which keep the dequantized value):
+    clamp(RNE(float32(float32((q - zp_in) s_in) / s_out)) + zp_out), an add of 0."""
+    return ort_add(np.asarray(q, dtype=np.int64) - zp_in, 0, s_in, 1.0, s_out, zp_out, bits)

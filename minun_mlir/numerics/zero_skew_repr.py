@@ -120,6 +120,7 @@ class ZeroSkewConverter(L2Converter):
         # float32 rounding for a pre-quantized model (`minun.requantize = "onnxruntime"`
         # on its function, from the ONNX importer)
         self.mode = num.RequantizeMode.TFLITE
+        self.join_to: AffineType | None = None  # the given type of a concat / max / min
 
     # -- calibration ---------------------------------------------------------------------
 
@@ -173,8 +174,8 @@ class ZeroSkewConverter(L2Converter):
             return value
         channels = channel_scales(value) if isinstance(value.type, TensorType) else None
         a = el_of(value)
-        mode = self.mode if (a.width, a.zp, left_shift, to.width) == (32, 0, 0, 8) \
-            else num.RequantizeMode.TFLITE
+        mode = self.mode if left_shift == 0 and to.width == 8 and (
+            a.width == 8 or a.zp == 0) else num.RequantizeMode.TFLITE
         if channels is not None:
             return self.emit(num.RequantizeOp.make_channels(value, to, *channels, mode))
         return self.emit(num.RequantizeOp.make(value, to, left_shift, mode))
@@ -199,14 +200,26 @@ class ZeroSkewConverter(L2Converter):
             cond = op.operands[0]
             saved = self.map[cond]
             self.map[cond] = self.zero_based(saved)  # only for this op
+        # operands joined into a value the model quantizes go straight to its type
+        self.join_to = self.given(op.results[0]) if len(op.results) == 1 else None
         try:
             super().convert_op(op)
         finally:
+            self.join_to = None
             if cond is not None:
                 self.map[cond] = saved
         for old in op.results:
             new = self.map.get(old)
-            if new is None or not isinstance(new.type, TensorType) or el_of(new).width == 8:
+            if new is None or not isinstance(new.type, TensorType):
+                continue
+            given = self.given(old)
+            if el_of(new).width == 8:
+                if given is not None and el_of(new) != given:
+                    # e.g. a relu, max pool or reshape the model requantizes after (its
+                    # DequantizeLinear, the op in float, QuantizeLinear)
+                    narrowed = self.requantize(new, given)
+                    narrowed.name_hint, new.name_hint = old.name_hint, None
+                    self.map[old] = narrowed
                 continue
             block = op.parent_block()
             # an argmax across channels of different scales reads the int8 values
@@ -430,7 +443,8 @@ class ZeroSkewConverter(L2Converter):
         return self.table_function(op, num.ExpOp, x)
 
     def table_function(self, op: Operation, kind: type, x: SSAValue) -> SSAValue:
-        out = {num.SigmoidOp: SIGMOID_OUT, num.TanhOp: TANH_OUT}.get(kind)
+        out = self.given(op.results[0]) or {num.SigmoidOp: SIGMOID_OUT,
+                                            num.TanhOp: TANH_OUT}.get(kind)
         if out is None:
             out = self.type_for(op.results[0])
         attrs = {"method": num.ExpMethodAttr(num.ExpMethod.TABLE)} if kind is num.ExpOp else {}
@@ -468,6 +482,8 @@ class ZeroSkewConverter(L2Converter):
                                                max(r[1] for r in ranges)))
 
     def unify(self, values: list[SSAValue]) -> list[SSAValue]:
+        if self.join_to is not None:  # a concat (max, min) the model quantizes
+            return [self.requantize(v, self.join_to) for v in values]
         types = {el_of(v) for v in values}
         if len(types) == 1 and el_of(values[0]).width == 8:
             return values
@@ -539,6 +555,8 @@ def _requantize(op: num.RequantizeOp, x):
             y = af.ort_mul(x[tuple(index)], m, k) if ort else af.mbqm(x[tuple(index)], m, k)
             out[tuple(index)] = np.clip(y + r.zp, lo, hi)
         return out
+    if ort and a.width == 8:  # DequantizeLinear then QuantizeLinear
+        return af.ort_requantize8(x, a.zp, a.real_scale, r.zp, r.real_scale, r.width)
     if ort:
         return af.ort_requantize(x, r.zp, op.multiplier.value.data, op.shift.value.data,
                                  r.width)

@@ -21,10 +21,10 @@
 // CHECK: error: num.requantize: multiplier and shift must be 8388608 and -25 (onnxruntime's float32(0.125 / 0.5) as m 2^e), got 1073741824 and -1
 
 // -----
-// mode onnxruntime requantizes an int32 accumulator only (onnxruntime's output stage).
+// mode onnxruntime gives int8 (onnxruntime's output stage, or its QuantizeLinear).
 %x = "test.op"() : () -> tensor<2x!num.affine<8, 0.125, 4>>
-%y = num.requantize %x {multiplier = 8388608 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<8, 0.125, 4>> -> tensor<2x!num.affine<8, 0.5, 3>>
-// CHECK: error: num.requantize: mode onnxruntime requantizes an int32 accumulator (zero point 0) to 8 bits, got !num.affine<8, 0.125, 4> -> !num.affine<8, 0.5, 3>
+%y = num.requantize %x {multiplier = 8388608 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<8, 0.125, 4>> -> tensor<2x!num.affine<32, 0.125, 0>>
+// CHECK: error: num.requantize: mode onnxruntime requantizes an int32 accumulator (zero point 0) or an int8 value to 8 bits with no left shift, got !num.affine<8, 0.125, 4> -> !num.affine<32, 0.125, 0>
 
 // -----
 // num.add mode onnxruntime adds int8 values only (int32 accumulators add exactly).

@@ -84,6 +84,10 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   // CHECK: %qo = num.requantize %acc8 {multiplier = 11184811 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<32, 0.125, 0>> -> tensor<2x!num.affine<8, 0.375, 3>>
   // GENERIC: %qo = "num.requantize"(%acc8) {multiplier = 11184811 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<32, 0.125, 0>>) -> tensor<2x!num.affine<8, 0.375, 3>>
   %qo = num.requantize %acc8 {multiplier = 11184811 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<32, 0.125, 0>> -> tensor<2x!num.affine<8, 0.375, 3>>
+  // Of an int8 value (onnxruntime's DequantizeLinear then QuantizeLinear): multiplier and
+  // shift are the output scale's float32, 0.5 = 2^23 * 2^-24.
+  // CHECK: %q8 = num.requantize %q {multiplier = 8388608 : i64, shift = -24 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.5, 1>>
+  %q8 = num.requantize %q {multiplier = 8388608 : i64, shift = -24 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.5, 1>>
   // num.add mode onnxruntime: int8 operands and result of any scales (onnxruntime's
   // float32 DequantizeLinear, Add, QuantizeLinear).
   // CHECK: %qa = num.add %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>

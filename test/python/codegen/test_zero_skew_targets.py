@@ -281,9 +281,10 @@ def qlinear_conv_model(per_channel: bool):
     return model, x
 
 
-def qdq_add_model():
-    """A QDQ Add of the quantized input and a quantized constant, which onnxruntime runs in
-    float32 (num.add mode onnxruntime: the C's minun_zs_ortadd)."""
+def qdq_add_model(op: str = "Add"):
+    """A QDQ Add (or Concat) of the quantized input and a quantized constant, which
+    onnxruntime runs in float32 (num.add mode onnxruntime, or num.requantize of an int8
+    value to the output's quantization: the C's minun_zs_ortadd)."""
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(22)
@@ -295,12 +296,14 @@ def qdq_add_model():
     nodes = [helper.make_node("QuantizeLinear", ["X", "sx", "zx"], ["Xq"]),
              helper.make_node("DequantizeLinear", ["Xq", "sx", "zx"], ["Xd"]),
              helper.make_node("DequantizeLinear", ["C", "sc", "zc"], ["Cd"]),
-             helper.make_node("Add", ["Xd", "Cd"], ["S"]),
+             helper.make_node(op, ["Xd", "Cd"], ["S"], **(
+                 {"axis": 1} if op == "Concat" else {})),
              helper.make_node("QuantizeLinear", ["S", "sy", "zy"], ["Sq"]),
              helper.make_node("DequantizeLinear", ["Sq", "sy", "zy"], ["Y"])]
     graph = helper.make_graph(
         nodes, "q", [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, n))],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (1, n))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (
+            1, 2 * n if op == "Concat" else n))],
         initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -308,12 +311,13 @@ def qdq_add_model():
     return model, x
 
 
-@pytest.mark.parametrize("kind", ["conv", "conv-per-channel", "add"])
+@pytest.mark.parametrize("kind", ["conv", "conv-per-channel", "add", "concat"])
 @pytest.mark.parametrize("target", ["x86", "avr", "cortex-m4"])
 def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
     """The C of onnxruntime's arithmetic (minun_zs_ortq, minun_zs_ortadd: 64-bit products
     and divisions and __builtin_clzll, integers only) on a pre-quantized QLinearConv
-    (per-tensor and per-channel w_scale) and a QDQ Add: the stored int8 outputs equal the
+    (per-tensor and per-channel w_scale), a QDQ Add and a QDQ Concat requantized to its
+    own quantization: the stored int8 outputs equal the
     evaluator's on x86 (40 inputs), the Uno and the Cortex-M4 (2), and the evaluator's
     equal onnxruntime's."""
     import onnxruntime as ort
@@ -322,7 +326,8 @@ def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
     from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
     from minun_mlir.pipeline import lower_to_l2
 
-    model, x = qdq_add_model() if kind == "add" else qlinear_conv_model(kind != "conv")
+    model, x = qdq_add_model(kind.title()) if kind in ("add", "concat") else \
+        qlinear_conv_model(kind != "conv")
     x = x[:N_BOARD] if target != "x86" else x
     n = len(x)
     l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
@@ -332,7 +337,7 @@ def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
                        for xi in x]).reshape(n, -1)
     np.testing.assert_array_equal(want, theirs)
     emit_c(l2, target, tmp_path / "c")
-    helper = "minun_zs_ortadd" if kind == "add" else "minun_zs_ortq"
+    helper = "minun_zs_ortadd" if kind in ("add", "concat") else "minun_zs_ortq"
     assert helper in (tmp_path / "c" / "model.c").read_text()
     r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(n, -1)),
                   name=f"ort_{kind}", config="zero-skew8-ort",

@@ -389,3 +389,39 @@ def test_ort_quantized_residual_cnn_equals_onnxruntime(per_channel, tmp_path):
         assert np.max(np.abs(ours - theirs)) <= 1
         counts[mode] = int(np.sum(ours != theirs))
     assert counts["onnxruntime"] <= 2 and counts["tflite"] >= 40, counts
+
+
+@pytest.mark.parametrize("op", ["Relu", "MaxPool", "Concat", "Reshape"])
+def test_an_op_requantized_by_the_model_equals_onnxruntime(op):
+    """A Relu, MaxPool, Concat (with a quantized constant) or Reshape whose output the
+    model quantizes again with its own (scale, zero point): onnxruntime runs the op in
+    float32 between DequantizeLinear and QuantizeLinear; ours requantizes the int8 value
+    to the given type as those two steps do (num.requantize mode onnxruntime of an int8
+    value; a concat's operands straight to it). Equal on every output; before, the
+    given type was ignored (the output kept its input's quantization)."""
+    rng = np.random.default_rng(3)
+    x_shape, y_shape = (1, 1, 8, 8), (1, 1, 8, 8)
+    inits = {"sx": scalar(SX, np.float32), "zx": scalar(ZX, np.int8),
+             "sy": scalar(SY, np.float32), "zy": scalar(ZY, np.int8)}
+    body = {"Relu": [helper.make_node("Relu", ["X_dq"], ["S"])],
+            "MaxPool": [helper.make_node("MaxPool", ["X_dq"], ["S"], kernel_shape=[2, 2],
+                                         strides=[2, 2])],
+            "Concat": [helper.make_node("DequantizeLinear", ["C", "sc", "zc"], ["C_dq"]),
+                       helper.make_node("Concat", ["X_dq", "C_dq"], ["S"], axis=1)],
+            "Reshape": [helper.make_node("Reshape", ["X_dq", "shape"], ["S"])]}[op]
+    if op == "MaxPool":
+        y_shape = (1, 1, 4, 4)
+    if op == "Concat":
+        y_shape = (1, 2, 8, 8)
+        inits |= {"C": rng.integers(-128, 128, x_shape).astype(np.int8),
+                  "sc": scalar(0.021, np.float32), "zc": scalar(5, np.int8)}
+    if op == "Reshape":
+        y_shape = (1, 64)
+        inits["shape"] = np.array(y_shape, dtype=np.int64)
+    nodes = qdq("X", "sx", "zx") + body + qdq("S", "sy", "zy") + [
+        helper.make_node("Identity", ["S_dq"], ["Y"])]
+    q_in = rng.integers(-128, 128, (200, *x_shape))
+    ours, theirs, l2 = run_both(model_of(nodes, inits, x_shape, y_shape), q_in)
+    np.testing.assert_array_equal(ours, theirs)
+    out = num.affine(next(o for o in l2.walk() if o.name == "func.return").operands[0])
+    assert (out.real_scale, out.zp) == (float(SY), ZY)

@@ -796,6 +796,20 @@ class _Elementwise(IRDLOperation):
         return minun.broadcast_shapes(self.name, _shape(self.lhs), _shape(self.rhs))
 
 
+def _check_ort_mode(op: _Elementwise, shape: tuple[int, ...]) -> bool:
+    """Whether an add, sub or mul is in mode onnxruntime (then checked here: int8
+    !num.affine operands and result)."""
+    if op.mode is None or op.mode.data != RequantizeMode.ONNXRUNTIME:
+        return False
+    if any(t is None or t.width != 8 for t in (affine(v) for v in (op.lhs, op.rhs,
+                                                                    op.result))):
+        raise VerifyException(f"{op.name}: mode onnxruntime takes and gives int8 "
+                              f"!num.affine values, got {op.lhs.type}, {op.rhs.type} -> "
+                              f"{op.result.type}")
+    _expect_result(op, shape, lambda el: None)
+    return True
+
+
 class _AddLike(_Elementwise):
     """Exact sum of two values at the same scale, narrowed (wrap) to the result's bits.
 
@@ -809,13 +823,7 @@ class _AddLike(_Elementwise):
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
         shape = self._broadcast()
-        if self.mode is not None and self.mode.data == RequantizeMode.ONNXRUNTIME:
-            types = [affine(v) for v in (self.lhs, self.rhs, self.result)]
-            if any(t is None or t.width != 8 for t in types):
-                raise VerifyException(
-                    f"{self.name}: mode onnxruntime adds int8 !num.affine values, got "
-                    f"{self.lhs.type}, {self.rhs.type} -> {self.result.type}")
-            _expect_result(self, shape, lambda el: None)
+        if _check_ort_mode(self, shape):
             return
         if affine(self.lhs) is not None and not (
                 element(self.lhs) == element(self.rhs) == element(self.result)
@@ -846,13 +854,21 @@ class SubOp(_AddLike):
 @irdl_op_definition
 class MulOp(_Elementwise):
     """Element-wise (or scalar-broadcast) product, exact, narrowed (wrap) to the result's
-    bits; result scale = lhs scale + rhs scale."""
+    bits; result scale = lhs scale + rhs scale.
+
+    Zero-skew with `mode = #num<requantize_mode onnxruntime>` (pre-quantized models):
+    int8 operands and result of any scales and zero points, onnxruntime's float32
+    DequantizeLinear, Mul and QuantizeLinear emulated with integers
+    (affine.ort_product)."""
 
     name = "num.mul"
+    mode = opt_attr_def(RequantizeModeAttr)
 
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
         shape = self._broadcast()
+        if _check_ort_mode(self, shape):
+            return
         _check_affine_product(self, self.lhs, self.rhs)
         if _same_kind(self, self.lhs, self.rhs, self.result):
             a, b, r = fixed(self.lhs), fixed(self.rhs), fixed(self.result)

@@ -962,6 +962,16 @@ static inline uint32_t minun_zs_toint(uint64_t p, int32_t t)
         p = minun_zs_rne(p, t < -63 ? 63 : -t);
     return p > (uint64_t)1 << 30 ? (uint32_t)1 << 30 : (uint32_t)p;
 }
+
+/* float32(p 2^e / (my 2^ey)) rounded to an integer (p < 2^24): p shifted left 38 bits,
+ * divided by my with the remainder as a sticky bit, rounded to 24 bits, then to an
+ * integer, ties to even */
+static inline uint32_t minun_zs_ortdiv(uint64_t p, int32_t e, int32_t my, int32_t ey)
+{
+    uint64_t num = p << 38;
+    p = minun_zs_sig24(num / (uint32_t)my, num % (uint32_t)my != 0, &e);
+    return minun_zs_toint(p, e - 38 - ey);
+}
 """)
 
 HELPERS["minun_zs_ortq"] = (("minun_zs_f32",), lambda p: """
@@ -989,7 +999,7 @@ static inline int32_t minun_zs_ortadd(int32_t a, int32_t b, int32_t ma, int32_t 
     uint64_t pb = minun_zs_sig24((uint64_t)(uint32_t)(b < 0 ? -b : b) * (uint32_t)mb, 0, &nb);
     int64_t sa = a < 0 ? -(int64_t)pa : (int64_t)pa, sb = b < 0 ? -(int64_t)pb : (int64_t)pb;
     int64_t total;
-    uint64_t num, ps;
+    uint64_t ps;
     if (pa == 0 || pb == 0 || na - nb > 38 || nb - na > 38) {
         int keep_a = pb == 0 || (pa != 0 && na > nb); /* the sum rounds to the larger */
         total = keep_a ? sa : sb;
@@ -999,10 +1009,24 @@ static inline int32_t minun_zs_ortadd(int32_t a, int32_t b, int32_t ma, int32_t 
         total = sa * ((int64_t)1 << (na - base)) + sb * ((int64_t)1 << (nb - base));
     }
     ps = minun_zs_sig24(total < 0 ? (uint64_t)(-total) : (uint64_t)total, 0, &ns);
-    num = ps << 38;
-    ps = minun_zs_sig24(num / (uint32_t)my, num % (uint32_t)my != 0, &ns);
-    y = (int32_t)minun_zs_toint(ps, ns + base - 38 - ey);
+    y = (int32_t)minun_zs_ortdiv(ps, ns + base, my, ey);
     return total < 0 ? -y : y;
+}
+""")
+
+HELPERS["minun_zs_ortmul"] = (("minun_zs_f32",), lambda p: """
+/* onnxruntime's float32 Mul of dequantized int8s with integers only (affine.ort_product):
+ * RNE(float32(float32(a ma 2^ea) * float32(b mb 2^eb)) / (my 2^ey)), |a|, |b| < 2^9,
+ * saturated to +-2^30. */
+static inline int32_t minun_zs_ortmul(int32_t a, int32_t b, int32_t ma, int32_t ea,
+                                      int32_t mb, int32_t eb, int32_t my, int32_t ey)
+{
+    int32_t n = ea + eb, y;
+    uint64_t pa = minun_zs_sig24((uint64_t)(uint32_t)(a < 0 ? -a : a) * (uint32_t)ma, 0, &n);
+    uint64_t pb = minun_zs_sig24((uint64_t)(uint32_t)(b < 0 ? -b : b) * (uint32_t)mb, 0, &n);
+    uint64_t pp = minun_zs_sig24(pa * pb, 0, &n);
+    y = (int32_t)minun_zs_ortdiv(pp, n, my, ey);
+    return (a < 0) != (b < 0) ? -y : y;
 }
 """)
 

@@ -18,8 +18,9 @@ Python at compile time.
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
   log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;
 - relu: max(q, zp); clip, relu6: clamps at bounds encoded at compile time; neg:
-  clamp(2 zp - q); init: the encoded fill. Add/sub with mode onnxruntime (int8 operands,
-  a pre-quantized model): minun_zs_ortadd, onnxruntime's float32 add in integers. Add/sub
+  clamp(2 zp - q); init: the encoded fill. Add/sub/mul with mode onnxruntime (int8
+  operands, a pre-quantized model): minun_zs_ortadd / minun_zs_ortmul, onnxruntime's
+  float32 add and product in integers. Add/sub
   of int32 accumulators (zero point 0), max, min, maxpool, argmax and sgn are the integer
   handlers of the other families.
 """
@@ -145,12 +146,18 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     return elementwise(lw, op, fn, op.input)
 
 
-def lower_add(lw: Lowering, op: num.AddOp | num.SubOp) -> Val:
-    """Mode onnxruntime: zp_y + minun_zs_ortadd(a - zp_a, b - zp_b, the three scales'
-    significands and exponents), clamped; else the integer sum (elementwise.py)."""
-    if op.mode is None or op.mode.data != num.RequantizeMode.ONNXRUNTIME:
+def is_ort(op: Operation) -> bool:
+    return op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME
+
+
+def lower_add(lw: Lowering, op: num.AddOp | num.SubOp | num.MulOp) -> Val:
+    """Mode onnxruntime: zp_y + minun_zs_ortadd (minun_zs_ortmul for a product)(a - zp_a,
+    b - zp_b, the three scales' significands and exponents), clamped; else the integer
+    sum (elementwise.py)."""
+    if not is_ort(op):
         return ew.HANDLERS[type(op)](lw, op)
     ta, tb, r = _t(op.lhs), _t(op.rhs), _t(op.result)
+    helper = "minun_zs_ortmul" if isinstance(op, num.MulOp) else "minun_zs_ortadd"
     consts = [*af.f32_parts(ta.real_scale), *af.f32_parts(tb.real_scale),
               *af.f32_parts(r.real_scale)]
     sub = isinstance(op, num.SubOp)
@@ -160,7 +167,7 @@ def lower_add(lw: Lowering, op: num.AddOp | num.SubOp) -> Val:
         da, db = g.resize(offset(g, a, ta.zp), 32), g.resize(offset(g, b, tb.zp), 32)
         if sub:
             db = g.binop(arith.SubiOp, g.iconst(0, 32), db, nsw=True)
-        y = g.helper("minun_zs_ortadd", [da, db, *(g.iconst(c, 32) for c in consts)], i32)
+        y = g.helper(helper, [da, db, *(g.iconst(c, 32) for c in consts)], i32)
         if r.zp:
             y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))
         return g.resize(g.clamp(y, lo, hi), r.width)
@@ -169,6 +176,8 @@ def lower_add(lw: Lowering, op: num.AddOp | num.SubOp) -> Val:
 
 
 def lower_mul(lw: Lowering, op: num.MulOp) -> Val:
+    if is_ort(op):
+        return lower_add(lw, op)
     za, zb = _t(op.lhs).zp, _t(op.rhs).zp
     return elementwise(lw, op, lambda g, a, b: term(g, a, za, b, zb), op.lhs, op.rhs)
 

@@ -427,12 +427,34 @@ def ort_add(a, b, s_a: float, s_b: float, s_y: float, zp_y: int, bits: int = 8,
     total = np.where(far, np.where(keep_a, sa, sb), exact)
     base = np.where(far, np.where(keep_a, xa, xb), low)
     ps, ns = round_significand(np.abs(total))  # the float32 sum
-    num = ps << np.int64(ADD_ALIGN)
-    q, r = num // np.int64(my), num % np.int64(my)
-    pq, nq = _round_to_24(q, r != 0)  # the float32 quotient
-    y = _to_int(pq, nq + ns + base - ADD_ALIGN - ey)
+    y = _divide_to_int(ps, ns + base, my, ey)
     lo, hi = int_range(bits)
     return np.clip(np.where(total < 0, -y, y) + zp_y, lo, hi)
+
+
+def _divide_to_int(p, e, my: int, ey: int) -> np.ndarray:
+    """RNE(float32(p 2^e / (my 2^ey))) for a float32 magnitude p 2^e (p < 2^24): p
+    shifted left 38 bits and divided by my (the remainder a sticky bit), rounded to 24
+    bits, then to an integer, saturated at 2^30."""
+    num = np.asarray(p, dtype=np.int64) << np.int64(ADD_ALIGN)
+    q, r = num // np.int64(my), num % np.int64(my)
+    pq, nq = _round_to_24(q, r != 0)  # the float32 quotient
+    return _to_int(pq, nq + e - ADD_ALIGN - ey)
+
+
+def ort_product(a, b, s_a: float, s_b: float, s_y: float, zp_y: int, bits: int = 8
+                ) -> np.ndarray:
+    """clamp(RNE(float32(float32(a s_a) * float32(b s_b)) / s_y) + zp_y) for integers a, b
+    (q - zp, |a|, |b| < 2^9): onnxruntime's float32 DequantizeLinear, Mul, QuantizeLinear,
+    with integers only."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+    (ma, ea), (mb, eb), (my, ey) = f32_parts(s_a), f32_parts(s_b), f32_parts(s_y)
+    pa, na = round_significand(np.abs(a) * np.int64(ma))  # float32(a s_a)
+    pb, nb = round_significand(np.abs(b) * np.int64(mb))
+    pp, npp = round_significand(pa * pb)  # the float32 product, < 2^48 before
+    y = _divide_to_int(pp, npp + na + ea + nb + eb, my, ey)
+    lo, hi = int_range(bits)
+    return np.clip(np.where((a < 0) != (b < 0), -y, y) + zp_y, lo, hi)
 
 
 def ort_requantize8(q, zp_in: int, s_in: float, zp_out: int, s_out: float,

@@ -29,9 +29,11 @@ Ops (docs/numerics.md has the table):
   requantization a multiplier and shift per channel (`channel_multipliers`);
 - a pre-quantized ONNX model (`minun.requantize = "onnxruntime"` on its function):
   its int32 -> int8 requantizations are onnxruntime's (num.requantize mode onnxruntime:
-  float32 multiply, round half to even, in integers), an add or sub of int8 values is
-  onnxruntime's float32 DequantizeLinear-Add-QuantizeLinear (num.add mode onnxruntime)
-  and its input is quantized as QuantizeLinear (input_rounding "onnxruntime"), so its
+  float32 multiply, round half to even, in integers), an add, sub or product of int8
+  values is onnxruntime's float32 DequantizeLinear, Add (Sub, Mul), QuantizeLinear
+  (num.add / num.sub / num.mul mode onnxruntime), a relu, max pool, reshape or concat
+  it quantizes again is requantized as its DequantizeLinear-QuantizeLinear pair, and
+  its input is quantized as QuantizeLinear (input_rounding "onnxruntime"), so its
   integers are onnxruntime's;
 - exp, sigmoid, tanh: a 256-entry int8 -> int8 table per op, computed at compile time
   from the dequantized input and the output's quantization;
@@ -351,6 +353,11 @@ class ZeroSkewConverter(L2Converter):
     def mul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
         olds = list(op.operands) + [None, None]  # leaky relu: alpha * x, one operand
         a, b = self.narrow(a, olds[0]), self.narrow(b, olds[1])
+        if self.mode == num.RequantizeMode.ONNXRUNTIME and isinstance(
+                op, (minun.HadamardOp, minun.ScalarMulOp)):  # onnxruntime's float32 Mul
+            return self.emit(num.MulOp.create(
+                operands=[a, b], attributes={"mode": num.RequantizeModeAttr(self.mode)},
+                result_types=[self.tensor(op.results[0], self.type_for(op.results[0]))]))
         return self.emit(num.MulOp.create(operands=[a, b], result_types=[
             self.tensor(op.results[0], self._product_type(a, b))]))
 
@@ -577,6 +584,10 @@ def _add(op, a, b, sign=1):
 def _mul(op, a, b):
     rank = max(a.ndim, b.ndim) - 1
     da, db = a - _t(op.lhs).zp, b - _t(op.rhs).zp
+    if op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME:
+        r = _t(op.result)
+        return af.ort_product(_align(da, rank), _align(db, rank), _t(op.lhs).real_scale,
+                              _t(op.rhs).real_scale, r.real_scale, r.zp, r.width)
     return af.wrap32(_align(da, rank) * _align(db, rank))
 
 

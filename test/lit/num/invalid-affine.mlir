@@ -31,7 +31,7 @@
 %a = "test.op"() : () -> tensor<2x!num.affine<32, 0.125, 0>>
 %b = "test.op"() : () -> tensor<2x!num.affine<8, 0.5, 3>>
 %y = num.add %a, %b {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<32, 0.125, 0>>, tensor<2x!num.affine<8, 0.5, 3>>) -> tensor<2x!num.affine<8, 0.5, 3>>
-// CHECK: error: num.add: mode onnxruntime adds int8 !num.affine values, got tensor<2x!num.affine<32, 0.125, 0>>, tensor<2x!num.affine<8, 0.5, 3>> -> tensor<2x!num.affine<8, 0.5, 3>>
+// CHECK: error: num.add: mode onnxruntime takes and gives int8 !num.affine values, got tensor<2x!num.affine<32, 0.125, 0>>, tensor<2x!num.affine<8, 0.5, 3>> -> tensor<2x!num.affine<8, 0.5, 3>>
 
 // -----
 // An int8 product sums (qa - zpa)(qb - zpb) at scale 0.5 * 0.25 = 0.125, zero point 0.

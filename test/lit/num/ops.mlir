@@ -93,6 +93,8 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   // CHECK: %qa = num.add %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
   // GENERIC: %qa = "num.add"(%q, %qo) {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
   %qa = num.add %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
+  // CHECK: %qm = num.mul %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
+  %qm = num.mul %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
   // CHECK: %qr = num.relu %q : tensor<2x!num.affine<8, 0.02, -5>>
   %qr = num.relu %q : tensor<2x!num.affine<8, 0.02, -5>>
   // CHECK: %qs = num.sigmoid %qr : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.00390625, -128>>

@@ -282,9 +282,9 @@ def qlinear_conv_model(per_channel: bool):
 
 
 def qdq_add_model(op: str = "Add"):
-    """A QDQ Add (or Concat) of the quantized input and a quantized constant, which
-    onnxruntime runs in float32 (num.add mode onnxruntime, or num.requantize of an int8
-    value to the output's quantization: the C's minun_zs_ortadd)."""
+    """A QDQ Add (Mul, Concat) of the quantized input and a quantized constant, which
+    onnxruntime runs in float32 (num.add / num.mul mode onnxruntime, or num.requantize of
+    an int8 value to the output's quantization: the C's minun_zs_ortadd, _ortmul)."""
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(22)
@@ -311,13 +311,13 @@ def qdq_add_model(op: str = "Add"):
     return model, x
 
 
-@pytest.mark.parametrize("kind", ["conv", "conv-per-channel", "add", "concat"])
+@pytest.mark.parametrize("kind", ["conv", "conv-per-channel", "add", "mul", "concat"])
 @pytest.mark.parametrize("target", ["x86", "avr", "cortex-m4"])
 def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
-    """The C of onnxruntime's arithmetic (minun_zs_ortq, minun_zs_ortadd: 64-bit products
+    """The C of onnxruntime's arithmetic (minun_zs_ortq, _ortadd, _ortmul: 64-bit products
     and divisions and __builtin_clzll, integers only) on a pre-quantized QLinearConv
-    (per-tensor and per-channel w_scale), a QDQ Add and a QDQ Concat requantized to its
-    own quantization: the stored int8 outputs equal the
+    (per-tensor and per-channel w_scale), a QDQ Add, a QDQ Mul and a QDQ Concat
+    requantized to its own quantization: the stored int8 outputs equal the
     evaluator's on x86 (40 inputs), the Uno and the Cortex-M4 (2), and the evaluator's
     equal onnxruntime's."""
     import onnxruntime as ort
@@ -326,7 +326,7 @@ def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
     from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
     from minun_mlir.pipeline import lower_to_l2
 
-    model, x = qdq_add_model(kind.title()) if kind in ("add", "concat") else \
+    model, x = qdq_add_model(kind.title()) if kind in ("add", "mul", "concat") else \
         qlinear_conv_model(kind != "conv")
     x = x[:N_BOARD] if target != "x86" else x
     n = len(x)
@@ -337,7 +337,8 @@ def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
                        for xi in x]).reshape(n, -1)
     np.testing.assert_array_equal(want, theirs)
     emit_c(l2, target, tmp_path / "c")
-    helper = "minun_zs_ortadd" if kind in ("add", "concat") else "minun_zs_ortq"
+    helper = {"add": "minun_zs_ortadd", "concat": "minun_zs_ortadd",
+              "mul": "minun_zs_ortmul"}.get(kind, "minun_zs_ortq")
     assert helper in (tmp_path / "c" / "model.c").read_text()
     r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(n, -1)),
                   name=f"ort_{kind}", config="zero-skew8-ort",

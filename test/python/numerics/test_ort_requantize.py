@@ -182,12 +182,13 @@ def test_input_quantization_equals_onnxruntime_quantizelinear(scale, zp, tmp_pat
     np.testing.assert_array_equal(got, theirs)
 
 
-def add_reference(a, b, sa, sb, sy, zy, subtract=False) -> np.ndarray:
-    """numpy float32, as onnxruntime's DequantizeLinear, Add (Sub), QuantizeLinear."""
+def add_reference(a, b, sa, sb, sy, zy, op="add") -> np.ndarray:
+    """numpy float32, as onnxruntime's DequantizeLinear, Add (Sub, Mul), QuantizeLinear."""
     with np.errstate(over="ignore", invalid="ignore"):
         fa = np.asarray(a).astype(np.float32) * np.float32(sa)
         fb = np.asarray(b).astype(np.float32) * np.float32(sb)
-        y = np.rint((fa - fb if subtract else fa + fb) / np.float32(sy))
+        f = {"add": fa + fb, "sub": fa - fb, "mul": fa * fb}[op]
+        y = np.rint(f / np.float32(sy))
     return np.clip(y.astype(np.float64) + zy, -128, 127).astype(np.int64)
 
 
@@ -202,23 +203,26 @@ def add_cases(rng: np.random.Generator) -> list[tuple[np.float32, np.float32, np
     return out
 
 
-@pytest.mark.parametrize("subtract", [False, True])
-def test_ort_add_equals_numpy_float32(subtract):
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+def test_ort_add_and_product_equal_numpy_float32(op):
     """Every pair of int8 differences (q - zp in -255..255 against 64 random ones) for 45
     scale triples: bit for bit."""
-    rng = np.random.default_rng(11 + subtract)
+    rng = np.random.default_rng(len(op) + ord(op[0]))
     a = np.arange(-255, 256)[:, None]
     for sa, sb, sy in add_cases(rng):
         b = rng.integers(-255, 256, (1, 64))
         zy = int(rng.integers(-128, 128))
-        np.testing.assert_array_equal(
-            af.ort_add(a, b, float(sa), float(sb), float(sy), zy, subtract=subtract),
-            add_reference(a, b, sa, sb, sy, zy, subtract), err_msg=f"{sa}, {sb}, {sy}")
+        got = (af.ort_product(a, b, float(sa), float(sb), float(sy), zy) if op == "mul" else
+               af.ort_add(a, b, float(sa), float(sb), float(sy), zy, subtract=op == "sub"))
+        np.testing.assert_array_equal(got, add_reference(a, b, sa, sb, sy, zy, op),
+                                      err_msg=f"{sa}, {sb}, {sy}")
 
 
-def test_c_add_helper_equals_the_evaluator(tmp_path):
-    """minun_zs_ortadd (gcc, strict C99) on every a in -255..255 against 16 b, for 12
-    scale triples: the evaluator's integers (before the zero point)."""
+@pytest.mark.parametrize("helper", ["minun_zs_ortadd", "minun_zs_ortmul"])
+def test_c_add_and_mul_helpers_equal_the_evaluator(helper, tmp_path):
+    """minun_zs_ortadd / minun_zs_ortmul (gcc, strict C99) on every a in -255..255
+    against 16 b, for 12 scale triples: the evaluator's integers (before the zero
+    point)."""
     rng = np.random.default_rng(5)
     cases = add_cases(rng)[::4] + add_cases(rng)[-4:]
     a = np.repeat(np.arange(-255, 256), 16)
@@ -226,14 +230,14 @@ def test_c_add_helper_equals_the_evaluator(tmp_path):
     consts = [(*af.f32_parts(sa), *af.f32_parts(sb), *af.f32_parts(sy)) for sa, sb, sy in cases]
     src = tmp_path / "add.c"
     src.write_text(
-        "#include <stdint.h>\n#include <stdio.h>\n" + helpers("minun_zs_ortadd")
+        "#include <stdint.h>\n#include <stdio.h>\n" + helpers(helper)
         + f"static const int32_t as[] = {{{', '.join(map(str, a))}}};\n"
         f"static const int32_t bs[] = {{{', '.join(map(str, b))}}};\n"
         f"static const int32_t cs[][6] = {{{', '.join('{' + ', '.join(map(str, c)) + '}' for c in consts)}}};\n"
         "int main(void)\n{\n    unsigned i, j;\n"
         f"    for (j = 0; j < {len(consts)}; j++)\n"
         f"        for (i = 0; i < {len(a)}; i++)\n"
-        "            printf(\"%ld\\n\", (long)minun_zs_ortadd(as[i], bs[i], cs[j][0], cs[j][1], "
+        f"            printf(\"%ld\\n\", (long){helper}(as[i], bs[i], cs[j][0], cs[j][1], "
         "cs[j][2], cs[j][3], cs[j][4], cs[j][5]));\n"
         "    return 0;\n}\n")
     exe = tmp_path / "add"
@@ -241,6 +245,7 @@ def test_c_add_helper_equals_the_evaluator(tmp_path):
                     str(src), "-o", str(exe)], check=True)
     got = np.array([int(v) for v in subprocess.run(
         [str(exe)], capture_output=True, text=True, check=True).stdout.split()])
-    want = np.concatenate([af.ort_add(a, b, float(sa), float(sb), float(sy), 0, bits=32)
+    kernel = af.ort_product if helper == "minun_zs_ortmul" else af.ort_add
+    want = np.concatenate([kernel(a, b, float(sa), float(sb), float(sy), 0, bits=32)
                            for sa, sb, sy in cases])
     np.testing.assert_array_equal(got, want)

@@ -287,13 +287,14 @@ def test_ort_per_channel_qdq_model_equals_onnxruntime(kind, tmp_path):
 
 
 
-@pytest.mark.parametrize("op", ["Add", "Sub"])
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul"])
 def test_qdq_add_equals_onnxruntime(op):
-    """A QDQ Add (Sub) of the quantized input and a quantized constant, which onnxruntime
-    (1.31, CPU) leaves in float32: DequantizeLinear, Add, QuantizeLinear. Ours (num.add
-    mode onnxruntime) equals it and numpy's float32 evaluation of those three steps on
-    every output; TFLite's ADD differs on near-ties (measured: 2,007 of 192,000 outputs
-    for 3,000 inputs)."""
+    """A QDQ Add (Sub, Mul) of the quantized input and a quantized constant, which
+    onnxruntime (1.31, CPU) leaves in float32: DequantizeLinear, Add, QuantizeLinear.
+    Ours (num.add / num.sub / num.mul mode onnxruntime) equals it and numpy's float32
+    evaluation of those three steps on every output; TFLite's arithmetic differs on
+    near-ties (measured: 2,007 of 192,000 outputs of the Add for 3,000 inputs, 441 of
+    64,000 of the Mul for 1,000)."""
     rng = np.random.default_rng(0)
     n = 64
     c = rng.integers(-128, 128, (1, n)).astype(np.int8)
@@ -310,7 +311,8 @@ def test_qdq_add_equals_onnxruntime(op):
     ours, theirs, l2 = run_both(model, q_in)
     fa = (q_in - ZX).astype(np.float32) * SX
     fb = (c.astype(np.int64) - zc).astype(np.float32) * sc
-    y = np.rint(((fa - fb) if op == "Sub" else (fa + fb)) / SY).astype(np.int64)
+    f = {"Add": fa + fb, "Sub": fa - fb, "Mul": fa * fb}[op]
+    y = np.rint(f / SY).astype(np.int64)
     want = np.clip(y + ZY, -128, 127).reshape(ours.shape)
     np.testing.assert_array_equal(theirs, want)
     np.testing.assert_array_equal(ours, theirs)

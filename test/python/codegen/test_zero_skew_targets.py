@@ -347,8 +347,8 @@ def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
 
 
 def test_onnxruntime_arithmetic_compiles_without_warnings_and_deterministically(tmp_path):
-    """The C of a pre-quantized model with both helpers (minun_zs_ortq, minun_zs_ortadd)
-    and onnxruntime's input quantization in the float wrapper, under the strict flags of
+    """The C of a pre-quantized model with the three helpers (minun_zs_ortq, _ortadd,
+    _ortmul) and onnxruntime's input quantization in the float wrapper, under the strict flags of
     every compiler; emitting it twice gives the same bytes."""
     import subprocess
 
@@ -365,14 +365,17 @@ def test_onnxruntime_arithmetic_compiles_without_warnings_and_deterministically(
     graph.node[-1].output[0] = "Yc"
     graph.node.extend([helper.make_node("Add", ["Yc", "Yc"], ["S"]),
                        helper.make_node("QuantizeLinear", ["S", "sy", "zy"], ["Sq"]),
-                       helper.make_node("DequantizeLinear", ["Sq", "sy", "zy"], ["Y"])])
+                       helper.make_node("DequantizeLinear", ["Sq", "sy", "zy"], ["Sd"]),
+                       helper.make_node("Mul", ["Sd", "Yc"], ["P"]),
+                       helper.make_node("QuantizeLinear", ["P", "sy", "zy"], ["Pq"]),
+                       helper.make_node("DequantizeLinear", ["Pq", "sy", "zy"], ["Y"])])
     l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
     for profile, compilers in COMPILERS.items():
         out = tmp_path / profile
         files = emit_c(l2, profile, out)
         assert emit_c(l2, profile, tmp_path / f"{profile}-again") == files
         text = (out / "model.c").read_text()
-        assert "minun_zs_ortq" in text and "minun_zs_ortadd" in text
+        assert all(f"minun_zs_{h}" in text for h in ("ortq", "ortadd", "ortmul"))
         for cc in compilers:
             assert have(cc[0]), f"{cc[0]} is not installed: run `make toolchains`"
             proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",

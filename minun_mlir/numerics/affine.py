@@ -298,22 +298,23 @@ def bit_length(v) -> np.ndarray:
     return e - over
 
 
-def rne_shift(v, n) -> np.ndarray:
-    """v / 2^n rounded to nearest, ties to even, for nonnegative int64 v and 0 <= n < 64."""
+def rne_shift(v, n, sticky=False) -> np.ndarray:
+    """v / 2^n rounded to nearest, ties to even, for nonnegative int64 v and 0 <= n < 64;
+    `sticky`: v has nonzero bits below it (a tie is then above one)."""
     v, n = np.asarray(v, dtype=np.int64), np.asarray(n, dtype=np.int64)
     q = v >> n
     rest = v - (q << n)
     half = np.where(n > 0, np.int64(1) << np.maximum(n - 1, 0), 1 << 62)
-    up = (rest > half) | ((rest == half) & (q & 1 == 1))
+    up = (rest > half) | ((rest == half) & (sticky | (q & 1 == 1)))
     return q + up
 
 
-def round_significand(v) -> tuple[np.ndarray, np.ndarray]:
+def round_significand(v, sticky=False) -> tuple[np.ndarray, np.ndarray]:
     """Nonnegative int64 v rounded to 24 significant bits, ties to even (float32's
-    rounding of v), as (a, n) with v ~ a * 2^n and a < 2^24."""
+    rounding of v; `sticky` as for rne_shift), as (a, n) with v ~ a * 2^n, a < 2^24."""
     v = np.asarray(v, dtype=np.int64)
     n = np.maximum(bit_length(v) - ORT_SIG, 0)
-    a = rne_shift(v, n)
+    a = rne_shift(v, n, sticky)
     carry = a >> ORT_SIG  # rounded up to 2^24: one more bit
     return a >> carry, n + carry
 
@@ -390,22 +391,6 @@ def f32_parts(v: float) -> tuple[int, int]:
     return int(math.ldexp(frac, ORT_SIG)), exp - ORT_SIG
 
 
-def _round_to_24(v, sticky=None) -> tuple[np.ndarray, np.ndarray]:
-    """As round_significand, with an optional sticky flag: nonzero bits below v (only
-    tells a tie from just above one)."""
-    v = np.asarray(v, dtype=np.int64)
-    if sticky is None:
-        return round_significand(v)
-    n = np.maximum(bit_length(v) - ORT_SIG, 0)
-    q = v >> n
-    rest = v - (q << n)
-    half = np.where(n > 0, np.int64(1) << np.maximum(n - 1, 0), 1 << 62)
-    up = (rest > half) | ((rest == half) & (sticky | (q & 1 == 1)))
-    a = q + up
-    carry = a >> ORT_SIG
-    return a >> carry, n + carry
-
-
 def ort_add(a, b, s_a: float, s_b: float, s_y: float, zp_y: int, bits: int = 8,
             subtract: bool = False) -> np.ndarray:
     """clamp(RNE(float32(float32(a s_a) + float32(b s_b)) / s_y) + zp_y) for integers a, b
@@ -438,7 +423,7 @@ def _divide_to_int(p, e, my: int, ey: int) -> np.ndarray:
     bits, then to an integer, saturated at 2^30."""
     num = np.asarray(p, dtype=np.int64) << np.int64(ADD_ALIGN)
     q, r = num // np.int64(my), num % np.int64(my)
-    pq, nq = _round_to_24(q, r != 0)  # the float32 quotient
+    pq, nq = round_significand(q, r != 0)  # the float32 quotient
     return _to_int(pq, nq + e - ADD_ALIGN - ey)
 
 

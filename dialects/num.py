@@ -90,6 +90,16 @@ class ExpMethod(StrEnum):
     TABLE = "table"  # zero-skew int8: a 256-entry table from the affine types (affine.py)
 
 
+class RequantizeMode(StrEnum):
+    """How num.requantize rounds: TFLite's fixed-point MultiplyByQuantizedMultiplier (the
+    default, for models we quantize), or onnxruntime's float32 multiply with round half to
+    even, emulated with integers (for pre-quantized models, to match onnxruntime's
+    integers exactly)."""
+
+    TFLITE = "tflite"
+    ONNXRUNTIME = "onnxruntime"
+
+
 # Enum attributes: `#num<rounding trunc>`, `#num<overflow saturate>`, `#num<exp_method
 # seedot>`; `.data` is the member (a str: `op.rounding.data == "trunc"`). The modes
 # themselves are defined once, in numerics/fixed.py (Rounding, Overflow).
@@ -114,6 +124,13 @@ class ExpMethodAttr(EnumAttribute[ExpMethod], SpacedOpaqueSyntaxAttribute):
     """num.exp's method: `#num<exp_method shiftry|seedot|float>`."""
 
     name = "num.exp_method"
+
+
+@irdl_attr_definition
+class RequantizeModeAttr(EnumAttribute[RequantizeMode], SpacedOpaqueSyntaxAttribute):
+    """num.requantize's mode: `#num<requantize_mode tflite|onnxruntime>`."""
+
+    name = "num.requantize_mode"
 
 
 def rounding_attr(mode: str) -> RoundingAttr:
@@ -588,6 +605,16 @@ class RequantizeOp(IRDLOperation):
     index of that axis, its type's scale nominal: the largest), and
     `channel_multipliers` / `channel_shifts` = QuantizeMultiplier(s_c / s_out) in place of
     `multiplier` / `shift`; zero points 0 in, left shift 0.
+
+    `mode = #num<requantize_mode onnxruntime>` (pre-quantized models), emulated with
+    integers: of an int32 accumulator (zero point 0, left shift 0) to int8, onnxruntime's
+    float32 requantization `y = clamp(zp_out + RNE(float32(x) * scale))` with scale =
+    float32(float32(s_in) / s_out) (affine.ort_mul), `multiplier` and `shift` (or the
+    channel_ ones) the scale's 24-bit significand and exponent,
+    affine.ort_multiplier(s_in, s_out); of an int8 value to int8, its DequantizeLinear
+    then QuantizeLinear, `y = clamp(zp_out + RNE(float32(float32((x - zp_in) s_in) /
+    s_out)))` (affine.ort_requantize8), `multiplier` and `shift` s_out's float32
+    significand and exponent (affine.f32_parts; s_in's come from the input type).
     """
 
     name = "num.requantize"
@@ -600,31 +627,43 @@ class RequantizeOp(IRDLOperation):
     channel_real_scales = opt_attr_def(ArrayAttr)
     channel_multipliers = opt_attr_def(DenseArrayBase)
     channel_shifts = opt_attr_def(DenseArrayBase)
+    mode = opt_attr_def(RequantizeModeAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     @staticmethod
-    def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0
-             ) -> RequantizeOp:
-        from minun_mlir.numerics.affine import quantize_multiplier
+    def _pair(s_in: float, s_out: float, left_shift: int, mode: RequantizeMode,
+              width: int = 32) -> tuple[int, int]:
+        from minun_mlir.numerics.affine import f32_parts, ort_multiplier, quantize_multiplier
 
+        if mode == RequantizeMode.ONNXRUNTIME:
+            return ort_multiplier(s_in, s_out) if width == 32 else f32_parts(s_out)
+        return quantize_multiplier(s_in / (s_out * 2.0**left_shift))
+
+    @staticmethod
+    def _mode_attrs(mode: RequantizeMode) -> dict[str, Attribute]:
+        return {} if mode == RequantizeMode.TFLITE else {"mode": RequantizeModeAttr(mode)}
+
+    @staticmethod
+    def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0,
+             mode: RequantizeMode = RequantizeMode.TFLITE) -> RequantizeOp:
         value = SSAValue.get(value)
         a = affine(value)
-        m, s = quantize_multiplier(a.real_scale / (to.real_scale * 2.0**left_shift))
+        m, s = RequantizeOp._pair(a.real_scale, to.real_scale, left_shift, mode, a.width)
         return RequantizeOp.create(
             operands=[value],
             attributes={"multiplier": IntegerAttr(m, 64), "shift": IntegerAttr(s, 64),
-                        "left_shift": IntegerAttr(left_shift, 64)},
+                        "left_shift": IntegerAttr(left_shift, 64),
+                        **RequantizeOp._mode_attrs(mode)},
             result_types=[tensor_of(_shape(value), to)])
 
     @staticmethod
     def make_channels(value: SSAValue | Operation, to: AffineType, axis: int,
-                      scales: list[float]) -> RequantizeOp:
-        from minun_mlir.numerics.affine import quantize_multiplier
-
+                      scales: list[float], mode: RequantizeMode = RequantizeMode.TFLITE
+                      ) -> RequantizeOp:
         value = SSAValue.get(value)
-        pairs = [quantize_multiplier(s / to.real_scale) for s in scales]
+        pairs = [RequantizeOp._pair(s, to.real_scale, 0, mode) for s in scales]
         return RequantizeOp.create(
             operands=[value],
             attributes={"left_shift": IntegerAttr(0, 64), "channel_axis": IntegerAttr(axis, 64),
@@ -632,8 +671,12 @@ class RequantizeOp(IRDLOperation):
                         "channel_multipliers": DenseArrayBase.from_list(
                             IntegerType(64), [m for m, _ in pairs]),
                         "channel_shifts": DenseArrayBase.from_list(
-                            IntegerType(64), [k for _, k in pairs])},
+                            IntegerType(64), [k for _, k in pairs]),
+                        **RequantizeOp._mode_attrs(mode)},
             result_types=[tensor_of(_shape(value), to)])
+
+    def requantize_mode(self) -> RequantizeMode:
+        return RequantizeMode.TFLITE if self.mode is None else self.mode.data
 
     def channels(self) -> tuple[int, list[int], list[int]] | None:
         """(axis, multipliers, shifts) of a per-channel requantization, or None."""
@@ -643,8 +686,6 @@ class RequantizeOp(IRDLOperation):
                 list(minun.ints(self.channel_shifts)))
 
     def verify_(self) -> None:
-        from minun_mlir.numerics.affine import quantize_multiplier
-
         a, b = affine(self.input), affine(self.result)
         if a is None or b is None:
             raise VerifyException(f"{self.name}: operand and result must be !num.affine "
@@ -653,25 +694,34 @@ class RequantizeOp(IRDLOperation):
         if not 0 <= left <= (24 if a.width == 8 else 0):
             raise VerifyException(f"{self.name}: left_shift must be in 0..24 for an 8-bit "
                                   f"operand and 0 for a 32-bit one, got {left}")
+        mode = self.requantize_mode()
+        if mode == RequantizeMode.ONNXRUNTIME and (b.width != 8 or left != 0 or (
+                a.width == 32 and a.zp != 0)):
+            raise VerifyException(f"{self.name}: mode onnxruntime requantizes an int32 "
+                                  f"accumulator (zero point 0) or an int8 value to 8 bits "
+                                  f"with no left shift, got {a} -> {b}")
         per_channel = (self.channel_axis, self.channel_real_scales,
                        self.channel_multipliers, self.channel_shifts)
         if any(v is not None for v in per_channel):
-            self._verify_channels(a, b, left)
+            self._verify_channels(a, b, left, mode)
             return
         if self.multiplier is None or self.shift is None:
             raise VerifyException(f"{self.name}: needs multiplier and shift (or the "
                                   "channel_ attributes)")
-        want = quantize_multiplier(a.real_scale / (b.real_scale * 2.0**left))
+        want = self._pair(a.real_scale, b.real_scale, left, mode, a.width)
         got = (self.multiplier.value.data, self.shift.value.data)
         if got != want:
+            how = (f"float32({b.real_scale!r}) as m 2^e" if mode == RequantizeMode.ONNXRUNTIME
+                   and a.width == 8 else
+                   f"onnxruntime's float32({a.real_scale!r} / {b.real_scale!r}) as m 2^e"
+                   if mode == RequantizeMode.ONNXRUNTIME else
+                   f"QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))")
             raise VerifyException(
                 f"{self.name}: multiplier and shift must be {want[0]} and {want[1]} "
-                f"(QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))), "
-                f"got {got[0]} and {got[1]}")
+                f"({how}), got {got[0]} and {got[1]}")
 
-    def _verify_channels(self, a: AffineType, b: AffineType, left: int) -> None:
-        from minun_mlir.numerics.affine import quantize_multiplier
-
+    def _verify_channels(self, a: AffineType, b: AffineType, left: int,
+                         mode: RequantizeMode) -> None:
         if None in (self.channel_axis, self.channel_real_scales, self.channel_multipliers,
                     self.channel_shifts) or self.multiplier is not None or \
                 self.shift is not None:
@@ -690,11 +740,11 @@ class RequantizeOp(IRDLOperation):
         if len(scales) != shape[axis] or max(scales) != a.real_scale:
             raise VerifyException(f"{self.name}: {shape[axis]} channel scales whose "
                                   f"largest is the input's scale {a.real_scale!r}")
-        want = [quantize_multiplier(s / b.real_scale) for s in scales]
+        want = [self._pair(s, b.real_scale, 0, mode) for s in scales]
         _, ms, ks = self.channels()
         if list(zip(ms, ks)) != want:
             raise VerifyException(f"{self.name}: channel multipliers and shifts must be "
-                                  f"QuantizeMultiplier(s_c / {b.real_scale!r}): {want}")
+                                  f"{want} (mode {mode}, s_c / {b.real_scale!r})")
 
 
 def real_scales_attr(scales) -> ArrayAttr:
@@ -746,12 +796,35 @@ class _Elementwise(IRDLOperation):
         return minun.broadcast_shapes(self.name, _shape(self.lhs), _shape(self.rhs))
 
 
+def _check_ort_mode(op: _Elementwise, shape: tuple[int, ...]) -> bool:
+    """Whether an add, sub or mul is in mode onnxruntime (then checked here: int8
+    !num.affine operands and result)."""
+    if op.mode is None or op.mode.data != RequantizeMode.ONNXRUNTIME:
+        return False
+    if any(t is None or t.width != 8 for t in (affine(v) for v in (op.lhs, op.rhs,
+                                                                    op.result))):
+        raise VerifyException(f"{op.name}: mode onnxruntime takes and gives int8 "
+                              f"!num.affine values, got {op.lhs.type}, {op.rhs.type} -> "
+                              f"{op.result.type}")
+    _expect_result(op, shape, lambda el: None)
+    return True
+
+
 class _AddLike(_Elementwise):
-    """Exact sum of two values at the same scale, narrowed (wrap) to the result's bits."""
+    """Exact sum of two values at the same scale, narrowed (wrap) to the result's bits.
+
+    Zero-skew with `mode = #num<requantize_mode onnxruntime>` (pre-quantized models):
+    int8 operands and result of any scales and zero points, onnxruntime's float32
+    DequantizeLinear, Add (Sub) and QuantizeLinear emulated with integers
+    (affine.ort_add)."""
+
+    mode = opt_attr_def(RequantizeModeAttr)
 
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
         shape = self._broadcast()
+        if _check_ort_mode(self, shape):
+            return
         if affine(self.lhs) is not None and not (
                 element(self.lhs) == element(self.rhs) == element(self.result)
                 and affine(self.lhs).width == 32):
@@ -781,13 +854,21 @@ class SubOp(_AddLike):
 @irdl_op_definition
 class MulOp(_Elementwise):
     """Element-wise (or scalar-broadcast) product, exact, narrowed (wrap) to the result's
-    bits; result scale = lhs scale + rhs scale."""
+    bits; result scale = lhs scale + rhs scale.
+
+    Zero-skew with `mode = #num<requantize_mode onnxruntime>` (pre-quantized models):
+    int8 operands and result of any scales and zero points, onnxruntime's float32
+    DequantizeLinear, Mul and QuantizeLinear emulated with integers
+    (affine.ort_product)."""
 
     name = "num.mul"
+    mode = opt_attr_def(RequantizeModeAttr)
 
     def verify_(self) -> None:
         _check_repr(self, self.lhs, self.rhs, self.result)
         shape = self._broadcast()
+        if _check_ort_mode(self, shape):
+            return
         _check_affine_product(self, self.lhs, self.rhs)
         if _same_kind(self, self.lhs, self.rhs, self.result):
             a, b, r = fixed(self.lhs), fixed(self.rhs), fixed(self.result)
@@ -1359,5 +1440,6 @@ Num = Dialect(
      Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp,
      RequantizeOp],
-    [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr],
+    [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr,
+     RequantizeModeAttr],
 )

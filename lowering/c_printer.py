@@ -123,7 +123,11 @@ class Model:
     output_affine: tuple[float, int] | None = None  # input / output (numerics/affine.py)
     # several inputs, one after another in x: (name, shape text, offset, size, scale)
     inputs: tuple[tuple[str, str, int, int, int | None], ...] = ()
-    class_labels: tuple[str, ...] = ()  # the names of labels 0..n-1 (minun.class_labels)
+    # the labels of classes 0..n-1 (minun.class_labels): strings, or int32 labels
+    class_labels: tuple[str, ...] | tuple[int, ...] = ()
+    # "onnxruntime" for a pre-quantized model (minun.requantize): its zero-skew input is
+    # quantized as onnxruntime's QuantizeLinear (float32, half to even)
+    requantize: str | None = None
 
 
 def c_string(text: str) -> str:
@@ -257,8 +261,10 @@ class CPrinter:
                      posit("minun.input_posit"), posit("minun.output_posit"),
                      "minun.input_bf16" in a, affine("minun.input_affine"),
                      affine("minun.output_affine"), tuple(inputs),
-                     tuple(x.data for x in a["minun.class_labels"].data)
-                     if "minun.class_labels" in a else ())
+                     tuple(x.value.data if isinstance(x, IntegerAttr) else x.data
+                           for x in a["minun.class_labels"].data)
+                     if "minun.class_labels" in a else (),
+                     a["minun.requantize"].data if "minun.requantize" in a else None)
 
     def global_(self, op: cemit.GlobalOp) -> None:
         t = ctype(op.elem)
@@ -815,13 +821,15 @@ class CPrinter:
                 if sc is not None:
                     scales += f"#define MINUN_INPUT_{k}_SCALE {sc}\n"
         if m.class_labels:
+            ints = isinstance(m.class_labels[0], int)
             scales += ("/* The model's class labels: minun_predict returns an index into "
                        "minun_class_labels. */\n"
                        f"#define MINUN_CLASS_COUNT {len(m.class_labels)}\n"
                        "#define MINUN_CLASS_LABELS {"
-                       + ", ".join(c_string(x) for x in m.class_labels) + "}\n"
-                       "static const char *const minun_class_labels[MINUN_CLASS_COUNT] = "
-                       "MINUN_CLASS_LABELS;\n")
+                       + ", ".join(str(x) if ints else c_string(x) for x in m.class_labels)
+                       + "}\n"
+                       + ("static const int32_t" if ints else "static const char *const")
+                       + " minun_class_labels[MINUN_CLASS_COUNT] = MINUN_CLASS_LABELS;\n")
         in_place = "" if m.input_buffer is None else """
 /* The input lives in the model's scratch memory (memory-plan's input-in-scratch), which
  * it shares with buffers used after its last read. Write the MINUN_INPUT_SIZE values to
@@ -967,22 +975,21 @@ int minun_predict_float(const float *x, float *scores)
 }}
 """
 
-    def affine_wrapper(self, m: Model) -> str:
-        """Reals <-> zero-skew int8: round(v / scale) + zp (ties away from zero, in double,
-        as numerics/affine.quantize), saturated; scores dequantized (an int32 accumulator
-        has zero point 0)."""
-        self.uses_math = True
+    @staticmethod
+    def quantize_input(m: Model, lo: int, hi: int) -> str:
+        """minun_quantize_input: a real to the stored zero-skew input, as the evaluator
+        encodes it (numerics/affine.py: quantize, or ort_quantize for a pre-quantized
+        model)."""
         s_in, zp_in = m.input_affine
-        lo, hi = (-128, 127) if m.input_type == "int8_t" else (-(1 << 31), (1 << 31) - 1)
-        if m.output_affine is not None:
-            s_out, zp_out = m.output_affine
-        else:  # an integer output (a label): no scores to scale
-            s_out, zp_out = 1.0, 0
-        if m.input_buffer is None:
-            q_decl, call = "minun_input_t q[MINUN_INPUT_SIZE];", "minun_predict(q, s)"
-        else:
-            q_decl, call = "minun_input_t *q = minun_input_buffer();", \
-                "minun_predict_in_place(s)"
+        if m.requantize == "onnxruntime":
+            from minun_mlir.numerics.affine import c_ort_quantize
+
+            body = c_ort_quantize("v", s_in, zp_in, 32 if lo < -128 else 8)
+            return ("/* Reals -> stored input as onnxruntime's QuantizeLinear: the float32 "
+                    f"quotient\n * v / {s_in!r} rounded to nearest even, + {zp_in}, "
+                    "saturated, as the evaluator encodes\n * inputs. */\n"
+                    "static minun_input_t minun_quantize_input(float v)\n{\n    "
+                    + body.replace("\n", "\n    ") + "\n    return (minun_input_t)q;\n}\n")
         return f"""/* Reals -> stored input: round(v / {s_in!r}) + {zp_in} (ties away from zero),
  * saturated, as the evaluator encodes inputs. */
 static minun_input_t minun_quantize_input(float v)
@@ -995,7 +1002,24 @@ static minun_input_t minun_quantize_input(float v)
     r += {zp_in};
     return (minun_input_t)(r < {lo} ? {lo} : r > {hi} ? {hi} : r);
 }}
+"""
 
+    def affine_wrapper(self, m: Model) -> str:
+        """Reals <-> zero-skew int8: round(v / scale) + zp (ties away from zero, in double,
+        as numerics/affine.quantize), saturated; scores dequantized (an int32 accumulator
+        has zero point 0)."""
+        self.uses_math = True
+        lo, hi = (-128, 127) if m.input_type == "int8_t" else (-(1 << 31), (1 << 31) - 1)
+        if m.output_affine is not None:
+            s_out, zp_out = m.output_affine
+        else:  # an integer output (a label): no scores to scale
+            s_out, zp_out = 1.0, 0
+        if m.input_buffer is None:
+            q_decl, call = "minun_input_t q[MINUN_INPUT_SIZE];", "minun_predict(q, s)"
+        else:
+            q_decl, call = "minun_input_t *q = minun_input_buffer();", \
+                "minun_predict_in_place(s)"
+        return self.quantize_input(m, lo, hi) + f"""
 int minun_predict_float(const float *x, float *scores)
 {{
     {q_decl}

@@ -921,6 +921,115 @@ static inline int32_t minun_zs_mbqm(int32_t x, int32_t m, int32_t shift)
 }
 """)
 
+HELPERS["minun_zs_f32"] = ((), lambda p: """
+/* float32 arithmetic on magnitudes, integers only (numerics/affine.py): a float32 is
+ * a 2^n with a < 2^24 kept in a uint64_t. */
+static inline uint64_t minun_zs_rne(uint64_t v, int32_t n)
+{
+    uint64_t q, rest, half;
+    if (n <= 0)
+        return v;
+    q = v >> n;
+    rest = v - (q << n);
+    half = (uint64_t)1 << (n - 1);
+    return q + ((rest > half || (rest == half && (q & 1))) ? 1 : 0);
+}
+
+/* v rounded to 24 significant bits, ties to even (a set sticky flag: nonzero bits below
+ * v, so a tie is above one); *n += the bits dropped */
+static inline uint64_t minun_zs_sig24(uint64_t v, int sticky, int32_t *n)
+{
+    int32_t k = v >> 24 ? 40 - __builtin_clzll(v) : 0;
+    uint64_t q = v >> k, rest = v - (q << k), half = k ? (uint64_t)1 << (k - 1) : 0;
+    if (k && (rest > half || (rest == half && (sticky || (q & 1)))))
+        q++;
+    if (q >> 24) {
+        q >>= 1;
+        k++;
+    }
+    *n += k;
+    return q;
+}
+
+/* p 2^t rounded to an integer, ties to even, saturated at 2^30 (p < 2^25) */
+static inline uint32_t minun_zs_toint(uint64_t p, int32_t t)
+{
+    if (t > 8)
+        p = p ? (uint64_t)1 << 40 : 0;
+    else if (t >= 0)
+        p <<= t;
+    else
+        p = minun_zs_rne(p, t < -63 ? 63 : -t);
+    return p > (uint64_t)1 << 30 ? (uint32_t)1 << 30 : (uint32_t)p;
+}
+
+/* float32(p 2^e / (my 2^ey)) rounded to an integer (p < 2^24): p shifted left 38 bits,
+ * divided by my with the remainder as a sticky bit, rounded to 24 bits, then to an
+ * integer, ties to even */
+static inline uint32_t minun_zs_ortdiv(uint64_t p, int32_t e, int32_t my, int32_t ey)
+{
+    uint64_t num = p << 38;
+    p = minun_zs_sig24(num / (uint32_t)my, num % (uint32_t)my != 0, &e);
+    return minun_zs_toint(p, e - 38 - ey);
+}
+""")
+
+HELPERS["minun_zs_ortq"] = (("minun_zs_f32",), lambda p: """
+/* onnxruntime's float32 requantization with integers only (affine.ort_mul):
+ * RNE(float32(float32(x) * (m 2^e))) for a 24-bit m, saturated to +-2^30. */
+static inline int32_t minun_zs_ortq(int32_t x, int32_t m, int32_t e)
+{
+    int32_t t = e;
+    uint64_t a = minun_zs_sig24(x < 0 ? (uint64_t)(-(int64_t)x) : (uint64_t)x, 0, &t);
+    uint64_t p = minun_zs_sig24(a * (uint64_t)(uint32_t)m, 0, &t);
+    int32_t y = (int32_t)minun_zs_toint(p, t);
+    return x < 0 ? -y : y;
+}
+""")
+
+HELPERS["minun_zs_ortadd"] = (("minun_zs_f32",), lambda p: """
+/* onnxruntime's float32 Add of dequantized int8s with integers only (affine.ort_add):
+ * RNE(float32(float32(a ma 2^ea) + float32(b mb 2^eb)) / (my 2^ey)), |a|, |b| < 2^9,
+ * saturated to +-2^30. */
+static inline int32_t minun_zs_ortadd(int32_t a, int32_t b, int32_t ma, int32_t ea,
+                                      int32_t mb, int32_t eb, int32_t my, int32_t ey)
+{
+    int32_t na = ea, nb = eb, ns = 0, base, y;
+    uint64_t pa = minun_zs_sig24((uint64_t)(uint32_t)(a < 0 ? -a : a) * (uint32_t)ma, 0, &na);
+    uint64_t pb = minun_zs_sig24((uint64_t)(uint32_t)(b < 0 ? -b : b) * (uint32_t)mb, 0, &nb);
+    int64_t sa = a < 0 ? -(int64_t)pa : (int64_t)pa, sb = b < 0 ? -(int64_t)pb : (int64_t)pb;
+    int64_t total;
+    uint64_t ps;
+    if (pa == 0 || pb == 0 || na - nb > 38 || nb - na > 38) {
+        int keep_a = pb == 0 || (pa != 0 && na > nb); /* the sum rounds to the larger */
+        total = keep_a ? sa : sb;
+        base = keep_a ? na : nb;
+    } else {
+        base = na < nb ? na : nb;
+        total = sa * ((int64_t)1 << (na - base)) + sb * ((int64_t)1 << (nb - base));
+    }
+    ps = minun_zs_sig24(total < 0 ? (uint64_t)(-total) : (uint64_t)total, 0, &ns);
+    y = (int32_t)minun_zs_ortdiv(ps, ns + base, my, ey);
+    return total < 0 ? -y : y;
+}
+""")
+
+HELPERS["minun_zs_ortmul"] = (("minun_zs_f32",), lambda p: """
+/* onnxruntime's float32 Mul of dequantized int8s with integers only (affine.ort_product):
+ * RNE(float32(float32(a ma 2^ea) * float32(b mb 2^eb)) / (my 2^ey)), |a|, |b| < 2^9,
+ * saturated to +-2^30. */
+static inline int32_t minun_zs_ortmul(int32_t a, int32_t b, int32_t ma, int32_t ea,
+                                      int32_t mb, int32_t eb, int32_t my, int32_t ey)
+{
+    int32_t n = ea + eb, y;
+    uint64_t pa = minun_zs_sig24((uint64_t)(uint32_t)(a < 0 ? -a : a) * (uint32_t)ma, 0, &n);
+    uint64_t pb = minun_zs_sig24((uint64_t)(uint32_t)(b < 0 ? -b : b) * (uint32_t)mb, 0, &n);
+    uint64_t pp = minun_zs_sig24(pa * pb, 0, &n);
+    y = (int32_t)minun_zs_ortdiv(pp, n, my, ey);
+    return (a < 0) != (b < 0) ? -y : y;
+}
+""")
+
 
 def uses_posits(names: Iterable[str]) -> bool:
     """Whether a model calling `names` needs the posit runtime's files beside its C."""

@@ -257,6 +257,8 @@ class Lowering:
         attrs = {"num.rounding": StringAttr(self.rounding)}
         if "minun.class_labels" in fn.attributes:  # the names of the labels (model.h)
             attrs["minun.class_labels"] = fn.attributes["minun.class_labels"]
+        if "minun.requantize" in fn.attributes:  # a pre-quantized model: its input rounding
+            attrs["minun.requantize"] = fn.attributes["minun.requantize"]
         for key, el in (("minun.input_scale", x_el), ("minun.output_scale", s_el)):
             if isinstance(el, FixedType) and (key == "minun.output_scale" or len(inputs) == 1):
                 attrs[key] = IntegerAttr(el.frac, 64)

@@ -135,14 +135,16 @@ class Compiled:
                 f"{m['lower_bound_bytes']:,} B{moves}; memory map: {m['map']}")
 
     @property
-    def class_labels(self) -> list[str] | None:
-        """The names of labels 0..n-1 (an ONNX classifier's string labels), or None."""
+    def class_labels(self) -> list[str] | list[int] | None:
+        """The labels of classes 0..n-1 (an ONNX classifier's string labels, or integer
+        labels other than 0..n-1), or None."""
         return class_labels(self.l1)
 
     def label_names(self, labels) -> list[str]:
-        """Labels as their class names where the model has them, else as numbers."""
+        """Labels (class indices) as the model's class labels where it has them, else as
+        numbers."""
         names = self.class_labels
-        return [names[int(k)] if names and 0 <= int(k) < len(names) else str(int(k))
+        return [str(names[int(k)]) if names and 0 <= int(k) < len(names) else str(int(k))
                 for k in np.asarray(labels).reshape(-1)]
 
     @property
@@ -154,7 +156,8 @@ class Compiled:
         lines = [f"{self.name} [{self.options.label}]"]
         if self.class_labels:
             lines.append("  class labels: " + ", ".join(
-                f"{k} {name!r}" for k, name in enumerate(self.class_labels))
+                f"{k} -> {name}" if isinstance(name, int) else f"{k} {name!r}"
+                for k, name in enumerate(self.class_labels))
                 + " (the C returns the index; model.h: minun_class_labels)")
         if self.test is not None:
             lines.append(f"  test data: {self.test.label_note}")

@@ -5,7 +5,7 @@ conversion built."""
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import SSAValue
 
 from minun_mlir.diagnostics import error
@@ -25,11 +25,14 @@ def main_function(module: ModuleOp | func.FuncOp, stage: str = "the compiler") -
     return fns[0]
 
 
-def class_labels(module: ModuleOp | func.FuncOp) -> list[str] | None:
-    """The names of a classifier's labels 0..n-1 (`minun.class_labels` on the model's
-    function: an ONNX classifier's string labels), or None."""
+def class_labels(module: ModuleOp | func.FuncOp) -> list[str] | list[int] | None:
+    """The labels of a classifier's classes 0..n-1 (`minun.class_labels` on the model's
+    function: an ONNX classifier's string labels, or integer labels other than 0..n-1),
+    or None."""
     attr = main_function(module).attributes.get("minun.class_labels")
-    return None if attr is None else [x.data for x in attr.data]
+    if attr is None:
+        return None
+    return [x.value.data if isinstance(x, IntegerAttr) else x.data for x in attr.data]
 
 
 # The dialects each level of the pipeline is made of (docs/architecture.md).

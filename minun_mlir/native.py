@@ -290,10 +290,10 @@ class NativeProgram:
         self.out_shape = tuple(scores.type.get_shape())
         self.out_dtype = _storage_dtype(scores.type.element_type)
         from minun_mlir.numerics import repr as reprs
-        from minun_mlir.numerics.l2_eval import rounding_of
 
         element = inp.results[0].type.element_type
-        encode = reprs.of_element(element).c_encode(element, rounding_of(l2)) \
+        rep = reprs.of_element(element)
+        encode = rep.c_encode(element, rep.input_rounding(fn)) \
             if self.single else None  # several inputs: encoded by numpy, per input
         self.encodes_reals = encode is not None
         reals = REALS_DRIVER % {"encode": "    " + encode.replace("\n", "\n    ")} \

@@ -9,14 +9,20 @@ Python at compile time.
   convolution input adds nothing, as TFLite pads with the zero point);
 - requantize: `zp_out + minun_zs_mbqm((q - zp_in) << left_shift, multiplier, shift)`,
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
-  RoundingDivideByPOT, minun_runtime.h); per channel, the multiplier and the shift are
-  read from constant tables (int32_t and int8_t, in flash) indexed by the channel;
+  RoundingDivideByPOT, minun_runtime.h); with mode onnxruntime, `zp_out +
+  minun_zs_ortq(q, m, e)` (onnxruntime's float32 multiply and round half to even, in
+  integers), of an int8 value minun_zs_ortadd(q - zp_in, 0, ...) (its DequantizeLinear
+  then QuantizeLinear); per channel, the multiplier and the shift are read from constant tables
+  (int32_t and int8_t, in flash) indexed by the channel;
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
   log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;
 - relu: max(q, zp); clip, relu6: clamps at bounds encoded at compile time; neg:
-  clamp(2 zp - q); init: the encoded fill. Add/sub of int32 accumulators (zero point 0),
-  max, min, maxpool, argmax and sgn are the integer handlers of the other families.
+  clamp(2 zp - q); init: the encoded fill. Add/sub/mul with mode onnxruntime (int8
+  operands, a pre-quantized model): minun_zs_ortadd / minun_zs_ortmul, onnxruntime's
+  float32 add and product in integers. Add/sub
+  of int32 accumulators (zero point 0), max, min, maxpool, argmax and sgn are the integer
+  handlers of the other families.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
+from minun_mlir.lowering.loops import elementwise as ew
 from minun_mlir.lowering.loops import linear
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
@@ -84,9 +91,18 @@ class _Indexed(Elementwise):
                                  for v in self.operands])
 
 
+def helper_of(op: num.RequantizeOp) -> str:
+    """The C helper of the op's mode: TFLite's MBQM or onnxruntime's float32 emulation."""
+    if op.requantize_mode() == num.RequantizeMode.ONNXRUNTIME:
+        return "minun_zs_ortq"
+    return "minun_zs_mbqm"
+
+
 def lower_channel_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
-    """Per channel: minun_zs_mbqm(x, M[c], k[c]) with M and k from constant tables."""
+    """Per channel: minun_zs_mbqm(x, M[c], k[c]) (or minun_zs_ortq) with M and k from
+    constant tables."""
     r = _t(op.result)
+    helper = helper_of(op)
     axis, ms, ks = op.channels()
     lo, hi = af.int_range(r.width)
     name = f"zs_requantize{len(ms)}"
@@ -95,7 +111,7 @@ def lower_channel_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
 
     def fn(g: Gen, idx: list[Lin], x: SSAValue) -> SSAValue:
         k = g.resize(g.load(kt, idx[axis]), 32)
-        y = g.helper("minun_zs_mbqm", [g.resize(x, 32), g.load(mt, idx[axis]), k], i32)
+        y = g.helper(helper, [g.resize(x, 32), g.load(mt, idx[axis]), k], i32)
         if r.zp:
             y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))
         return g.resize(g.clamp(y, lo, hi), r.width)
@@ -111,12 +127,18 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     left = op.left_shift.value.data
     m, s = op.multiplier.value.data, op.shift.value.data
     lo, hi = af.int_range(r.width)
+    helper = helper_of(op)
 
     def fn(g: Gen, x: SSAValue) -> SSAValue:
         d = g.resize(offset(g, x, a.zp), 32)
         if left:  # |q - zp| <= 255: at most 2^28 after the shift of 24 the verifier allows
             d = g.add(arith.ShLIOp(d, g.iconst(left, 32)))
-        y = g.helper("minun_zs_mbqm", [d, g.iconst(m, 32), g.iconst(s, 32)], i32)
+        if helper == "minun_zs_ortq" and a.width == 8:  # DequantizeLinear, QuantizeLinear
+            consts = [*af.f32_parts(a.real_scale), *af.f32_parts(1.0), m, s]
+            y = g.helper("minun_zs_ortadd", [d, g.iconst(0, 32),
+                                             *(g.iconst(c, 32) for c in consts)], i32)
+        else:
+            y = g.helper(helper, [d, g.iconst(m, 32), g.iconst(s, 32)], i32)
         if r.zp:
             y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))  # wraps as the int32 C does
         return g.resize(g.clamp(y, lo, hi), r.width)
@@ -124,7 +146,38 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     return elementwise(lw, op, fn, op.input)
 
 
+def is_ort(op: Operation) -> bool:
+    return op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME
+
+
+def lower_add(lw: Lowering, op: num.AddOp | num.SubOp | num.MulOp) -> Val:
+    """Mode onnxruntime: zp_y + minun_zs_ortadd (minun_zs_ortmul for a product)(a - zp_a,
+    b - zp_b, the three scales' significands and exponents), clamped; else the integer
+    sum (elementwise.py)."""
+    if not is_ort(op):
+        return ew.HANDLERS[type(op)](lw, op)
+    ta, tb, r = _t(op.lhs), _t(op.rhs), _t(op.result)
+    helper = "minun_zs_ortmul" if isinstance(op, num.MulOp) else "minun_zs_ortadd"
+    consts = [*af.f32_parts(ta.real_scale), *af.f32_parts(tb.real_scale),
+              *af.f32_parts(r.real_scale)]
+    sub = isinstance(op, num.SubOp)
+    lo, hi = af.int_range(r.width)
+
+    def fn(g: Gen, a: SSAValue, b: SSAValue) -> SSAValue:
+        da, db = g.resize(offset(g, a, ta.zp), 32), g.resize(offset(g, b, tb.zp), 32)
+        if sub:
+            db = g.binop(arith.SubiOp, g.iconst(0, 32), db, nsw=True)
+        y = g.helper(helper, [da, db, *(g.iconst(c, 32) for c in consts)], i32)
+        if r.zp:
+            y = g.binop(arith.AddiOp, y, g.iconst(r.zp, 32))
+        return g.resize(g.clamp(y, lo, hi), r.width)
+
+    return elementwise(lw, op, fn, op.lhs, op.rhs)
+
+
 def lower_mul(lw: Lowering, op: num.MulOp) -> Val:
+    if is_ort(op):
+        return lower_add(lw, op)
     za, zb = _t(op.lhs).zp, _t(op.rhs).zp
     return elementwise(lw, op, lambda g, a, b: term(g, a, za, b, zb), op.lhs, op.rhs)
 
@@ -311,6 +364,8 @@ def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
 
 HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.RequantizeOp: lower_requantize,
+    num.AddOp: lower_add,
+    num.SubOp: lower_add,
     num.MulOp: lower_mul,
     num.MatMulOp: lower_matmul,
     num.Conv2DOp: lower_conv2d,

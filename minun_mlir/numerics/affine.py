@@ -254,3 +254,197 @@ def log_softmax(q: np.ndarray, s_in: float, s_out: float, zp_out: int) -> np.nda
     a = (d * np.int64(c) + np.int64(1 << (LOG_FRAC - 1))) >> np.int64(LOG_FRAC)
     y = np.minimum(a + log, INT32_MAX)
     return np.clip(zp_out - mbqm(y, m, k), QMIN, QMAX)
+
+
+# -- onnxruntime's requantization (num.requantize {mode = onnxruntime}) --------------------
+#
+# onnxruntime's CPU kernels for QLinearConv, QLinearMatMul and QGemm (MLAS's
+# MlasRequantizeOutput, x86) requantize in float32: y = RNE(float32(acc) * scale), the
+# scale float32(float32(s_x * s_w) / s_y), clamped, plus the zero point. Emulated here
+# with integers only (as the C does, minun_zs_ortq): the float32 scale is m * 2^e with a
+# 24-bit m; float32(acc) and the float32 product are |value| rounded to 24 significant
+# bits, to nearest even; the product is then rounded to an integer, to nearest even.
+
+ORT_SIG = 24  # float32's significand bits
+ORT_MIN_EXP, ORT_MAX_EXP = -64, 31  # exponents past these give 0, or saturate, anyway
+
+
+def ort_multiplier(s_in: float, s_out: float) -> tuple[int, int]:
+    """(m, e) with m * 2^e = onnxruntime's float32 requantization scale
+    float32(float32(s_in) / float32(s_out)) exactly; m < 2^24 (in [2^23, 2^24) unless 0).
+    s_in is the accumulator's scale s_x * s_w (exact in double for float32 factors, so
+    float32(s_in) is ORT's float32 product). e is kept in [-64, 31]: a smaller one gives
+    0 for every int32 (m = 0), a larger one saturates every nonzero value as 31 does."""
+    scale = np.float32(np.float32(s_in) / np.float32(s_out))
+    if not scale > 0 or not np.isfinite(scale):
+        if scale == 0:
+            return 0, 0
+        raise ValueError(f"a requantization scale must be positive and finite, got {scale}")
+    frac, exp = math.frexp(float(scale))  # scale = frac * 2^exp, frac in [0.5, 1)
+    m, e = int(math.ldexp(frac, ORT_SIG)), exp - ORT_SIG  # exact: 24 bits at most
+    while m and m % 2 == 0 and e < ORT_MIN_EXP:
+        m, e = m // 2, e + 1
+    if e < ORT_MIN_EXP:
+        return 0, 0
+    return m, min(e, ORT_MAX_EXP)
+
+
+def bit_length(v) -> np.ndarray:
+    """Bits of each nonnegative int64 (0 for 0)."""
+    v = np.asarray(v, dtype=np.int64)
+    _, e = np.frexp(v.astype(np.float64))  # may be one too large when v rounds up
+    e = e.astype(np.int64)
+    over = (e > 0) & ((v >> np.maximum(e - 1, 0)) == 0)
+    return e - over
+
+
+def rne_shift(v, n, sticky=False) -> np.ndarray:
+    """v / 2^n rounded to nearest, ties to even, for nonnegative int64 v and 0 <= n < 64;
+    `sticky`: v has nonzero bits below it (a tie is then above one)."""
+    v, n = np.asarray(v, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    q = v >> n
+    rest = v - (q << n)
+    half = np.where(n > 0, np.int64(1) << np.maximum(n - 1, 0), 1 << 62)
+    up = (rest > half) | ((rest == half) & (sticky | (q & 1 == 1)))
+    return q + up
+
+
+def round_significand(v, sticky=False) -> tuple[np.ndarray, np.ndarray]:
+    """Nonnegative int64 v rounded to 24 significant bits, ties to even (float32's
+    rounding of v; `sticky` as for rne_shift), as (a, n) with v ~ a * 2^n, a < 2^24."""
+    v = np.asarray(v, dtype=np.int64)
+    n = np.maximum(bit_length(v) - ORT_SIG, 0)
+    a = rne_shift(v, n, sticky)
+    carry = a >> ORT_SIG  # rounded up to 2^24: one more bit
+    return a >> carry, n + carry
+
+
+ORT_SATURATE = 1 << 30  # past any int8 result; adding a zero point cannot overflow int32
+
+
+def _to_int(p, t) -> np.ndarray:
+    """RNE(p * 2^t) for nonnegative p < 2^25, saturated at 2^30."""
+    left = np.minimum(np.maximum(t, 0), 8)  # p << 8 < 2^33: saturates below anyway
+    big = np.where(t > 8, np.where(p > 0, np.int64(1) << 40, 0), p << left)
+    y = np.where(t >= 0, big, rne_shift(p, np.minimum(-t, 63)))
+    return np.minimum(y, ORT_SATURATE)
+
+
+def ort_mul(x, m: int, e: int) -> np.ndarray:
+    """RNE(float32(float32(x) * float32(m 2^e))) on int32 x, integers only, saturated to
+    +-2^30 (onnxruntime's requantization before the clamp and the zero point)."""
+    x = np.asarray(x, dtype=np.int64)
+    a, n = round_significand(np.abs(x))  # float32(x)
+    p, k = round_significand(a * np.int64(m))  # the float32 product, < 2^48 before
+    y = _to_int(p, n + k + e)
+    return np.where(x < 0, -y, y)
+
+
+def ort_requantize(x, zp_out: int, m: int, e: int, bits: int) -> np.ndarray:
+    """`clamp(RNE(float32(x) * scale) + zp_out)` on an int32 accumulator x (zero point
+    0) with scale = m 2^e (num.requantize {mode = onnxruntime})."""
+    lo, hi = int_range(bits)
+    return np.clip(ort_mul(x, m, e) + zp_out, lo, hi)
+
+
+def ort_quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
+    """onnxruntime's QuantizeLinear of float32 reals (MLAS's MlasQuantizeLinear): the
+    float32 quotient v / scale rounded to nearest even, plus the zero point, saturated."""
+    lo, hi = int_range(bits)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = np.rint(np.asarray(values, dtype=np.float32) / np.float32(scale))
+    r = np.clip(r.astype(np.float64), lo - 1.0 - abs(zero_point), hi + 1.0 + abs(zero_point))
+    return np.clip(r.astype(np.int64) + zero_point, lo, hi)
+
+
+def c_ort_quantize(v: str, scale: float, zero_point: int, bits: int) -> str:
+    """C99 statements setting int32_t q to ort_quantize of the float expression v: the
+    float32 division, clamped, then rounded to nearest even (r - floor(r) is exact)."""
+    lo, hi = int_range(bits)
+    a, b = float(lo - 1 - abs(zero_point)), float(hi + 1 + abs(zero_point))
+    return (f"float r = (float)({v}) / {float(np.float32(scale)).hex()}f, t;\n"
+            f"int32_t q;\n"
+            f"if (r < {a!r}f) r = {a!r}f;\n"
+            f"if (r > {b!r}f) r = {b!r}f;\n"
+            f"t = floorf(r);\n"
+            f"q = (int32_t)t;\n"
+            f"if (r - t > 0.5f || (r - t == 0.5f && (q & 1))) q++;\n"
+            f"q += {zero_point};\n"
+            f"q = q < {lo} ? {lo} : q > {hi} ? {hi} : q;")
+
+
+# -- onnxruntime's float32 Add of dequantized values (num.add {mode = onnxruntime}) --------
+#
+# onnxruntime runs a QDQ Add it does not fuse as DequantizeLinear ((q - zp) * s in float32),
+# a float32 Add and QuantizeLinear (float32 division, half to even). Emulated with integers:
+# each term is |q - zp| * m (33 bits) rounded to 24 bits; the two are aligned and added
+# exactly (a term 2^38 times smaller than the other is below its rounding and dropped);
+# the sum is rounded to 24 bits, divided by s_y's significand with 38 more bits and the
+# remainder as a sticky bit, rounded to 24 bits, then to an integer, half to even.
+
+ADD_ALIGN = 38  # a term this many binades below the other cannot change the rounded sum
+
+
+def f32_parts(v: float) -> tuple[int, int]:
+    """(m, e) with m * 2^e = float32(v) exactly, m < 2^24 (v > 0, normal)."""
+    frac, exp = math.frexp(float(np.float32(v)))
+    return int(math.ldexp(frac, ORT_SIG)), exp - ORT_SIG
+
+
+def ort_add(a, b, s_a: float, s_b: float, s_y: float, zp_y: int, bits: int = 8,
+            subtract: bool = False) -> np.ndarray:
+    """clamp(RNE(float32(float32(a s_a) + float32(b s_b)) / s_y) + zp_y) for integers a, b
+    (q - zp, |a|, |b| < 2^9) and float32 scales, with integers only (- for subtract)."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+    if subtract:
+        b = -b
+    (ma, ea), (mb, eb), (my, ey) = f32_parts(s_a), f32_parts(s_b), f32_parts(s_y)
+    pa, na = round_significand(np.abs(a) * np.int64(ma))  # float32(a s_a)
+    pb, nb = round_significand(np.abs(b) * np.int64(mb))
+    xa, xb = na + ea, nb + eb  # exponents of the two terms
+    sa, sb = np.where(a < 0, -pa, pa), np.where(b < 0, -pb, pb)
+    low = np.minimum(xa, xb)
+    da, db = xa - low, xb - low
+    far = (pa == 0) | (pb == 0) | (np.maximum(da, db) > ADD_ALIGN)
+    exact = (sa << np.minimum(da, ADD_ALIGN)) + (sb << np.minimum(db, ADD_ALIGN))
+    # far apart (or one zero): the sum rounds to the larger term
+    keep_a = (pb == 0) | ((pa != 0) & (xa > xb))
+    total = np.where(far, np.where(keep_a, sa, sb), exact)
+    base = np.where(far, np.where(keep_a, xa, xb), low)
+    ps, ns = round_significand(np.abs(total))  # the float32 sum
+    y = _divide_to_int(ps, ns + base, my, ey)
+    lo, hi = int_range(bits)
+    return np.clip(np.where(total < 0, -y, y) + zp_y, lo, hi)
+
+
+def _divide_to_int(p, e, my: int, ey: int) -> np.ndarray:
+    """RNE(float32(p 2^e / (my 2^ey))) for a float32 magnitude p 2^e (p < 2^24): p
+    shifted left 38 bits and divided by my (the remainder a sticky bit), rounded to 24
+    bits, then to an integer, saturated at 2^30."""
+    num = np.asarray(p, dtype=np.int64) << np.int64(ADD_ALIGN)
+    q, r = num // np.int64(my), num % np.int64(my)
+    pq, nq = round_significand(q, r != 0)  # the float32 quotient
+    return _to_int(pq, nq + e - ADD_ALIGN - ey)
+
+
+def ort_product(a, b, s_a: float, s_b: float, s_y: float, zp_y: int, bits: int = 8
+                ) -> np.ndarray:
+    """clamp(RNE(float32(float32(a s_a) * float32(b s_b)) / s_y) + zp_y) for integers a, b
+    (q - zp, |a|, |b| < 2^9): onnxruntime's float32 DequantizeLinear, Mul, QuantizeLinear,
+    with integers only."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+    (ma, ea), (mb, eb), (my, ey) = f32_parts(s_a), f32_parts(s_b), f32_parts(s_y)
+    pa, na = round_significand(np.abs(a) * np.int64(ma))  # float32(a s_a)
+    pb, nb = round_significand(np.abs(b) * np.int64(mb))
+    pp, npp = round_significand(pa * pb)  # the float32 product, < 2^48 before
+    y = _divide_to_int(pp, npp + na + ea + nb + eb, my, ey)
+    lo, hi = int_range(bits)
+    return np.clip(np.where((a < 0) != (b < 0), -y, y) + zp_y, lo, hi)
+
+
+def ort_requantize8(q, zp_in: int, s_in: float, zp_out: int, s_out: float,
+                    bits: int = 8) -> np.ndarray:
+    """onnxruntime's DequantizeLinear then QuantizeLinear of int8 q (around a Relu,
+    MaxPool, Reshape or Concat it runs in float32, which keep the dequantized value):
+    clamp(RNE(float32(float32((q - zp_in) s_in) / s_out)) + zp_out), an add of 0."""
+    return ort_add(np.asarray(q, dtype=np.int64) - zp_in, 0, s_in, 1.0, s_out, zp_out, bits)

@@ -60,12 +60,13 @@ def rounding_of(module: ModuleOp | func.FuncOp) -> str:
 
 
 def encode_input(module: ModuleOp | func.FuncOp) -> Callable[[Operation, np.ndarray], np.ndarray]:
-    rounding = rounding_of(module)
+    fn = main_function(module)
 
     def encode(op: Operation, values: np.ndarray) -> np.ndarray:
         el = op.results[0].type.element_type
+        rep = reprs.of_element(el)
         with fx.attributed_to(op):  # inputs beyond the profiled range saturate here
-            return reprs.of_element(el).encode(values, el, rounding)
+            return rep.encode(values, el, rep.input_rounding(fn))
 
     return encode
 

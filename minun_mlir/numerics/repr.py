@@ -98,6 +98,12 @@ class Representation(ABC):
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
         """Reals -> stored values of this element type (what the C input buffer holds)."""
 
+    def input_rounding(self, fn) -> str:
+        """The `rounding` that `encode` and `c_encode` get for the inputs of the L2
+        function fn: its `num.rounding` (a representation may read more of fn)."""
+        attr = fn.attributes.get("num.rounding")
+        return attr.data if attr is not None else "nearest"
+
     def c_encode(self, element: Attribute, rounding: str) -> str | None:
         """The body of a C99 function `(double v)` returning what `encode` stores for v,
         integer for integer, for the native evaluator's batch driver (which then takes

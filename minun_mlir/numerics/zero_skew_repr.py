@@ -27,6 +27,14 @@ Ops (docs/numerics.md has the table):
   (`channel_real_scales` on its num.param), the accumulator's channel c at
   s_x * s_w[c], a bias added to it stored in int32 at that channel's scale, and the
   requantization a multiplier and shift per channel (`channel_multipliers`);
+- a pre-quantized ONNX model (`minun.requantize = "onnxruntime"` on its function):
+  its int32 -> int8 requantizations are onnxruntime's (num.requantize mode onnxruntime:
+  float32 multiply, round half to even, in integers), an add, sub or product of int8
+  values is onnxruntime's float32 DequantizeLinear, Add (Sub, Mul), QuantizeLinear
+  (num.add / num.sub / num.mul mode onnxruntime), a relu, max pool, reshape or concat
+  it quantizes again is requantized as its DequantizeLinear-QuantizeLinear pair, and
+  its input is quantized as QuantizeLinear (input_rounding "onnxruntime"), so its
+  integers are onnxruntime's;
 - exp, sigmoid, tanh: a 256-entry int8 -> int8 table per op, computed at compile time
   from the dequantized input and the output's quantization;
 - softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the
@@ -45,9 +53,10 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from minun_mlir.diagnostics import warn
+from minun_mlir.diagnostics import error, warn
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
+from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.convert import L2Converter, shape_of
@@ -64,6 +73,7 @@ PASS_THROUGH = (minun.ReluOp, minun.MaxPoolOp, minun.ReshapeOp, minun.TransposeO
 SIGMOID_OUT = AffineType(8, 1.0 / 256, -128)  # TFLite's int8 LOGISTIC output
 TANH_OUT = AffineType(8, 1.0 / 128, 0)  # and TANH's
 DEFAULT_RANGE = (-1.0, 1.0)  # a value the profile never saw (a branch no example took)
+REQUANTIZE = "minun.requantize"  # the func attribute of a pre-quantized ONNX model
 
 
 def el_of(value: SSAValue) -> AffineType:
@@ -108,6 +118,11 @@ class ZeroSkewConverter(L2Converter):
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
         self.unranged: list[Operation] = []  # ops whose value took DEFAULT_RANGE
+        # how int32 accumulators are requantized to int8: TFLite's MBQM, or onnxruntime's
+        # float32 rounding for a pre-quantized model (`minun.requantize = "onnxruntime"`
+        # on its function, from the ONNX importer)
+        self.mode = num.RequantizeMode.TFLITE
+        self.join_to: AffineType | None = None  # the given type of a concat / max / min
 
     # -- calibration ---------------------------------------------------------------------
 
@@ -160,9 +175,12 @@ class ZeroSkewConverter(L2Converter):
         if el_of(value) == to and left_shift == 0:
             return value
         channels = channel_scales(value) if isinstance(value.type, TensorType) else None
+        a = el_of(value)
+        mode = self.mode if left_shift == 0 and to.width == 8 and (
+            a.width == 8 or a.zp == 0) else num.RequantizeMode.TFLITE
         if channels is not None:
-            return self.emit(num.RequantizeOp.make_channels(value, to, *channels))
-        return self.emit(num.RequantizeOp.make(value, to, left_shift))
+            return self.emit(num.RequantizeOp.make_channels(value, to, *channels, mode))
+        return self.emit(num.RequantizeOp.make(value, to, left_shift, mode))
 
     def narrow(self, value: SSAValue, old: SSAValue | None) -> SSAValue:
         """An int32 accumulator requantized to the int8 type of the L1 value it stands for."""
@@ -184,14 +202,26 @@ class ZeroSkewConverter(L2Converter):
             cond = op.operands[0]
             saved = self.map[cond]
             self.map[cond] = self.zero_based(saved)  # only for this op
+        # operands joined into a value the model quantizes go straight to its type
+        self.join_to = self.given(op.results[0]) if len(op.results) == 1 else None
         try:
             super().convert_op(op)
         finally:
+            self.join_to = None
             if cond is not None:
                 self.map[cond] = saved
         for old in op.results:
             new = self.map.get(old)
-            if new is None or not isinstance(new.type, TensorType) or el_of(new).width == 8:
+            if new is None or not isinstance(new.type, TensorType):
+                continue
+            given = self.given(old)
+            if el_of(new).width == 8:
+                if given is not None and el_of(new) != given:
+                    # e.g. a relu, max pool or reshape the model requantizes after (its
+                    # DequantizeLinear, the op in float, QuantizeLinear)
+                    narrowed = self.requantize(new, given)
+                    narrowed.name_hint, new.name_hint = old.name_hint, None
+                    self.map[old] = narrowed
                 continue
             block = op.parent_block()
             # an argmax across channels of different scales reads the int8 values
@@ -207,6 +237,14 @@ class ZeroSkewConverter(L2Converter):
             self.map[old] = narrowed
 
     def run(self, module: ModuleOp) -> ModuleOp:
+        fn = main_function(module, "quantize")
+        mode = fn.attributes.get(REQUANTIZE)
+        if mode is not None:
+            modes = [m.value for m in num.RequantizeMode]
+            if not isinstance(mode, StringAttr) or mode.data not in modes:
+                raise error(f"quantize: {REQUANTIZE} must be one of {modes}, got {mode}",
+                            at=fn)
+            self.mode = num.RequantizeMode(mode.data)
         out = super().run(module)
         if self.unranged:
             first, count = self.unranged[0], len(dict.fromkeys(self.unranged))
@@ -295,8 +333,12 @@ class ZeroSkewConverter(L2Converter):
         if bias is not None:
             return self.emit(kind.create(operands=[bias, b], result_types=[
                 self.tensor(op.results[0], el_of(b))]))
-        # TFLite's int8 ADD / SUB: both to int32 at 2 max(s) / 2^20, exact sum, requantize
         a, b = self.narrow(a, lhs), self.narrow(b, rhs)
+        if self.mode == num.RequantizeMode.ONNXRUNTIME:  # onnxruntime's float32 Add
+            return self.emit(kind.create(
+                operands=[a, b], attributes={"mode": num.RequantizeModeAttr(self.mode)},
+                result_types=[self.tensor(op.results[0], self.type_for(op.results[0]))]))
+        # TFLite's int8 ADD / SUB: both to int32 at 2 max(s) / 2^20, exact sum, requantize
         twice = 2 * max(el_of(a).real_scale, el_of(b).real_scale)
         mid = AffineType(32, twice / (1 << af.ADD_LEFT_SHIFT), 0)
         x = self.requantize(a, mid, af.ADD_LEFT_SHIFT)
@@ -311,6 +353,11 @@ class ZeroSkewConverter(L2Converter):
     def mul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
         olds = list(op.operands) + [None, None]  # leaky relu: alpha * x, one operand
         a, b = self.narrow(a, olds[0]), self.narrow(b, olds[1])
+        if self.mode == num.RequantizeMode.ONNXRUNTIME and isinstance(
+                op, (minun.HadamardOp, minun.ScalarMulOp)):  # onnxruntime's float32 Mul
+            return self.emit(num.MulOp.create(
+                operands=[a, b], attributes={"mode": num.RequantizeModeAttr(self.mode)},
+                result_types=[self.tensor(op.results[0], self.type_for(op.results[0]))]))
         return self.emit(num.MulOp.create(operands=[a, b], result_types=[
             self.tensor(op.results[0], self._product_type(a, b))]))
 
@@ -403,7 +450,8 @@ class ZeroSkewConverter(L2Converter):
         return self.table_function(op, num.ExpOp, x)
 
     def table_function(self, op: Operation, kind: type, x: SSAValue) -> SSAValue:
-        out = {num.SigmoidOp: SIGMOID_OUT, num.TanhOp: TANH_OUT}.get(kind)
+        out = self.given(op.results[0]) or {num.SigmoidOp: SIGMOID_OUT,
+                                            num.TanhOp: TANH_OUT}.get(kind)
         if out is None:
             out = self.type_for(op.results[0])
         attrs = {"method": num.ExpMethodAttr(num.ExpMethod.TABLE)} if kind is num.ExpOp else {}
@@ -441,6 +489,8 @@ class ZeroSkewConverter(L2Converter):
                                                max(r[1] for r in ranges)))
 
     def unify(self, values: list[SSAValue]) -> list[SSAValue]:
+        if self.join_to is not None:  # a concat (max, min) the model quantizes
+            return [self.requantize(v, self.join_to) for v in values]
         types = {el_of(v) for v in values}
         if len(types) == 1 and el_of(values[0]).width == 8:
             return values
@@ -498,6 +548,7 @@ def _t(v: SSAValue) -> AffineType:
 
 def _requantize(op: num.RequantizeOp, x):
     a, r = _t(op.input), _t(op.result)
+    ort = op.requantize_mode() == num.RequantizeMode.ONNXRUNTIME
     channels = op.channels()
     if channels is not None:  # per channel: zero point 0 in, no left shift
         axis, ms, ks = channels
@@ -508,20 +559,35 @@ def _requantize(op: num.RequantizeOp, x):
         for c, (m, k) in enumerate(zip(ms, ks)):
             index = [slice(None)] * x.ndim
             index[axis] = c
-            out[tuple(index)] = np.clip(af.mbqm(x[tuple(index)], m, k) + r.zp, lo, hi)
+            y = af.ort_mul(x[tuple(index)], m, k) if ort else af.mbqm(x[tuple(index)], m, k)
+            out[tuple(index)] = np.clip(y + r.zp, lo, hi)
         return out
+    if ort and a.width == 8:  # DequantizeLinear then QuantizeLinear
+        return af.ort_requantize8(x, a.zp, a.real_scale, r.zp, r.real_scale, r.width)
+    if ort:
+        return af.ort_requantize(x, r.zp, op.multiplier.value.data, op.shift.value.data,
+                                 r.width)
     return af.requantize(x, a.zp, r.zp, op.left_shift.value.data, op.multiplier.value.data,
                          op.shift.value.data, r.width)
 
 
 def _add(op, a, b, sign=1):
     rank = max(a.ndim, b.ndim) - 1
-    return af.wrap32(_align(a, rank) + sign * _align(b, rank))
+    a, b = _align(a, rank), _align(b, rank)
+    if op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME:
+        ta, tb, r = _t(op.lhs), _t(op.rhs), _t(op.result)
+        return af.ort_add(a - ta.zp, b - tb.zp, ta.real_scale, tb.real_scale, r.real_scale,
+                          r.zp, r.width, subtract=sign < 0)
+    return af.wrap32(a + sign * b)
 
 
 def _mul(op, a, b):
     rank = max(a.ndim, b.ndim) - 1
     da, db = a - _t(op.lhs).zp, b - _t(op.rhs).zp
+    if op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME:
+        r = _t(op.result)
+        return af.ort_product(_align(da, rank), _align(db, rank), _t(op.lhs).real_scale,
+                              _t(op.rhs).real_scale, r.real_scale, r.zp, r.width)
     return af.wrap32(_align(da, rank) * _align(db, rank))
 
 
@@ -631,10 +697,21 @@ class ZeroSkewRepresentation(Representation):
                  ) -> ModuleOp:
         return ZeroSkewConverter(config, profile).run(module)
 
+    def input_rounding(self, fn) -> str:
+        """"onnxruntime" for a pre-quantized model (its inputs quantized as onnxruntime's
+        QuantizeLinear: float32, half to even), else "nearest" (ties away from zero)."""
+        attr = fn.attributes.get(REQUANTIZE)
+        return "onnxruntime" if attr == StringAttr("onnxruntime") else "nearest"
+
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
+        if rounding == "onnxruntime":
+            return af.ort_quantize(values, element.real_scale, element.zp, element.width)
         return af.quantize(values, element.real_scale, element.zp, element.width)
 
     def c_encode(self, element: Attribute, rounding: str) -> str:
+        if rounding == "onnxruntime":
+            return af.c_ort_quantize("v", element.real_scale, element.zp,
+                                     element.width) + "\nreturn q;"
         # affine.quantize in IEEE double: the same division, round() (ties away) and clamps
         lo, hi = af.int_range(element.width)
         return (f"double r = round(v / {element.real_scale.hex()});\n"

@@ -92,6 +92,9 @@ def ssa_name(name: str) -> str | None:
 
 
 CLASS_LABELS = "minun.class_labels"  # the func attribute naming a classifier's labels
+# on the func of a pre-quantized model: quantize{repr=zero-skew} requantizes its int32
+# accumulators as onnxruntime does (float32, half to even), not as TFLite
+REQUANTIZE = "minun.requantize"
 
 
 @dataclass(eq=False)
@@ -207,9 +210,11 @@ class Importer:
         # initializers dequantized by the model: name -> (scale, zero point), recorded on
         # their minun.param (frontends/onnx/quantized.py)
         self.quantized: dict[str, tuple[float | list[float], int]] = {}
-        # a classifier's string class labels (ai.onnx.ml classlabels_strings): the program
-        # returns the class index, the names go on @main as minun.class_labels (model.h)
-        self.class_labels: list[str] | None = None
+        # a classifier's class labels (ai.onnx.ml classlabels_strings, or integers other
+        # than 0..n-1): the program returns the class index, the labels go on @main as
+        # minun.class_labels (model.h)
+        self.class_labels: list[str] | list[int] | None = None
+        self.prequantized = False  # the model has QDQ pairs or QLinear operators
         self.used = {n for node in self.graph.node for n in node.input if n}
         self.used |= {o.name for o in self.graph.output}
 
@@ -221,9 +226,20 @@ class Importer:
             return MinunError(message)
         return MinunError(f"{node_label(self.node)}: {message}")
 
-    def record_class_labels(self, labels: Sequence[str]) -> None:
-        """The names of class indices 0..n-1; every classifier of the graph must agree."""
-        labels = [str(x) for x in labels]
+    def record_class_labels(self, labels: Sequence[str] | Sequence[int]) -> None:
+        """The labels of class indices 0..n-1: strings, or integers (int32) other than
+        0..n-1 themselves (which need no table); every classifier of the graph must
+        agree."""
+        if all(isinstance(x, (int, np.integer)) for x in labels):
+            labels = [int(x) for x in labels]
+            if self.class_labels is None and labels == list(range(len(labels))):
+                return  # the index is the label
+            wide = [x for x in labels if not -(1 << 31) <= x < (1 << 31)]
+            if wide:
+                raise self.error(f"class label {wide[0]} does not fit 32 bits (model.h "
+                                 f"stores integer labels as int32_t)")
+        else:
+            labels = [str(x) for x in labels]
         if self.class_labels is not None and self.class_labels != labels:
             raise self.error(f"class labels {labels} differ from {self.class_labels}, given "
                              f"earlier in the graph")
@@ -528,9 +544,12 @@ class Importer:
             else:
                 self.func_block.insert_op_before(op, self.func_block.first_op)
         main = func.FuncOp("main", ([], [r.type for r in results]), Region(self.func_block))
+        if self.prequantized:
+            main.attributes[REQUANTIZE] = StringAttr("onnxruntime")
         if self.class_labels is not None:
-            main.attributes[CLASS_LABELS] = ArrayAttr([StringAttr(x)
-                                                       for x in self.class_labels])
+            main.attributes[CLASS_LABELS] = ArrayAttr([
+                IntegerAttr(x, i32) if isinstance(x, int) else StringAttr(x)
+                for x in self.class_labels])
         module = ModuleOp([main])
         try:
             module.verify()

@@ -5,8 +5,8 @@ hadamard, sigmoid/softmax); tree ensembles become one `minun.tree_ensemble` (a n
 see dialects/minun.py), and so do the comparisons of Binarizer and of a multiclass SVM's
 one-vs-one votes (one-node trees: exact in fixed point); RBF, polynomial and sigmoid
 kernels are a loop over the support vectors. A classifier's label output is the argmax
-of its scores (or votes), a class index: integer class labels must be 0..n-1; string
-labels are recorded on @main (`minun.class_labels`, written to model.h) and the program
+of its scores (or votes), a class index; string labels and integer labels other than
+0..n-1 are recorded on @main (`minun.class_labels`, written to model.h) and the program
 returns the index of one.
 ZipMap is dropped: its output is the probability tensor. Inputs are one example, `[1, F]`
 or `[F]`. docs/onnx-frontend.md has the table of what each operator accepts.
@@ -39,9 +39,9 @@ def _row(imp: Importer, x: Value) -> Value:
 
 
 def _class_count(imp: Importer, node: Node) -> int:
-    """The number of classes. The label is the argmax, a class index: integer labels must
-    be 0..n-1; string labels are recorded (`Importer.record_class_labels`: model.h names
-    them) and the program returns the index of one."""
+    """The number of classes. The label is the argmax, a class index; string labels and
+    integer labels other than 0..n-1 are recorded (`Importer.record_class_labels`: model.h
+    lists them, indexed by what the program returns)."""
     strings = node.attr("classlabels_strings")
     if strings:
         imp.record_class_labels(_strings(strings))
@@ -49,11 +49,7 @@ def _class_count(imp: Importer, node: Node) -> int:
     labels = node.attr("classlabels_ints", node.attr("classlabels_int64s"))
     if not labels:
         raise imp.error("the classifier has no class labels")
-    if list(labels) != list(range(len(labels))):
-        shown = list(labels)[:8]
-        raise imp.error(f"class labels {shown}{'...' if len(labels) > 8 else ''} are not "
-                        f"0..{len(labels) - 1}; the compiled label is the class index, so "
-                        f"integer labels must be 0..n-1 (string labels are supported)")
+    imp.record_class_labels([int(v) for v in labels])
     return len(labels)
 
 
@@ -164,22 +160,29 @@ def _zipmap(imp: Importer, node: Node) -> list[Value]:
     strings = node.attr("classlabels_strings")
     if strings:
         imp.record_class_labels(_strings(strings))
+    ints = node.attr("classlabels_int64s")
+    if ints:
+        imp.record_class_labels([int(v) for v in ints])
     return [node.inputs[0]]
 
 
 def _array_feature_extractor(imp: Importer, node: Node) -> list[Value]:
     """Run-time data with constant indices: the selected columns (last axis). Constant
-    data indexed by a label (skl2onnx's `classes_[argmax]`): only the class list 0..n-1,
-    where the label is already the class."""
+    data indexed by a label (skl2onnx's `classes_[argmax]`): a class list of strings or
+    integers, recorded as the class labels (the label stays the index into it), or
+    floats 0..n-1, where the label is already the class."""
     x, idx = node.inputs[0], node.inputs[1]
     if x.array is not None and idx.is_int:
         if x.array.dtype.kind in "OSU":  # string classes: the label stays their index
             imp.record_class_labels(_strings(x.array.reshape(-1)))
             return [idx]
+        if x.array.dtype.kind in "iu":  # integer classes: likewise
+            imp.record_class_labels([int(v) for v in x.array.reshape(-1)])
+            return [idx]
         if not np.array_equal(x.array.reshape(-1), np.arange(x.array.size)):
             raise imp.error("the class list indexed by the label is not 0..n-1; the "
-                            "compiled label is the class index, so only labels 0..n-1 are "
-                            "supported")
+                            "compiled label is the class index, so only labels 0..n-1 "
+                            "(or integer or string class lists) are supported")
         return [idx]
     indices = np.asarray(imp.const(idx, "the indices")).reshape(-1).astype(np.int64)
     n = x.shape[-1]

@@ -19,6 +19,11 @@ the attribute and see the float model. So:
   QLinearConv bias B is the int32 accumulator's: added as `B * s_x * s_w`, which quantize
   stores as B), the result recorded with (s_y, zp_y).
 
+The model's function is marked `minun.requantize = "onnxruntime"`: quantize then
+requantizes its int32 accumulators as onnxruntime's QLinearConv / QLinearMatMul / QGemm
+do (float32 multiply, half to even; num.requantize mode onnxruntime) and quantizes its
+input as QuantizeLinear, so its integers are onnxruntime's.
+
 Per-axis scales (onnxruntime's per-channel weights) on an initializer: a DequantizeLinear
 of an int8 weight with a scale per index of its `axis` and zero points 0 (or of an int32
 bias), and QLinearConv / QLinearMatMul with a 1-D w_scale / b_scale (output channels:
@@ -98,6 +103,7 @@ def qparams(imp: Importer, scale: Value | None, zero_point: Value | None, what: 
 def annotate(imp: Importer, v: Value, scale: float, zp: int) -> Value:
     """Record (scale, zp) on the op computing v; a constant is quantized and dequantized
     now (ONNX's rounding: half to even)."""
+    imp.prequantized = True
     if v.is_const:
         q = np.clip(np.rint(v.array.astype(np.float64) / scale) + zp, -128, 127)
         deq = ((q - zp) * scale).astype(np.float32)
@@ -120,6 +126,7 @@ def dequantize(imp: Importer, x: Value, scale: float | list[float], zp: int,
     """The reals of int8 tensor x (named `name` when it is an initializer); a list of
     scales (per-axis, an initializer's) runs along `axis`."""
     name = name or x.name
+    imp.prequantized = True
     if x.is_const:
         axis = axis % max(x.array.ndim, 1)
         if isinstance(scale, list) and x.array.shape[axis] != len(scale):

@@ -15,6 +15,25 @@
 // CHECK: error: num.requantize: left_shift must be in 0..24 for an 8-bit operand and 0 for a 32-bit one, got 1
 
 // -----
+// mode onnxruntime: float32(0.125 / 0.5) = 0.25 = 2^23 * 2^-25, not TFLite's 2^30, -1.
+%x = "test.op"() : () -> tensor<2x!num.affine<32, 0.125, 0>>
+%y = num.requantize %x {multiplier = 1073741824 : i64, shift = -1 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<32, 0.125, 0>> -> tensor<2x!num.affine<8, 0.5, 3>>
+// CHECK: error: num.requantize: multiplier and shift must be 8388608 and -25 (onnxruntime's float32(0.125 / 0.5) as m 2^e), got 1073741824 and -1
+
+// -----
+// mode onnxruntime gives int8 (onnxruntime's output stage, or its QuantizeLinear).
+%x = "test.op"() : () -> tensor<2x!num.affine<8, 0.125, 4>>
+%y = num.requantize %x {multiplier = 8388608 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<8, 0.125, 4>> -> tensor<2x!num.affine<32, 0.125, 0>>
+// CHECK: error: num.requantize: mode onnxruntime requantizes an int32 accumulator (zero point 0) or an int8 value to 8 bits with no left shift, got !num.affine<8, 0.125, 4> -> !num.affine<32, 0.125, 0>
+
+// -----
+// num.add mode onnxruntime adds int8 values only (int32 accumulators add exactly).
+%a = "test.op"() : () -> tensor<2x!num.affine<32, 0.125, 0>>
+%b = "test.op"() : () -> tensor<2x!num.affine<8, 0.5, 3>>
+%y = num.add %a, %b {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<32, 0.125, 0>>, tensor<2x!num.affine<8, 0.5, 3>>) -> tensor<2x!num.affine<8, 0.5, 3>>
+// CHECK: error: num.add: mode onnxruntime takes and gives int8 !num.affine values, got tensor<2x!num.affine<32, 0.125, 0>>, tensor<2x!num.affine<8, 0.5, 3>> -> tensor<2x!num.affine<8, 0.5, 3>>
+
+// -----
 // An int8 product sums (qa - zpa)(qb - zpb) at scale 0.5 * 0.25 = 0.125, zero point 0.
 %a = "test.op"() : () -> tensor<2x3x!num.affine<8, 0.5, 0>>
 %b = "test.op"() : () -> tensor<3x1x!num.affine<8, 0.25, 7>>

@@ -77,6 +77,24 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   // CHECK: %q = num.requantize %acc {multiplier = 1374389535 : i64, shift = -7 : i64, left_shift = 0 : i64} : tensor<2x!num.affine<32, 0.0001, 0>> -> tensor<2x!num.affine<8, 0.02, -5>>
   // GENERIC: %q = "num.requantize"(%acc) {multiplier = 1374389535 : i64, shift = -7 : i64, left_shift = 0 : i64} : (tensor<2x!num.affine<32, 0.0001, 0>>) -> tensor<2x!num.affine<8, 0.02, -5>>
   %q = num.requantize %acc {multiplier = 1374389535 : i64, shift = -7 : i64, left_shift = 0 : i64} : tensor<2x!num.affine<32, 1.0e-04, 0>> -> tensor<2x!num.affine<8, 0.02, -5>>
+  // mode onnxruntime (pre-quantized models): onnxruntime's float32 scale as a 24-bit
+  // significand and its exponent, float32(0.125 / 0.375) = float32(1/3) = 0xAAAAAB * 2^-25
+  // (1/3 = 0.0101...b: the 24 bits 0xAAAAAA, the next bit 1, so rounded up to 11184811).
+  %acc8 = num.param "Acc8" dense<[1200, -350]> : tensor<2xi32> -> tensor<2x!num.affine<32, 0.125, 0>>
+  // CHECK: %qo = num.requantize %acc8 {multiplier = 11184811 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<32, 0.125, 0>> -> tensor<2x!num.affine<8, 0.375, 3>>
+  // GENERIC: %qo = "num.requantize"(%acc8) {multiplier = 11184811 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<32, 0.125, 0>>) -> tensor<2x!num.affine<8, 0.375, 3>>
+  %qo = num.requantize %acc8 {multiplier = 11184811 : i64, shift = -25 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<32, 0.125, 0>> -> tensor<2x!num.affine<8, 0.375, 3>>
+  // Of an int8 value (onnxruntime's DequantizeLinear then QuantizeLinear): multiplier and
+  // shift are the output scale's float32, 0.5 = 2^23 * 2^-24.
+  // CHECK: %q8 = num.requantize %q {multiplier = 8388608 : i64, shift = -24 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.5, 1>>
+  %q8 = num.requantize %q {multiplier = 8388608 : i64, shift = -24 : i64, left_shift = 0 : i64, mode = #num<requantize_mode onnxruntime>} : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.5, 1>>
+  // num.add mode onnxruntime: int8 operands and result of any scales (onnxruntime's
+  // float32 DequantizeLinear, Add, QuantizeLinear).
+  // CHECK: %qa = num.add %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
+  // GENERIC: %qa = "num.add"(%q, %qo) {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
+  %qa = num.add %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
+  // CHECK: %qm = num.mul %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
+  %qm = num.mul %q, %qo {mode = #num<requantize_mode onnxruntime>} : (tensor<2x!num.affine<8, 0.02, -5>>, tensor<2x!num.affine<8, 0.375, 3>>) -> tensor<2x!num.affine<8, 0.5, 1>>
   // CHECK: %qr = num.relu %q : tensor<2x!num.affine<8, 0.02, -5>>
   %qr = num.relu %q : tensor<2x!num.affine<8, 0.02, -5>>
   // CHECK: %qs = num.sigmoid %qr : tensor<2x!num.affine<8, 0.02, -5>> -> tensor<2x!num.affine<8, 0.00390625, -128>>

@@ -249,3 +249,135 @@ def test_log_softmax_compiles_without_warnings(tmp_path):
             proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
                                    str(out / "model.o")], capture_output=True, text=True)
             assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"
+
+
+def qlinear_conv_model(per_channel: bool):
+    """A pre-quantized ONNX model: QuantizeLinear, QLinearConv (int32 bias; w_scale per
+    output channel or one), DequantizeLinear, whose requantization is onnxruntime's
+    (num.requantize mode onnxruntime: the C's minun_zs_ortq)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(21)
+    c, cout, h = 2, 4, 6
+    sw = (rng.uniform(0.004, 0.02, cout) if per_channel else rng.uniform(0.004, 0.02, 1)
+          ).astype(np.float32)
+    inits = {"sx": np.array(0.03, np.float32), "zx": np.array(7, np.int8),
+             "W": rng.integers(-127, 128, (cout, c, 3, 3)).astype(np.int8),
+             "sw": sw if per_channel else sw.reshape(()),
+             "zw": np.zeros(cout if per_channel else (), np.int8),
+             "sy": np.array(0.05, np.float32), "zy": np.array(-12, np.int8),
+             "B": rng.integers(-3000, 3000, cout).astype(np.int32)}
+    nodes = [helper.make_node("QuantizeLinear", ["X", "sx", "zx"], ["Xq"]),
+             helper.make_node("QLinearConv", ["Xq", "sx", "zx", "W", "sw", "zw", "sy", "zy",
+                                              "B"], ["C"], pads=[1, 1, 1, 1]),
+             helper.make_node("DequantizeLinear", ["C", "sy", "zy"], ["Y"])]
+    graph = helper.make_graph(
+        nodes, "q", [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, c, h, h))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (1, cout, h, h))],
+        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = (np.float32(0.03) * (rng.integers(-128, 128, (40, 1, c, h, h)) - 7)).astype(np.float32)
+    return model, x
+
+
+def qdq_add_model(op: str = "Add"):
+    """A QDQ Add (Mul, Concat) of the quantized input and a quantized constant, which
+    onnxruntime runs in float32 (num.add / num.mul mode onnxruntime, or num.requantize of
+    an int8 value to the output's quantization: the C's minun_zs_ortadd, _ortmul)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(22)
+    n = 48
+    inits = {"sx": np.array(0.03, np.float32), "zx": np.array(7, np.int8),
+             "C": rng.integers(-128, 128, (1, n)).astype(np.int8),
+             "sc": np.array(0.021, np.float32), "zc": np.array(5, np.int8),
+             "sy": np.array(0.05, np.float32), "zy": np.array(-12, np.int8)}
+    nodes = [helper.make_node("QuantizeLinear", ["X", "sx", "zx"], ["Xq"]),
+             helper.make_node("DequantizeLinear", ["Xq", "sx", "zx"], ["Xd"]),
+             helper.make_node("DequantizeLinear", ["C", "sc", "zc"], ["Cd"]),
+             helper.make_node(op, ["Xd", "Cd"], ["S"], **(
+                 {"axis": 1} if op == "Concat" else {})),
+             helper.make_node("QuantizeLinear", ["S", "sy", "zy"], ["Sq"]),
+             helper.make_node("DequantizeLinear", ["Sq", "sy", "zy"], ["Y"])]
+    graph = helper.make_graph(
+        nodes, "q", [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, n))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (
+            1, 2 * n if op == "Concat" else n))],
+        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = (np.float32(0.03) * (rng.integers(-128, 128, (40, 1, n)) - 7)).astype(np.float32)
+    return model, x
+
+
+@pytest.mark.parametrize("kind", ["conv", "conv-per-channel", "add", "mul", "concat"])
+@pytest.mark.parametrize("target", ["x86", "avr", "cortex-m4"])
+def test_onnxruntime_arithmetic_equals_evaluator(target, kind, tmp_path):
+    """The C of onnxruntime's arithmetic (minun_zs_ortq, _ortadd, _ortmul: 64-bit products
+    and divisions and __builtin_clzll, integers only) on a pre-quantized QLinearConv
+    (per-tensor and per-channel w_scale), a QDQ Add, a QDQ Mul and a QDQ Concat
+    requantized to its own quantization: the stored int8 outputs equal the
+    evaluator's on x86 (40 inputs), the Uno and the Cortex-M4 (2), and the evaluator's
+    equal onnxruntime's."""
+    import onnxruntime as ort
+
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
+    from minun_mlir.pipeline import lower_to_l2
+
+    model, x = qdq_add_model(kind.title()) if kind in ("add", "mul", "concat") else \
+        qlinear_conv_model(kind != "conv")
+    x = x[:N_BOARD] if target != "x86" else x
+    n = len(x)
+    l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
+    want = np.asarray(evaluate_l2(l2, x.astype(np.float64)).outputs[0]).reshape(n, -1)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    theirs = np.stack([np.rint(sess.run(None, {"X": xi})[0].astype(np.float64) / 0.05) - 12
+                       for xi in x]).reshape(n, -1)
+    np.testing.assert_array_equal(want, theirs)
+    emit_c(l2, target, tmp_path / "c")
+    helper = {"add": "minun_zs_ortadd", "concat": "minun_zs_ortadd",
+              "mul": "minun_zs_ortmul"}.get(kind, "minun_zs_ortq")
+    assert helper in (tmp_path / "c" / "model.c").read_text()
+    r = run_model(tmp_path / "c", target, storage_inputs(l2, x.reshape(n, -1)),
+                  name=f"ort_{kind}", config="zero-skew8-ort",
+                  ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(n, -1), want)
+
+
+def test_onnxruntime_arithmetic_compiles_without_warnings_and_deterministically(tmp_path):
+    """The C of a pre-quantized model with the three helpers (minun_zs_ortq, _ortadd,
+    _ortmul) and onnxruntime's input quantization in the float wrapper, under the strict flags of
+    every compiler; emitting it twice gives the same bytes."""
+    import subprocess
+
+    from codegen_support import STRICT, have
+    from onnx import helper
+    from test_compile import COMPILERS
+
+    from minun_mlir.frontends.onnx import import_model
+    from minun_mlir.pipeline import lower_to_l2
+
+    model, _ = qlinear_conv_model(True)
+    # the convolution's output, flattened, plus itself: a QDQ Add after the QLinearConv
+    graph = model.graph
+    graph.node[-1].output[0] = "Yc"
+    graph.node.extend([helper.make_node("Add", ["Yc", "Yc"], ["S"]),
+                       helper.make_node("QuantizeLinear", ["S", "sy", "zy"], ["Sq"]),
+                       helper.make_node("DequantizeLinear", ["Sq", "sy", "zy"], ["Sd"]),
+                       helper.make_node("Mul", ["Sd", "Yc"], ["P"]),
+                       helper.make_node("QuantizeLinear", ["P", "sy", "zy"], ["Pq"]),
+                       helper.make_node("DequantizeLinear", ["Pq", "sy", "zy"], ["Y"])])
+    l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
+    for profile, compilers in COMPILERS.items():
+        out = tmp_path / profile
+        files = emit_c(l2, profile, out)
+        assert emit_c(l2, profile, tmp_path / f"{profile}-again") == files
+        text = (out / "model.c").read_text()
+        assert all(f"minun_zs_{h}" in text for h in ("ortq", "ortadd", "ortmul"))
+        for cc in compilers:
+            assert have(cc[0]), f"{cc[0]} is not installed: run `make toolchains`"
+            proc = subprocess.run([*cc, *STRICT, "-c", str(out / "model.c"), "-o",
+                                   str(out / "model.o")], capture_output=True, text=True)
+            assert proc.returncode == 0 and proc.stderr == "", f"{' '.join(cc)}:\n{proc.stderr}"

@@ -365,8 +365,8 @@ def _svm(**attrs) -> onnx.NodeProto:
 @pytest.mark.parametrize("node,message", [
     (_linear(post_transform="PROBIT"),
      "node 'lc' (LinearClassifier): post_transform PROBIT is not supported"),
-    (_linear(classlabels_ints=[3, 5, 7]),
-     "node 'lc' (LinearClassifier): class labels [3, 5, 7] are not 0..2"),
+    (_linear(classlabels_ints=[3, 5, 1 << 40]),
+     "node 'lc' (LinearClassifier): class label 1099511627776 does not fit 32 bits"),
     (_tree(nodes_modes=["BRANCH_EQ", "LEAF", "LEAF"]),
      "node 'te' (TreeEnsembleClassifier): node mode BRANCH_EQ is not supported"),
     (_tree(post_transform="SOFTMAX_ZERO"),
@@ -473,6 +473,108 @@ int main(void) {{
                     str(tmp_path / "c" / "model.c"), "-lm"], check=True)
     printed = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     assert printed.splitlines() == ort_names
+
+
+def _int_label_model(kind: str):
+    """A scikit-learn classifier fit on integer labels other than 0..n-1, exported by
+    skl2onnx (classlabels_ints / classlabels_int64s, an INT64 label; the MLP's through
+    ArrayFeatureExtractor of its classes_), with 40 test inputs."""
+    from skl2onnx import to_onnx
+    from sklearn import datasets
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    dataset, labels, estimator = {
+        "logreg_iris": ("iris", [1, 2, 3], LogisticRegression(max_iter=1000, random_state=0)),
+        "logreg_breast_cancer": ("breast_cancer", [-1, 1], make_pipeline(
+            StandardScaler(), LogisticRegression(max_iter=1000, random_state=0))),
+        "dtree_wine": ("wine", [10, 20, 30], DecisionTreeClassifier(max_depth=4,
+                                                                    random_state=0)),
+        "svc_rbf_iris": ("iris", [7, -3, 5], make_pipeline(StandardScaler(), SVC(
+            random_state=0))),
+        "mlp_iris": ("iris", [-5, 0, 5], make_pipeline(StandardScaler(), MLPClassifier(
+            hidden_layer_sizes=(8,), max_iter=2000, random_state=0))),
+    }[kind]
+    load = getattr(datasets, f"load_{dataset}")
+    x, y = load(return_X_y=True)
+    x = x.astype(np.float32)
+    y = np.array(labels)[y]
+    xtr, xte, ytr, _ = train_test_split(x, y, test_size=40, random_state=0, stratify=y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an MLP's convergence, an SVC's deprecated probA_
+        estimator.fit(xtr, ytr)
+        model = to_onnx(estimator, xtr[:1], target_opset={"": 17, "ai.onnx.ml": 3})
+    return model, xte, estimator, str(ZOO / "data" / f"{dataset}-train.npz")
+
+
+@pytest.mark.parametrize("kind", ["logreg_iris", "logreg_breast_cancer", "dtree_wine",
+                                  "svc_rbf_iris", "mlp_iris"])
+def test_integer_class_labels_other_than_0_to_n_minus_1(kind):
+    """Classifiers fit on integer labels such as {1, 2, 3} or {-1, 1}: the labels are
+    recorded (minun.class_labels = scikit-learn's classes_), the program returns the
+    index, and the recorded label of the index the float evaluator and fixed16 return is
+    onnxruntime's label output (40 inputs; fixed16 at least 95% of them)."""
+    model, x, estimator, train = _int_label_model(kind)
+    label_name = model.graph.output[0].name
+    theirs = _session(model).run([label_name], {model.graph.input[0].name: x})[0]
+    assert theirs.dtype == np.int64
+    l1 = _import(model, outputs=[label_name])
+    labels = class_labels(l1)
+    assert labels == [int(c) for c in estimator.classes_]
+    index = np.asarray(evaluate(l1, _rows(x)).outputs[0]).reshape(-1)
+    np.testing.assert_array_equal(np.array(labels)[index], theirs.reshape(-1))
+    l2 = lower_to_l2(l1, bits=16, data=train)
+    fixed = np.asarray(evaluate_l2(l2, _rows(x)).outputs[0]).reshape(-1)
+    assert np.mean(np.array(labels)[fixed] == theirs.reshape(-1)) >= 0.95
+    assert class_labels(l2) == labels  # kept through quantize
+
+
+def test_a_model_with_integer_labels_lists_them_in_model_h(tmp_path):
+    """A binary classifier fit on {-1, 1}: minun-compile reports the labels (and in its
+    JSON), model.h lists them as an int32_t array, and the C built and run on this
+    machine gives onnxruntime's labels through minun_class_labels."""
+    model, x, _, train = _int_label_model("logreg_breast_cancer")
+    theirs = _session(model).run(None, {model.graph.input[0].name: x})[0].reshape(-1)
+    onnx.save(model, tmp_path / "m.onnx")
+    np.savez(tmp_path / "test.npz", x=x, y=(theirs > 0).astype(np.int64))
+    report = tmp_path / "report.json"
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "minun-compile"), str(tmp_path / "m.onnx"),
+         "--train", train, "--test",
+         str(tmp_path / "test.npz"), "--out", str(tmp_path / "c"), "--json", str(report),
+         "--run"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert ("  class labels: 0 -> -1, 1 -> 1 (the C returns the index; model.h: "
+            "minun_class_labels)") in proc.stdout, proc.stdout
+    assert json.loads(report.read_text())["class_labels"] == [-1, 1]
+    shown = ", ".join(str(int(v)) for v in theirs[:8])
+    assert f"  labels on x86: {shown}, ..." in proc.stdout, proc.stdout
+    header = (tmp_path / "c" / "model.h").read_text()
+    assert "#define MINUN_CLASS_LABELS {-1, 1}" in header
+    assert "static const int32_t minun_class_labels[MINUN_CLASS_COUNT]" in header
+    main = tmp_path / "c" / "labels.c"
+    rows = ", ".join("{" + ", ".join(f"{float(v)!r}" for v in row) + "}" for row in x)
+    main.write_text(f"""#include <stdio.h>
+#include "model.h"
+static const float xs[{len(x)}][{x.shape[1]}] = {{{rows}}};
+int main(void) {{
+    float scores[MINUN_OUTPUT_SIZE];
+    for (int i = 0; i < {len(x)}; i++)
+        printf("%ld\\n", (long)minun_class_labels[minun_predict_float(xs[i], scores)]);
+    return 0;
+}}
+""")
+    exe = tmp_path / "labels"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", "-o", str(exe), str(main),
+                    str(tmp_path / "c" / "model.c"), "-lm"], check=True)
+    printed = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    agree = np.mean(np.array([int(v) for v in printed.split()]) == theirs)
+    assert agree >= 0.9  # breast cancer at 16 bits (FLOOR: 0.9 for its logistic regression)
 
 
 def test_the_command_line_reports_an_unsupported_node_without_a_traceback(tmp_path):

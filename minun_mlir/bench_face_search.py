@@ -153,6 +153,11 @@ def render(record: dict) -> str:
               "same bytes when it replays the assignment. The largest tensors left at 8 "
               "bits: " + "; ".join(f"{rep}: {', '.join(r['largest_low'])}"
                                    for rep, r in record["rows"].items()) + "."]
+    if any(r.get("es") for r in record["rows"].values()):
+        lines += ["", "The posit search first runs stage I (MinUn's Algorithm 4): the uniform "
+                  "posit<8, 0> and posit<8, 2> programs, then posit<16, 1> and posit<16, 2>, "
+                  "on the search images; es = 0 (8 bits) or 1 (16 bits) is kept only if it "
+                  "loses less. Those four programs are not in the count of programs run."]
     lines += ["", "M4 .data+.bss is the QEMU harness's whole program: the scratch, plus the "
               "caller's output buffer (18,000 stored outputs) and the harness's own "
               "variables, which the budget (the model's RAM, as MinUn counts it) leaves out."]

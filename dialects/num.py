@@ -796,10 +796,17 @@ class _Elementwise(IRDLOperation):
         return minun.broadcast_shapes(self.name, _shape(self.lhs), _shape(self.rhs))
 
 
+def in_ort_mode(op: Operation) -> bool:
+    """Whether a num.requantize, add, sub or mul computes onnxruntime's float32 arithmetic
+    (`mode = #num<requantize_mode onnxruntime>`) rather than TFLite's (no mode)."""
+    mode = getattr(op, "mode", None)
+    return mode is not None and mode.data == RequantizeMode.ONNXRUNTIME
+
+
 def _check_ort_mode(op: _Elementwise, shape: tuple[int, ...]) -> bool:
     """Whether an add, sub or mul is in mode onnxruntime (then checked here: int8
     !num.affine operands and result)."""
-    if op.mode is None or op.mode.data != RequantizeMode.ONNXRUNTIME:
+    if not in_ort_mode(op):
         return False
     if any(t is None or t.width != 8 for t in (affine(v) for v in (op.lhs, op.rhs,
                                                                     op.result))):

@@ -888,6 +888,9 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
                    metric, planner, evaluator, jobs, progress, ray, representation,
                    input_in_scratch) as run:
         all_low = candidate({}, low)
+        for bits, es_ in es_by_bits.items():  # stage I ran the uniform programs already
+            if f"posit<{bits}, {es_}>" in stage_one:
+                run.cache[candidate({}, bits)] = stage_one[f"posit<{bits}, {es_}>"]
         low_types = run([all_low])[0].types
         variables = [n for n in named if n in low_types]
 

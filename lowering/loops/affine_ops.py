@@ -93,7 +93,7 @@ class _Indexed(Elementwise):
 
 def helper_of(op: num.RequantizeOp) -> str:
     """The C helper of the op's mode: TFLite's MBQM or onnxruntime's float32 emulation."""
-    if op.requantize_mode() == num.RequantizeMode.ONNXRUNTIME:
+    if num.in_ort_mode(op):
         return "minun_zs_ortq"
     return "minun_zs_mbqm"
 
@@ -146,15 +146,11 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     return elementwise(lw, op, fn, op.input)
 
 
-def is_ort(op: Operation) -> bool:
-    return op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME
-
-
 def lower_add(lw: Lowering, op: num.AddOp | num.SubOp | num.MulOp) -> Val:
     """Mode onnxruntime: zp_y + minun_zs_ortadd (minun_zs_ortmul for a product)(a - zp_a,
     b - zp_b, the three scales' significands and exponents), clamped; else the integer
     sum (elementwise.py)."""
-    if not is_ort(op):
+    if not num.in_ort_mode(op):
         return ew.HANDLERS[type(op)](lw, op)
     ta, tb, r = _t(op.lhs), _t(op.rhs), _t(op.result)
     helper = "minun_zs_ortmul" if isinstance(op, num.MulOp) else "minun_zs_ortadd"
@@ -176,7 +172,7 @@ def lower_add(lw: Lowering, op: num.AddOp | num.SubOp | num.MulOp) -> Val:
 
 
 def lower_mul(lw: Lowering, op: num.MulOp) -> Val:
-    if is_ort(op):
+    if num.in_ort_mode(op):
         return lower_add(lw, op)
     za, zb = _t(op.lhs).zp, _t(op.rhs).zp
     return elementwise(lw, op, lambda g, a, b: term(g, a, za, b, zb), op.lhs, op.rhs)

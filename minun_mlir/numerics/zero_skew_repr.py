@@ -548,7 +548,7 @@ def _t(v: SSAValue) -> AffineType:
 
 def _requantize(op: num.RequantizeOp, x):
     a, r = _t(op.input), _t(op.result)
-    ort = op.requantize_mode() == num.RequantizeMode.ONNXRUNTIME
+    ort = num.in_ort_mode(op)
     channels = op.channels()
     if channels is not None:  # per channel: zero point 0 in, no left shift
         axis, ms, ks = channels
@@ -574,7 +574,7 @@ def _requantize(op: num.RequantizeOp, x):
 def _add(op, a, b, sign=1):
     rank = max(a.ndim, b.ndim) - 1
     a, b = _align(a, rank), _align(b, rank)
-    if op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME:
+    if num.in_ort_mode(op):
         ta, tb, r = _t(op.lhs), _t(op.rhs), _t(op.result)
         return af.ort_add(a - ta.zp, b - tb.zp, ta.real_scale, tb.real_scale, r.real_scale,
                           r.zp, r.width, subtract=sign < 0)
@@ -584,7 +584,7 @@ def _add(op, a, b, sign=1):
 def _mul(op, a, b):
     rank = max(a.ndim, b.ndim) - 1
     da, db = a - _t(op.lhs).zp, b - _t(op.rhs).zp
-    if op.mode is not None and op.mode.data == num.RequantizeMode.ONNXRUNTIME:
+    if num.in_ort_mode(op):
         r = _t(op.result)
         return af.ort_product(_align(da, rank), _align(db, rank), _t(op.lhs).real_scale,
                               _t(op.rhs).real_scale, r.real_scale, r.zp, r.width)

@@ -43,7 +43,8 @@ class QuantizeConfig:
     exp: str = "auto"  # "shiftry", "seedot", or auto: seedot under maxscale
     demote: tuple[str, ...] = ()  # names (params, inputs, SSA name hints) at bits // 2
     bits_by_name: dict[str, int] = field(default_factory=dict)
-    param_bits: int | None = None  # all parameters at this bitwidth (e.g. 8 of 16)
+    # all parameters at this bitwidth (e.g. 8 of 16); literals (1 - z) stay at `bits`
+    param_bits: int | None = None
     input_bits: int | None = None  # the input at this bitwidth (8: camera pixels as bytes)
     # data-driven scales fixed by name (a bitwidth search's choice, minun_mlir/
     # bitwidth_search.py); a computed value never goes above its operands' precision

@@ -146,10 +146,12 @@ def _npz(**arrays: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def _same(name: str, committed: bytes, exported: bytes) -> bool:
+def _same(name: str, committed: bytes, exported: bytes,
+          inputs: np.ndarray | None = None) -> bool:
     """Equal bytes, or (trained weights move in the last bits with the BLAS a machine
     has) the same model: equal graph structure, integer and string attributes, and floats
-    within rtol 1e-4; equal labels and inputs, close values, for the data files."""
+    within rtol 1e-4, or the same predictions on `inputs` (the model's stored test inputs);
+    equal labels and inputs, close values, for the data files."""
     if committed == exported:
         return True
     if name.endswith(".npz"):
@@ -184,10 +186,52 @@ def _same(name: str, committed: bytes, exported: bytes) -> bool:
         return out
 
     floats_a, floats_b = strip(ma), strip(mb)
-    return (ma.SerializeToString(deterministic=True) == mb.SerializeToString(
-        deterministic=True) and len(floats_a) == len(floats_b) and all(
-        x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-6)
-        for x, y in zip(floats_a, floats_b)))
+    if ma.SerializeToString(deterministic=True) != mb.SerializeToString(
+            deterministic=True) or len(floats_a) != len(floats_b) or any(
+            x.shape != y.shape for x, y in zip(floats_a, floats_b)):
+        return False
+    if all(np.allclose(x, y, rtol=1e-4, atol=1e-6) for x, y in zip(floats_a, floats_b)):
+        return True
+    # an iterative trainer (lbfgs, adam) ends elsewhere with another CPU's BLAS (measured:
+    # logreg_digits' coefficients 0.003 apart on an AVX2 EPYC): the same model if it
+    # predicts the same on the stored inputs
+    return inputs is not None and _same_predictions(committed, exported, inputs)
+
+
+def _same_predictions(committed: bytes, exported: bytes, x: np.ndarray) -> bool:
+    """onnxruntime's outputs of both models on x (one input each): integer outputs (labels)
+    equal, float scores with the same largest class (one score: within 1%)."""
+    import onnxruntime as ort
+
+    outs = []
+    for model in (committed, exported):
+        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        name = sess.get_inputs()[0].name
+        shape = [d if isinstance(d, int) else 1 for d in sess.get_inputs()[0].shape]
+        outs.append([[np.asarray(v) for v in sess.run(None, {name: xi.reshape(shape).astype(
+            np.float32)}) if not isinstance(v, list)] for xi in x])
+    for ra, rb in zip(*outs):
+        for a, b in zip(ra, rb):
+            if a.shape != b.shape:
+                return False
+            if a.dtype.kind == "f" and a.size > 1:
+                a, b = a.reshape(-1, a.shape[-1]).argmax(-1), b.reshape(-1, b.shape[-1]).argmax(-1)
+            if not (np.array_equal(a, b) if a.dtype.kind in "iub" else np.allclose(
+                    a, b, rtol=1e-2, atol=1e-6)):
+                return False
+    return True
+
+
+def _test_inputs(name: str, files: dict[str, bytes]) -> np.ndarray | None:
+    """The stored test inputs (`x` of `<model>.npz`) of an exported `.onnx`, if any (the
+    torch zoo's `mlp_ts.onnx` and `mlp_dynamo.onnx` share `mlp.npz`)."""
+    if not name.endswith(".onnx"):
+        return None
+    stem = name.removesuffix(".onnx")
+    for npz in (stem + ".npz", stem.rsplit("_", 1)[0] + ".npz"):
+        if npz in files and "x" in np.load(io.BytesIO(files[npz])).files:
+            return np.load(io.BytesIO(files[npz]))["x"]
+    return None
 
 
 def write_or_check(files: dict[str, bytes], out: str, check: bool) -> int:
@@ -199,7 +243,7 @@ def write_or_check(files: dict[str, bytes], out: str, check: bool) -> int:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if check:
             with open(path, "rb") as f:
-                if not _same(name, f.read(), data):
+                if not _same(name, f.read(), data, _test_inputs(name, files)):
                     stale.append(name)
         else:
             with open(path, "wb") as f:

@@ -50,6 +50,7 @@ class Options:
     assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
     per_channel: bool = False  # fixed point, zero-skew: a scale per output channel of each weight
     quire: bool = True  # posits: false rounds every product and partial sum (no quire)
+    bias_correction: bool = False  # zero-skew: biases moved by the measured mean error
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -66,6 +67,8 @@ class Options:
             quantize["per_channel"] = True
         if not self.quire:
             quantize["quire"] = False
+        if self.bias_correction:
+            quantize["bias_correction"] = True
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:
@@ -81,7 +84,8 @@ class Options:
             return (f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
                     + ("" if self.quire else "-noquire"))
         if self.representation == "zero-skew":
-            return f"zero-skew{self.bits}" + ("-per-channel" if self.per_channel else "")
+            return (f"zero-skew{self.bits}" + ("-per-channel" if self.per_channel else "")
+                    + ("-bias-corrected" if self.bias_correction else ""))
         if self.representation != "fixed":
             return self.representation
         name = f"fixed{self.bits}"

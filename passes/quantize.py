@@ -166,6 +166,18 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         from minun_mlir import native
 
         profile = native.profile(module, synthetic_inputs(module, synthetic), evaluator)
+    if config.bias_correction:
+        if representation != "zero-skew":
+            raise error(f"quantize: bias-correction is for repr=zero-skew, not {representation}")
+        if data is None:
+            raise error("quantize: bias-correction needs data= (the calibration inputs it "
+                        "measures the quantized program's errors on)")
+        from minun_mlir.numerics.bias_correction import correct_biases
+
+        module, _ = correct_biases(
+            module, load_training_data(module, data).features,
+            lambda m: rep.quantize(m, config, profile_module(m, data, evaluator)))
+        profile = profile_module(module, data, evaluator)
     if config.scales == "maxscale" and config.maxscale is None:
         if data is None:
             raise error("quantize: scales=maxscale needs maxscale=P, or data= to "
@@ -240,6 +252,7 @@ class Quantize(ModulePass):
     synthetic: int = 0
     assign: str = ""  # a bitwidth search's per-tensor bits and scales (JSON)
     per_channel: bool = False  # fixed point, zero-skew: matmul/conv weights get a scale per channel
+    bias_correction: bool = False  # zero-skew: biases moved by the measured mean error (data=)
     quire: bool = True  # posits: false rounds every product and partial sum (no quire)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -248,7 +261,8 @@ class Quantize(ModulePass):
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
             shift_rounding=self.shift_rounding or None, adds=self.adds,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
-            input_bits=self.input_bits, per_channel=self.per_channel, quire=self.quire)
+            input_bits=self.input_bits, per_channel=self.per_channel, quire=self.quire,
+            bias_correction=self.bias_correction)
         from minun_mlir.bitwidth_search import Assignment, load_assignment
 
         found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign

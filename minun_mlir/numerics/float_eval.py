@@ -17,7 +17,7 @@ data-driven scale assignment (Shiftry §6.1) consumes.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -103,6 +103,8 @@ Profile = dict[SSAValue, ValueStats]
 class EvalResult:
     outputs: list[np.ndarray]
     profile: Profile | None = None
+    # the values asked for with `record=`: every batch and loop iteration, stacked on axis 0
+    recorded: dict[SSAValue, np.ndarray] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------------------
@@ -138,12 +140,14 @@ def evaluate(
     externals: Mapping[str, Callable[..., np.ndarray]] | None = None,
     lookup: Lookup | None = None,
     encode: Callable[[Operation, np.ndarray], np.ndarray] | None = None,
+    record: Collection[SSAValue] = (),
 ) -> EvalResult:
     """Run the model's `main` on a batch. `inputs` maps input names to arrays of shape
     (B, *declared_shape); a bare array is taken for the single input. The batch is
     processed in chunks of `batch_size` to bound memory; outputs are concatenated and
     profiles merged. `lookup` maps ops to kernels (default: L1 float semantics) and
-    `encode` turns real inputs into the input op's representation (L2).
+    `encode` turns real inputs into the input op's representation (L2); the values in
+    `record` come back in `recorded` (e.g. a layer's output, for bias correction).
     """
     fn = main_function(module)
     declared = {op.sym_name.data: op for op in model_inputs(fn)}
@@ -167,14 +171,17 @@ def evaluate(
     total = next(iter(arrays.values())).shape[0] if arrays else 1
     stats: Profile | None = {} if profile else None
     chunks: list[list[np.ndarray]] = []
+    recorded: dict[SSAValue, list[np.ndarray]] = {}
     for start in range(0, max(total, 1), batch_size):
         part = {k: v[start:start + batch_size] for k, v in arrays.items()}
         b = next(iter(part.values())).shape[0] if part else 1
-        ev = _Evaluator(part, stats, dict(externals or {}), lookup or l1_lookup)
+        ev = _Evaluator(part, stats, dict(externals or {}), lookup or l1_lookup, record)
         outs = ev.run_block(fn.body.block, {}, b)
         chunks.append([np.broadcast_to(o, (b, *o.shape[1:])) for o in outs])
+        for value, arrays in ev.recorded.items():
+            recorded.setdefault(value, []).extend(arrays)
     outputs = [np.concatenate([c[i] for c in chunks]) for i in range(len(chunks[0]))]
-    return EvalResult(outputs, stats)
+    return EvalResult(outputs, stats, {v: np.concatenate(a) for v, a in recorded.items()})
 
 
 def _batch(*arrays: np.ndarray) -> int:
@@ -234,11 +241,14 @@ def _conv2d(x: np.ndarray, f: np.ndarray, strides, pads, dilations, groups: int)
 
 class _Evaluator:
     def __init__(self, inputs: dict[str, np.ndarray], stats: Profile | None,
-                 externals: dict[str, Callable[..., np.ndarray]], lookup: Lookup):
+                 externals: dict[str, Callable[..., np.ndarray]], lookup: Lookup,
+                 record: Collection[SSAValue] = ()):
         self.inputs = inputs
         self.stats = stats
         self.externals = externals
         self.lookup = lookup
+        self.record = set(record)
+        self.recorded: dict[SSAValue, list[np.ndarray]] = {}
 
     # A block runs with an environment (SSAValue -> array). `rows` is the batch size
     # of this (sub)batch, used to size per-example selections.
@@ -252,6 +262,9 @@ class _Evaluator:
                 env[value] = array
                 if self.stats is not None:
                     self.stats.setdefault(value, ValueStats()).add(array)
+                if value in self.record:
+                    self.recorded.setdefault(value, []).append(
+                        np.broadcast_to(array, (rows, *np.shape(array)[1:])))
         return []
 
     def run_op(self, op: Operation, env: dict[SSAValue, np.ndarray], rows: int

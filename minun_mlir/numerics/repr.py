@@ -52,6 +52,9 @@ class QuantizeConfig:
     # fixed point: a scale per output channel for the weights of matmuls and convolutions
     # (docs/numerics.md, "Per-channel weight scales")
     per_channel: bool = False
+    # zero-skew: move each bias by the mean error the quantized program makes there on
+    # the calibration data, then quantize again (numerics/bias_correction.py)
+    bias_correction: bool = False
     # posits: dot products (matmul, conv2d, softmax's and normalise_l2's sums) accumulate
     # in a quire; false rounds every product and partial sum instead (no quire in RAM)
     quire: bool = True

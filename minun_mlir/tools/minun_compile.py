@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fixed point and zero-skew: a scale per output channel for the "
                         "weights of matmuls and convolutions, their bias added in the "
                         "accumulator (zero-skew: a requantization multiplier per channel)")
+    p.add_argument("--bias-correction", action="store_true",
+                   help="--repr zero-skew: move each bias of a matmul or convolution by the "
+                        "mean error the quantized program makes there on the training data, "
+                        "then quantize again (needs --train)")
     p.add_argument("--no-quire", dest="quire", action="store_false", default=None,
                    help="--repr posit: dot products without a quire (every product and "
                         "partial sum rounded; no quire in RAM). With --search haunter the "
@@ -202,6 +206,11 @@ def run(args: argparse.Namespace) -> dict:
         args.repr = args.repr or assignment.representation
     args.repr = args.repr or "fixed"
     args.bits = (8 if args.repr == "zero-skew" else 16) if args.bits is None else args.bits
+    if args.bias_correction and args.repr != "zero-skew":
+        raise error(f"--bias-correction is for --repr zero-skew, not --repr {args.repr}")
+    if args.bias_correction and not args.train:
+        raise error("--bias-correction needs --train: the inputs it measures the quantized "
+                    "program's errors on")
     if args.repr == "zero-skew" and args.bits != 8:
         raise error(f"--repr zero-skew takes --bits 8 (int8 values, int32 accumulators), "
                     f"got --bits {args.bits}")
@@ -214,7 +223,8 @@ def run(args: argparse.Namespace) -> dict:
         input_bits=args.input_bits, planner=args.planner,
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
         synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
-        per_channel=args.per_channel, quire=args.quire is not False)
+        per_channel=args.per_channel, quire=args.quire is not False,
+        bias_correction=args.bias_correction)
     if args.search is not None:
         options = run_search(args, options)
     if args.print_pipeline:

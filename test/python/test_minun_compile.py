@@ -117,3 +117,32 @@ def test_per_channel_on_the_host_matches_the_evaluator(tmp_path):
     assert r.stderr.strip().endswith(
         "error: quantize: per-channel is for repr=zero-skew, or repr=fixed with "
         "scales=data-driven")
+
+
+def test_bias_correction_on_the_host_matches_the_evaluator(tmp_path):
+    """--bias-correction (zero-skew, per-channel): the biases the C carries are the corrected
+    ones (they differ from the uncorrected compile's), its run agrees with the evaluator;
+    without --train or outside zero-skew it is one line of diagnostic naming the flags."""
+    lenet = ROOT / "benchmarks" / "models" / "lenet-digits10"
+    common = [str(lenet / "model.onnx"), "--repr", "zero-skew", "--per-channel", "--train",
+              str(lenet / "train.npy"), "--test", str(lenet / "test.npy"), "--max-inputs",
+              "40"]
+    report = tmp_path / "r.json"
+    r = compile_(*common, "--bias-correction", "--out", str(tmp_path / "c"), "--run",
+                 "--json", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "model [zero-skew8-per-channel-bias-corrected]" in r.stdout
+    assert json.loads(report.read_text())["run"]["agreement"] == 1.0
+    plain = compile_(*common, "--out", str(tmp_path / "p"))
+    assert plain.returncode == 0, plain.stderr
+    assert (tmp_path / "c" / "model.c").read_text() != (tmp_path / "p" / "model.c").read_text()
+    for extra, message in (
+            (["--bias-correction"], "error: --bias-correction needs --train: the inputs it "
+                                    "measures the quantized program's errors on"),
+            (["--repr", "fixed", "--bias-correction", "--train", str(lenet / "train.npy")],
+             "error: --bias-correction is for --repr zero-skew, not --repr fixed")):
+        model = [str(lenet / "model.onnx")] + (["--repr", "zero-skew"] if "fixed" not in extra
+                                               else [])
+        bad = compile_(*model, *extra)
+        assert bad.returncode == 1 and "Traceback" not in bad.stderr
+        assert bad.stderr.strip().splitlines() == [message]

@@ -1225,6 +1225,12 @@ class SoftmaxOp(IRDLOperation):
         if r is not None and (r.width not in (8, 16, 32) or r.frac != r.width - 2):
             raise VerifyException(f"{self.name}: the result is !num.fixed<b, b-2> (b = 8, "
                                   f"16 or 32), got {self.result.type}")
+        a = element(self.result)
+        if isinstance(a, AffineType) and not (
+                a.width == 8 and a.zp == -128 and round(1.0 / a.real_scale) in (255, 256)
+                and abs(a.real_scale * round(1.0 / a.real_scale) - 1.0) < 1e-12):
+            raise VerifyException(f"{self.name}: a zero-skew result is !num.affine<8, 1/255 "
+                                  f"or 1/256, -128>, got {self.result.type}")
         if not _shape(self.input):
             raise VerifyException(f"{self.name}: needs a tensor with at least one axis")
 

@@ -258,6 +258,7 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     shape = shape_of(op.input)
     n = shape[-1]
     table = g.global_("zs_softmax_table", af.softmax_table(_t(op.input).real_scale, n), I32)
+    levels = af.softmax_levels(_t(op.result).real_scale)  # D of the result's 1/D
 
     def row(idx: list[Lin]) -> None:
         def at(i: SSAValue | int) -> list[Lin]:
@@ -276,7 +277,8 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
 
         def write(i: SSAValue) -> None:
             num_ = g.binop(arith.AddiOp, g.binop(arith.MuliOp, g.resize(e_of(i), 64),
-                                                  g.iconst(256, 64), nsw=True), half, nsw=True)
+                                                  g.iconst(levels, 64), nsw=True), half,
+                           nsw=True)
             y = g.binop(arith.AddiOp, g.add(arith.DivSIOp(num_, total64)),
                         g.iconst(af.SOFTMAX_ZP, 64), nsw=True)
             g.store(g.resize(g.clamp(y, af.QMIN, af.QMAX), 8), out, whole.at(at(i)))

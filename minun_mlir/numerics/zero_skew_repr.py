@@ -38,7 +38,8 @@ Ops (docs/numerics.md has the table):
 - exp, sigmoid, tanh: a 256-entry int8 -> int8 table per op, computed at compile time
   from the dequantized input and the output's quantization;
 - softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the
-  rounded quotient 256 e / sum, output (1/256, -128) as TFLite's int8 softmax;
+  rounded quotient 255 e / sum, output (1/255, -128): TFLite's int8 softmax, but with
+  1.0 representable (TFLite's 1/256 stops at 255/256);
 - log_softmax: per row, the sum of softmax's exp table, its ln by fixed point's
   ln_sum (16 fraction bits), s_in (max - q) at 2^16 added, requantized (MBQM) to the
   output's calibrated scale;
@@ -462,7 +463,8 @@ class ZeroSkewConverter(L2Converter):
         raise self.error(op, "not supported by the zero-skew representation yet")
 
     def softmax(self, op, x):
-        # TFLite's int8 softmax output (1/256, -128); the input narrowed to int8
+        # probabilities on all 256 codes (1/255, -128; affine.SOFTMAX_SCALE); the input
+        # narrowed to int8
         x = self.narrow(x, op.operands[0])
         return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[self.tensor(
             op.results[0], AffineType(8, af.SOFTMAX_SCALE, af.SOFTMAX_ZP))]))
@@ -668,7 +670,8 @@ _KERNELS = {
     "num.exp": _table,
     "num.sigmoid": _table,
     "num.tanh": _table,
-    "num.softmax": lambda op, x: af.softmax(x, _t(op.input).real_scale),
+    "num.softmax": lambda op, x: af.softmax(x, _t(op.input).real_scale,
+                                            af.softmax_levels(_t(op.result).real_scale)),
     "num.log_softmax": lambda op, x: af.log_softmax(x, _t(op.input).real_scale,
                                                     _t(op.result).real_scale, _t(op.result).zp),
     "num.relu": lambda op, x: np.maximum(x, _t(op.input).zp),

@@ -51,3 +51,10 @@
 %a = "test.op"() : () -> tensor<2x!num.affine<32, 0.5, 0>>
 %c = num.sigmoid %a : tensor<2x!num.affine<32, 0.5, 0>> -> tensor<2x!num.affine<8, 0.00390625, -128>>
 // CHECK: error: num.sigmoid: a zero-skew table takes and gives 8-bit !num.affine values
+
+// -----
+// A zero-skew softmax gives probabilities at 1/255 (ours: 1.0 is code 127) or TFLite's
+// 1/256, zero point -128; any other output quantization is refused.
+%s = "test.op"() : () -> tensor<1x4x!num.affine<8, 0.1, 3>>
+%p = num.softmax %s : tensor<1x4x!num.affine<8, 0.1, 3>> -> tensor<1x4x!num.affine<8, 0.005, -128>>
+// CHECK: error: num.softmax: a zero-skew result is !num.affine<8, 1/255 or 1/256, -128>, got tensor<1x4x!num.affine<8, 0.005, -128>>

@@ -504,26 +504,28 @@ def test_sigmoid_table_equals_onnxruntime_qlinearsigmoid(s_in, zp_in):
     deviations[f"sigmoid{s_in}"] = compare(ours, theirs, exact, 1e-4)
 
 
+@pytest.mark.parametrize("levels", [255, 256])
 @pytest.mark.parametrize("n,s_in,zp_in", [(10, 0.1, 3), (4, 0.02, -100), (33, 0.25, 0)])
-def test_softmax_is_the_rounded_probability_and_c_equals_the_evaluator(n, s_in, zp_in):
-    """Zero-skew softmax (TFLite's output quantization 1/256, -128): each output is the
-    real softmax of the dequantized row times 256, rounded, minus 128, wherever that is
-    not within 1e-3 of a tie (the exp table's 2^-K rounding), within 1 everywhere; the
-    generated C (built for the host) computes the evaluator's integers; onnxruntime's
-    com.microsoft QLinearSoftmax agrees within 1."""
+def test_softmax_is_the_rounded_probability_and_c_equals_the_evaluator(n, s_in, zp_in,
+                                                                        levels):
+    """Zero-skew softmax at output quantization (1/D, -128), D = 255 (ours: 1.0 is code
+    127) or TFLite's 256: each output is the real softmax of the dequantized row times D,
+    rounded, minus 128, wherever that is not within 1e-3 of a tie (the exp table's 2^-K
+    rounding), within 1 everywhere; the generated C (built for the host) computes the
+    evaluator's integers; onnxruntime's com.microsoft QLinearSoftmax agrees within 1."""
     from minun_mlir.native import NativeProgram
 
     rng = np.random.default_rng(n)
     rows = 16
     q = rng.integers(-128, 128, (rows, n))
     q[0] = 127  # a flat row
-    in_t, out_t = tensor((rows, n), 8, s_in, zp_in), tensor((rows, n), 8, 1 / 256, -128)
+    in_t, out_t = tensor((rows, n), 8, s_in, zp_in), tensor((rows, n), 8, 1 / levels, -128)
     text = (f"func.func @main() -> {out_t} {{\n  %x = num.input \"X\" : {in_t}\n"
             f"  %y = num.softmax %x : {in_t} -> {out_t}\n  func.return %y : {out_t}\n}}\n")
     ours = run_l2(text, {"X": (q, s_in, zp_in)})
     real = s_in * (q - zp_in)
     p = np.exp(real - real.max(axis=1, keepdims=True))
-    exact = 256 * p / p.sum(axis=1, keepdims=True) - 128
+    exact = levels * p / p.sum(axis=1, keepdims=True) - 128
     far = np.abs(np.abs(exact - np.floor(exact)) - 0.5) > 1e-3
     want = np.clip(np.floor(exact + 0.5), -128, 127)
     assert np.array_equal(ours[far], want[far])
@@ -533,7 +535,7 @@ def test_softmax_is_the_rounded_probability_and_c_equals_the_evaluator(n, s_in, 
     assert np.array_equal(NativeProgram(module).outputs(x)[0][0], ours)
     node = helper.make_node("QLinearSoftmax", ["X", "sx", "zx", "sy", "zy"], ["Y"],
                             domain="com.microsoft", axis=-1, opset=13)
-    theirs = run_ort([node], {"X": q}, scalars(sx=f32(s_in), zx=zp_in, sy=1 / 256, zy=-128),
+    theirs = run_ort([node], {"X": q}, scalars(sx=f32(s_in), zx=zp_in, sy=1 / levels, zy=-128),
                      (rows, n))
     assert np.all(np.abs(ours - theirs.astype(np.int64)) <= 1)
 

@@ -37,9 +37,9 @@ NAME = "bias{}_corrected"
 
 def bias_adds(module: ModuleOp) -> list[minun.BiasAddOp]:
     """The bias adds the correction moves: a parameter (used by this op alone) added to a
-    matmul's or convolution's result, outside any loop (a recurrent cell's bias meets a
-    state whose error grows with the steps; measured inside the zoo's GRU the correction
-    made it worse, 2% -> 90%, so those are left as they are)."""
+    matmul's or convolution's result, outside any loop (one bias serves every step of a
+    recurrent cell, whose state's error changes from step to step: corrected too, the
+    zoo's GRU had 2.48% median output error instead of 2.15%)."""
     fn = main_function(module)
     uses: dict[SSAValue, int] = {}
     for op in fn.walk():

@@ -178,8 +178,8 @@ def evaluate(
         ev = _Evaluator(part, stats, dict(externals or {}), lookup or l1_lookup, record)
         outs = ev.run_block(fn.body.block, {}, b)
         chunks.append([np.broadcast_to(o, (b, *o.shape[1:])) for o in outs])
-        for value, arrays in ev.recorded.items():
-            recorded.setdefault(value, []).extend(arrays)
+        for value, seen in ev.recorded.items():
+            recorded.setdefault(value, []).extend(seen)
     outputs = [np.concatenate([c[i] for c in chunks]) for i in range(len(chunks[0]))]
     return EvalResult(outputs, stats, {v: np.concatenate(a) for v, a in recorded.items()})
 

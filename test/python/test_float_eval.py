@@ -239,3 +239,21 @@ def test_softmax_batchnorm_normalise():
     s, v = np.array([1.0, 2.0, 3.0]), np.array([0.5, 1.0, 2.0])
     np.testing.assert_allclose(bn, (x - v) / np.sqrt(s + 0.001) * s + v)
     np.testing.assert_allclose(nl, x / np.linalg.norm(x, axis=-1, keepdims=True))
+
+
+def test_recorded_values_span_every_batch_chunk():
+    """`record=` returns a value for every input, also when the batch is evaluated in
+    chunks (here 3 chunks of at most 4 rows): y = 2 x row by row, as numpy computes it."""
+    from minun_mlir.ir_text import parse_ir
+    from minun_mlir.numerics.float_eval import evaluate
+
+    module = parse_ir(
+        'func.func @main() -> tensor<1x3xf32> {\n'
+        '  %x = minun.input "X" [-1.0, 1.0] : tensor<1x3xf32>\n'
+        '  %y = minun.add %x, %x : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>\n'
+        '  func.return %y : tensor<1x3xf32>\n}\n')
+    x = np.arange(30, dtype=np.float64).reshape(10, 1, 3) / 30
+    (y,) = [v for op in module.walk() for v in op.results if v.name_hint == "y"]
+    result = evaluate(module, x, batch_size=4, record=[y])
+    np.testing.assert_array_equal(result.recorded[y], x + x)
+    np.testing.assert_array_equal(result.outputs[0], x + x)

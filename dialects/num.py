@@ -1203,6 +1203,18 @@ class NormaliseL2Op(IRDLOperation):
             raise VerifyException(f"{self.name}: 4-D NHWC input and result of one shape")
 
 
+SOFTMAX_LEVELS = (255, 256)  # a zero-skew softmax's result scale is 1/D, D one of these
+
+
+def softmax_levels(el: Attribute) -> int | None:
+    """D of a zero-skew softmax result `!num.affine<8, 1/D, -128>` (D in SOFTMAX_LEVELS),
+    else None."""
+    if not isinstance(el, AffineType) or el.width != 8 or el.zp != -128:
+        return None
+    d = round(1.0 / el.real_scale)
+    return d if d in SOFTMAX_LEVELS and abs(el.real_scale * d - 1.0) < 1e-12 else None
+
+
 @irdl_op_definition
 class SoftmaxOp(IRDLOperation):
     """Softmax over the last axis. Fixed point, per row: m = max; d = x - m (<= 0), brought
@@ -1226,9 +1238,7 @@ class SoftmaxOp(IRDLOperation):
             raise VerifyException(f"{self.name}: the result is !num.fixed<b, b-2> (b = 8, "
                                   f"16 or 32), got {self.result.type}")
         a = element(self.result)
-        if isinstance(a, AffineType) and not (
-                a.width == 8 and a.zp == -128 and round(1.0 / a.real_scale) in (255, 256)
-                and abs(a.real_scale * round(1.0 / a.real_scale) - 1.0) < 1e-12):
+        if isinstance(a, AffineType) and softmax_levels(a) is None:
             raise VerifyException(f"{self.name}: a zero-skew result is !num.affine<8, 1/255 "
                                   f"or 1/256, -128>, got {self.result.type}")
         if not _shape(self.input):

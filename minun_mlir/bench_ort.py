@@ -171,8 +171,7 @@ def weights_dequantized(model):
         zp = (numpy_helper.to_array(inits[node.input[2]]).astype(np.int64)
               if len(node.input) > 2 and node.input[2] else np.zeros_like(scale, np.int64))
         if scale.size > 1:  # per channel: along the dimension of the scales' length
-            axis = next(a.i for a in node.attribute if a.name == "axis") if any(
-                a.name == "axis" for a in node.attribute) else 1
+            axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
             if q.shape[axis] != scale.size:
                 axis = q.shape.index(scale.size)
             shape = [1] * q.ndim

@@ -174,7 +174,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                         "measures the quantized program's errors on)")
         from minun_mlir.numerics.bias_correction import correct_biases
 
-        module, _ = correct_biases(
+        module = correct_biases(
             module, load_training_data(module, data).features,
             lambda m: rep.quantize(m, config, profile_module(m, data, evaluator)))
         profile = profile_module(module, data, evaluator)

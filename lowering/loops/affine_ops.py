@@ -258,7 +258,7 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     shape = shape_of(op.input)
     n = shape[-1]
     table = g.global_("zs_softmax_table", af.softmax_table(_t(op.input).real_scale, n), I32)
-    levels = af.softmax_levels(_t(op.result).real_scale)  # D of the result's 1/D
+    levels = num.softmax_levels(_t(op.result))  # D of the result's 1/D
 
     def row(idx: list[Lin]) -> None:
         def at(i: SSAValue | int) -> list[Lin]:

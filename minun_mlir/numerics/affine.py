@@ -199,15 +199,8 @@ def table(function: str, s_in: float, zp_in: int, s_out: float, zp_out: int) -> 
 # int8 softmax's output quantization: probabilities in [0, 1] on all 256 codes, 1/255 (1.0
 # is code 127). TFLite's 1/256 tops out at 255/256: a confident classifier's 1.0 loses
 # 0.4% there (the zoo's torch mlp_softmax: 0.26% median output error, 0.22% at 1/255).
-# num.softmax takes either (SOFTMAX_LEVELS), as 1/scale of its result.
+# num.softmax takes either (num.softmax_levels of its result type).
 SOFTMAX_SCALE, SOFTMAX_ZP = 1.0 / 255, -128
-SOFTMAX_LEVELS = (255, 256)
-
-
-def softmax_levels(scale: float) -> int | None:
-    """D of a softmax result at scale 1/D (one of SOFTMAX_LEVELS), else None."""
-    d = round(1.0 / scale)
-    return d if d in SOFTMAX_LEVELS and abs(scale * d - 1.0) < 1e-12 else None
 
 
 def softmax_bits(n: int) -> int:

@@ -53,20 +53,19 @@ def bias_adds(module: ModuleOp) -> list[minun.BiasAddOp]:
 
 
 def correct_biases(l1: ModuleOp, features: np.ndarray | Mapping[str, np.ndarray],
-                   quantize: Callable[[ModuleOp], ModuleOp]) -> tuple[ModuleOp, int]:
+                   quantize: Callable[[ModuleOp], ModuleOp]) -> ModuleOp:
     """A copy of `l1` with every bias of `bias_adds` moved by the mean error the quantized
-    program (`quantize(module)` -> L2) makes at that add on `features`; and how many
-    biases it moved. `l1` is not changed."""
+    program (`quantize(module)` -> L2) makes at that add on `features`. `l1` is not
+    changed."""
     work = l1.clone()
     ops = bias_adds(work)
     if not ops:
-        return work, 0
+        return work
     for k, op in enumerate(ops):
         if op.results[0].name_hint is None:
             op.results[0].name_hint = NAME.format(k)
     # the float model's values, before any bias moves: what every layer is brought back to
     floats = float_eval.evaluate(work, features, record=[op.results[0] for op in ops]).recorded
-    moved = 0
     for op in ops:
         name = op.results[0].name_hint
         l2 = quantize(work.clone())
@@ -82,14 +81,11 @@ def correct_biases(l1: ModuleOp, features: np.ndarray | Mapping[str, np.ndarray]
         delta = (q.reshape(-1, channels) - f.reshape(-1, channels)).mean(axis=0)
         param = op.operands[1].owner
         values = param.array() - delta.reshape(param.array().shape)
-        param.value = minun.ParamOp(param.sym_name.data, values.astype(np.float32),
-                                    param.range_lo.value.data,
-                                    param.range_hi.value.data).value
-        moved += 1
+        param.value = minun.dense_f32(values.astype(np.float32))
     for k, op in enumerate(ops):  # the hints given above are not the model's names
         if op.results[0].name_hint == NAME.format(k):
             op.results[0].name_hint = None
-    return work, moved
+    return work
 
 
 def _l2_value(fn, name: str, shape) -> SSAValue | None:

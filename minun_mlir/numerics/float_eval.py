@@ -262,7 +262,7 @@ class _Evaluator:
                 env[value] = array
                 if self.stats is not None:
                     self.stats.setdefault(value, ValueStats()).add(array)
-                if value in self.record:
+                if self.record and value in self.record:
                     self.recorded.setdefault(value, []).append(
                         np.broadcast_to(array, (rows, *np.shape(array)[1:])))
         return []

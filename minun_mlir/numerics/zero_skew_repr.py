@@ -671,7 +671,7 @@ _KERNELS = {
     "num.sigmoid": _table,
     "num.tanh": _table,
     "num.softmax": lambda op, x: af.softmax(x, _t(op.input).real_scale,
-                                            af.softmax_levels(_t(op.result).real_scale)),
+                                            num.softmax_levels(_t(op.result))),
     "num.log_softmax": lambda op, x: af.log_softmax(x, _t(op.input).real_scale,
                                                     _t(op.result).real_scale, _t(op.result).zp),
     "num.relu": lambda op, x: np.maximum(x, _t(op.input).zp),

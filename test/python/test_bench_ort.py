@@ -81,10 +81,8 @@ def test_ort_int8_runs_its_qdq_graph_as_written(tmp_path):
     evaluation of that graph: x quantized and dequantized, the weights and bias dequantized
     per channel, the float sum, the output quantized and dequantized (float32 steps; equal
     except where the sum is within float32 rounding of a half step)."""
-    pytest.importorskip("onnxruntime")
     import onnx
     from onnx import TensorProto, helper, numpy_helper
-    from onnx import numpy_helper as nh
 
     rng = np.random.default_rng(1)
     w = rng.normal(0, 0.3, (16, 4)).astype(np.float32) * np.array([1, 5, 0.2, 2], np.float32)
@@ -101,7 +99,7 @@ def test_ort_int8_runs_its_qdq_graph_as_written(tmp_path):
     q = bench_ort.ort_int8(path, x[:100], None, tmp_path / "dense.int8.onnx")
     got = bench_ort.ort_run(q, x[100:], None, as_written=True).reshape(100, 4)
 
-    inits = {t.name: nh.to_array(t) for t in onnx.load(q).graph.initializer}
+    inits = {t.name: numpy_helper.to_array(t) for t in onnx.load(q).graph.initializer}
     nodes = onnx.load(q).graph.node
 
     def qdq_of(name):  # the (scale, zero point) a QuantizeLinear of `name` uses

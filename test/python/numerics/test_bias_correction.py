@@ -60,7 +60,6 @@ def test_mnist8_held_out_error_is_lower(tmp_path):
     tested on the 360 test digits: the median relative output error against onnxruntime's
     float model is lower with bias correction than without (the benchmark's 1.36% ->
     1.13%), and so is its distance in top-1 agreement."""
-    pytest.importorskip("onnxruntime")
     from minun_mlir import bench_ort
     from minun_mlir.data import load_dataset
 

@@ -249,6 +249,9 @@ MINUN_CONFIGS = (("fixed8", dict(bits=8)),
                  # and each bias moved by the mean error measured on the calibration inputs
                  ("zero-skew8 per-channel bias-corrected", dict(
                      repr="zero-skew", bits=8, per_channel=True, bias_correction=True)),
+                 # and each layer's int8 codes chosen together for its output (GPTQ)
+                 ("zero-skew8 per-channel gptq", dict(
+                     repr="zero-skew", bits=8, per_channel=True, weight_rounding="gptq")),
                  ("fixed16", dict(bits=16)))
 LABELS = (ORT, ORT_SYMMETRIC, *(label for label, _ in MINUN_CONFIGS))
 
@@ -450,7 +453,13 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
            "channel (docs/numerics.md, \"The zero-skew int8 representation\"); "
            "bias-corrected: each bias of a matmul or convolution moved by the mean error "
            "the quantized program makes there on the calibration inputs, then quantized "
-           "again (`--bias-correction`, docs/numerics.md, \"Bias correction\"). ORT int8 "
+           "again (`--bias-correction`, docs/numerics.md, \"Bias correction\"); gptq: "
+           "each matmul's or convolution's int8 weight codes chosen together, and its bias "
+           "refitted, so that its output on the calibration inputs stays closest to the "
+           "float model's (`--weight-rounding gptq`, docs/numerics.md, \"Error-compensating "
+           "weight rounding\"). The sine model has no other inputs than its 60: it is "
+           "calibrated and measured on the same ones, so its bias-corrected and gptq "
+           "columns are fitted on the inputs they are measured on. ORT int8 "
            "symmetric: the same with symmetric activations (`ActivationSymmetric`, no zero "
            "point), as fixed point's are. mnist-8's inputs are the digits drawn as 28x28 "
            "MNIST images (module docstring). The onnx package's light model-zoo files "
@@ -526,8 +535,9 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
 
 
 MINUN_8BIT = ("fixed8 per-channel", "fixed8 per-channel nearest", "zero-skew8",
-              "zero-skew8 per-channel", "zero-skew8 per-channel bias-corrected")
-PARTLY_FLOAT = ("gru", "lstm", "rnn", "mlp_bn")  # ORT leaves an operator in float32
+              "zero-skew8 per-channel", "zero-skew8 per-channel bias-corrected",
+              "zero-skew8 per-channel gptq")
+PARTLY_FLOAT = ("gru", "bigru", "lstm", "rnn", "mlp_bn")  # ORT leaves an operator in float32
 
 
 def verdict(rows: list[dict]) -> str:

@@ -51,6 +51,7 @@ class Options:
     per_channel: bool = False  # fixed point, zero-skew: a scale per output channel of each weight
     quire: bool = True  # posits: false rounds every product and partial sum (no quire)
     bias_correction: bool = False  # zero-skew: biases moved by the measured mean error
+    weight_rounding: str = "nearest"  # zero-skew: gptq (int8 codes chosen by layer output)
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -69,6 +70,8 @@ class Options:
             quantize["quire"] = False
         if self.bias_correction:
             quantize["bias_correction"] = True
+        if self.weight_rounding != "nearest":
+            quantize["weight_rounding"] = self.weight_rounding
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:
@@ -85,7 +88,8 @@ class Options:
                     + ("" if self.quire else "-noquire"))
         if self.representation == "zero-skew":
             return (f"zero-skew{self.bits}" + ("-per-channel" if self.per_channel else "")
-                    + ("-bias-corrected" if self.bias_correction else ""))
+                    + ("-bias-corrected" if self.bias_correction else "")
+                    + ("" if self.weight_rounding == "nearest" else f"-{self.weight_rounding}"))
         if self.representation != "fixed":
             return self.representation
         name = f"fixed{self.bits}"

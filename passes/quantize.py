@@ -166,6 +166,29 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         from minun_mlir import native
 
         profile = native.profile(module, synthetic_inputs(module, synthetic), evaluator)
+    if config.weight_rounding != "nearest":
+        from minun_mlir.numerics.weight_rounding import METHODS, carry_profile, round_weights
+
+        if config.weight_rounding not in METHODS:
+            raise error(f"quantize: weight-rounding must be one of {', '.join(METHODS)}, "
+                        f"got '{config.weight_rounding}'")
+        if representation != "zero-skew":
+            raise error(f"quantize: weight-rounding={config.weight_rounding} is for "
+                        f"repr=zero-skew, not {representation}")
+        if config.bias_correction:
+            raise error(f"quantize: weight-rounding={config.weight_rounding} already fits the "
+                        "biases bias-correction would move: use one of them")
+        if data is None:
+            raise error(f"quantize: weight-rounding={config.weight_rounding} needs data= (the "
+                        "calibration inputs the layers' outputs are matched on)")
+        # the float model's ranges stay the calibration: codes on the int8 grid and refitted
+        # biases are not a new model to calibrate on
+        original, ranges = module, profile or {}
+        module = round_weights(
+            module, load_training_data(module, data).features,
+            lambda m: rep.quantize(m, config, carry_profile(ranges, original, m)),
+            config.per_channel)
+        profile = carry_profile(ranges, original, module)
     if config.bias_correction:
         if representation != "zero-skew":
             raise error(f"quantize: bias-correction is for repr=zero-skew, not {representation}")
@@ -253,6 +276,7 @@ class Quantize(ModulePass):
     assign: str = ""  # a bitwidth search's per-tensor bits and scales (JSON)
     per_channel: bool = False  # fixed point, zero-skew: matmul/conv weights get a scale per channel
     bias_correction: bool = False  # zero-skew: biases moved by the measured mean error (data=)
+    weight_rounding: str = "nearest"  # zero-skew: gptq (codes chosen by layer output, data=)
     quire: bool = True  # posits: false rounds every product and partial sum (no quire)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -262,7 +286,7 @@ class Quantize(ModulePass):
             shift_rounding=self.shift_rounding or None, adds=self.adds,
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
             input_bits=self.input_bits, per_channel=self.per_channel, quire=self.quire,
-            bias_correction=self.bias_correction)
+            bias_correction=self.bias_correction, weight_rounding=self.weight_rounding)
         from minun_mlir.bitwidth_search import Assignment, load_assignment
 
         found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign

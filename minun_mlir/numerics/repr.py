@@ -55,6 +55,9 @@ class QuantizeConfig:
     # zero-skew: move each bias by the mean error the quantized program makes there on
     # the calibration data, then quantize again (numerics/bias_correction.py)
     bias_correction: bool = False
+    # zero-skew: "gptq" chooses a layer's int8 weight codes together so that its output on
+    # the calibration data stays closest to the float model's (numerics/weight_rounding.py)
+    weight_rounding: str = "nearest"
     # posits: dot products (matmul, conv2d, softmax's and normalise_l2's sums) accumulate
     # in a quire; false rounds every product and partial sum instead (no quire in RAM)
     quire: bool = True

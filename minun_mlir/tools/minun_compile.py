@@ -78,6 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--repr zero-skew: move each bias of a matmul or convolution by the "
                         "mean error the quantized program makes there on the training data, "
                         "then quantize again (needs --train)")
+    p.add_argument("--weight-rounding", choices=("nearest", "gptq"), default="nearest",
+                   help="--repr zero-skew: how int8 weights are rounded. gptq: the codes of "
+                        "each matmul or convolution chosen together (and its bias refitted) so "
+                        "that its output on the training data stays closest to the float "
+                        "model's (needs --train; default: nearest)")
     p.add_argument("--no-quire", dest="quire", action="store_false", default=None,
                    help="--repr posit: dot products without a quire (every product and "
                         "partial sum rounded; no quire in RAM). With --search haunter the "
@@ -211,6 +216,15 @@ def run(args: argparse.Namespace) -> dict:
     if args.bias_correction and not args.train:
         raise error("--bias-correction needs --train: the inputs it measures the quantized "
                     "program's errors on")
+    if args.weight_rounding != "nearest" and args.repr != "zero-skew":
+        raise error(f"--weight-rounding {args.weight_rounding} is for --repr zero-skew, not "
+                    f"--repr {args.repr}")
+    if args.weight_rounding != "nearest" and not args.train:
+        raise error(f"--weight-rounding {args.weight_rounding} needs --train: the inputs "
+                    "each layer's output is matched on")
+    if args.weight_rounding != "nearest" and args.bias_correction:
+        raise error(f"--weight-rounding {args.weight_rounding} already refits the biases "
+                    "--bias-correction moves: use one of them")
     if args.repr == "zero-skew" and args.bits != 8:
         raise error(f"--repr zero-skew takes --bits 8 (int8 values, int32 accumulators), "
                     f"got --bits {args.bits}")
@@ -224,7 +238,7 @@ def run(args: argparse.Namespace) -> dict:
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
         synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
         per_channel=args.per_channel, quire=args.quire is not False,
-        bias_correction=args.bias_correction)
+        bias_correction=args.bias_correction, weight_rounding=args.weight_rounding)
     if args.search is not None:
         options = run_search(args, options)
     if args.print_pipeline:

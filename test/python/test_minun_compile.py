@@ -146,3 +146,35 @@ def test_bias_correction_on_the_host_matches_the_evaluator(tmp_path):
         bad = compile_(*model, *extra)
         assert bad.returncode == 1 and "Traceback" not in bad.stderr
         assert bad.stderr.strip().splitlines() == [message]
+
+
+def test_gptq_weight_rounding_on_the_host_matches_the_evaluator(tmp_path):
+    """--weight-rounding gptq (zero-skew, per-channel): the C carries other int8 weights
+    than rounding to nearest, its run agrees with the evaluator; without --train, outside
+    zero-skew or beside --bias-correction it is one line of diagnostic naming the flags."""
+    lenet = ROOT / "benchmarks" / "models" / "lenet-digits10"
+    common = [str(lenet / "model.onnx"), "--repr", "zero-skew", "--per-channel", "--train",
+              str(lenet / "train.npy"), "--test", str(lenet / "test.npy"), "--max-inputs",
+              "40"]
+    report = tmp_path / "r.json"
+    r = compile_(*common, "--weight-rounding", "gptq", "--out", str(tmp_path / "c"), "--run",
+                 "--json", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "model [zero-skew8-per-channel-gptq]" in r.stdout
+    assert json.loads(report.read_text())["run"]["agreement"] == 1.0
+    plain = compile_(*common, "--out", str(tmp_path / "p"))
+    assert plain.returncode == 0, plain.stderr
+    assert (tmp_path / "c" / "model.c").read_text() != (tmp_path / "p" / "model.c").read_text()
+    train = ["--train", str(lenet / "train.npy")]
+    for extra, message in (
+            (["--repr", "zero-skew", "--weight-rounding", "gptq"],
+             "error: --weight-rounding gptq needs --train: the inputs each layer's output is "
+             "matched on"),
+            (["--weight-rounding", "gptq", *train],
+             "error: --weight-rounding gptq is for --repr zero-skew, not --repr fixed"),
+            (["--repr", "zero-skew", "--weight-rounding", "gptq", "--bias-correction", *train],
+             "error: --weight-rounding gptq already refits the biases --bias-correction "
+             "moves: use one of them")):
+        bad = compile_(str(lenet / "model.onnx"), *extra)
+        assert bad.returncode == 1 and "Traceback" not in bad.stderr
+        assert bad.stderr.strip().splitlines() == [message]

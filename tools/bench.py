@@ -161,7 +161,8 @@ def ort(args) -> int:
         rows = bench_ort.run(Path(tmp), names)
         cost_rows = [] if args.no_targets else bench_ort.costs(Path(tmp))
         accuracy_rows = [] if names else bench_ort.suite_accuracy(Path(tmp))
-    section = bench_ort.render(rows, cost_rows, accuracy_rows)
+        recurrent_rows = bench_ort.recurrent(rows, Path(tmp))
+    section = bench_ort.render(rows, cost_rows, accuracy_rows, recurrent_rows)
     if names:  # a partial run: print, leave the report alone
         print(section)
         return 0
@@ -169,7 +170,8 @@ def ort(args) -> int:
     out.write_text(bench_face.replace_section(out.read_text(), section, bench_ort.SECTION))
     (out.parent / bench_ort.PLOT).write_bytes(bench_ort.plot(rows))
     Path(args.results).with_name("ort.json").write_text(json.dumps(
-        {"models": rows, "costs": cost_rows, "suite_accuracy": accuracy_rows}, indent=1,
+        {"models": rows, "costs": cost_rows, "suite_accuracy": accuracy_rows,
+         "recurrent": recurrent_rows}, indent=1,
         sort_keys=True) + "\n")
     return 0
 

@@ -126,3 +126,37 @@ def test_ort_int8_runs_its_qdq_graph_as_written(tmp_path):
     (w_scale,) = [inits[n.input[1]] for n in nodes if n.op_type == "DequantizeLinear"
                   and inits.get(n.input[0]) is not None and inits[n.input[0]].shape == (16, 4)]
     assert w_scale.shape == (4,) and int(np.argmin(w_scale)) == 2
+
+
+def test_recurrent_rows_at_onnxruntime_precisions(tmp_path):
+    """The zoo's GRU at onnxruntime's precisions: the assignment puts at 8 bits exactly
+    what onnxruntime's QDQ model makes int8 (the Gemm's weight and input, and its output
+    only when asked), so the program's cell parameters are 16-bit and its head weight
+    8-bit; its stored parameters take fewer bytes than onnxruntime's float32 cell; its
+    16-bit-output program is closer to the float model than its 8-bit-output one."""
+    import onnx
+
+    from minun_mlir.frontends.onnx import import_model
+
+    (m,) = [m for m in bench_ort.zoo_models(tmp_path) if m.name.endswith("/gru_ts")]
+    graph = onnx.load(str(m.onnx)).graph
+    (gemm,) = [n for n in graph.node if n.op_type == "Gemm"]
+    l1 = import_model(m.onnx)
+    assert bench_ort.ort_precisions(l1, 16) == {gemm.input[1]: 8, "_Gather_output": 8}
+    assert bench_ort.ort_precisions(l1, 8) == {gemm.input[1]: 8, "_Gather_output": 8,
+                                                graph.output[0].name: 8}
+    row = {"model": m.name, "inputs": 40, **{label: {"median_rel_error": 0.01, "top1": 1.0}
+                                             for label in bench_ort.LABELS}}
+    (rec,) = bench_ort.recurrent([row], tmp_path, log=lambda *_: None)
+    assert rec[bench_ort.ORT] == row[bench_ort.ORT]
+    eight, sixteen = (rec[label] for label, _ in bench_ort.RECURRENT_CONFIGS)
+    cell = sum(onnx.numpy_helper.to_array(t).size for t in graph.initializer
+               if t.name != gemm.input[1] and t.name != gemm.input[2])
+    head = onnx.numpy_helper.to_array(next(t for t in graph.initializer
+                                           if t.name == gemm.input[1])).size
+    assert eight["weight_bytes"] >= 2 * cell + head  # int16 cell, int8 head (+ biases)
+    assert eight["weight_bytes"] < rec["ort_weight_bytes"]
+    assert rec["ort_weight_bytes"] >= 4 * cell + head  # float32 cell, int8 head
+    assert sixteen["median_rel_error"] < eight["median_rel_error"]
+    text = bench_ort.render([row], recurrent_rows=[rec])
+    assert "| zoo torch/gru_ts | 1.00% (100.00%) |" in text

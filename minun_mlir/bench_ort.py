@@ -580,21 +580,20 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
     out += ["", verdict(rows), "", f"![median relative output error per model]({PLOT})"]
     if recurrent_rows:
         labels = [label for label, _ in RECURRENT_CONFIGS]
-        out += ["", "The recurrent rows at onnxruntime's own precisions. onnxruntime's int8 "
-                "program keeps the GRU, LSTM or RNN operator in float32 (weights and state) "
-                "and makes only the final Gemm int8 (its weights, input and output); "
-                "minun's all-8-bit programs above have 2.8x to 6.5x its error. Here "
-                "minun's fixed point takes the same split, the cell at 16 bits where "
-                "onnxruntime has float32 and the head's weights and input at 8 bits (per-channel, rounding to nearest; a bitwidth "
-                "assignment, `bench_ort.ort_precisions`): with the head's output at 8 bits "
-                "too, and with it at 16 bits (its 10 outputs are 10 bytes more). Weights: "
-                "the bytes of the stored parameters (onnxruntime's: its QDQ model's "
-                "initializers, float32 cell, int8 head, with scales and zero points). The "
-                "8-bit output loses to onnxruntime's because a fixed-point output's scale is "
-                "a power of two: it spends up to twice onnxruntime's step on the logits' "
-                "range, and that rounding is most of the error (at 16 bits the error falls "
-                "to a third). The rnn's lower top-1 is one of its 40 test digits, a near "
-                "tie that fixed16 also flips.", "",
+        out += ["", "The recurrent rows at onnxruntime's own precisions. onnxruntime's int8 program"
+                " keeps the GRU, LSTM or RNN operator in float32 (weights and state) and makes "
+                "only the final Gemm int8 (its weights, input and output); minun's all-8-bit "
+                "programs above have 2.8x to 6.5x its error. Here minun's fixed point takes the"
+                " same split, the cell at 16 bits where onnxruntime has float32 and the head's "
+                "weights and input at 8 bits (per-channel, rounding to nearest; a bitwidth "
+                "assignment, `bench_ort.ort_precisions`): with the head's output at 8 bits too,"
+                " and with it at 16 bits (its 10 outputs are 10 bytes more). Weights: the bytes"
+                " of the stored parameters (onnxruntime's: its QDQ model's initializers, "
+                "float32 cell, int8 head, with scales and zero points). The 8-bit output loses "
+                "to onnxruntime's because a fixed-point output's scale is a power of two: it "
+                "spends up to twice onnxruntime's step on the logits' range, and that rounding "
+                "is most of the error (at 16 bits the error falls to a third). The rnn's lower "
+                "top-1 is one of its 40 test digits, a near tie that fixed16 also flips.", "",
                 "| model | ORT int8 (cell float32) | ORT weights B | " + " | ".join(
                     labels) + " | minun weights B |",
                 "|---|---|---|" + "---|" * len(labels) + "---|"]

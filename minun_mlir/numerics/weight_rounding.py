@@ -147,19 +147,17 @@ def _round_layer(layer: Layer, xf: np.ndarray, xq: np.ndarray, per_channel: bool
     b = None if layer.bias is None else np.asarray(layer.bias.array(), np.float64)
     op = layer.op
     if isinstance(op, minun.MatMulOp):
-        k, c = w.shape
-        problems = [(xf.reshape(len(xf), -1, k), xq.reshape(len(xq), -1, k), w, slice(None))]
+        k = w.shape[0]
+        problems = [(lambda x: x.reshape(-1, k), w, slice(None))]
         axis = 1
     else:
         strides, pads, dil = (minun.ints(a) for a in (op.strides, op.pads, op.dilations))
         groups = op.groups.value.data
         _, kh, kw, cg, co = w.shape
-        problems = []
-        for g in range(groups):
-            cols = slice(g * co, (g + 1) * co)
-            rows = [_patches(x, (kh, kw), strides, pads, dil)[..., g * cg:(g + 1) * cg]
-                    .reshape(len(x), -1, kh * kw * cg) for x in (xf, xq)]
-            problems.append((*rows, w[g].reshape(kh * kw * cg, co), cols))
+        problems = [(lambda x, g=g: _patches(x, (kh, kw), strides, pads, dil)
+                     [..., g * cg:(g + 1) * cg].reshape(-1, kh * kw * cg),
+                     w[g].reshape(kh * kw * cg, co), slice(g * co, (g + 1) * co))
+                    for g in range(groups)]
         axis = 4 if groups == 1 else 0
     if per_channel:
         moved = np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
@@ -167,13 +165,13 @@ def _round_layer(layer: Layer, xf: np.ndarray, xq: np.ndarray, per_channel: bool
     else:
         scales = np.full(1, af.symmetric_scale(w))
     q_all, bias_all = [], []
-    for xf_rows, xq_rows, wg, cols in problems:
+    for rows, wg, cols in problems:
         s = np.broadcast_to(scales[cols] if per_channel and len(problems) > 1 else scales,
                             (wg.shape[1],))
         bg = None if b is None else b.reshape(-1)[cols]
-        damping = choose_damping(xf_rows, xq_rows, wg, bg, s)
-        q, fitted = gptq(xf_rows.reshape(-1, wg.shape[0]), xq_rows.reshape(-1, wg.shape[0]),
-                         wg, bg, s, damping)
+        folds = fold_stats(xf, xq, rows, wg, bg)
+        damping = choose_damping(folds, wg, bg, s)
+        q, fitted = gptq_stats(folds[0] + folds[1], wg, bg, s, damping)
         q_all.append(q)
         bias_all.append(fitted)
     if isinstance(op, minun.MatMulOp):
@@ -202,25 +200,66 @@ def _patches(x: np.ndarray, kernel, strides, pads, dil) -> np.ndarray:
     return win.reshape(-1, *win.shape[3:])
 
 
-def choose_damping(xf: np.ndarray, xq: np.ndarray, w: np.ndarray, b: np.ndarray | None,
+@dataclass
+class Stats:
+    """What the fit needs of a layer's rows X (with a column of ones when it has a bias)
+    and float outputs T: X^T X, X^T T and sum T^2, and the number of rows. Summed over
+    the calibration inputs a few at a time, so a convolution's input windows are never
+    all in memory at once."""
+
+    xx: np.ndarray
+    xt: np.ndarray
+    tt: float
+    rows: int
+
+    def __add__(self, other: Stats) -> Stats:
+        return Stats(self.xx + other.xx, self.xt + other.xt, self.tt + other.tt,
+                     self.rows + other.rows)
+
+    @staticmethod
+    def of(xf_rows: np.ndarray, xq_rows: np.ndarray, w: np.ndarray, b: np.ndarray | None
+           ) -> Stats:
+        t = xf_rows @ w + (0.0 if b is None else b)
+        x = xq_rows if b is None else np.concatenate(
+            [xq_rows, np.ones((len(xq_rows), 1))], axis=1)
+        return Stats(x.T @ x, x.T @ t, float(np.sum(t * t)), len(x))
+
+    def error(self, v: np.ndarray) -> float:
+        """sum ||X v - T||^2 (v: the codes times their scales, and the bias as a last row
+        when the layer has one)."""
+        return float(np.sum(v * (self.xx @ v)) - 2 * np.sum(v * self.xt) + self.tt)
+
+
+CHUNK = 16  # calibration inputs per step of fold_stats
+
+
+def fold_stats(xf: np.ndarray, xq: np.ndarray, rows: Callable[[np.ndarray], np.ndarray],
+               w: np.ndarray, b: np.ndarray | None) -> tuple[Stats, Stats]:
+    """The Stats of the even- and the odd-numbered calibration inputs (`rows` turns a few
+    inputs' values into the layer's rows)."""
+    folds = []
+    for first in (0, 1):
+        parts = [Stats.of(rows(xf[i:i + 2 * CHUNK:2]), rows(xq[i:i + 2 * CHUNK:2]), w, b)
+                 for i in range(first, len(xf), 2 * CHUNK)]
+        folds.append(sum(parts[1:], parts[0]) if parts else None)
+    if folds[1] is None:  # one calibration input: both halves are it
+        folds[1] = folds[0]
+    return folds[0], folds[1]
+
+
+def choose_damping(folds: tuple[Stats, Stats], w: np.ndarray, b: np.ndarray | None,
                    scales: np.ndarray) -> float:
     """The damping (of DAMPINGS) whose rounding, chosen on one half of the calibration
     inputs, matches the float output best on the other half (both ways round): a layer
     with few calibration rows per weight gets more damping (its least-squares fit would
     follow the noise of those rows)."""
-    if len(xf) < 2:
-        return DAMPINGS[len(DAMPINGS) // 2]
-    folds = (np.arange(len(xf)) % 2 == 0, np.arange(len(xf)) % 2 == 1)
-    k = w.shape[0]
-    best, best_err = None, np.inf
+    best, best_err = DAMPINGS[0], np.inf
     for damping in DAMPINGS:
         err = 0.0
         for fit, check in (folds, folds[::-1]):
-            q, fitted = gptq(xf[fit].reshape(-1, k), xq[fit].reshape(-1, k), w, b, scales,
-                             damping)
-            y = xq[check].reshape(-1, k) @ (q * scales) + (0.0 if b is None else fitted)
-            target = xf[check].reshape(-1, k) @ w + (0.0 if b is None else b)
-            err += float(np.sum((y - target) ** 2))
+            q, fitted = gptq_stats(fit, w, b, scales, damping)
+            v = q * scales if b is None else np.concatenate([q * scales, fitted[None]])
+            err += check.error(v)
         if err < best_err:
             best, best_err = damping, err
     return best
@@ -229,20 +268,23 @@ def choose_damping(xf: np.ndarray, xq: np.ndarray, w: np.ndarray, b: np.ndarray 
 def gptq(xf: np.ndarray, xq: np.ndarray, w: np.ndarray, b: np.ndarray | None,
          scales: np.ndarray, damping: float = 0.01) -> tuple[np.ndarray, np.ndarray | None]:
     """Integer codes q (K, C), |q| <= 127, and the bias, minimising
-    ||xq (q * scales) + bias - (xf w + b)||^2 greedily (module docstring); the bias is
-    None when the layer has none."""
-    m, k = xq.shape
-    target = xf @ w + (0.0 if b is None else b)
-    x = xq if b is None else np.concatenate([xq, np.ones((m, 1))], axis=1)
-    h = x.T @ x / m
-    damp = damping * float(np.mean(np.diag(h))) or 1.0
-    h = h + damp * np.eye(len(h))
+    ||xq (q * scales) + bias - (xf w + b)||^2 greedily (module docstring) over the rows of
+    xq and xf; the bias is None when the layer has none."""
+    return gptq_stats(Stats.of(xf, xq, w, b), w, b, scales, damping)
+
+
+def gptq_stats(stats: Stats, w: np.ndarray, b: np.ndarray | None, scales: np.ndarray,
+               damping: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """`gptq` from the rows' Stats."""
+    k = w.shape[0]
+    h = stats.xx / stats.rows
+    damped = h + (damping * float(np.mean(np.diag(h))) or 1.0) * np.eye(len(h))
     # start from the damped least-squares optimum (the float weights where x carries no
     # information: the damping pulls towards them)
     start = w if b is None else np.concatenate([w, b[None]], axis=0)
-    v = start + np.linalg.solve(h, x.T @ (target - x @ start) / m)
-    hinv = np.linalg.inv(h)
-    order = [int(i) for i in np.argsort(-np.diag(h)[:k], kind="stable")]
+    v = start + np.linalg.solve(damped, stats.xt / stats.rows - h @ start)
+    hinv = np.linalg.inv(damped)
+    order = [int(i) for i in np.argsort(-np.diag(damped)[:k], kind="stable")]
     left = list(range(len(h)))
     q = np.zeros((k, w.shape[1]))
     for i in order:

@@ -7,6 +7,8 @@
     quantize{repr=posit bits=16 es=2}                               (posit<16, 2>)
     quantize{repr=posit bits=8 quire=false}     (dot products rounded term by term)
     quantize{repr=zero-skew bits=8 data=train.npy}     (TFLite's affine int8, zero points)
+    quantize{repr=zero-skew bits=8 per-channel=true weight-rounding=gptq data=train.npy}
+                                      (int8 codes chosen per layer by its output, GPTQ)
 
 The input has only primitive ops: lower-composite-ops runs before it in the pipeline
 (minun_mlir/pipeline.py), and quantize reports a composite op instead of rewriting it.

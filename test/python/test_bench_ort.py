@@ -74,6 +74,8 @@ def test_the_verdict_takes_a_program_as_good_on_both_measures():
     text = bench_ort.verdict([worse])
     assert "0 of 1 models: yes" in text
     assert "m: no, top-1 (zero-skew8: error 0.50x ORT's, top-1 90.00% vs 95.00%)" in text
+    none = bench_ort.verdict([_row()])  # no 8-bit program compiled: said, not a crash
+    assert "0 of 1 models: yes" in none and "m: no (no 8-bit program compiled)" in none
 
 
 def test_ort_int8_runs_its_qdq_graph_as_written(tmp_path):

@@ -3,27 +3,29 @@
 nearest code on its own, choose the codes of a layer together so that the layer's output
 on the calibration inputs stays as close as possible to the float model's.
 
-For a matmul `x W` or convolution (its input windows as rows of X) followed by a bias b,
-with per-channel (or per-tensor) scales s fixed as round-to-nearest would choose them
-(max |w_c| / 127):
+For a matmul (`x W`, or SeeDot's `W x` read as its transpose) or convolution (its input
+windows as rows of X) followed by a bias b, with per-channel (or per-tensor) scales s
+fixed as round-to-nearest would choose them (max |w_c| / 127):
 
 1. X_q: what the quantized program feeds the layer, decoded to reals, with the layers
    before it already rounded this way (so a layer also makes up for what earlier layers
    and the activations' rounding moved); T = X_f W + b: the float model's output.
-2. [W*; b*] = argmin ||[X_q 1] [V; c] - T||^2 (ridge-damped by 1% of the mean of
-   X_q^T X_q's diagonal, so a layer with more weights than calibration rows stays near W).
+2. [W*; b*] = argmin ||[X_q 1] [V; c] - T||^2, ridge-damped towards [W; b] by d times the
+   mean of H's diagonal, H = [X_q 1]^T [X_q 1] / rows; d of DAMPINGS, chosen per layer by
+   fitting on half of the calibration inputs and measuring on the other half (a layer
+   with few rows per weight would otherwise follow their noise).
 3. The rows of W* are rounded one at a time, largest input energy first, and each
    rounding error is pushed onto the rows not yet rounded (and the bias, which is never
-   rounded: it is stored in int32) through the inverse of H = [X_q 1]^T [X_q 1]: GPTQ
-   (Frantar et al., "GPTQ: Accurate Post-Training Quantization for Generative Pre-trained
-   Transformers", ICLR 2023, Algorithm 1 with its activation order), which is Optimal
-   Brain Quantization's greedy step.
+   rounded: it is stored in int32) through H's inverse: GPTQ (Frantar et al., "GPTQ:
+   Accurate Post-Training Quantization for Generative Pre-trained Transformers", ICLR
+   2023, Algorithm 1 with its activation order), which is Optimal Brain Quantization's
+   greedy step.
 
 The chosen codes are written back as weights on the grid (s * q) with the scales pinned by
 the `quantization` attribute a pre-quantized model's weights carry, so quantize keeps them
 exactly. For the zero-skew representation; loops are left alone (a recurrent cell's
-weights serve every step), as are SeeDot's `W x` products and grouped convolutions with
-several output channels per group.
+weights serve every step), as are grouped convolutions with several output channels per
+group.
 """
 
 from __future__ import annotations
@@ -51,12 +53,18 @@ QUANTIZATION = "quantization"  # the attribute that pins a weight's scales (quan
 
 @dataclass
 class Layer:
-    """A matmul `x W` or convolution whose weight is a parameter only it reads, and the
-    bias (a parameter only it reads) added to its result, if any."""
+    """A matmul (`x W`, ONNX's; or `W x`, SeeDot's: `transposed`) or convolution whose
+    weight is a parameter only it reads, and the bias (a parameter only it reads, one value
+    per output channel) added to its result, if any."""
 
     op: minun.MatMulOp | minun.Conv2DOp
     weight: minun.ParamOp
     bias: minun.ParamOp | None
+    transposed: bool = False
+
+    @property
+    def input(self) -> SSAValue:
+        return self.op.operands[1] if self.transposed else self.op.operands[0]
 
 
 def carry_profile(profile: Profile, source: ModuleOp, target: ModuleOp) -> Profile:
@@ -83,26 +91,36 @@ def layers(module: ModuleOp) -> list[Layer]:
     for op in fn.walk():
         for v in op.operands:
             uses[v] = uses.get(v, 0) + 1
+    def only_param(v: SSAValue) -> minun.ParamOp | None:
+        p = v.owner
+        return p if isinstance(p, minun.ParamOp) and uses[v] == 1 and \
+            QUANTIZATION not in p.attributes else None
+
     found = []
     for op in fn.body.block.ops:
+        transposed = False
         if isinstance(op, minun.MatMulOp):
-            w = op.operands[1].owner
+            w = only_param(op.operands[1])
+            if w is None and not isinstance(op.operands[1].owner, minun.ParamOp):
+                w, transposed = only_param(op.operands[0]), True
         elif isinstance(op, minun.Conv2DOp):
             groups, cout = op.groups.value.data, op.filter.type.get_shape()[4]
-            w = op.filter.owner if groups == 1 or cout == 1 else None
+            w = only_param(op.filter) if groups == 1 or cout == 1 else None
         else:
             continue
-        if not isinstance(w, minun.ParamOp) or uses[w.results[0]] != 1 or \
-                QUANTIZATION in w.attributes or w.results[0] is op.operands[0]:
+        if w is None or w.results[0] is (op.operands[1] if transposed else op.operands[0]):
             continue
+        channels = op.results[0].type.get_shape()[0 if transposed else -1]
         bias = None
         users = [u.operation for u in op.results[0].uses]
-        if len(users) == 1 and isinstance(users[0], minun.BiasAddOp) and \
+        if len(users) == 1 and isinstance(users[0], (minun.BiasAddOp, minun.AddOp)) and \
                 users[0].operands[0] is op.results[0]:
-            b = users[0].operands[1].owner
-            if isinstance(b, minun.ParamOp) and uses[b.results[0]] == 1:
+            b = only_param(users[0].operands[1])
+            shape = tuple(b.results[0].type.get_shape()) if b is not None else None
+            # one value per output channel, broadcast along the other axis
+            if shape == ((channels, 1) if transposed else (channels,)):
                 bias = b
-        found.append(Layer(op, w, bias))
+        found.append(Layer(op, w, bias, transposed))
     return found
 
 
@@ -116,8 +134,8 @@ def round_weights(l1: ModuleOp, features: np.ndarray | Mapping[str, np.ndarray],
     if not todo:
         return work
     floats = float_eval.evaluate(work, features,
-                                 record=[layer.op.operands[0] for layer in todo]).recorded
-    x_float = [floats[layer.op.operands[0]] for layer in todo]
+                                 record=[layer.input for layer in todo]).recorded
+    x_float = [floats[layer.input] for layer in todo]
     for layer, xf in zip(todo, x_float):
         fn = main_function(quantize(work.clone()))
         value = _l2_input(fn, layer.weight.sym_name.data)
@@ -133,18 +151,22 @@ def round_weights(l1: ModuleOp, features: np.ndarray | Mapping[str, np.ndarray],
 
 
 def _l2_input(fn, weight: str) -> SSAValue | None:
-    """The L2 value the matmul or convolution reading parameter `weight` takes as input."""
+    """The L2 value the matmul or convolution reading parameter `weight` takes as input
+    (its other operand)."""
     for op in fn.walk():
-        if isinstance(op, (num.MatMulOp, num.Conv2DOp)) and \
-                isinstance(op.operands[1].owner, num.ParamOp) and \
-                op.operands[1].owner.sym_name.data == weight:
-            return op.operands[0]
+        if isinstance(op, (num.MatMulOp, num.Conv2DOp)):
+            for i, v in enumerate(op.operands[:2]):
+                if isinstance(v.owner, num.ParamOp) and v.owner.sym_name.data == weight:
+                    return op.operands[1 - i]
     return None
 
 
 def _round_layer(layer: Layer, xf: np.ndarray, xq: np.ndarray, per_channel: bool) -> None:
     w = np.asarray(layer.weight.array(), np.float64)
-    b = None if layer.bias is None else np.asarray(layer.bias.array(), np.float64)
+    if layer.transposed:  # W x: the rows of W are the output channels, x's columns the rows
+        w = w.T
+        xf, xq = np.swapaxes(xf, -1, -2), np.swapaxes(xq, -1, -2)
+    b = None if layer.bias is None else np.asarray(layer.bias.array(), np.float64).reshape(-1)
     op = layer.op
     if isinstance(op, minun.MatMulOp):
         k = w.shape[0]
@@ -182,7 +204,8 @@ def _round_layer(layer: Layer, xf: np.ndarray, xq: np.ndarray, per_channel: bool
     if per_channel:
         shape[axis] = len(scales)
     grid = q * scales.reshape(shape)
-    layer.weight.value = minun.dense_f32(grid.astype(np.float32))
+    layer.weight.value = minun.dense_f32((grid.T if layer.transposed else grid)
+                                         .astype(np.float32))
     pinned = [*scales.tolist(), 0.0] if per_channel else [float(scales[0]), 0.0]
     layer.weight.attributes[QUANTIZATION] = DenseArrayBase.from_list(f64, pinned)
     if layer.bias is not None:

@@ -37,6 +37,7 @@ import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, f64
 from xdsl.ir import SSAValue
 
+from minun_mlir.diagnostics import warn
 from minun_mlir.dialects import minun, num
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
@@ -132,6 +133,9 @@ def round_weights(l1: ModuleOp, features: np.ndarray | Mapping[str, np.ndarray],
     work = l1.clone()
     todo = layers(work)
     if not todo:
+        warn("weight-rounding=gptq: no matmul or convolution outside a loop has a weight of "
+             "its own to round: every weight is rounded to nearest",
+             at=main_function(work))
         return work
     floats = float_eval.evaluate(work, features,
                                  record=[layer.input for layer in todo]).recorded

@@ -204,3 +204,24 @@ def test_the_fit_s_sums_are_numpy_s():
         v = rng.normal(size=(K + 1, N))
         assert fold.error(v) == pytest.approx(float(np.sum((x @ v - t) ** 2)), rel=1e-9)
     assert sum(f.rows for f in folds) == 3 * inputs
+
+
+def test_nothing_to_round_is_said(tmp_path):
+    """A model whose only matmul reads a weight it shares (here: used twice) has no layer
+    gptq can round: one warning says so, and the program is round-to-nearest's."""
+    w = np.full((K, K), 0.25, np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["X", "W"], ["XW"]),
+         helper.make_node("MatMul", ["XW", "W"], ["Y"])], "shared",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, K))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (1, K))],
+        initializer=[numpy_helper.from_array(w, "W")])
+    l1 = import_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+    data = tmp_path / "calibration.npy"
+    x = np.random.default_rng(7).normal(size=(64, K)).astype(np.float32)
+    np.save(data, np.concatenate([np.zeros((64, 1), np.float32), x], axis=1))
+    options = dict(repr="zero-skew", bits=8, data=str(data), evaluator="numpy")
+    with pytest.warns(Warning, match="weight-rounding=gptq: no matmul or convolution "
+                                     "outside a loop has a weight of its own"):
+        rounded = lower_to_l2(l1, weight_rounding="gptq", **options)
+    assert str(rounded) == str(lower_to_l2(l1, **options))

@@ -262,6 +262,11 @@ LABELS = (ORT, ORT_SYMMETRIC, *(label for label, _ in MINUN_CONFIGS))
 
 def minun_outputs(m: OrtModel, features: np.ndarray, calibration: Path,
                   **quantize) -> np.ndarray:
+    return minun_run(m, features, calibration, **quantize)[0]
+
+
+def minun_run(m: OrtModel, features: np.ndarray, calibration: Path, **quantize):
+    """minun's outputs for `features` (its C, built for this machine) and its L2 program."""
     from minun_mlir.frontends.onnx import import_model
     from minun_mlir.native import NativeProgram
     from minun_mlir.numerics.l2_eval import decode_outputs, storage_inputs
@@ -271,11 +276,12 @@ def minun_outputs(m: OrtModel, features: np.ndarray, calibration: Path,
     l2 = lower_to_l2(l1, data=str(calibration), evaluator="native", **quantize)
     program = NativeProgram(l2, "ort-" + m.name.split()[0])
     scores, _ = program.run(storage_inputs(l2, features))
-    return decode_outputs(l2, [scores])[0]
+    return decode_outputs(l2, [scores])[0], l2
 
 
-def compare(m: OrtModel, work: Path, log=print) -> dict:
-    """One model: {config: {"median_rel_error", "top1"}} against onnxruntime's float."""
+def _data(m: OrtModel, work: Path) -> tuple[np.ndarray, Path, np.ndarray, np.ndarray]:
+    """The calibration rows (label first) and their file under `work`, the test features,
+    and onnxruntime's float outputs on them (the reference)."""
     from minun_mlir.data import load_dataset
 
     train = np.load(m.train)[:CALIBRATION]
@@ -283,7 +289,12 @@ def compare(m: OrtModel, work: Path, log=print) -> dict:
     np.save(calibration, train)
     test = load_dataset(m.test).features
     test = test.reshape(len(test), -1)
-    reference = ort_run(m.onnx, test, m.dims)
+    return train, calibration, test, ort_run(m.onnx, test, m.dims)
+
+
+def compare(m: OrtModel, work: Path, log=print) -> dict:
+    """One model: {config: {"median_rel_error", "top1"}} against onnxruntime's float."""
+    train, calibration, test, reference = _data(m, work)
     outputs: dict = {}
     stem = calibration.name.removesuffix("-calibration.npy")
     for label, symmetric in ((ORT, False), (ORT_SYMMETRIC, True)):
@@ -365,11 +376,7 @@ def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:
     minun fixed point with the cell at 16 bits and the head at 8, beside ORT int8 (from
     `rows`) and the weights' bytes of both."""
     from minun_mlir.bitwidth_search import Assignment, param_bytes
-    from minun_mlir.data import load_dataset
     from minun_mlir.frontends.onnx import import_model
-    from minun_mlir.native import NativeProgram
-    from minun_mlir.numerics.l2_eval import decode_outputs, storage_inputs
-    from minun_mlir.pipeline import lower_to_l2
 
     by_name = {r["model"]: r for r in rows}
     out = []
@@ -377,12 +384,7 @@ def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:
         stem = m.name.rsplit("/", 1)[-1].removesuffix("_ts")
         if stem not in RECURRENT or m.name not in by_name:
             continue
-        train = np.load(m.train)[:CALIBRATION]
-        calibration = work / f"{stem}-recurrent-calibration.npy"
-        np.save(calibration, train)
-        test = load_dataset(m.test).features
-        test = test.reshape(len(test), -1)
-        reference = ort_run(m.onnx, test, m.dims)
+        train, calibration, test, reference = _data(m, work)
         quantized = ort_int8(m.onnx, train[:, 1:], m.dims, work / f"{stem}-recurrent.int8.onnx")
         row = {"model": m.name, ORT: by_name[m.name][ORT],
                "ort_weight_bytes": ort_weight_bytes(quantized)}
@@ -391,11 +393,8 @@ def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:
             assign = work / f"{stem}-{output_bits}.assignment.json"
             assign.write_text(Assignment(16, {n: (b, None) for n, b in ort_precisions(
                 l1, output_bits).items()}).to_json())
-            l2 = lower_to_l2(l1, data=str(calibration), evaluator="native", bits=16,
-                             per_channel=True, rounding="nearest", assign=str(assign))
-            program = NativeProgram(l2, f"ort-{stem}-{output_bits}")
-            scores, _ = program.run(storage_inputs(l2, test))
-            y = decode_outputs(l2, [scores])[0]
+            y, l2 = minun_run(m, test, calibration, bits=16, per_channel=True,
+                              rounding="nearest", assign=str(assign))
             row[label] = {"median_rel_error": float(
                 f"{statistics.median(relative_errors(y, reference)):.3g}"),
                 "top1": round(top1_agreement(y, reference), 4),

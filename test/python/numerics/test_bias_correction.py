@@ -8,23 +8,13 @@ import statistics
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx_dense import dense_model
 
 from minun_mlir.frontends.onnx import import_model
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
 from minun_mlir.pipeline import lower_to_l2
 
 K, N, ROWS = 64, 4, 2000
-
-
-def dense_model(w: np.ndarray, b: np.ndarray):
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["X", "W"], ["XW"]),
-         helper.make_node("Add", ["XW", "B"], ["Y"])], "dense",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, K))],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (1, N))],
-        initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
 @pytest.mark.parametrize("per_channel", [False, True])

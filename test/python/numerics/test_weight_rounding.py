@@ -9,6 +9,7 @@ import statistics
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx_dense import dense_model
 
 from minun_mlir.dialects import num
 from minun_mlir.frontends.onnx import import_model
@@ -72,16 +73,6 @@ def test_a_systematic_input_error_is_made_up_for():
     assert err < 0.02 * err_nearest, (err, err_nearest)
 
 
-def dense_model(w: np.ndarray, b: np.ndarray):
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["X", "W"], ["XW"]),
-         helper.make_node("Add", ["XW", "B"], ["Y"])], "dense",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, K))],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (1, N))],
-        initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-
-
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_the_program_keeps_the_scales_and_lowers_the_error(per_channel, tmp_path):
     """x @ W + b on correlated inputs, with a large weight in every channel (so the
@@ -131,13 +122,7 @@ def test_seedot_w_times_x_is_rounded_as_its_transpose(tmp_path):
     w[:, 0] = np.linspace(1.0, 2.0, N)
     b = rng.normal(0, 0.1, (N, 1)).astype(np.float32)
     x, held_out = ((rng.normal(size=(ROWS, K)) @ mix).astype(np.float32) for _ in range(2))
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["W", "X"], ["WX"]),
-         helper.make_node("Add", ["WX", "B"], ["Y"])], "w_times_x",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, (K, 1))],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, (N, 1))],
-        initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")])
-    l1 = import_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+    l1 = import_model(dense_model(w, b, weight_first=True))
     (layer,) = layers(l1)
     assert layer.transposed and layer.weight.sym_name.data == "W"
     assert layer.bias is not None and layer.bias.sym_name.data == "B"

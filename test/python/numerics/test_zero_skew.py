@@ -25,15 +25,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
 import pytest
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from minun_mlir.dialects.num import AffineType, _float_text
 from minun_mlir.ir_text import parse_ir
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics.l2_eval import evaluate_l2
-
-ort = pytest.importorskip("onnxruntime")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 RNG = np.random.default_rng(13)

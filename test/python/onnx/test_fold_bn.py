@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
@@ -15,7 +16,6 @@ from minun_mlir.frontends.onnx import import_model
 from minun_mlir.frontends.onnx.fold_bn import fold_batchnorm
 from minun_mlir.numerics.float_eval import evaluate
 
-ort = pytest.importorskip("onnxruntime")
 ROOT = Path(__file__).resolve().parents[3]
 RNG = np.random.default_rng(7)
 

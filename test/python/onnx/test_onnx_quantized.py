@@ -18,16 +18,15 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import onnxruntime as ort
 import pytest
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.dialects import minun, num
 from minun_mlir.frontends.onnx import import_model
 from minun_mlir.numerics.l2_eval import evaluate_l2
 from minun_mlir.pipeline import lower_to_l2
-
-ort = pytest.importorskip("onnxruntime")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 SX, ZX = np.float32(0.03), 7  # the input's quantization
 SY, ZY = np.float32(0.05), -12  # the output's

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import StringAttr
@@ -35,8 +36,6 @@ from minun_mlir.numerics.float_eval import evaluate
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, storage_inputs
 from minun_mlir.pipeline import lower_to_l2
 from minun_mlir.targets import run_model
-
-ort = pytest.importorskip("onnxruntime")
 
 ROOT = Path(__file__).resolve().parents[3]
 ZOO = ROOT / "test" / "zoo" / "sklearn"

@@ -30,8 +30,6 @@ from face_program import images, small_face_program  # noqa: E402
 ROOT = Path(__file__).resolve().parents[3]
 MODELS = ROOT / "benchmarks" / "models"
 
-pytestmark = pytest.mark.skipif(not native.available(), reason="needs a host C compiler")
-
 
 def _dataset(features: np.ndarray, labels: np.ndarray) -> Dataset:
     return Dataset(features, labels, 0)

@@ -279,28 +279,40 @@ def minun_run(m: OrtModel, features: np.ndarray, calibration: Path, **quantize):
     return decode_outputs(l2, [scores])[0], l2
 
 
-def _data(m: OrtModel, work: Path) -> tuple[np.ndarray, Path, np.ndarray, np.ndarray]:
+def prepare(m: OrtModel, work: Path) -> tuple[np.ndarray, Path, np.ndarray, np.ndarray]:
     """The calibration rows (label first) and their file under `work`, the test features,
     and onnxruntime's float outputs on them (the reference)."""
     from minun_mlir.data import load_dataset
 
     train = np.load(m.train)[:CALIBRATION]
-    calibration = work / f"{m.name.split()[-1].replace('/', '-')}-calibration.npy"
+    # one file per model (its whole name: "onnx-mnist-8 (real)" and "onnx-sine (real)"
+    # end alike)
+    stem = "".join(c if c.isalnum() or c in "._-" else "-" for c in m.name)
+    calibration = work / f"{stem}-calibration.npy"
     np.save(calibration, train)
     test = load_dataset(m.test).features
     test = test.reshape(len(test), -1)
     return train, calibration, test, ort_run(m.onnx, test, m.dims)
 
 
+def _ort_int8_of(m: OrtModel, train: np.ndarray, calibration: Path, symmetric: bool = False
+                 ) -> Path:
+    """onnxruntime's QDQ model of `m` calibrated on `train` (beside `calibration`), made
+    once per run: compare and the recurrent rows read the same file."""
+    out = calibration.with_name(calibration.name.replace(
+        "-calibration.npy", f"-{int(symmetric)}.int8.onnx"))
+    if not out.exists():
+        ort_int8(m.onnx, train[:, 1:], m.dims, out, symmetric)
+    return out
+
+
 def compare(m: OrtModel, work: Path, log=print) -> dict:
     """One model: {config: {"median_rel_error", "top1"}} against onnxruntime's float."""
-    train, calibration, test, reference = _data(m, work)
+    train, calibration, test, reference = prepare(m, work)
     outputs: dict = {}
-    stem = calibration.name.removesuffix("-calibration.npy")
     for label, symmetric in ((ORT, False), (ORT_SYMMETRIC, True)):
-        quantized = ort_int8(m.onnx, train[:, 1:], m.dims,
-                             work / f"{stem}-{int(symmetric)}.int8.onnx", symmetric)
-        outputs[label] = ort_run(quantized, test, m.dims, as_written=True)
+        outputs[label] = ort_run(_ort_int8_of(m, train, calibration, symmetric), test,
+                                 m.dims, as_written=True)
     for label, quantize in MINUN_CONFIGS:
         try:
             outputs[label] = minun_outputs(m, test, calibration, **quantize)
@@ -384,10 +396,9 @@ def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:
         stem = m.name.rsplit("/", 1)[-1].removesuffix("_ts")
         if stem not in RECURRENT or m.name not in by_name:
             continue
-        train, calibration, test, reference = _data(m, work)
-        quantized = ort_int8(m.onnx, train[:, 1:], m.dims, work / f"{stem}-recurrent.int8.onnx")
+        train, calibration, test, reference = prepare(m, work)
         row = {"model": m.name, ORT: by_name[m.name][ORT],
-               "ort_weight_bytes": ort_weight_bytes(quantized)}
+               "ort_weight_bytes": ort_weight_bytes(_ort_int8_of(m, train, calibration))}
         l1 = import_model(m.onnx, dims=m.dims)
         for label, output_bits in RECURRENT_CONFIGS:
             assign = work / f"{stem}-{output_bits}.assignment.json"

@@ -97,7 +97,7 @@ class FixedConverter(L2Converter):
     def bits(self, old: SSAValue | None) -> int:
         if old is None:
             return self.config.bits_for(None)
-        is_param = isinstance(old.owner, (minun.ParamOp,))
+        is_param = isinstance(old.owner, minun.ParamOp)
         name = self.tensor_name(old)
         if isinstance(old.owner, minun.InputOp) and self.config.input_bits is not None \
                 and name not in self.config.bits_by_name:

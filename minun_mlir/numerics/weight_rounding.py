@@ -45,11 +45,11 @@ from minun_mlir.numerics import float_eval
 from minun_mlir.numerics import repr as reprs
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
+from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 METHODS = ("nearest", "gptq")
 # of the mean of H's diagonal (GPTQ uses 0.01), chosen per layer by choose_damping
 DAMPINGS = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
-QUANTIZATION = "quantization"  # the attribute that pins a weight's scales (quantized.py)
 
 
 @dataclass
@@ -192,8 +192,7 @@ def _round_layer(layer: Layer, xf: np.ndarray, xq: np.ndarray, per_channel: bool
         scales = np.full(1, af.symmetric_scale(w))
     q_all, bias_all = [], []
     for rows, wg, cols in problems:
-        s = np.broadcast_to(scales[cols] if per_channel and len(problems) > 1 else scales,
-                            (wg.shape[1],))
+        s = np.broadcast_to(scales[cols] if per_channel else scales, (wg.shape[1],))
         bg = None if b is None else b.reshape(-1)[cols]
         folds = fold_stats(xf, xq, rows, wg, bg)
         damping = choose_damping(folds, wg, bg, s)

@@ -75,6 +75,10 @@ SIGMOID_OUT = AffineType(8, 1.0 / 256, -128)  # TFLite's int8 LOGISTIC output
 TANH_OUT = AffineType(8, 1.0 / 128, 0)  # and TANH's
 DEFAULT_RANGE = (-1.0, 1.0)  # a value the profile never saw (a branch no example took)
 REQUANTIZE = "minun.requantize"  # the func attribute of a pre-quantized ONNX model
+# the attribute that gives an L1 value its quantization (array<f64: s, zp>, or a weight's
+# per-channel array<f64: s_0, ..., s_(C-1), 0>): from a pre-quantized ONNX model, or
+# pinned by weight rounding
+QUANTIZATION = "quantization"
 
 
 def el_of(value: SSAValue) -> AffineType:
@@ -138,7 +142,7 @@ class ZeroSkewConverter(L2Converter):
     def given(old: SSAValue | None) -> AffineType | None:
         """The (scale, zero point) a pre-quantized model gives the value
         (`quantization = array<f64: s, zp>`, frontends/onnx/quantized.py)."""
-        attr = getattr(getattr(old, "owner", None), "attributes", {}).get("quantization")
+        attr = getattr(getattr(old, "owner", None), "attributes", {}).get(QUANTIZATION)
         if attr is None or len(attr.get_values()) != 2:
             return None
         s, zp = attr.get_values()
@@ -148,7 +152,7 @@ class ZeroSkewConverter(L2Converter):
     def given_channels(old: SSAValue | None) -> list[float] | None:
         """The per-channel scales a pre-quantized model gives a weight
         (`quantization = array<f64: s_0, ..., s_(C-1), 0>`), or None."""
-        attr = getattr(getattr(old, "owner", None), "attributes", {}).get("quantization")
+        attr = getattr(getattr(old, "owner", None), "attributes", {}).get(QUANTIZATION)
         if attr is None or len(attr.get_values()) == 2:
             return None
         return [float(v) for v in attr.get_values()[:-1]]

@@ -46,6 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError, warn
 from minun_mlir.dialects import minun
+from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 # Opsets we read. Handlers branch on each operator's `since_version` at the model's
 # opset, so later opsets work as long as the operators we use did not change meaning
@@ -322,7 +323,7 @@ class Importer:
         if name in self.quantized:
             scale, zp = self.quantized[name]  # a list of scales: per channel
             scales = scale if isinstance(scale, list) else [scale]
-            param.attributes["quantization"] = DenseArrayBase.from_list(
+            param.attributes[QUANTIZATION] = DenseArrayBase.from_list(
                 f64, [*scales, float(zp)])
         return self.leaf(param, sym)
 

@@ -43,9 +43,11 @@ import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, f64
 from xdsl.ir import Operation
 
+from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
+
 from .importer import Importer, Node, Value
 
-ATTR = "quantization"
+ATTR = QUANTIZATION
 
 
 def axis_qparams(imp: Importer, scale: Value | None, zero_point: Value | None, what: str

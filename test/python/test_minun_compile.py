@@ -119,62 +119,45 @@ def test_per_channel_on_the_host_matches_the_evaluator(tmp_path):
         "scales=data-driven")
 
 
-def test_bias_correction_on_the_host_matches_the_evaluator(tmp_path):
-    """--bias-correction (zero-skew, per-channel): the biases the C carries are the corrected
-    ones (they differ from the uncorrected compile's), its run agrees with the evaluator;
-    without --train or outside zero-skew it is one line of diagnostic naming the flags."""
-    lenet = ROOT / "benchmarks" / "models" / "lenet-digits10"
-    common = [str(lenet / "model.onnx"), "--repr", "zero-skew", "--per-channel", "--train",
-              str(lenet / "train.npy"), "--test", str(lenet / "test.npy"), "--max-inputs",
-              "40"]
+LENET = ROOT / "benchmarks" / "models" / "lenet-digits10"
+TRAIN = ["--train", str(LENET / "train.npy")]
+
+
+@pytest.mark.parametrize("flags, label, mistakes", [
+    (["--bias-correction"], "zero-skew8-per-channel-bias-corrected", [
+        (["--repr", "zero-skew", "--bias-correction"],
+         "error: --bias-correction needs --train: the inputs it measures the quantized "
+         "program's errors on"),
+        (["--repr", "fixed", "--bias-correction", *TRAIN],
+         "error: --bias-correction is for --repr zero-skew, not --repr fixed")]),
+    (["--weight-rounding", "gptq"], "zero-skew8-per-channel-gptq", [
+        (["--repr", "zero-skew", "--weight-rounding", "gptq"],
+         "error: --weight-rounding gptq needs --train: the inputs each layer's output is "
+         "matched on"),
+        (["--weight-rounding", "gptq", *TRAIN],
+         "error: --weight-rounding gptq is for --repr zero-skew, not --repr fixed"),
+        (["--repr", "zero-skew", "--weight-rounding", "gptq", "--bias-correction", *TRAIN],
+         "error: --weight-rounding gptq already refits the biases --bias-correction "
+         "moves: use one of them")]),
+])
+def test_calibrated_zero_skew_options_on_the_host_match_the_evaluator(flags, label,
+                                                                       mistakes, tmp_path):
+    """--bias-correction and --weight-rounding gptq (zero-skew, per-channel): the C carries
+    other weights or biases than the plain compile's, its run agrees with the evaluator;
+    without --train, outside zero-skew or (gptq) beside --bias-correction it is one line
+    of diagnostic naming the flags."""
+    common = [str(LENET / "model.onnx"), "--repr", "zero-skew", "--per-channel", *TRAIN,
+              "--test", str(LENET / "test.npy"), "--max-inputs", "40"]
     report = tmp_path / "r.json"
-    r = compile_(*common, "--bias-correction", "--out", str(tmp_path / "c"), "--run",
-                 "--json", str(report))
+    r = compile_(*common, *flags, "--out", str(tmp_path / "c"), "--run", "--json",
+                 str(report))
     assert r.returncode == 0, r.stderr
-    assert "model [zero-skew8-per-channel-bias-corrected]" in r.stdout
+    assert f"model [{label}]" in r.stdout
     assert json.loads(report.read_text())["run"]["agreement"] == 1.0
     plain = compile_(*common, "--out", str(tmp_path / "p"))
     assert plain.returncode == 0, plain.stderr
     assert (tmp_path / "c" / "model.c").read_text() != (tmp_path / "p" / "model.c").read_text()
-    for extra, message in (
-            (["--bias-correction"], "error: --bias-correction needs --train: the inputs it "
-                                    "measures the quantized program's errors on"),
-            (["--repr", "fixed", "--bias-correction", "--train", str(lenet / "train.npy")],
-             "error: --bias-correction is for --repr zero-skew, not --repr fixed")):
-        model = [str(lenet / "model.onnx")] + (["--repr", "zero-skew"] if "fixed" not in extra
-                                               else [])
-        bad = compile_(*model, *extra)
-        assert bad.returncode == 1 and "Traceback" not in bad.stderr
-        assert bad.stderr.strip().splitlines() == [message]
-
-
-def test_gptq_weight_rounding_on_the_host_matches_the_evaluator(tmp_path):
-    """--weight-rounding gptq (zero-skew, per-channel): the C carries other int8 weights
-    than rounding to nearest, its run agrees with the evaluator; without --train, outside
-    zero-skew or beside --bias-correction it is one line of diagnostic naming the flags."""
-    lenet = ROOT / "benchmarks" / "models" / "lenet-digits10"
-    common = [str(lenet / "model.onnx"), "--repr", "zero-skew", "--per-channel", "--train",
-              str(lenet / "train.npy"), "--test", str(lenet / "test.npy"), "--max-inputs",
-              "40"]
-    report = tmp_path / "r.json"
-    r = compile_(*common, "--weight-rounding", "gptq", "--out", str(tmp_path / "c"), "--run",
-                 "--json", str(report))
-    assert r.returncode == 0, r.stderr
-    assert "model [zero-skew8-per-channel-gptq]" in r.stdout
-    assert json.loads(report.read_text())["run"]["agreement"] == 1.0
-    plain = compile_(*common, "--out", str(tmp_path / "p"))
-    assert plain.returncode == 0, plain.stderr
-    assert (tmp_path / "c" / "model.c").read_text() != (tmp_path / "p" / "model.c").read_text()
-    train = ["--train", str(lenet / "train.npy")]
-    for extra, message in (
-            (["--repr", "zero-skew", "--weight-rounding", "gptq"],
-             "error: --weight-rounding gptq needs --train: the inputs each layer's output is "
-             "matched on"),
-            (["--weight-rounding", "gptq", *train],
-             "error: --weight-rounding gptq is for --repr zero-skew, not --repr fixed"),
-            (["--repr", "zero-skew", "--weight-rounding", "gptq", "--bias-correction", *train],
-             "error: --weight-rounding gptq already refits the biases --bias-correction "
-             "moves: use one of them")):
-        bad = compile_(str(lenet / "model.onnx"), *extra)
+    for extra, message in mistakes:
+        bad = compile_(str(LENET / "model.onnx"), *extra)
         assert bad.returncode == 1 and "Traceback" not in bad.stderr
         assert bad.stderr.strip().splitlines() == [message]

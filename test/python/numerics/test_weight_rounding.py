@@ -4,12 +4,10 @@ numpy's float model, and onnxruntime's float mnist-8 on inputs the rounding neve
 
 from __future__ import annotations
 
-import statistics
-
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnx_dense import dense_model
+from shared_cases import dense_model, mnist8_measures
 
 from minun_mlir.dialects import num
 from minun_mlir.frontends.onnx import import_model
@@ -73,6 +71,25 @@ def test_a_systematic_input_error_is_made_up_for():
     assert err < 0.02 * err_nearest, (err, err_nearest)
 
 
+def both_roundings(l1, data, held_out: np.ndarray, want: np.ndarray, per_channel: bool
+                   ) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    """The one-layer model quantized with each rounding: (W's scales, W's integers, the
+    mean squared error of the program's output on `held_out` against `want`)."""
+    out = {}
+    for rounding in ("nearest", "gptq"):
+        l2 = lower_to_l2(l1, repr="zero-skew", bits=8, per_channel=per_channel,
+                         weight_rounding=rounding, data=str(data), evaluator="numpy")
+        (param,) = [op for op in l2.walk() if isinstance(op, num.ParamOp)
+                    and op.sym_name.data == "W"]
+        scales = (param.real_scales() if per_channel
+                  else [param.result.type.element_type.real_scale])
+        stored = evaluate_l2(l2, held_out.astype(np.float64)).outputs[0]
+        y = np.asarray(decode_outputs(l2, [stored])[0]).reshape(want.shape)
+        out[rounding] = (np.asarray(scales), param.array(),
+                         float(np.mean((y - want) ** 2)))
+    return out
+
+
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_the_program_keeps_the_scales_and_lowers_the_error(per_channel, tmp_path):
     """x @ W + b on correlated inputs, with a large weight in every channel (so the
@@ -91,23 +108,12 @@ def test_the_program_keeps_the_scales_and_lowers_the_error(per_channel, tmp_path
     np.save(data, np.concatenate([np.zeros((ROWS, 1), np.float32), x], axis=1))
     l1 = import_model(dense_model(w, b))
     want = held_out.astype(np.float64) @ w + b
-    errors, weights = {}, {}
-    for rounding in ("nearest", "gptq"):
-        l2 = lower_to_l2(l1, repr="zero-skew", bits=8, per_channel=per_channel,
-                         weight_rounding=rounding, data=str(data), evaluator="numpy")
-        (param,) = [op for op in l2.walk() if isinstance(op, num.ParamOp)
-                    and op.sym_name.data == "W"]
-        scales = (param.real_scales() if per_channel
-                  else [param.result.type.element_type.real_scale])
-        weights[rounding] = (np.asarray(scales), param.array())
-        stored = evaluate_l2(l2, held_out[:, None].astype(np.float64)).outputs[0]
-        y = np.asarray(decode_outputs(l2, [stored])[0]).reshape(ROWS, N)
-        errors[rounding] = float(np.mean((y - want) ** 2))
+    results = both_roundings(l1, data, held_out[:, None], want, per_channel)
     expected = np.abs(w).max(axis=0) / 127 if per_channel else [np.abs(w).max() / 127]
-    for rounding in ("nearest", "gptq"):
-        np.testing.assert_allclose(weights[rounding][0], expected, rtol=1e-6)
-    assert not np.array_equal(weights["nearest"][1], weights["gptq"][1])
-    assert errors["gptq"] < 0.9 * errors["nearest"], errors
+    for scales, _, _ in results.values():
+        np.testing.assert_allclose(scales, expected, rtol=1e-6)
+    assert not np.array_equal(results["nearest"][1], results["gptq"][1])
+    assert results["gptq"][2] < 0.9 * results["nearest"][2], results
 
 
 def test_seedot_w_times_x_is_rounded_as_its_transpose(tmp_path):
@@ -129,40 +135,19 @@ def test_seedot_w_times_x_is_rounded_as_its_transpose(tmp_path):
     data = tmp_path / "calibration.npy"
     np.save(data, np.concatenate([np.zeros((ROWS, 1), np.float32), x], axis=1))
     want = held_out.astype(np.float64) @ w.T + b[:, 0]
-    errors, scales = {}, {}
-    for rounding in ("nearest", "gptq"):
-        l2 = lower_to_l2(l1, repr="zero-skew", bits=8, per_channel=True,
-                         weight_rounding=rounding, data=str(data), evaluator="numpy")
-        (param,) = [op for op in l2.walk() if isinstance(op, num.ParamOp)
-                    and op.sym_name.data == "W"]
-        scales[rounding] = param.real_scales()
-        stored = evaluate_l2(l2, held_out[:, :, None].astype(np.float64)).outputs[0]
-        y = np.asarray(decode_outputs(l2, [stored])[0]).reshape(ROWS, N)
-        errors[rounding] = float(np.mean((y - want) ** 2))
-    for rounding in ("nearest", "gptq"):
-        np.testing.assert_allclose(scales[rounding], np.abs(w).max(axis=1) / 127, rtol=1e-6)
-    assert errors["gptq"] < 0.9 * errors["nearest"], errors
+    results = both_roundings(l1, data, held_out[:, :, None], want, per_channel=True)
+    for scales, _, _ in results.values():
+        np.testing.assert_allclose(scales, np.abs(w).max(axis=1) / 127, rtol=1e-6)
+    assert results["gptq"][2] < 0.9 * results["nearest"][2], results
 
 
 def test_mnist8_held_out_error_is_lower(tmp_path):
-    """mnist-8 (the model zoo's), calibrated on 256 training digits drawn as MNIST images,
-    tested on the 360 test digits: the median relative output error against onnxruntime's
-    float model is lower with gptq than with rounding to nearest (the benchmark's 1.36% ->
-    1.04%), and its top-1 agreement is no lower."""
-    from minun_mlir import bench_ort
-    from minun_mlir.data import load_dataset
-
-    (m,) = [m for m in bench_ort.models(tmp_path) if m.name.startswith("onnx-mnist-8")]
-    calibration = tmp_path / "calibration.npy"
-    np.save(calibration, np.load(m.train)[:bench_ort.CALIBRATION])
-    test = load_dataset(m.test).features.reshape(-1, 28 * 28)
-    reference = bench_ort.ort_run(m.onnx, test, m.dims)
-    measured = {}
-    for rounding in ("nearest", "gptq"):
-        y = bench_ort.minun_outputs(m, test, calibration, repr="zero-skew", bits=8,
-                                    per_channel=True, weight_rounding=rounding)
-        measured[rounding] = (statistics.median(bench_ort.relative_errors(y, reference)),
-                              bench_ort.top1_agreement(y, reference))
+    """mnist-8 on test digits the rounding never saw: the median relative output error
+    against onnxruntime's float model is lower with gptq than with rounding to nearest (the
+    benchmark's 1.36% -> 1.04%), and its top-1 agreement is no lower."""
+    measured = {rounding: mnist8_measures(tmp_path, repr="zero-skew", bits=8,
+                                          per_channel=True, weight_rounding=rounding)
+                for rounding in ("nearest", "gptq")}
     assert measured["gptq"][0] < 0.9 * measured["nearest"][0], measured
     assert measured["gptq"][1] >= measured["nearest"][1], measured
 

@@ -306,6 +306,14 @@ def _ort_int8_of(m: OrtModel, train: np.ndarray, calibration: Path, symmetric: b
     return out
 
 
+def _measures(y: np.ndarray, reference: np.ndarray, classifier: bool = True) -> dict:
+    """The median relative error (3 significant digits) and top-1 agreement (classifiers)
+    of outputs `y` against the float model's."""
+    return {"median_rel_error": float(
+        f"{statistics.median(relative_errors(y, reference)):.3g}"),
+        "top1": round(top1_agreement(y, reference), 4) if classifier else None}
+
+
 def compare(m: OrtModel, work: Path, log=print) -> dict:
     """One model: {config: {"median_rel_error", "top1"}} against onnxruntime's float."""
     train, calibration, test, reference = prepare(m, work)
@@ -324,9 +332,7 @@ def compare(m: OrtModel, work: Path, log=print) -> dict:
             row[label] = {"median_rel_error": None, "top1": None, "error": _reason(y)}
             log(f"{m.name:28} {label:24} not compiled: {y}")
             continue
-        rel = relative_errors(y, reference)
-        row[label] = {"median_rel_error": float(f"{statistics.median(rel):.3g}"),
-                      "top1": round(top1_agreement(y, reference), 4) if m.classifier else None}
+        row[label] = _measures(y, reference, m.classifier)
         log(f"{m.name:28} {label:24} median rel. error {row[label]['median_rel_error']:.3g}"
             f"  top-1 {row[label]['top1']}")
     return row
@@ -344,6 +350,8 @@ def run(work: Path | None = None, names: list[str] | None = None, log=print) -> 
 
 
 RECURRENT = ("gru", "bigru", "lstm", "rnn")  # zoo networks whose cell onnxruntime keeps float
+ORT_UNROUNDED = "ORT int8, output not rounded"
+OUTPUT_ROUNDING = "float, output rounded to ORT's int8 grid"
 RECURRENT_CONFIGS = (("cell 16-bit, head int8", 8), ("cell 16-bit, head int8, output 16-bit", 16))
 
 
@@ -383,6 +391,38 @@ def ort_weight_bytes(path: Path) -> int:
     return sum(numpy_helper.to_array(t).nbytes for t in onnx.load(str(path)).graph.initializer)
 
 
+def output_unrounded(qdq: Path, out: Path) -> tuple[Path, float, int]:
+    """The QDQ model `qdq` without the int8 rounding of its graph output (the
+    QuantizeLinear/DequantizeLinear pair quantize_static puts after the last op), saved as
+    `out`, and that pair's scale and zero point: what onnxruntime's int8 program loses
+    before its output is rounded, and the grid it rounds to."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(qdq))
+    graph = model.graph
+    name = graph.output[0].name
+    producer = {o: n for n in graph.node for o in n.output}
+    dequantize = producer[name]
+    quantize = producer[dequantize.input[0]]
+    assert (quantize.op_type, dequantize.op_type) == ("QuantizeLinear", "DequantizeLinear")
+    inits = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    scale, zero = float(inits[quantize.input[1]]), int(inits[quantize.input[2]])
+    unrounded = quantize.input[0]
+    for node in graph.node:
+        node.output[:] = [name if o == unrounded else o for o in node.output]
+    graph.node.remove(dequantize)
+    graph.node.remove(quantize)
+    onnx.save(model, str(out))
+    return out, scale, zero
+
+
+def on_int8_grid(y: np.ndarray, scale: float, zero: int) -> np.ndarray:
+    """`y` rounded as onnxruntime's QuantizeLinear (to nearest, ties to even; int8) and
+    DequantizeLinear do."""
+    return (np.clip(np.round(y / scale) + zero, -128, 127) - zero) * scale
+
+
 def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:
     """The zoo's recurrent models at onnxruntime's own precisions (`ort_precisions`):
     minun fixed point with the cell at 16 bits and the head at 8, beside ORT int8 (from
@@ -397,8 +437,17 @@ def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:
         if stem not in RECURRENT or m.name not in by_name:
             continue
         train, calibration, test, reference = prepare(m, work)
+        qdq = _ort_int8_of(m, train, calibration)
         row = {"model": m.name, ORT: by_name[m.name][ORT],
-               "ort_weight_bytes": ort_weight_bytes(_ort_int8_of(m, train, calibration))}
+               "ort_weight_bytes": ort_weight_bytes(qdq)}
+        # where onnxruntime's error comes from: all but its output's int8 rounding, and
+        # that rounding alone (of the float model's outputs)
+        unrounded, scale, zero = output_unrounded(qdq, qdq.with_suffix(".unrounded.onnx"))
+        row[ORT_UNROUNDED] = _measures(ort_run(unrounded, test, m.dims, as_written=True),
+                                       reference)
+        row[OUTPUT_ROUNDING] = _measures(on_int8_grid(reference, scale, zero), reference)
+        log(f"{m.name:28} {ORT_UNROUNDED}: {row[ORT_UNROUNDED]['median_rel_error']:.3g}"
+            f"  {OUTPUT_ROUNDING}: {row[OUTPUT_ROUNDING]['median_rel_error']:.3g}")
         l1 = import_model(m.onnx, dims=m.dims)
         for label, output_bits in RECURRENT_CONFIGS:
             assign = work / f"{stem}-{output_bits}.assignment.json"
@@ -406,10 +455,7 @@ def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:
                 l1, output_bits).items()}).to_json())
             y, l2 = minun_run(m, test, calibration, bits=16, per_channel=True,
                               rounding="nearest", assign=str(assign))
-            row[label] = {"median_rel_error": float(
-                f"{statistics.median(relative_errors(y, reference)):.3g}"),
-                "top1": round(top1_agreement(y, reference), 4),
-                "weight_bytes": param_bytes(l2)}
+            row[label] = {**_measures(y, reference), "weight_bytes": param_bytes(l2)}
             log(f"{m.name:28} {label:40} median rel. error {row[label]['median_rel_error']:.3g}"
                 f"  top-1 {row[label]['top1']}  weights {row[label]['weight_bytes']} B")
         out.append(row)
@@ -594,30 +640,44 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
     out += ["", verdict(rows), "", f"![median relative output error per model]({PLOT})"]
     if recurrent_rows:
         labels = [label for label, _ in RECURRENT_CONFIGS]
+        ort_parts = (ORT_UNROUNDED, OUTPUT_ROUNDING)
+
+        def measured(r: dict) -> str:
+            top = "" if r["top1"] is None else f" ({100 * r['top1']:.2f}%)"
+            return _err(r["median_rel_error"]) + top
+
+        floor = [r[OUTPUT_ROUNDING]["median_rel_error"] for r in recurrent_rows]
+        whole = [r[ORT]["median_rel_error"] for r in recurrent_rows]
         out += ["", "The recurrent rows at onnxruntime's own precisions. onnxruntime's int8 program"
                 " keeps the GRU, LSTM or RNN operator in float32 (weights and state) and makes "
                 "only the final Gemm int8 (its weights, input and output); minun's all-8-bit "
-                "programs above have 2.8x to 6.5x its error. Here minun's fixed point takes the"
-                " same split, the cell at 16 bits where onnxruntime has float32 and the head's "
-                "weights and input at 8 bits (per-channel, rounding to nearest; a bitwidth "
-                "assignment, `bench_ort.ort_precisions`): with the head's output at 8 bits too,"
-                " and with it at 16 bits (its 10 outputs are 10 bytes more). Weights: the bytes"
-                " of the stored parameters (onnxruntime's: its QDQ model's initializers, "
-                "float32 cell, int8 head, with scales and zero points). The 8-bit output loses "
-                "to onnxruntime's because a fixed-point output's scale is a power of two: it "
-                "spends up to twice onnxruntime's step on the logits' range, and that rounding "
-                "is most of the error (at 16 bits the error falls to a third). The rnn's lower "
+                "programs above have 2.8x to 6.5x its error. Where its error comes from: "
+                f"{ORT_UNROUNDED} is its program with the final QuantizeLinear/DequantizeLinear"
+                f" pair removed; {OUTPUT_ROUNDING} is the float model's output rounded to that "
+                "pair's grid, nothing else quantized. That rounding alone costs "
+                f"{_err(min(floor))} to {_err(max(floor))} of onnxruntime's "
+                f"{_err(min(whole))} to {_err(max(whole))}: a program whose output is int8 on "
+                "that grid starts there, and the rest of onnxruntime's (float32 cell, int8 "
+                "head) adds little on top; an int8 cell (minun's 8-bit programs above) adds "
+                "more than that. Here minun's "
+                "fixed point takes the same split, the cell at 16 bits where onnxruntime has "
+                "float32 and the head's weights and input at 8 bits (per-channel, rounding to "
+                "nearest; a bitwidth assignment, `bench_ort.ort_precisions`): with the head's "
+                "output at 8 bits too, and with it at 16 bits (its 10 outputs are 10 bytes "
+                "more). Weights: the bytes of the stored parameters (onnxruntime's: its QDQ "
+                "model's initializers, float32 cell, int8 head, with scales and zero points). "
+                "The 8-bit output loses to onnxruntime's because a fixed-point output's scale "
+                "is a power of two: it spends up to twice onnxruntime's step on the logits' "
+                "range. The rnn's lower "
                 "top-1 is one of its 40 test digits, a near tie that fixed16 also flips.", "",
-                "| model | ORT int8 (cell float32) | ORT weights B | " + " | ".join(
-                    labels) + " | minun weights B |",
-                "|---|---|---|" + "---|" * len(labels) + "---|"]
+                "| model | ORT int8 (cell float32) | " + " | ".join(ort_parts)
+                + " | ORT weights B | " + " | ".join(labels) + " | minun weights B |",
+                "|---|---|---|---|---|" + "---|" * len(labels) + "---|"]
         for r in recurrent_rows:
-            cells = [f"{_err(r[label]['median_rel_error'])} ({100 * r[label]['top1']:.2f}%)"
-                     for label in labels]
-            ort = r[ORT]
-            out.append(f"| {r['model']} | {_err(ort['median_rel_error'])} "
-                       f"({100 * ort['top1']:.2f}%) | {r['ort_weight_bytes']:,} | "
-                       + " | ".join(cells) + f" | {r[labels[0]]['weight_bytes']:,} |")
+            cells = [measured(r[k]) for k in (ORT, *ort_parts)] + [
+                f"{r['ort_weight_bytes']:,}"] + [measured(r[k]) for k in labels]
+            out.append(f"| {r['model']} | " + " | ".join(cells)
+                       + f" | {r[labels[0]]['weight_bytes']:,} |")
     if accuracy_rows:
         labels = [label for label, _ in SUITE_CONFIGS]
         out += ["", "Test accuracy of every suite classifier at fixed8 (bit-exact evaluator, "

@@ -352,6 +352,7 @@ def run(work: Path | None = None, names: list[str] | None = None, log=print) -> 
 RECURRENT = ("gru", "bigru", "lstm", "rnn")  # zoo networks whose cell onnxruntime keeps float
 ORT_UNROUNDED = "ORT int8, output not rounded"
 OUTPUT_ROUNDING = "float, output rounded to ORT's int8 grid"
+CELL_WEIGHTS_INT8 = "float, cell weights int8, output on ORT's grid"
 RECURRENT_CONFIGS = (("cell 16-bit, head int8", 8), ("cell 16-bit, head int8, output 16-bit", 16))
 
 
@@ -417,6 +418,29 @@ def output_unrounded(qdq: Path, out: Path) -> tuple[Path, float, int]:
     return out, scale, zero
 
 
+def cell_weights_int8(path: Path, out: Path) -> Path:
+    """The float model at `path` with only its recurrent operators' weights (GRU, LSTM and
+    RNN's W and R) rounded to int8, symmetric per output row (`max|w| / 127`, the weight
+    grid of onnxruntime's and TFLite's per-channel int8), saved as `out`: what an int8
+    cell costs before anything else is quantized."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    weights = {name for n in graph.node if n.op_type in ("GRU", "LSTM", "RNN")
+               for name in n.input[1:3]}
+    for t in graph.initializer:
+        if t.name in weights:
+            w = numpy_helper.to_array(t).astype(np.float64)  # [directions, rows, columns]
+            scale = np.abs(w).max(axis=-1, keepdims=True) / 127
+            scale[scale == 0] = 1.0
+            t.CopyFrom(numpy_helper.from_array(
+                (np.round(w / scale) * scale).astype(np.float32), t.name))
+    onnx.save(model, str(out))
+    return out
+
+
 def on_int8_grid(y: np.ndarray, scale: float, zero: int) -> np.ndarray:
     """`y` rounded as onnxruntime's QuantizeLinear (to nearest, ties to even; int8) and
     DequantizeLinear do."""
@@ -446,8 +470,11 @@ def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:
         row[ORT_UNROUNDED] = _measures(ort_run(unrounded, test, m.dims, as_written=True),
                                        reference)
         row[OUTPUT_ROUNDING] = _measures(on_int8_grid(reference, scale, zero), reference)
-        log(f"{m.name:28} {ORT_UNROUNDED}: {row[ORT_UNROUNDED]['median_rel_error']:.3g}"
-            f"  {OUTPUT_ROUNDING}: {row[OUTPUT_ROUNDING]['median_rel_error']:.3g}")
+        row[CELL_WEIGHTS_INT8] = _measures(on_int8_grid(ort_run(cell_weights_int8(
+            m.onnx, qdq.with_suffix(".cell-int8.onnx")), test, m.dims), scale, zero),
+            reference)
+        log(f"{m.name:28} " + "  ".join(f"{k}: {row[k]['median_rel_error']:.3g}" for k in (
+            ORT_UNROUNDED, OUTPUT_ROUNDING, CELL_WEIGHTS_INT8)))
         l1 = import_model(m.onnx, dims=m.dims)
         for label, output_bits in RECURRENT_CONFIGS:
             assign = work / f"{stem}-{output_bits}.assignment.json"
@@ -640,7 +667,7 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
     out += ["", verdict(rows), "", f"![median relative output error per model]({PLOT})"]
     if recurrent_rows:
         labels = [label for label, _ in RECURRENT_CONFIGS]
-        ort_parts = (ORT_UNROUNDED, OUTPUT_ROUNDING)
+        ort_parts = (ORT_UNROUNDED, OUTPUT_ROUNDING, CELL_WEIGHTS_INT8)
 
         def measured(r: dict) -> str:
             top = "" if r["top1"] is None else f" ({100 * r['top1']:.2f}%)"
@@ -648,6 +675,7 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
 
         floor = [r[OUTPUT_ROUNDING]["median_rel_error"] for r in recurrent_rows]
         whole = [r[ORT]["median_rel_error"] for r in recurrent_rows]
+        cell = [r[CELL_WEIGHTS_INT8]["median_rel_error"] for r in recurrent_rows]
         out += ["", "The recurrent rows at onnxruntime's own precisions. onnxruntime's int8 program"
                 " keeps the GRU, LSTM or RNN operator in float32 (weights and state) and makes "
                 "only the final Gemm int8 (its weights, input and output); minun's all-8-bit "
@@ -658,8 +686,15 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
                 f"{_err(min(floor))} to {_err(max(floor))} of onnxruntime's "
                 f"{_err(min(whole))} to {_err(max(whole))}: a program whose output is int8 on "
                 "that grid starts there, and the rest of onnxruntime's (float32 cell, int8 "
-                "head) adds little on top; an int8 cell (minun's 8-bit programs above) adds "
-                "more than that. Here minun's "
+                f"head) adds little on top. An int8 cell adds more: {CELL_WEIGHTS_INT8} is "
+                "the float model with only two things quantized, the recurrent operator's "
+                "weights (to int8 per output row, onnxruntime's and TFLite's weight grid) and "
+                "its output (as in the previous column), which costs "
+                f"{_err(min(cell))} to {_err(max(cell))}, on "
+                f"{sum(c > w for c, w in zip(cell, whole))} of {len(cell)} models more than "
+                "onnxruntime's whole program, before any activation or the head is rounded "
+                "as an 8-bit program of these cells must (minun's, in the table above, "
+                "round the weights to nearest as here, or by GPTQ). Here minun's "
                 "fixed point takes the same split, the cell at 16 bits where onnxruntime has "
                 "float32 and the head's weights and input at 8 bits (per-channel, rounding to "
                 "nearest; a bitwidth assignment, `bench_ort.ort_precisions`): with the head's "
@@ -672,7 +707,8 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
                 "top-1 is one of its 40 test digits, a near tie that fixed16 also flips.", "",
                 "| model | ORT int8 (cell float32) | " + " | ".join(ort_parts)
                 + " | ORT weights B | " + " | ".join(labels) + " | minun weights B |",
-                "|---|---|---|---|---|" + "---|" * len(labels) + "---|"]
+                "|---|---|" + "---|" * len(ort_parts) + "---|" + "---|" * len(labels)
+                + "---|"]
         for r in recurrent_rows:
             cells = [measured(r[k]) for k in (ORT, *ort_parts)] + [
                 f"{r['ort_weight_bytes']:,}"] + [measured(r[k]) for k in labels]

@@ -172,5 +172,22 @@ def test_recurrent_rows_at_onnxruntime_precisions(tmp_path):
     np.testing.assert_allclose(bench_ort.on_int8_grid(y, scale, zero), whole, rtol=1e-6)
     for part in (bench_ort.ORT_UNROUNDED, bench_ort.OUTPUT_ROUNDING):
         assert 0 < rec[part]["median_rel_error"] < 0.01, (part, rec[part])
+    # the int8 cell: the GRU's W and R rows each on their own grid of 255 steps (the
+    # largest at +-127), within half a step of the trained weights; nothing else moved
+    cell = onnx.load(str(bench_ort.cell_weights_int8(m.onnx, tmp_path / "cell.onnx"))).graph
+    (gru,) = [n for n in graph.node if n.op_type == "GRU"]
+    before = {t.name: onnx.numpy_helper.to_array(t) for t in graph.initializer}
+    for t in cell.initializer:
+        w, was = onnx.numpy_helper.to_array(t), before[t.name]
+        if t.name not in gru.input[1:3]:
+            assert np.array_equal(w, was), t.name
+            continue
+        step = np.abs(was).max(axis=-1, keepdims=True) / 127
+        codes = w / step
+        np.testing.assert_allclose(codes, np.round(codes), atol=1e-3)
+        assert np.all(np.abs(np.round(codes)).max(axis=-1) == 127)
+        assert np.all(np.abs(w - was) <= step / 2 * 1.0001) and not np.array_equal(w, was)
+    assert rec[bench_ort.CELL_WEIGHTS_INT8]["median_rel_error"] > rec[
+        bench_ort.OUTPUT_ROUNDING]["median_rel_error"]
     text = bench_ort.render([row], recurrent_rows=[rec])
     assert "| zoo torch/gru_ts | 1.00% (100.00%) |" in text

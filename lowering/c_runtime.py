@@ -894,7 +894,7 @@ for _op, _lib, _expr in (("exp", "expf", "expf(x)"),
 
 # zero-skew int8 (numerics/affine.py, lowering/loops/affine_ops.py): TFLite's
 # MultiplyByQuantizedMultiplier with gemmlowp's rounding, integer-only.
-HELPERS["minun_zs_mbqm"] = ((), lambda p: """
+_ZS_MBQM_HEAD = """
 /* TFLite's MultiplyByQuantizedMultiplier(x, m, shift): x * 2^max(shift, 0), then gemmlowp's
  * SaturatingRoundingDoublingHighMul by m (the high word of 2 x m, rounded to nearest, ties
  * toward +infinity; only m = x = INT32_MIN saturates) and RoundingDivideByPOT by
@@ -902,24 +902,90 @@ HELPERS["minun_zs_mbqm"] = ((), lambda p: """
 static inline int32_t minun_zs_mbqm(int32_t x, int32_t m, int32_t shift)
 {
     int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-    int32_t a = (int32_t)((uint32_t)x << left), high, mask, remainder, threshold;
+    int32_t a = (int32_t)((uint32_t)x << left), high;
+"""
+# the 64-bit product: one instruction on Cortex-M3/M4 (SMULL) and x86
+_ZS_MBQM_WIDE = _ZS_MBQM_HEAD + """    int32_t mask, remainder, threshold;
     int64_t ab;
     if (a == INT32_MIN && m == INT32_MIN)
         high = INT32_MAX;
     else {
         ab = (int64_t)a * (int64_t)m;
         ab += ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
-        /* ab / 2^31 truncated toward zero, as a shift (no 64-bit division on AVR) */
+        /* ab / 2^31 truncated toward zero, as a shift */
         high = (int32_t)((ab >= 0 ? ab : ab + ((1LL << 31) - 1)) >> 31);
     }
     if (right == 0)
         return high;
-    mask = (int32_t)(((int64_t)1 << right) - 1);
+    mask = (int32_t)(((uint32_t)1 << right) - 1);
     remainder = high & mask;
     threshold = (mask >> 1) + (high < 0 ? 1 : 0);
     return (high >> right) + (remainder > threshold ? 1 : 0);
 }
-""")
+"""
+# AVR: avr-gcc's 64-bit product and shifts are library calls and loops (about 700 cycles
+# a call); here the same integers from four 16x16->32 products of the magnitudes (|a|,
+# |m| <= 2^31, so a1, m1 <= 2^15 and the middle sum stays below 2^32); |ab| + 2^30, less 1
+# when ab < 0 (which then truncates toward zero), shifted right 31. RoundingDivideByPOT
+# as one shift: for x >= 0, floor((x + 2^(r-1)) / 2^r) = (floor(x / 2^(r-1)) + 1) >> 1;
+# for x < 0 the same of x - 1 (no overflow: here |high| < 2^31), whole bytes first.
+_ZS_MBQM_NARROW = _ZS_MBQM_HEAD + """    int neg = (a < 0) != (m < 0);
+    uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
+    uint32_t um = m < 0 ? 0u - (uint32_t)m : (uint32_t)m;
+    uint16_t a1 = (uint16_t)(ua >> 16), a0 = (uint16_t)ua;
+    uint16_t m1 = (uint16_t)(um >> 16), m0 = (uint16_t)um;
+    uint32_t lo = minun_umul16(a0, m0), mid = minun_umul16(a1, m0) + minun_umul16(a0, m1);
+    uint32_t hi = minun_umul16(a1, m1) + (mid >> 16), sum = lo + (mid << 16);
+    uint8_t n;
+    hi += sum < lo ? 1 : 0;
+    lo = sum + (neg ? 0x3fffffffUL : 0x40000000UL);
+    hi += lo < sum ? 1 : 0;
+    if (a == INT32_MIN && m == INT32_MIN)
+        high = INT32_MAX;
+    else {
+        high = (int32_t)((hi << 1) | (lo >> 31));
+        high = neg ? -high : high;
+    }
+    if (right == 0)
+        return high;
+    high -= high < 0 ? 1 : 0;
+    n = (uint8_t)(right - 1);
+    if (n & 16)
+        high >>= 16;
+    if (n & 8)
+        high >>= 8;
+    for (n &= 7; n; n--)
+        high >>= 1;
+    return (high >> 1) + (high & 1);  /* (high + 1) >> 1 without overflow */
+}
+"""
+_AVR_UMUL16 = """
+/* (uint32_t)a * b: four mul, no libgcc call (avr-gcc -Os calls the 32x32 __mulsi3). */
+static inline __attribute__((always_inline)) uint32_t minun_umul16(uint16_t a, uint16_t b)
+{
+#ifdef __AVR__
+    uint32_t r;
+    uint8_t z;
+    __asm__ ("clr %[z]\\n\\t"
+             "mul %B[a], %B[b]\\n\\t" "movw %C[r], r0\\n\\t"
+             "mul %A[a], %A[b]\\n\\t" "movw %A[r], r0\\n\\t"
+             "mul %B[a], %A[b]\\n\\t" "add %B[r], r0\\n\\t" "adc %C[r], r1\\n\\t"
+             "adc %D[r], %[z]\\n\\t"
+             "mul %A[a], %B[b]\\n\\t" "add %B[r], r0\\n\\t" "adc %C[r], r1\\n\\t"
+             "adc %D[r], %[z]\\n\\t"
+             "clr __zero_reg__"
+             : [r] "=&r" (r), [z] "=&r" (z)
+             : [a] "r" (a), [b] "r" (b)
+             : "r0");
+    return r;
+#else
+    return (uint32_t)a * b;
+#endif
+}
+"""
+HELPERS["minun_umul16"] = ((), lambda p: _AVR_UMUL16 if p.avr_asm else "")
+HELPERS["minun_zs_mbqm"] = (("minun_umul16",), lambda p: (
+    _ZS_MBQM_NARROW if p.avr_asm else _ZS_MBQM_WIDE))
 
 HELPERS["minun_zs_f32"] = ((), lambda p: """
 /* float32 arithmetic on magnitudes, integers only (numerics/affine.py): a float32 is

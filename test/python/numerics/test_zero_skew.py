@@ -70,6 +70,50 @@ def test_srdhm_and_rdbpot_match_python_integers():
         assert af.rdbpot(xs, e).tolist() == [ref_rdbpot(int(x), e) for x in xs]
 
 
+def ref_mbqm(x: int, m: int, shift: int) -> int:
+    """TFLite's MultiplyByQuantizedMultiplier on Python ints (the left shift wraps)."""
+    a = ((x << max(shift, 0)) + (1 << 31)) % (1 << 32) - (1 << 31)
+    return ref_rdbpot(ref_srdhm(a, m), max(-shift, 0))
+
+
+@pytest.mark.parametrize("profile", ["x86", "avr"])
+def test_c_mbqm_equals_python_integers(profile, tmp_path):
+    """minun_zs_mbqm as each profile emits it (a 64-bit product on x86 and Cortex-M; on
+    AVR, whose 64-bit arithmetic is library code, four 16x16->32 products and one shift,
+    here with minun_umul16's portable C), built by gcc in strict C99 with the undefined
+    behaviour sanitizer, on int32 edges and every magnitude, multipliers at both ends of
+    [2^30, 2^31) and beyond (0, 1, negative, INT32_MIN) and every shift."""
+    import subprocess
+
+    from minun_mlir.lowering.c_runtime import HELPERS, PROFILES, closure
+
+    mags = np.floor(np.exp2(RNG.uniform(0, 31, 300))).astype(np.int64)
+    xs = [I32_MIN, I32_MIN + 1, -1, 0, 1, 1 << 30, (1 << 31) - 1, -(1 << 30), 46341,
+          *(mags * RNG.choice([-1, 1], 300)), *RNG.integers(I32_MIN, 1 << 31, 100)]
+    ms = [1 << 30, (1 << 31) - 1, 1518500250, 0, 1, -7, I32_MIN, -(1 << 30),
+          *RNG.integers(1 << 30, 1 << 31, 6)]
+    shifts = [*range(-31, 31, 3), 0, 1, -1, 30, -31, -30, -2]
+    cases = [(int(x), int(m), s) for m in ms for s in shifts for x in xs]
+    lit = lambda v: "INT32_MIN" if v == I32_MIN else f"{v}L"  # noqa: E731
+    src = tmp_path / "mbqm.c"
+    src.write_text(
+        "#include <stdint.h>\n#include <stdio.h>\n"
+        + "".join(HELPERS[n][1](PROFILES[profile]) for n in closure(["minun_zs_mbqm"]))
+        + "static const int32_t c[][3] = {" + ", ".join(
+            f"{{{lit(x)}, {lit(m)}, {s}}}" for x, m, s in cases) + "};\n"
+        "int main(void)\n{\n    unsigned i;\n"
+        "    for (i = 0; i < sizeof c / sizeof c[0]; i++)\n"
+        "        printf(\"%ld\\n\", (long)minun_zs_mbqm(c[i][0], c[i][1], c[i][2]));\n"
+        "    return 0;\n}\n")
+    exe = tmp_path / "mbqm"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
+                    "-fsanitize=undefined", "-fno-sanitize-recover", str(src), "-o",
+                    str(exe)], check=True)
+    got = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    want = [ref_mbqm(x, m, s) for x, m, s in cases]
+    assert [int(v) for v in got.split()] == want
+
+
 def test_srdhm_rounds_ties_toward_plus_infinity():
     """srdhm(a, 2^30) = a / 2 (2 a 2^30 / 2^32): by hand, 0.5 -> 1, -0.5 -> 0, 1.5 -> 2,
     -1.5 -> -1 (gemmlowp's nudge is 2^30 for a positive product, 1 - 2^30 for a negative

@@ -924,26 +924,24 @@ _ZS_MBQM_WIDE = _ZS_MBQM_HEAD + """    int32_t mask, remainder, threshold;
 }
 """
 # AVR: avr-gcc's 64-bit product and shifts are library calls and loops (about 700 cycles
-# a call); here the same integers from four 16x16->32 products of the magnitudes (|a|,
-# |m| <= 2^31, so a1, m1 <= 2^15 and the middle sum stays below 2^32); |ab| + 2^30, less 1
-# when ab < 0 (which then truncates toward zero), shifted right 31. RoundingDivideByPOT
-# as one shift: for x >= 0, floor((x + 2^(r-1)) / 2^r) = (floor(x / 2^(r-1)) + 1) >> 1;
-# for x < 0 the same of x - 1 (no overflow: here |high| < 2^31), whole bytes first.
+# a call); here the same integers from the 64-bit product of the magnitudes in 16 mul
+# (minun_umul32), |ab| + 2^30, less 1 when ab < 0 (which then truncates toward zero),
+# shifted right 31 (|a|, |m| <= 2^31: below 2^31 but for the saturating case).
+# RoundingDivideByPOT as one shift: for x >= 0, floor((x + 2^(r-1)) / 2^r) =
+# (floor(x / 2^(r-1)) + 1) >> 1; for x < 0 the same of x - 1 (no overflow: here
+# |high| < 2^31), whole bytes first.
 _ZS_MBQM_NARROW = _ZS_MBQM_HEAD + """    int neg = (a < 0) != (m < 0);
     uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
     uint32_t um = m < 0 ? 0u - (uint32_t)m : (uint32_t)m;
-    uint16_t a1 = (uint16_t)(ua >> 16), a0 = (uint16_t)ua;
-    uint16_t m1 = (uint16_t)(um >> 16), m0 = (uint16_t)um;
-    uint32_t lo = minun_umul16(a0, m0), mid = minun_umul16(a1, m0) + minun_umul16(a0, m1);
-    uint32_t hi = minun_umul16(a1, m1) + (mid >> 16), sum = lo + (mid << 16);
+    uint32_t lo, hi, sum;
     uint8_t n;
+    minun_umul32(ua, um, &lo, &hi);
+    sum = lo + (neg ? 0x3fffffffUL : 0x40000000UL);
     hi += sum < lo ? 1 : 0;
-    lo = sum + (neg ? 0x3fffffffUL : 0x40000000UL);
-    hi += lo < sum ? 1 : 0;
     if (a == INT32_MIN && m == INT32_MIN)
         high = INT32_MAX;
     else {
-        high = (int32_t)((hi << 1) | (lo >> 31));
+        high = (int32_t)((hi << 1) | (sum >> 31));
         high = neg ? -high : high;
     }
     if (right == 0)
@@ -959,32 +957,59 @@ _ZS_MBQM_NARROW = _ZS_MBQM_HEAD + """    int neg = (a < 0) != (m < 0);
     return (high >> 1) + (high & 1);  /* (high + 1) >> 1 without overflow */
 }
 """
-_AVR_UMUL16 = """
-/* (uint32_t)a * b: four mul, no libgcc call (avr-gcc -Os calls the 32x32 __mulsi3). */
-static inline __attribute__((always_inline)) uint32_t minun_umul16(uint16_t a, uint16_t b)
+# byte products (i, j) added at byte i + j, each carry taken up to byte 7; the four (i, i)
+# first, moved into place (they do not overlap). mul leaves r1, avr-gcc's zero register,
+# dirty: cleared at the end. Elsewhere (host tests of this text) the C product.
+_AVR_UMUL32 = """
+/* The 64-bit product a * b as two words: 16 mul, no libgcc call. */
+static inline __attribute__((always_inline)) void minun_umul32(uint32_t a, uint32_t b,
+                                                              uint32_t *lo, uint32_t *hi)
 {
 #ifdef __AVR__
-    uint32_t r;
+    uint32_t l, h;
     uint8_t z;
-    __asm__ ("clr %[z]\\n\\t"
-             "mul %B[a], %B[b]\\n\\t" "movw %C[r], r0\\n\\t"
-             "mul %A[a], %A[b]\\n\\t" "movw %A[r], r0\\n\\t"
-             "mul %B[a], %A[b]\\n\\t" "add %B[r], r0\\n\\t" "adc %C[r], r1\\n\\t"
-             "adc %D[r], %[z]\\n\\t"
-             "mul %A[a], %B[b]\\n\\t" "add %B[r], r0\\n\\t" "adc %C[r], r1\\n\\t"
-             "adc %D[r], %[z]\\n\\t"
+    __asm__ ("clr %[z]\\n\\t" "mul %A[a], %A[b]\\n\\t" "movw %A[l], r0\\n\\t"
+             "mul %B[a], %B[b]\\n\\t" "movw %C[l], r0\\n\\t" "mul %C[a], %C[b]\\n\\t"
+             "movw %A[h], r0\\n\\t" "mul %D[a], %D[b]\\n\\t" "movw %C[h], r0\\n\\t"
+             "mul %B[a], %A[b]\\n\\t" "add %B[l], r0\\n\\t" "adc %C[l], r1\\n\\t"
+             "adc %D[l], %[z]\\n\\t" "adc %A[h], %[z]\\n\\t" "adc %B[h], %[z]\\n\\t"
+             "adc %C[h], %[z]\\n\\t" "adc %D[h], %[z]\\n\\t" "mul %A[a], %B[b]\\n\\t"
+             "add %B[l], r0\\n\\t" "adc %C[l], r1\\n\\t" "adc %D[l], %[z]\\n\\t"
+             "adc %A[h], %[z]\\n\\t" "adc %B[h], %[z]\\n\\t" "adc %C[h], %[z]\\n\\t"
+             "adc %D[h], %[z]\\n\\t" "mul %C[a], %A[b]\\n\\t" "add %C[l], r0\\n\\t"
+             "adc %D[l], r1\\n\\t" "adc %A[h], %[z]\\n\\t" "adc %B[h], %[z]\\n\\t"
+             "adc %C[h], %[z]\\n\\t" "adc %D[h], %[z]\\n\\t" "mul %A[a], %C[b]\\n\\t"
+             "add %C[l], r0\\n\\t" "adc %D[l], r1\\n\\t" "adc %A[h], %[z]\\n\\t"
+             "adc %B[h], %[z]\\n\\t" "adc %C[h], %[z]\\n\\t" "adc %D[h], %[z]\\n\\t"
+             "mul %D[a], %A[b]\\n\\t" "add %D[l], r0\\n\\t" "adc %A[h], r1\\n\\t"
+             "adc %B[h], %[z]\\n\\t" "adc %C[h], %[z]\\n\\t" "adc %D[h], %[z]\\n\\t"
+             "mul %A[a], %D[b]\\n\\t" "add %D[l], r0\\n\\t" "adc %A[h], r1\\n\\t"
+             "adc %B[h], %[z]\\n\\t" "adc %C[h], %[z]\\n\\t" "adc %D[h], %[z]\\n\\t"
+             "mul %C[a], %B[b]\\n\\t" "add %D[l], r0\\n\\t" "adc %A[h], r1\\n\\t"
+             "adc %B[h], %[z]\\n\\t" "adc %C[h], %[z]\\n\\t" "adc %D[h], %[z]\\n\\t"
+             "mul %B[a], %C[b]\\n\\t" "add %D[l], r0\\n\\t" "adc %A[h], r1\\n\\t"
+             "adc %B[h], %[z]\\n\\t" "adc %C[h], %[z]\\n\\t" "adc %D[h], %[z]\\n\\t"
+             "mul %D[a], %B[b]\\n\\t" "add %A[h], r0\\n\\t" "adc %B[h], r1\\n\\t"
+             "adc %C[h], %[z]\\n\\t" "adc %D[h], %[z]\\n\\t" "mul %B[a], %D[b]\\n\\t"
+             "add %A[h], r0\\n\\t" "adc %B[h], r1\\n\\t" "adc %C[h], %[z]\\n\\t"
+             "adc %D[h], %[z]\\n\\t" "mul %D[a], %C[b]\\n\\t" "add %B[h], r0\\n\\t"
+             "adc %C[h], r1\\n\\t" "adc %D[h], %[z]\\n\\t" "mul %C[a], %D[b]\\n\\t"
+             "add %B[h], r0\\n\\t" "adc %C[h], r1\\n\\t" "adc %D[h], %[z]\\n\\t"
              "clr __zero_reg__"
-             : [r] "=&r" (r), [z] "=&r" (z)
+             : [l] "=&r" (l), [h] "=&r" (h), [z] "=&r" (z)
              : [a] "r" (a), [b] "r" (b)
              : "r0");
-    return r;
+    *lo = l;
+    *hi = h;
 #else
-    return (uint32_t)a * b;
+    uint64_t p = (uint64_t)a * b;
+    *lo = (uint32_t)p;
+    *hi = (uint32_t)(p >> 32);
 #endif
 }
 """
-HELPERS["minun_umul16"] = ((), lambda p: _AVR_UMUL16 if p.avr_asm else "")
-HELPERS["minun_zs_mbqm"] = (("minun_umul16",), lambda p: (
+HELPERS["minun_umul32"] = ((), lambda p: _AVR_UMUL32 if p.avr_asm else "")
+HELPERS["minun_zs_mbqm"] = (("minun_umul32",), lambda p: (
     _ZS_MBQM_NARROW if p.avr_asm else _ZS_MBQM_WIDE))
 
 HELPERS["minun_zs_f32"] = ((), lambda p: """

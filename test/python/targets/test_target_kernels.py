@@ -1,7 +1,8 @@
 """The target kernels of minun_runtime.h (lowering/c_runtime.py) against Python integers,
 run on the simulated targets: AVR's inline-asm 16x16->32 multiply, multiply-accumulate
-(modulo 2^32), 32-bit arithmetic shifts and 32/16-bit division, Cortex-M4's SMLAD on
-int16 pairs, on the extreme values and random ones."""
+(modulo 2^32), 32-bit arithmetic shifts, 32/16-bit division, the 32x32->64 product and
+the zero-skew requantization built on it, Cortex-M4's SMLAD on int16 pairs, on the
+extreme values and random ones."""
 
 from __future__ import annotations
 
@@ -83,6 +84,68 @@ int main(void)
 
 def test_avr_multiply_accumulate_and_shifts_equal_python(avr_results):
     got, want = avr_results
+    assert len(got) == len(want)
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, f"{len(bad)} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+
+
+def test_avr_zero_skew_requantization_equals_python(tmp_path):
+    """The AVR text of minun_zs_mbqm (TFLite's MultiplyByQuantizedMultiplier from
+    minun_umul32's 16 mul and one shift) and minun_umul32 itself on the simulated Uno:
+    int32 edges and every magnitude, multipliers at both ends of [2^30, 2^31) and every
+    shift, against Python integers (gemmlowp's definition, line by line)."""
+    rng = np.random.default_rng(31)
+    xs = EDGES32 + [46341, -46341] + [int(v) for v in rng.integers(-(1 << 31), 1 << 31, 9)]
+    ms = [1 << 30, (1 << 31) - 1, 1518500250, 0, 1, -(1 << 31)] + [
+        int(v) for v in rng.integers(1 << 30, 1 << 31, 2)]
+    shifts = [-31, -9, -8, -7, -1, 0, 1, 30]  # (flash holds about 1,500 cases)
+    cases = [(x, m, e) for x in xs for m in ms for e in shifts]
+    us = [(1 << 32) - 1, 1 << 31, 0xFFFF0000, 0x0000FFFF, 1, 0] + [
+        int(v) for v in rng.integers(0, 1 << 32, 30)]
+    products = [(a, b) for a in us for b in us[::3]]
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"],
+                                                             ["minun_zs_mbqm"]))
+    (tmp_path / "mbqm.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int32_t", "X", [x for x, _, _ in cases])
+        + _array("int32_t", "M", [m for _, m, _ in cases])
+        + _array("int8_t", "E", [e for _, _, e in cases])
+        + _array("uint32_t", "UA", [a for a, _ in products])
+        + _array("uint32_t", "UB", [b for _, b in products]) + f"""
+int main(void)
+{{
+    for (int i = 0; i < {len(cases)}; i++) {{
+        volatile int32_t x = (int32_t)pgm_read_dword(&X[i]), m = (int32_t)pgm_read_dword(&M[i]);
+        volatile int8_t e = (int8_t)pgm_read_byte(&E[i]);
+        minun_print_i32(minun_zs_mbqm(x, m, e)); minun_putc('\\n');
+    }}
+    for (int i = 0; i < {len(products)}; i++) {{
+        uint32_t lo, hi;
+        minun_umul32(pgm_read_dword(&UA[i]), pgm_read_dword(&UB[i]), &lo, &hi);
+        minun_print_u32(hi); minun_putc(' '); minun_print_u32(lo); minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "mbqm.c"], "avr", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(v) for v in r.output.split()]
+
+    def srdhm(a: int, b: int) -> int:
+        if a == b == -(1 << 31):
+            return (1 << 31) - 1
+        ab = a * b
+        nudge = (1 << 30) if ab >= 0 else 1 - (1 << 30)
+        q = abs(ab + nudge) // (1 << 31)  # C's division truncates toward zero
+        return q if ab + nudge >= 0 else -q
+
+    def rdbpot(x: int, e: int) -> int:
+        mask = (1 << e) - 1
+        return (x >> e) + (1 if (x & mask) > (mask >> 1) + (1 if x < 0 else 0) else 0)
+
+    want = [rdbpot(srdhm(_wrap32(x << max(e, 0)), m), max(-e, 0)) for x, m, e in cases]
+    for a, b in products:
+        want += [(a * b) >> 32, (a * b) & 0xFFFFFFFF]
     assert len(got) == len(want)
     bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
     assert not bad, f"{len(bad)} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"

@@ -27,6 +27,9 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import pytest
+from gemmlowp_reference import mbqm as ref_mbqm
+from gemmlowp_reference import rdbpot as ref_rdbpot
+from gemmlowp_reference import srdhm as ref_srdhm
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from minun_mlir.dialects.num import AffineType, _float_text
@@ -42,23 +45,6 @@ I32_MIN = -(1 << 31)
 # -- gemmlowp's primitives against Python integers ----------------------------------------
 
 
-def ref_srdhm(a: int, b: int) -> int:
-    """gemmlowp fixedpoint.h, line by line, on Python ints."""
-    if a == b == I32_MIN:
-        return (1 << 31) - 1
-    ab = a * b
-    nudge = (1 << 30) if ab >= 0 else 1 - (1 << 30)
-    q = abs(ab + nudge) // (1 << 31)  # C's division truncates toward zero
-    return q if ab + nudge >= 0 else -q
-
-
-def ref_rdbpot(x: int, e: int) -> int:
-    mask = (1 << e) - 1
-    remainder = x & mask
-    threshold = (mask >> 1) + (1 if x < 0 else 0)
-    return (x >> e) + (1 if remainder > threshold else 0)
-
-
 def test_srdhm_and_rdbpot_match_python_integers():
     edges = [I32_MIN, I32_MIN + 1, -1, 0, 1, (1 << 30), (1 << 31) - 1, -(1 << 30)]
     xs = np.concatenate([edges, RNG.integers(I32_MIN, 1 << 31, 4000)])
@@ -70,17 +56,11 @@ def test_srdhm_and_rdbpot_match_python_integers():
         assert af.rdbpot(xs, e).tolist() == [ref_rdbpot(int(x), e) for x in xs]
 
 
-def ref_mbqm(x: int, m: int, shift: int) -> int:
-    """TFLite's MultiplyByQuantizedMultiplier on Python ints (the left shift wraps)."""
-    a = ((x << max(shift, 0)) + (1 << 31)) % (1 << 32) - (1 << 31)
-    return ref_rdbpot(ref_srdhm(a, m), max(-shift, 0))
-
-
 @pytest.mark.parametrize("profile", ["x86", "avr"])
 def test_c_mbqm_equals_python_integers(profile, tmp_path):
     """minun_zs_mbqm as each profile emits it (a 64-bit product on x86 and Cortex-M; on
-    AVR, whose 64-bit arithmetic is library code, four 16x16->32 products and one shift,
-    here with minun_umul16's portable C), built by gcc in strict C99 with the undefined
+    AVR, whose 64-bit arithmetic is library code, the product in 16 mul and one shift,
+    here with minun_umul32's portable C), built by gcc in strict C99 with the undefined
     behaviour sanitizer, on int32 edges and every magnitude, multipliers at both ends of
     [2^30, 2^31) and beyond (0, 1, negative, INT32_MIN) and every shift."""
     import subprocess

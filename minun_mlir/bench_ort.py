@@ -603,6 +603,15 @@ def _err(x: float) -> str:
     return f"{100 * x:.2f}%" if x >= 0.0005 else f"{100 * x:.3f}%"
 
 
+def _cell(r: dict) -> str:
+    """A measure as a table cell: the error, top-1 agreement in parentheses; n/a when the
+    configuration did not compile."""
+    if r["median_rel_error"] is None:
+        return "n/a"
+    top = "" if r["top1"] is None else f" ({100 * r['top1']:.2f}%)"
+    return _err(r["median_rel_error"]) + top
+
+
 def render(rows: list[dict], cost_rows: list[dict] | None = None,
            accuracy_rows: list[dict] | None = None,
            recurrent_rows: list[dict] | None = None) -> str:
@@ -655,23 +664,12 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
            "| model | inputs | " + " | ".join(LABELS) + " |",
            "|---|---|" + "---|" * len(LABELS)]
     for row in rows:
-        cells = []
-        for label in LABELS:
-            r = row[label]
-            if r["median_rel_error"] is None:
-                cells.append("n/a")
-                continue
-            top = "" if r["top1"] is None else f" ({100 * r['top1']:.2f}%)"
-            cells.append(_err(r["median_rel_error"]) + top)
+        cells = [_cell(row[label]) for label in LABELS]
         out.append(f"| {row['model']} | {row['inputs']} | " + " | ".join(cells) + " |")
     out += ["", verdict(rows), "", f"![median relative output error per model]({PLOT})"]
     if recurrent_rows:
         labels = [label for label, _ in RECURRENT_CONFIGS]
         ort_parts = (ORT_UNROUNDED, OUTPUT_ROUNDING, CELL_WEIGHTS_INT8)
-
-        def measured(r: dict) -> str:
-            top = "" if r["top1"] is None else f" ({100 * r['top1']:.2f}%)"
-            return _err(r["median_rel_error"]) + top
 
         floor = [r[OUTPUT_ROUNDING]["median_rel_error"] for r in recurrent_rows]
         whole = [r[ORT]["median_rel_error"] for r in recurrent_rows]
@@ -710,8 +708,8 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
                 "|---|---|" + "---|" * len(ort_parts) + "---|" + "---|" * len(labels)
                 + "---|"]
         for r in recurrent_rows:
-            cells = [measured(r[k]) for k in (ORT, *ort_parts)] + [
-                f"{r['ort_weight_bytes']:,}"] + [measured(r[k]) for k in labels]
+            cells = [_cell(r[k]) for k in (ORT, *ort_parts)] + [
+                f"{r['ort_weight_bytes']:,}"] + [_cell(r[k]) for k in labels]
             out.append(f"| {r['model']} | " + " | ".join(cells)
                        + f" | {r[labels[0]]['weight_bytes']:,} |")
     if accuracy_rows:

@@ -442,9 +442,10 @@ def cell_weights_int8(path: Path, out: Path) -> Path:
 
 
 def on_int8_grid(y: np.ndarray, scale: float, zero: int) -> np.ndarray:
-    """`y` rounded as onnxruntime's QuantizeLinear (to nearest, ties to even; int8) and
-    DequantizeLinear do."""
-    return (np.clip(np.round(y / scale) + zero, -128, 127) - zero) * scale
+    """`y` rounded as onnxruntime's QuantizeLinear (int8) then DequantizeLinear do."""
+    from minun_mlir.numerics import affine
+
+    return affine.dequantize(affine.ort_quantize(y, scale, zero, 8), scale, zero)
 
 
 def recurrent(rows: list[dict], work: Path, log=print) -> list[dict]:

@@ -27,6 +27,13 @@ def _array(ctype: str, name: str, values) -> str:
     return f"static const {ctype} {name}[{len(values)}] MINUN_FLASH = {{{body}}};\n"
 
 
+def _assert_lines(got: list[int], want: list[int]) -> None:
+    """The numbers a simulated program printed equal the expected ones, one for one."""
+    assert len(got) == len(want)
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, f"{len(bad)} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+
+
 @pytest.fixture(scope="module")
 def avr_results(tmp_path_factory):
     rng = np.random.default_rng(16)
@@ -84,10 +91,7 @@ int main(void)
 
 
 def test_avr_multiply_accumulate_and_shifts_equal_python(avr_results):
-    got, want = avr_results
-    assert len(got) == len(want)
-    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
-    assert not bad, f"{len(bad)} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+    _assert_lines(*avr_results)
 
 
 def test_avr_zero_skew_requantization_equals_python(tmp_path):
@@ -131,13 +135,10 @@ int main(void)
     r = build_and_run([tmp_path / "mbqm.c"], "avr", include_dirs=[tmp_path],
                       cflags=["-Wall", "-Werror"], timeout=120)
     got = [int(v) for v in r.output.split()]
-
     want = [mbqm(x, m, e) for x, m, e in cases]
     for a, b in products:
         want += [(a * b) >> 32, (a * b) & 0xFFFFFFFF]
-    assert len(got) == len(want)
-    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
-    assert not bad, f"{len(bad)} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+    _assert_lines(got, want)
 
 
 def test_cortex_m4_smlad_on_pairs_equals_python(tmp_path):

@@ -52,6 +52,7 @@ from minun_mlir.lowering.c_runtime import (
 )
 
 FILES = ("model.h", "model.c", "minun_runtime.h")
+RUNTIME_SOURCES = ("posit.h", "posit.c")  # beside the C of a model that uses posits
 
 
 def ctype(ty: Attribute) -> str:
@@ -152,7 +153,7 @@ def posit_runtime() -> dict[str, str]:
     """posit.h and posit.c (third_party/softposit), shipped beside a posit model's C."""
     if not SOFTPOSIT_DIR.is_dir():  # installed (not editable): the package data copy
         raise error(f"the posit runtime is missing: {SOFTPOSIT_DIR}")
-    return {f: (SOFTPOSIT_DIR / f).read_text() for f in ("posit.h", "posit.c")}
+    return {f: (SOFTPOSIT_DIR / f).read_text() for f in RUNTIME_SOURCES}
 
 
 class CPrinter:

@@ -11,12 +11,7 @@ printer. See docs/codegen.md.
 
 from __future__ import annotations
 
-import fcntl
 import math
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_printer import print_c
+from minun_mlir.outputs import write_files
 from minun_mlir.pipeline import lower_l2
 
 # harness target names -> C profile
@@ -147,63 +143,6 @@ def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None
         write_files({**files, **(extra or {})}, out_dir)
         files.directory = Path(out_dir)
     return files
-
-
-def check_output_dir(out_dir: str | Path) -> Path:
-    """`out_dir` as a directory we may write into, created if missing; a file or a symlink
-    there is an error before any work is done."""
-    out = Path(out_dir)
-    if out.is_symlink():
-        raise error(f"--out {out} is a symbolic link; name the directory itself")
-    if out.exists() and not out.is_dir():
-        raise error(f"--out {out} is a file, not a directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise error(f"cannot create the output directory {out}: {e.strerror}") from None
-    if not os.access(out, os.W_OK):
-        raise error(f"cannot write to the output directory {out}: permission denied")
-    return out
-
-
-def write_files(files: dict[str, str] | dict[str, str | bytes], out_dir: str | Path) -> None:
-    """Write every file or none: each goes to a temporary file beside its target first,
-    and only when all are written are they renamed into place (a rename replaces a
-    symlink instead of writing through it). `bytes` contents are written as they are."""
-    out = check_output_dir(out_dir)
-    umask = os.umask(0o022)
-    os.umask(umask)
-    temps: list[tuple[Path, Path]] = []
-    try:
-        for fname, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", suffix=".tmp", dir=out)
-            os.fchmod(fd, 0o666 & ~umask)  # as open() would have made it
-            with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as f:
-                f.write(text)
-            temps.append((Path(tmp), out / fname))
-    except OSError as e:
-        for tmp, _ in temps:
-            tmp.unlink(missing_ok=True)
-        raise error(f"cannot write to {out}: {e.strerror}") from None
-    for tmp, final in temps:
-        os.replace(tmp, final)
-
-
-@contextmanager
-def output_lock(out_dir: str | Path) -> Iterator[Path]:
-    """Hold `out_dir` for one compile: a second compile into the same folder at the same
-    time is an error (it would mix two models' files) instead of a race."""
-    out = check_output_dir(out_dir)
-    fd = os.open(out, os.O_RDONLY)  # flock on the directory itself: no lock file left behind
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise error(f"another minun-compile is writing to {out}; wait for it or use "
-                        "another --out") from None
-        yield out
-    finally:
-        os.close(fd)
 
 
 SKETCH = """\

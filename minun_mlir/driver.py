@@ -17,15 +17,16 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
-from minun_mlir.diagnostics import error, stage, warn
+from minun_mlir.diagnostics import MinunError, error, stage, warn
 from minun_mlir.modules import class_labels, main_function
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, overflow_report
-from minun_mlir.pipeline import parse_pipeline, pipeline_text, run_pipeline
+from minun_mlir.pipeline import pipeline_passes, pipeline_text, run_pipeline
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,14 @@ class Options:
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
+        return pipeline_text(self.stage_options(train))
+
+    def passes(self, train: str | Path | None = None) -> tuple[ModulePass, ...]:
+        """The passes this compile runs, built from the options (no text in between)."""
+        return pipeline_passes(self.stage_options(train))
+
+    def stage_options(self, train: str | Path | None = None) -> dict[str, dict[str, object]]:
+        """The options of each stage of the pipeline (pipeline.STAGES) this compile runs."""
         quantize: dict[str, object] = dict(
             repr=self.representation, bits=self.bits, scales=self.scales,
             maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
@@ -76,9 +85,9 @@ class Options:
             quantize["data"] = str(train)
         elif self.synthetic:
             quantize["synthetic"] = self.synthetic
-        return pipeline_text({"quantize": quantize, "memory-plan": {
+        return {"quantize": quantize, "memory-plan": {
             "planner": self.planner, "budget": self.budget,
-            "input_in_scratch": self.input_in_scratch}})
+            "input_in_scratch": self.input_in_scratch}}
 
     @property
     def label(self) -> str:
@@ -334,6 +343,15 @@ def _input_shape(module: ModuleOp) -> tuple[int, ...] | dict[str, tuple[int, ...
     return next(iter(shapes.values())) if len(shapes) == 1 else shapes
 
 
+def printable_pipeline(options: Options, train: str | Path | None) -> str:
+    """The pipeline text for the report; a path the text cannot carry (a carriage return)
+    is no reason to fail a compile that never needed the text."""
+    try:
+        return options.pipeline(train)
+    except MinunError as e:
+        return f"(not printable: {e})"
+
+
 def compile_model(model: str | Path, options: Options = Options(), *,
                   weights: str | Path | None = None, train: str | Path | None = None,
                   test: str | Path | None = None, out_dir: str | Path | None = None,
@@ -367,14 +385,14 @@ def compile_model(model: str | Path, options: Options = Options(), *,
             warn(f"no training data: scales profiled on {options.synthetic} inputs drawn "
                  f"uniformly in the declared {_input_ranges(l1)}; give --train "
                  "FILE for scales that fit real data")
-    passes = parse_pipeline(options.pipeline(train))
+    passes = options.passes(train)
     to_l2 = [p.name for p in passes].index("quantize") + 1
     t0 = time.perf_counter()
     l2 = l1.clone()
     run_pipeline(l2, passes[:to_l2])
     seconds["quantize"] = time.perf_counter() - t0
     result = Compiled(name or Path(model).stem, options, l1, l2, test_set, seconds=seconds,
-                      pipeline=options.pipeline(train), classes=num_classes(l1))
+                      pipeline=printable_pipeline(options, train), classes=num_classes(l1))
     if test_set is not None:
         t0 = time.perf_counter()
         with stage("bit-exact evaluator"):

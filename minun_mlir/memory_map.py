@@ -137,7 +137,8 @@ def render_png(m: MemoryMap, title: str = "") -> bytes:
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
-    with matplotlib.rc_context({"svg.hashsalt": "minun", "font.size": 9,
+    # text.parse_math off: a model named "$x$" is a name, not TeX
+    with matplotlib.rc_context({"svg.hashsalt": "minun", "font.size": 9, "text.parse_math": False,
                                 "path.simplify": False}):
         fig = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI)
         FigureCanvasAgg(fig)

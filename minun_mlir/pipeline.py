@@ -47,17 +47,55 @@ def stage_pass(name: str, **options: object) -> ModulePass:
     return cls(**args)
 
 
-def pipeline_text(options: dict[str, dict[str, object]] | None = None,
-                  start: str = STAGES[0], stop: str = STAGES[-1]) -> str:
-    """The pipeline from stage `start` to `stop` as `minun-opt --pass-pipeline` takes it;
-    `options` maps a stage name to its pass options (defaults are left out)."""
+def pipeline_passes(options: dict[str, dict[str, object]] | None = None,
+                    start: str = STAGES[0], stop: str = STAGES[-1]) -> tuple[ModulePass, ...]:
+    """The passes from stage `start` to `stop`; `options` maps a stage name to its pass
+    options. Values (file paths too) go into the passes as they are, never through text."""
     options = options or {}
     unknown = sorted(set(options) - set(STAGES))
     if unknown:
         raise error(f"not a pipeline stage: {', '.join(unknown)}")
     names = STAGES[STAGES.index(start):STAGES.index(stop) + 1]
-    specs = [str(stage_pass(n, **options.get(n, {})).pipeline_pass_spec()) for n in names]
+    return tuple(stage_pass(n, **options.get(n, {})) for n in names)
+
+
+def pipeline_text(options: dict[str, dict[str, object]] | None = None,
+                  start: str = STAGES[0], stop: str = STAGES[-1]) -> str:
+    """The pipeline from stage `start` to `stop` as `minun-opt --pass-pipeline` takes it;
+    `options` maps a stage name to its pass options (defaults are left out)."""
+    specs = [spec_text(p) for p in pipeline_passes(options, start, stop)]
     return f"builtin.module({','.join(specs)})"
+
+
+# What xDSL's pipeline lexer reads in a string option: \\, \", \n and \t escaped, any
+# other character as it is except \r, \f and \v, which it cannot carry at all. Its own
+# printer (ArgSpec.__str__) quotes a string without escaping, so a path holding `\"`
+# would come back as another path.
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
+_UNSAYABLE = {"\r": "a carriage return", "\f": "a form feed", "\v": "a vertical tab"}
+
+
+def quote(value: str) -> str:
+    """`value` as a pipeline string literal that parses back to exactly `value`."""
+    for ch, name in _UNSAYABLE.items():
+        if ch in value:
+            raise error(f"'{value.encode('unicode_escape').decode()}' holds {name}, which a "
+                        "pass pipeline cannot carry; rename the file")
+    return '"' + "".join(_ESCAPES.get(ch, ch) for ch in value) + '"'
+
+
+def spec_text(p: ModulePass) -> str:
+    """A pass as pipeline text, `name{opt=value ...}`, every string value quoted so that
+    it parses back to itself (file paths travel as values, whatever they hold)."""
+    parts = []
+    for name, values in p.pipeline_pass_spec().parameters.items():
+        if not values:
+            parts.append(name)
+            continue
+        text = [quote(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool)
+                else str(v) for v in values]
+        parts.append(f"{name}={','.join(text)}")
+    return f"{p.name}{{{' '.join(parts)}}}" if parts else p.name
 
 
 def strip_module_anchor(spec: str) -> str:

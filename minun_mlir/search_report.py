@@ -16,6 +16,7 @@ import math
 from pathlib import Path
 
 from minun_mlir.bitwidth_search import Point, Search
+from minun_mlir.outputs import write_files
 
 
 def pareto(points: list[Point]) -> list[int]:
@@ -195,7 +196,8 @@ def render_png(search: Search, name: str = "") -> bytes:
 
     ylabel = ("accuracy on the search data (%)" if search.metric == "accuracy"
               else f"loss ({search.metric}, lower is better)")
-    with matplotlib.rc_context({"svg.hashsalt": "minun", "font.size": 9}):
+    with matplotlib.rc_context({"svg.hashsalt": "minun", "font.size": 9,
+                                "text.parse_math": False}):  # model names are not TeX
         fig = Figure(figsize=(7, 4.5), dpi=100)
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
@@ -233,14 +235,17 @@ def render_png(search: Search, name: str = "") -> bytes:
     return buf.getvalue()
 
 
+REPORT_FILES = ("search.md", "search.json", "search.png", "assignment.json")
+
+
 def write_report(search: Search, folder: str | Path, name: str = "") -> dict[str, Path]:
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = {"md": folder / "search.md", "json": folder / "search.json",
-             "png": folder / "search.png", "assignment": folder / "assignment.json"}
-    paths["assignment"].write_text(search.assignment.to_json(
-        {"model": name, "strategy": search.strategy}))
-    paths["json"].write_text(json.dumps(report_data(search, name), indent=2) + "\n")
-    paths["md"].write_text(markdown(search, name))
-    paths["png"].write_bytes(render_png(search, name))
-    return paths
+    """The report's four files, written together (outputs.write_files: only into a folder
+    holding no file of the user's under these names)."""
+    texts = {"search.md": markdown(search, name),
+             "search.json": json.dumps(report_data(search, name), indent=2) + "\n",
+             "search.png": render_png(search, name),
+             "assignment.json": search.assignment.to_json(
+                 {"model": name, "strategy": search.strategy})}
+    out = write_files(texts, folder, "--search-report")
+    return {key: out / fname for key, fname in zip(("md", "json", "png", "assignment"),
+                                                   REPORT_FILES, strict=True)}

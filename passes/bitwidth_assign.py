@@ -23,6 +23,7 @@ from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import error
 from minun_mlir.modules import require_level
+from minun_mlir.outputs import write_file
 
 ATTRIBUTE = "minun.assignment"
 
@@ -74,5 +75,6 @@ class BitwidthAssign(ModulePass):
         text = found.assignment.to_json()
         if self.out:
             Path(self.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(self.out).write_text(text, encoding="utf-8")
+            write_file(self.out, text, "bitwidth-assign out=", [self.data],
+                       (".c", ".h", ".sd", ".onnx", ".npy", ".npz"))
         op.attributes[ATTRIBUTE] = StringAttr(text)

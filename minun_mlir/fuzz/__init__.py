@@ -21,6 +21,10 @@ and the defects:
     hang        no answer within the time limit
     crash       the worker process died (a segfault, an abort, memory exhausted)
     bad-exit    any other exit status
+    clobbered   a file the tool does not own was changed, replaced or removed (the case's
+                folder is compared before and after the run: `changes_outside`)
+    misread     a case whose inputs are all valid was rejected (e.g. a path read as
+                another one)
 A defect whose message matches `KNOWN_DEFECTS` (found earlier, its fix left to the owner
 of the code, a reproducer in test/python/fuzz/reproducers/) is counted as `known`.
 """
@@ -43,9 +47,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FUZZERS = ("seedot", "onnx", "ir", "data")
+FUZZERS = ("seedot", "onnx", "ir", "data", "filesystem")
 OUTCOMES = ("accepted", "rejected")
-DEFECTS = ("unlocated", "internal", "traceback", "hang", "crash", "bad-exit")
+DEFECTS = ("unlocated", "internal", "traceback", "hang", "crash", "bad-exit", "clobbered",
+           "misread")
 KNOWN = "known"
 
 # message pattern -> reproducer (test/python/fuzz/reproducers/): defects found by these
@@ -66,6 +71,11 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict)
     what: str = ""  # a short description of the mutation
     option_error: bool = False  # a damaged option: the tool's name may stand for the path
+    links: dict[str, str] = field(default_factory=dict)  # symlink name -> its target
+    fifos: list[str] = field(default_factory=list)  # FIFOs made in the case's folder
+    expect_accept: bool = False  # every input valid: a rejection is the defect `misread`
+    rerun: bool = False  # run the tool twice (the second time on the first one's outputs)
+    edit_after_first: str | None = None  # with rerun: this output of --out edited between
 
 
 @dataclass
@@ -100,6 +110,8 @@ ONNX_NODE = re.compile(r"node '[^']*' \([A-Za-z0-9_.]+\)")
 
 
 def classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
+    if stderr.startswith("clobbered: "):
+        return "clobbered"
     if rc == 0:
         return "accepted"
     if "Traceback (most recent call last)" in stderr:
@@ -108,6 +120,8 @@ def classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
         return "internal"
     if rc != 1:
         return "bad-exit"
+    if case.expect_accept:
+        return "misread"
     names = {str(Path(folder, k)) for k in case.files} | set(case.files)
     names |= {a for a in case.argv if os.path.exists(a)}
     if case.option_error:
@@ -119,8 +133,13 @@ def classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
             path = m.group("path").strip()
             if path in names or Path(path).name in case.files:
                 return "rejected"
-            # a file named by an option (quantize{data="..."}, --weights)
-            if len(path) > 1 and any(path in a.replace("{dir}", folder) for a in case.argv):
+            # a file named by an option (quantize{data="..."}, --weights), or one in a
+            # folder an option names (--out DIR: DIR/model.c)
+            argv = [a.replace("{dir}", folder) for a in case.argv]
+            if len(path) > 1 and any(path in a for a in argv):
+                return "rejected"
+            full = os.path.normpath(os.path.join(folder, path))
+            if any(a and os.path.dirname(full) == os.path.normpath(a) for a in argv):
                 return "rejected"
     return "unlocated"
 
@@ -137,13 +156,20 @@ def _tool_main(tool: str) -> Callable[[list[str]], int]:
     return main
 
 
-def run_in_process(case: Case, folder: str) -> tuple[int | None, str]:
-    """Write the case's files into `folder`, run its tool; (exit status, stderr)."""
+def _make_files(case: Case, folder: str) -> None:
     for name, data in case.files.items():
         path = Path(folder, name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    argv = [a.replace("{dir}", folder) for a in case.argv]
+    for name, target in case.links.items():
+        Path(folder, name).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target.replace("{dir}", folder), Path(folder, name))
+    for name in case.fifos:
+        Path(folder, name).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(Path(folder, name))
+
+
+def _call(case: Case, argv: list[str]) -> tuple[int | None, str]:
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -153,6 +179,102 @@ def run_in_process(case: Case, folder: str) -> tuple[int | None, str]:
     except BaseException:
         return 1, err.getvalue() + traceback.format_exc()
     return rc, err.getvalue()
+
+
+def run_in_process(case: Case, folder: str) -> tuple[int | None, str]:
+    """Write the case's files into `folder`, run its tool; (exit status, stderr). A file
+    of the folder that the run changed without owning it makes stderr `clobbered: ...`."""
+    _make_files(case, folder)
+    argv = [a.replace("{dir}", folder) for a in case.argv]
+    if case.rerun:
+        rc, err = _call(case, argv)
+        if rc != 0:
+            return rc, err
+        if case.edit_after_first:
+            edited = Path(argv[argv.index("--out") + 1], case.edit_after_first)
+            with open(edited, "ab") as f:
+                f.write(b"\n/* edited by the user */\n")
+    before = snapshot(folder)
+    rc, err = _call(case, argv)
+    changed = changes_outside(argv, folder, before, snapshot(folder))
+    if changed:
+        return 1, f"clobbered: {', '.join(changed)}\n{err}"
+    return rc, err
+
+
+def snapshot(folder: str) -> dict[str, tuple]:
+    """Every entry under `folder` (symlinks not followed): path -> (kind, digest or link
+    target, the manifest's text for a manifest)."""
+    import hashlib
+    import stat
+
+    from minun_mlir.outputs import MANIFEST
+
+    found: dict[str, tuple] = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                found[path] = ("link", os.readlink(path), None)
+            elif stat.S_ISREG(mode):
+                data = Path(path).read_bytes()
+                found[path] = ("file", hashlib.sha256(data).hexdigest(),
+                               data if name == MANIFEST else None)
+            else:
+                found[path] = ("dir" if stat.S_ISDIR(mode) else "special", None, None)
+    return found
+
+
+def _owned(state: dict[str, tuple], path: str) -> bool:
+    """Whether `path` is, in `state`, a file its folder's manifest lists with its digest."""
+    import json
+
+    from minun_mlir.outputs import MANIFEST
+
+    entry = state.get(path)
+    manifest = state.get(os.path.join(os.path.dirname(path), MANIFEST))
+    if entry is None or entry[0] != "file" or manifest is None or manifest[2] is None:
+        return False
+    try:
+        files = json.loads(manifest[2])["files"]
+        return files.get(os.path.basename(path)) == entry[1]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def changes_outside(argv: list[str], folder: str, before: dict[str, tuple],
+                    after: dict[str, tuple]) -> list[str]:
+    """The paths under `folder` that the run changed (created, replaced, removed, turned
+    into another kind) although it owned neither the old nor the new entry. Owned: a file
+    its folder's manifest lists (an output folder's), the manifest itself, the output
+    folders, and the file `--json` / `-o` names (a symlink's target, never the link)."""
+    from minun_mlir.outputs import MANIFEST
+
+    def value(flag: str) -> list[str]:
+        return [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == flag]
+
+    outs = {os.path.normpath(p) for f in ("--out", "--search-report") for p in value(f) if p}
+    reports = {os.path.normpath(p) for f in ("--json", "-o") for p in value(f) if p}
+    reports |= {os.path.realpath(p) for p in reports if os.path.islink(p)}
+    made_dirs = {d for o in outs for d in [o, *map(str, Path(o).parents)]}
+    bad = []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        if os.path.dirname(path) in outs:
+            manifest = os.path.basename(path) == MANIFEST
+            if ((old is None or manifest or _owned(before, path))
+                    and (new is None or manifest or _owned(after, path))):
+                continue
+        if path in reports and (old is None or old[0] == "file") and (
+                new is None or new[0] == "file"):
+            continue
+        if old is None and new is not None and new[0] == "dir" and path in made_dirs:
+            continue
+        bad.append(os.path.relpath(path, folder))
+    return bad
 
 
 def _worker(conn, base: str) -> None:
@@ -229,6 +351,8 @@ def maker(fuzzer: str) -> Callable[[random.Random, int], Case]:
         from minun_mlir.fuzz.ir import make_case
     elif fuzzer == "data":
         from minun_mlir.fuzz.data import make_case
+    elif fuzzer == "filesystem":
+        from minun_mlir.fuzz.filesystem import make_case
     else:
         raise ValueError(f"unknown fuzzer {fuzzer!r} (known: {', '.join(FUZZERS)})")
     return make_case

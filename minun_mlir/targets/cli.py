@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from minun_mlir.outputs import write_file
 from minun_mlir.tools.errors import run_tool
 
 from .boards import BOARDS, OPT_LEVELS, TARGET_NAMES
@@ -134,7 +135,8 @@ def _run(args) -> int:
     if args.json:
         # One record per line: still one JSON list, but readable and diff-friendly.
         lines = ",\n".join(json.dumps(r.to_record()) for r in results)
-        args.json.write_text(f"[\n{lines}\n]\n")
+        write_file(args.json, f"[\n{lines}\n]\n", "--json", [args.inputs, args.labels],
+                   (".c", ".h", ".npy", ".npz"))
     if args.min_accuracy is not None:
         low = [r for r in results if r.accuracy < args.min_accuracy]
         for r in low:

@@ -1,7 +1,8 @@
 """The one error path of every command-line tool (minun-opt, minun-compile, minun-run).
 
-A user's mistake is a `MinunError` whose text is complete: it is printed as it is, with
-exit status 1. Anything else escaping our code (or xDSL's, onnx's, numpy's) is an internal
+A user's mistake is a `MinunError` whose text is complete: it is printed as it is (led by
+the tool's name when it names no place: `minun-compile: error: --bits ...`), with exit
+status 1. Anything else escaping our code (or xDSL's, onnx's, numpy's) is an internal
 error: one line that says so and names the stage it happened in, exit status 1, and the
 traceback only with `--debug`. Deep recursion (a chain of thousands of ops, modules
 nested thousands deep) gets its own plain message.
@@ -58,7 +59,8 @@ def run_tool(tool: str, body: Callable[[], int | None], debug: bool = False) -> 
     try:
         status = _on_large_stack(body)
     except MinunError as e:
-        print(str(e), file=sys.stderr)
+        text = str(e)  # a message that names no place is the tool's own (an option)
+        print(f"{tool}: {text}" if text.startswith("error: ") else text, file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{tool}: interrupted", file=sys.stderr)

@@ -19,14 +19,20 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.codegen import check_fits_board, output_lock, write_files
+from minun_mlir.codegen import check_fits_board
 from minun_mlir.data import first
 from minun_mlir.diagnostics import MinunError, error, warn
-from minun_mlir.driver import Options, compile_model
+from minun_mlir.driver import MEMORY_MAP, Options, compile_model
+from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
+from minun_mlir.outputs import check_file, check_folder, output_lock, remove_written, write_file
 from minun_mlir.passes.memory_plan import PLANNERS
+from minun_mlir.search_report import REPORT_FILES
 from minun_mlir.tools.errors import run_tool
 
-GENERATED = ("model.h", "model.c", "minun_runtime.h", "memory_map.png")
+# Every file a compile may write into --out (all recorded in its manifest).
+GENERATED = (*FILES, *RUNTIME_SOURCES, MEMORY_MAP)
+# What --json must never replace, even when it is not an input of this run.
+SOURCE_SUFFIXES = (".c", ".h", ".sd", ".onnx", ".npy", ".npz", ".pb", ".tflite")
 # Without --train: profile on this many inputs drawn in the declared input range.
 SYNTHETIC_INPUTS = 64
 TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f",
@@ -158,17 +164,29 @@ def describe_latency(run_result) -> str:
     return f"{median:,.0f} {unit}"
 
 
-def check_json_path(args: argparse.Namespace) -> None:
-    """--json must not name an input or a file the compile generates."""
-    if args.json is None:
-        return
-    target = Path(args.json).resolve()
-    generated = {Path(args.out, f).resolve() for f in GENERATED} if args.out else set()
-    inputs = {Path(p).resolve() for p in (args.model, args.train, args.test) if p}
-    if target in generated or target in inputs or target.suffix in (".c", ".h", ".sd",
-                                                                    ".onnx", ".npy"):
-        raise error(f"--json {args.json} would overwrite a model, data or generated source "
-                    "file; name a .json file")
+def check_outputs(args: argparse.Namespace) -> None:
+    """Every place this compile will write, checked before any work (outputs.py's rules):
+    --out may hold only files a compile wrote, --json is a file of its own that no input
+    of this run is, and a search report goes to a folder of its own."""
+    inputs = (args.model, args.weights, args.train, args.test, args.assign)
+    if args.out is not None:
+        check_folder(args.out, GENERATED, "--out")
+    if args.search is not None:
+        check_folder(search_folder(args), REPORT_FILES, "--search-report")
+    if args.json is not None:
+        check_file(args.json, "--json", inputs, SOURCE_SUFFIXES)
+        if args.out is not None and Path(args.json).resolve().parent == Path(
+                args.out).resolve() and Path(args.json).name in GENERATED:
+            raise error(f"--json {args.json} names a file the compile writes into --out")
+
+
+def search_folder(args: argparse.Namespace) -> Path:
+    """Where --search writes its report (--search-report, else OUT/search, else
+    build/MODEL-search)."""
+    if args.search_report:
+        return Path(args.search_report)
+    return Path(args.out) / "search" if args.out else (
+        Path("build") / f"{Path(args.model).stem}-search")
 
 
 def input_range(args: argparse.Namespace) -> tuple[float, float] | None:
@@ -194,15 +212,14 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
                              synthetic_weights=args.synthetic_weights,
                              input_range=input_range(args))
     except MinunError as e:
-        stale = [Path(args.out, f) for f in GENERATED if Path(args.out, f).is_file()]
-        for path in stale:
-            path.unlink()
-        note = (f"\n{args.out}: note: removed the earlier compile's "
-                f"{', '.join(p.name for p in stale)}" if stale else "")
+        stale = remove_written(args.out, GENERATED)
+        note = (f"\n{args.out}: note: removed the earlier compile's {', '.join(stale)}"
+                if stale else "")
         raise MinunError(f"{e}{note}") from None
 
 
 def run(args: argparse.Namespace) -> dict:
+    check_outputs(args)
     if args.assign:
         from minun_mlir.bitwidth_search import load_assignment
 
@@ -250,7 +267,6 @@ def run(args: argparse.Namespace) -> dict:
         if not value.isdigit():
             raise error(f"--dim expects NAME=N, got '{item}'")
         dims[name] = int(value)
-    check_json_path(args)
     if args.run and args.out is None:  # build in a folder that goes away afterwards
         with tempfile.TemporaryDirectory(prefix="minun-run-") as tmp:
             args.out = tmp
@@ -272,7 +288,7 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
         except MinunError as e:
             raise located(args.model, e) from None
     else:
-        with output_lock(args.out):
+        with output_lock(args.out, GENERATED):
             try:
                 result = compile_into(args, options, dims)
             except MinunError as e:
@@ -326,8 +342,9 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
         report["run"]["inputs_differing_from_evaluator"] = mismatches
         report["run"]["inputs_compared"] = n
     if args.json:
-        write_files({Path(args.json).name: json.dumps(report, indent=2, sort_keys=True) + "\n"},
-                    Path(args.json).parent)
+        write_file(args.json, json.dumps(report, indent=2, sort_keys=True) + "\n", "--json",
+                   (args.model, args.weights, args.train, args.test, args.assign),
+                   SOURCE_SUFFIXES)
     if args.run and report["run"]["inputs_differing_from_evaluator"]:
         bad = report["run"]["inputs_differing_from_evaluator"]
         raise error(f"the C on {args.target} disagrees with the bit-exact evaluator on "
@@ -381,8 +398,7 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                               explore_input=args.explore_input_scale,
                               input_in_scratch=args.input_in_scratch)
-    folder = Path(args.search_report or (Path(args.out) / "search" if args.out else
-                                         Path("build") / f"{Path(args.model).stem}-search"))
+    folder = search_folder(args)
     stem = Path(args.model).stem
     name = Path(args.model).parent.name if stem == "model" else stem
     paths = write_report(search, folder, name=name)

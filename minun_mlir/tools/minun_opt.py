@@ -23,6 +23,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from minun_mlir import registry
 from minun_mlir.diagnostics import MinunError, stage
 from minun_mlir.ir_text import LocatingParser, verify_located
+from minun_mlir.outputs import check_file, write_file
 from minun_mlir.pipeline import STAGES, strip_module_anchor
 from minun_mlir.tools.errors import run_tool
 
@@ -165,18 +166,26 @@ class MinunOptMain(xDSLOptMain):
         return self._output
 
     def run(self) -> None:
+        output = self.args.output_file
+        if output is not None:  # checked before any work: never an input, never a folder
+            check_file(output, "-o", self.inputs())
         # Diagnostics printed under --verify-diagnostics go to the same buffer, in order.
         self._output = _Buffer()
         with contextlib.redirect_stdout(self._output):
             super().run()
         text = self._output.getvalue()
-        if self.args.output_file is None:
+        if output is None:
             sys.stdout.write(text)
         else:
-            tmp = self.args.output_file + ".tmp"
-            with open(tmp, "w") as f:
-                f.write(text)
-            os.replace(tmp, self.args.output_file)
+            write_file(output, text, "-o", self.inputs())
+
+    def inputs(self) -> list[str]:
+        """The files this run reads: the input and every pass option naming a file."""
+        found = [self.args.input_file] if self.args.input_file else []
+        for p in getattr(getattr(self, "pipeline", None), "passes", ()):
+            found += [v for v in vars(p).values() if isinstance(v, str) and v
+                      and os.path.isfile(v)]
+        return found
 
 
 def _input_name(argv: Sequence[str]) -> str:

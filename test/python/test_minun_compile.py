@@ -95,8 +95,8 @@ def test_zero_skew_representation_on_the_host_matches_the_evaluator(tmp_path):
                    str(model / "train.npy"))
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines() == [
-        "error: --repr zero-skew takes --bits 8 (int8 values, int32 accumulators), got "
-        "--bits 16"]
+        "minun-compile: error: --repr zero-skew takes --bits 8 (int8 values, int32 "
+        "accumulators), got --bits 16"]
 
 
 def test_per_channel_on_the_host_matches_the_evaluator(tmp_path):
@@ -126,18 +126,18 @@ TRAIN = ["--train", str(LENET / "train.npy")]
 @pytest.mark.parametrize("flags, label, mistakes", [
     (["--bias-correction"], "zero-skew8-per-channel-bias-corrected", [
         (["--repr", "zero-skew", "--bias-correction"],
-         "error: --bias-correction needs --train: the inputs it measures the quantized "
+         "minun-compile: error: --bias-correction needs --train: the inputs it measures the quantized "
          "program's errors on"),
         (["--repr", "fixed", "--bias-correction", *TRAIN],
-         "error: --bias-correction is for --repr zero-skew, not --repr fixed")]),
+         "minun-compile: error: --bias-correction is for --repr zero-skew, not --repr fixed")]),
     (["--weight-rounding", "gptq"], "zero-skew8-per-channel-gptq", [
         (["--repr", "zero-skew", "--weight-rounding", "gptq"],
-         "error: --weight-rounding gptq needs --train: the inputs each layer's output is "
+         "minun-compile: error: --weight-rounding gptq needs --train: the inputs each layer's output is "
          "matched on"),
         (["--weight-rounding", "gptq", *TRAIN],
-         "error: --weight-rounding gptq is for --repr zero-skew, not --repr fixed"),
+         "minun-compile: error: --weight-rounding gptq is for --repr zero-skew, not --repr fixed"),
         (["--repr", "zero-skew", "--weight-rounding", "gptq", "--bias-correction", *TRAIN],
-         "error: --weight-rounding gptq already refits the biases --bias-correction "
+         "minun-compile: error: --weight-rounding gptq already refits the biases --bias-correction "
          "moves: use one of them")]),
 ])
 def test_calibrated_zero_skew_options_on_the_host_match_the_evaluator(flags, label,

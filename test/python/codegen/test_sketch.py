@@ -12,6 +12,7 @@ import pytest
 from codegen_support import expected_for, quantized
 
 from minun_mlir.codegen import export_sketch
+from minun_mlir.outputs import MANIFEST
 from minun_mlir.targets import build_and_run
 
 ARDUINO_H = """\
@@ -79,7 +80,8 @@ def test_sketch_builds_for_the_uno_and_runs(model, config, tmp_path):
     n = 5
     folder = export_sketch(l2, tmp_path, model, exp.inputs[:n], exp.labels[:n])
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        [f"{model}.ino", "model.h", "model.c", "minun_runtime.h", "sketch_inputs.h"])
+        [f"{model}.ino", "model.h", "model.c", "minun_runtime.h", "sketch_inputs.h",
+         MANIFEST])
     stub = tmp_path / "stub"
     stub.mkdir()
     (stub / "Arduino.h").write_text(ARDUINO_H)

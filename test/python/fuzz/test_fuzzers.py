@@ -1,4 +1,4 @@
-"""The four fuzzers (minun_mlir/fuzz/) with fixed seeds: every case is accepted or
+"""The fuzzers (minun_mlir/fuzz/) with fixed seeds: every case is accepted or
 rejected with a located diagnostic that names the input; no internal error, traceback,
 hang or crash. The nightly marker runs thousands of cases (`pytest -m nightly`)."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from minun_mlir.fuzz import FUZZERS, make_cases, run_cases, summarize
 
-CASES = {"seedot": 100, "onnx": 100, "ir": 80, "data": 100}
+CASES = {"seedot": 100, "onnx": 100, "ir": 80, "data": 100, "filesystem": 120}
 
 
 def check(fuzzer: str, count: int, seed: int) -> None:
@@ -64,3 +64,34 @@ def test_rejection_must_name_the_file():
         == "internal"
     assert classify(case, 1, "Traceback (most recent call last):\n", "/x") == "traceback"
     assert classify(case, 0, "", "/x") == "accepted"
+
+
+def test_a_clobbered_file_is_a_defect(tmp_path):
+    """The file-system check itself: a run that replaces a user's file, turns a symlink
+    into a file or leaves a stray file beside --json is caught; the files the tool owns
+    (a manifest-listed output, --json's own file) are not."""
+    import json
+    import os
+
+    from minun_mlir.fuzz import changes_outside, snapshot
+    from minun_mlir.outputs import write_files
+
+    out = tmp_path / "out"
+    write_files({"model.c": "ours"}, out)
+    (tmp_path / "mine.txt").write_text("the user's")
+    (tmp_path / "link").symlink_to(tmp_path / "mine.txt")
+    argv = ["m.sd", "--out", str(out), "--json", str(tmp_path / "r.json")]
+    before = snapshot(str(tmp_path))
+    write_files({"model.c": "ours again", "model.h": "new"}, out)  # owned: fine
+    (tmp_path / "r.json").write_text("{}")  # --json's own target: fine
+    assert changes_outside(argv, str(tmp_path), before, snapshot(str(tmp_path))) == []
+    before = snapshot(str(tmp_path))
+    (tmp_path / "mine.txt").write_text("replaced")
+    (tmp_path / "link").unlink()
+    (tmp_path / "link").write_text("a file now")
+    (tmp_path / ".r.json.tmp").write_text("stray")
+    (out / "model.c").write_text("not through the manifest")
+    manifest = json.loads((out / ".minun-manifest.json").read_text())
+    assert "model.c" in manifest["files"]
+    assert changes_outside(argv, str(tmp_path), before, snapshot(str(tmp_path))) == [
+        ".r.json.tmp", "link", "mine.txt", os.path.join("out", "model.c")]

@@ -130,7 +130,7 @@ def test_minun_compile_search_then_assign_gives_the_same_c(tmp_path):
     assert "RAM for buffers (greedy): " in out.stdout
     report = tmp_path / "a" / "search"
     assert {p.name for p in report.iterdir()} == {"search.md", "search.json", "search.png",
-                                                 "assignment.json"}
+                                                 "assignment.json", ".minun-manifest.json"}
     again = subprocess.run([exe, *common, "--assign", str(report / "assignment.json"),
                             "--out", str(tmp_path / "b")], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr

@@ -12,7 +12,12 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from minun_mlir import bench, bench_face, bench_face_search, bench_ort, bench_posit
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # minun_bench: not installed
+from minun_bench import face as bench_face  # noqa: E402
+from minun_bench import face_search as bench_face_search  # noqa: E402
+from minun_bench import ort as bench_ort  # noqa: E402
+from minun_bench import posit as bench_posit  # noqa: E402
+from minun_bench import suite as bench  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

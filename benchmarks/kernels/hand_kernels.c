@@ -1,5 +1,5 @@
 /* Hand-written reference kernels (docs/codegen.md, "Kernels"), run by `make bench`
- * (minun_mlir/bench.py) beside the generated C of dense.sd and conv3x3.sd: the same
+ * (minun_bench/suite.py) beside the generated C of dense.sd and conv3x3.sd: the same
  * shapes, the loops a person writes around hand_dot16 (avr_dot16.S / m4_dot16.S).
  * data.h (written by the benchmark from a seeded generator) holds W (32x64), XD (64),
  * FT (the 3x3 filters as [out channel][ky][kx][in channel], a layout a hand-written

@@ -1,5 +1,5 @@
 /* What one call of the posit runtime (third_party/softposit) costs on a board: for the
- * format POSIT_N, POSIT_ES (defined by the benchmark, minun_mlir/bench_posit.py), each of
+ * format POSIT_N, POSIT_ES (defined by the benchmark, minun_bench/posit.py), each of
  * add, mul, exp, sigmoid, tanh and one quire fma timed between markers on PAIRS operand
  * pairs (typical activations and weights, not special cases); the benchmark reports the
  * median. The results are printed so that the calls are not optimised away.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from minun_mlir import bench_face
+from minun_bench import face as bench_face
 from minun_mlir.driver import load_model
 from minun_mlir.pipeline import lower_to_l2
 
@@ -26,7 +26,7 @@ def test_the_suite_report_keeps_the_face_section_and_the_face_run_replaces_it():
 
 
 def test_the_face_and_posit_sections_survive_each_others_runs_and_the_suites():
-    from minun_mlir import bench_posit
+    from minun_bench import posit as bench_posit
 
     suite = "# Benchmarks\n\nsuite\n\n## Compile time\n\ntimes\n"
     face = bench_face.SECTION + "\n\nface numbers\n"
@@ -57,7 +57,7 @@ def test_posit_runtime_flash_per_operation_counts_only_what_the_operation_needs(
     """The per-operation flash of the posit runtime (Uno, M0+): each operation alone takes
     some flash, less than the program calling all six, and sigmoid and tanh, built on exp,
     take more than exp (the linker keeps only the functions an operation reaches)."""
-    from minun_mlir import bench_posit
+    from minun_bench import posit as bench_posit
     from minun_mlir.targets import build_and_run
 
     flash = bench_posit.op_flash(tmp_path)
@@ -83,7 +83,8 @@ def test_the_face_search_section_sits_between_face_and_posits_and_matches_its_js
     renders to (the numbers in the report are the measured ones)."""
     import json
 
-    from minun_mlir import bench_face_search, bench_posit
+    from minun_bench import face_search as bench_face_search
+    from minun_bench import posit as bench_posit
 
     suite = "# Benchmarks\n\nsuite\n\n## Compile time\n\ntimes\n"
     face = bench_face.SECTION + "\n\nface numbers\n"

@@ -1,4 +1,4 @@
-"""The onnxruntime int8 comparison (minun_mlir/bench_ort.py, `tools/bench.py --ort`): its
+"""The onnxruntime int8 comparison (minun_bench/ort.py, `tools/bench.py --ort`): its
 measures against numpy written here, the digits drawn as MNIST images against the 8x8
 originals, and one model end to end (TFLite Micro's sine regressor: seconds), whose
 errors are checked against onnxruntime's float run and the true sine."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minun_mlir import bench_ort
+from minun_bench import ort as bench_ort
 
 
 def test_measures_against_numpy():

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from minun_mlir import bench
+from minun_bench import suite as bench
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results.json"

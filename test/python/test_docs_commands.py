@@ -13,13 +13,14 @@ Collected from README.md, CONTRIBUTING.md and docs/*.md:
 - fenced ```seedot blocks: SeeDot programs; each must compile to L1 IR with `minun-opt`
   (declared parameters get seeded random weights of the declared shape).
 
-One test per command or block, named `file:line`. Everything runs with bash from a copy
-of the repository root: every top-level entry is a symlink to the real one except
-`build/`, a fresh directory, so documented commands write their outputs (always under
-`build/`, which is gitignored) into a temporary place and never see another test's
-files. The virtualenv's `bin/` comes first on PATH. A command may use what the commands
-before it in the same block wrote (compile, then run): its test first runs those earlier
-commands of the block that share a `build/` path with it (transitively).
+One test per chain of commands or per block, named `file:line` (its first command).
+Everything runs with bash from a copy of the repository root: every top-level entry is a
+symlink to the real one except `build/`, a fresh directory, so documented commands write
+their outputs (always under `build/`, which is gitignored) into a temporary place and
+never see another test's files. The virtualenv's `bin/` comes first on PATH. A command
+may use what the commands before it in the same block wrote (compile, then run): the
+commands of a block that share a `build/` path (transitively) form a chain, run in order
+in one test, each checked as it runs; so no command runs twice.
 """
 
 from __future__ import annotations
@@ -138,17 +139,6 @@ def command_name(text: str) -> str:
     return re.sub(r"\s+#.*$", "", text).strip()
 
 
-def command_params():
-    params = []
-    for cmd in all_commands():
-        name = command_name(cmd.text)
-        if name in EXCLUDED:
-            continue
-        marks = [pytest.mark.slow] if name in SLOW else []
-        params.append(pytest.param(cmd, id=cmd.id, marks=marks))
-    return params
-
-
 def block_params(lang: str):
     return [pytest.param(b, id=b.id) for b in all_blocks() if b.lang == lang]
 
@@ -198,30 +188,47 @@ def build_paths(text: str) -> set[str]:
     return set(re.findall(r"build/[\w./-]*\w", text))
 
 
-def prerequisites(cmd: Command) -> list[Command]:
-    """The earlier commands of the block that write what `cmd` reads: those sharing a
-    `build/` path with it, or with another prerequisite."""
-    needed, chosen = build_paths(cmd.text), []
-    for earlier in reversed(cmd.before):
-        paths = build_paths(earlier.text)
-        if paths & needed and command_name(earlier.text) not in EXCLUDED:
-            chosen.append(earlier)
-            needed |= paths
-    return chosen[::-1]
+def chains(commands: list[Command]) -> list[list[Command]]:
+    """The commands of one block in chains: a command joins the chain of every earlier
+    command that shares a `build/` path with it (what one writes, the next reads)."""
+    groups: list[tuple[set[str], list[Command]]] = []
+    for cmd in commands:
+        paths = build_paths(cmd.text)
+        joined = [g for g in groups if g[0] & paths]
+        merged = (set(paths), [])
+        for g in joined:
+            merged[0].update(g[0])
+            merged[1].extend(g[1])
+            groups.remove(g)
+        merged[1].append(cmd)
+        merged[1].sort(key=lambda c: c.line)
+        groups.append(merged)
+    return sorted((g[1] for g in groups), key=lambda chain: chain[0].line)
 
 
-@pytest.mark.parametrize("cmd", command_params())
-def test_documented_command(cmd: Command, workdir: Path):
-    for earlier in prerequisites(cmd):
-        proc = bash(earlier.text, workdir)
-        assert proc.returncode == earlier.status, (
-            f"{cmd.id}: earlier command {earlier.id} exited {proc.returncode}\n{proc.stderr}")
-    proc = bash(cmd.text, workdir)
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == cmd.status, (
-        f"{cmd.id}: `{cmd.text}` exited {proc.returncode}, expected {cmd.status}\n"
-        f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}")
-    assert_shows(output, cmd.expected, cmd.id)
+def chain_params():
+    params = []
+    for block in all_blocks():
+        if block.lang not in SHELL_LANGS:
+            continue
+        commands = [c for c in block_commands(block)
+                    if command_name(c.text) not in EXCLUDED]
+        for chain in chains(commands):
+            slow = any(command_name(c.text) in SLOW for c in chain)
+            params.append(pytest.param(chain, id=chain[0].id,
+                                       marks=[pytest.mark.slow] if slow else []))
+    return params
+
+
+@pytest.mark.parametrize("chain", chain_params())
+def test_documented_commands(chain: list[Command], workdir: Path):
+    for cmd in chain:
+        proc = bash(cmd.text, workdir)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == cmd.status, (
+            f"{cmd.id}: `{cmd.text}` exited {proc.returncode}, expected {cmd.status}\n"
+            f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}")
+        assert_shows(output, cmd.expected, cmd.id)
 
 
 @pytest.mark.parametrize("block", block_params("python"))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from codegen_support import EXAMPLES, build_host, expected, run_host
 
-from minun_mlir.bench_face import FACE
+from minun_bench.face import FACE
 from minun_mlir.codegen import emit_c
 from minun_mlir.data import load_dataset
 from minun_mlir.driver import load_model

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minun_mlir import bench, native
+from minun_bench import suite as bench
+from minun_mlir import native
 from minun_mlir.data import load_dataset
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.driver import load_model, output_error

@@ -30,7 +30,7 @@ def mnist8_measures(work: Path, **quantize) -> tuple[float, float]:
     """mnist-8 (the model zoo's) compiled by minun with `quantize` options, calibrated on
     256 training digits drawn as MNIST images: (median relative output error, top-1
     agreement) against onnxruntime's float model on the 360 test digits."""
-    from minun_mlir import bench_ort
+    from minun_bench import ort as bench_ort
 
     (m,) = [m for m in bench_ort.models(work) if m.name.startswith("onnx-mnist-8")]
     _, calibration, test, reference = bench_ort.prepare(m, work)

@@ -5,7 +5,7 @@ value of FastGRNN's gate z in [0, 1] wrapped: demoting z alone cost 64 points of
 
 from __future__ import annotations
 
-from minun_mlir.bench import MODELS
+from minun_bench.suite import MODELS
 from minun_mlir.data import accuracy, load_dataset, predictions
 from minun_mlir.frontends.seedot import load_program
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2

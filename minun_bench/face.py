@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.bench import MODELS, REAL
+from minun_bench.suite import MODELS, REAL
 from minun_mlir.driver import Options, compile_model, load_model
 
 FACE = REAL / "edgeml-rnnpool-face-4" / "input.sd"
@@ -186,7 +186,7 @@ def suite_search(work: Path) -> dict:
     and the runtime's quires, and falls back to programs without a quire)."""
     import warnings
 
-    from minun_mlir.bench import suite
+    from minun_bench.suite import suite
     from minun_mlir.bitwidth_search import haunter_model, search_model
     from minun_mlir.data import load_dataset
     from minun_mlir.driver import _input_shape, num_classes

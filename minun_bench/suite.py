@@ -372,7 +372,7 @@ def kernel_benchmark(work: Path) -> list[dict]:
     d = _kernel_data(np.random.default_rng(2026))
     work.mkdir(parents=True, exist_ok=True)
     (work / "data.h").write_text(
-        "/* Kernel benchmark data (minun_mlir/bench.py), seeded. */\n"
+        "/* Kernel benchmark data (minun_bench/suite.py), seeded. */\n"
         + _c_array("int16_t", "W", d["W"], True) + _c_array("int16_t", "XD", d["XD"], False)
         + _c_array("int16_t", "FT", d["F"].transpose(3, 0, 1, 2), True)
         + _c_array("int16_t", "XC", d["XC"], False))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.bench import Entry, _num, measure, pct, points, suite
+from minun_bench.suite import Entry, _num, measure, pct, points, suite
 from minun_mlir.driver import Options
 
 SECTION = "## Posits"
@@ -140,7 +140,7 @@ def op_flash(work: Path) -> dict:
 def render(rows: list[dict], costs: dict, flash: dict | None = None) -> str:
     labels = [o.label for o in CONFIGS if o.label != "float32"]
     out = [SECTION + ", bfloat16 and zero-skew int8", "",
-           "Written by `tools/bench.py --posit` (minun_mlir/bench_posit.py); `make bench` keeps "
+           "Written by `tools/bench.py --posit` (minun_bench/posit.py); `make bench` keeps "
            "it. MinUn's posits as an L2 representation: one posit<n, es> type per program, "
            "every operation rounded once (dot products through the quire), exp, sigmoid and "
            "tanh correctly rounded; the C calls the integer-only runtime in "

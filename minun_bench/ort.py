@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.bench import MODELS, REAL
+from minun_bench.suite import MODELS, REAL
 from minun_mlir.diagnostics import MinunError
 
 SECTION = "## Fixed point beside onnxruntime int8"
@@ -499,7 +499,7 @@ SUITE_CONFIGS = (("fixed8", dict(bits=8)), ("fixed8 per-channel", dict(bits=8, p
 def suite_accuracy(work: Path, log=print) -> list[dict]:
     """Every suite classifier's test accuracy (bit-exact evaluator, whole test split) at
     fixed8 with and without per-channel scales, rounding toward zero and to nearest."""
-    from minun_mlir.bench import measure, suite
+    from minun_bench.suite import measure, suite
     from minun_mlir.driver import Options
 
     rows = []
@@ -528,7 +528,7 @@ def costs(work: Path, log=print) -> list[dict]:
     """Flash, static RAM and median latency (2 test inputs; labels, or a regression
     model's outputs, checked against the evaluator) of fixed8 with and without per-channel
     scales on the Uno and the M4."""
-    from minun_mlir.bench import suite
+    from minun_bench.suite import suite
     from minun_mlir.codegen import emit_c
     from minun_mlir.driver import Options, compile_model
     from minun_mlir.numerics.l2_eval import storage_inputs
@@ -617,7 +617,7 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
            accuracy_rows: list[dict] | None = None,
            recurrent_rows: list[dict] | None = None) -> str:
     out = [SECTION, "",
-           "Written by `tools/bench.py --ort` (minun_mlir/bench_ort.py); `make bench` keeps it. "
+           "Written by `tools/bench.py --ort` (minun_bench/ort.py); `make bench` keeps it. "
            "onnxruntime's static int8 quantization (`quantize_static`: QDQ, int8 activations "
            "and weights, per-channel weight scales, MinMax calibration), its QDQ graph run "
            "as written (optimizations off, so every CPU gives the same numbers: its fused "

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_mlir.bench_face import FACE, MINUN_FIXED16_KB, PIXELS, images
+from minun_bench.face import FACE, MINUN_FIXED16_KB, PIXELS, images
 
 SECTION = "## RNNPool face-4 under a RAM budget"
 BUDGET = 180_000  # bytes of RAM, the image included

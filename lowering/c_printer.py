@@ -50,6 +50,7 @@ from minun_mlir.lowering.c_runtime import (
     runtime_header,
     uses_posits,
 )
+from minun_mlir.numerics.fixed import rounding_in
 
 FILES = ("model.h", "model.c", "minun_runtime.h")
 RUNTIME_SOURCES = ("posit.h", "posit.c")  # beside the C of a model that uses posits
@@ -242,7 +243,6 @@ class CPrinter:
             scale, zp = v.data.split(",")
             return float(scale), int(zp)
 
-        rounding = a.get("num.rounding")
         inputs: list[tuple[str, str, int, int, int | None]] = []
         if "minun.input_names" in a:
             names = a["minun.input_names"].data.split(",")
@@ -257,7 +257,7 @@ class CPrinter:
         return Model(a["minun.input_size"].data, a["minun.output_size"].data,
                      ctype(a["minun.input_type"]), ctype(a["minun.output_type"]),
                      scale("minun.input_scale"), scale("minun.output_scale"),
-                     rounding.data if rounding is not None else "trunc",
+                     rounding_in(fn),
                      a["minun.input_buffer"].data if "minun.input_buffer" in a else None,
                      posit("minun.input_posit"), posit("minun.output_posit"),
                      "minun.input_bf16" in a, affine("minun.input_affine"),

@@ -114,6 +114,7 @@ from minun_mlir.lowering.loops.values import (
     windows,
 )
 from minun_mlir.modules import main_function, replace_module_body, require_level
+from minun_mlir.numerics.fixed import rounding_in
 
 ENTRY = "minun_predict"
 # `minun.probe = array<i64: result, id, ...>` on an L2 op: record those results' values
@@ -183,8 +184,7 @@ class Lowering:
 
     def __init__(self, fn: func.FuncOp):
         self.fn = fn
-        rounding = fn.attributes.get("num.rounding")
-        self.rounding = rounding.data if isinstance(rounding, StringAttr) else "trunc"
+        self.rounding = rounding_in(fn)
         self.g = Gen()
         self.vals: dict[SSAValue, Val] = {}
         self.ints: dict[SSAValue, SSAValue] = {}

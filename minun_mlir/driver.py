@@ -24,6 +24,7 @@ from minun_mlir.diagnostics import MinunError, error, stage, warn
 from minun_mlir.modules import class_labels, main_function
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
+from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, overflow_report
 from minun_mlir.pipeline import pipeline_passes, pipeline_text, run_pipeline
@@ -36,7 +37,7 @@ class Options:
     es: int = 2  # posit<bits, es>'s exponent bits
     scales: str = "data-driven"
     maxscale: int | None = None  # None: tuned on the training data
-    rounding: str = "trunc"
+    rounding: str = DEFAULT_ROUNDING
     overflow: str = "wrap"
     input_scale: int | None = None
     demote: tuple[str, ...] = ()

@@ -34,6 +34,7 @@ from minun_mlir.dialects import num
 from minun_mlir.modules import replace_module_body, require_level
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig
 from minun_mlir.passes.lower_composite_ops import is_composite
@@ -263,7 +264,7 @@ class Quantize(ModulePass):
     es: int = 2
     scales: str = "data-driven"
     maxscale: int | None = None
-    rounding: str = "trunc"
+    rounding: str = DEFAULT_ROUNDING
     shift_rounding: str = ""  # Shiftry's code: floor shifts, truncated constants
     adds: str = "exact"  # Shiftry's code: result-scale
     overflow: str = "wrap"

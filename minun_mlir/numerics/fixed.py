@@ -34,6 +34,20 @@ class Rounding(StrEnum):
     NEAREST = "nearest"
 
 
+# What a function without a `num.rounding` attribute rounds with, and every option's
+# default (quantize's `rounding`, minun-compile's --rounding): the one place it is said.
+DEFAULT_ROUNDING = Rounding.TRUNC
+
+
+def rounding_in(op) -> str:
+    """The rounding mode in force at `op` (a function, or an op inside one): the nearest
+    enclosing `num.rounding`, else DEFAULT_ROUNDING. Every level's reader (the evaluator,
+    the loop lowering, the C printer) asks here, so they cannot disagree."""
+    while op is not None and "num.rounding" not in op.attributes:
+        op = op.parent_op()
+    return str(op.attributes["num.rounding"].data) if op is not None else DEFAULT_ROUNDING
+
+
 class Overflow(StrEnum):
     """How an exact integer is narrowed to fewer bits (`#num<overflow ...>`)."""
 

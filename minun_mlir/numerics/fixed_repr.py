@@ -722,15 +722,8 @@ def _conv2d(op, x, f, bias=None):
 
 def _exp(op, x):
     if op.method.data == num.ExpMethod.SEEDOT:
-        return op.seedot()(x, _func_rounding(op))
-    return fx.exp_shiftry(x, _el(op.input).width, _func_rounding(op))
-
-
-def _func_rounding(op: Operation) -> str:
-    parent = op
-    while parent is not None and "num.rounding" not in parent.attributes:
-        parent = parent.parent_op()
-    return parent.attributes["num.rounding"].data if parent is not None else "trunc"
+        return op.seedot()(x, fx.rounding_in(op))
+    return fx.exp_shiftry(x, _el(op.input).width, fx.rounding_in(op))
 
 
 def _normalise_l2(op, x):
@@ -761,7 +754,7 @@ def _softmax_exp(a: FixedType, x, rounding: str) -> tuple[np.ndarray, np.ndarray
 
 def _softmax(op, x):
     a, r = _el(op.input), _el(op.result)
-    _, e = _softmax_exp(a, x, _func_rounding(op))
+    _, e = _softmax_exp(a, x, fx.rounding_in(op))
     total = e.sum(axis=-1, keepdims=True)
     return (e << np.int64(r.frac)) // total
 
@@ -776,7 +769,7 @@ def _log_softmax(op, x):
     """y = narrow_sat(round((d 2^(t - s_in) - L_t) / 2^(t - s_out))), L = ln of the sum of
     the exp table values at scale 16, L_t = round(L / 2^(16 - t))."""
     a, r = _el(op.input), _el(op.result)
-    rounding = _func_rounding(op)
+    rounding = fx.rounding_in(op)
     d, e = _softmax_exp(a, x, rounding)
     t, tb = log_softmax_scales(a, r)
     log = fx.ln_sum(e.sum(axis=-1, keepdims=True), num._SHIFTRY_SCALES[tb][1])
@@ -811,7 +804,7 @@ def _relu6(op, x):
 def _clip(op, x):
     el = _el(op.input)
     lo_i, hi_i = fx.int_range(el.width)
-    rounding = _func_rounding(op)
+    rounding = fx.rounding_in(op)
     lo = int(fx.quantize(np.array(op.lo.value.data), 64, el.frac, rounding))
     hi = int(fx.quantize(np.array(op.hi.value.data), 64, el.frac, rounding))
     return np.clip(x, max(lo, lo_i), min(hi, hi_i))
@@ -830,7 +823,7 @@ def _maxpool(op, x):
 
 def _init(op, ):
     el = _el(op.result)
-    q = fx.quantize(np.array(op.fill.value.data), el.width, el.frac, _func_rounding(op))
+    q = fx.quantize(np.array(op.fill.value.data), el.width, el.frac, fx.rounding_in(op))
     return np.full((1, *op.result.type.get_shape()), int(q), dtype=np.int64)
 
 
@@ -875,9 +868,9 @@ _KERNELS = {
     "num.conv2d": _conv2d,
     "num.exp": _exp,
     "num.sigmoid": lambda op, x: fx.sigmoid_shiftry(x, _el(op.input).width,
-                                                    _func_rounding(op)),
+                                                    fx.rounding_in(op)),
     "num.tanh": lambda op, x: fx.tanh_shiftry(x, _el(op.input).width,
-                                              _func_rounding(op)),
+                                              fx.rounding_in(op)),
     "num.normalise_l2": _normalise_l2,
     "num.softmax": _softmax,
     "num.log_softmax": _log_softmax,

@@ -53,12 +53,6 @@ def _attributed(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return run
 
 
-def rounding_of(module: ModuleOp | func.FuncOp) -> str:
-    fn = main_function(module)
-    attr = fn.attributes.get("num.rounding")
-    return attr.data if attr is not None else "nearest"
-
-
 def encode_input(module: ModuleOp | func.FuncOp) -> Callable[[Operation, np.ndarray], np.ndarray]:
     fn = main_function(module)
 

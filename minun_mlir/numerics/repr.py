@@ -18,6 +18,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 
 from minun_mlir.diagnostics import error
+from minun_mlir.numerics import fixed as fx
+from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
 from minun_mlir.numerics.float_eval import Profile
 
 
@@ -32,7 +34,7 @@ class QuantizeConfig:
     es_by_bits: dict[int, int] = field(default_factory=dict)
     scales: str = "data-driven"  # or "maxscale"
     maxscale: int | None = None  # None: tuned on the training data (SeeDot §5.3.2)
-    rounding: str = "trunc"
+    rounding: str = DEFAULT_ROUNDING
     overflow: str = "wrap"
     # Shiftry's generated arithmetic (to reproduce its paper): its shifts are arithmetic
     # (shift-rounding=floor) while its constants and inputs truncate (`rounding`), and it
@@ -108,8 +110,7 @@ class Representation(ABC):
     def input_rounding(self, fn) -> str:
         """The `rounding` that `encode` and `c_encode` get for the inputs of the L2
         function fn: its `num.rounding` (a representation may read more of fn)."""
-        attr = fn.attributes.get("num.rounding")
-        return attr.data if attr is not None else "nearest"
+        return fx.rounding_in(fn)
 
     def c_encode(self, element: Attribute, rounding: str) -> str | None:
         """The body of a C99 function `(double v)` returning what `encode` stores for v,

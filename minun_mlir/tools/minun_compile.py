@@ -24,6 +24,7 @@ from minun_mlir.data import first
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import MEMORY_MAP, Options, compile_model
 from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
+from minun_mlir.numerics.fixed import DEFAULT_ROUNDING, Rounding
 from minun_mlir.outputs import check_file, check_folder, output_lock, remove_written, write_file
 from minun_mlir.passes.memory_plan import PLANNERS
 from minun_mlir.search_report import REPORT_FILES
@@ -69,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
     p.add_argument("--maxscale", type=int, default=None,
                    help="SeeDot's maxscale P (default: tuned on --train)")
-    p.add_argument("--rounding", default="trunc", choices=("trunc", "floor", "nearest"))
+    p.add_argument("--rounding", default=str(DEFAULT_ROUNDING), choices=tuple(Rounding))
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")

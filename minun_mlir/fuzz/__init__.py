@@ -21,6 +21,10 @@ and the defects:
     hang        no answer within the time limit
     crash       the worker process died (a segfault, an abort, memory exhausted)
     bad-exit    any other exit status
+    ignored     (options fuzzer) an accepted option that does not show in the output as
+                declared, a refusal that names none of the given options, or a lone
+                option refused that the model of the options says is valid (or accepted
+                that it says is not)
 A defect whose message matches `KNOWN_DEFECTS` (found earlier, its fix left to the owner
 of the code, a reproducer in test/python/fuzz/reproducers/) is counted as `known`.
 """
@@ -43,9 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FUZZERS = ("seedot", "onnx", "ir", "data")
+FUZZERS = ("seedot", "onnx", "ir", "data", "options")
 OUTCOMES = ("accepted", "rejected")
-DEFECTS = ("unlocated", "internal", "traceback", "hang", "crash", "bad-exit")
+DEFECTS = ("unlocated", "internal", "traceback", "hang", "crash", "bad-exit", "ignored")
 KNOWN = "known"
 
 # message pattern -> reproducer (test/python/fuzz/reproducers/): defects found by these
@@ -66,6 +70,12 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict)
     what: str = ""  # a short description of the mutation
     option_error: bool = False  # a damaged option: the tool's name may stand for the path
+    # (options fuzzer) text each given option must put in stdout when accepted, the flags
+    # given (a refusal names one), and whether the model of the options says the case must
+    # be accepted (True) or refused (False), or does not say (None)
+    expect: tuple[str, ...] | None = None
+    flags: tuple[str, ...] = ()
+    valid: bool | None = None
 
 
 @dataclass
@@ -99,7 +109,29 @@ PATH_ERROR = re.compile(r"^(?P<path>[^\n:]+(?::[^\n: ]+)*?): error: ", re.M)
 ONNX_NODE = re.compile(r"node '[^']*' \([A-Za-z0-9_.]+\)")
 
 
-def classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
+def classify(case: Case, rc: int | None, stderr: str, folder: str, stdout: str = "") -> str:
+    outcome = _classify(case, rc, stderr, folder)
+    if case.expect is not None and outcome in OUTCOMES:
+        return check_expectations(case, outcome, stdout.replace(folder + "/", ""), stderr,
+                                  {a.replace("{dir}", folder) for a in case.argv})
+    return outcome
+
+
+def check_expectations(case: Case, outcome: str, stdout: str, stderr: str,
+                       arguments: set[str]) -> str:
+    """The options fuzzer's oracle: an accepted option shows in the output as declared; a
+    refusal is one line naming one of the given options (or located in a file one names);
+    a case the model says is valid is accepted, one it says is not is refused."""
+    if outcome == "accepted":
+        shown = all(e in stdout for e in case.expect or ())
+        return "accepted" if shown and case.valid is not False else "ignored"
+    lines = stderr.strip().splitlines()
+    names = len(lines) == 1 and (any(f in lines[0] for f in case.flags)
+                                 or lines[0].split(": error: ")[0] in arguments)
+    return "ignored" if case.valid or not names else "rejected"
+
+
+def _classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
     if rc == 0:
         return "accepted"
     if "Traceback (most recent call last)" in stderr:
@@ -137,8 +169,8 @@ def _tool_main(tool: str) -> Callable[[list[str]], int]:
     return main
 
 
-def run_in_process(case: Case, folder: str) -> tuple[int | None, str]:
-    """Write the case's files into `folder`, run its tool; (exit status, stderr)."""
+def run_in_process(case: Case, folder: str) -> tuple[int | None, str, str]:
+    """Write the case's files into `folder`, run its tool; (exit status, stderr, stdout)."""
     for name, data in case.files.items():
         path = Path(folder, name)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -151,8 +183,8 @@ def run_in_process(case: Case, folder: str) -> tuple[int | None, str]:
     except SystemExit as e:  # argparse
         rc = e.code if isinstance(e.code, int) else 2
     except BaseException:
-        return 1, err.getvalue() + traceback.format_exc()
-    return rc, err.getvalue()
+        return 1, err.getvalue() + traceback.format_exc(), out.getvalue()
+    return rc, err.getvalue(), out.getvalue()
 
 
 def _worker(conn, base: str) -> None:
@@ -169,8 +201,8 @@ def _worker(conn, base: str) -> None:
             return
         folder = tempfile.mkdtemp(dir=base)
         start = time.perf_counter()
-        rc, err = run_in_process(case, folder)
-        conn.send((rc, err, folder, time.perf_counter() - start))
+        rc, err, out = run_in_process(case, folder)
+        conn.send((rc, err, out, folder, time.perf_counter() - start))
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -199,8 +231,8 @@ class Worker:
             return Result(case.fuzzer, case.index, outcome, case.what,
                           f"no answer within {limit:.0f} s" if outcome == "hang"
                           else f"worker died (exit {self.proc.exitcode})", seconds, case.argv)
-        rc, err, folder, seconds = answer
-        result = Result(case.fuzzer, case.index, classify(case, rc, err, folder), case.what,
+        rc, err, out, folder, seconds = answer
+        result = Result(case.fuzzer, case.index, classify(case, rc, err, folder, out), case.what,
                         err.replace(folder + "/", "")[:2000], seconds, case.argv)
         result.known = known_defect(result.outcome, result.message)
         if result.known:
@@ -229,6 +261,8 @@ def maker(fuzzer: str) -> Callable[[random.Random, int], Case]:
         from minun_mlir.fuzz.ir import make_case
     elif fuzzer == "data":
         from minun_mlir.fuzz.data import make_case
+    elif fuzzer == "options":
+        from minun_mlir.fuzz.options import make_case
     else:
         raise ValueError(f"unknown fuzzer {fuzzer!r} (known: {', '.join(FUZZERS)})")
     return make_case

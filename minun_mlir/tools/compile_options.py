@@ -43,8 +43,13 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
         from minun_mlir.bitwidth_search import load_assignment
 
         assignment = load_assignment(args.assign)
-        args.bits = assignment.bits if args.bits is None else args.bits
-        args.repr = args.repr or assignment.representation
+        for flag, given, wanted in (("--bits", args.bits, assignment.bits),
+                                    ("--repr", args.repr, assignment.representation)):
+            if given is not None and given != wanted:
+                raise refuse(f"{flag} {given} differs from the assignment's ({wanted}, in "
+                             f"{args.assign}): leave it out, the assignment sets it")
+        args.bits = assignment.bits
+        args.repr = assignment.representation
     args.repr = args.repr or "fixed"
     args.bits = (8 if args.repr == "zero-skew" else 16) if args.bits is None else args.bits
     rep, bits = args.repr, args.bits
@@ -93,6 +98,10 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
             raise refuse(f"--demote expects comma-separated tensor names, got '{args.demote}'")
         if args.scales == "maxscale":
             raise refuse("--demote needs --scales data-driven (mixed bitwidths)")
+        if bits // 2 not in reprs.get(rep).bitwidths:
+            raise refuse(f"--demote keeps tensors at half of --bits {bits}, and --repr {rep} "
+                         f"has no {bits // 2}-bit type (it takes "
+                         f"{reprs.get(rep).bitwidths_text})")
     if args.per_channel and not (rep == "zero-skew" or (rep == "fixed"
                                                         and args.scales == "data-driven")):
         raise refuse("--per-channel is for --repr zero-skew, or --repr fixed with data-driven "

@@ -152,6 +152,16 @@ def check_names(module: ModuleOp, names, what: str, at: str | None = None) -> No
                    if len(known) > len(shown) else ""), at=at)
 
 
+def check_input_scale(scale: int | None, width: int, what: str, at: str | None = None
+                      ) -> None:
+    """The input scales that make sense for a `width`-bit input (its value times 2^scale
+    is stored): -width..width, which holds Shiftry's exploration (0..width) and the
+    data-driven rule's choice for inputs up to 2^width."""
+    if scale is not None and not -width <= scale <= width:
+        raise error(f"{what} must be in -{width}..{width} for a {width}-bit input (the "
+                    f"input's value times 2^scale is stored), got {scale}", at=at)
+
+
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
                     profile: Profile | None = None, data: str | Path | None = None,
                     evaluator: str = "auto", synthetic: int = 0) -> ModuleOp:
@@ -191,6 +201,8 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if config.input_bits is not None and representation != "fixed":
         raise error(f"quantize: input-bits is for repr=fixed (the input of a "
                     f"{representation} model has its representation's type)")
+    check_input_scale(config.input_scale, config.input_bits or config.bits,
+                      "quantize: input-scale")
     if config.maxscale is not None and not 0 <= config.maxscale < config.bits:
         raise error(f"quantize: maxscale must be in 0..{config.bits - 1} at {config.bits} "
                     f"bits, got {config.maxscale}")

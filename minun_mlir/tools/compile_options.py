@@ -86,12 +86,9 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
         if not 0 <= args.maxscale < bits:
             raise refuse(f"--maxscale must be in 0..{bits - 1} at {bits} bits, got "
                         f"{args.maxscale}")
-    if args.input_scale is not None:
-        width = args.input_bits or bits
-        if not -width <= args.input_scale <= width:
-            raise refuse(f"--input-scale must be in -{width}..{width} for a {width}-bit "
-                        f"input (the input's value times 2^scale is stored), got "
-                        f"{args.input_scale}")
+    from minun_mlir.passes.quantize import check_input_scale
+
+    check_input_scale(args.input_scale, args.input_bits or bits, "--input-scale", at=TOOL)
     if args.demote:
         names = args.demote.split(",")
         if any(not n.strip() for n in names):

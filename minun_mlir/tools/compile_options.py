@@ -21,6 +21,7 @@ def refuse(message: str) -> Exception:
     """`minun-compile: error: message`: an option's diagnostic names the tool."""
     return error(message, at=TOOL)
 
+
 # Options that only mean something with another: option -> (its attribute, the needed
 # option's attribute, the needed option's flag). Each given without the other is refused.
 NEEDS = (
@@ -63,7 +64,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     # the representation's own options
     if given_bits is not None and rep in ("float32", "bfloat16"):
         raise refuse(f"--bits is not an option of --repr {rep} (it has one bitwidth: "
-                    f"{16 if rep == 'bfloat16' else 32})")
+                     f"{16 if rep == 'bfloat16' else 32})")
     from minun_mlir.numerics import repr as reprs
 
     if bits not in reprs.get(rep).bitwidths:
@@ -76,7 +77,9 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     fixed_only = (("--scales maxscale", args.scales == "maxscale"),
                   ("--input-scale", args.input_scale is not None),
                   ("--input-bits", args.input_bits is not None),
-                  ("--demote", bool(args.demote)))
+                  ("--demote", bool(args.demote)),
+                  (f"--rounding {args.rounding}", args.rounding != "trunc"),
+                  (f"--overflow {args.overflow}", args.overflow != "wrap"))
     for flag, given in fixed_only:
         if given and rep not in ("fixed",) and not (flag == "--demote" and rep == "posit"):
             raise refuse(f"{flag} is for --repr fixed, not --repr {rep}")
@@ -85,7 +88,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
             raise refuse("--maxscale is for --scales maxscale (data-driven scales have no P)")
         if not 0 <= args.maxscale < bits:
             raise refuse(f"--maxscale must be in 0..{bits - 1} at {bits} bits, got "
-                        f"{args.maxscale}")
+                         f"{args.maxscale}")
     from minun_mlir.passes.quantize import check_input_scale
 
     check_input_scale(args.input_scale, args.input_bits or bits, "--input-scale", at=TOOL)
@@ -102,45 +105,49 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     if args.per_channel and not (rep == "zero-skew" or (rep == "fixed"
                                                         and args.scales == "data-driven")):
         raise refuse("--per-channel is for --repr zero-skew, or --repr fixed with data-driven "
-                    "scales")
+                     "scales")
     if args.bias_correction and rep != "zero-skew":
         raise refuse(f"--bias-correction is for --repr zero-skew, not --repr {rep}")
     if args.bias_correction and not args.train:
         raise refuse("--bias-correction needs --train: the inputs it measures the quantized "
-                    "program's errors on")
+                     "program's errors on")
     if args.weight_rounding != "nearest" and rep != "zero-skew":
         raise refuse(f"--weight-rounding {args.weight_rounding} is for --repr zero-skew, not "
-                    f"--repr {rep}")
+                     f"--repr {rep}")
     if args.weight_rounding != "nearest" and not args.train:
         raise refuse(f"--weight-rounding {args.weight_rounding} needs --train: the inputs "
-                    "each layer's output is matched on")
+                     "each layer's output is matched on")
     if args.weight_rounding != "nearest" and args.bias_correction:
         raise refuse(f"--weight-rounding {args.weight_rounding} already refits the biases "
-                    "--bias-correction moves: use one of them")
+                     "--bias-correction moves: use one of them")
 
     # the model's format
     if args.dim and not onnx:
         raise refuse("--dim is for ONNX models (a SeeDot program's shapes are declared)")
     if args.input_range is not None and seedot:
         raise refuse("--input-range is for ONNX models (a SeeDot program declares its "
-                    "input's range)")
+                     "input's range)")
     if args.synthetic_weights is not None and onnx:
         raise refuse("--synthetic-weights is for SeeDot programs (an ONNX model carries its "
-                    "weights)")
+                     "weights)")
     input_range(args)
     dims: dict[str, int] = {}
-    for item in args.dim:
-        name, _, value = item.partition("=")
-        if not name or not value.isdigit() or int(value) < 1:
-            raise refuse(f"--dim expects NAME=N with N a positive integer, got '{item}'")
-        if name in dims:
-            raise refuse(f"--dim {name} is given twice ({name}={dims[name]} and {item})")
-        dims[name] = int(value)
+    if args.dim:
+        from minun_mlir.diagnostics import MinunError
+        from minun_mlir.frontends.onnx import parse_dims
+
+        try:
+            dims = parse_dims(args.dim)
+        except MinunError as e:
+            raise refuse(str(e)) from None
+        for name, size in dims.items():
+            if size < 1:
+                raise refuse(f"--dim {name}={size}: a dimension must be at least 1")
 
     # memory, runs and outputs
     if args.ram_budget < 0:
         raise refuse(f"--ram-budget must be a number of bytes (0: no limit), got "
-                    f"{args.ram_budget}")
+                     f"{args.ram_budget}")
     if args.run and not args.test:
         raise refuse("--run needs --test FILE (the inputs to run)")
     if args.max_inputs is not None and args.max_inputs < 1:
@@ -160,22 +167,22 @@ def check_search(args: argparse.Namespace) -> None:
         raise refuse("--search needs training data (--train FILE)")
     if args.repr not in ("fixed", "posit") or args.scales != "data-driven" or args.assign:
         raise refuse("--search assigns fixed-point (or, with haunter, posit) bitwidths with "
-                    "data-driven scales (not with --repr float32 or bfloat16, --scales "
-                    "maxscale or --assign)")
+                     "data-driven scales (not with --repr float32 or bfloat16, --scales "
+                     "maxscale or --assign)")
     if args.repr == "posit" and args.search != "haunter":
         raise refuse("--repr posit: --search haunter (shiftry's demotion explores "
-                    "fixed-point scales)")
+                     "fixed-point scales)")
     if not args.ram_budget and args.max_drop is None:
         raise refuse("--search needs --ram-budget BYTES, --max-drop POINTS or both")
     if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None
                                      or args.explore_input_scale):
         raise refuse("--search haunter needs --ram-budget BYTES (and takes no --max-drop or "
-                    "--explore-input-scale)")
+                     "--explore-input-scale)")
     if args.search == "shiftry" and args.soft_limit is not None:
         raise refuse("--soft-limit is for --search haunter (MinUn's soft limit)")
     if args.soft_limit is not None and not args.soft_limit >= 1:
         raise refuse(f"--soft-limit is a factor of --ram-budget, at least 1, got "
-                    f"{args.soft_limit}")
+                     f"{args.soft_limit}")
     if args.jobs < 0:
         raise refuse(f"--jobs must be 0 (one per core) or more, got {args.jobs}")
 
@@ -192,7 +199,7 @@ def check_json_path(args: argparse.Namespace) -> None:
     if target in generated or target in inputs or target.suffix in (".c", ".h", ".sd",
                                                                     ".onnx", ".npy"):
         raise refuse(f"--json {args.json} would overwrite a model, data or generated source "
-                    "file; name a .json file")
+                     "file; name a .json file")
 
 
 def input_range(args: argparse.Namespace) -> tuple[float, float] | None:

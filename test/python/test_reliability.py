@@ -434,6 +434,8 @@ def compile_main(capsys, *argv: str) -> tuple[int, str, str]:
     (["--repr", "float32", "--demote", "W1"], "--demote is for --repr fixed"),
     (["--demote", "W1,,U1"], "--demote expects comma-separated tensor names"),
     (["--no-quire"], "--no-quire is for --repr posit"),
+    (["--repr", "float32", "--rounding", "nearest"], "--rounding nearest is for --repr fixed"),
+    (["--repr", "posit", "--overflow", "saturate"], "--overflow saturate is for --repr fixed"),
     (["--search", "haunter", "--train", USPS_DATA, "--ram-budget", "900", "--soft-limit",
       "0.5"], "--soft-limit is a factor of --ram-budget, at least 1"),
     (["--search", "shiftry", "--train", USPS_DATA, "--max-drop", "1", "--soft-limit", "2"],
@@ -449,10 +451,10 @@ def test_an_option_without_effect_or_out_of_range_is_refused_first(capsys, argv,
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--dim", "N=0"], "--dim expects NAME=N with N a positive integer, got 'N=0'"),
-    (["--dim", "N=1", "--dim", "N=2"], "--dim N is given twice (N=1 and N=2)"),
+    (["--dim", "N=0"], "--dim N=0: a dimension must be at least 1"),
+    (["--dim", "N=1", "--dim", "N=2"], "--dim N=2: N is given twice (N=1 and N=2)"),
     (["--search", "shiftry", "--train", USPS_DATA, "--max-drop", "1", "--dim", "N=abc"],
-     "--dim expects NAME=N"),
+     "--dim N=abc: N must be an integer"),
     (["--synthetic-weights", "0"], "--synthetic-weights is for SeeDot programs"),
 ])
 def test_onnx_options_are_checked_first(capsys, argv, message):
@@ -633,3 +635,14 @@ def test_run_passes_timeout_to_the_simulator_and_scales_the_default(capsys, monk
     monkeypatch.setattr(codegen, "memory_estimate", lambda l4: (3 * TIMEOUT_BYTES,
                                                                  TIMEOUT_BYTES))
     assert simulation_timeout(None) == 240.0
+
+
+def test_minun_opt_refuses_a_repeated_dim_naming_itself():
+    """`--dim N=1 --dim N=2`: the last won silently; minun-opt's option diagnostics named
+    no file and not the tool."""
+    for argv, message in ((["--dim", "N=1", "--dim", "N=2"],
+                           "minun-opt: error: --dim N=2: N is given twice (N=1 and N=2)"),
+                          (["--dim", "N=x"], "minun-opt: error: --dim N=x: N must be an "
+                           "integer")):
+        r = opt(str(LENET_ONNX), *argv)
+        assert r.returncode == 1 and r.stderr.strip() == message, r.stderr

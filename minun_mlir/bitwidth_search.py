@@ -89,11 +89,23 @@ class Assignment:
         return json.dumps(doc | (extra or {}), indent=2) + "\n"
 
 
+# A tensor's scale s at b bits is sensible when its largest value, 2^(b - 1 - s), is a
+# float32 number.
+SCALES = (-126, 127)
+
+
+def error_at(path: str, message: str) -> Exception:
+    return error(message, at=path)
+
+
 def load_assignment(path: str | Path) -> Assignment:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
-        raise error(f"cannot read the assignment {path}: {e.strerror}") from None
+        raise error_at(str(path), f"cannot read the assignment: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise error_at(str(path), f"not a bitwidth assignment: not UTF-8 text (byte "
+                       f"{e.start})") from None
     return Assignment.from_json(text, str(path))
 
 
@@ -101,33 +113,44 @@ def _parse_assignment(text: str, path: str) -> Assignment:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise error(f"{path}: not JSON: {e}") from None
+        raise error_at(path, f"not JSON: {e}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise error(f"{path}: not a bitwidth assignment (expected \"format\": \"{FORMAT}\")")
+        raise error_at(path, f"not a bitwidth assignment (expected \"format\": \"{FORMAT}\")")
     rep = doc.get("repr", "fixed")
     if rep not in ("fixed", "posit"):
-        raise error(f"{path}: repr must be fixed or posit, got {rep!r}")
+        raise error_at(path, f"repr must be fixed or posit, got {rep!r}")
     from minun_mlir.numerics import repr as reprs
 
     widths = reprs.get(rep)
+    bits = doc.get("bits", 16)
+    if type(bits) is not int or bits not in widths.bitwidths:
+        raise error_at(path, f"bits must be {widths.bitwidths_text}, got {bits!r}")
+    if not isinstance(doc.get("tensors", {}), dict):
+        raise error_at(path, "tensors must be an object mapping names to "
+                       "{\"bits\": B, \"scale\": S}")
     tensors = {}
     for name, t in doc.get("tensors", {}).items():
-        if not isinstance(t, dict) or t.get("bits") not in widths.bitwidths:
-            raise error(f"{path}: tensor '{name}': bits must be {widths.bitwidths_text}")
+        if not isinstance(t, dict) or type(t.get("bits")) is not int \
+                or t["bits"] not in widths.bitwidths:
+            raise error_at(path, f"tensor '{name}': bits must be {widths.bitwidths_text}")
         scale = t.get("scale")
-        if scale is not None and not isinstance(scale, int):
-            raise error(f"{path}: tensor '{name}': scale must be an integer")
+        if scale is not None and type(scale) is not int:
+            raise error_at(path, f"tensor '{name}': scale must be an integer")
+        if scale is not None and not SCALES[0] <= t["bits"] - 1 - scale <= SCALES[1]:
+            raise error_at(path, f"tensor '{name}': scale {scale} at {t['bits']} bits holds "
+                           f"values up to 2^{t['bits'] - 1 - scale}, beyond float32's "
+                           f"range (2^{SCALES[0]}..2^{SCALES[1]})")
         tensors[name] = (t["bits"], scale)
     quire = doc.get("quire", True)
     if not isinstance(quire, bool) or (not quire and rep != "posit"):
-        raise error(f"{path}: quire must be true or false, and false only with repr posit")
+        raise error_at(path, "quire must be true or false, and false only with repr posit")
     es = doc.get("es", {})
     if not isinstance(es, dict) or (es and rep != "posit") or not all(
             b.isdigit() and int(b) in widths.bitwidths and type(e) is int and 0 <= e <= 2
             for b, e in es.items()):
-        raise error(f"{path}: es must map posit bitwidths to 0, 1 or 2 (e.g. "
-                    "{\"8\": 0, \"16\": 1}), and only with repr posit")
-    return Assignment(int(doc.get("bits", 16)), tensors, rep, quire,
+        raise error_at(path, "es must map posit bitwidths to 0, 1 or 2 (e.g. "
+                       "{\"8\": 0, \"16\": 1}), and only with repr posit")
+    return Assignment(bits, tensors, rep, quire,
                       {int(b): e for b, e in es.items()})
 
 

@@ -117,8 +117,9 @@ def check_tensor_sizes(l2: ModuleOp, target: str) -> None:
                                 "target", at=op)
 
 
-def check_fits_board(l4: ModuleOp, target: str) -> None:
-    """Before a build: the arrays alone must fit the board's flash and RAM."""
+def check_fits_board(l4: ModuleOp, target: str, bits: int | None = None) -> None:
+    """Before a build: the arrays alone must fit the board's flash and RAM. The advice
+    names fewer bits only when the program (at `bits`; None: unknown) has fewer to give."""
     from minun_mlir.targets.boards import BOARDS
 
     board = BOARDS.get(target)
@@ -129,8 +130,10 @@ def check_fits_board(l4: ModuleOp, target: str) -> None:
                              ("RAM", ram, board.ram_bytes)):
         if have is not None and need > have:
             raise error(f"the model's arrays need {need:,} bytes of {what}, more than "
-                        f"{board.name} has ({have:,} bytes): use fewer bits "
-                        "(--bits 8) or a larger board")
+                        f"{board.name} has ({have:,} bytes): "
+                        + ("use fewer bits (--bits 8) or a larger board"
+                           if bits is None or bits > 8 else
+                           "use a smaller model or a larger board"))
 
 
 def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None,

@@ -149,8 +149,9 @@ class Compiled:
                  f"{'' if m['defrag_moves'] == 1 else 's'}"
                  if m.get("defrag_moves") is not None else "")
         what = "buffers and the input" if m.get("input_in_scratch") else "buffers"
+        where = f"; memory map: {m['map']}" if m.get("map") else ""
         return (f"  RAM for {what} ({m['planner']}): {m['scratch_bytes']:,} B, lower bound "
-                f"{m['lower_bound_bytes']:,} B{moves}; memory map: {m['map']}")
+                f"{m['lower_bound_bytes']:,} B{moves}{where}")
 
     @property
     def class_labels(self) -> list[str] | list[int] | None:
@@ -170,7 +171,7 @@ class Compiled:
         """Whether the output is a label or class scores (not, say, a detection map)."""
         return self.classes <= MAX_CLASSES
 
-    def summary(self) -> str:
+    def summary(self, show_c_dir: bool = True) -> str:
         lines = [f"{self.name} [{self.options.label}]"]
         if self.class_labels:
             lines.append("  class labels: " + ", ".join(
@@ -195,7 +196,7 @@ class Compiled:
                              "--evaluator numpy counts wrapped and saturated values)")
             else:
                 lines.append("  overflow on the test data: " + describe_overflow(self.overflow))
-        if self.c_dir is not None:
+        if self.c_dir is not None and show_c_dir:
             lines.append(f"  C for {self.options.target}: {self.c_dir}")
         if self.memory:
             lines.append(self.memory_line())

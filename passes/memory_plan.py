@@ -298,6 +298,10 @@ class MemoryPlan(ModulePass):
 
     def __post_init__(self) -> None:
         planner_named(self.planner)  # a bad option fails when the pipeline is built
+        for option in ("budget", "time_limit"):
+            if getattr(self, option) < 0:
+                raise error(f"memory-plan: {option.replace('_', '-')} must be 0 or more, got "
+                            f"{getattr(self, option)}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         with optimal.time_limit(self.time_limit):

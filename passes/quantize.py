@@ -96,7 +96,8 @@ def check_weights(module: ModuleOp) -> None:
     for op in module.walk():
         if not isinstance(op, (minun.ParamOp, minun.ConstantOp)):
             continue
-        values = np.asarray(op.array(), dtype=np.float64)
+        stored = np.asarray(op.array())
+        values = stored.astype(np.float64)
         name = op.sym_name.data if isinstance(op, minun.ParamOp) else "a constant"
         bad = ~np.isfinite(values)
         if bad.any():
@@ -104,11 +105,62 @@ def check_weights(module: ModuleOp) -> None:
             raise error(f"{op.name} {name}: element {list(index)} is {values[index]}; weights "
                         f"must be finite ({int(bad.sum())} are not)", at=op)
         if isinstance(op, minun.ParamOp) and values.size:
+            # compared in the weights' own precision: float32(0.3) is above 0.3, and a
+            # range declared as 0.3 holds it
+            dtype = stored.dtype if stored.dtype.kind == "f" else np.float64
             lo, hi = op.range_lo.value.data, op.range_hi.value.data
             vmin, vmax = float(values.min()), float(values.max())
-            if vmin < lo or vmax > hi:
+            if stored.min() < dtype.type(lo) or stored.max() > dtype.type(hi):
                 warn(f"{name}: weights span [{vmin:.6g}, {vmax:.6g}], outside the declared "
                      f"range [{lo:.6g}, {hi:.6g}]", at=op)
+
+
+def tensor_names(module: ModuleOp) -> list[str]:
+    """The names `demote` and a bitwidth assignment may use, in program order: the
+    parameters', inputs' and named values', and %t1, %t2, ... for the unnamed ones."""
+    from xdsl.dialects.builtin import TensorType
+
+    from minun_mlir.modules import main_function
+    from minun_mlir.numerics.convert import name_of, temporary_names
+
+    temporaries = temporary_names(module)
+    names: dict[str, None] = {}
+    for op in main_function(module).walk():
+        for v in op.results:
+            name = name_of(v) or temporaries.get(v)
+            if isinstance(v.type, TensorType) and name is not None:
+                names[name] = None
+    return list(names)
+
+
+def check_names(module: ModuleOp, names, what: str, at: str | None = None) -> None:
+    """Every name in `names` a tensor of the module: a misspelt name would otherwise
+    change nothing while the report claims it did."""
+    import difflib
+
+    known = tensor_names(module)
+    unknown = [n for n in names if n not in known]
+    if not unknown:
+        return
+    close = difflib.get_close_matches(unknown[0], known, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    shown = [n for n in known if not n.startswith("%t")]
+    listed = ", ".join(shown[:20]) + (", ..." if len(shown) > 20 else "")
+    missing = ", ".join(repr(n) for n in unknown)
+    raise error(f"{what + ': ' if what else ''}no tensor named {missing} in the model{hint}; "
+                f"its tensors: {listed}"
+                + (f", %t1..%t{len(known) - len(shown)} (unnamed values)"
+                   if len(known) > len(shown) else ""), at=at)
+
+
+def check_input_scale(scale: int | None, width: int, what: str, at: str | None = None
+                      ) -> None:
+    """The input scales that make sense for a `width`-bit input (its value times 2^scale
+    is stored): -width..width, which holds Shiftry's exploration (0..width) and the
+    data-driven rule's choice for inputs up to 2^width."""
+    if scale is not None and not -width <= scale <= width:
+        raise error(f"{what} must be in -{width}..{width} for a {width}-bit input (the "
+                    f"input's value times 2^scale is stored), got {scale}", at=at)
 
 
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
@@ -150,6 +202,8 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if config.input_bits is not None and representation != "fixed":
         raise error(f"quantize: input-bits is for repr=fixed (the input of a "
                     f"{representation} model has its representation's type)")
+    check_input_scale(config.input_scale, config.input_bits or config.bits,
+                      "quantize: input-scale")
     if config.maxscale is not None and not 0 <= config.maxscale < config.bits:
         raise error(f"quantize: maxscale must be in 0..{config.bits - 1} at {config.bits} "
                     f"bits, got {config.maxscale}")
@@ -160,6 +214,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         raise error("quantize: mixed bitwidths need scales=data-driven")
     require_level(module, "quantize", 1)
     reject_composite_ops(module)
+    check_names(module, config.demote, "quantize: demote")
     check_weights(module)
     if not reprs.get(representation).needs_profile:
         pass  # one type per program: nothing to profile
@@ -282,6 +337,11 @@ class Quantize(ModulePass):
     weight_rounding: str = "nearest"  # zero-skew: gptq (codes chosen by layer output, data=)
     quire: bool = True  # posits: false rounds every product and partial sum (no quire)
 
+    def __post_init__(self) -> None:
+        if self.synthetic < 0:  # a bad option fails when the pipeline is built
+            raise error(f"quantize: synthetic must be a number of inputs (0: none), got "
+                        f"{self.synthetic}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = QuantizeConfig(
             bits=self.bits, es=self.es, scales=self.scales, maxscale=self.maxscale,
@@ -298,6 +358,8 @@ class Quantize(ModulePass):
                       else None)
         if assignment is not None:
             assignment.check_representation(self.repr)
+            check_names(op, assignment.tensors, "" if self.assign else "bitwidth-assign",
+                        at=self.assign or None)
             config = assignment.apply(config)
         replace_module_body(op, quantize_module(op, config, self.repr, data=self.data or None,
                                                 evaluator=self.evaluator,

@@ -25,6 +25,10 @@ and the defects:
                 folder is compared before and after the run: `changes_outside`)
     misread     a case whose inputs are all valid was rejected (e.g. a path read as
                 another one)
+    ignored     (options fuzzer) an accepted option that does not show in the output as
+                declared, a refusal that names none of the given options, or a lone
+                option refused that the model of the options says is valid (or accepted
+                that it says is not)
 A defect whose message matches `KNOWN_DEFECTS` (found earlier, its fix left to the owner
 of the code, a reproducer in test/python/fuzz/reproducers/) is counted as `known`.
 """
@@ -47,10 +51,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FUZZERS = ("seedot", "onnx", "ir", "data", "filesystem")
+FUZZERS = ("seedot", "onnx", "ir", "data", "filesystem", "options")
 OUTCOMES = ("accepted", "rejected")
 DEFECTS = ("unlocated", "internal", "traceback", "hang", "crash", "bad-exit", "clobbered",
-           "misread")
+           "misread", "ignored")
 KNOWN = "known"
 
 # message pattern -> reproducer (test/python/fuzz/reproducers/): defects found by these
@@ -76,6 +80,12 @@ class Case:
     expect_accept: bool = False  # every input valid: a rejection is the defect `misread`
     rerun: bool = False  # run the tool twice (the second time on the first one's outputs)
     edit_after_first: str | None = None  # with rerun: this output of --out edited between
+    # (options fuzzer) text each given option must put in stdout when accepted, the flags
+    # given (a refusal names one), and whether the model of the options says the case must
+    # be accepted (True) or refused (False), or does not say (None)
+    expect: tuple[str, ...] | None = None
+    flags: tuple[str, ...] = ()
+    valid: bool | None = None
 
 
 @dataclass
@@ -109,7 +119,29 @@ PATH_ERROR = re.compile(r"^(?P<path>[^\n:]+(?::[^\n: ]+)*?): error: ", re.M)
 ONNX_NODE = re.compile(r"node '[^']*' \([A-Za-z0-9_.]+\)")
 
 
-def classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
+def classify(case: Case, rc: int | None, stderr: str, folder: str, stdout: str = "") -> str:
+    outcome = _classify(case, rc, stderr, folder)
+    if case.expect is not None and outcome in OUTCOMES:
+        return check_expectations(case, outcome, stdout.replace(folder + "/", ""), stderr,
+                                  {a.replace("{dir}", folder) for a in case.argv})
+    return outcome
+
+
+def check_expectations(case: Case, outcome: str, stdout: str, stderr: str,
+                       arguments: set[str]) -> str:
+    """The options fuzzer's oracle: an accepted option shows in the output as declared; a
+    refusal is one line naming one of the given options (or located in a file one names);
+    a case the model says is valid is accepted, one it says is not is refused."""
+    if outcome == "accepted":
+        shown = all(e in stdout for e in case.expect or ())
+        return "accepted" if shown and case.valid is not False else "ignored"
+    lines = stderr.strip().splitlines()
+    names = len(lines) == 1 and (any(f in lines[0] for f in case.flags)
+                                 or lines[0].split(": error: ")[0] in arguments)
+    return "ignored" if case.valid or not names else "rejected"
+
+
+def _classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
     if stderr.startswith("clobbered: "):
         return "clobbered"
     if rc == 0:
@@ -169,7 +201,7 @@ def _make_files(case: Case, folder: str) -> None:
         os.mkfifo(Path(folder, name))
 
 
-def _call(case: Case, argv: list[str]) -> tuple[int | None, str]:
+def _call(case: Case, argv: list[str]) -> tuple[int | None, str, str]:
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -177,29 +209,30 @@ def _call(case: Case, argv: list[str]) -> tuple[int | None, str]:
     except SystemExit as e:  # argparse
         rc = e.code if isinstance(e.code, int) else 2
     except BaseException:
-        return 1, err.getvalue() + traceback.format_exc()
-    return rc, err.getvalue()
+        return 1, err.getvalue() + traceback.format_exc(), out.getvalue()
+    return rc, err.getvalue(), out.getvalue()
 
 
-def run_in_process(case: Case, folder: str) -> tuple[int | None, str]:
-    """Write the case's files into `folder`, run its tool; (exit status, stderr). A file
-    of the folder that the run changed without owning it makes stderr `clobbered: ...`."""
+def run_in_process(case: Case, folder: str) -> tuple[int | None, str, str]:
+    """Write the case's files into `folder`, run its tool; (exit status, stderr, stdout).
+    A file of the folder that the run changed without owning it makes stderr
+    `clobbered: ...`."""
     _make_files(case, folder)
     argv = [a.replace("{dir}", folder) for a in case.argv]
     if case.rerun:
-        rc, err = _call(case, argv)
+        rc, err, out = _call(case, argv)
         if rc != 0:
-            return rc, err
+            return rc, err, out
         if case.edit_after_first:
             edited = Path(argv[argv.index("--out") + 1], case.edit_after_first)
             with open(edited, "ab") as f:
                 f.write(b"\n/* edited by the user */\n")
     before = snapshot(folder)
-    rc, err = _call(case, argv)
+    rc, err, out = _call(case, argv)
     changed = changes_outside(argv, folder, before, snapshot(folder))
     if changed:
-        return 1, f"clobbered: {', '.join(changed)}\n{err}"
-    return rc, err
+        return 1, f"clobbered: {', '.join(changed)}\n{err}", out
+    return rc, err, out
 
 
 def snapshot(folder: str) -> dict[str, tuple]:
@@ -291,8 +324,8 @@ def _worker(conn, base: str) -> None:
             return
         folder = tempfile.mkdtemp(dir=base)
         start = time.perf_counter()
-        rc, err = run_in_process(case, folder)
-        conn.send((rc, err, folder, time.perf_counter() - start))
+        rc, err, out = run_in_process(case, folder)
+        conn.send((rc, err, out, folder, time.perf_counter() - start))
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -321,8 +354,8 @@ class Worker:
             return Result(case.fuzzer, case.index, outcome, case.what,
                           f"no answer within {limit:.0f} s" if outcome == "hang"
                           else f"worker died (exit {self.proc.exitcode})", seconds, case.argv)
-        rc, err, folder, seconds = answer
-        result = Result(case.fuzzer, case.index, classify(case, rc, err, folder), case.what,
+        rc, err, out, folder, seconds = answer
+        result = Result(case.fuzzer, case.index, classify(case, rc, err, folder, out), case.what,
                         err.replace(folder + "/", "")[:2000], seconds, case.argv)
         result.known = known_defect(result.outcome, result.message)
         if result.known:
@@ -353,6 +386,8 @@ def maker(fuzzer: str) -> Callable[[random.Random, int], Case]:
         from minun_mlir.fuzz.data import make_case
     elif fuzzer == "filesystem":
         from minun_mlir.fuzz.filesystem import make_case
+    elif fuzzer == "options":
+        from minun_mlir.fuzz.options import make_case
     else:
         raise ValueError(f"unknown fuzzer {fuzzer!r} (known: {', '.join(FUZZERS)})")
     return make_case

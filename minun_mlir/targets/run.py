@@ -25,7 +25,7 @@ from .build import BoardOverflow, LinkedProgram, compile_sources, link_program
 from .errors import ContractError, SimulationError
 from .harness import INPUT_SYMBOL, check_inputs, harness_source, parse_model_header, parse_results
 from .simulate import SimOutput, simulate
-from .toolchain import tail
+from .toolchain import last_output
 
 # Embedded inputs per build are capped so that the generated C compiles in well under a
 # second; more inputs are run in several builds of the same model objects.
@@ -145,8 +145,8 @@ def build_and_run(c_files: list[str | Path], target: str, *, include_dirs=(),
         build_seconds = time.perf_counter() - start
         sim = simulate(board, program.elf, name, timeout)
     if check_exit and sim.exit_code != 0:
-        raise SimulationError(f"error: {name} exited with code {sim.exit_code} on {target}. "
-                              "Last output:\n" + tail(sim.text, 5))
+        raise SimulationError(f"error: {name} exited with code {sim.exit_code} on {target}."
+                              + last_output(sim.text))
     return ProgramResult(name, target, sim.text, sim.exit_code, board.latency_unit,
                          sim.latencies, program.flash_bytes, program.ram_bytes,
                          sim.stack_bytes, build_seconds, sim.seconds)
@@ -257,8 +257,8 @@ def _collect(sim: SimOutput, batch: np.ndarray, name: str, target: str, repeat: 
     """Check one build's run and decode its labels, outputs and per-input latencies."""
     out_dtype = parse_model_header(sim.meta, batch)
     if sim.exit_code != 0:
-        raise SimulationError(f"error: {name} exited with code {sim.exit_code} on {target}. "
-                              "Last output:\n" + tail(sim.text, 5))
+        raise SimulationError(f"error: {name} exited with code {sim.exit_code} on {target}."
+                              + last_output(sim.text))
     labels, outputs = parse_results(sim.text, len(batch), out_dtype)
     if len(sim.latencies) != len(batch) * repeat:
         raise SimulationError(f"error: expected {len(batch) * repeat} latency measurements "

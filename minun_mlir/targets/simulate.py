@@ -22,7 +22,7 @@ from .build import symbol_address
 from .cache import qemu_plugin, simavr_host
 from .errors import SimulationError, SimulationTimeout
 from .simavr_skip import skip_hazards
-from .toolchain import require_tool, tail
+from .toolchain import last_output, require_tool, tail
 
 META = "@minun "
 
@@ -58,7 +58,7 @@ def _run(cmd: list[str], board: Board, name: str, timeout: float) -> tuple[str, 
         raise SimulationTimeout(
             f"error: {name} on {board.name} did not finish within {timeout:g} s and was "
             "stopped (an endless loop, or a workload too large for the time limit: raise it "
-            "with --timeout). Last output:\n" + tail(partial, 5)
+            "with --timeout)." + last_output(split_meta(partial)[0])
         ) from None
     seconds = time.perf_counter() - start
     return (proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace"),
@@ -86,8 +86,8 @@ def _finish(board: Board, name: str, raw: str, stderr: str, returncode: int, sec
         values.setdefault(key, []).append(value)
     if "fault" in values:
         raise SimulationError(f"error: {name} crashed on {board.name}: "
-                              f"{_describe_fault(values['fault'][0])}. Last output:\n"
-                              + tail(text, 5))
+                              f"{_describe_fault(values['fault'][0])}."
+                              + last_output(text))
     if "stack-overflow" in values:
         raise SimulationError(
             f"error: {name} overflowed its stack on {board.name} ({board.description}): the "
@@ -134,8 +134,8 @@ def _simulate_avr(board: Board, elf: Path, name: str, timeout: float) -> SimOutp
         raise SimulationError(f"error: {elf} has no _end symbol; is it an avr-gcc ELF?")
     raw, err, rc, secs = _run([str(host), str(elf), hex(stack_low)], board, name, timeout)
     if rc == 3:
-        raise SimulationError(f"error: {name} crashed in simavr: {err.strip()}. Last output:\n"
-                              + tail(split_meta(raw)[0], 5))
+        raise SimulationError(f"error: {name} crashed in simavr: {err.strip()}."
+                              + last_output(split_meta(raw)[0]))
     return _finish(board, name, raw, err, rc, secs, "cycles")
 
 
@@ -172,6 +172,6 @@ def _escape(value: str) -> str:
 def _simulate_x86(board: Board, elf: Path, name: str, timeout: float) -> SimOutput:
     raw, err, rc, secs = _run([str(elf)], board, name, timeout)
     if rc < 0:
-        raise SimulationError(f"error: {name} was killed by signal {-rc} on x86. Last output:\n"
-                              + tail(split_meta(raw)[0], 5))
+        raise SimulationError(f"error: {name} was killed by signal {-rc} on x86."
+                              + last_output(split_meta(raw)[0]))
     return _finish(board, name, raw, err, rc, secs, "ns")

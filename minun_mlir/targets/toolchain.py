@@ -49,6 +49,14 @@ def run_tool(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.C
     return proc
 
 
+def last_output(text: str, lines: int = 5) -> str:
+    """The end of a failure message: the program's last lines, or that it printed none
+    (rather than "Last output: (none)")."""
+    if not text.strip():
+        return " It printed nothing."
+    return " Last output:\n" + tail(text, lines)
+
+
 def tail(text: str, lines: int = 25, width: int = 160) -> str:
     """The last lines of a tool's output: enough to see the errors, not a wall.
 

@@ -22,18 +22,19 @@ import numpy as np
 from minun_mlir.codegen import check_fits_board
 from minun_mlir.data import first
 from minun_mlir.diagnostics import MinunError, error, warn
-from minun_mlir.driver import MEMORY_MAP, Options, compile_model
-from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
+from minun_mlir.driver import Options, compile_model
 from minun_mlir.numerics.fixed import DEFAULT_ROUNDING, Rounding
-from minun_mlir.outputs import check_file, check_folder, output_lock, remove_written, write_file
+from minun_mlir.outputs import output_lock, remove_written, write_file
 from minun_mlir.passes.memory_plan import PLANNERS
-from minun_mlir.search_report import REPORT_FILES
+from minun_mlir.tools.compile_options import (
+    GENERATED,
+    SOURCE_SUFFIXES,
+    input_range,
+    search_folder,
+    validate,
+)
 from minun_mlir.tools.errors import run_tool
 
-# Every file a compile may write into --out (all recorded in its manifest).
-GENERATED = (*FILES, *RUNTIME_SOURCES, MEMORY_MAP)
-# What --json must never replace, even when it is not an input of this run.
-SOURCE_SUFFIXES = (".c", ".h", ".sd", ".onnx", ".npy", ".npz", ".pb", ".tflite")
 # Without --train: profile on this many inputs drawn in the declared input range.
 SYNTHETIC_INPUTS = 64
 TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f",
@@ -105,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explore-input-scale", action="store_true",
                    help="with --search shiftry: first choose the input's scale by accuracy "
                         "among 0..bits (Shiftry's stage II)")
-    p.add_argument("--soft-limit", type=float, default=1.0, metavar="F",
+    p.add_argument("--soft-limit", type=float, default=None, metavar="F",
                    help="with --search haunter: explore up to F x --ram-budget (MinUn's "
                         "soft limit factor; default 1)")
     p.add_argument("--max-drop", type=float, default=None, metavar="POINTS",
@@ -125,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", default="x86", choices=TARGETS)
     p.add_argument("--planner", default="greedy", choices=PLANNERS,
                    help="memory planner: naive (one array per buffer), greedy (first fit, "
-                        "default), shiftry (Shiftry's blocks, moves under --ram-budget)")
+                        "default), shiftry (Shiftry's blocks, moves under --ram-budget), "
+                        "optimal (the fewest bytes: an exact search)")
     p.add_argument("--input-in-scratch", action="store_true",
                    help="plan the input as a buffer of the scratch memory, reused once it "
                         "is dead: model.h gets minun_input_buffer() and "
@@ -137,11 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
                                  "memory map, memory_map.png) here")
     p.add_argument("--run", action="store_true",
                    help="build and simulate the C on --target with the --test inputs")
-    p.add_argument("--opt", default="size", choices=("size", "speed"),
+    p.add_argument("--opt", default=None, choices=("size", "speed"),
                    help="with --run: compile for size (the board's -Os, default) or speed "
                         "(-O2)")
-    p.add_argument("--max-inputs", type=int, default=100,
+    p.add_argument("--max-inputs", type=int, default=None,
                    help="with --run: simulate at most this many test inputs (default 100)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="with --run: seconds allowed per simulator run (default: 60, more "
+                        "for a larger program)")
     p.add_argument("--evaluator", default="auto", choices=("auto", "native", "numpy"),
                    help="what runs the model for profiling, tuning and the report: native "
                    "(its C built for this machine), numpy (the reference evaluators, which "
@@ -165,45 +170,6 @@ def describe_latency(run_result) -> str:
     return f"{median:,.0f} {unit}"
 
 
-def check_outputs(args: argparse.Namespace) -> None:
-    """Every place this compile will write, checked before any work (outputs.py's rules):
-    --out may hold only files a compile wrote, --json is a file of its own that no input
-    of this run is, and a search report goes to a folder of its own."""
-    inputs = (args.model, args.weights, args.train, args.test, args.assign)
-    if args.out is not None:
-        check_folder(args.out, GENERATED, "--out")
-    if args.search is not None:
-        check_folder(search_folder(args), REPORT_FILES, "--search-report")
-    if args.json is not None:
-        check_file(args.json, "--json", inputs, SOURCE_SUFFIXES)
-        if args.out is not None and Path(args.json).resolve().parent == Path(
-                args.out).resolve() and Path(args.json).name in GENERATED:
-            raise error(f"--json {args.json} names a file the compile writes into --out")
-
-
-def search_folder(args: argparse.Namespace) -> Path:
-    """Where --search writes its report (--search-report, else OUT/search, else
-    build/MODEL-search)."""
-    if args.search_report:
-        return Path(args.search_report)
-    return Path(args.out) / "search" if args.out else (
-        Path("build") / f"{Path(args.model).stem}-search")
-
-
-def input_range(args: argparse.Namespace) -> tuple[float, float] | None:
-    if args.input_range is None:
-        return None
-    parts = args.input_range.rpartition("=")[2].split(",")
-    try:
-        lo, hi = (float(v) for v in parts)
-    except ValueError:
-        raise error(f"--input-range expects LO,HI (two numbers), got '{args.input_range}'"
-                    ) from None
-    if not lo < hi:
-        raise error(f"--input-range {args.input_range}: LO must be below HI")
-    return lo, hi
-
-
 def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int]):
     """The compile with --out: on failure the earlier compile's C files are removed, so
     that nothing in the folder looks like the output of this model."""
@@ -220,32 +186,7 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
 
 
 def run(args: argparse.Namespace) -> dict:
-    check_outputs(args)
-    if args.assign:
-        from minun_mlir.bitwidth_search import load_assignment
-
-        assignment = load_assignment(args.assign)
-        args.bits = assignment.bits if args.bits is None else args.bits
-        args.repr = args.repr or assignment.representation
-    args.repr = args.repr or "fixed"
-    args.bits = (8 if args.repr == "zero-skew" else 16) if args.bits is None else args.bits
-    if args.bias_correction and args.repr != "zero-skew":
-        raise error(f"--bias-correction is for --repr zero-skew, not --repr {args.repr}")
-    if args.bias_correction and not args.train:
-        raise error("--bias-correction needs --train: the inputs it measures the quantized "
-                    "program's errors on")
-    if args.weight_rounding != "nearest" and args.repr != "zero-skew":
-        raise error(f"--weight-rounding {args.weight_rounding} is for --repr zero-skew, not "
-                    f"--repr {args.repr}")
-    if args.weight_rounding != "nearest" and not args.train:
-        raise error(f"--weight-rounding {args.weight_rounding} needs --train: the inputs "
-                    "each layer's output is matched on")
-    if args.weight_rounding != "nearest" and args.bias_correction:
-        raise error(f"--weight-rounding {args.weight_rounding} already refits the biases "
-                    "--bias-correction moves: use one of them")
-    if args.repr == "zero-skew" and args.bits != 8:
-        raise error(f"--repr zero-skew takes --bits 8 (int8 values, int32 accumulators), "
-                    f"got --bits {args.bits}")
+    dims = validate(args)  # every option checked before any work
     options = Options(
         representation=args.repr, bits=args.bits, es=2 if args.es is None else args.es,
         scales=args.scales,
@@ -258,28 +199,25 @@ def run(args: argparse.Namespace) -> dict:
         per_channel=args.per_channel, quire=args.quire is not False,
         bias_correction=args.bias_correction, weight_rounding=args.weight_rounding)
     if args.search is not None:
-        options = run_search(args, options)
+        options = run_search(args, options, dims)
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
-    dims = {}
-    for item in args.dim:
-        name, _, value = item.partition("=")
-        if not value.isdigit():
-            raise error(f"--dim expects NAME=N, got '{item}'")
-        dims[name] = int(value)
     if args.run and args.out is None:  # build in a folder that goes away afterwards
         with tempfile.TemporaryDirectory(prefix="minun-run-") as tmp:
             args.out = tmp
-            print(f"(building in {tmp}, removed afterwards; --out DIR keeps the C)")
-            report = run_with(args, options, dims)
+            print("(building in a temporary folder, removed afterwards; --out DIR keeps the "
+                  "C and the memory map)")
+            report = run_with(args, options, dims, temporary=True)
             args.out = None
             return report
     return run_with(args, options, dims)
 
 
-def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -> dict:
-    """The compile, the report and (with --run) the simulated run."""
+def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
+             temporary: bool = False) -> dict:
+    """The compile, the report and (with --run) the simulated run. With `temporary` the
+    output folder is removed afterwards: the report names no file in it."""
     if args.out is None:
         try:
             result = compile_model(args.model, options, weights=args.weights,
@@ -294,10 +232,13 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
                 result = compile_into(args, options, dims)
             except MinunError as e:
                 raise located(args.model, e) from None
-    print(result.summary())
+    if temporary:
+        result.memory.pop("map", None)
+    print(result.summary(show_c_dir=not temporary))
     if result.l4 is not None:
         try:
-            check_fits_board(result.l4, args.target)
+            check_fits_board(result.l4, args.target, options.bits
+                             if options.representation in ("fixed", "posit") else 8)
         except MinunError as e:
             if args.run:
                 raise
@@ -313,15 +254,14 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
     if result.class_labels:
         report["class_labels"] = result.class_labels
     if args.run:
-        if result.test is None:
-            raise error("--run needs --test FILE (the inputs to run)")
         from minun_mlir.numerics.l2_eval import storage_inputs
         from minun_mlir.targets import run_model
 
-        n = min(args.max_inputs, len(result.test))
+        n = min(args.max_inputs or 100, len(result.test))
         inputs = storage_inputs(result.l2, first(result.test.features, n))
         run_result = run_model(result.c_dir, args.target, inputs, name=result.name,
-                               config=options.label, opt=args.opt)
+                               config=options.label, opt=args.opt or "size",
+                               timeout=args.timeout or simulation_timeout(result.l4))
         agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
         acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
         mismatches = disagreements(result, run_result, n)
@@ -354,7 +294,20 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
     return report
 
 
-def run_search(args: argparse.Namespace, options: Options) -> Options:
+def simulation_timeout(l4) -> float:
+    """The default limit of one simulator run: 60 s, scaled with the model's arrays (a
+    proxy for its work per input: a large posit model emulated on the Uno takes minutes)."""
+    from minun_mlir.codegen import memory_estimate
+
+    return 60.0 * max(1.0, sum(memory_estimate(l4)) / TIMEOUT_BYTES)
+
+
+# A model whose arrays (flash and RAM) take more than this gets more than 60 s per run.
+TIMEOUT_BYTES = 16 * 1024
+
+
+def run_search(args: argparse.Namespace, options: Options, dims: dict[str, int]
+               ) -> Options:
     """--search: the precision search on --train, its report, and the options that replay
     its assignment."""
     import dataclasses
@@ -364,31 +317,15 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     from minun_mlir.driver import _input_shape, load_model, num_classes
     from minun_mlir.search_report import write_report
 
-    if args.train is None:
-        raise error("--search needs training data (--train FILE)")
-    if args.repr not in ("fixed", "posit") or args.scales != "data-driven" or args.assign:
-        raise error("--search assigns fixed-point (or, with haunter, posit) bitwidths with "
-                    "data-driven scales (not with --repr float32 or bfloat16, --scales "
-                    "maxscale or --assign)")
-    if args.repr == "posit" and args.search != "haunter":
-        raise error("--repr posit: --search haunter (shiftry's demotion explores "
-                    "fixed-point scales)")
-    if not args.ram_budget and args.max_drop is None:
-        raise error("--search needs --ram-budget BYTES, --max-drop POINTS or both")
-    if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None
-                                     or args.explore_input_scale):
-        raise error("--search haunter needs --ram-budget BYTES (and takes no --max-drop or "
-                    "--explore-input-scale)")
-    dims = dict(item.partition("=")[::2] for item in args.dim)
-    l1 = load_model(args.model, args.weights, {k: int(v) for k, v in dims.items()} or None,
-                    args.synthetic_weights)
+    l1 = load_model(args.model, args.weights, dims or None, args.synthetic_weights)
     shape = _input_shape(l1)
     if isinstance(shape, dict):
         raise error(f"--search takes a model with one input; this one has {len(shape)} "
                     f"({', '.join(shape)})")
     train = load_dataset(args.train, shape, num_classes(l1))
     if args.search == "haunter":
-        search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
+        search = haunter_model(l1, train, args.ram_budget,
+                               soft_limit=1.0 if args.soft_limit is None else args.soft_limit,
                                low=8, high=16, planner=args.planner,
                                evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                                representation=args.repr, es=args.es,
@@ -408,7 +345,7 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
             else f"{search.metric} {r.loss:.4g}"
             + (f", SQNR {r.sqnr_db:.2f} dB" if r.sqnr_db is not None else ""))
     if args.search == "haunter":
-        how = f"haunter, soft limit {args.soft_limit:g}"
+        how = f"haunter, soft limit {args.soft_limit or 1:g}"
         change = (f"{len(search.changed)} of {len(search.variables)} tensors promoted to 16 "
                   "bits")
     else:

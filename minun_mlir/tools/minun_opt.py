@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import os
 import sys
+import typing
 from collections.abc import Callable, Sequence
 from typing import IO
 
@@ -30,6 +32,10 @@ from minun_mlir.tools.errors import run_tool
 # xDSL passes that make sense on our IR; the rest of xDSL's catalogue is hidden so that
 # `--help` lists what a user of this tool can run.
 XDSL_PASSES = ("canonicalize", "cse", "dce", "licm", "convert-scf-to-cf")
+
+
+# xDSL targets that print our IR (the rest of its targets are hidden, like its passes).
+XDSL_TARGETS = ("mlir",)
 
 
 class _Buffer(io.StringIO):
@@ -56,7 +62,10 @@ class MinunOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
+        # only the targets that print this IR: xDSL's others (llvm, riscv-asm, wat, ...)
+        # expect their own dialects and fail on ours with an assertion or print nothing
         super().register_all_targets()
+        self.available_targets = {name: self.available_targets[name] for name in XDSL_TARGETS}
         for name, factory in registry.TARGETS.items():
             self.available_targets[name] = factory
 
@@ -134,6 +143,8 @@ class MinunOptMain(xDSLOptMain):
                 f"minun-opt: error: bad pass pipeline '{self.args.passes}' (string option "
                 f"values are written in double quotes, e.g. data=\"train.npy\"):\n{e}"
             ) from None
+        for p in self.pipeline.passes:
+            check_option_types(p)
 
     def prepare_input(self):
         try:
@@ -186,6 +197,20 @@ class MinunOptMain(xDSLOptMain):
             found += [v for v in vars(p).values() if isinstance(v, str) and v
                       and os.path.isfile(v)]
         return found
+
+
+def check_option_types(p) -> None:
+    """xDSL takes `true` for an integer option (bool is an int in Python): refuse it, so
+    that `quantize{synthetic=true}` or `maxscale=true` is not read as 1."""
+    hints = typing.get_type_hints(type(p))
+    for f in dataclasses.fields(p):
+        value, hint = getattr(p, f.name), hints.get(f.name)
+        allowed = (hint, *typing.get_args(hint))
+        if type(value) is bool and bool not in allowed:
+            what = "an integer" if int in allowed else "a number" if float in allowed \
+                else "a string"
+            raise MinunError(f"minun-opt: error: {p.name}: {f.name.replace('_', '-')} must "
+                             f"be {what}, got {str(value).lower()}")
 
 
 def _input_name(argv: Sequence[str]) -> str:

@@ -15,3 +15,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=nightly)
             items[:] = [item for item in items if item.get_closest_marker("nightly") is None]
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """With MINUN_TEST_CPU=FILE: append each test's CPU seconds (this process and the
+    children it waited for: compilers, simulators) to FILE, one JSON line per test. CPU
+    time, unlike wall time, does not grow when the machine is shared, so the suite's cost
+    can be measured anywhere (`make test` does not set it)."""
+    import os
+
+    path = os.environ.get("MINUN_TEST_CPU")
+    if not path:
+        yield
+        return
+    import json
+
+    before = os.times()
+    yield
+    after = os.times()
+    cpu = sum(getattr(after, k) - getattr(before, k)
+              for k in ("user", "system", "children_user", "children_system"))
+    with open(path, "a") as f:
+        f.write(json.dumps({"test": item.nodeid, "cpu": round(cpu, 3)}) + "\n")

@@ -114,9 +114,9 @@ def test_per_channel_on_the_host_matches_the_evaluator(tmp_path):
     assert "_shift[" in (tmp_path / "c" / "model.c").read_text()
     r = compile_(str(lenet / "model.onnx"), "--repr", "posit", "--per-channel")
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert r.stderr.strip().endswith(
-        "error: quantize: per-channel is for repr=zero-skew, or repr=fixed with "
-        "scales=data-driven")
+    assert r.stderr.strip() == (
+        "minun-compile: error: --per-channel is for --repr zero-skew, or --repr fixed with "
+        "data-driven scales")
 
 
 LENET = ROOT / "benchmarks" / "models" / "lenet-digits10"
@@ -147,10 +147,10 @@ def test_calibrated_zero_skew_options_on_the_host_match_the_evaluator(flags, lab
     without --train, outside zero-skew or (gptq) beside --bias-correction it is one line
     of diagnostic naming the flags."""
     common = [str(LENET / "model.onnx"), "--repr", "zero-skew", "--per-channel", *TRAIN,
-              "--test", str(LENET / "test.npy"), "--max-inputs", "40"]
+              "--test", str(LENET / "test.npy")]
     report = tmp_path / "r.json"
-    r = compile_(*common, *flags, "--out", str(tmp_path / "c"), "--run", "--json",
-                 str(report))
+    r = compile_(*common, *flags, "--out", str(tmp_path / "c"), "--run", "--max-inputs",
+                 "40", "--json", str(report))
     assert r.returncode == 0, r.stderr
     assert f"model [{label}]" in r.stdout
     assert json.loads(report.read_text())["run"]["agreement"] == 1.0

@@ -392,3 +392,258 @@ def test_tensors_beyond_the_targets_int_are_refused(tmp_path, program, target, m
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"{src}:{message}"), r.stderr
     assert not (tmp_path / "c" / "model.c").exists()
+
+
+# --- options: refused with one line before any work, or honoured ---------------------------
+
+USPS = ROOT / "examples" / "fastgrnn_lr_usps.sd"
+USPS_DATA = ROOT / "examples" / "fastgrnn_lr_usps" / "test.npy"
+LENET_ONNX = ROOT / "benchmarks" / "models" / "lenet-digits10" / "model.onnx"
+
+
+def compile_main(capsys, *argv: str) -> tuple[int, str, str]:
+    from minun_mlir.tools.minun_compile import main
+
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--repr", "bfloat16", "--bits", "8"], "--bits is not an option of --repr bfloat16"),
+    (["--repr", "float32", "--bits", "16"], "--bits is not an option of --repr float32"),
+    (["--es", "1"], "--es is for --repr posit (posit<bits, es>), not --repr fixed"),
+    (["--repr", "bfloat16", "--es", "0"], "--es is for --repr posit"),
+    (["--dim", "N=1"], "--dim is for ONNX models"),
+    (["--ram-budget", "-1"], "--ram-budget must be a number of bytes (0: no limit), got -1"),
+    (["--maxscale", "5"], "--maxscale is for --scales maxscale"),
+    (["--scales", "maxscale", "--maxscale", "16"], "--maxscale must be in 0..15 at 16 bits"),
+    (["--soft-limit", "2"], "--soft-limit is for --search haunter"),
+    (["--explore-input-scale"], "--explore-input-scale is for --search shiftry"),
+    (["--search-report", "r"], "--search-report is for --search"),
+    (["--max-drop", "1"], "--max-drop is for --search"),
+    (["--input-scale", "99"], "--input-scale must be in -16..16 for a 16-bit input"),
+    (["--bits", "8", "--input-scale", "9"], "--input-scale must be in -8..8"),
+    (["--demote", "W1", "--bits", "8"], "--demote keeps tensors at half of --bits 8"),
+    (["--json", ""], "--json needs a file name"),
+    (["--max-inputs", "5"], "--max-inputs is for --run"),
+    (["--timeout", "5"], "--timeout is for --run"),
+    (["--run"], "--run needs --test FILE"),
+    (["--run", "--test", USPS_DATA, "--max-inputs", "0"], "--max-inputs must be at least 1"),
+    (["--run", "--test", USPS_DATA, "--max-inputs", "-3"], "--max-inputs must be at least 1"),
+    (["--repr", "posit", "--input-bits", "8"], "--input-bits is for --repr fixed"),
+    (["--repr", "float32", "--demote", "W1"], "--demote is for --repr fixed"),
+    (["--demote", "W1,,U1"], "--demote expects comma-separated tensor names"),
+    (["--no-quire"], "--no-quire is for --repr posit"),
+    (["--repr", "float32", "--rounding", "nearest"], "--rounding nearest is for --repr fixed"),
+    (["--repr", "posit", "--overflow", "saturate"], "--overflow saturate is for --repr fixed"),
+    (["--search", "haunter", "--train", USPS_DATA, "--ram-budget", "900", "--soft-limit",
+      "0.5"], "--soft-limit is a factor of --ram-budget, at least 1"),
+    (["--search", "shiftry", "--train", USPS_DATA, "--max-drop", "1", "--soft-limit", "2"],
+     "--soft-limit is for --search haunter"),
+])
+def test_an_option_without_effect_or_out_of_range_is_refused_first(capsys, argv, message):
+    """Each of these was accepted (exit 0, no effect, or nonsense), or refused only after
+    the whole compile: now one line naming the option, before any work."""
+    rc, out, err = compile_main(capsys, USPS, *argv)
+    assert rc == 1 and err.startswith("minun-compile: error: --"), err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert "time:" not in out  # nothing was compiled
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--dim", "N=0"], "--dim N=0: a dimension must be at least 1"),
+    (["--dim", "N=1", "--dim", "N=2"], "--dim N=2: N is given twice (N=1 and N=2)"),
+    (["--search", "shiftry", "--train", USPS_DATA, "--max-drop", "1", "--dim", "N=abc"],
+     "--dim N=abc: N must be an integer"),
+    (["--synthetic-weights", "0"], "--synthetic-weights is for SeeDot programs"),
+])
+def test_onnx_options_are_checked_first(capsys, argv, message):
+    rc, out, err = compile_main(capsys, LENET_ONNX, *argv)
+    assert rc == 1 and err.strip() == err.strip().splitlines()[0], err
+    assert err.startswith("minun-compile: error: ") and message in err, err
+
+
+def test_run_without_test_is_refused_before_the_compile(capsys):
+    """face-2 spent 30-60 s compiling before `--run needs --test`."""
+    import time
+
+    start = time.perf_counter()
+    rc, out, err = compile_main(capsys, USPS, "--train", USPS_DATA, "--run")
+    assert rc == 1 and "--run needs --test FILE" in err
+    assert out == "" and time.perf_counter() - start < 5
+
+
+def test_planner_help_names_every_planner(capsys):
+    from minun_mlir.passes.memory_plan import PLANNERS
+    from minun_mlir.tools.minun_compile import build_parser
+
+    help_text = next(a.help for a in build_parser()._actions if "--planner" in a.option_strings)
+    for planner in PLANNERS:
+        assert f"{planner} (" in help_text, planner
+
+
+def test_an_accepted_option_is_honoured(capsys, tmp_path):
+    """--repr bfloat16 compiles bfloat16 (the label and the C say so), a demoted tensor
+    is in the C at 8 bits."""
+    rc, out, _ = compile_main(capsys, USPS, "--repr", "bfloat16", "--out", tmp_path / "b")
+    assert rc == 0 and "[bfloat16]" in out
+    assert "minun_bf16" in (tmp_path / "b" / "model.c").read_text()
+    rc, out, _ = compile_main(capsys, USPS, "--train", USPS_DATA, "--demote", "W1",
+                              "--out", tmp_path / "d")
+    assert rc == 0 and "[fixed16+demote]" in out
+    c = (tmp_path / "d" / "model.c").read_text()
+    assert "static const int8_t p_W1[80]" in c and "int8_t p_U1" not in c
+
+
+def test_demote_names_must_be_tensors_of_the_model(capsys):
+    """`--demote nosuchname` compiled a fixed16 program labelled '+demote'."""
+    rc, out, err = compile_main(capsys, USPS, "--train", USPS_DATA, "--demote", "W1x")
+    assert rc == 1 and "+demote" not in out
+    assert err.strip().startswith(f"{USPS}: error: quantize: demote: no tensor named 'W1x' "
+                                  "in the model (did you mean 'W1'?); its tensors: X, W1,")
+
+
+def _assignment(tmp_path: Path, capsys) -> dict:
+    import json
+
+    folder = tmp_path / "search"
+    rc, _, err = compile_main(capsys, USPS, "--train", USPS_DATA, "--search", "shiftry",
+                              "--max-drop", "5", "--jobs", "1", "--search-report", folder)
+    assert rc == 0, err
+    return json.loads((folder / "assignment.json").read_text())
+
+
+def test_a_damaged_assignment_is_located_in_its_file(capsys, tmp_path):
+    import json
+
+    good = _assignment(tmp_path, capsys)
+    cases = {
+        "utf8": (b'{"format": "\xff"}', "not UTF-8 text"),
+        "bits": (json.dumps(good | {"bits": "abc"}).encode(), "bits must be 8, 16 or 32, got "
+                 "'abc'"),
+        "list": (json.dumps(good | {"tensors": [1, 2]}).encode(), "tensors must be an object"),
+        "name": (json.dumps(good | {"tensors": {**good["tensors"], "Wrong": {
+            "bits": 8, "scale": 3}}}).encode(), "no tensor named 'Wrong' in the model"),
+        "scale": (json.dumps(good | {"tensors": {**good["tensors"], "W1": {
+            "bits": 8, "scale": -1000}}}).encode(), "tensor 'W1': scale -1000 at 8 bits"),
+        "bool": (json.dumps(good | {"tensors": {"W1": {"bits": 8, "scale": True}}}).encode(),
+                 "tensor 'W1': scale must be an integer"),
+    }
+    for name, (data, message) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(data)
+        rc, out, err = compile_main(capsys, USPS, "--train", USPS_DATA, "--assign", path)
+        assert rc == 1 and "internal error" not in err, (name, err)
+        assert err.startswith(f"{path}: error: ") and message in err, (name, err)
+        assert len(err.strip().splitlines()) == 1, (name, err)
+
+
+@pytest.mark.parametrize("option, message", [
+    ("quantize{synthetic=-1}", "quantize: synthetic must be a number of inputs (0: none)"),
+    ("quantize{synthetic=true}", "quantize: synthetic must be an integer, got true"),
+    ("quantize{maxscale=true}", "quantize: maxscale must be an integer, got true"),
+    ("quantize{bits=abc}", "bad pass pipeline"),
+    ('quantize{rounding="bogus"}', "quantize: rounding must be one of"),
+    ("quantize{input_scale=99}", "quantize: input-scale must be in -16..16 for a 16-bit"),
+    ('quantize{scales="maxscale" maxscale=4},lower-to-loops,memory-plan{budget=-1}',
+     "memory-plan: budget must be 0 or more, got -1"),
+    ('quantize{scales="maxscale" maxscale=4},lower-to-loops,memory-plan{time_limit=-5}',
+     "memory-plan: time-limit must be 0 or more"),
+])
+def test_bad_pass_option_values_are_diagnostics(option, message):
+    """synthetic=-1 and synthetic=true were internal errors; maxscale=true was maxscale 1."""
+    r = opt(str(PROTONN), "-p", f"lower-composite-ops,{option}")
+    assert r.returncode == 1 and "internal error" not in r.stderr, r.stderr
+    assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_minun_opt_offers_only_the_targets_that_print_this_ir():
+    """xDSL's other targets failed on our IR (AssertionError, missing llvmlite,
+    NotImplementedError) or printed nothing with exit 0."""
+    help_text = opt("--help").stdout
+    assert "Available targets are: mlir,c" in " ".join(help_text.split())
+    for target in ("llvm", "riscv-asm", "wat", "x86-asm"):
+        r = opt(str(PROTONN), "-t", target)
+        assert r.returncode != 0 and "invalid choice" in r.stderr and "Traceback" not in \
+            r.stderr
+    assert opt(str(PROTONN), "-t", "mlir").stdout.startswith("builtin.module")
+
+
+def test_weights_at_the_declared_bound_in_float32_are_inside_it(tmp_path):
+    """float32(0.3) > 0.3 in float64: 'FC: weights span [-0.3, 0.3], outside the declared
+    range [-0.3, 0.3]'. Compared in the weights' own precision there is no warning; a
+    weight one float32 step beyond the bound still gets one."""
+    edge = np.array([0.3, -0.3], dtype=np.float32)
+    beyond = np.array([np.nextafter(np.float32(0.3), np.float32(1)), -0.3], dtype=np.float32)
+    for values, warned in ((edge, False), (beyond, True)):
+        src = tmp_path / "w.mlir"
+        src.write_text(f"""func.func @main() -> tensor<1x1xf32> {{
+  %x = minun.input "X" [-1.0, 1.0] : tensor<2x1xf32>
+  %w = minun.param "FC" [-0.3, 0.3] dense<"0x{values.tobytes().hex().upper()}"> : tensor<1x2xf32>
+  %y = minun.matmul %w, %x : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  func.return %y : tensor<1x1xf32>
+}}
+""")
+        r = opt(str(src), "-p", 'quantize{scales="maxscale" maxscale=4}')
+        assert r.returncode == 0, r.stderr
+        assert ("outside the declared range" in r.stderr) == warned, r.stderr
+
+
+def test_ram_advice_names_fewer_bits_only_when_there_are_fewer(tmp_path):
+    """At --bits 8 the RAM warning still said 'use fewer bits (--bits 8)'."""
+    program = _dense_model(tmp_path, 3000)  # X: 3,000 elements, more than the Uno's 2 KB
+    for bits, advice in (("16", "use fewer bits (--bits 8) or a larger board"),
+                         ("8", "use a smaller model or a larger board")):
+        r = compile_cli(str(program), "--scales", "maxscale", "--maxscale", "4", "--bits",
+                        bits, "--target", "avr", "--out", str(tmp_path / bits))
+        assert r.returncode == 0, r.stderr
+        line = next(ln for ln in r.stderr.splitlines() if "bytes of RAM" in ln)
+        assert line.endswith(advice), line
+
+
+def test_a_simulation_that_prints_nothing_says_so():
+    """A timed-out run said 'Last output:\\n  (none)'."""
+    from minun_mlir.targets.boards import get_board
+    from minun_mlir.targets.errors import SimulationTimeout
+    from minun_mlir.targets.simulate import _run
+
+    with pytest.raises(SimulationTimeout) as e:
+        _run(["sleep", "5"], get_board("x86"), "model", 0.2)
+    assert "(none)" not in str(e.value) and str(e.value).endswith("It printed nothing.")
+    assert "raise it with --timeout" in str(e.value)
+
+
+def test_run_passes_timeout_to_the_simulator_and_scales_the_default(capsys, monkeypatch):
+    """The posit timeout message suggested --timeout, which minun-compile did not have."""
+    import minun_mlir.targets as targets
+    from minun_mlir.tools.minun_compile import TIMEOUT_BYTES, simulation_timeout
+
+    seen = []
+
+    def fake_run_model(*args, timeout, **kwargs):
+        seen.append(timeout)
+        raise MinunError("error: stop here")
+
+    monkeypatch.setattr(targets, "run_model", fake_run_model)
+    for extra, expected in ((["--timeout", "7.5"], 7.5), ([], 60.0)):
+        rc, _, err = compile_main(capsys, USPS, "--train", USPS_DATA, "--test", USPS_DATA,
+                                  "--run", *extra)
+        assert rc == 1 and "stop here" in err
+        assert seen[-1] == expected
+    import minun_mlir.codegen as codegen  # a model whose arrays take 4 x TIMEOUT_BYTES
+
+    monkeypatch.setattr(codegen, "memory_estimate", lambda l4: (3 * TIMEOUT_BYTES,
+                                                                 TIMEOUT_BYTES))
+    assert simulation_timeout(None) == 240.0
+
+
+def test_minun_opt_refuses_a_repeated_dim_naming_itself():
+    """`--dim N=1 --dim N=2`: the last won silently; minun-opt's option diagnostics named
+    no file and not the tool."""
+    for argv, message in ((["--dim", "N=1", "--dim", "N=2"],
+                           "minun-opt: error: --dim N=2: N is given twice (N=1 and N=2)"),
+                          (["--dim", "N=x"], "minun-opt: error: --dim N=x: N must be an "
+                           "integer")):
+        r = opt(str(LENET_ONNX), *argv)
+        assert r.returncode == 1 and r.stderr.strip() == message, r.stderr

@@ -114,9 +114,13 @@ def parse_dims(specs: list[str]) -> dict[str, int]:
         if not sep or not name:
             raise MinunError(f"--dim {spec}: expected NAME=N")
         try:
-            dims[name] = int(value)
+            size = int(value)
         except ValueError:
             raise MinunError(f"--dim {spec}: N must be an integer") from None
+        if name in dims:  # the last one would win silently
+            raise MinunError(f"--dim {spec}: {name} is given twice ({name}={dims[name]} "
+                             f"and {spec})")
+        dims[name] = size
     return dims
 
 
@@ -139,8 +143,11 @@ def parse_ranges(specs: list[str]) -> dict[str, tuple[float, float]]:
 def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     """The `.onnx` frontend of minun-opt."""
     path = getattr(args, "input_file", None) or "<stdin>"
-    dims = parse_dims(getattr(args, "dim", []))
-    ranges = parse_ranges(getattr(args, "input_range", []))
+    try:
+        dims = parse_dims(getattr(args, "dim", []))
+        ranges = parse_ranges(getattr(args, "input_range", []))
+    except MinunError as e:  # an option's diagnostic names the tool
+        raise MinunError(f"minun-opt: error: {str(e).removeprefix('error: ')}") from None
     outputs = getattr(args, "output", []) or None
     model = load_model(stream.read(), path)
     try:

@@ -8,7 +8,8 @@ import pytest
 
 from minun_mlir.fuzz import FUZZERS, make_cases, run_cases, summarize
 
-CASES = {"seedot": 100, "onnx": 100, "ir": 80, "data": 100, "filesystem": 120}
+CASES = {"seedot": 100, "onnx": 100, "ir": 80, "data": 100, "filesystem": 120,
+         "options": 300}
 
 
 def check(fuzzer: str, count: int, seed: int) -> None:
@@ -95,3 +96,22 @@ def test_a_clobbered_file_is_a_defect(tmp_path):
     assert "model.c" in manifest["files"]
     assert changes_outside(argv, str(tmp_path), before, snapshot(str(tmp_path))) == [
         ".r.json.tmp", "link", "mine.txt", os.path.join("out", "model.c")]
+
+
+def test_options_oracle_flags_an_option_without_effect():
+    """An accepted option must show in the output as declared; a refusal names one of the
+    options; a lone option the model calls valid is accepted, one it calls invalid refused
+    (old main accepted `--es 1` on fixed point and `--maxscale 3` without maxscale)."""
+    from minun_mlir.fuzz import Case, classify
+
+    def case(valid, expect=("es=1",)):
+        return Case("options", 0, "minun-compile", ["m.sd", "--es", "1"], expect=expect,
+                    flags=("--es",), valid=valid, option_error=True)
+
+    assert classify(case(None), 0, "", "/x", "quantize{es=1}") == "accepted"
+    assert classify(case(None), 0, "", "/x", "quantize{bits=16}") == "ignored"
+    assert classify(case(False, ()), 0, "", "/x", "quantize{}") == "ignored"
+    refusal = "minun-compile: error: --es is for --repr posit\n"
+    assert classify(case(None), 1, refusal, "/x") == "rejected"
+    assert classify(case(True), 1, refusal, "/x") == "ignored"
+    assert classify(case(None), 1, "minun-compile: error: --bits is bad\n", "/x") == "ignored"

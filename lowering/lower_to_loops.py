@@ -113,7 +113,12 @@ from minun_mlir.lowering.loops.values import (
     storage,
     windows,
 )
-from minun_mlir.modules import main_function, replace_module_body, require_level
+from minun_mlir.modules import (
+    decision_threshold,
+    main_function,
+    replace_module_body,
+    require_level,
+)
 
 ENTRY = "minun_predict"
 # `minun.probe = array<i64: result, id, ...>` on an L2 op: record those results' values
@@ -287,11 +292,14 @@ class Lowering:
         return ModuleOp([*g.module_ops, new])
 
     def label(self, result: SSAValue) -> SSAValue:
-        """The returned label: the argmax/sgn of the program, or the first maximum of a
-        returned score tensor."""
+        """The returned label: the argmax/sgn of the program, the first maximum of a
+        returned score tensor, or for one value whether it is above the decision
+        threshold (modules.decision_threshold, the evaluators' rule)."""
         if self.label_op is not None:
             return self.ints[result]
         scores = Buf(self.out, shape_of(self.scores), element_of(self.scores))
+        if math.prod(scores.shape) == 1:
+            return functions.above(self, scores, decision_threshold(self.fn))
         return functions.argmax(self, scores)
 
     # -- blocks ----------------------------------------------------------------------------

@@ -277,16 +277,18 @@ def input_shape(module, name: str = "X") -> tuple[int, ...]:
     raise error(f"the program has no input named '{name}'")
 
 
-def predictions(outputs: np.ndarray) -> np.ndarray:
+def predictions(outputs: np.ndarray, threshold: float = 0.0) -> np.ndarray:
     """Labels from a batch of program outputs: integers (argmax/sgn) as they are; real
     scores `(N, ...)` by the argmax over each example's scores (first one on ties), or by
-    `score > 0` when an example has a single score."""
+    `score > threshold` when an example has a single score (the program's
+    `modules.decision_threshold`: 0.5 for a probability, 0 for a raw score; the C's
+    minun_predict compares the same)."""
     outputs = np.asarray(outputs)
     if outputs.dtype.kind in "iub":
         return outputs.reshape(len(outputs)).astype(np.int64)
     flat = outputs.reshape(len(outputs), -1)
     if flat.shape[1] == 1:
-        return (flat[:, 0] > 0).astype(np.int64)
+        return (flat[:, 0] > threshold).astype(np.int64)
     return np.argmax(flat, axis=1).astype(np.int64)
 
 

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
 from minun_mlir.diagnostics import error, stage, warn
-from minun_mlir.modules import class_labels, main_function
+from minun_mlir.modules import class_labels, decision_threshold, is_regression, main_function
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.float_eval import model_inputs
@@ -157,8 +157,9 @@ class Compiled:
 
     @property
     def labels_meaningful(self) -> bool:
-        """Whether the output is a label or class scores (not, say, a detection map)."""
-        return self.classes <= MAX_CLASSES
+        """Whether the output is a label or class scores (not, say, a detection map or a
+        regressor's value)."""
+        return self.classes <= MAX_CLASSES and not is_regression(self.l1)
 
     def summary(self) -> str:
         lines = [f"{self.name} [{self.options.label}]"]
@@ -173,6 +174,9 @@ class Compiled:
                 lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
                              f"{self.options.label} accuracy: {self.accuracy:.2%}   "
                              f"disagreement: {self.disagreement:.2%}")
+            elif is_regression(self.l1):
+                lines.append("  accuracy: not reported (a regressor: the output is a "
+                             "predicted value, not a label)")
             else:
                 lines.append(f"  accuracy: not reported (the output is {self.classes:,} "
                              "values, not class scores)")
@@ -351,11 +355,12 @@ def compile_model(model: str | Path, options: Options = Options(), *,
     test_set = load_dataset(test, shape, num_classes(l1)) if test is not None else None
     float_pred = None
     float_out = None
+    threshold = decision_threshold(l1)  # the label of a one-value output: value > it
     if test_set is not None:
         t0 = time.perf_counter()
         with stage("float evaluator"):
             float_out = float_outputs(l1, test_set.features, options.evaluator)[0]
-            float_pred = predictions(float_out)
+            float_pred = predictions(float_out, threshold)
         seconds["float"] = time.perf_counter() - t0
     if options.representation == "fixed" and train is None:
         if options.scales == "maxscale" and options.maxscale is None:
@@ -388,7 +393,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                 warn_overflow(result.overflow)
         outputs = decode_outputs(l2, stored)
         result.stored_outputs = stored[0]
-        pred = predictions(outputs[0])
+        pred = predictions(outputs[0], threshold)
         seconds["evaluate"] = time.perf_counter() - t0
         result.float_predictions, result.predictions = float_pred, pred
         if result.labels_meaningful:

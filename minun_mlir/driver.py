@@ -352,10 +352,11 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         l1 = load_model(model, weights, dims, synthetic_weights, input_range)
     seconds["frontend"] = time.perf_counter() - t0
     shape = _input_shape(l1)
-    test_set = load_dataset(test, shape, num_classes(l1)) if test is not None else None
+    threshold = decision_threshold(l1)  # the label of a one-value output: value > it
+    test_set = (load_dataset(test, shape, num_classes(l1), threshold) if test is not None
+                else None)
     float_pred = None
     float_out = None
-    threshold = decision_threshold(l1)  # the label of a one-value output: value > it
     if test_set is not None:
         t0 = time.perf_counter()
         with stage("float evaluator"):

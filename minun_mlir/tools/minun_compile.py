@@ -316,9 +316,13 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
                 print(f"  labels on {args.target}: {', '.join(shown)}"
                       f"{', ...' if n > 8 else ''}")
         else:
-            values = int(np.asarray(run_result.outputs).size)
-            print(f"  on {args.target}: {n} test inputs, all {values:,} output values equal "
-                  f"to the evaluator's on {n - len(mismatches)} of {n} inputs")
+            values = np.asarray(run_result.outputs)
+            if values.dtype.kind in "iu":
+                print(f"  on {args.target}: {n} test inputs, all {values.size:,} output values "
+                      f"equal to the evaluator's on {n - len(mismatches)} of {n} inputs")
+            else:
+                print(f"  on {args.target}: {n} test inputs ({values.dtype} outputs, not "
+                      "compared with the evaluator's)")
         stack = "n/a" if run_result.stack_bytes is None else f"{run_result.stack_bytes:,} B"
         print(f"  flash {run_result.flash_bytes:,} B, static RAM {run_result.ram_bytes:,} B, "
               f"stack {stack}, latency {describe_latency(run_result)} (median)")
@@ -404,12 +408,13 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
 
 
 def disagreements(result, run_result, n: int) -> list[int]:
-    """Inputs on which the simulated C and the evaluator differ: in the label, and for an
-    integer model in any value of the output buffer (the scores: they must be bit-exact)."""
+    """Inputs on which the simulated C and the evaluator differ: in the label (where the
+    output has one; not a regressor's), and for an integer model in any value of the
+    output buffer (the scores: they must be bit-exact)."""
     from minun_mlir.native import evaluate_scores
 
     labels = np.asarray(run_result.labels).reshape(n)
-    differ = labels != result.predictions[:n]
+    differ = labels != result.predictions[:n] if result.labels_meaningful else np.zeros(n, bool)
     outputs = np.asarray(run_result.outputs).reshape(n, -1)
     if outputs.dtype.kind in "iu":
         expected = evaluate_scores(result.l2, first(result.test.features, n),

@@ -294,13 +294,14 @@ class Lowering:
     def label(self, result: SSAValue) -> SSAValue:
         """The returned label: the argmax/sgn of the program, the first maximum of a
         returned score tensor, or for one value whether it is above the decision
-        threshold (modules.decision_threshold, the evaluators' rule)."""
+        threshold (modules.decision_threshold, the evaluators' rule; a regressor: 0)."""
         if self.label_op is not None:
             return self.ints[result]
         scores = Buf(self.out, shape_of(self.scores), element_of(self.scores))
-        if math.prod(scores.shape) == 1:
-            return functions.above(self, scores, decision_threshold(self.fn))
-        return functions.argmax(self, scores)
+        threshold = decision_threshold(self.fn)
+        if math.prod(scores.shape) == 1 and threshold is not None:
+            return functions.above(self, scores, threshold)
+        return functions.argmax(self, scores)  # a regressor's one value: 0
 
     # -- blocks ----------------------------------------------------------------------------
 

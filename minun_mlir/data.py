@@ -144,7 +144,7 @@ def dataset_from_array(data: np.ndarray, input_shape: Shapes | None = None,
 
 
 def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
-                 num_classes: int | None = None, threshold: float = 0.0) -> Dataset:
+                 num_classes: int | None = None, threshold: float | None = 0.0) -> Dataset:
     """Read a dataset: a SeeDot `.npy` array (label first, see `dataset_from_array`), an
     `.npz` archive with arrays `x` and (optionally) `y`, a `.csv` file (label first, a
     header line allowed), or a folder of ONNX test data (`input_0.pb`, with `output_0.pb`
@@ -241,7 +241,8 @@ def _numeric(text: str) -> bool:
         return False
 
 
-def _onnx_test_data(folder: Path, inputs: int = 1, threshold: float = 0.0) -> np.ndarray:
+def _onnx_test_data(folder: Path, inputs: int = 1, threshold: float | None = 0.0
+                    ) -> np.ndarray:
     import onnx
     from onnx import numpy_helper
 
@@ -282,17 +283,17 @@ def input_shape(module, name: str = "X") -> tuple[int, ...]:
     raise error(f"the program has no input named '{name}'")
 
 
-def predictions(outputs: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+def predictions(outputs: np.ndarray, threshold: float | None = 0.0) -> np.ndarray:
     """Labels from a batch of program outputs: integers (argmax/sgn) as they are; real
     scores `(N, ...)` by the argmax over each example's scores (first one on ties), or by
     `score > threshold` when an example has a single score (the program's
-    `modules.decision_threshold`: 0.5 for a probability, 0 for a raw score; the C's
-    minun_predict compares the same)."""
+    `modules.decision_threshold`: 0.5 for a probability, 0 for a raw score, None for a
+    regressor, whose label is 0; the C's minun_predict compares the same)."""
     outputs = np.asarray(outputs)
     if outputs.dtype.kind in "iub":
         return outputs.reshape(len(outputs)).astype(np.int64)
     flat = outputs.reshape(len(outputs), -1)
-    if flat.shape[1] == 1:
+    if flat.shape[1] == 1 and threshold is not None:
         return (flat[:, 0] > threshold).astype(np.int64)
     return np.argmax(flat, axis=1).astype(np.int64)
 

@@ -44,15 +44,18 @@ def is_regression(module: ModuleOp | func.FuncOp) -> bool:
     return REGRESSION in main_function(module).attributes
 
 
-def decision_threshold(module: ModuleOp | func.FuncOp) -> float:
+def decision_threshold(module: ModuleOp | func.FuncOp) -> float | None:
     """The label of a program whose output is one real: `value > threshold`, the threshold
     at the decision boundary. 0.5 for a probability, i.e. the output of a sigmoid (a
     logistic model; an ONNX classifier's post_transform LOGISTIC imports as one), else 0
-    (a raw score: a logit, a margin, SeeDot's sgn). Read at L1 or L2 from the op producing
-    the returned value, through ops that only move or re-encode values; the evaluators'
-    predictions (data.predictions) and the C's minun_predict (lower-to-loops) both use it.
-    """
+    (a raw score: a logit, a margin, SeeDot's sgn); None for a regressor, which has no
+    label (its label is 0). Read at L1 or L2 from the op producing the returned value,
+    through ops that only move or re-encode values; the evaluators' predictions
+    (data.predictions) and the C's minun_predict (lower-to-loops) both use it."""
     from minun_mlir.dialects import minun, num
+
+    if is_regression(module):
+        return None
 
     carriers = (minun.ReshapeOp, minun.TransposeOp, minun.IndexOp, minun.SpliceOp,
                 num.RescaleOp, num.RequantizeOp, num.ConvertOp)

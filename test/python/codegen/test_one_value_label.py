@@ -174,7 +174,8 @@ def test_regressor_has_no_accuracy_and_run_compares_values(tmp_path):
 def test_regression_is_marked_only_on_regressors():
     from minun_mlir.driver import load_model
 
-    assert is_regression(load_model(ZOO / "linreg_diabetes.onnx"))
+    linreg = load_model(ZOO / "linreg_diabetes.onnx")
+    assert is_regression(linreg) and decision_threshold(linreg) is None  # no label
     assert is_regression(load_model(ZOO / "dtreg_diabetes.onnx"))
     assert not is_regression(load_model(ZOO / "logreg_breast_cancer.onnx"))
 

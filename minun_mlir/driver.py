@@ -16,11 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
 from minun_mlir.diagnostics import error, stage, warn
-from minun_mlir.modules import class_labels, decision_threshold, is_regression, main_function
+from minun_mlir.modules import (
+    REGRESSION,
+    class_labels,
+    decision_threshold,
+    is_regression,
+    main_function,
+)
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.float_eval import model_inputs
@@ -343,13 +349,18 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                   test: str | Path | None = None, out_dir: str | Path | None = None,
                   name: str | None = None, dims: dict[str, int] | None = None,
                   synthetic_weights: int | None = None,
-                  input_range: tuple[float, float] | None = None) -> Compiled:
+                  input_range: tuple[float, float] | None = None,
+                  regression: bool = False) -> Compiled:
     """Compile `model`; profile on `train` (required for data-driven scales), report
-    accuracy on `test`, and write C for `options.target` into `out_dir` when given."""
+    accuracy on `test`, and write C for `options.target` into `out_dir` when given.
+    `regression`: the model is a regressor though its operators do not say so (a network
+    with one output; an ai.onnx.ml regressor is one anyway): no label, no accuracy."""
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     with stage("frontend"):
         l1 = load_model(model, weights, dims, synthetic_weights, input_range)
+    if regression:
+        main_function(l1).attributes[REGRESSION] = UnitAttr()
     seconds["frontend"] = time.perf_counter() - t0
     shape = _input_shape(l1)
     threshold = decision_threshold(l1)  # the label of a one-value output: value > it

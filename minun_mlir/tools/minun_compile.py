@@ -44,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX: the input's value range (default [-1, 1]; as minun-opt "
                    "--input-range); without --train the scales are profiled on inputs "
                    "drawn in it")
+    p.add_argument("--regression", action="store_true",
+                   help="the model is a regressor (its one output a predicted value, not a "
+                   "score): no label (minun_predict returns 0), no accuracy, and --run "
+                   "compares the output values; ai.onnx.ml regressors are known as such")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
@@ -192,7 +196,7 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
         return compile_model(args.model, options, weights=args.weights, train=args.train,
                              test=args.test, out_dir=args.out, dims=dims or None,
                              synthetic_weights=args.synthetic_weights,
-                             input_range=input_range(args))
+                             input_range=input_range(args), regression=args.regression)
     except MinunError as e:
         stale = [Path(args.out, f) for f in GENERATED if Path(args.out, f).is_file()]
         for path in stale:
@@ -268,7 +272,8 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int]) -
             result = compile_model(args.model, options, weights=args.weights,
                                    train=args.train, test=args.test, dims=dims or None,
                                    synthetic_weights=args.synthetic_weights,
-                                   input_range=input_range(args))
+                                   input_range=input_range(args),
+                                   regression=args.regression)
         except MinunError as e:
             raise located(args.model, e) from None
     else:

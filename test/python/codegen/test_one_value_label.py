@@ -171,6 +171,19 @@ def test_regressor_has_no_accuracy_and_run_compares_values(tmp_path):
     assert report["accuracy"] is None and report["float_accuracy"] is None
 
 
+def test_declared_regressor(models, tmp_path):
+    """--regression on the one-score program: no accuracy, minun_predict returns 0 (no
+    threshold in the C), --run compares the output integers and exits 0."""
+    d = models["dir"]
+    r = _cli(d / "score.sd", "--weights", d, "--train", d / "train.npy", "--test",
+             d / "test.npy", "--out", tmp_path / "c", "--run", "--regression")
+    assert r.returncode == 0, r.stderr
+    assert "accuracy: not reported (a regressor" in r.stdout
+    assert "output values equal to the evaluator's on 100 of 100 inputs" in r.stdout
+    assert "(int32_t)0" in (tmp_path / "c" / "model.c").read_text()
+    assert "? 1 : 0" not in (tmp_path / "c" / "model.c").read_text()
+
+
 def test_regression_is_marked_only_on_regressors():
     from minun_mlir.driver import load_model
 

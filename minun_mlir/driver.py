@@ -175,7 +175,8 @@ class Compiled:
                 for k, name in enumerate(self.class_labels))
                 + " (the C returns the index; model.h: minun_class_labels)")
         if self.test is not None:
-            lines.append(f"  test data: {self.test.label_note}")
+            lines.append(f"  test data: {self.test.name}: {len(self.test)} examples"
+                         if is_regression(self.l1) else f"  test data: {self.test.label_note}")
             if self.labels_meaningful:
                 lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
                              f"{self.options.label} accuracy: {self.accuracy:.2%}   "

@@ -47,7 +47,8 @@ def is_regression(module: ModuleOp | func.FuncOp) -> bool:
 def decision_threshold(module: ModuleOp | func.FuncOp) -> float | None:
     """The label of a program whose output is one real: `value > threshold`, the threshold
     at the decision boundary. 0.5 for a probability, i.e. the output of a sigmoid (a
-    logistic model; an ONNX classifier's post_transform LOGISTIC imports as one), else 0
+    logistic model; an ONNX classifier's post_transform LOGISTIC imports as one) or of a
+    clip to [0, 1] (ONNX HardSigmoid), else 0
     (a raw score: a logit, a margin, SeeDot's sgn); None for a regressor, which has no
     label (its label is 0). Read at L1 or L2 from the op producing the returned value,
     through ops that only move or re-encode values; the evaluators' predictions
@@ -65,7 +66,10 @@ def decision_threshold(module: ModuleOp | func.FuncOp) -> float | None:
     value = ret.operands[0]
     while isinstance(value.owner, carriers):
         value = value.owner.operands[0]
-    return 0.5 if isinstance(value.owner, (minun.SigmoidOp, num.SigmoidOp)) else 0.0
+    op = value.owner
+    hard_sigmoid = isinstance(op, (minun.ClipOp, num.ClipOp)) and \
+        (op.lo.value.data, op.hi.value.data) == (0.0, 1.0)  # ONNX HardSigmoid
+    return 0.5 if isinstance(op, (minun.SigmoidOp, num.SigmoidOp)) or hard_sigmoid else 0.0
 
 
 # The dialects each level of the pipeline is made of (docs/architecture.md).

@@ -165,7 +165,7 @@ def test_regressor_has_no_accuracy_and_run_compares_values(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "compiler bug" not in r.stderr
     assert "accuracy: not reported (a regressor" in r.stdout
-    assert "float accuracy" not in r.stdout
+    assert "float accuracy" not in r.stdout and "labels 0-based" not in r.stdout
     assert "all 40 output values equal to the evaluator's on 40 of 40 inputs" in r.stdout
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["accuracy"] is None and report["float_accuracy"] is None
@@ -229,3 +229,21 @@ def test_onnx_test_data_with_one_expected_value(tmp_path):
         (d / "output_0.pb").write_bytes(out.SerializeToString())
     data = load_dataset(tmp_path, (1, 2), 2, threshold=0.5)
     assert data.labels.tolist() == [0, 1, 1]
+
+
+def test_hard_sigmoid_output_is_a_probability(models, tmp_path):
+    """ONNX HardSigmoid (a clip to [0, 1]) ends a model as a probability too: the float
+    accuracy is numpy's max(0, min(1, 0.2 s + 0.5)) > 0.5 one, and the C's labels are the
+    evaluator's."""
+    d = models["dir"]
+    model = onnx.load(d / "prob.onnx")
+    model.graph.node[2].CopyFrom(helper.make_node("HardSigmoid", ["s"], ["p"]))
+    onnx.save(model, tmp_path / "hard.onnx")
+    result = compile_model(tmp_path / "hard.onnx", Options(bits=16), train=d / "train.npy",
+                           test=d / "test.npy", dims={"N": 1}, out_dir=tmp_path / "c")
+    assert decision_threshold(result.l1) == decision_threshold(result.l2) == 0.5
+    hard = np.clip(0.2 * models["score"] + 0.5, 0, 1)
+    assert result.float_accuracy == pytest.approx(np.mean((hard > 0.5) == models["y"]))
+    run = run_model(result.c_dir, "x86", storage_inputs(result.l2, result.test.features),
+                    x86_repeat=1)
+    np.testing.assert_array_equal(np.asarray(run.labels).reshape(-1), result.predictions)

@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
 from minun_mlir.diagnostics import error, stage, warn
 from minun_mlir.modules import (
-    REGRESSION,
     class_labels,
     decision_threshold,
     is_regression,
     main_function,
+    mark_regression,
 )
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
@@ -361,7 +361,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
     with stage("frontend"):
         l1 = load_model(model, weights, dims, synthetic_weights, input_range)
     if regression:
-        main_function(l1).attributes[REGRESSION] = UnitAttr()
+        mark_regression(l1)
     seconds["frontend"] = time.perf_counter() - t0
     shape = _input_shape(l1)
     threshold = decision_threshold(l1)  # the label of a one-value output: value > it

@@ -5,7 +5,7 @@ how a pass hands back the module a conversion built."""
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr
 from xdsl.ir import SSAValue
 
 from minun_mlir.diagnostics import error
@@ -36,6 +36,12 @@ def class_labels(module: ModuleOp | func.FuncOp) -> list[str] | list[int] | None
 
 
 REGRESSION = "minun.regression"  # on @main: the output is a predicted value, not a score
+
+
+def mark_regression(module: ModuleOp | func.FuncOp) -> None:
+    """Declare the model a regressor (`minun-compile --regression`: a network whose
+    operators do not say so)."""
+    main_function(module).attributes[REGRESSION] = UnitAttr()
 
 
 def is_regression(module: ModuleOp | func.FuncOp) -> bool:

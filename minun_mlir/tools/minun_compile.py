@@ -373,6 +373,10 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     dims = dict(item.partition("=")[::2] for item in args.dim)
     l1 = load_model(args.model, args.weights, {k: int(v) for k, v in dims.items()} or None,
                     args.synthetic_weights)
+    if args.regression:  # the search's metric is then the output error
+        from minun_mlir.modules import mark_regression
+
+        mark_regression(l1)
     shape = _input_shape(l1)
     if isinstance(shape, dict):
         raise error(f"--search takes a model with one input; this one has {len(shape)} "

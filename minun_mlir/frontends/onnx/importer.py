@@ -37,7 +37,6 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
-    UnitAttr,
     f64,
     i32,
     i64,
@@ -47,7 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError, warn
 from minun_mlir.dialects import minun
-from minun_mlir.modules import REGRESSION
+from minun_mlir.modules import mark_regression
 from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 # Opsets we read. Handlers branch on each operator's `since_version` at the model's
@@ -557,7 +556,7 @@ class Importer:
                 IntegerAttr(x, i32) if isinstance(x, int) else StringAttr(x)
                 for x in self.class_labels])
         if all(self._regressor_output(o.name, nodes) for o in outs):
-            main.attributes[REGRESSION] = UnitAttr()
+            mark_regression(main)
         module = ModuleOp([main])
         try:
             module.verify()

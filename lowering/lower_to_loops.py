@@ -113,7 +113,12 @@ from minun_mlir.lowering.loops.values import (
     storage,
     windows,
 )
-from minun_mlir.modules import main_function, replace_module_body, require_level
+from minun_mlir.modules import (
+    decision_threshold,
+    main_function,
+    replace_module_body,
+    require_level,
+)
 from minun_mlir.numerics.fixed import rounding_in
 
 ENTRY = "minun_predict"
@@ -287,12 +292,16 @@ class Lowering:
         return ModuleOp([*g.module_ops, new])
 
     def label(self, result: SSAValue) -> SSAValue:
-        """The returned label: the argmax/sgn of the program, or the first maximum of a
-        returned score tensor."""
+        """The returned label: the argmax/sgn of the program, the first maximum of a
+        returned score tensor, or for one value whether it is above the decision
+        threshold (modules.decision_threshold, the evaluators' rule; a regressor: 0)."""
         if self.label_op is not None:
             return self.ints[result]
         scores = Buf(self.out, shape_of(self.scores), element_of(self.scores))
-        return functions.argmax(self, scores)
+        threshold = decision_threshold(self.fn)
+        if math.prod(scores.shape) == 1 and threshold is not None:
+            return functions.above(self, scores, threshold)
+        return functions.argmax(self, scores)  # a regressor's one value: 0
 
     # -- blocks ----------------------------------------------------------------------------
 

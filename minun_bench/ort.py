@@ -540,7 +540,8 @@ def costs(work: Path, log=print) -> list[dict]:
         e = entries[name]
         for label, quantize in COST_CONFIGS:
             result = compile_model(e.model, Options(**quantize), weights=e.weights,
-                                   train=e.train, test=e.test, name=e.name, dims=e.dims)
+                                   train=e.train, test=e.test, name=e.name, dims=e.dims,
+                                   regression=e.regression)
             inputs = storage_inputs(result.l2, result.test.features[:2])
             row = {"model": name, "config": label}
             for target in COST_TARGETS:

@@ -110,7 +110,8 @@ def measure(entry: Entry, options: Options, run_targets: Callable[..., dict] | N
             work: Path) -> tuple[Measurement, float | None]:
     t0 = time.perf_counter()
     result = compile_model(entry.model, options, weights=entry.weights, train=entry.train,
-                           test=entry.test, name=entry.name, dims=entry.dims)
+                           test=entry.test, name=entry.name, dims=entry.dims,
+                           regression=entry.regression)
     seconds = time.perf_counter() - t0
     m = Measurement(entry.name, options.label,
                     None if entry.regression else result.accuracy,

@@ -439,6 +439,7 @@ def _evaluate_one(c: Candidate) -> Result:
 
 def _evaluate_checked(c: Candidate) -> Result:
     from minun_mlir.data import accuracy, disagreement, predictions
+    from minun_mlir.modules import decision_threshold
     from minun_mlir.native import evaluate_outputs
     from minun_mlir.numerics.l2_eval import decode_outputs
 
@@ -453,7 +454,8 @@ def _evaluate_checked(c: Candidate) -> Result:
                                     - np.asarray(problem.reference, np.float64))))
         sqnr = (output_error(problem.reference, out) or {}).get("sqnr_db")
     else:
-        pred, ref = predictions(out), predictions(problem.reference)
+        threshold = decision_threshold(l2)
+        pred, ref = predictions(out, threshold), predictions(problem.reference, threshold)
         acc = accuracy(pred, problem.labels) if problem.labels is not None else None
         if problem.metric == "accuracy":
             loss = 100 * (accuracy(ref, problem.labels) - acc)
@@ -692,6 +694,7 @@ def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: s
     metric (`default` for classifiers, mae for other outputs)."""
     from minun_mlir import native
     from minun_mlir.data import predictions
+    from minun_mlir.modules import is_regression
     from minun_mlir.pipeline import pipeline_text, run_pipeline
 
     prepared = l1.clone()
@@ -700,7 +703,8 @@ def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: s
     reference = native.float_outputs(prepared, train.features, evaluator)[0]
     if metric is None:
         out = np.asarray(reference)
-        metric = default if out.ndim <= 1 or np.prod(out.shape[1:]) <= 1000 else "mae"
+        metric = default if (out.ndim <= 1 or np.prod(out.shape[1:]) <= 1000) and \
+            not is_regression(l1) else "mae"
         if metric != "mae" and len(predictions(reference)) != len(train.labels):
             metric = "mae"
     return prepared, profile, reference, metric

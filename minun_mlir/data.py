@@ -144,20 +144,21 @@ def dataset_from_array(data: np.ndarray, input_shape: Shapes | None = None,
 
 
 def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
-                 num_classes: int | None = None) -> Dataset:
+                 num_classes: int | None = None, threshold: float | None = 0.0) -> Dataset:
     """Read a dataset: a SeeDot `.npy` array (label first, see `dataset_from_array`), an
     `.npz` archive with arrays `x` and (optionally) `y`, a `.csv` file (label first, a
     header line allowed), or a folder of ONNX test data (`input_0.pb`, with `output_0.pb`
-    giving the label as its argmax), or a folder of such `test_data_set_*` folders.
+    giving the label as its argmax, or for one value as `predictions` labels it, by
+    `threshold`), or a folder of such `test_data_set_*` folders.
     For several inputs (`input_shape` a dict): the rows hold the inputs one after another,
     an `.npz` one array per input name, an ONNX folder `input_<k>.pb` per input."""
     p = Path(path)
     names = list(input_shape) if isinstance(input_shape, Mapping) and len(input_shape) > 1 \
         else None
     if p.is_dir():
-        return dataset_from_array(_onnx_test_data(p, len(names or [0])), input_shape,
-                                  num_classes, str(path),
-                                  label_base=0)  # argmax of the expected outputs
+        return dataset_from_array(_onnx_test_data(p, len(names or [0]), threshold),
+                                  input_shape, num_classes, str(path),
+                                  label_base=0)  # labels of the expected outputs
     if p.suffix == ".npz":
         return dataset_from_array(_npz(p, names), input_shape, num_classes, str(path))
     if p.suffix == ".csv":
@@ -240,7 +241,8 @@ def _numeric(text: str) -> bool:
         return False
 
 
-def _onnx_test_data(folder: Path, inputs: int = 1) -> np.ndarray:
+def _onnx_test_data(folder: Path, inputs: int = 1, threshold: float | None = 0.0
+                    ) -> np.ndarray:
     import onnx
     from onnx import numpy_helper
 
@@ -263,7 +265,11 @@ def _onnx_test_data(folder: Path, inputs: int = 1) -> np.ndarray:
         xs.append(np.concatenate([tensor(f"input_{k}.pb").reshape(1, -1)
                                   for k in range(inputs)], axis=1))
         out = tensor("output_0.pb") if (d / "output_0.pb").exists() else None
-        ys.append(int(np.argmax(out)) if out is not None and out.size > 1 else 0)
+        if out is not None and out.size == 1 and out.dtype.kind in "iu":
+            ys.append(int(out.reshape(-1)[0]))  # a label
+        else:  # scores: their argmax, or one score against the threshold
+            ys.append(0 if out is None else int(predictions(
+                out.reshape(1, -1).astype(np.float64), threshold)[0]))
     return _labelled(np.concatenate(xs), np.array(ys))
 
 
@@ -277,16 +283,18 @@ def input_shape(module, name: str = "X") -> tuple[int, ...]:
     raise error(f"the program has no input named '{name}'")
 
 
-def predictions(outputs: np.ndarray) -> np.ndarray:
+def predictions(outputs: np.ndarray, threshold: float | None = 0.0) -> np.ndarray:
     """Labels from a batch of program outputs: integers (argmax/sgn) as they are; real
     scores `(N, ...)` by the argmax over each example's scores (first one on ties), or by
-    `score > 0` when an example has a single score."""
+    `score > threshold` when an example has a single score (the program's
+    `modules.decision_threshold`: 0.5 for a probability, 0 for a raw score, None for a
+    regressor, whose label is 0; the C's minun_predict compares the same)."""
     outputs = np.asarray(outputs)
     if outputs.dtype.kind in "iub":
         return outputs.reshape(len(outputs)).astype(np.int64)
     flat = outputs.reshape(len(outputs), -1)
-    if flat.shape[1] == 1:
-        return (flat[:, 0] > 0).astype(np.int64)
+    if flat.shape[1] == 1 and threshold is not None:
+        return (flat[:, 0] > threshold).astype(np.int64)
     return np.argmax(flat, axis=1).astype(np.int64)
 
 

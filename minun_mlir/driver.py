@@ -21,7 +21,13 @@ from xdsl.passes import ModulePass
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
 from minun_mlir.diagnostics import MinunError, error, stage, warn
-from minun_mlir.modules import class_labels, main_function
+from minun_mlir.modules import (
+    class_labels,
+    decision_threshold,
+    is_regression,
+    main_function,
+    mark_regression,
+)
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
@@ -168,8 +174,9 @@ class Compiled:
 
     @property
     def labels_meaningful(self) -> bool:
-        """Whether the output is a label or class scores (not, say, a detection map)."""
-        return self.classes <= MAX_CLASSES
+        """Whether the output is a label or class scores (not, say, a detection map or a
+        regressor's value)."""
+        return self.classes <= MAX_CLASSES and not is_regression(self.l1)
 
     def summary(self, show_c_dir: bool = True) -> str:
         lines = [f"{self.name} [{self.options.label}]"]
@@ -179,11 +186,15 @@ class Compiled:
                 for k, name in enumerate(self.class_labels))
                 + " (the C returns the index; model.h: minun_class_labels)")
         if self.test is not None:
-            lines.append(f"  test data: {self.test.label_note}")
+            lines.append(f"  test data: {self.test.name}: {len(self.test)} examples"
+                         if is_regression(self.l1) else f"  test data: {self.test.label_note}")
             if self.labels_meaningful:
                 lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
                              f"{self.options.label} accuracy: {self.accuracy:.2%}   "
                              f"disagreement: {self.disagreement:.2%}")
+            elif is_regression(self.l1):
+                lines.append("  accuracy: not reported (a regressor: the output is a "
+                             "predicted value, not a label)")
             else:
                 lines.append(f"  accuracy: not reported (the output is {self.classes:,} "
                              "values, not class scores)")
@@ -359,23 +370,30 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                   test: str | Path | None = None, out_dir: str | Path | None = None,
                   name: str | None = None, dims: dict[str, int] | None = None,
                   synthetic_weights: int | None = None,
-                  input_range: tuple[float, float] | None = None) -> Compiled:
+                  input_range: tuple[float, float] | None = None,
+                  regression: bool = False) -> Compiled:
     """Compile `model`; profile on `train` (required for data-driven scales), report
-    accuracy on `test`, and write C for `options.target` into `out_dir` when given."""
+    accuracy on `test`, and write C for `options.target` into `out_dir` when given.
+    `regression`: the model is a regressor though its operators do not say so (a network
+    with one output; an ai.onnx.ml regressor is one anyway): no label, no accuracy."""
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     with stage("frontend"):
         l1 = load_model(model, weights, dims, synthetic_weights, input_range)
+    if regression:
+        mark_regression(l1)
     seconds["frontend"] = time.perf_counter() - t0
     shape = _input_shape(l1)
-    test_set = load_dataset(test, shape, num_classes(l1)) if test is not None else None
+    threshold = decision_threshold(l1)  # the label of a one-value output: value > it
+    test_set = (load_dataset(test, shape, num_classes(l1), threshold) if test is not None
+                else None)
     float_pred = None
     float_out = None
     if test_set is not None:
         t0 = time.perf_counter()
         with stage("float evaluator"):
             float_out = float_outputs(l1, test_set.features, options.evaluator)[0]
-            float_pred = predictions(float_out)
+            float_pred = predictions(float_out, threshold)
         seconds["float"] = time.perf_counter() - t0
     if options.representation == "fixed" and train is None:
         if options.scales == "maxscale" and options.maxscale is None:
@@ -408,7 +426,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                 warn_overflow(result.overflow)
         outputs = decode_outputs(l2, stored)
         result.stored_outputs = stored[0]
-        pred = predictions(outputs[0])
+        pred = predictions(outputs[0], threshold)
         seconds["evaluate"] = time.perf_counter() - t0
         result.float_predictions, result.predictions = float_pred, pred
         if result.labels_meaningful:

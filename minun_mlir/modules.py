@@ -1,11 +1,11 @@
 """Facts about whole modules that every level needs, stated once: which function is the
-model, its class labels, the shape of a value, and how a pass hands back the module a
-conversion built."""
+model, its class labels, the label rule of a one-value output, the shape of a value, and
+how a pass hands back the module a conversion built."""
 
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr
 from xdsl.ir import SSAValue
 
 from minun_mlir.diagnostics import error
@@ -33,6 +33,49 @@ def class_labels(module: ModuleOp | func.FuncOp) -> list[str] | list[int] | None
     if attr is None:
         return None
     return [x.value.data if isinstance(x, IntegerAttr) else x.data for x in attr.data]
+
+
+REGRESSION = "minun.regression"  # on @main: the output is a predicted value, not a score
+
+
+def mark_regression(module: ModuleOp | func.FuncOp) -> None:
+    """Declare the model a regressor (`minun-compile --regression`: a network whose
+    operators do not say so)."""
+    main_function(module).attributes[REGRESSION] = UnitAttr()
+
+
+def is_regression(module: ModuleOp | func.FuncOp) -> bool:
+    """Whether the model is a regressor (an ONNX LinearRegressor, TreeEnsembleRegressor,
+    SVMRegressor, ...): its output is a value, so it has no label and no accuracy."""
+    return REGRESSION in main_function(module).attributes
+
+
+def decision_threshold(module: ModuleOp | func.FuncOp) -> float | None:
+    """The label of a program whose output is one real: `value > threshold`, the threshold
+    at the decision boundary. 0.5 for a probability, i.e. the output of a sigmoid (a
+    logistic model; an ONNX classifier's post_transform LOGISTIC imports as one) or of a
+    clip to [0, 1] (ONNX HardSigmoid), else 0
+    (a raw score: a logit, a margin, SeeDot's sgn); None for a regressor, which has no
+    label (its label is 0). Read at L1 or L2 from the op producing the returned value,
+    through ops that only move or re-encode values; the evaluators' predictions
+    (data.predictions) and the C's minun_predict (lower-to-loops) both use it."""
+    from minun_mlir.dialects import minun, num
+
+    if is_regression(module):
+        return None
+
+    carriers = (minun.ReshapeOp, minun.TransposeOp, minun.IndexOp, minun.SpliceOp,
+                num.RescaleOp, num.RequantizeOp, num.ConvertOp)
+    ret = main_function(module).body.block.last_op
+    if ret is None or not ret.operands:
+        return 0.0
+    value = ret.operands[0]
+    while isinstance(value.owner, carriers):
+        value = value.owner.operands[0]
+    op = value.owner
+    hard_sigmoid = isinstance(op, (minun.ClipOp, num.ClipOp)) and \
+        (op.lo.value.data, op.hi.value.data) == (0.0, 1.0)  # ONNX HardSigmoid
+    return 0.5 if isinstance(op, (minun.SigmoidOp, num.SigmoidOp)) or hard_sigmoid else 0.0
 
 
 # The dialects each level of the pipeline is made of (docs/architecture.md).

@@ -12,6 +12,7 @@ import dataclasses
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, predictions
+from minun_mlir.modules import decision_threshold
 from minun_mlir.numerics import repr as reprs
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.l2_eval import decode_outputs
@@ -24,7 +25,7 @@ def l2_accuracy(l2: ModuleOp, data: Dataset, evaluator: str = "auto") -> float:
     from minun_mlir.native import evaluate_outputs
 
     outputs = decode_outputs(l2, evaluate_outputs(l2, data.features, evaluator))
-    return accuracy(predictions(outputs[0]), data.labels)
+    return accuracy(predictions(outputs[0], decision_threshold(l2)), data.labels)
 
 
 def tune_maxscale(module: ModuleOp, config: QuantizeConfig, data: Dataset,

@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, f32
 from xdsl.ir import Operation, SSAValue
@@ -294,6 +295,44 @@ def argmax(lw: Lowering, src: Val) -> SSAValue:
         return [g.select(gt, i, best), g.select(gt, v, best_v)]
 
     return g.for_(1, n, [g.index(0), first], body)[0]
+
+
+def above(lw: Lowering, src: Val, threshold: float) -> SSAValue:
+    """The label of a one-value output: 1 when its real is above `threshold`
+    (modules.decision_threshold), as the evaluator labels the decoded value. Compared in
+    the output's own format, on the stored value (`stored_threshold`)."""
+    g = lw.g
+    v = src.load(g, [Lin(0)] * len(src.shape))
+    code, inclusive = stored_threshold(src.el, threshold)
+    pos = g.cmp(v, g.const(code, v.type), "sge" if inclusive else "sgt")
+    return g.select(pos, g.index(1), g.index(0))
+
+
+def stored_threshold(el, threshold: float) -> tuple[int | float, bool]:
+    """(c, False): a stored value is above c (in the stored order: fixed point's and
+    zero-skew's integers, posit patterns, bfloat16 keys, float32) iff its real is above
+    `threshold`; c is the largest stored value whose real is at most the threshold
+    (decoding is monotone in that order). (lowest, True) when every real is above it."""
+    from minun_mlir.dialects.num import PositType
+    from minun_mlir.numerics import repr as reprs
+
+    if is_float(el):
+        c = np.float32(threshold)
+        return float(c if c <= threshold else np.nextafter(c, np.float32(-np.inf))), False
+    rep = reprs.of_element(el)
+    bits = el.width if isinstance(el, PositType) else storage(el).width.data
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+    def real(s: int) -> float:
+        return float(rep.decode(np.array([s], np.int64), el).reshape(-1)[0])
+
+    code = int(np.clip(rep.encode(np.array([threshold], np.float64), el, "nearest")
+                       .reshape(-1)[0], lo, hi))
+    while code > lo and not real(code) <= threshold:  # NaN (a posit's NaR) is not <=
+        code -= 1
+    while code < hi and real(code + 1) <= threshold:
+        code += 1
+    return code, not real(code) <= threshold
 
 
 def lower_argmax(lw: Lowering, op: num.ArgMaxOp) -> SSAValue:

@@ -47,9 +47,11 @@ def expected(l2, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """(stored inputs (N, n_in), labels (N,), scores (N, n_out)) of the evaluator."""
     from xdsl.dialects import func
 
+    from minun_mlir.data import predictions
     from minun_mlir.dialects import num
+    from minun_mlir.modules import decision_threshold
     from minun_mlir.native import scores_module
-    from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2
+    from minun_mlir.numerics.l2_eval import decode_outputs, encode_input, evaluate_l2
 
     fn = next(op for op in l2.ops if isinstance(op, func.FuncOp))
     inp = next(op for op in fn.walk() if isinstance(op, num.InputOp))
@@ -57,7 +59,12 @@ def expected(l2, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     scores = np.asarray(evaluate_l2(scores_module(l2), features).outputs[0])
     scores = scores.reshape(len(features), -1)
     out = np.asarray(evaluate_l2(l2, features).outputs[0]).reshape(len(features), -1)
-    labels = out[:, 0] if out.shape[1] == 1 and scores.shape[1] > 1 else np.argmax(scores, 1)
+    if out.shape[1] == 1 and scores.shape[1] > 1:  # the program's argmax
+        labels = out[:, 0]
+    elif scores.shape[1] == 1:  # one score: its real against the decision threshold
+        labels = predictions(decode_outputs(l2, [out])[0], decision_threshold(l2))
+    else:
+        labels = np.argmax(scores, 1)
     return x, labels.astype(np.int64), scores
 
 

@@ -52,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX: the input's value range (default [-1, 1]; as minun-opt "
                    "--input-range); without --train the scales are profiled on inputs "
                    "drawn in it")
+    p.add_argument("--regression", action="store_true",
+                   help="the model is a regressor (its one output a predicted value, not a "
+                   "score): no label (minun_predict returns 0), no accuracy, and --run "
+                   "compares the output values; ai.onnx.ml regressors are known as such")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
@@ -177,7 +181,7 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
         return compile_model(args.model, options, weights=args.weights, train=args.train,
                              test=args.test, out_dir=args.out, dims=dims or None,
                              synthetic_weights=args.synthetic_weights,
-                             input_range=input_range(args))
+                             input_range=input_range(args), regression=args.regression)
     except MinunError as e:
         stale = remove_written(args.out, GENERATED)
         note = (f"\n{args.out}: note: removed the earlier compile's {', '.join(stale)}"
@@ -223,7 +227,8 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
             result = compile_model(args.model, options, weights=args.weights,
                                    train=args.train, test=args.test, dims=dims or None,
                                    synthetic_weights=args.synthetic_weights,
-                                   input_range=input_range(args))
+                                   input_range=input_range(args),
+                                   regression=args.regression)
         except MinunError as e:
             raise located(args.model, e) from None
     else:
@@ -273,9 +278,13 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
                 print(f"  labels on {args.target}: {', '.join(shown)}"
                       f"{', ...' if n > 8 else ''}")
         else:
-            values = int(np.asarray(run_result.outputs).size)
-            print(f"  on {args.target}: {n} test inputs, all {values:,} output values equal "
-                  f"to the evaluator's on {n - len(mismatches)} of {n} inputs")
+            values = np.asarray(run_result.outputs)
+            if values.dtype.kind in "iu":
+                print(f"  on {args.target}: {n} test inputs, all {values.size:,} output values "
+                      f"equal to the evaluator's on {n - len(mismatches)} of {n} inputs")
+            else:
+                print(f"  on {args.target}: {n} test inputs ({values.dtype} outputs, not "
+                      "compared with the evaluator's)")
         stack = "n/a" if run_result.stack_bytes is None else f"{run_result.stack_bytes:,} B"
         print(f"  flash {run_result.flash_bytes:,} B, static RAM {run_result.ram_bytes:,} B, "
               f"stack {stack}, latency {describe_latency(run_result)} (median)")
@@ -318,6 +327,10 @@ def run_search(args: argparse.Namespace, options: Options, dims: dict[str, int]
     from minun_mlir.search_report import write_report
 
     l1 = load_model(args.model, args.weights, dims or None, args.synthetic_weights)
+    if args.regression:  # the search's metric is then the output error
+        from minun_mlir.modules import mark_regression
+
+        mark_regression(l1)
     shape = _input_shape(l1)
     if isinstance(shape, dict):
         raise error(f"--search takes a model with one input; this one has {len(shape)} "
@@ -358,12 +371,13 @@ def run_search(args: argparse.Namespace, options: Options, dims: dict[str, int]
 
 
 def disagreements(result, run_result, n: int) -> list[int]:
-    """Inputs on which the simulated C and the evaluator differ: in the label, and for an
-    integer model in any value of the output buffer (the scores: they must be bit-exact)."""
+    """Inputs on which the simulated C and the evaluator differ: in the label (where the
+    output has one; not a regressor's), and for an integer model in any value of the
+    output buffer (the scores: they must be bit-exact)."""
     from minun_mlir.native import evaluate_scores
 
     labels = np.asarray(run_result.labels).reshape(n)
-    differ = labels != result.predictions[:n]
+    differ = labels != result.predictions[:n] if result.labels_meaningful else np.zeros(n, bool)
     outputs = np.asarray(run_result.outputs).reshape(n, -1)
     if outputs.dtype.kind in "iu":
         expected = evaluate_scores(result.l2, first(result.test.features, n),

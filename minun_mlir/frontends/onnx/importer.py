@@ -46,6 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError, warn
 from minun_mlir.dialects import minun
+from minun_mlir.modules import mark_regression
 from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 # Opsets we read. Handlers branch on each operator's `since_version` at the model's
@@ -96,6 +97,9 @@ CLASS_LABELS = "minun.class_labels"  # the func attribute naming a classifier's 
 # on the func of a pre-quantized model: quantize{repr=zero-skew} requantizes its int32
 # accumulators as onnxruntime does (float32, half to even), not as TFLite
 REQUANTIZE = "minun.requantize"
+# the ai.onnx.ml operators whose output is a predicted value (no label: minun.regression)
+REGRESSORS = ("LinearRegressor", "TreeEnsembleRegressor", "SVMRegressor", "TreeEnsemble")
+PASS_THROUGH = ("Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast")
 
 
 @dataclass(eq=False)
@@ -551,12 +555,24 @@ class Importer:
             main.attributes[CLASS_LABELS] = ArrayAttr([
                 IntegerAttr(x, i32) if isinstance(x, int) else StringAttr(x)
                 for x in self.class_labels])
+        if all(self._regressor_output(o.name, nodes) for o in outs):
+            mark_regression(main)
         module = ModuleOp([main])
         try:
             module.verify()
         except VerifyException as e:  # a bug of ours: say so, with the IR message
             raise MinunError(f"internal error: the imported IR does not verify: {e}") from None
         return module
+
+    @staticmethod
+    def _regressor_output(name: str, nodes: list[onnx.NodeProto]) -> bool:
+        """Whether the graph output `name` is a regressor's value (through nodes that only
+        reshape or copy it)."""
+        writer = {o: n for n in nodes for o in n.output}
+        node = writer.get(name)
+        while node is not None and node.op_type in PASS_THROUGH and not node.domain:
+            node = writer.get(node.input[0])
+        return node is not None and node.domain == "ai.onnx.ml" and node.op_type in REGRESSORS
 
     @staticmethod
     def _needed(nodes: list[onnx.NodeProto], outputs: Sequence[str]) -> list[onnx.NodeProto]:

@@ -90,10 +90,12 @@ class Assignment:
 
 
 def load_assignment(path: str | Path) -> Assignment:
+    from minun_mlir.inputs import read_input
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise error(f"cannot read the assignment {path}: {e.strerror}") from None
+        text = read_input(path, "the assignment").decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: not JSON: not UTF-8 at byte {e.start}") from None
     return Assignment.from_json(text, str(path))
 
 

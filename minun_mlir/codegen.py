@@ -153,11 +153,11 @@ def check_output_dir(out_dir: str | Path) -> Path:
     """`out_dir` as a directory we may write into, created if missing; a file or a symlink
     there is an error before any work is done."""
     out = Path(out_dir)
-    if out.is_symlink():
-        raise error(f"--out {out} is a symbolic link; name the directory itself")
-    if out.exists() and not out.is_dir():
-        raise error(f"--out {out} is a file, not a directory")
-    try:
+    try:  # lstat and mkdir raise OSError for a name over 255 bytes (ENAMETOOLONG), ...
+        if out.is_symlink():
+            raise error(f"--out {out} is a symbolic link; name the directory itself")
+        if out.exists() and not out.is_dir():
+            raise error(f"--out {out} is a file, not a directory")
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise error(f"cannot create the output directory {out}: {e.strerror}") from None
@@ -184,7 +184,7 @@ def write_files(files: dict[str, str] | dict[str, str | bytes], out_dir: str | P
     except OSError as e:
         for tmp, _ in temps:
             tmp.unlink(missing_ok=True)
-        raise error(f"cannot write to {out}: {e.strerror}") from None
+        raise error(f"cannot write {fname} in {out}: {e.strerror}") from None
     for tmp, final in temps:
         os.replace(tmp, final)
 

@@ -234,13 +234,15 @@ def render_png(search: Search, name: str = "") -> bytes:
 
 
 def write_report(search: Search, folder: str | Path, name: str = "") -> dict[str, Path]:
+    from minun_mlir.codegen import write_files  # all or none; a bad folder is an error
+
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     paths = {"md": folder / "search.md", "json": folder / "search.json",
              "png": folder / "search.png", "assignment": folder / "assignment.json"}
-    paths["assignment"].write_text(search.assignment.to_json(
-        {"model": name, "strategy": search.strategy}))
-    paths["json"].write_text(json.dumps(report_data(search, name), indent=2) + "\n")
-    paths["md"].write_text(markdown(search, name))
-    paths["png"].write_bytes(render_png(search, name))
+    write_files({
+        "assignment.json": search.assignment.to_json({"model": name,
+                                                      "strategy": search.strategy}),
+        "search.json": json.dumps(report_data(search, name), indent=2) + "\n",
+        "search.md": markdown(search, name),
+        "search.png": render_png(search, name)}, folder)
     return paths

@@ -162,6 +162,10 @@ def check_json_path(args: argparse.Namespace) -> None:
     """--json must not name an input or a file the compile generates."""
     if args.json is None:
         return
+    try:  # a name the file system refuses (over 255 bytes: ENAMETOOLONG), before the work
+        Path(args.json).exists()
+    except OSError as e:
+        raise error(f"--json {args.json}: {e.strerror}") from None
     target = Path(args.json).resolve()
     generated = {Path(args.out, f).resolve() for f in GENERATED} if args.out else set()
     inputs = {Path(p).resolve() for p in (args.model, args.train, args.test) if p}

@@ -46,6 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError, warn
 from minun_mlir.dialects import minun
+from minun_mlir.limits import tensor_size_problem
 from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 # Opsets we read. Handlers branch on each operator's `since_version` at the model's
@@ -62,6 +63,10 @@ NONDETERMINISTIC = {"RandomNormal", "RandomUniform", "RandomNormalLike", "Random
                     "Multinomial", "Bernoulli"}
 
 Perm = tuple[int, ...]
+
+# counts that are at least 1 in every operator that has them (a 0 divided by zero in a
+# handler); the per-axis ones (strides, pads, ...) are checked in convpool.py
+POSITIVE_ATTRIBUTES = {"group", "hidden_size", "num_outputs", "blocksize", "size"}
 
 
 def identity(rank: int) -> Perm:
@@ -486,9 +491,13 @@ class Importer:
         if self.opset > newest:
             raise MinunError(f"the model imports ONNX opset {self.opset}, newer than the "
                              f"newest this onnx package knows ({newest})")
+        if self.graph.sparse_initializer:
+            raise MinunError(f"sparse initializers are not supported (the model has "
+                             f"{len(self.graph.sparse_initializer)}: "
+                             f"'{self.graph.sparse_initializer[0].values.name}', ...); store "
+                             "them dense")
         writers: dict[str, str] = {}
-        for t in list(self.graph.initializer) + [t.values for t in
-                                                 self.graph.sparse_initializer]:
+        for t in self.graph.initializer:
             if t.name in writers:
                 raise MinunError(f"initializer '{t.name}' is defined twice")
             writers[t.name] = "an initializer"
@@ -507,9 +516,6 @@ class Importer:
         initializers = {t.name for t in self.graph.initializer}
         for t in self.graph.initializer:
             self.values[t.name] = Value.const(_to_numpy(t), t.name)
-        for t in self.graph.sparse_initializer:
-            array = numpy_helper.to_array(t)  # densified; the L1 params are dense
-            self.values[t.values.name] = Value.const(array, t.values.name)
         self._check_dims()
         self._default_dims(initializers)
         for inp in self.graph.input:
@@ -657,6 +663,9 @@ class Importer:
                                  f"{d.dim_value}; sizes must be positive")
             key = d.dim_param or f"{inp.name}:{k}"
             shape.append(self.dims[key])
+        why = tensor_size_problem(shape, f"graph input '{inp.name}'")
+        if why:
+            raise MinunError(why)
         lo, hi = self.input_ranges.get(inp.name, DEFAULT_INPUT_RANGE)
         ssa = self.leaf(minun.InputOp(inp.name, shape, lo, hi), inp.name)
         return Value.of(ssa, None, inp.name)
@@ -709,7 +718,15 @@ class Importer:
                 raise self.error(self._unsupported(domain))
             if domain not in self.opsets:
                 raise self.error(f"the model does not import the domain '{domain}' it uses")
-            schema = onnx.defs.get_schema(proto.op_type, self.opsets[domain], domain)
+            try:
+                schema = onnx.defs.get_schema(proto.op_type, self.opsets[domain], domain)
+            except onnx.defs.SchemaError:  # the operator came after the model's opset
+                first = min((s.since_version for s in onnx.defs.get_all_schemas_with_history()
+                             if s.name == proto.op_type and s.domain == domain), default=None)
+                raise self.error(f"{proto.op_type} is not in opset {self.opsets[domain]} of "
+                                 f"domain '{domain or 'ai.onnx'}'" + (
+                                     f"; it was introduced in opset {first}" if first else
+                                     "")) from None
             self._check_schema(proto, schema)
             attrs = {a.name: _attr_value(a) for a in proto.attribute}
             version = schema.since_version
@@ -769,6 +786,9 @@ class Importer:
             if not all(math.isfinite(v) for v in floats):
                 raise self.error(f"attribute '{attr.name}' must be finite, got "
                                  f"{helper.get_attribute_value(attr)}")
+            if attr.name in POSITIVE_ATTRIBUTES and attr.type == onnx.AttributeProto.INT \
+                    and attr.i < 1:
+                raise self.error(f"attribute '{attr.name}' must be at least 1, got {attr.i}")
 
     def _unsupported(self, domain: str) -> str:
         shown = domain or "ai.onnx"

@@ -66,6 +66,9 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict)
     what: str = ""  # a short description of the mutation
     option_error: bool = False  # a damaged option: the tool's name may stand for the path
+    # files that are not regular files: key -> "fifo", "zero" (a symbolic link to
+    # /dev/zero, a never-ending stream) or "dir"; the tool must refuse them unread
+    special: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -108,7 +111,8 @@ def classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
         return "internal"
     if rc != 1:
         return "bad-exit"
-    names = {str(Path(folder, k)) for k in case.files} | set(case.files)
+    keys = set(case.files) | set(case.special)
+    names = {str(Path(folder, k)) for k in keys} | keys
     names |= {a for a in case.argv if os.path.exists(a)}
     if case.option_error:
         names.add(case.tool)
@@ -117,7 +121,7 @@ def classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
     for pattern in (LOCATED, PATH_ERROR):
         for m in pattern.finditer(stderr):
             path = m.group("path").strip()
-            if path in names or Path(path).name in case.files:
+            if path in names or Path(path).name in keys:
                 return "rejected"
             # a file named by an option (quantize{data="..."}, --weights)
             if len(path) > 1 and any(path in a.replace("{dir}", folder) for a in case.argv):
@@ -143,6 +147,13 @@ def run_in_process(case: Case, folder: str) -> tuple[int | None, str]:
         path = Path(folder, name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+    for name, kind in case.special.items():
+        path = Path(folder, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() or path.is_symlink():
+            path.unlink()
+        {"fifo": os.mkfifo, "dir": os.mkdir,
+         "zero": lambda p: os.symlink("/dev/zero", p)}[kind](path)
     argv = [a.replace("{dir}", folder) for a in case.argv]
     out, err = io.StringIO(), io.StringIO()
     try:
@@ -309,6 +320,18 @@ def damage_lines(rng: random.Random, lines: list[str], i: int, how: str) -> list
     return lines
 
 
+SPECIAL_FILES = ("fifo", "zero", "dir")
+
+
+def special_file(rng: random.Random, case: Case, name: str) -> str:
+    """Make the case's file `name` a FIFO, a link to /dev/zero or a folder (see
+    `Case.special`): the tool must refuse it at once, neither block nor read forever."""
+    kind = rng.choice(SPECIAL_FILES)
+    case.files.pop(name, None)
+    case.special[name] = kind
+    return f"{name} is a {kind}"
+
+
 def damage_bytes(rng: random.Random, data: bytes) -> tuple[bytes, str]:
     """One random byte-level injury: truncation, flips, a deleted or repeated run."""
     if not data:
@@ -336,4 +359,5 @@ def damage_bytes(rng: random.Random, data: bytes) -> tuple[bytes, str]:
 
 
 __all__ = ["Case", "Result", "FUZZERS", "OUTCOMES", "DEFECTS", "classify", "run_cases",
-           "make_cases", "summarize", "format_table", "ROOT", "damage_bytes", "one_line"]
+           "make_cases", "summarize", "format_table", "ROOT", "damage_bytes", "one_line",
+           "special_file"]

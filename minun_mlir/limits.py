@@ -35,6 +35,8 @@ MAX_PARAM_VALUES = FLASH_BYTES  # all parameters together
 # work of the float profile and the evaluators (see the module's docstring)
 MAX_STEPS_PER_INPUT = 10**8  # op executions per input, loops unrolled (face-4: 3.4e6)
 MAX_VALUES = 10**12  # values computed over all inputs (face-4 on 405 images: 6e10)
+# the evaluators hold each tensor for all inputs at once, in float64 at most
+MAX_BATCH_BYTES = 4 << 30  # the largest tensor x inputs x 8 (face-4, 405 inputs: 0.23 GiB)
 
 
 def _largest(memory: str, size: int) -> str:
@@ -80,11 +82,12 @@ def check_sizes(module: ModuleOp) -> None:
 
 @dataclass
 class Work:
-    """One input's work: op executions (loops unrolled) and tensor values computed, and
-    the loop or sum whose body runs most often."""
+    """One input's work: op executions (loops unrolled) and tensor values computed, the
+    largest tensor, and the loop or sum whose body runs most often."""
 
     steps: int = 0
     values: int = 0
+    largest: int = 0  # the values of the largest tensor
     loop: Operation | None = None
     trips: int = 0
 
@@ -100,7 +103,9 @@ def work_per_input(module: ModuleOp) -> Work:
             w.steps += trips
             for r in op.results:
                 if isinstance(r.type, TensorType):
-                    w.values += trips * math.prod(r.type.get_shape())
+                    size = math.prod(r.type.get_shape())
+                    w.values += trips * size
+                    w.largest = max(w.largest, size)
             inner = trips
             if isinstance(op, (minun.LoopOp, minun.SumOp)):
                 inner *= max(op.upper.value.data - op.lower.value.data, 0)
@@ -125,6 +130,11 @@ def check_work(module: ModuleOp, inputs: int, what: str = "profiling") -> None:
         raise error(f"{what} would execute {w.steps:,} operations per input (limit "
                     f"{MAX_STEPS_PER_INPUT:,}, about 30 times the largest realistic model)"
                     f"{where}", at=w.loop)
+    batch = w.largest * inputs * 8
+    if batch > MAX_BATCH_BYTES:
+        raise error(f"{what} on {inputs:,} inputs would hold {batch / 2**30:.1f} GiB in one "
+                    f"tensor ({w.largest:,} values x {inputs:,} inputs x 8 bytes; limit "
+                    f"{MAX_BATCH_BYTES / 2**30:g} GiB): use fewer inputs")
     total = w.values * inputs
     if total > MAX_VALUES:
         raise error(f"{what} would compute {total:,} values ({w.values:,} per input x "

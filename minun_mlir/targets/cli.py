@@ -75,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(path: Path, what: str) -> np.ndarray:
+    from minun_mlir.inputs import problem
+
+    why = problem(path, f"the {what} file")  # a FIFO or /dev/zero: refused unread
+    if why is not None:
+        raise TargetError(f"{path}: error: {why}")
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:

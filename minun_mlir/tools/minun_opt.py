@@ -176,10 +176,14 @@ class MinunOptMain(xDSLOptMain):
         if self.args.output_file is None:
             sys.stdout.write(text)
         else:
-            tmp = self.args.output_file + ".tmp"
-            with open(tmp, "w") as f:
-                f.write(text)
-            os.replace(tmp, self.args.output_file)
+            out = self.args.output_file
+            tmp = out + ".tmp"
+            try:  # a name the file system refuses (ENAMETOOLONG), a missing folder, ...
+                with open(tmp, "w") as f:
+                    f.write(text)
+                os.replace(tmp, out)
+            except OSError as e:
+                raise MinunError(f"minun-opt: error: cannot write {out}: {e.strerror}") from None
 
 
 def _input_name(argv: Sequence[str]) -> str:

@@ -426,3 +426,34 @@ def test_output_names_too_long_for_the_file_system(onnx_case, tmp_path):
             f"cannot create the output directory {long}: File name too long")
     refused(minun_compile.main, [model, "--train", train, "--json", f"{long}.json"],
             f"error: --json {long}.json: File name too long")
+    refused(minun_opt.main, [model, "-o", f"{long}.mlir"],
+            f"minun-opt: error: cannot write {long}.mlir: File name too long")
+    from minun_mlir.targets.errors import TargetError
+    from minun_mlir.targets.run import _work_dir
+
+    with pytest.raises(TargetError, match="cannot create the work directory .*: File name "
+                       "too long"), _work_dir(long):
+        pass
+
+
+def test_evaluating_too_many_inputs_at_once_is_refused_before_allocation():
+    """The evaluators hold each tensor for every input at once: 600 inputs of a 1000x1000
+    input would take 4.5 GiB in one float64 array; refused with the numbers, unallocated."""
+    from minun_mlir import limits
+    from minun_mlir.frontends.seedot import compile_source
+
+    l1 = compile_source("let X = (1000, 1000) in [-1.0, 1.0] in\nrelu(X)\n", "wide.sd")
+    limits.check_work(l1, 500)
+    with pytest.raises(Exception, match=r"profiling on 600 inputs would hold 4\.5 GiB in one "
+                       r"tensor \(1,000,000 values x 600 inputs x 8 bytes; limit 4 GiB\)"):
+        limits.check_work(l1, 600)
+
+
+def test_minun_run_refuses_a_fifo_as_its_inputs(tmp_path):
+    """minun-run's --inputs went to np.load: a FIFO blocked it."""
+    from minun_mlir.targets.cli import _load
+    from minun_mlir.targets.errors import TargetError
+
+    fifo = _special(tmp_path, "fifo", "inputs.npy")
+    with _Unblock(fifo), pytest.raises(TargetError, match="is a FIFO"):
+        _load(fifo, "inputs")

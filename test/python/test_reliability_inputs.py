@@ -474,3 +474,22 @@ def test_minun_run_refuses_a_fifo_as_its_inputs(tmp_path):
     fifo = _special(tmp_path, "fifo", "inputs.npy")
     with _Unblock(fifo), pytest.raises(TargetError, match="is a FIFO"):
         _load(fifo, "inputs")
+
+
+def test_a_huge_constant_is_refused_before_folding(tmp_path):
+    """ConstantOfShape [30000, 30000]: the reference evaluator filled 3.6 GB (or raised
+    MemoryError) while folding it; its shape is known from ONNX shape inference first."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    shape = numpy_helper.from_array(np.array([30000, 30000], np.int64), "shape")
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["c"], name="cos",
+                              value=numpy_helper.from_array(np.array([1.0], np.float32))),
+             helper.make_node("ReduceSum", ["c"], ["s"], name="rs", keepdims=0),
+             helper.make_node("Add", ["x", "s"], ["y"], name="add")]
+    path = tmp_path / "cos.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y], [shape]),
+                                opset_imports=[helper.make_opsetid("", 13)]), path)
+    with memory_cap():
+        refused(minun_opt.main, [path], f"{path}: error: node 'cos' (ConstantOfShape): the "
+                "constant 'c' of shape 30000x30000: 900,000,000 values, more than any "
+                "supported target takes")

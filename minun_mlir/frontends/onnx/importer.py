@@ -46,7 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError, warn
 from minun_mlir.dialects import minun
-from minun_mlir.limits import tensor_size_problem
+from minun_mlir.limits import params_size_problem, tensor_size_problem
 from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 # Opsets we read. Handlers branch on each operator's `since_version` at the model's
@@ -221,6 +221,7 @@ class Importer:
         # minun.class_labels (model.h)
         self.class_labels: list[str] | list[int] | None = None
         self.prequantized = False  # the model has QDQ pairs or QLinear operators
+        self.inferred: dict[str, tuple[int, ...]] = {}  # ONNX shape inference's shapes
         self.used = {n for node in self.graph.node for n in node.input if n}
         self.used |= {o.name for o in self.graph.output}
 
@@ -521,7 +522,7 @@ class Importer:
         for inp in self.graph.input:
             if inp.name not in initializers:
                 self.values[inp.name] = self._input(inp)
-        inferred = self._inferred_shapes()
+        inferred = self.inferred = self._inferred_shapes()
         outs = list(self.graph.output)
         nodes = list(self.graph.node)
         if self.outputs is not None:
@@ -710,6 +711,12 @@ class Importer:
             outputs = self._static_shape(proto, present[0])
         elif (all(v.array is not None for v in present) and
               proto.op_type not in NONDETERMINISTIC and proto.op_type not in NOT_FOLDED):
+            for name in proto.output:  # refused before the reference evaluator allocates
+                shape = self.inferred.get(name)
+                why = shape and params_size_problem(math.prod(shape), f"the constant "
+                                                    f"'{name}' of shape {minun.shape_str(shape)}")
+                if why:
+                    raise self.error(why)
             outputs = self._fold(proto, inputs)
         else:
             key = proto.op_type if domain == "" else f"{domain}:{proto.op_type}"

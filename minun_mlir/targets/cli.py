@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _load(path: Path, what: str) -> np.ndarray:
     from minun_mlir.inputs import problem
 
-    why = problem(path, f"the {what} file")  # a FIFO or /dev/zero: refused unread
+    # a FIFO or /dev/zero: refused unread (a missing file: np.load's message below)
+    why = problem(path, f"the {what} file") if Path(path).exists() else None
     if why is not None:
         raise TargetError(f"{path}: error: {why}")
     try:

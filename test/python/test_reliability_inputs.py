@@ -493,3 +493,20 @@ def test_a_huge_constant_is_refused_before_folding(tmp_path):
         refused(minun_opt.main, [path], f"{path}: error: node 'cos' (ConstantOfShape): the "
                 "constant 'c' of shape 30000x30000: 900,000,000 values, more than any "
                 "supported target takes")
+
+
+def test_external_data_that_is_a_fifo_is_named_as_such(tmp_path):
+    """A FIFO as an initializer's external data file was reported 'missing'."""
+    model = mlp()
+    w = model.graph.initializer[0]
+    w.ClearField("raw_data")
+    w.ClearField("float_data")
+    w.data_location = TensorProto.EXTERNAL
+    entry = w.external_data.add()
+    entry.key, entry.value = "location", "weights.bin"
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    fifo = _special(tmp_path, "fifo", "weights.bin")
+    with _Unblock(fifo):
+        refused(minun_opt.main, [path], f"{path}: error: initializer 'W': external data file "
+                "'weights.bin' is a FIFO (named pipe), not a regular file")

@@ -17,7 +17,7 @@ from google.protobuf.message import DecodeError
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.diagnostics import MinunError, error
-from minun_mlir.inputs import read_input
+from minun_mlir.inputs import problem, read_input
 
 from . import convpool, elementwise, linear, ml, quantized, recurrent, shape
 from .fold_bn import fold_batchnorm
@@ -69,9 +69,12 @@ def check_external_data(tensor: onnx.TensorProto, base: str, where: str) -> None
             os.path.commonpath([target, os.path.realpath(base)]) != os.path.realpath(base):
         raise error(f"initializer '{tensor.name}': external data location '{location}' is "
                     "not a file inside the model's folder", at=where)
-    if not os.path.isfile(target):
+    if not os.path.exists(target):
         raise error(f"initializer '{tensor.name}': external data file '{location}' is "
                     "missing", at=where)
+    why = problem(target, f"external data file '{location}'")  # a FIFO, a device, ...
+    if why:
+        raise error(f"initializer '{tensor.name}': {why}", at=where)
     try:
         offset, length = int(info.get("offset", 0)), int(info.get("length", -1))
     except ValueError:

@@ -26,7 +26,7 @@ from minun_mlir.targets.boards import BOARDS
 _LARGEST = max((b for b in BOARDS.values() if b.flash_bytes), key=lambda b: b.flash_bytes)
 BOARD = _LARGEST.name
 FLASH_BYTES: int = _LARGEST.flash_bytes  # type: ignore[assignment]
-RAM_BYTES: int = max(b.ram_bytes or 0 for b in BOARDS.values())
+RAM_BYTES: int = _LARGEST.ram_bytes  # type: ignore[assignment]
 
 # one byte a value (8 bits) is the least any representation stores
 MAX_TENSOR_VALUES = RAM_BYTES  # a run-time tensor (the input, an intermediate)
@@ -69,7 +69,8 @@ def params_size_problem(count: int, what: str = "the parameters") -> str | None:
 
 def check_sizes(module: ModuleOp) -> None:
     """Every run-time tensor of the module fits the largest board's RAM, and its
-    parameters its flash (each op's location names it where it has one)."""
+    parameters are within MAX_PARAM_VALUES (an error names the op, with its location
+    where it has one)."""
     from minun_mlir.dialects import minun
 
     params = 0

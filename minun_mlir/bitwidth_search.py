@@ -99,10 +99,10 @@ def error_at(path: str, message: str) -> Exception:
 
 
 def load_assignment(path: str | Path) -> Assignment:
+    from minun_mlir.inputs import read_input
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise error_at(str(path), f"cannot read the assignment: {e.strerror}") from None
+        text = read_input(path, "the assignment").decode("utf-8")
     except UnicodeDecodeError as e:
         raise error_at(str(path), f"not a bitwidth assignment: not UTF-8 text (byte "
                        f"{e.start})") from None

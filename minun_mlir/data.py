@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from minun_mlir.diagnostics import error, warn
+from minun_mlir.inputs import check_input, read_input
 
 Shapes = Sequence[int] | Mapping[str, Sequence[int]]  # one input's shape, or {name: shape}
 
@@ -152,7 +153,7 @@ def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
     `threshold`), or a folder of such `test_data_set_*` folders.
     For several inputs (`input_shape` a dict): the rows hold the inputs one after another,
     an `.npz` one array per input name, an ONNX folder `input_<k>.pb` per input."""
-    p = Path(path)
+    p = check_input(path, "the dataset", directory=True)
     names = list(input_shape) if isinstance(input_shape, Mapping) and len(input_shape) > 1 \
         else None
     if p.is_dir():
@@ -195,25 +196,46 @@ def _npz(path: Path, names: list[str] | None = None) -> np.ndarray:
                         f"array per input name (and labels as 'y'); missing "
                         f"{', '.join(missing)} (it has {', '.join(sorted(arrays)) or 'none'})",
                         at=path)
+        for k in names:
+            _examples_of(arrays[k], f"'{k}'", path)
         counts = {k: len(arrays[k]) for k in names}
         if len(set(counts.values())) != 1:
             raise error("the inputs' arrays have different numbers of examples: " + ", ".join(
                 f"{k} {c}" for k, c in counts.items()), at=path)
         x = np.concatenate([np.asarray(arrays[k], dtype=np.float64).reshape(
             counts[k], -1) for k in names], axis=1)
-        y = next((arrays[k] for k in ("y", "Y", "labels") if k in arrays), None)
-        if y is not None and len(y) != len(x):
-            raise error(f"the inputs have {len(x)} examples but 'y' has {len(y)} labels",
-                        at=path)
-        return _labelled(x, y)
+        return _labelled(x, _labels_of(arrays, len(x), "the inputs have", path))
     x = next((arrays[k] for k in ("x", "X", "inputs", "features") if k in arrays), None)
     if x is None:
         raise error(f"an .npz dataset holds the inputs as 'x' (and labels as 'y'); this one "
                     f"has {', '.join(sorted(arrays)) or 'no arrays'}", at=path)
-    y = next((arrays[k] for k in ("y", "Y", "labels") if k in arrays), None)
-    if y is not None and len(y) != len(x):
-        raise error(f"'x' has {len(x)} examples but 'y' has {len(y)} labels", at=path)
-    return _labelled(x, y)
+    _examples_of(x, "'x'", path)
+    return _labelled(x, _labels_of(arrays, len(x), "'x' has", path))
+
+
+def _examples_of(x: np.ndarray, what: str, path: Path) -> None:
+    """An .npz array of inputs: numbers, one row per example."""
+    if x.ndim == 0:
+        raise error(f"{what} is a single value (shape ()); it holds one row per example",
+                    at=path)
+    if x.dtype.kind not in "biuf":
+        raise error(f"{what} holds {x.dtype} values, not numbers", at=path)
+
+
+def _labels_of(arrays: dict[str, np.ndarray], n: int, inputs: str,
+               path: Path) -> np.ndarray | None:
+    """An .npz archive's labels ('y'), if any: one number per example (shape (N,) or
+    (N, 1); one-hot or score rows are not labels)."""
+    key = next((k for k in ("y", "Y", "labels") if k in arrays), None)
+    if key is None:
+        return None
+    y = arrays[key]
+    if y.ndim == 0 or y.size != len(y) or y.dtype.kind not in "biuf":
+        raise error(f"'{key}' holds the labels, one number per example (shape ({n},)); it "
+                    f"has shape {y.shape} and dtype {y.dtype}", at=path)
+    if len(y) != n:
+        raise error(f"{inputs} {n} examples but '{key}' has {len(y)} labels", at=path)
+    return y
 
 
 def _csv(path: Path) -> np.ndarray:
@@ -254,9 +276,20 @@ def _onnx_test_data(folder: Path, inputs: int = 1, threshold: float | None = 0.0
     xs, ys = [], []
     for d in sets:
         def tensor(name: str, d=d) -> np.ndarray:
-            t = onnx.TensorProto()
-            t.ParseFromString((d / name).read_bytes())
-            return numpy_helper.to_array(t)
+            """One serialized TensorProto of numbers; anything else names the file."""
+            where = d / name
+            data = read_input(where, "the test data")
+            try:
+                t = onnx.TensorProto()
+                t.ParseFromString(data)
+                array = numpy_helper.to_array(t)
+            except Exception as e:  # DecodeError, a bad data type or size, ...
+                raise error(f"not a serialized ONNX TensorProto ({type(e).__name__}: "
+                            f"{' '.join(str(e).split())[:200]})", at=where) from None
+            if array.dtype.kind not in "biuf" or array.size == 0:
+                raise error(f"holds {array.size} {array.dtype} values; test data are "
+                            "numbers", at=where)
+            return array
 
         missing = [f"input_{k}.pb" for k in range(inputs) if not (d / f"input_{k}.pb").exists()]
         if missing:
@@ -270,6 +303,12 @@ def _onnx_test_data(folder: Path, inputs: int = 1, threshold: float | None = 0.0
         else:  # scores: their argmax, or one score against the threshold
             ys.append(0 if out is None else int(predictions(
                 out.reshape(1, -1).astype(np.float64), threshold)[0]))
+    sizes = {x.shape[1] for x in xs}
+    if len(sizes) > 1:
+        raise error(f"the test data sets hold inputs of different sizes: {xs[0].shape[1]} "
+                    f"values in {sets[0].name}, "
+                    f"{next(x.shape[1] for x in xs if x.shape[1] != xs[0].shape[1])} in "
+                    f"another", at=folder)
     return _labelled(np.concatenate(xs), np.array(ys))
 
 

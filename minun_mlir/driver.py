@@ -276,18 +276,18 @@ def load_model(path: str | Path, weights: str | Path | None = None,
         raise error(f"{path}: --synthetic-weights is for SeeDot programs (an ONNX model "
                     "carries its weights)")
     if path.suffix == ".onnx":
-        import onnx
+        from minun_mlir.frontends.onnx import import_model, read_model
 
-        from minun_mlir.frontends.onnx import import_model
-
-        graph = onnx.load(str(path), load_external_data=False).graph
+        model = read_model(path)  # minun-opt's reader: a damaged file is a located error
+        graph = model.graph
         ranges = None
         if input_range is not None:
             ranges = {i.name: input_range for i in graph.input}
         if len(graph.output) == 1:
-            return import_model(path, dims=dims, input_ranges=ranges)
+            return import_model(model, dims=dims, input_ranges=ranges, path=path)
         label = _label_output(graph, path)
-        module = import_model(path, dims=dims, input_ranges=ranges, outputs=[label])
+        module = import_model(model, dims=dims, input_ranges=ranges, outputs=[label],
+                              path=path)
         from minun_mlir.dialects import minun
 
         if not isinstance(main_function(module).body.block.last_op.operands[0].owner,

@@ -49,6 +49,7 @@ from xdsl.ir import Operation, SSAValue
 from minun_mlir.data import examples
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects import minun
+from minun_mlir.limits import check_work, work_per_input
 from minun_mlir.modules import main_function
 from minun_mlir.numerics.float_eval import EXP_HI, EXP_LO, Profile, ValueStats, model_inputs
 
@@ -90,23 +91,7 @@ AUTO_THRESHOLD = 20_000_000
 def values_per_example(module: ModuleOp) -> int:
     """How many tensor elements one example computes (each op's result size times the
     trips of its enclosing loops): the numpy evaluator's work, known before running."""
-    total = 0
-
-    def walk(block, trips: int) -> None:
-        nonlocal total
-        for op in block.ops:
-            for r in op.results:
-                if isinstance(r.type, TensorType):
-                    total += trips * math.prod(r.type.get_shape())
-            inner = trips
-            if isinstance(op, (minun.LoopOp, minun.SumOp)):
-                inner *= max(op.upper.value.data - op.lower.value.data, 0)
-            for region in op.regions:
-                for b in region.blocks:
-                    walk(b, inner)
-
-    walk(main_function(module).body.block, 1)
-    return total
+    return work_per_input(module).values
 
 
 def use_native(evaluator: str, module: ModuleOp | None = None, examples: int = 1) -> bool:
@@ -361,6 +346,7 @@ def program(l2: ModuleOp) -> NativeProgram:
 def evaluate_outputs(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
                      ) -> list[np.ndarray]:
     """The stored outputs of `l2` on `features`, natively or with the numpy evaluator."""
+    check_work(l2, examples(features), "the bit-exact evaluation")
     if use_native(evaluator, l2, examples(features)):
         try:
             return program(l2).outputs(features)
@@ -411,6 +397,7 @@ def float_outputs(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto"
                   ) -> list[np.ndarray]:
     """The float program's outputs on `features` (reals, or labels): natively through
     quantize{repr=float32} and the host C, or with the numpy float evaluator."""
+    check_work(l1, examples(features), "the float evaluation")
     if use_native(evaluator, l1, examples(features)) and len(model_inputs(l1)) == 1:
         from minun_mlir.pipeline import lower_to_l2
 
@@ -694,6 +681,7 @@ def _read(lib: ctypes.CDLL, name: str, ctype, count: int) -> np.ndarray:
 
 def profile(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto") -> Profile:
     """Profile `l1` on `features`, natively or with the numpy evaluator."""
+    check_work(l1, examples(features))
     if use_native(evaluator, l1, examples(features)) and len(model_inputs(l1)) == 1:
         try:
             return native_profile(l1, features)

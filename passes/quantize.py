@@ -31,6 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import error, warn
 from minun_mlir.dialects import num
+from minun_mlir.limits import check_work
 from minun_mlir.modules import replace_module_body, require_level
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import repr as reprs
@@ -71,6 +72,7 @@ def synthetic_inputs(module: ModuleOp, n: int, seed: int = 0
     inputs = model_inputs(module)
     if not inputs:
         raise error("profiling on synthetic inputs needs a model with an input")
+    check_work(module, n)  # before the inputs are drawn
     rng = np.random.default_rng(seed)
     drawn = {}
     for op in inputs:

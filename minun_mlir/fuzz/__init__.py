@@ -86,6 +86,9 @@ class Case:
     expect: tuple[str, ...] | None = None
     flags: tuple[str, ...] = ()
     valid: bool | None = None
+    # files that are not regular files: key -> "fifo", "zero" (a symbolic link to
+    # /dev/zero, a never-ending stream) or "dir"; the tool must refuse them unread
+    special: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -154,16 +157,21 @@ def _classify(case: Case, rc: int | None, stderr: str, folder: str) -> str:
         return "bad-exit"
     if case.expect_accept:
         return "misread"
-    names = {str(Path(folder, k)) for k in case.files} | set(case.files)
+    keys = set(case.files) | set(case.special)
+    names = {str(Path(folder, k)) for k in keys} | keys
     names |= {a for a in case.argv if os.path.exists(a)}
     if case.option_error:
         names.add(case.tool)
     if ONNX_NODE.search(stderr):
         return "rejected"
+    # an option's diagnostic names the tool and the option: `minun-compile: error: --dim ...`
+    option = re.match(rf"{re.escape(case.tool)}: error: (--?[\w-]+)", stderr)
+    if option and any(a.split("=")[0] == option.group(1) for a in case.argv):
+        return "rejected"
     for pattern in (LOCATED, PATH_ERROR):
         for m in pattern.finditer(stderr):
             path = m.group("path").strip()
-            if path in names or Path(path).name in case.files:
+            if path in names or Path(path).name in keys:
                 return "rejected"
             # a file named by an option (quantize{data="..."}, --weights), or one in a
             # folder an option names (--out DIR: DIR/model.c)
@@ -199,6 +207,13 @@ def _make_files(case: Case, folder: str) -> None:
     for name in case.fifos:
         Path(folder, name).parent.mkdir(parents=True, exist_ok=True)
         os.mkfifo(Path(folder, name))
+    for name, kind in case.special.items():
+        path = Path(folder, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() or path.is_symlink():
+            path.unlink()
+        {"fifo": os.mkfifo, "dir": os.mkdir,
+         "zero": lambda p: os.symlink("/dev/zero", p)}[kind](path)
 
 
 def _call(case: Case, argv: list[str]) -> tuple[int | None, str, str]:
@@ -468,6 +483,18 @@ def damage_lines(rng: random.Random, lines: list[str], i: int, how: str) -> list
     return lines
 
 
+SPECIAL_FILES = ("fifo", "zero", "dir")
+
+
+def special_file(rng: random.Random, case: Case, name: str) -> str:
+    """Make the case's file `name` a FIFO, a link to /dev/zero or a folder (see
+    `Case.special`): the tool must refuse it at once, neither block nor read forever."""
+    kind = rng.choice(SPECIAL_FILES)
+    case.files.pop(name, None)
+    case.special[name] = kind
+    return f"{name} is a {kind}"
+
+
 def damage_bytes(rng: random.Random, data: bytes) -> tuple[bytes, str]:
     """One random byte-level injury: truncation, flips, a deleted or repeated run."""
     if not data:
@@ -495,4 +522,5 @@ def damage_bytes(rng: random.Random, data: bytes) -> tuple[bytes, str]:
 
 
 __all__ = ["Case", "Result", "FUZZERS", "OUTCOMES", "DEFECTS", "classify", "run_cases",
-           "make_cases", "summarize", "format_table", "ROOT", "damage_bytes", "one_line"]
+           "make_cases", "summarize", "format_table", "ROOT", "damage_bytes", "one_line",
+           "special_file"]

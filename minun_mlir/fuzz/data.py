@@ -1,7 +1,9 @@
 """Data fuzzer: the `--train` / `--test` data sets of `minun-compile` (and the `data=`
 option of `quantize`) with NaN and infinities, wrong shapes and element types, 0 and 1
-rows, labels out of range or fractional, object arrays, .npz, .csv and garbage bytes,
-truncated .npy files. The model is a small random SeeDot program (compiles in a blink)."""
+rows, labels out of range or fractional, object arrays, .npz (and its labels not one per
+example), .csv and garbage bytes, truncated .npy files; a data file that is a FIFO, a link
+to /dev/zero or a folder; ONNX test data folders (test_data_set_k/input_0.pb) damaged.
+The model is a small random SeeDot program (compiles in a blink)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import random
 
 import numpy as np
 
-from minun_mlir.fuzz import Case, choose_weighted, damage_bytes
+from minun_mlir.fuzz import SPECIAL_FILES, Case, choose_weighted, damage_bytes, special_file
 from minun_mlir.fuzz.seedot import npy, random_program
 
 
@@ -28,7 +30,7 @@ def damaged_dataset(rng: random.Random, n_features: int, lo: float, hi: float,
                                  (1, "object"), (1, "npz"), (1, "csv"), (1, "garbage"),
                                  (1, "bytes"), (1, "1d"), (1, "3d"), (1, "scalar"),
                                  (1, "huge"), (1, "identical"), (1, "fortran"),
-                                 (1, "structured")])
+                                 (1, "structured"), (1, "npz-labels")])
     name = "train.npy"
     if kind == "nan" or kind == "inf":
         data[rng.randrange(rows), rng.randrange(n_features + 1)] = (
@@ -73,9 +75,57 @@ def damaged_dataset(rng: random.Random, n_features: int, lo: float, hi: float,
         data[:] = data[0]
     elif kind == "fortran":
         data = np.asfortranarray(data)
+    elif kind == "npz-labels":  # labels that are not one number per example
+        buf = io.BytesIO()
+        y = rng.choice([np.eye(rows)[:, :2], np.float64(1.0), np.array(["a"] * rows),
+                        np.zeros((rows, 1, 2))])
+        np.savez(buf, x=data[:, 1:], y=y)
+        return buf.getvalue(), "train.npz", f"{kind} {np.shape(y)}"
     elif kind == "structured":
         data = np.zeros(rows, dtype=[("label", "<i4"), ("x", "<f4", (n_features,))])
     return npy(np.asarray(data)), name, kind
+
+
+def test_data_folder(rng: random.Random, n_features: int, lo: float, hi: float,
+                     name: str) -> tuple[dict[str, bytes], dict[str, str], str]:
+    """An ONNX model-zoo test data folder (`name/test_data_set_k/input_0.pb`,
+    `output_0.pb`), fine or damaged: (files, special files, description)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    gen = np.random.default_rng(rng.randrange(2**32))
+    files: dict[str, bytes] = {}
+    for k in range(rng.randint(1, 3)):
+        files[f"{name}/test_data_set_{k}/input_0.pb"] = numpy_helper.from_array(
+            gen.uniform(lo, hi, (1, n_features)).astype(np.float32)).SerializeToString()
+        files[f"{name}/test_data_set_{k}/output_0.pb"] = numpy_helper.from_array(
+            gen.uniform(0, 1, (1, 3)).astype(np.float32)).SerializeToString()
+    victim = rng.choice(sorted(files))
+    kind = rng.choice(["fine", "bytes", "garbage", "string", "size", "missing-input",
+                       "special", "empty"])
+    special: dict[str, str] = {}
+    if kind == "bytes":
+        files[victim], how = damage_bytes(rng, files[victim])
+        kind += f" ({how})"
+    elif kind == "garbage":
+        files[victim] = bytes(rng.randrange(256) for _ in range(rng.randint(0, 60)))
+    elif kind == "string":
+        files[victim] = helper.make_tensor("s", TensorProto.STRING, [1],
+                                           [b"x"]).SerializeToString()
+    elif kind == "size":
+        files[victim] = numpy_helper.from_array(np.zeros((1, n_features + rng.randint(1, 3)),
+                                                         np.float32)).SerializeToString()
+    elif kind == "missing-input":
+        victim = victim.replace("output_0", "input_0")
+        del files[victim]
+        if not any(k.endswith("input_0.pb") for k in files):
+            files[victim.replace("input_0", "input_1")] = b""
+    elif kind == "special":
+        del files[victim]
+        special[victim] = rng.choice(SPECIAL_FILES)
+        kind += f" {special[victim]}"
+    elif kind == "empty":
+        files[victim] = b""
+    return files, special, f"test data folder {name}: {kind} {victim.split('/', 1)[-1]}"
 
 
 def make_case(rng: random.Random, index: int) -> Case:
@@ -87,6 +137,17 @@ def make_case(rng: random.Random, index: int) -> Case:
     blob, name, kind = damaged_dataset(rng, n_features, lo, hi, classes)
     files[name] = blob
     what = f"train {name}: {kind}"
+    form = rng.random()
+    if form < 0.1:  # the data set is a FIFO, a link to /dev/zero or a folder
+        case = Case("data", index, "minun-compile", ["{dir}/model.sd", "--train",
+                                                     f"{{dir}}/{name}"], files)
+        case.what = f"train {name}: " + special_file(rng, case, name)
+        return case
+    if form < 0.25:  # --test an ONNX test data folder
+        folder, special, how = test_data_folder(rng, n_features, lo, hi, "test_data")
+        argv = ["{dir}/model.sd", "--train", f"{{dir}}/{name}", "--test", "{dir}/test_data"]
+        return Case("data", index, "minun-compile", argv, {**files, **folder},
+                    f"{what}; {how}", special=special)
     use = rng.random()
     if use < 0.25:
         bits = rng.choice([8, 16])

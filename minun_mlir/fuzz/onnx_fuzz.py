@@ -2,8 +2,11 @@
 with onnx.helper, damaged at the graph level (a node's input dropped or renamed, outputs
 duplicated, wrong input shapes and element types, bad attributes, a changed opset, an
 initializer removed or with a wrong shape, tensors in external data files that are
-missing, outside the model's folder or too short) or at the byte level (truncation, flips).
-Cases import the model (`minun-opt model.onnx`), sometimes through quantization."""
+missing, outside the model's folder or too short, conv/pool counts of 0 or negative pads,
+sparse initializers, an operator newer than the model's opset, huge input sizes) or at
+the byte level (truncation, flips); or the model file is a FIFO, a link to /dev/zero or a
+folder. Cases import the model (`minun-opt model.onnx`), sometimes through quantization,
+and some run the whole `minun-compile`."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import random
 
 import numpy as np
 
-from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_bytes
+from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_bytes, special_file
 
 
 def _onnx():
@@ -85,7 +88,8 @@ def mutate_graph(rng: random.Random, model, files: dict[str, bytes]) -> str:
     kind = rng.choice(["drop-input", "rename-input", "dup-output", "input-shape",
                        "input-dtype", "attribute", "opset", "drop-initializer",
                        "initializer-shape", "external-data", "unknown-op", "no-outputs",
-                       "drop-node", "cycle", "output-rename", "empty-name"])
+                       "drop-node", "cycle", "output-rename", "empty-name", "window-value",
+                       "sparse-initializer", "newer-op", "huge-input"])
     nodes = list(g.node)
     node = rng.choice(nodes) if nodes else None
     if kind == "drop-input" and node is not None and node.input:
@@ -174,6 +178,46 @@ def mutate_graph(rng: random.Random, model, files: dict[str, bytes]) -> str:
         if rng.random() < 0.3:
             node.domain = "com.example"
         return f"{kind} {node.op_type}"
+    if kind == "window-value":  # a conv/pool count of 0, or a negative pad
+        windows = [n for n in nodes if n.op_type in ("Conv", "MaxPool", "AveragePool")]
+        if not windows:
+            return "unchanged"
+        node = rng.choice(windows)
+        name, value = rng.choice([("group", 0), ("group", -2), ("strides", [0, 0]),
+                                  ("strides", [1, 0]), ("dilations", [0, 1]),
+                                  ("kernel_shape", [0, 3]), ("kernel_shape", [2, 2, 2]),
+                                  ("pads", [-1, 0, 0, 0]), ("pads", [0, 0, 0, -5]),
+                                  ("strides", [1, 1, 1])])
+        for a in list(node.attribute):
+            if a.name == name:
+                node.attribute.remove(a)
+        node.attribute.append(helper.make_attribute(name, value))
+        return f"{kind} {node.op_type}.{name}={value!r}"
+    if kind == "sparse-initializer" and g.initializer:
+        t = rng.choice(list(g.initializer))
+        try:
+            arr = numpy_helper.to_array(t).reshape(-1)
+        except ValueError:
+            return "unchanged"
+        keep = np.flatnonzero(arr)[: rng.randint(1, 4)]
+        values = numpy_helper.from_array(arr[keep].astype(np.float32), t.name)
+        g.sparse_initializer.append(helper.make_sparse_tensor(
+            values, numpy_helper.from_array(keep.astype(np.int64), t.name + "_idx"),
+            list(t.dims)))
+        g.initializer.remove(t)
+        return f"{kind} {t.name}"
+    if kind == "newer-op" and node is not None:  # an operator after the model's opset
+        op, since = rng.choice([("HardSwish", 14), ("Gelu", 20), ("Mish", 18),
+                                ("Celu", 12), ("Shrink", 9)])
+        node.op_type = op
+        del node.attribute[:]
+        model.opset_import[0].version = rng.randint(7, since - 1)
+        return f"{kind} {op} at opset {model.opset_import[0].version}"
+    if kind == "huge-input" and g.input and g.input[0].type.tensor_type.shape.dim:
+        dims = g.input[0].type.tensor_type.shape.dim
+        d = dims[rng.randrange(len(dims))]
+        d.dim_value = rng.choice([10**8, 2**31, 2**40, 10**18])
+        return f"{kind} {d.dim_value}"
     if kind == "no-outputs":
         del g.output[:]
         return kind
@@ -198,7 +242,7 @@ def make_case(rng: random.Random, index: int) -> Case:
     else:
         name, model = "small", small_model(rng)
     files: dict[str, bytes] = {}
-    damage = choose_weighted(rng, [(6, "graph"), (2, "bytes"), (2, "none")])
+    damage = choose_weighted(rng, [(6, "graph"), (2, "bytes"), (2, "none"), (0.5, "file")])
     what = name
     if damage == "graph":
         for _ in range(rng.choice([1, 1, 2])):
@@ -210,12 +254,21 @@ def make_case(rng: random.Random, index: int) -> Case:
     files["model.onnx"] = data
     argv = ["{dir}/model.onnx"]
     if rng.random() < 0.6:
-        argv += ["--dim", f"{rng.choice(['N', 'batch', 'M'])}={rng.choice([1, 1, 2, 0])}"]
-    if rng.random() < 0.2:
+        size = rng.choice([1, 1, 2, 0, 10**8, 10**11])
+        argv += ["--dim", f"{rng.choice(['N', 'batch', 'M'])}={size}"]
+    tool = "minun-opt"
+    if rng.random() < 0.15:  # the whole compile reads the model too (its own reader, once)
+        tool = "minun-compile"
+        argv += rng.choice([["--scales", "maxscale", "--maxscale", "4"], []])
+        what += "; minun-compile"
+    elif rng.random() < 0.2:
         argv += ["--input-range", rng.choice(["x=-1,1", "x=0,6", "Input3=0,1",
                                               "dense_2_input=-3,3"])]
-    if rng.random() < 0.25:
+    if tool == "minun-opt" and rng.random() < 0.25:
         bits = rng.choice([8, 16])
         argv.append(f"--pass-pipeline=builtin.module(lower-composite-ops,quantize{{bits={bits}}})")
         what += f"; quantize {bits}"
-    return Case("onnx", index, "minun-opt", argv, files, what)
+    case = Case("onnx", index, tool, argv, files, what)
+    if damage == "file":
+        case.what += "; " + special_file(rng, case, "model.onnx")
+    return case

@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_lines
+from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_lines, special_file
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_']*|\d+\.\d*(?:[eE][-+]?\d+)?|\d+|<\*>|\S")
 VOCABULARY = [
@@ -170,7 +170,10 @@ def dataset_bytes(rng: random.Random, shape: tuple[int, ...], lo: float, hi: flo
 
 def make_case(rng: random.Random, index: int) -> Case:
     mode = choose_weighted(rng, [(5, "damaged"), (2, "random"), (1, "random-damaged"),
-                                 (1, "weights"), (1, "pipeline"), (0.5, "compile")])
+                                 (1, "weights"), (1, "pipeline"), (0.5, "compile"),
+                                 (0.7, "resources")])
+    if mode == "resources":
+        return resource_case(rng, index)
     if mode in ("random", "random-damaged", "compile"):
         text, weights, shape, lo, hi, argmax = random_program(rng)
         name, what = "random", "random program"
@@ -236,3 +239,53 @@ def make_case(rng: random.Random, index: int) -> Case:
                  "--out", "{dir}/out"]
         what += "; minun-compile"
     return Case("seedot", index, tool, argv, files, what)
+
+
+HUGE_SHAPES = ["(10000, 10000)", "(2147483648, 4)", "(4000000, 2)", "(100000, 100000)"]
+
+
+def resource_case(rng: random.Random, index: int) -> Case:
+    """What asks for more than any board or any realistic model: a huge declared shape, a
+    loop or sum of 10^8 iterations, a reversed range (all with --synthetic-weights, which
+    draws every parameter), or a program or weights file that is a FIFO, a link to
+    /dev/zero or a folder. Each must be refused at once, before any allocation."""
+    name, text = rng.choice(real_programs())
+    weights = weights_for(text, rng)
+    kind = rng.choice(["huge-decl", "loop", "reversed", "file", "weights-file"])
+    what = f"{name}; {kind}"
+    argv = ["{dir}/model.sd"]
+    if kind == "huge-decl":
+        decls = list(DECL.finditer(text))
+        m = rng.choice(decls)
+        shape = rng.choice(HUGE_SHAPES)
+        text = text[:m.start(2) - 1] + shape + text[m.end(2) + 1:]
+        what += f" {m.group(1)} = {shape}"
+    elif kind == "loop":
+        n = rng.choice([10**8, 10**9, 2**31 - 1])
+        text, weights = ("let X = (4, 1) in [-1.0, 1.0] in\nlet W = (4, 4) in [-0.5, 0.5] "
+                         "in\n" + rng.choice([f"$(i = [0:{n}]) (W * X)\n",
+                                              "let H = init([4, 1], 0.0) in\n"
+                                              f"loop(i = [0:{n}], H) (H + W * X)\n"]), {})
+        what += f" of {n:,} iterations"
+    elif kind == "reversed":
+        decls = list(DECL.finditer(text))
+        m = rng.choice(decls)
+        text = text[:m.start(3)] + m.group(4) + text[m.end(3):m.start(4)] + m.group(3) + \
+            text[m.end(4):]
+        what += f" {m.group(1)}"
+    if kind in ("huge-decl", "loop", "reversed"):
+        argv += ["--synthetic-weights", str(rng.randrange(100))]
+    files = {"model.sd": text.encode()}
+    files.update({f"{k}.npy": npy(w) for k, w in weights.items()})
+    case = Case("seedot", index, "minun-compile" if rng.random() < 0.8 else "minun-opt",
+                argv, files, what)
+    if case.tool == "minun-opt" and "--synthetic-weights" in argv:
+        case.argv = ["{dir}/model.sd", "--pass-pipeline=builtin.module(lower-composite-ops,"
+                     "quantize{synthetic=16})"]
+    if case.tool == "minun-compile" and "--synthetic-weights" not in argv:
+        case.argv += ["--scales", "maxscale", "--maxscale", "4"]
+    if kind == "file":
+        case.what += "; " + special_file(rng, case, "model.sd")
+    elif kind == "weights-file" and weights:
+        case.what += "; " + special_file(rng, case, f"{rng.choice(sorted(weights))}.npy")
+    return case

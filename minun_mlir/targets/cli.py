@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(path: Path, what: str) -> np.ndarray:
+    from minun_mlir.inputs import problem
+
+    # a FIFO or /dev/zero: refused unread (a missing file: np.load's message below)
+    why = problem(path, f"the {what} file") if Path(path).exists() else None
+    if why is not None:
+        raise TargetError(f"{path}: error: {why}")
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:

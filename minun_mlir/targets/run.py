@@ -22,7 +22,7 @@ import numpy as np
 
 from .boards import Board, get_board, opt_cflags
 from .build import BoardOverflow, LinkedProgram, compile_sources, link_program
-from .errors import ContractError, SimulationError
+from .errors import ContractError, SimulationError, TargetError
 from .harness import INPUT_SYMBOL, check_inputs, harness_source, parse_model_header, parse_results
 from .simulate import SimOutput, simulate
 from .toolchain import last_output
@@ -116,7 +116,11 @@ class RunResult:
 def _work_dir(work_dir: str | Path | None) -> Iterator[Path]:
     if work_dir is not None:
         path = Path(work_dir)
-        path.mkdir(parents=True, exist_ok=True)
+        try:  # a name over 255 bytes (ENAMETOOLONG), a file in the way, ...
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise TargetError(f"error: cannot create the work directory {path}: "
+                              f"{e.strerror}") from None
         yield path
     else:
         with tempfile.TemporaryDirectory(prefix="minun-run-") as tmp:

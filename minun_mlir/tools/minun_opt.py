@@ -24,6 +24,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from minun_mlir import registry
 from minun_mlir.diagnostics import MinunError, stage
+from minun_mlir.inputs import check_input
 from minun_mlir.ir_text import LocatingParser, verify_located
 from minun_mlir.outputs import check_file, write_file
 from minun_mlir.pipeline import STAGES, strip_module_anchor
@@ -147,6 +148,8 @@ class MinunOptMain(xDSLOptMain):
             check_option_types(p)
 
     def prepare_input(self):
+        if self.args.input_file is not None:  # a FIFO or /dev/zero: refused, not read
+            check_input(self.args.input_file, "the input")
         try:
             return super().prepare_input()
         except ValueError as e:  # unknown file extension

@@ -17,12 +17,14 @@ from google.protobuf.message import DecodeError
 from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.diagnostics import MinunError, error
+from minun_mlir.inputs import problem, read_input
 
 from . import convpool, elementwise, linear, ml, quantized, recurrent, shape
 from .fold_bn import fold_batchnorm
 from .importer import DEFAULT_INPUT_RANGE, Importer
 
-__all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model"]
+__all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model",
+           "read_model"]
 
 HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
             **shape.HANDLERS, **recurrent.HANDLERS, **quantized.HANDLERS, **ml.HANDLERS}
@@ -51,6 +53,12 @@ def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:
     return model
 
 
+def read_model(path: str | os.PathLike) -> onnx.ModelProto:
+    """An ONNX model file, read and parsed as `load_model` does (the one reader of model
+    files: minun-opt's frontend and minun-compile both come here)."""
+    return load_model(read_input(path, "the model"), os.fspath(path))
+
+
 def check_external_data(tensor: onnx.TensorProto, base: str, where: str) -> None:
     """External tensor data must be a file inside the model's folder, and the bytes the
     tensor names must be in it (a model file must not read anything else on the disk)."""
@@ -61,9 +69,12 @@ def check_external_data(tensor: onnx.TensorProto, base: str, where: str) -> None
             os.path.commonpath([target, os.path.realpath(base)]) != os.path.realpath(base):
         raise error(f"initializer '{tensor.name}': external data location '{location}' is "
                     "not a file inside the model's folder", at=where)
-    if not os.path.isfile(target):
+    if not os.path.exists(target):
         raise error(f"initializer '{tensor.name}': external data file '{location}' is "
                     "missing", at=where)
+    why = problem(target, f"external data file '{location}'")  # a FIFO, a device, ...
+    if why:
+        raise error(f"initializer '{tensor.name}': {why}", at=where)
     try:
         offset, length = int(info.get("offset", 0)), int(info.get("length", -1))
     except ValueError:
@@ -79,7 +90,8 @@ def check_external_data(tensor: onnx.TensorProto, base: str, where: str) -> None
 def import_model(model: str | os.PathLike | onnx.ModelProto,
                  dims: dict[str, int] | None = None, *,
                  input_ranges: dict[str, tuple[float, float]] | None = None,
-                 outputs: list[str] | None = None) -> ModuleOp:
+                 outputs: list[str] | None = None,
+                 path: str | os.PathLike | None = None) -> ModuleOp:
     """Import an ONNX model (a path or a ModelProto) as a module with `func.func @main`.
 
     `dims` fixes symbolic input dimensions by name (`{"N": 1}`; an unnamed dimension is
@@ -87,17 +99,12 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
     one-line warning. `input_ranges` gives the declared
     value range of inputs by name (default DEFAULT_INPUT_RANGE; profiling refines it).
     `outputs` keeps only these graph outputs, in this order (default: all).
-    Raises MinunError with a `node 'name' (OpType): message` text on unsupported models.
+    Raises MinunError with a `node 'name' (OpType): message` text on unsupported models
+    (prefixed with the model's path: the one given, or `path` for a ModelProto).
     """
-    path = None
     if not isinstance(model, onnx.ModelProto):
         path = os.fspath(model)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise error(f"{e.strerror}", at=path) from None
-        model = load_model(data, path)
+        model = read_model(path)
     try:
         return Importer(fold_batchnorm(model), HANDLERS, dims, input_ranges, outputs).run()
     except MinunError as e:

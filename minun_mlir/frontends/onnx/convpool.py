@@ -29,12 +29,21 @@ def _spatial_2d(imp: Importer, x: Value) -> tuple[Value, bool]:
     return x, False
 
 
-def _ints(node: Node, name: str, default: Sequence[int], was_1d: bool, fill: int) -> list[int]:
-    """A per-spatial-dim attribute, widened with `fill` for the H of a 1-D op."""
-    value = list(node.attr(name) or default)
+def _ints(imp: Importer, node: Node, name: str, spatial: int, was_1d: bool) -> list[int]:
+    """A per-spatial-dim attribute (kernel_shape, strides, dilations: one value per spatial
+    axis, at least 1; pads: two, at least 0), widened for the H of a 1-D op. A value of
+    the wrong length or sign is refused here (it divided by zero or reached the verifier)."""
+    least, count = (0, 2 * spatial) if name == "pads" else (1, spatial)
+    value = node.attr(name)
+    value = [least if name == "pads" else 1] * count if value is None else list(value)
+    if len(value) != count:
+        raise imp.error(f"{name} {value} has {len(value)} values; a {spatial}-D "
+                        f"{node.op_type} takes {count}")
+    if any(v < least for v in value):
+        raise imp.error(f"{name} {value}: every value must be at least {least}")
     if was_1d:
         half = len(value) // 2
-        value = [fill] + value if name != "pads" else [fill, value[0], fill, value[half]]
+        value = [1] + value if name != "pads" else [0, value[0], 0, value[half]]
     return value
 
 
@@ -80,13 +89,17 @@ def _conv(imp: Importer, node: Node) -> list[Value]:
     w4 = imp.reshape(w, (w.shape[0], w.shape[1], 1, w.shape[2])) if was_1d else w
     g = int(node.attr("group", 1))
     m, cg, kh, kw = w4.shape
+    kernel = node.attr("kernel_shape")
+    if kernel is not None and _ints(imp, node, "kernel_shape", x.rank - 2, was_1d) != [kh, kw]:
+        raise imp.error(f"kernel_shape {kernel} does not match the filter "
+                        f"{minun.shape_str(w.shape)}")
     if m % g or x4.shape[1] != cg * g:
         raise imp.error(f"channels do not match group={g}: input {minun.shape_str(x.shape)}, "
                         f"filter {minun.shape_str(w.shape)}")
-    strides = _ints(node, "strides", [1] * (x.rank - 2), was_1d, 1)
-    dilations = _ints(node, "dilations", [1] * (x.rank - 2), was_1d, 1)
+    strides = _ints(imp, node, "strides", x.rank - 2, was_1d)
+    dilations = _ints(imp, node, "dilations", x.rank - 2, was_1d)
     pads = window_pads(imp, node, x4.shape[2:], (kh, kw), strides, dilations,
-                       _ints(node, "pads", [0] * (2 * (x.rank - 2)), was_1d, 0), False)
+                       _ints(imp, node, "pads", x.rank - 2, was_1d), False)
     # [M, C/G, KH, KW] -> [G, M/G, C/G, KH, KW] -> L1's [G, KH, KW, C/G, M/G]
     filt = imp.ir(imp.reshape(w4, (g, m // g, cg, kh, kw)), (0, 3, 4, 2, 1))
     y = imp.emit(minun.Conv2DOp.create(
@@ -117,14 +130,14 @@ def _pool(cls: type):
         spatial = node.inputs[0].rank - 2
         if not node.attr("kernel_shape"):
             raise imp.error("kernel_shape is required")
-        kernel = _ints(node, "kernel_shape", [], was_1d, 1)
-        strides = _ints(node, "strides", [1] * spatial, was_1d, 1)
-        dilations = _ints(node, "dilations", [1] * spatial, was_1d, 1)
+        kernel = _ints(imp, node, "kernel_shape", spatial, was_1d)
+        strides = _ints(imp, node, "strides", spatial, was_1d)
+        dilations = _ints(imp, node, "dilations", spatial, was_1d)
         if any(d != 1 for d in dilations):
             raise imp.error(f"pooling dilations {node.attr('dilations')} are not supported "
                             f"(the L1 pooling ops have none)")
         ceil_mode = bool(node.attr("ceil_mode", 0))
-        pads = _ints(node, "pads", [0] * (2 * spatial), was_1d, 0)
+        pads = _ints(imp, node, "pads", spatial, was_1d)
         explicit = window_pads(imp, node, x.shape[2:], kernel, strides, dilations, pads, False)
         full = window_pads(imp, node, x.shape[2:], kernel, strides, dilations, pads, ceil_mode)
         attrs = {"kernel": _arr(kernel), "strides": _arr(strides), "pads": _arr(full)}

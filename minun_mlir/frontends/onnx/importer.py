@@ -46,6 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError, warn
 from minun_mlir.dialects import minun
+from minun_mlir.limits import params_size_problem, tensor_size_problem
 from minun_mlir.modules import mark_regression
 from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
@@ -63,6 +64,10 @@ NONDETERMINISTIC = {"RandomNormal", "RandomUniform", "RandomNormalLike", "Random
                     "Multinomial", "Bernoulli"}
 
 Perm = tuple[int, ...]
+
+# counts that are at least 1 in every operator that has them (a 0 divided by zero in a
+# handler); the per-axis ones (strides, pads, ...) are checked in convpool.py
+POSITIVE_ATTRIBUTES = {"group", "hidden_size", "num_outputs", "blocksize", "size"}
 
 
 def identity(rank: int) -> Perm:
@@ -220,6 +225,7 @@ class Importer:
         # minun.class_labels (model.h)
         self.class_labels: list[str] | list[int] | None = None
         self.prequantized = False  # the model has QDQ pairs or QLinear operators
+        self.inferred: dict[str, tuple[int, ...]] = {}  # ONNX shape inference's shapes
         self.used = {n for node in self.graph.node for n in node.input if n}
         self.used |= {o.name for o in self.graph.output}
 
@@ -490,9 +496,13 @@ class Importer:
         if self.opset > newest:
             raise MinunError(f"the model imports ONNX opset {self.opset}, newer than the "
                              f"newest this onnx package knows ({newest})")
+        if self.graph.sparse_initializer:
+            raise MinunError(f"sparse initializers are not supported (the model has "
+                             f"{len(self.graph.sparse_initializer)}: "
+                             f"'{self.graph.sparse_initializer[0].values.name}', ...); store "
+                             "them dense")
         writers: dict[str, str] = {}
-        for t in list(self.graph.initializer) + [t.values for t in
-                                                 self.graph.sparse_initializer]:
+        for t in self.graph.initializer:
             if t.name in writers:
                 raise MinunError(f"initializer '{t.name}' is defined twice")
             writers[t.name] = "an initializer"
@@ -511,15 +521,12 @@ class Importer:
         initializers = {t.name for t in self.graph.initializer}
         for t in self.graph.initializer:
             self.values[t.name] = Value.const(_to_numpy(t), t.name)
-        for t in self.graph.sparse_initializer:
-            array = numpy_helper.to_array(t)  # densified; the L1 params are dense
-            self.values[t.values.name] = Value.const(array, t.values.name)
         self._check_dims()
         self._default_dims(initializers)
         for inp in self.graph.input:
             if inp.name not in initializers:
                 self.values[inp.name] = self._input(inp)
-        inferred = self._inferred_shapes()
+        inferred = self.inferred = self._inferred_shapes()
         outs = list(self.graph.output)
         nodes = list(self.graph.node)
         if self.outputs is not None:
@@ -673,6 +680,9 @@ class Importer:
                                  f"{d.dim_value}; sizes must be positive")
             key = d.dim_param or f"{inp.name}:{k}"
             shape.append(self.dims[key])
+        why = tensor_size_problem(shape, f"graph input '{inp.name}'")
+        if why:
+            raise MinunError(why)
         lo, hi = self.input_ranges.get(inp.name, DEFAULT_INPUT_RANGE)
         ssa = self.leaf(minun.InputOp(inp.name, shape, lo, hi), inp.name)
         return Value.of(ssa, None, inp.name)
@@ -717,6 +727,12 @@ class Importer:
             outputs = self._static_shape(proto, present[0])
         elif (all(v.array is not None for v in present) and
               proto.op_type not in NONDETERMINISTIC and proto.op_type not in NOT_FOLDED):
+            for name in proto.output:  # refused before the reference evaluator allocates
+                shape = self.inferred.get(name)
+                why = shape and params_size_problem(math.prod(shape), f"the constant "
+                                                    f"'{name}' of shape {minun.shape_str(shape)}")
+                if why:
+                    raise self.error(why)
             outputs = self._fold(proto, inputs)
         else:
             key = proto.op_type if domain == "" else f"{domain}:{proto.op_type}"
@@ -725,7 +741,15 @@ class Importer:
                 raise self.error(self._unsupported(domain))
             if domain not in self.opsets:
                 raise self.error(f"the model does not import the domain '{domain}' it uses")
-            schema = onnx.defs.get_schema(proto.op_type, self.opsets[domain], domain)
+            try:
+                schema = onnx.defs.get_schema(proto.op_type, self.opsets[domain], domain)
+            except onnx.defs.SchemaError:  # the operator came after the model's opset
+                first = min((s.since_version for s in onnx.defs.get_all_schemas_with_history()
+                             if s.name == proto.op_type and s.domain == domain), default=None)
+                raise self.error(f"{proto.op_type} is not in opset {self.opsets[domain]} of "
+                                 f"domain '{domain or 'ai.onnx'}'" + (
+                                     f"; it was introduced in opset {first}" if first else
+                                     "")) from None
             self._check_schema(proto, schema)
             attrs = {a.name: _attr_value(a) for a in proto.attribute}
             version = schema.since_version
@@ -785,6 +809,9 @@ class Importer:
             if not all(math.isfinite(v) for v in floats):
                 raise self.error(f"attribute '{attr.name}' must be finite, got "
                                  f"{helper.get_attribute_value(attr)}")
+            if attr.name in POSITIVE_ATTRIBUTES and attr.type == onnx.AttributeProto.INT \
+                    and attr.i < 1:
+                raise self.error(f"attribute '{attr.name}' must be at least 1, got {attr.i}")
 
     def _unsupported(self, domain: str) -> str:
         shown = domain or "ai.onnx"

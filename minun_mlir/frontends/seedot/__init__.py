@@ -26,12 +26,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import CompileError, MinunError, error
+from minun_mlir.inputs import read_input
 from minun_mlir.ir_text import verify_located
 
 from .lower import lower_program
 from .parser import parse_source
 from .source import Source
-from .typecheck import Checked, check_collect, check_program
+from .typecheck import Checked, RealType, check_collect, check_program
 from .weights import WeightError, Weights
 
 __all__ = ["check_source", "compile_source", "compile_with_weights", "frontend",
@@ -77,6 +78,8 @@ def _compile(text: str, filename: str, weights: Weights) -> ModuleOp:
     arrays = {}
     missing = []
     for binding in checked.params:
+        if not isinstance(binding.type, RealType):
+            continue  # its declaration is in error (already reported): nothing to load
         try:
             arrays[binding] = weights.load(binding.name, binding.decl.shape,
                                            (binding.decl.lo, binding.decl.hi))
@@ -115,9 +118,7 @@ def load_program(path: str | os.PathLike, weights: str | os.PathLike | None = No
     range with seed `synthetic` (to size a model before it is trained)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise error(f"cannot read {path}: {e.strerror}") from None
+        text = read_input(path, "the program").decode("utf-8")
     except UnicodeDecodeError as e:
         raise error(f"the program is not UTF-8 text ({e.reason} at byte "
                          f"{e.start})", at=path) from None

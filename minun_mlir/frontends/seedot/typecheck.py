@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from minun_mlir.diagnostics import CompileError, Diagnostic
 from minun_mlir.dialects.minun import conv_out_dim, shape_str
+from minun_mlir.limits import params_size_problem, tensor_size_problem
 
 from . import ast
 from .source import Pos, Source
@@ -170,6 +171,7 @@ class Checker:
         self.declared: dict[str, Binding] = {}
         self.spliced: set[Binding] = set()  # targets of left splices
         self.sparse_uses: list[tuple[ast.Expr, Binding]] = []
+        self.param_values = 0  # the values of the parameters declared so far
 
     def error(self, pos: Pos, message: str) -> ErrorType:
         if len(self.errors) < MAX_ERRORS:
@@ -205,6 +207,10 @@ class Checker:
     def check(self, node: ast.Expr) -> Type:
         method = getattr(self, "check_" + type(node).__name__)
         t = method(node)
+        if isinstance(t, RealType) and not isinstance(node, (ast.Var, ast.Let)):
+            why = tensor_size_problem(t.shape, "this value")  # before anything allocates it
+            if why:
+                t = self.error(ast.first_pos(node), why)
         self.out.types[node] = t
         return t
 
@@ -669,6 +675,16 @@ class Checker:
                                      f"above the upper bound")
         if not (self.real_value(decl.pos, decl.lo) and self.real_value(decl.pos, decl.hi)):
             t = ERROR
+        size = math.prod(decl.shape)
+        if node.name == "X":
+            why = tensor_size_problem(decl.shape, f"the input '{node.name}'")
+        else:  # every parameter is stored, so their sizes add up
+            self.param_values += size
+            why = params_size_problem(self.param_values, f"the parameter '{node.name}'" if
+                                      size == self.param_values else "the parameters "
+                                      f"declared up to '{node.name}' ({size:,} in it)")
+        if why:
+            t = self.error(decl.pos, why)
         first = self.declared.get(node.name)
         if first is not None:
             self.error(node.pos, f"'{node.name}' is declared twice (first at line "

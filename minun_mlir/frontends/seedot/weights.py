@@ -9,6 +9,7 @@ names the file.
 from __future__ import annotations
 
 import math
+import os
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from minun_mlir.dialects.minun import shape_str
+from minun_mlir.inputs import check_input, problem
 
 
 class WeightError(Exception):
@@ -46,6 +48,8 @@ class Weights:
     def from_path(cls, path: str | Path) -> Weights:
         """A model directory or an `.npz` file."""
         path = Path(path)
+        if os.path.lexists(path):  # a FIFO, a device: refused unread (missing: per name)
+            check_input(path, "the weights", directory=True)
         if path.suffix == ".npz":
             return cls(archive=path)
         return cls(directory=path)
@@ -62,8 +66,11 @@ class Weights:
             return np.asarray(self.arrays[name])
         if self.directory is not None:
             file = self.directory / f"{name}.npy"
-            if not file.is_file():
+            if not file.exists() and not file.is_symlink():
                 raise WeightError(f"no weights for parameter '{name}': {file} does not exist")
+            why = problem(file, str(file))  # a FIFO, a device, a folder: refused unread
+            if why is not None:
+                raise WeightError(why)
             try:
                 return np.load(file, allow_pickle=False)
             except (OSError, ValueError, EOFError) as e:

@@ -1422,6 +1422,9 @@ class MaxPoolOp(IRDLOperation):
         wo = minun.conv_out_dim(a[2], k[1], s[1], p[2] + p[3], 1)
         if ho < 1 or wo < 1:
             raise VerifyException(f"{self.name}: the window does not fit the input")
+        why = minun.padding_only_window(a, k, s, p)
+        if why:
+            raise VerifyException(f"{self.name}: {why}")
         _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
 
 

@@ -861,7 +861,8 @@ static inline float minun_bf16_f32(int16_t k)
     return f;
 }
 
-/* float32 -> bfloat16 key, to nearest, ties to even (a NaN stays a quiet NaN). */
+/* float32 -> bfloat16 key, to nearest, ties to even (a NaN stays a quiet NaN); -0 is
+ * stored as +0 (one zero, so that key comparisons follow -0 == +0). */
 static inline int16_t minun_f32_bf16(float f)
 {
     uint32_t u, p;
@@ -871,6 +872,8 @@ static inline int16_t minun_f32_bf16(float f)
         p = (u >> 16) | 0x40;
     else
         p = (u + 0x7fffUL + ((u >> 16) & 1)) >> 16;
+    if (p == 0x8000UL)
+        p = 0;
     s = (int16_t)(uint16_t)p;
     return (int16_t)(s < 0 ? s ^ 0x7fff : s);
 }

@@ -14,8 +14,11 @@ exp, an ordered float32 sum, log or sqrt, a division), each rounded.
 Storage: the 16-bit pattern mapped to an integer whose order is the values' order
 (`key = p ^ ((p >> 15) & 0x7fff)` on the signed 16-bit pattern: positive patterns as they
 are, negative ones with the magnitude bits flipped), so that relu, max, min, maxpool,
-argmax, sgn and clipping are integer comparisons as for fixed point and posits (-0 sits
-just below +0). Negation is `~key`. The C converts keys to floats and back in
+argmax, sgn and clipping are integer comparisons as for fixed point and posits. There is
+one zero: a result (or an encoded real) of -0 is stored as +0, so that those integer
+comparisons follow IEEE's -0 == +0 (with -0's key -1 just below +0, an argmax over a
+product with an exact zero depended on whether the C added it to +0). Negation is `~key`
+but for 0. The C converts keys to floats and back in
 minun_runtime.h (`minun_bf16_*`, lowering/loops/bf16_ops.py).
 """
 
@@ -79,7 +82,9 @@ def to_f32(k: np.ndarray) -> np.ndarray:
 
 
 def from_f32(x: np.ndarray) -> np.ndarray:
-    return key(round_f32(x))
+    """float32 -> stored keys, rounded; -0 stored as +0 (one zero: see the module's doc)."""
+    p = round_f32(x)
+    return key(np.where(p == 0x8000, 0, p))
 
 
 def encode(values: np.ndarray) -> np.ndarray:
@@ -172,7 +177,7 @@ def _matmul(op, a, b):
 def _sparse_matmul(op, a, x):
     from minun_mlir.numerics.posit_repr import compressed
 
-    _, rows, cols = compressed(a[0])  # the nonzero keys (-0's key is -1), column by column
+    _, rows, cols = compressed(a[0])  # the nonzero keys, column by column
     fa, fx = to_f32(a[0]), to_f32(x)
     out = np.zeros((x.shape[0], a.shape[1], x.shape[2]), dtype=np.float32)
     for j, k in zip(rows, cols):
@@ -269,7 +274,7 @@ _KERNELS = {
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": _clip,
     "num.clip": _clip,
-    "num.neg": lambda op, x: ~x,
+    "num.neg": lambda op, x: np.where(x == 0, 0, ~x),
     "num.max": float_eval._binary(np.maximum),
     "num.min": float_eval._binary(np.minimum),
     "num.maxpool": _maxpool,

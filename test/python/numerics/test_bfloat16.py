@@ -156,3 +156,14 @@ def test_runtime_functions_on_the_host_equal_the_evaluator_on_every_input(tmp_pa
     for i, f in enumerate(BF16_FUNCTIONS):
         bad = np.nonzero(got[:, i] != B.apply(f, keys))[0]
         assert not len(bad), f"{f}: {len(bad)} keys differ, first {keys[bad[0]]}"
+
+
+def test_one_zero_so_key_order_follows_ieee_equality():
+    """Issue item 6: -0 is stored as +0 (rounding, encoding, negation), so argmax, max and
+    relu over keys agree with numpy's float comparisons (-0 == +0)."""
+    w = np.array([-0.5, 0.5, -0.0, 0.0], dtype=np.float32)
+    prod = B._KERNELS["num.mul"](None, B.encode(w)[None], B.encode(np.zeros(4))[None])[0]
+    assert (prod == 0).all() and (B.encode(np.array([-0.0])) == 0).all()
+    assert (B._KERNELS["num.neg"](None, prod) == 0).all()
+    f = w * np.float32(0)  # numpy: -0, +0, -0, +0
+    assert np.signbit(f).any() and int(np.argmax(prod)) == int(np.argmax(f)) == 0

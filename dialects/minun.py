@@ -149,8 +149,8 @@ def padding_only_window(shape: Sequence[int], kernel: Sequence[int], strides: Se
     window has no element to pool: ONNX leaves its value undefined (its reference evaluator
     fails, onnxruntime refuses pads not smaller than the kernel), and a representation's
     lowest value there would be -inf or a NaN pattern, so pooling ops refuse it."""
-    for axis, size, k, s, before, after in (("top", shape[1], kernel[0], strides[0], *pads[:2]),
-                                            ("left", shape[2], kernel[1], strides[1], *pads[2:])):
+    for size, k, s, before, after in ((shape[1], kernel[0], strides[0], *pads[:2]),
+                                      (shape[2], kernel[1], strides[1], *pads[2:])):
         last = (conv_out_dim(size, k, s, before + after, 1) - 1) * s  # the last window's start
         if before >= k or last >= before + size:
             return (f"a {kernel[0]}x{kernel[1]} window with pads {list(pads)} (top, bottom, "

@@ -124,8 +124,8 @@ def random_program(rng: random.Random, max_dim: int = 8, max_ops: int = 6,
     """A well-formed program on a column vector X: (text, weights, X's shape, X's range,
     whether it ends in argmax). Every intermediate stays a column (rows, 1); maxpool
     pools it as a (1, rows, 1, 1) image, with padding (now and then as wide as the window:
-    a window wholly in the padding, which the compiler refuses). With `zeros`, some weights are exact zeros (products of
-    signed zeros)."""
+    a window wholly in the padding, which the compiler refuses). With `zeros`, some
+    weights are exact zeros (products of signed zeros)."""
     gen = np.random.default_rng(rng.randrange(2**32))
 
     def weight(a: float, shape: tuple[int, int]) -> np.ndarray:

@@ -1117,7 +1117,8 @@ class _PoolOp(IRDLOperation):
 
 @irdl_op_definition
 class MaxPoolOp(_PoolOp):
-    """`maxpool(e, {k h w}, {p t b l r}, {s h w})` on NHWC; padding counts as -inf."""
+    """`maxpool(e, {k h w}, {p t b l r}, {s h w})` on NHWC; padding counts as -inf (no
+    window lies wholly in it: `padding_only_window`)."""
 
     name = "minun.maxpool"
 

@@ -1392,7 +1392,8 @@ class MinOp(_SelectOp):
 class MaxPoolOp(IRDLOperation):
     """NHWC max pooling over `kernel` windows moved by `strides`; padding (`pads`: top,
     bottom, left, right) counts as the lowest value of the representation (the smallest
-    integer of the width for fixed-point, -inf for float32), so it is never chosen.
+    integer of the width for fixed-point, -inf for float32), so it is never chosen; a
+    window wholly in the padding is refused (minun.padding_only_window).
 
     `%y = num.maxpool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
            pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2x!num.fixed<16, 12>>)

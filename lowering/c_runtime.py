@@ -914,9 +914,9 @@ def _exp2_horner() -> str:
             coeffs.append(_q(term, 31))
             term = term * _ln2() / (i + 1)
     lines = [f"    p = {coeffs[-1]}UL;"]
-    lines += [f"    p = {c}UL + (uint32_t)(((uint64_t)p * f + 0x80000000UL) >> 32);"
+    lines += [f"    p = {c}UL + minun_bf16_mulhi(p, f);"
               for c in reversed(coeffs[1:-1])]
-    lines.append(f"    t2 = {coeffs[0]}ULL + (((uint64_t)p * f + 0x80000000UL) >> 32);")
+    lines.append(f"    t2 = {coeffs[0]}ULL + minun_bf16_mulhi(p, f);")
     lines.append("    return t2 > 0xffffffffUL ? 0xffffffffUL : (uint32_t)t2;")
     return "\n".join(lines)
 
@@ -925,7 +925,7 @@ def _atanh_horner() -> str:
     """sum of w^j / (2j + 1), j <= 10 (w in Q0.32), in Q1.31, by Horner."""
     coeffs = [_q(Decimal(1) / (2 * j + 1), 31) for j in range(11)]
     lines = [f"    s = {coeffs[-1]}UL;"]
-    lines += [f"    s = {c}UL + (uint32_t)(((uint64_t)s * w + 0x80000000UL) >> 32);"
+    lines += [f"    s = {c}UL + minun_bf16_mulhi(s, w);"
               for c in reversed(coeffs[:-1])]
     return "\n".join(lines)
 
@@ -935,9 +935,18 @@ def _bf16_functions(p: Profile) -> str:
         ctx.prec = 60
         log2e, ln2 = _q(1 / _ln2(), 40), _q(_ln2(), 40)
     exp2, atanh = _exp2_horner(), _atanh_horner()
+    mulhi = ("    uint32_t lo, hi;\n    minun_umul32(a, b, &lo, &hi);\n"
+             "    return hi + (lo >> 31);" if p.avr_asm else
+             "    return (uint32_t)(((uint64_t)a * b + 0x80000000UL) >> 32);")
     return f"""
 /* bfloat16 exp, sigmoid, tanh, log, sqrt on integers only: the real function correctly
  * rounded to bfloat16 on every target (docs/numerics.md). Patterns are uint16_t here. */
+/* (a b + 2^31) >> 32: the rounded high word of the 64-bit product (AVR: 16 mul) */
+static inline uint32_t minun_bf16_mulhi(uint32_t a, uint32_t b)
+{{
+{mulhi}
+}}
+
 static inline uint16_t minun_bf16_pattern(int16_t k)
 {{
     return (uint16_t)(k < 0 ? k ^ 0x7fff : k);
@@ -1124,7 +1133,7 @@ static inline int16_t minun_bf16_sqrt(int16_t key)
 """
 
 
-HELPERS["minun_bf16_functions"] = (("minun_bf16",), _bf16_functions)
+HELPERS["minun_bf16_functions"] = (("minun_bf16", "minun_umul32"), _bf16_functions)
 for _op in ("exp", "sigmoid", "tanh", "sqrt", "log"):
     HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16_functions",), lambda p: "")
 

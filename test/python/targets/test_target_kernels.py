@@ -305,13 +305,14 @@ int main(void)
 BF16_FUNCTIONS = ("exp", "sigmoid", "tanh", "log", "sqrt")
 
 
-def _bf16_functions_on_the_uno(tmp_path, stride: int) -> None:
-    """minun_bf16_{exp,sigmoid,tanh,log,sqrt} on the simulated Uno, every `stride`-th key:
+def _bf16_functions_on_the_board(tmp_path, stride: int, target: str = "avr") -> None:
+    """minun_bf16_{exp,sigmoid,tanh,log,sqrt} on a simulated board, every `stride`-th key:
     per block of 256 keys a hash of each function's results, against the hash of the
     evaluator's tables (numerics/bfloat16_repr.py)."""
     from minun_mlir.numerics import bfloat16_repr as B
 
-    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], [
+    profile = PROFILES["avr" if target == "avr" else "cortex-m"]
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(profile, [
         f"minun_bf16_{f}" for f in BF16_FUNCTIONS]))
     calls = "\n".join(f"            h[{i}] = h[{i}] * 31 + (uint16_t)minun_bf16_{f}(k);"
                       for i, f in enumerate(BF16_FUNCTIONS))
@@ -333,7 +334,7 @@ int main(void)
     minun_exit(0);
 }}
 """)
-    r = build_and_run([tmp_path / "bf16.c"], "avr", include_dirs=[tmp_path],
+    r = build_and_run([tmp_path / "bf16.c"], target, include_dirs=[tmp_path],
                       cflags=["-Wall", "-Werror"], timeout=600)
     want = []
     for i in range(-(1 << 15), 1 << 15, 256):
@@ -346,13 +347,15 @@ int main(void)
     _assert_lines([int(v) for v in r.output.split()], want)
 
 
-def test_avr_bfloat16_functions_equal_the_evaluator(tmp_path):
-    """The Uno computes the evaluator's bfloat16 exp, sigmoid, tanh, log and sqrt (its
-    avr-libc expf/tanhf did not: issue item 5); every 16th key here, all in the nightly
-    run."""
-    _bf16_functions_on_the_uno(tmp_path, 16)
+@pytest.mark.parametrize("target", ("avr", "cortex-m4"))
+def test_bfloat16_functions_on_the_boards_equal_the_evaluator(tmp_path, target):
+    """The Uno (and the M4) compute the evaluator's bfloat16 exp, sigmoid, tanh, log and
+    sqrt (the Uno's avr-libc expf did not: issue item 5); every 16th key here, all in the
+    nightly run."""
+    _bf16_functions_on_the_board(tmp_path, 16, target)
 
 
 @pytest.mark.nightly
-def test_avr_bfloat16_functions_equal_the_evaluator_on_every_key(tmp_path):
-    _bf16_functions_on_the_uno(tmp_path, 1)
+@pytest.mark.parametrize("target", ("avr", "cortex-m4"))
+def test_bfloat16_functions_on_the_boards_equal_the_evaluator_on_every_key(tmp_path, target):
+    _bf16_functions_on_the_board(tmp_path, 1, target)

@@ -889,7 +889,8 @@ for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/")):
 # bfloat16 exp, sigmoid, tanh, log and sqrt: integer-only, so every target computes the
 # same bits (the boards' expf/tanhf/logf differ from each other and from numpy's): each
 # returns the real function's value correctly rounded to bfloat16 (checked on all 65,536
-# inputs against numerics/bfloat16_repr.py's tables, on the host and the simulated Uno).
+# inputs against numerics/bfloat16_repr.py's tables, on the host and the simulated Uno
+# and M4).
 # exp: |x| log2(e) in Q32 (from the 8-bit significand times log2(e) in Q40), 2^frac by an
 # order-11 polynomial in Q1.31; sigmoid and tanh: quotients of e = exp(-|x|) or
 # exp(-2|x|) in Q32; log: e ln 2 + 2 atanh((m - 1) / (m + 1)) in Q40; sqrt: the integer

@@ -143,6 +143,23 @@ def conv_out_dim(size: int, kernel: int, stride: int, pad: int, dilation: int) -
     return (size + pad - dilation * (kernel - 1) - 1) // stride + 1
 
 
+def padding_only_window(shape: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+                        pads: Sequence[int]) -> str | None:
+    """Why a pooling window of an NHWC `shape` lies wholly in the padding, or None. Such a
+    window has no element to pool: ONNX leaves its value undefined (its reference evaluator
+    fails, onnxruntime refuses pads not smaller than the kernel), and a representation's
+    lowest value there would be -inf or a NaN pattern, so pooling ops refuse it."""
+    for size, k, s, before, after in ((shape[1], kernel[0], strides[0], *pads[:2]),
+                                      (shape[2], kernel[1], strides[1], *pads[2:])):
+        last = (conv_out_dim(size, k, s, before + after, 1) - 1) * s  # the last window's start
+        if before >= k or last >= before + size:
+            return (f"a {kernel[0]}x{kernel[1]} window with pads {list(pads)} (top, bottom, "
+                    f"left, right) and strides {list(strides)} lies wholly in the padding: "
+                    "each pad must be smaller than the kernel and every window must hold "
+                    "an input element")
+    return None
+
+
 def _positive(op: Operation, name: str, values: Sequence[int], count: int, zero_ok=False):
     if len(values) != count:
         raise VerifyException(f"{op.name}: {name} needs {count} values, got {len(values)}")
@@ -1092,12 +1109,16 @@ class _PoolOp(IRDLOperation):
         _positive(self, "kernel", kernel, 2)
         ho, wo = _window_out(self, a, kernel, ints(self.strides), ints(self.pads), (1, 1),
                              "window")
+        why = padding_only_window(a, kernel, ints(self.strides), ints(self.pads))
+        if why:
+            raise VerifyException(f"{self.name}: {why}")
         _check_result(self, self.result, (a[0], ho, wo, a[3]), ty.element_type)
 
 
 @irdl_op_definition
 class MaxPoolOp(_PoolOp):
-    """`maxpool(e, {k h w}, {p t b l r}, {s h w})` on NHWC; padding counts as -inf."""
+    """`maxpool(e, {k h w}, {p t b l r}, {s h w})` on NHWC; padding counts as -inf (no
+    window lies wholly in it: `padding_only_window`)."""
 
     name = "minun.maxpool"
 

@@ -1392,7 +1392,8 @@ class MinOp(_SelectOp):
 class MaxPoolOp(IRDLOperation):
     """NHWC max pooling over `kernel` windows moved by `strides`; padding (`pads`: top,
     bottom, left, right) counts as the lowest value of the representation (the smallest
-    integer of the width for fixed-point, -inf for float32), so it is never chosen.
+    integer of the width for fixed-point, -inf for float32), so it is never chosen; a
+    window wholly in the padding is refused (minun.padding_only_window).
 
     `%y = num.maxpool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
            pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2x!num.fixed<16, 12>>)
@@ -1422,6 +1423,9 @@ class MaxPoolOp(IRDLOperation):
         wo = minun.conv_out_dim(a[2], k[1], s[1], p[2] + p[3], 1)
         if ho < 1 or wo < 1:
             raise VerifyException(f"{self.name}: the window does not fit the input")
+        why = minun.padding_only_window(a, k, s, p)
+        if why:
+            raise VerifyException(f"{self.name}: {why}")
         _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
 
 

@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--differential", type=int, metavar="N",
                    help="run N differential programs instead of the fuzzers")
     p.add_argument("--target", default="x86", help="with --differential: x86, avr, ...")
+    p.add_argument("--repr", choices=("fixed", "bfloat16", "posit", "zero-skew"),
+                   help="with --differential: only this representation (default: any)")
     args = p.parse_args(argv)
     if args.differential:
         return differential(args)
@@ -118,12 +120,14 @@ def differential(args) -> int:
             if v.outcome in ("differs", "error"):
                 print(v.program)
 
-    verdicts = run_many(args.differential, args.seed, args.target, args.start, step)
+    verdicts = run_many(args.differential, args.seed, args.target, args.start, step,
+                        repr=args.repr)
     if bar is not None:
         bar.close()
     counts = Counter(v.outcome for v in verdicts)
     seconds = time.perf_counter() - started
-    print(f"differential on {args.target}: {len(verdicts)} programs (seed {args.seed}, from "
+    print(f"differential on {args.target} ({args.repr or 'any representation'}): "
+          f"{len(verdicts)} programs (seed {args.seed}, from "
           f"{args.start}): " + ", ".join(f"{k} {counts[k]}" for k in
                                          ("same", "rejected", "differs", "error"))
           + f"; {seconds:.0f} s")

@@ -3,13 +3,15 @@ values are stored as 16-bit keys whose integer order is the values' order, so re
 min, maxpool, argmax, sgn and clipping are the integer handlers of the other families.
 Here, through the `minun_bf16_*` helpers of minun_runtime.h (lowering/c_runtime.py):
 
-- add, sub, mul, exp, sigmoid, tanh: one call per element (float32 inside, rounded once);
+- add, sub, mul: one call per element (float32 inside, rounded once); exp, sigmoid,
+  tanh (and log, sqrt): one call per element, computed on integers (correctly rounded);
 - matmul, conv2d: the products of each output formed and summed in float32 in loop order
   (`minun_bf16_f32` converts the operands), rounded once by `minun_f32_bf16`;
 - sparse matmul: linear.py's column walk, each added term rounded;
-- neg: `~key` (`-1 - key`); clip, relu6, init: bounds and fills encoded at compile time;
+- neg: `~key` (`-1 - key`), 0 for 0 (-0 is stored as +0); clip, relu6, init: bounds and
+  fills encoded at compile time;
 - softmax, normalise_l2, row by row (posit_ops.rows): the float32 sums of the rounded
-  e = exp(x - max), or of the squares, in order, rounded; then the division (and sqrtf).
+  e = exp(x - max), or of the squares, in order, rounded; then the division (and sqrt).
 """
 
 from __future__ import annotations
@@ -128,9 +130,12 @@ def lower_clip(lw: Lowering, op: Operation) -> Val:
 
 
 def lower_neg(lw: Lowering, op: Operation) -> Val:
-    # ~key = -1 - key, which no 16-bit key overflows
-    return elementwise(lw, op, lambda g, x: g.binop(arith.SubiOp, g.iconst(-1, 16), x,
-                                                     nsw=True), op.input)
+    # ~key = -1 - key, which no 16-bit key overflows; 0 for 0 (one zero: no -0)
+    def fn(g: Gen, x: SSAValue) -> SSAValue:
+        flipped = g.binop(arith.SubiOp, g.iconst(-1, 16), x, nsw=True)
+        return g.select(g.cmp(x, g.iconst(0, 16), "eq"), x, flipped)
+
+    return elementwise(lw, op, fn, op.input)
 
 
 def lower_init(lw: Lowering, op: minun.InitOp) -> Val:

@@ -119,11 +119,21 @@ UNARY = ["relu", "tanh", "sigmoid", "exp"]
 
 def random_program(rng: random.Random, max_dim: int = 8, max_ops: int = 6,
                    ops: tuple[str, ...] = ("matmul", "add", "sub", "hadamard", "relu", "tanh",
-                                           "sigmoid", "exp", "scale")
+                                           "sigmoid", "exp", "scale"), zeros: bool = False
                    ) -> tuple[str, dict[str, np.ndarray], tuple[int, ...], float, float, bool]:
     """A well-formed program on a column vector X: (text, weights, X's shape, X's range,
-    whether it ends in argmax). Every intermediate stays a column (rows, 1)."""
+    whether it ends in argmax). Every intermediate stays a column (rows, 1); maxpool
+    pools it as a (1, rows, 1, 1) image, with padding (now and then as wide as the window:
+    a window wholly in the padding, which the compiler refuses). With `zeros`, some
+    weights are exact zeros (products of signed zeros)."""
     gen = np.random.default_rng(rng.randrange(2**32))
+
+    def weight(a: float, shape: tuple[int, int]) -> np.ndarray:
+        w = gen.uniform(-a, a, size=shape).astype(np.float32)
+        if zeros and rng.random() < 0.3:
+            w[gen.random(shape) < 0.5] = 0.0
+        return w
+
     n = rng.randint(1, max_dim)
     lo = round(rng.uniform(-4, 0), 3)
     hi = round(rng.uniform(lo + 0.125, lo + 8), 3)
@@ -140,18 +150,30 @@ def random_program(rng: random.Random, max_dim: int = 8, max_ops: int = 6,
         elif op in UNARY:
             body.append(f"let t{k} = {op}({cur}) in")
         elif op == "scale":
-            body.append(f"let t{k} = {round(rng.uniform(-2, 2), 3)} * {cur} in")
+            c = 0.0 if zeros and rng.random() < 0.1 else round(rng.uniform(-2, 2), 3)
+            body.append(f"let t{k} = {c} * {cur} in")
+        elif op == "maxpool":
+            kh, sh = rng.randint(1, 3), rng.randint(1, 3)
+            most = kh + 1 if rng.random() < 0.1 else kh - 1  # beyond: refused (wholly padding)
+            top, bottom = rng.randint(0, most), rng.randint(0, most)
+            out = (rows + top + bottom - kh) // sh + 1
+            if out < 1:
+                continue
+            body.append(f"let t{k} = reshape(maxpool(reshape({cur}, (1, {rows}, 1, 1), "
+                        f"(1, 2)), {{k {kh} 1}}, {{p {top} {bottom} 0 0}}, {{s {sh} 1}}), "
+                        f"({out}, 1), (1, 2, 3, 4)) in")
+            rows = out
         elif op == "matmul":
             m = rng.randint(1, max_dim)
             a = round(rng.uniform(0.1, 2.0), 3)
             lines.append(f"let M{k} = ({m}, {rows}) in [{-a}, {a}] in")
-            weights[f"M{k}"] = gen.uniform(-a, a, size=(m, rows)).astype(np.float32)
+            weights[f"M{k}"] = weight(a, (m, rows))
             body.append(f"let t{k} = M{k} * {cur} in")
             rows = m
         else:
             a = round(rng.uniform(0.1, 2.0), 3)
             lines.append(f"let B{k} = ({rows}, 1) in [{-a}, {a}] in")
-            weights[f"B{k}"] = gen.uniform(-a, a, size=(rows, 1)).astype(np.float32)
+            weights[f"B{k}"] = weight(a, (rows, 1))
             sym = {"add": "+", "sub": "-", "hadamard": "<*>"}[op]
             body.append(f"let t{k} = {cur} {sym} B{k} in")
         cur = f"t{len(body) - 1}"

@@ -5,21 +5,21 @@ operation computes in float32 and rounds its result to bfloat16 once, to nearest
 even (NaN stays a quiet NaN): add, sub and mul per element (the float32 product of two
 bfloat16s is exact); matmul and conv2d form each output's dot product in float32, adding
 the (exact) products in order (matmul: k ascending; conv2d: (kh, kw, c), padding adding
-0), and round once; sparse matmul rounds after each term it adds; exp, sigmoid and tanh are
-computed in float32 (`expf`, `1 / (1 + expf(-x))`, `tanhf`) and rounded; softmax and
-normalise_l2 are programs of such steps (x - max, expf, an ordered float32 sum, sqrtf, a
-division), each rounded.
+0), and round once; sparse matmul rounds after each term it adds; exp, sigmoid, tanh, log
+and sqrt are the real function rounded once (`function_table`: not float32 libm calls,
+whose last bit differs between numpy and the boards' C libraries; the C computes the same
+on integers); softmax, log_softmax and normalise_l2 are programs of such steps (x - max,
+exp, an ordered float32 sum, log or sqrt, a division), each rounded.
 
 Storage: the 16-bit pattern mapped to an integer whose order is the values' order
 (`key = p ^ ((p >> 15) & 0x7fff)` on the signed 16-bit pattern: positive patterns as they
 are, negative ones with the magnitude bits flipped), so that relu, max, min, maxpool,
-argmax, sgn and clipping are integer comparisons as for fixed point and posits (-0 sits
-just below +0). Negation is `~key`. The C converts keys to floats and back in
+argmax, sgn and clipping are integer comparisons as for fixed point and posits. There is
+one zero: a result (or an encoded real) of -0 is stored as +0, so that those integer
+comparisons follow IEEE's -0 == +0 (with -0's key -1 just below +0, an argmax over a
+product with an exact zero depended on whether the C added it to +0). Negation is `~key`
+but for 0. The C converts keys to floats and back in
 minun_runtime.h (`minun_bf16_*`, lowering/loops/bf16_ops.py).
-
-exp, sigmoid and tanh are where C and evaluator may differ: numpy's float32 exp and the
-C library's expf can disagree in the last float32 place, which changes the bfloat16 only
-when the value lies within that of a rounding boundary (rare; the tests allow it).
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ def to_f32(k: np.ndarray) -> np.ndarray:
 
 
 def from_f32(x: np.ndarray) -> np.ndarray:
-    return key(round_f32(x))
+    """float32 -> stored keys, rounded; -0 stored as +0 (one zero: see the module's doc)."""
+    p = round_f32(x)
+    return key(np.where(p == 0x8000, 0, p))
 
 
 def encode(values: np.ndarray) -> np.ndarray:
@@ -93,6 +95,51 @@ def encode(values: np.ndarray) -> np.ndarray:
 
 def decode(stored: np.ndarray) -> np.ndarray:
     return to_f32(stored).astype(np.float64)
+
+
+# -- exp, sigmoid, tanh, log, sqrt: the real function correctly rounded -----------------------
+
+
+def round_f64(y: np.ndarray) -> np.ndarray:
+    """float64 -> bfloat16 patterns, to nearest, ties to even, in one rounding (through
+    float32 it would be two); NaN -> 0x7fc0."""
+    y = np.asarray(y, dtype=np.float64)
+    a = np.abs(y)
+    finite = np.isfinite(a) & (a > 0)
+    _, ex = np.frexp(np.where(finite, a, 1.0))
+    q = np.maximum(ex - 1, -126) - 7  # the exponent of a bfloat16 ulp at a
+    r = np.ldexp(np.rint(np.ldexp(np.where(finite, a, 0.0), -q)), q)
+    with np.errstate(over="ignore"):
+        p = (np.where(finite, r, a).astype(np.float32).view(np.uint32) >> 16).astype(np.int64)
+    p = np.where(np.signbit(y), p | 0x8000, p)
+    return np.where(np.isnan(y), 0x7FC0, p)
+
+
+_FUNCTIONS = {
+    "exp": np.exp,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "tanh": np.tanh,
+    "log": np.log,
+    "sqrt": np.sqrt,
+}
+_TABLES: dict[str, np.ndarray] = {}
+
+
+def function_table(name: str) -> np.ndarray:
+    """The pattern of f(x) for each of the 65,536 patterns x: f in float64, rounded once
+    to bfloat16 (a NaN x gives x quieted, log and sqrt of a negative 0x7fc0). The C
+    computes the same on integers (lowering/c_runtime.py's minun_bf16_functions)."""
+    if name not in _TABLES:
+        p = np.arange(1 << 16, dtype=np.int64)
+        with np.errstate(all="ignore"):
+            t = round_f64(_FUNCTIONS[name](pattern_to_f32(p).astype(np.float64)))
+        _TABLES[name] = np.where((p & 0x7FFF) > 0x7F80, p | 0x40, t)
+    return _TABLES[name]
+
+
+def apply(name: str, k: np.ndarray) -> np.ndarray:
+    """The function `name` on stored keys."""
+    return key(function_table(name)[pattern(k)])
 
 
 # -- evaluator kernels: keys in, keys out ---------------------------------------------------
@@ -130,7 +177,7 @@ def _matmul(op, a, b):
 def _sparse_matmul(op, a, x):
     from minun_mlir.numerics.posit_repr import compressed
 
-    _, rows, cols = compressed(a[0])  # the nonzero keys (-0's key is -1), column by column
+    _, rows, cols = compressed(a[0])  # the nonzero keys, column by column
     fa, fx = to_f32(a[0]), to_f32(x)
     out = np.zeros((x.shape[0], a.shape[1], x.shape[2]), dtype=np.float32)
     for j, k in zip(rows, cols):
@@ -160,30 +207,30 @@ def _conv2d(op, x, f):
 
 
 def _softmax(op, x):
-    """Per row: m = max (key order), d = x - m and e = expf(d) each rounded, the float32 sum
+    """Per row: m = max (key order), d = x - m and e = exp(d) each rounded, the float32 sum
     of e in order from +0 rounded once, then e / sum rounded."""
     top = to_f32(x.max(axis=-1, keepdims=True))
-    d = to_f32(from_f32((to_f32(x) - top).astype(np.float32)))
-    e = to_f32(from_f32(np.exp(d).astype(np.float32)))
+    d = from_f32((to_f32(x) - top).astype(np.float32))
+    e = to_f32(apply("exp", d))
     total = to_f32(from_f32(_sequential(e)))[..., None]
     return from_f32((e / total).astype(np.float32))
 
 
 def _log_softmax(op, x):
-    """Per row: d = x - m and e = expf(d) rounded, the ordered float32 sum of e rounded,
-    its logf rounded, y = d - log rounded."""
+    """Per row: d = x - m and e = exp(d) rounded, the ordered float32 sum of e rounded,
+    its log rounded, y = d - log rounded."""
     top = to_f32(x.max(axis=-1, keepdims=True))
-    d = to_f32(from_f32((to_f32(x) - top).astype(np.float32)))
-    e = to_f32(from_f32(np.exp(d).astype(np.float32)))
-    log = to_f32(from_f32(np.log(to_f32(from_f32(_sequential(e)))).astype(np.float32)))
-    return from_f32((d - log[..., None]).astype(np.float32))
+    d = from_f32((to_f32(x) - top).astype(np.float32))
+    e = to_f32(apply("exp", d))
+    log = to_f32(apply("log", from_f32(_sequential(e))))
+    return from_f32((to_f32(d) - log[..., None]).astype(np.float32))
 
 
 def _normalise_l2(op, x):
     """Per position: the float32 sum of the (exact) squares in order rounded once, its
-    sqrtf rounded, x / that rounded; 0 where the norm is not positive."""
+    square root rounded, x / that rounded; 0 where the norm is not positive."""
     f = to_f32(x)
-    norm = to_f32(from_f32(np.sqrt(to_f32(from_f32(_sequential((f * f).astype(np.float32)))))))
+    norm = to_f32(apply("sqrt", from_f32(_sequential((f * f).astype(np.float32)))))
     norm = norm[..., None]
     q = from_f32((f / np.where(norm > 0, norm, np.float32(1))).astype(np.float32))
     return np.where(norm > 0, q, 0)
@@ -210,11 +257,6 @@ def _maxpool(op, x):
     return y.reshape(b, m, *y.shape[1:])
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    one = np.float32(1)
-    return (one / (one + np.exp(-x).astype(np.float32))).astype(np.float32)
-
-
 _KERNELS = {
     "num.param": lambda op: op.array().astype(np.int64)[None],
     "num.add": _binary(np.add),
@@ -223,16 +265,16 @@ _KERNELS = {
     "num.matmul": _matmul,
     "num.sparse_matmul": _sparse_matmul,
     "num.conv2d": _conv2d,
-    "num.exp": _unary(lambda x: np.exp(x).astype(np.float32)),
-    "num.sigmoid": _unary(_sigmoid),
-    "num.tanh": _unary(lambda x: np.tanh(x).astype(np.float32)),
+    "num.exp": lambda op, x: apply("exp", x),
+    "num.sigmoid": lambda op, x: apply("sigmoid", x),
+    "num.tanh": lambda op, x: apply("tanh", x),
     "num.softmax": _softmax,
     "num.log_softmax": _log_softmax,
     "num.normalise_l2": _normalise_l2,
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": _clip,
     "num.clip": _clip,
-    "num.neg": lambda op, x: ~x,
+    "num.neg": lambda op, x: np.where(x == 0, 0, ~x),
     "num.max": float_eval._binary(np.maximum),
     "num.min": float_eval._binary(np.minimum),
     "num.maxpool": _maxpool,

@@ -140,6 +140,10 @@ def _pool(cls: type):
         pads = _ints(imp, node, "pads", spatial, was_1d)
         explicit = window_pads(imp, node, x.shape[2:], kernel, strides, dilations, pads, False)
         full = window_pads(imp, node, x.shape[2:], kernel, strides, dilations, pads, ceil_mode)
+        why = minun.padding_only_window((x.shape[0], *x.shape[2:], x.shape[1]), kernel, strides,
+                                        full)
+        if why:
+            raise imp.error(why)
         attrs = {"kernel": _arr(kernel), "strides": _arr(strides), "pads": _arr(full)}
         if cls is minun.AvgPoolOp and int(node.attr("count_include_pad", 0)):
             if full != explicit:

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from minun_mlir.diagnostics import CompileError, Diagnostic
-from minun_mlir.dialects.minun import conv_out_dim, shape_str
+from minun_mlir.dialects.minun import conv_out_dim, padding_only_window, shape_str
 from minun_mlir.limits import params_size_problem, tensor_size_problem
 
 from . import ast
@@ -526,7 +526,12 @@ class Checker:
         if min(node.kernel) < 1:
             return self.error(node.pos, f"maxpool kernel must be positive, got {list(node.kernel)}")
         out = self.window(node, a, node.kernel, node.strides, node.pads, (1, 1), "maxpool")
-        return ERROR if out is None else RealType((a.shape[0], *out, a.shape[3]))
+        if out is None:
+            return ERROR
+        why = padding_only_window(a.shape, node.kernel, node.strides, node.pads)
+        if why:
+            return self.error(node.pos, f"maxpool: {why}")
+        return RealType((a.shape[0], *out, a.shape[3]))
 
     def check_Conv2D(self, node: ast.Conv2D) -> Type:
         a = self.tensor(node.input, "the input of conv2d (NHWC)", rank=4)

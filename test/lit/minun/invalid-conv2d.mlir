@@ -94,3 +94,15 @@
 %a = minun.input "A" [0.0, 1.0] : tensor<8x8x4xf32>
 %m = minun.maxpool %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<8x8x4xf32>) -> tensor<4x4x4xf32>
 // CHECK: error: minun.maxpool: input must be 4-D NHWC, got 8x8x4
+
+// -----
+// A pooling window wholly in the padding: the last window of stride 3 starts at padded
+// row 3, below the input's rows 1..2 (pad bottom 2 >= kernel 1).
+%a = minun.input "A" [0.0, 1.0] : tensor<1x2x1x1xf32>
+%p = minun.maxpool %a {kernel = array<i64: 1, 1>, strides = array<i64: 3, 1>, pads = array<i64: 0, 2, 0, 0>} : (tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+// CHECK: error: minun.maxpool: a 1x1 window with pads [0, 2, 0, 0] (top, bottom, left, right) and strides [3, 1] lies wholly in the padding
+
+// -----
+%a = minun.input "A" [0.0, 1.0] : tensor<1x2x4x1xf32>
+%p = minun.avgpool %a {kernel = array<i64: 1, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 2>} : (tensor<1x2x4x1xf32>) -> tensor<1x2x5x1xf32>
+// CHECK: error: minun.avgpool: a 1x2 window with pads [0, 0, 0, 2] (top, bottom, left, right) and strides [1, 1] lies wholly in the padding

@@ -63,6 +63,12 @@
 // CHECK: error: num.maxpool: kernel and strides need 2 positive values, pads 4 non-negative ones
 
 // -----
+// A window wholly in the padding (pad 2 >= kernel 2) has nothing to pool.
+%x = "test.op"() : () -> tensor<1x4x4x2x!num.fixed<16, 12>>
+%p = num.maxpool %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 2, 0, 0, 0>} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x5x3x2x!num.fixed<16, 12>>
+// CHECK: error: num.maxpool: a 2x2 window with pads [2, 0, 0, 0] (top, bottom, left, right) and strides [1, 1] lies wholly in the padding
+
+// -----
 // The pooled values keep their representation.
 %x = "test.op"() : () -> tensor<1x4x4x2x!num.fixed<16, 12>>
 %p = "num.maxpool"(%x) {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x2x2x2x!num.fixed<8, 4>>

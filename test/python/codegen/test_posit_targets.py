@@ -3,8 +3,8 @@ the Uno (simavr) every suite model (on the Uno, 2 inputs each: posit arithmetic 
 software, a few thousand cycles per operation; each fits the Uno's 2 KB of RAM and 32 KB
 of flash with the runtime) computes the evaluator's patterns, at
 posit<16, 2> and posit<8, 2> (codegen_support's posit16 and posit8), and in bfloat16
-(whose exp, sigmoid and tanh use the board's expf/tanhf: equal on these inputs, not
-promised in general, numerics/bfloat16_repr.py). The x86 build is
+(whose exp, sigmoid and tanh are the runtime's integer code, not the board's libm). The
+x86 build is
 checked on every suite model in test_crosscheck.py. Prints sizes and latencies (-s)."""
 
 from __future__ import annotations

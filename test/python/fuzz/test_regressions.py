@@ -223,3 +223,51 @@ def test_onnx_float_attribute_nan(tmp_path):
     rc, err = run(minun_opt.main, [path])
     assert rc == 1 and "node 'n' (Gemm): attribute 'alpha' must be finite, got nan" in err
     assert "internal error" not in err
+
+
+MAXPOOL_PADDING_ONLY = """let X = (4, 1) in [-1.0, 1.0] in
+let t = reshape(maxpool(reshape(X, (1, 4, 1, 1), (1, 2)), {k 2 1}, {p 0 3 0 0}, {s 1 1}), (6, 1), (1, 2, 3, 4)) in
+argmax(t)
+"""
+
+
+def test_maxpool_window_wholly_in_the_padding_is_refused(tmp_path):
+    """Issue item 6: a maxpool window wholly in the padding (pad >= kernel) got the
+    representation's lowest value: key -32768 in bfloat16, a NaN when decoded (the
+    report's accuracy and SQNR computed on NaNs), -inf in the float evaluator, INT_MIN in
+    fixed point. ONNX gives such a window no value (onnxruntime refuses pads >= kernel,
+    its reference evaluator fails), so every frontend and the IR verifiers refuse it."""
+    src = tmp_path / "pool.sd"
+    src.write_text(MAXPOOL_PADDING_ONLY)
+    for repr in ("fixed", "bfloat16", "posit", "zero-skew"):
+        out = tmp_path / repr
+        rc, err = run(minun_compile.main, [src, "--synthetic-weights", "1", "--repr", repr,
+                                           "--out", out])
+        assert rc == 1 and f"{src}:2:17: error: maxpool: a 2x1 window with pads [0, 3, 0, 0]" \
+            in err and "lies wholly in the padding" in err, err
+        assert not out.exists() or not any(out.iterdir())  # (an empty --out dir: as before)
+    # a pad smaller than the kernel is fine
+    src.write_text(MAXPOOL_PADDING_ONLY.replace("{p 0 3 0 0}", "{p 0 1 0 0}").replace(
+        "(6, 1)", "(4, 1)"))
+    rc, err = run(minun_compile.main, [src, "--repr", "bfloat16", "--out", tmp_path / "ok"])
+    assert rc == 0, err
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    node = helper.make_node("MaxPool", ["x"], ["y"], name="n", kernel_shape=[2, 2],
+                            pads=[2, 0, 0, 0])
+    model = helper.make_model(helper.make_graph([node], "g", [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(model, tmp_path / "pool.onnx")
+    rc, err = run(minun_opt.main, [tmp_path / "pool.onnx"])
+    assert rc == 1 and "node 'n' (MaxPool): a 2x2 window" in err and "wholly in the padding" \
+        in err, err
+
+    ir = tmp_path / "pool.mlir"
+    ir.write_text("""func.func @main(%x: tensor<1x4x4x1xf32>) -> tensor<1x4x3x1xf32> {
+  %y = minun.maxpool %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 2, 0, 0>} : (tensor<1x4x4x1xf32>) -> tensor<1x4x3x1xf32>
+  func.return %y : tensor<1x4x3x1xf32>
+}
+""")
+    rc, err = run(minun_opt.main, [ir])
+    assert rc == 1 and f"{ir}:2:" in err and "wholly in the padding" in err, err

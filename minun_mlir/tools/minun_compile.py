@@ -63,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
     p.add_argument("--maxscale", type=int, default=None,
                    help="SeeDot's maxscale P (default: tuned on --train)")
-    p.add_argument("--rounding", default="trunc", choices=("trunc", "floor", "nearest"))
+    p.add_argument("--rounding", choices=("trunc", "floor", "nearest"),
+                   help="how shifts round (default trunc; --search compares trunc and "
+                        "nearest unless this is given; --assign takes the file's)")
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
@@ -209,6 +211,10 @@ def run(args: argparse.Namespace) -> dict:
         assignment = load_assignment(args.assign)
         args.bits = assignment.bits if args.bits is None else args.bits
         args.repr = args.repr or assignment.representation
+        if args.rounding and assignment.rounding and args.rounding != assignment.rounding:
+            raise error(f"--rounding {args.rounding}: the assignment {args.assign} was "
+                        f"searched with --rounding {assignment.rounding}")
+        args.rounding = args.rounding or assignment.rounding
     args.repr = args.repr or "fixed"
     args.bits = (8 if args.repr == "zero-skew" else 16) if args.bits is None else args.bits
     if args.bias_correction and args.repr != "zero-skew":
@@ -232,7 +238,7 @@ def run(args: argparse.Namespace) -> dict:
         representation=args.repr, bits=args.bits, es=2 if args.es is None else args.es,
         scales=args.scales,
         maxscale=args.maxscale,
-        rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
+        rounding=args.rounding or "trunc", overflow=args.overflow, input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
         input_bits=args.input_bits, planner=args.planner,
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
@@ -341,10 +347,10 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     its assignment."""
     import dataclasses
 
-    from minun_mlir.bitwidth_search import haunter_model, search_model
+    from minun_mlir.bitwidth_search import ROUNDINGS, haunter_model, search_model
     from minun_mlir.data import load_dataset
     from minun_mlir.driver import _input_shape, load_model, num_classes
-    from minun_mlir.search_report import write_report
+    from minun_mlir.search_report import choice_text, write_report
 
     if args.train is None:
         raise error("--search needs training data (--train FILE)")
@@ -369,18 +375,20 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
         raise error(f"--search takes a model with one input; this one has {len(shape)} "
                     f"({', '.join(shape)})")
     train = load_dataset(args.train, shape, num_classes(l1))
+    roundings = (args.rounding,) if args.rounding else ROUNDINGS
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget, soft_limit=args.soft_limit,
                                low=8, high=16, planner=args.planner,
                                evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                                representation=args.repr, es=args.es,
-                               input_in_scratch=args.input_in_scratch, quire=args.quire)
+                               input_in_scratch=args.input_in_scratch, quire=args.quire,
+                               roundings=roundings)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,
                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                               explore_input=args.explore_input_scale,
-                              input_in_scratch=args.input_in_scratch)
+                              input_in_scratch=args.input_in_scratch, roundings=roundings)
     folder = Path(args.search_report or (Path(args.out) / "search" if args.out else
                                          Path("build") / f"{Path(args.model).stem}-search"))
     stem = Path(args.model).stem
@@ -390,17 +398,13 @@ def run_search(args: argparse.Namespace, options: Options) -> Options:
     what = (f"accuracy {r.accuracy:.2%} on --train" if r.accuracy is not None
             else f"{search.metric} {r.loss:.4g}"
             + (f", SQNR {r.sqnr_db:.2f} dB" if r.sqnr_db is not None else ""))
-    if args.search == "haunter":
-        how = f"haunter, soft limit {args.soft_limit:g}"
-        change = (f"{len(search.changed)} of {len(search.variables)} tensors promoted to 16 "
-                  "bits")
-    else:
-        how = f"shiftry, {search.strategy} strategy"
-        change = f"{search.chosen} of {len(search.order)} tensors at {args.bits // 2} bits"
-    print(f"precision search ({how}): {change}, RAM {r.ram:,} B, {what}; "
+    how = (f"haunter, soft limit {args.soft_limit:g}" if args.search == "haunter"
+           else f"shiftry, {search.strategy} strategy")
+    print(f"precision search ({how}): {choice_text(search)}, RAM {r.ram:,} B, {what}; "
           f"{len(search.points)} programs evaluated; report: {paths['md']}")
     return dataclasses.replace(options, assign=str(paths["assignment"]),
-                               bits=search.assignment.bits)
+                               bits=search.assignment.bits,
+                               rounding=search.assignment.rounding or options.rounding)
 
 
 def disagreements(result, run_result, n: int) -> list[int]:

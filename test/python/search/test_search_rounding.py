@@ -209,3 +209,10 @@ def test_assignment_rounding_is_replayed_and_checked(tmp_path):
     bad.write_text(path.read_text().replace('"nearest"', '"up"'))
     with pytest.raises(MinunError, match="rounding must be trunc, floor or nearest"):
         load_assignment(bad)
+    model = ROOT / "benchmarks/models/protonn-wine"
+    out = subprocess.run([EXE, str(model / "model.sd"), "--train", str(model / "train.npy"),
+                          "--assign", str(path), "--rounding", "trunc"],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "--rounding trunc: the assignment" in out.stderr
+    assert "searched with --rounding nearest" in out.stderr

@@ -9,7 +9,9 @@ An L1 -> L1 pass: it runs the search of minun_mlir/bitwidth_search.py (each cand
 quantized, evaluated and memory-planned through functions; the module is not changed) and
 puts the chosen assignment on the module as the attribute `minun.assignment` (the JSON
 text), which the next quantize applies and removes. The search needs the same quantize
-options as the quantize that follows (default bitwidth 16 for shiftry; haunter's is 8).
+options as the quantize that follows (default bitwidth 16 for shiftry; haunter's is 8);
+the rounding is the search's (it compares trunc and nearest, docs/precision-search.md):
+the assignment records it and quantize applies it.
 """
 
 from __future__ import annotations

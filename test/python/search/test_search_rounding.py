@@ -87,7 +87,7 @@ def _best_uniform(uniform, budget):
 def test_haunter_fixed_reaches_the_best_uniform_program(case, uniform):
     l1, train = _data(case)
     budget = int(1.25 * uniform[8, "trunc"][1])
-    search = haunter_model(l1, train, budget, evaluator="numpy", jobs=1, progress=False)
+    search = haunter_model(l1, train, budget, jobs=1, progress=False)
     r = search.chosen_result
     assert r.ram <= budget
     assert r.accuracy >= _best_uniform(uniform, budget) > uniform[8, "trunc"][0] + 0.25
@@ -98,7 +98,7 @@ def test_haunter_fixed_reaches_the_best_uniform_program(case, uniform):
 def test_haunter_posit_wider_soft_limit_is_no_worse(case):
     l1, train = _data(case)
     budget = 60
-    kw = dict(representation="posit", evaluator="numpy", jobs=1, progress=False)
+    kw = dict(representation="posit", jobs=1, progress=False)
     narrow = haunter_model(l1, train, budget, **kw)
     wide = haunter_model(l1, train, budget, soft_limit=1.5, **kw)
     assert wide.chosen_result.loss <= narrow.chosen_result.loss
@@ -112,7 +112,7 @@ def test_haunter_posit_wider_soft_limit_is_no_worse(case):
 def test_shiftry_reaches_the_best_uniform_program(case, uniform):
     l1, train = _data(case)
     budget = int(1.25 * uniform[8, "trunc"][1])
-    search = search_model(l1, train, ram_budget=budget, evaluator="numpy", jobs=2,
+    search = search_model(l1, train, ram_budget=budget, jobs=2,
                           progress=False)
     assert search.chosen_result.ram <= budget
     assert search.chosen_result.accuracy >= _best_uniform(uniform, budget)
@@ -216,3 +216,25 @@ def test_assignment_rounding_is_replayed_and_checked(tmp_path):
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "--rounding trunc: the assignment" in out.stderr
     assert "searched with --rounding nearest" in out.stderr
+
+
+def test_a_uniform_program_of_another_rounding_that_fits_and_loses_less_wins(tmp_path):
+    """The search's choice (one demotion, loss 2) against uniform programs it evaluated
+    under other roundings: one that loses less but needs more RAM than the budget is
+    ignored; one that fits and loses less is chosen, with its rounding, and every summary
+    says so."""
+    from minun_mlir.bitwidth_search import Assignment, prefer_uniform
+
+    search = _toy(35, 50.0)
+    assert search.chosen_result.loss == 2.0
+    big = (Assignment(16, {}, rounding="nearest"), Result(loss=0.0, ram=40))
+    prefer_uniform(search, {"fixed16-nearest": big}, 35)
+    assert search.uniform is None and search.chosen_result.loss == 2.0
+    small = (Assignment(8, {}, rounding="nearest"), Result(loss=1.0, ram=10))
+    prefer_uniform(search, {"fixed8-nearest": small}, 35)
+    assert search.chosen_result is small[1] and search.assignment is small[0]
+    assert choice_text(search) == ("uniform fixed8-nearest: 3 of 3 tensors at 8 bits, "
+                                   "rounding nearest")
+    write_report(search, tmp_path, "toy")
+    assert _counts_from_files(tmp_path) == {8: 3}
+    assert json.loads((tmp_path / "assignment.json").read_text())["rounding"] == "nearest"

@@ -42,6 +42,8 @@ from minun_mlir.numerics.repr import QuantizeConfig
 FORMAT = "minun-bitwidth-assignment"
 METRICS = ("accuracy", "disagreement", "mae")
 STRATEGIES = ("ram", "loss")
+# fixed point: the roundings a search compares (its uniform programs, MinUn-style stage I)
+ROUNDINGS = ("trunc", "nearest")
 EXPLORE = 4  # scales tried for a demoted tensor (Shiftry's Algorithm 13: s .. s + 3)
 
 
@@ -57,6 +59,7 @@ class Assignment:
     representation: str = "fixed"  # or posit: the tensors' posit<bits, es> (no scales)
     quire: bool = True  # posits: false when the search chose programs without a quire
     es: dict[int, int] = field(default_factory=dict)  # posits: es per bitwidth (stage I)
+    rounding: str | None = None  # fixed point: the rounding searched with (None: quantize's)
 
     def check_representation(self, representation: str) -> None:
         if representation != self.representation:
@@ -69,6 +72,7 @@ class Assignment:
                         f"pass runs at {config.bits} (use bits={self.bits})")
         return dataclasses.replace(
             config, quire=config.quire and self.quire,
+            rounding=self.rounding or config.rounding,
             es_by_bits={**config.es_by_bits, **self.es},
             bits_by_name={**config.bits_by_name,
                                   **{n: b for n, (b, _) in self.tensors.items()}},
@@ -84,6 +88,7 @@ class Assignment:
                **({"repr": self.representation} if self.representation != "fixed" else {}),
                **({} if self.quire else {"quire": False}),
                **({"es": {str(b): e for b, e in sorted(self.es.items())}} if self.es else {}),
+               **({"rounding": self.rounding} if self.rounding else {}),
                "tensors": {n: {"bits": b, "scale": s}
                            for n, (b, s) in sorted(self.tensors.items())}}
         return json.dumps(doc | (extra or {}), indent=2) + "\n"
@@ -150,8 +155,13 @@ def _parse_assignment(text: str, path: str) -> Assignment:
             for b, e in es.items()):
         raise error_at(path, "es must map posit bitwidths to 0, 1 or 2 (e.g. "
                        "{\"8\": 0, \"16\": 1}), and only with repr posit")
+    rounding = doc.get("rounding")
+    if rounding is not None and (rounding not in ("trunc", "floor", "nearest")
+                                 or rep != "fixed"):
+        raise error_at(path, "rounding must be trunc, floor or nearest, and only with repr "
+                       "fixed")
     return Assignment(bits, tensors, rep, quire,
-                      {int(b): e for b, e in es.items()})
+                      {int(b): e for b, e in es.items()}, rounding)
 
 
 # -- candidates and their results ------------------------------------------------------------
@@ -218,6 +228,7 @@ class Search:
     # haunter on posits, stage I (MinUn's Algorithm 4): the uniform programs it compared,
     # "posit<n, es>" -> result, and the es chosen per bitwidth
     stage_one: dict[str, Result] = field(default_factory=dict)
+    uniform: str | None = None  # the uniform program chosen over the search's own, if any
 
     @property
     def chosen_result(self) -> Result:
@@ -228,7 +239,52 @@ class Search:
     @property
     def changed(self) -> list[str]:
         """The tensors not at the default bitwidth, in program order."""
-        return [v for v in self.variables if v in self.assignment.tensors]
+        a = self.assignment
+        return [v for v in self.variables if a.tensors.get(v, (a.bits,))[0] != a.bits]
+
+    @property
+    def bits_count(self) -> dict[int, int]:
+        """How many of the search's tensors the chosen assignment puts at each bitwidth
+        (what every summary of the search says)."""
+        a = self.assignment
+        counts: dict[int, int] = {}
+        for v in self.variables:
+            b = a.tensors.get(v, (a.bits,))[0]
+            counts[b] = counts.get(b, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+def effective(tensors: dict[str, tuple[int, int | None]], result: Result,
+              variables: Sequence[str], bits: int) -> dict[str, tuple[int, int | None]]:
+    """The assignment's tensors as the chosen program has them: a tensor the search
+    changed gets the (bits, scale) its L2 gives it (a computed value never goes above its
+    operands' precision, so a promotion can leave it at the low width), and a tensor it
+    did not change but that ended away from the default width is listed too, so that the
+    assignment file says what the report's table shows."""
+    out = {v: result.types.get(v, bs) for v, bs in tensors.items()}
+    out |= {v: result.types[v] for v in variables
+            if v not in out and v in result.types and result.types[v][0] != bits}
+    return out
+
+
+def prefer_uniform(search: Search, uniforms: dict[str, tuple[Assignment, Result]],
+                   limit: float) -> None:
+    """A search never returns a program that loses more than a uniform one (every
+    bitwidth, rounding or es it tried) it could have built within `limit` bytes: the best
+    uniform program that fits replaces the search's choice when it loses less, or when the
+    choice does not fit (ties: the search's choice). The uniform programs are listed as
+    baselines."""
+    def fits(r: Result) -> bool:
+        return r.ram is not None and r.ram <= limit
+
+    for label, (_, r) in uniforms.items():
+        search.baselines.setdefault(label, r)
+    best = min(((r.loss, label) for label, (_, r) in uniforms.items() if fits(r)),
+               default=None)
+    chosen = search.chosen_result
+    if best is not None and (best[0] < chosen.loss or not fits(chosen)):
+        assignment, search.chosen_override = uniforms[best[1]]
+        search.assignment, search.uniform = assignment, best[1]
 
 
 def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: Evaluate,
@@ -307,6 +363,7 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
     tensors = {v: (half, chosen_c.types.get(v, (half, partial[v][0]))[1])
                for v in order[:chosen]}
     tensors = {v: bs for v, bs in fixed.items() if v not in tensors} | tensors
+    tensors = effective(tensors, chosen_c, variables, bits)
     search = Search(list(variables), base, partial, order, cumulative, chosen,
                     Assignment(bits, tensors), strategy, points, base_results, bits,
                     ram_budget, max_loss)
@@ -319,6 +376,7 @@ def shiftry_search(variables: Sequence[str], scales: dict[str, int], evaluate: E
             _, name = min(better)
             search.chosen_override = base_results[name]
             search.assignment = Assignment(extra[name][0], {})
+            search.uniform = name
         result = search.chosen_result
         if max_loss is not None and result.loss > max_loss:
             raise error(f"the program chosen to fit {ram_budget:,} B of RAM loses "
@@ -710,6 +768,43 @@ def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: s
     return prepared, profile, reference, metric
 
 
+def uniform_programs(prepared, profile, reference, train, config: QuantizeConfig,
+                     bitwidths: Sequence[int], roundings: Sequence[str], metric: str,
+                     planner: str, evaluator: str, input_in_scratch: bool
+                     ) -> dict[tuple[int, str], tuple[Assignment, Result]]:
+    """Every uniform fixed-point program at `bitwidths` x `roundings`, evaluated on
+    `train`: (bits, rounding) -> (its assignment, its result)."""
+    out = {}
+    for r in dict.fromkeys(roundings):
+        with Evaluator(prepared, profile, train.features, train.labels, reference,
+                       dataclasses.replace(config, rounding=r), metric, planner, evaluator,
+                       jobs=1, progress=False, input_in_scratch=input_in_scratch) as run:
+            results = run([candidate({}, b) for b in bitwidths])
+        for b, res in zip(bitwidths, results, strict=True):
+            out[b, r] = (Assignment(b, {}, rounding=r), res)
+    return out
+
+
+def choose_rounding(uniforms: dict[tuple[int, str], tuple[Assignment, Result]],
+                    bits: int) -> str:
+    """The rounding a fixed-point search runs with: the one whose uniform program at
+    `bits` (the search's low width) loses least; ties: the first tried (trunc). A
+    truncating shift loses half a unit on average at every rescale, which on a recurrent
+    program at 8 bits can cost most of the accuracy."""
+    tried = [(res.loss, i, r) for i, ((b, r), (_, res)) in enumerate(uniforms.items())
+             if b == bits]
+    return min(tried)[2]
+
+
+def uniform_labels(uniforms: dict[tuple[int, str], tuple[Assignment, Result]],
+                   representation: str, rounding: str | None
+                   ) -> dict[str, tuple[Assignment, Result]]:
+    """The uniform programs under report labels: fixed8 for the search's own rounding,
+    fixed8-nearest for another."""
+    return {f"{representation}{b}" + ("" if r == rounding else f"-{r}"): v
+            for (b, r), v in uniforms.items()}
+
+
 def explore_input_scale(run: Evaluate, name: str, bits: int, default: int
                         ) -> tuple[int, dict[int, Result]]:
     """Shiftry's stage II (Algorithm 12): the input's scale chosen by loss among 0 .. bits
@@ -727,22 +822,42 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                  metric: str | None = None, planner: str = "greedy", evaluator: str = "auto",
                  jobs: int = 1, progress: bool | None = None,
                  config: QuantizeConfig | None = None, ray: str | None = None,
-                 explore_input: bool = False, input_in_scratch: bool = False) -> Search:
+                 explore_input: bool = False, input_in_scratch: bool = False,
+                 roundings: Sequence[str] = ROUNDINGS) -> Search:
     """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
     first stage runs here) with the dataset `train` (search data): profile, data-driven
     scales at `bits` (with `explore_input`, the input's scale then chosen by Shiftry's
     stage II), then `shiftry_search` with the real evaluation. `strategy` defaults to `ram`
     when a budget is given, else `loss`. With `input_in_scratch` the input is a planned
-    buffer, so its bytes count in each candidate's RAM (minun-compile --input-in-scratch)."""
+    buffer, so its bytes count in each candidate's RAM (minun-compile --input-in-scratch).
+
+    The search demotes under the rounding of `roundings` whose uniform program at
+    bits / 2 loses least (`choose_rounding`); with a RAM budget, the uniform programs at
+    both widths and every rounding are candidates too (`prefer_uniform`)."""
+    from minun_mlir.numerics import repr as reprs
+
     strategy = strategy or ("ram" if ram_budget else "loss")
+    widths = reprs.get("fixed").bitwidths
+    if bits // 2 not in widths or bits % 2:
+        raise error(f"shiftry's search demotes tensors from {bits} to {bits // 2} bits, and "
+                    f"fixed point has {reprs.get('fixed').bitwidths_text} bits: search at "
+                    f"{', '.join(str(b) for b in widths if b // 2 in widths)} bits (e.g. "
+                    "--bits 16, which demotes to 8)")
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric)
     config = dataclasses.replace(config or QuantizeConfig(), bits=bits,
                                  scales="data-driven")
+    uniforms = uniform_programs(prepared, profile, reference, train, config,
+                                (bits, bits // 2), roundings, metric, planner, evaluator,
+                                input_in_scratch)
+    config = dataclasses.replace(config, rounding=choose_rounding(uniforms, bits // 2))
     named = named_tensors(prepared, temporaries=True)
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray,
                    input_in_scratch=input_in_scratch) as run:
         run.expect(1 + (EXPLORE + 1) * len(named) + 1)
+        for (b, r), (_, res) in uniforms.items():  # evaluated already
+            if r == config.rounding:
+                run.cache[candidate({}, b)] = res
         base_types = run([candidate({}, bits)])[0].types
         # named tensors the quantizer kept (with their scales), and the temporaries (no
         # name in L2: demoted at the quantizer's own data-driven scale)
@@ -761,6 +876,14 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                     base[x] = (bits, scales[x])
         search = shiftry_search(variables, scales, run, strategy, ram_budget, max_drop,
                                 bits, baselines=baselines, base=base)
+    search.assignment = dataclasses.replace(search.assignment, rounding=config.rounding)
+    if strategy == "ram":
+        prefer_uniform(search, uniform_labels(uniforms, "fixed", config.rounding),
+                       ram_budget)
+        if max_drop is not None and search.chosen_result.loss > max_drop:
+            raise error(f"the program chosen to fit {ram_budget:,} B of RAM loses "
+                        f"{search.chosen_result.loss:.4g}, more than the limit "
+                        f"{max_drop:g}")
     search.metric = metric
     search.shapes = dict(named)
     return search
@@ -857,7 +980,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
                   progress: bool | None = None, ray: str | None = None,
                   representation: str = "fixed", es: int | None = None,
-                  input_in_scratch: bool = False, quire: bool | None = None) -> Search:
+                  input_in_scratch: bool = False, quire: bool | None = None,
+                  roundings: Sequence[str] = ROUNDINGS) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
     posit, posit<n, es> per tensor): the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
@@ -876,11 +1000,26 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     is 0 if the all-8-bit program with posit<8, 0> loses less than with posit<8, 2>, else
     2; es for the 16-bit ones is 1 if the all-16-bit program with posit<16, 1> loses less
     than with posit<16, 2>, else 2 (other widths: 2). An `es` given is used at every
-    width."""
+    width.
+
+    On fixed point the search runs with the rounding of `roundings` whose all-`low`
+    program loses least (`choose_rounding`). Whatever the representation, the uniform
+    programs it tried (each width, rounding or es) are candidates too
+    (`prefer_uniform`), and with a soft limit above 1 the explorations at limit 1 are
+    made as well, so a wider soft limit never chooses worse than the default."""
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
                                                     "disagreement")
+    uniforms: dict[str, tuple[Assignment, Result]] = {}
+    rounding = None
+    if representation == "fixed":
+        tried = uniform_programs(prepared, profile, reference, train,
+                                 QuantizeConfig(bits=low), (low, high), roundings, metric,
+                                 planner, evaluator, input_in_scratch)
+        rounding = choose_rounding(tried, low)
+        uniforms = uniform_labels(tried, representation, rounding)
     args = (prepared, profile, reference, train, memory_limit, soft_limit, low, high, metric,
-            planner, evaluator, jobs, progress, ray, representation, es, input_in_scratch)
+            planner, evaluator, jobs, progress, ray, representation, es, input_in_scratch,
+            rounding, uniforms)
     if quire is not None and representation != "posit":
         raise error("the quire option is for posits (repr=posit)")
     kinds = [True, False] if quire is None and representation == "posit" else [quire]
@@ -898,9 +1037,10 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
 
 def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low, high,
              metric, planner, evaluator, jobs, progress, ray, representation, es,
-             input_in_scratch, quire: bool) -> Search | int | float:
+             input_in_scratch, rounding, uniforms, quire: bool) -> Search | int | float:
     """One Haunter search (haunter_model): the Search, or the all-low program's RAM when
-    no configuration fits."""
+    no configuration fits. `rounding`: fixed point's (None for posits); `uniforms`: the
+    uniform programs evaluated already (label -> assignment, result)."""
     stage_one: dict[str, Result] = {}
     if representation == "posit":
         es_by_bits = ({low: es, high: es} if es is not None else posit_stage_one(
@@ -909,7 +1049,7 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
     else:
         es_by_bits = {}
     config = QuantizeConfig(bits=low, es=es_by_bits.get(low, 2), es_by_bits=es_by_bits,
-                            quire=quire)
+                            quire=quire, rounding=rounding or "trunc")
     named = dict(named_tensors(prepared))
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray, representation,
@@ -918,6 +1058,9 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
         for bits, es_ in es_by_bits.items():  # stage I ran the uniform programs already
             if f"posit<{bits}, {es_}>" in stage_one:
                 run.cache[candidate({}, bits)] = stage_one[f"posit<{bits}, {es_}>"]
+        for bits in (low, high):
+            if f"{representation}{bits}" in uniforms:
+                run.cache[candidate({}, bits)] = uniforms[f"{representation}{bits}"][1]
         low_types = run([all_low])[0].types
         variables = [n for n in named if n in low_types]
 
@@ -938,6 +1081,8 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
             return math.inf if r is None else r
 
         instances = haunter_explore(order, ram, memory_limit, soft_limit)
+        if soft_limit > 1:  # a wider limit's candidates include the default's
+            instances = haunter_explore(order, ram, memory_limit) + instances
         finals = list(dict.fromkeys([frozenset()] + [frozenset(i.final) for i in instances]))
         fixed_high = candidate({}, high)
         cands = [promoted([v for v in variables if v in f]) for f in finals]
@@ -953,16 +1098,29 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
     # ties: the more precise program (more RAM, still within the limit)
     best = min(fitting, key=lambda i: (final_results[i].loss, -final_results[i].ram, i))
     chosen = final_results[best]
-    tensors = {v: (high, chosen.types[v][1]) for v in variables if v in finals[best]}
+    tensors = effective({v: (high, chosen.types[v][1]) for v in variables
+                         if v in finals[best]}, chosen, variables, low)
     points = [Point("baseline", f"{representation}{low}", all_low, final_results[0]),
               Point("baseline", f"{representation}{high}", fixed_high, high_result)]
     points += [Point("exploration", "+".join(v for v in variables if v in f) or "none", c, r)
                for f, c, r in zip(finals, cands, final_results, strict=True)]
-    return Search(variables, final_results[0], {}, order, [], best,
-                  Assignment(low, tensors, representation, quire, es_by_bits), "ram", points,
-                  {f"{representation}{high}": high_result}, low, memory_limit, None,
-                  metric, dict(named), "haunter", instances, scores, chosen, soft_limit,
-                  representation, stage_one)
+    def uniform(bits: int, es: dict[int, int]) -> Assignment:
+        return Assignment(bits, {}, representation, quire, es, rounding)
+
+    uniforms = {f"{representation}{low}": (uniform(low, es_by_bits), final_results[0]),
+                f"{representation}{high}": (uniform(high, es_by_bits), high_result),
+                **uniforms}
+    for label, r in stage_one.items():  # "posit<8, 0>"
+        bits, es_ = (int(x) for x in label.removeprefix("posit<").rstrip(">").split(","))
+        uniforms[label] = (uniform(bits, {bits: es_}), r)
+    search = Search(variables, final_results[0], {}, order, [], best,
+                    Assignment(low, tensors, representation, quire, es_by_bits, rounding),
+                    "ram", points, {f"{representation}{high}": high_result}, low,
+                    memory_limit, None, metric, dict(named), "haunter", instances, scores,
+                    chosen, soft_limit, representation, stage_one)
+    prefer_uniform(search, {k: v for k, v in uniforms.items()
+                            if k != f"{representation}{low}"}, limit)
+    return search
 
 
 # MinUn's Algorithm 4: for a bitwidth, the es it tries against es = 2

@@ -10,6 +10,7 @@ an output directory is given, the remaining stages give L4, printed as C for one
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -148,6 +149,8 @@ class Compiled:
     seconds: dict[str, float] = field(default_factory=dict)
     c_dir: Path | None = None
     memory: dict[str, object] = field(default_factory=dict)  # the plan's numbers, with C
+    # a large disagreement with float, measured again with --rounding nearest (trunc only)
+    nearest_disagreement: float | None = None
 
     def memory_line(self) -> str:
         m = self.memory
@@ -198,6 +201,8 @@ class Compiled:
             else:
                 lines.append(f"  accuracy: not reported (the output is {self.classes:,} "
                              "values, not class scores)")
+            if self.labels_meaningful and self.disagreement > DISAGREEMENT_WARNING:
+                lines.append(self.disagreement_warning())
             if self.error is not None:
                 lines.append(f"  {self.options.label} vs float output: SQNR "
                              f"{self.error['sqnr_db']:.1f} dB, max abs error "
@@ -213,6 +218,34 @@ class Compiled:
             lines.append(self.memory_line())
         lines.append("  time: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.seconds.items()))
         return "\n".join(lines)
+
+
+    def disagreement_warning(self) -> str:
+        """Why the program may disagree with float this much, the likeliest cause first:
+        truncating shifts (measured with nearest when the compile could), then width."""
+        o = self.options
+        head = (f"  warning: {o.label} disagrees with float on {self.disagreement:.2%} of the "
+                "test inputs")
+        if self.nearest_disagreement is not None:
+            if self.nearest_disagreement < self.disagreement:
+                return (f"{head}; with --rounding nearest it disagrees on "
+                        f"{self.nearest_disagreement:.2%} (measured): the truncating shifts "
+                        "(--rounding trunc, the default) lose this much; use --rounding "
+                        "nearest")
+            head += (f" (--rounding nearest measured: {self.nearest_disagreement:.2%}, no "
+                     "better)")
+        causes = ["too few bits for this model (--bits 16, or --search to choose per "
+                  "tensor)"]
+        if o.representation == "fixed" and o.rounding == "trunc" and \
+                self.nearest_disagreement is None:
+            causes.insert(0, "truncating shifts (try --rounding nearest)")
+        if self.overflow:
+            causes.append("values that overflow their scales (above)")
+        return f"{head}; likely causes: {'; '.join(causes)}"
+
+
+# Label disagreement with float above which the summary warns and says why it may be.
+DISAGREEMENT_WARNING = 0.10
 
 
 # An output with more values than this is not read as class scores (accuracy is then not
@@ -433,6 +466,16 @@ def compile_model(model: str | Path, options: Options = Options(), *,
             result.float_accuracy = accuracy(float_pred, test_set.labels)
             result.accuracy = accuracy(pred, test_set.labels)
         result.disagreement = disagreement(float_pred, pred)
+        if (result.disagreement > DISAGREEMENT_WARNING and result.labels_meaningful
+                and options.representation == "fixed" and options.rounding == "trunc"
+                and not options.assign):  # one more quantize and evaluation, here only
+            with stage("rounding check"):
+                nearest = dataclasses.replace(options, rounding="nearest")
+                l2n = l1.clone()
+                run_pipeline(l2n, nearest.passes(train)[:to_l2])
+                stored_n = evaluate_outputs(l2n, test_set.features, options.evaluator)
+                result.nearest_disagreement = disagreement(
+                    float_pred, predictions(decode_outputs(l2n, stored_n)[0]))
         result.error = output_error(float_out, outputs[0])
     if out_dir is not None:
         from minun_mlir.codegen import check_tensor_sizes, write_c

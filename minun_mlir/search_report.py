@@ -60,6 +60,26 @@ def _y(search: Search, r) -> float:
         else r.loss
 
 
+def choice_text(search: Search) -> str:
+    """The chosen assignment in words, counted from its tensors' bitwidths
+    (`Search.bits_count`): what minun-compile prints and the report's "Chosen:" line say,
+    e.g. "uniform fixed8-nearest: 19 of 19 tensors at 8 bits, rounding nearest" or "14 of
+    19 tensors at 8 bits, 5 at 16 bits"."""
+    a = search.assignment
+    counts = search.bits_count
+    total = sum(counts.values())
+    parts = [f"{n} at {b} bits" for b, n in counts.items()]
+    text = (f"{parts[0].replace(' at', f' of {total} tensors at', 1)}"
+            + "".join(f", {p}" for p in parts[1:])) if parts else "no tensors"
+    if search.uniform is not None:
+        text = f"uniform {search.uniform}: {text}"
+    if a.rounding is not None:
+        text += f", rounding {a.rounding}"
+    if a.representation == "posit" and not a.quire:
+        text += " without a quire (every product and partial sum rounded)"
+    return text
+
+
 def report_data(search: Search, name: str = "") -> dict:
     chosen = search.chosen_result
     front = pareto(search.points)
@@ -68,6 +88,9 @@ def report_data(search: Search, name: str = "") -> dict:
         "bits": search.bits, "ram_budget": search.ram_budget, "max_loss": search.max_loss,
         "algorithm": search.algorithm, "order": search.order, "chosen": search.chosen,
         "changed": search.changed,
+        "uniform": search.uniform, "rounding": search.assignment.rounding,
+        "bits_count": {str(b): n for b, n in search.bits_count.items()},
+        "summary": choice_text(search),
         "chosen_result": {"ram": chosen.ram, "loss": _num(chosen.loss),
                           "accuracy": chosen.accuracy,
                           "flash": chosen.flash, "sqnr_db": _num(chosen.sqnr_db)},
@@ -125,22 +148,17 @@ def markdown(search: Search, name: str = "") -> str:
     if search.algorithm == "haunter":
         what = (f"MinUn's Haunter ({', '.join(limit)}), from {search.bits} bits up; loss = "
                 f"{loss_name[search.metric]} on the search data.")
-        chosen = (f"Chosen: {len(search.changed)} of {len(search.variables)} tensors "
-                  f"promoted to {2 * search.bits} bits")
-        if not search.assignment.quire:  # nothing fitted with the quire's RAM
-            chosen += " without a quire (every product and partial sum rounded)"
         base_label = f"{search.representation}{search.bits}"
         if search.stage_one:
             what += " " + stage_one_text(search)
     else:
         what = (f"Shiftry's demotion ({search.strategy} strategy; {', '.join(limit)}); loss "
                 f"= {loss_name[search.metric]} on the search data.")
-        chosen = (f"Chosen: {search.chosen} of {len(search.order)} tensors at "
-                  f"{search.bits // 2} bits")
-        if search.chosen_override is not None:  # a uniform baseline beat every prefix
-            chosen = (f"Chosen: uniform {search.representation}{search.assignment.bits} (it "
-                      "fits and loses less than every demotion prefix that fits)")
         base_label = f"{search.representation}{search.bits}"
+    chosen = f"Chosen: {choice_text(search)}"
+    if search.uniform is not None:  # a uniform program beat every one the search built
+        chosen += (" (it fits and loses less than every program the search built that "
+                   "fits)")
     lines = [f"# Precision search: {name}", "", what, "",
              f"{chosen}, RAM {r.ram:,} B, loss {_fmt_loss(search, r.loss)}"
              + (f", accuracy {r.accuracy:.2%}" if r.accuracy is not None else "")
@@ -148,7 +166,8 @@ def markdown(search: Search, name: str = "") -> str:
                 else "") + ".", "",
              "![accuracy vs RAM](search.png)", "", "## Baselines", "",
              "| program | RAM (B) | parameters (B) | loss | accuracy |", "|---|---|---|---|---|"]
-    for label, res in [(base_label, search.base), *search.baselines.items(), ("chosen", r)]:
+    rows = {base_label: search.base} | search.baselines
+    for label, res in [*rows.items(), ("chosen", r)]:
         acc = f"{res.accuracy:.2%}" if res.accuracy is not None else "-"
         lines.append(f"| {label} | {_bytes(res.ram)} | {_bytes(res.flash)} | "
                      f"{_fmt_loss(search, res.loss)} | {acc} |")

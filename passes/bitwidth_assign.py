@@ -9,7 +9,10 @@ An L1 -> L1 pass: it runs the search of minun_mlir/bitwidth_search.py (each cand
 quantized, evaluated and memory-planned through functions; the module is not changed) and
 puts the chosen assignment on the module as the attribute `minun.assignment` (the JSON
 text), which the next quantize applies and removes. The search needs the same quantize
-options as the quantize that follows (default bitwidth 16 for shiftry; haunter's is 8).
+options as the quantize that follows (default bitwidth 16 for shiftry; haunter's is 8);
+the rounding is the search's (it compares trunc and nearest, docs/precision-search.md;
+`rounding=trunc` searches with that one only): the assignment records it and quantize
+applies it.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class BitwidthAssign(ModulePass):
     max_drop: float | None = None
     soft_limit: float = 1.0
     metric: str = ""
+    rounding: str = ""  # fixed point: the one rounding to search with ("": trunc and nearest)
     planner: str = "greedy"
     evaluator: str = "auto"
     jobs: int = 1
@@ -55,12 +59,19 @@ class BitwidthAssign(ModulePass):
             raise error("bitwidth-assign: data= (a training set) is required")
         train = load_training_data(op, self.data)
         metric = self.metric or None
+        from minun_mlir.bitwidth_search import ROUNDINGS
+
+        if self.rounding not in ("", "trunc", "floor", "nearest"):
+            raise error(f"bitwidth-assign: rounding must be trunc, floor or nearest, got "
+                        f"'{self.rounding}'")
+        roundings = (self.rounding,) if self.rounding else ROUNDINGS
         if self.search == "haunter":
             if not self.ram_budget:
                 raise error("bitwidth-assign: search=haunter needs ram-budget=BYTES")
             found = haunter_model(op, train, self.ram_budget, soft_limit=self.soft_limit,
                                   metric=metric, planner=self.planner,
-                                  evaluator=self.evaluator, jobs=self.jobs, progress=False)
+                                  evaluator=self.evaluator, jobs=self.jobs, progress=False,
+                                  roundings=roundings)
         elif self.search == "shiftry":
             if not self.ram_budget and self.max_drop is None:
                 raise error("bitwidth-assign: ram-budget=BYTES, max-drop=LOSS or both are "
@@ -68,7 +79,8 @@ class BitwidthAssign(ModulePass):
             found = search_model(op, train, bits=self.bits,
                                  ram_budget=self.ram_budget or None, max_drop=self.max_drop,
                                  metric=metric, planner=self.planner,
-                                 evaluator=self.evaluator, jobs=self.jobs, progress=False)
+                                 evaluator=self.evaluator, jobs=self.jobs, progress=False,
+                                 roundings=roundings)
         else:
             raise error(f"bitwidth-assign: search must be shiftry or haunter, got "
                         f"'{self.search}'")

@@ -15,7 +15,6 @@ from pathlib import Path
 from minun_mlir.diagnostics import error
 from minun_mlir.driver import MEMORY_MAP
 from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
 from minun_mlir.outputs import check_file, check_folder
 from minun_mlir.search_report import REPORT_FILES
 
@@ -60,6 +59,10 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
                              f"{args.assign}): leave it out, the assignment sets it")
         args.bits = assignment.bits
         args.repr = assignment.representation
+        if args.rounding and assignment.rounding and args.rounding != assignment.rounding:
+            raise refuse(f"--rounding {args.rounding}: the assignment {args.assign} was "
+                         f"searched with --rounding {assignment.rounding}")
+        args.rounding = args.rounding or assignment.rounding
     args.repr = args.repr or "fixed"
     args.bits = (8 if args.repr == "zero-skew" else 16) if args.bits is None else args.bits
     rep, bits = args.repr, args.bits
@@ -87,7 +90,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
                   ("--input-scale", args.input_scale is not None),
                   ("--input-bits", args.input_bits is not None),
                   ("--demote", bool(args.demote)),
-                  (f"--rounding {args.rounding}", args.rounding != DEFAULT_ROUNDING),
+                  (f"--rounding {args.rounding}", args.rounding is not None),
                   (f"--overflow {args.overflow}", args.overflow != "wrap"))
     for flag, given in fixed_only:
         if given and rep not in ("fixed",) and not (flag == "--demote" and rep == "posit"):

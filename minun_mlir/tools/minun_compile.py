@@ -75,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
     p.add_argument("--maxscale", type=int, default=None,
                    help="SeeDot's maxscale P (default: tuned on --train)")
-    p.add_argument("--rounding", default=str(DEFAULT_ROUNDING), choices=tuple(Rounding))
+    p.add_argument("--rounding", choices=tuple(Rounding),
+                   help=f"how shifts round (default {DEFAULT_ROUNDING}; --search compares "
+                        "trunc and nearest unless this is given; --assign takes the file's)")
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
@@ -195,7 +197,8 @@ def run(args: argparse.Namespace) -> dict:
         representation=args.repr, bits=args.bits, es=2 if args.es is None else args.es,
         scales=args.scales,
         maxscale=args.maxscale,
-        rounding=args.rounding, overflow=args.overflow, input_scale=args.input_scale,
+        rounding=args.rounding or DEFAULT_ROUNDING, overflow=args.overflow,
+        input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
         input_bits=args.input_bits, planner=args.planner,
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
@@ -321,10 +324,10 @@ def run_search(args: argparse.Namespace, options: Options, dims: dict[str, int]
     its assignment."""
     import dataclasses
 
-    from minun_mlir.bitwidth_search import haunter_model, search_model
+    from minun_mlir.bitwidth_search import ROUNDINGS, haunter_model, search_model
     from minun_mlir.data import load_dataset
     from minun_mlir.driver import _input_shape, load_model, num_classes
-    from minun_mlir.search_report import write_report
+    from minun_mlir.search_report import choice_text, write_report
 
     l1 = load_model(args.model, args.weights, dims or None, args.synthetic_weights)
     if args.regression:  # the search's metric is then the output error
@@ -336,19 +339,21 @@ def run_search(args: argparse.Namespace, options: Options, dims: dict[str, int]
         raise error(f"--search takes a model with one input; this one has {len(shape)} "
                     f"({', '.join(shape)})")
     train = load_dataset(args.train, shape, num_classes(l1))
+    roundings = (args.rounding,) if args.rounding else ROUNDINGS
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget,
                                soft_limit=1.0 if args.soft_limit is None else args.soft_limit,
                                low=8, high=16, planner=args.planner,
                                evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                                representation=args.repr, es=args.es,
-                               input_in_scratch=args.input_in_scratch, quire=args.quire)
+                               input_in_scratch=args.input_in_scratch, quire=args.quire,
+                               roundings=roundings)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,
                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                               explore_input=args.explore_input_scale,
-                              input_in_scratch=args.input_in_scratch)
+                              input_in_scratch=args.input_in_scratch, roundings=roundings)
     folder = search_folder(args)
     stem = Path(args.model).stem
     name = Path(args.model).parent.name if stem == "model" else stem
@@ -357,17 +362,13 @@ def run_search(args: argparse.Namespace, options: Options, dims: dict[str, int]
     what = (f"accuracy {r.accuracy:.2%} on --train" if r.accuracy is not None
             else f"{search.metric} {r.loss:.4g}"
             + (f", SQNR {r.sqnr_db:.2f} dB" if r.sqnr_db is not None else ""))
-    if args.search == "haunter":
-        how = f"haunter, soft limit {args.soft_limit or 1:g}"
-        change = (f"{len(search.changed)} of {len(search.variables)} tensors promoted to 16 "
-                  "bits")
-    else:
-        how = f"shiftry, {search.strategy} strategy"
-        change = f"{search.chosen} of {len(search.order)} tensors at {args.bits // 2} bits"
-    print(f"precision search ({how}): {change}, RAM {r.ram:,} B, {what}; "
+    how = (f"haunter, soft limit {args.soft_limit or 1:g}" if args.search == "haunter"
+           else f"shiftry, {search.strategy} strategy")
+    print(f"precision search ({how}): {choice_text(search)}, RAM {r.ram:,} B, {what}; "
           f"{len(search.points)} programs evaluated; report: {paths['md']}")
     return dataclasses.replace(options, assign=str(paths["assignment"]),
-                               bits=search.assignment.bits)
+                               bits=search.assignment.bits,
+                               rounding=search.assignment.rounding or options.rounding)
 
 
 def disagreements(result, run_result, n: int) -> list[int]:

@@ -122,7 +122,7 @@ def test_haunter_search_reports_ram_with_the_input_and_sqnr(tmp_path):
     kw = dict(representation="posit", progress=False, input_in_scratch=True, quire=True,
               metric="mae")
     everything = haunter_model(l1, data, 10**6, **kw)
-    low, (high,) = everything.base, everything.baselines.values()
+    low, high = everything.base, everything.baselines["posit16"]
     budget = (low.ram + high.ram) // 2
     search = haunter_model(l1, data, budget, **kw)
     r = search.chosen_result

@@ -176,7 +176,7 @@ def random_program(rng: random.Random, max_dim: int = 8, max_ops: int = 6,
             weights[f"B{k}"] = weight(a, (rows, 1))
             sym = {"add": "+", "sub": "-", "hadamard": "<*>"}[op]
             body.append(f"let t{k} = {cur} {sym} B{k} in")
-        cur = f"t{len(body) - 1}"
+        cur = f"t{k}"  # (a maxpool that would be empty appends nothing: `continue`)
     argmax = rows > 1 and rng.random() < 0.7
     tail = f"argmax({cur})" if argmax else cur
     return "\n".join(lines + body + [tail]) + "\n", weights, (n, 1), lo, hi, argmax

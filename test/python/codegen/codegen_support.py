@@ -14,11 +14,12 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from minun_mlir.data import Dataset, load_dataset
+from minun_mlir.data import Dataset, load_dataset, predictions
 from minun_mlir.dialects import num
 from minun_mlir.driver import load_model
+from minun_mlir.modules import decision_threshold
 from minun_mlir.numerics.float_eval import model_inputs
-from minun_mlir.numerics.l2_eval import encode_input, evaluate_l2
+from minun_mlir.numerics.l2_eval import decode_outputs, encode_input, evaluate_l2
 from minun_mlir.pipeline import lower_to_l2
 
 STRICT = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
@@ -114,8 +115,11 @@ def expected(l2: ModuleOp, features: np.ndarray) -> Expected:
         sfn.function_type = func.FunctionType.from_lists([], [sres.type])
     scores = evaluate_l2(scores_mod, features).outputs[0]
     scores = scores.reshape(len(features), -1)
-    if isinstance(result.type, TensorType):
+    if isinstance(result.type, TensorType) and scores.shape[1] > 1:
         labels = np.argmax(scores, axis=1)
+    elif isinstance(result.type, TensorType):  # one value: the decision threshold's label
+        out = evaluate_l2(l2, features).outputs
+        labels = predictions(decode_outputs(l2, out)[0], decision_threshold(l2))
     else:
         labels = evaluate_l2(l2, features).outputs[0].reshape(-1)
     el = inp.result.type.element_type

@@ -23,7 +23,7 @@ demo: setup
 	$(BIN)/python tools/demo.py
 
 # All tests, in parallel on every core: pytest (with progress), then lit; one summary line
-# at the end. test-fast leaves out the tests marked slow (the benchmark re-run); CI runs all.
+# at the end. test-fast leaves out the tests marked slow (many seconds each); CI runs all.
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python tools/run_tests.py
 

@@ -1,5 +1,5 @@
 """Shared pytest setup: slow tests are scheduled first, so that on a 2-core machine the
-benchmark re-run overlaps with the rest of the suite instead of ending it alone; tests
+longest ones overlap with the rest of the suite instead of ending it alone; tests
 marked nightly (thousands of fuzz cases) run only when `-m` names them."""
 
 from __future__ import annotations

@@ -763,8 +763,9 @@ def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: s
         out = np.asarray(reference)
         metric = default if (out.ndim <= 1 or np.prod(out.shape[1:]) <= 1000) and \
             not is_regression(l1) else "mae"
-        if metric != "mae" and len(predictions(reference)) != len(train.labels):
-            metric = "mae"
+        if metric != "mae" and (len(predictions(reference)) != len(train.labels)
+                                or not getattr(train, "labelled", True)):
+            metric = "mae"  # no labels to count (an .npz without 'y'): the float outputs
     return prepared, profile, reference, metric
 
 

@@ -16,6 +16,7 @@ an ONNX test data folder holds `input_0.pb`, `input_1.pb`, ... in graph-input or
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -51,6 +52,7 @@ class Dataset:
     labels: np.ndarray  # (N,), int64, 0-based
     label_base: int  # how the file numbers its labels: 0 or 1
     name: str = "<array>"
+    labelled: bool = True  # False: an .npz without 'y' (labels are 0, no accuracy)
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -59,6 +61,8 @@ class Dataset:
     def label_note(self) -> str:
         if len(self.labels) == 0:
             return f"{self.name}: no examples"
+        if not self.labelled:
+            return f"{self.name}: {len(self)} examples, no labels"
         lo, hi = int(self.labels.min()) + self.label_base, int(self.labels.max()) + self.label_base
         base = f"{self.label_base}-based"
         shifted = " (shifted to 0-based)" if self.label_base else ""
@@ -161,7 +165,10 @@ def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
                                   input_shape, num_classes, str(path),
                                   label_base=0)  # labels of the expected outputs
     if p.suffix == ".npz":
-        return dataset_from_array(_npz(p, names), input_shape, num_classes, str(path))
+        data = _npz(p, names)
+        return dataclasses.replace(
+            dataset_from_array(data, input_shape, num_classes, str(path)),
+            labelled=_npz_has_labels(p))
     if p.suffix == ".csv":
         return dataset_from_array(_csv(p), input_shape, num_classes, str(path))
     try:
@@ -181,6 +188,14 @@ def _labelled(x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64).reshape(len(x), -1)
     y = np.zeros(len(x)) if y is None else np.asarray(y, dtype=np.float64).reshape(-1)
     return np.concatenate([y[:, None], x], axis=1)
+
+
+def _npz_has_labels(path: Path) -> bool:
+    with np.load(path, allow_pickle=False) as npz:
+        return any(k in npz.files for k in LABEL_KEYS)
+
+
+LABEL_KEYS = ("y", "Y", "labels")
 
 
 def _npz(path: Path, names: list[str] | None = None) -> np.ndarray:
@@ -226,7 +241,7 @@ def _labels_of(arrays: dict[str, np.ndarray], n: int, inputs: str,
                path: Path) -> np.ndarray | None:
     """An .npz archive's labels ('y'), if any: one number per example (shape (N,) or
     (N, 1); one-hot or score rows are not labels)."""
-    key = next((k for k in ("y", "Y", "labels") if k in arrays), None)
+    key = next((k for k in LABEL_KEYS if k in arrays), None)
     if key is None:
         return None
     y = arrays[key]

@@ -191,7 +191,10 @@ class Compiled:
         if self.test is not None:
             lines.append(f"  test data: {self.test.name}: {len(self.test)} examples"
                          if is_regression(self.l1) else f"  test data: {self.test.label_note}")
-            if self.labels_meaningful:
+            if self.labels_meaningful and not self.test.labelled:
+                lines.append(f"  accuracy: not reported (the test data has no labels)   "
+                             f"disagreement with float: {self.disagreement:.2%}")
+            elif self.labels_meaningful:
                 lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
                              f"{self.options.label} accuracy: {self.accuracy:.2%}   "
                              f"disagreement: {self.disagreement:.2%}")
@@ -462,7 +465,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         pred = predictions(outputs[0], threshold)
         seconds["evaluate"] = time.perf_counter() - t0
         result.float_predictions, result.predictions = float_pred, pred
-        if result.labels_meaningful:
+        if result.labels_meaningful and test_set.labelled:
             result.float_accuracy = accuracy(float_pred, test_set.labels)
             result.accuracy = accuracy(pred, test_set.labels)
         result.disagreement = disagreement(float_pred, pred)

@@ -274,8 +274,9 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
         acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
         mismatches = disagreements(result, run_result, n)
         if result.labels_meaningful:
-            print(f"  on {args.target}: {n} test inputs, accuracy {acc:.2%}, labels equal to "
-                  f"the evaluator's on {agree:.2%}")
+            what = f"accuracy {acc:.2%}, " if result.test.labelled else ""
+            print(f"  on {args.target}: {n} test inputs, {what}labels equal to the "
+                  f"evaluator's on {agree:.2%}")
             if result.class_labels:
                 shown = result.label_names(np.asarray(run_result.labels)[:8])
                 print(f"  labels on {args.target}: {', '.join(shown)}"
@@ -291,7 +292,8 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
         stack = "n/a" if run_result.stack_bytes is None else f"{run_result.stack_bytes:,} B"
         print(f"  flash {run_result.flash_bytes:,} B, static RAM {run_result.ram_bytes:,} B, "
               f"stack {stack}, latency {describe_latency(run_result)} (median)")
-        report["run"] = run_result.to_record() | {"agreement": agree, "target_accuracy": acc}
+        report["run"] = run_result.to_record() | {
+            "agreement": agree, "target_accuracy": acc if result.test.labelled else None}
         report["run"]["inputs_differing_from_evaluator"] = mismatches
         report["run"]["inputs_compared"] = n
     if args.json:

@@ -829,6 +829,8 @@ def _init(op, ):
 
 class FixedRepresentation(Representation):
     name = "fixed"
+    options = frozenset({"bits", "scales", "maxscale", "input_scale", "input_bits", "demote",
+                         "rounding", "overflow", "per_channel"})
 
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, FixedType)

@@ -222,6 +222,7 @@ _KERNELS = {
 
 class Float32Representation(Representation):
     name = "float32"
+    default_bits = 32
 
     def owns(self, element: Attribute) -> bool:
         return element == f32

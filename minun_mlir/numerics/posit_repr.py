@@ -315,6 +315,7 @@ class PositRepresentation(Representation):
     needs_profile = False
     bitwidths = BITS
     bitwidths_text = "8..16 or 32"
+    options = frozenset({"bits", "es", "quire", "demote"})
 
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, PositType)

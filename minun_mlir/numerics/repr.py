@@ -93,6 +93,10 @@ class Representation(ABC):
     # the bitwidths `bits` (and per-tensor bits) may take, and how an error message says so
     bitwidths: tuple[int, ...] = (8, 16, 32)
     bitwidths_text: str = "8, 16 or 32"
+    default_bits: int = 16
+    # the quantize options (beyond repr) this representation honours, by their pass names:
+    # the tools refuse any other one given for it instead of ignoring it
+    options: frozenset[str] = frozenset()
 
     @abstractmethod
     def owns(self, element: Attribute) -> bool:
@@ -140,6 +144,12 @@ def get(name: str) -> Representation:
         known = ", ".join(sorted(_REGISTRY))
         raise error(f"unknown number representation '{name}' (known: {known})")
     return _REGISTRY[name]
+
+
+def taking(option: str) -> list[str]:
+    """The names of the representations that honour quantize option `option`."""
+    _load_builtin()
+    return sorted(name for name, rep in _REGISTRY.items() if option in rep.options)
 
 
 def of_element(element: Attribute) -> Representation:

@@ -696,6 +696,8 @@ class ZeroSkewRepresentation(Representation):
     name = "zero-skew"
     bitwidths = (8,)
     bitwidths_text = "8 (int8 values, int32 accumulators)"
+    default_bits = 8
+    options = frozenset({"bits", "per_channel", "bias_correction", "weight_rounding"})
 
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, AffineType)

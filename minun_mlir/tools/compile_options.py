@@ -63,8 +63,11 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
             raise refuse(f"--rounding {args.rounding}: the assignment {args.assign} was "
                          f"searched with --rounding {assignment.rounding}")
         args.rounding = args.rounding or assignment.rounding
+    from minun_mlir.numerics import repr as reprs
+
     args.repr = args.repr or "fixed"
-    args.bits = (8 if args.repr == "zero-skew" else 16) if args.bits is None else args.bits
+    representation = reprs.get(args.repr)
+    args.bits = representation.default_bits if args.bits is None else args.bits
     rep, bits = args.repr, args.bits
     onnx = Path(args.model).suffix == ".onnx"
     seedot = Path(args.model).suffix == ".sd"
@@ -73,28 +76,29 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
         if getattr(args, attr) not in (None, False) and not getattr(args, needed):
             raise refuse(f"{flag} is for {needed_flag}, which is not given")
 
-    # the representation's own options
-    if given_bits is not None and rep in ("float32", "bfloat16"):
+    # the representation's own options: each one it does not honour is refused
+    if given_bits is not None and "bits" not in representation.options:
         raise refuse(f"--bits is not an option of --repr {rep} (it has one bitwidth: "
-                     f"{16 if rep == 'bfloat16' else 32})")
-    from minun_mlir.numerics import repr as reprs
-
-    if bits not in reprs.get(rep).bitwidths:
-        raise refuse(f"--repr {rep} takes --bits {reprs.get(rep).bitwidths_text}, got "
+                     f"{representation.default_bits})")
+    if bits not in representation.bitwidths:
+        raise refuse(f"--repr {rep} takes --bits {representation.bitwidths_text}, got "
                      f"--bits {bits}")
-    if args.es is not None and rep != "posit":
-        raise refuse(f"--es is for --repr posit (posit<bits, es>), not --repr {rep}")
-    if args.quire is False and rep != "posit":
-        raise refuse(f"--no-quire is for --repr posit, not --repr {rep}")
-    fixed_only = (("--scales maxscale", args.scales == "maxscale"),
-                  ("--input-scale", args.input_scale is not None),
-                  ("--input-bits", args.input_bits is not None),
-                  ("--demote", bool(args.demote)),
-                  (f"--rounding {args.rounding}", args.rounding is not None),
-                  (f"--overflow {args.overflow}", args.overflow != "wrap"))
-    for flag, given in fixed_only:
-        if given and rep not in ("fixed",) and not (flag == "--demote" and rep == "posit"):
-            raise refuse(f"{flag} is for --repr fixed, not --repr {rep}")
+    given_options = (("--es", "es", args.es is not None),
+                     ("--no-quire", "quire", args.quire is False),
+                     ("--scales maxscale", "scales", args.scales == "maxscale"),
+                     ("--input-scale", "input_scale", args.input_scale is not None),
+                     ("--input-bits", "input_bits", args.input_bits is not None),
+                     ("--demote", "demote", bool(args.demote)),
+                     (f"--rounding {args.rounding}", "rounding", args.rounding is not None),
+                     (f"--overflow {args.overflow}", "overflow", args.overflow != "wrap"),
+                     ("--bias-correction", "bias_correction", args.bias_correction),
+                     (f"--weight-rounding {args.weight_rounding}", "weight_rounding",
+                      args.weight_rounding != "nearest"))
+    for flag, option, given in given_options:
+        if given and option not in representation.options:
+            note = " (posit<bits, es>)" if option == "es" else ""
+            raise refuse(f"{flag} is for --repr {' or '.join(reprs.taking(option))}{note}, "
+                         f"not --repr {rep}")
     if args.maxscale is not None:
         if args.scales != "maxscale":
             raise refuse("--maxscale is for --scales maxscale (data-driven scales have no P)")
@@ -110,22 +114,17 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
             raise refuse(f"--demote expects comma-separated tensor names, got '{args.demote}'")
         if args.scales == "maxscale":
             raise refuse("--demote needs --scales data-driven (mixed bitwidths)")
-        if bits // 2 not in reprs.get(rep).bitwidths:
+        if bits // 2 not in representation.bitwidths:
             raise refuse(f"--demote keeps tensors at half of --bits {bits}, and --repr {rep} "
                          f"has no {bits // 2}-bit type (it takes "
-                         f"{reprs.get(rep).bitwidths_text})")
-    if args.per_channel and not (rep == "zero-skew" or (rep == "fixed"
-                                                        and args.scales == "data-driven")):
+                         f"{representation.bitwidths_text})")
+    if args.per_channel and ("per_channel" not in representation.options
+                             or args.scales == "maxscale"):
         raise refuse("--per-channel is for --repr zero-skew, or --repr fixed with data-driven "
                      "scales")
-    if args.bias_correction and rep != "zero-skew":
-        raise refuse(f"--bias-correction is for --repr zero-skew, not --repr {rep}")
     if args.bias_correction and not args.train:
         raise refuse("--bias-correction needs --train: the inputs it measures the quantized "
                      "program's errors on")
-    if args.weight_rounding != "nearest" and rep != "zero-skew":
-        raise refuse(f"--weight-rounding {args.weight_rounding} is for --repr zero-skew, not "
-                     f"--repr {rep}")
     if args.weight_rounding != "nearest" and not args.train:
         raise refuse(f"--weight-rounding {args.weight_rounding} needs --train: the inputs "
                      "each layer's output is matched on")

@@ -165,6 +165,11 @@ def check_input_scale(scale: int | None, width: int, what: str, at: str | None =
                     f"input's value times 2^scale is stored), got {scale}", at=at)
 
 
+def takers(option: str) -> str:
+    """`fixed` or `posit or repr=fixed`: the representations honouring a quantize option."""
+    return " or repr=".join(reprs.taking(option))
+
+
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
                     profile: Profile | None = None, data: str | Path | None = None,
                     evaluator: str = "auto", synthetic: int = 0) -> ModuleOp:
@@ -194,15 +199,15 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                          f"{config.param_bits}")
     if config.input_bits is not None and config.input_bits not in fx.BITWIDTHS:
         raise error(f"quantize: input-bits must be 8, 16 or 32, got {config.input_bits}")
-    if config.per_channel and not (representation == "zero-skew" or (
-            representation == "fixed" and config.scales == "data-driven")):
+    if config.per_channel and ("per_channel" not in rep.options
+                               or config.scales == "maxscale"):
         raise error("quantize: per-channel is for repr=zero-skew, or repr=fixed with "
                     "scales=data-driven")
-    if not config.quire and representation != "posit":
-        raise error(f"quantize: quire=false is for repr=posit (repr={representation} has no "
-                    "quire)")
-    if config.input_bits is not None and representation != "fixed":
-        raise error(f"quantize: input-bits is for repr=fixed (the input of a "
+    if not config.quire and "quire" not in rep.options:
+        raise error(f"quantize: quire=false is for repr={takers('quire')} (repr="
+                    f"{representation} has no quire)")
+    if config.input_bits is not None and "input_bits" not in rep.options:
+        raise error(f"quantize: input-bits is for repr={takers('input_bits')} (the input of a "
                     f"{representation} model has its representation's type)")
     check_input_scale(config.input_scale, config.input_bits or config.bits,
                       "quantize: input-scale")
@@ -232,9 +237,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         if config.weight_rounding not in METHODS:
             raise error(f"quantize: weight-rounding must be one of {', '.join(METHODS)}, "
                         f"got '{config.weight_rounding}'")
-        if representation != "zero-skew":
+        if "weight_rounding" not in rep.options:
             raise error(f"quantize: weight-rounding={config.weight_rounding} is for "
-                        f"repr=zero-skew, not {representation}")
+                        f"repr={takers('weight_rounding')}, not {representation}")
         if config.bias_correction:
             raise error(f"quantize: weight-rounding={config.weight_rounding} already fits the "
                         "biases bias-correction would move: use one of them")
@@ -250,8 +255,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
             config.per_channel)
         profile = carry_profile(ranges, original, module)
     if config.bias_correction:
-        if representation != "zero-skew":
-            raise error(f"quantize: bias-correction is for repr=zero-skew, not {representation}")
+        if "bias_correction" not in rep.options:
+            raise error(f"quantize: bias-correction is for repr={takers('bias_correction')}, "
+                        f"not {representation}")
         if data is None:
             raise error("quantize: bias-correction needs data= (the calibration inputs it "
                         "measures the quantized program's errors on)")

@@ -165,10 +165,9 @@ def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
                                   input_shape, num_classes, str(path),
                                   label_base=0)  # labels of the expected outputs
     if p.suffix == ".npz":
-        data = _npz(p, names)
+        data, labelled = _npz(p, names)
         return dataclasses.replace(
-            dataset_from_array(data, input_shape, num_classes, str(path)),
-            labelled=_npz_has_labels(p))
+            dataset_from_array(data, input_shape, num_classes, str(path)), labelled=labelled)
     if p.suffix == ".csv":
         return dataset_from_array(_csv(p), input_shape, num_classes, str(path))
     try:
@@ -190,15 +189,11 @@ def _labelled(x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
     return np.concatenate([y[:, None], x], axis=1)
 
 
-def _npz_has_labels(path: Path) -> bool:
-    with np.load(path, allow_pickle=False) as npz:
-        return any(k in npz.files for k in LABEL_KEYS)
-
-
 LABEL_KEYS = ("y", "Y", "labels")
 
 
-def _npz(path: Path, names: list[str] | None = None) -> np.ndarray:
+def _npz(path: Path, names: list[str] | None = None) -> tuple[np.ndarray, bool]:
+    """The examples as `[N, 1 + features]` and whether the archive holds labels."""
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
@@ -219,13 +214,15 @@ def _npz(path: Path, names: list[str] | None = None) -> np.ndarray:
                 f"{k} {c}" for k, c in counts.items()), at=path)
         x = np.concatenate([np.asarray(arrays[k], dtype=np.float64).reshape(
             counts[k], -1) for k in names], axis=1)
-        return _labelled(x, _labels_of(arrays, len(x), "the inputs have", path))
+        return (_labelled(x, _labels_of(arrays, len(x), "the inputs have", path)),
+                any(k in arrays for k in LABEL_KEYS))
     x = next((arrays[k] for k in ("x", "X", "inputs", "features") if k in arrays), None)
     if x is None:
         raise error(f"an .npz dataset holds the inputs as 'x' (and labels as 'y'); this one "
                     f"has {', '.join(sorted(arrays)) or 'no arrays'}", at=path)
     _examples_of(x, "'x'", path)
-    return _labelled(x, _labels_of(arrays, len(x), "'x' has", path))
+    return (_labelled(x, _labels_of(arrays, len(x), "'x' has", path)),
+            any(k in arrays for k in LABEL_KEYS))
 
 
 def _examples_of(x: np.ndarray, what: str, path: Path) -> None:

@@ -76,7 +76,6 @@ class Case:
     what: str = ""  # a short description of the mutation
     option_error: bool = False  # a damaged option: the tool's name may stand for the path
     links: dict[str, str] = field(default_factory=dict)  # symlink name -> its target
-    fifos: list[str] = field(default_factory=list)  # FIFOs made in the case's folder
     expect_accept: bool = False  # every input valid: a rejection is the defect `misread`
     rerun: bool = False  # run the tool twice (the second time on the first one's outputs)
     edit_after_first: str | None = None  # with rerun: this output of --out edited between
@@ -204,9 +203,6 @@ def _make_files(case: Case, folder: str) -> None:
     for name, target in case.links.items():
         Path(folder, name).parent.mkdir(parents=True, exist_ok=True)
         os.symlink(target.replace("{dir}", folder), Path(folder, name))
-    for name in case.fifos:
-        Path(folder, name).parent.mkdir(parents=True, exist_ok=True)
-        os.mkfifo(Path(folder, name))
     for name, kind in case.special.items():
         path = Path(folder, name)
         path.parent.mkdir(parents=True, exist_ok=True)

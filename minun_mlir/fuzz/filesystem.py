@@ -83,7 +83,7 @@ def _out_folder(rng: random.Random, case: Case) -> None:
         case.links[f"out/{name}"] = rng.choice(["{dir}/victim.txt", "/dev/null"])
     elif what == "fifo":
         case.files["out/keep.txt"] = b"x"
-        case.fifos.append(f"out/{name}")
+        case.special[f"out/{name}"] = "fifo"
     elif what == "dir":
         case.files[f"out/{name}/inside.txt"] = b"the user's folder\n"
     elif what == "forged-manifest":  # lists the user's file with another digest
@@ -96,7 +96,7 @@ def _out_folder(rng: random.Random, case: Case) -> None:
         case.files["real/keep.txt"] = b"x"
         case.links["out"] = "{dir}/real"
     elif what == "out-is-fifo":
-        case.fifos.append("out")
+        case.special["out"] = "fifo"
     elif what == "out-in-file":
         case.files["afile"] = b"x"
         case.argv[-1] = "{dir}/afile/out"
@@ -127,7 +127,7 @@ def _json_target(rng: random.Random, case: Case) -> None:
     elif what == "symlink-to-dev-null":
         case.links["r.json"] = "/dev/null"
     elif what == "fifo":  # nobody reads it: refused, never a wait without end
-        case.fifos.append("r.json")
+        case.special["r.json"] = "fifo"
     elif what == "dir":
         case.files["adir/keep.txt"] = b"x"
     if what in ("generated",) or rng.random() < 0.3:

@@ -220,8 +220,20 @@ def chain_params():
     return params
 
 
+def check_setup_is_current() -> None:
+    """A documented `make` target runs `make setup` first, and the copy's `.venv` is the
+    real one: with a virtualenv older than pyproject.toml it would reinstall the package
+    from this test's temporary copy (every script's `#!` then names a folder that is
+    removed). Say so instead."""
+    stamp = ROOT / ".venv" / ".installed-stamp"
+    if stamp.exists() and stamp.stat().st_mtime < (ROOT / "pyproject.toml").stat().st_mtime:
+        pytest.fail("the virtualenv is older than pyproject.toml: run `make setup` first")
+
+
 @pytest.mark.parametrize("chain", chain_params())
 def test_documented_commands(chain: list[Command], workdir: Path):
+    if any(command_name(c.text).startswith("make ") for c in chain):
+        check_setup_is_current()
     for cmd in chain:
         proc = bash(cmd.text, workdir)
         output = proc.stdout + proc.stderr

@@ -157,9 +157,9 @@ def _parse_assignment(text: str, path: str) -> Assignment:
                        "{\"8\": 0, \"16\": 1}), and only with repr posit")
     rounding = doc.get("rounding")
     if rounding is not None and (rounding not in ("trunc", "floor", "nearest")
-                                 or rep != "fixed"):
+                                 or "rounding" not in widths.options):
         raise error_at(path, "rounding must be trunc, floor or nearest, and only with repr "
-                       "fixed")
+                       + " or ".join(reprs.taking("rounding")))
     return Assignment(bits, tensors, rep, quire,
                       {int(b): e for b, e in es.items()}, rounding)
 

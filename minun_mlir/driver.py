@@ -239,8 +239,7 @@ class Compiled:
                      "better)")
         causes = ["too few bits for this model (--bits 16, or --search to choose per "
                   "tensor)"]
-        if o.representation == "fixed" and o.rounding == "trunc" and \
-                self.nearest_disagreement is None:
+        if takes_rounding(o) and o.rounding == "trunc" and self.nearest_disagreement is None:
             causes.insert(0, "truncating shifts (try --rounding nearest)")
         if self.overflow:
             causes.append("values that overflow their scales (above)")
@@ -392,6 +391,13 @@ def _input_shape(module: ModuleOp) -> tuple[int, ...] | dict[str, tuple[int, ...
     return next(iter(shapes.values())) if len(shapes) == 1 else shapes
 
 
+def takes_rounding(options: Options) -> bool:
+    """Whether the representation rounds by --rounding (where trunc can cost accuracy)."""
+    from minun_mlir.numerics import repr as reprs
+
+    return "rounding" in reprs.get(options.representation).options
+
+
 def printable_pipeline(options: Options, train: str | Path | None) -> str:
     """The pipeline text for the report; a path the text cannot carry (a carriage return)
     is no reason to fail a compile that never needed the text."""
@@ -470,7 +476,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
             result.accuracy = accuracy(pred, test_set.labels)
         result.disagreement = disagreement(float_pred, pred)
         if (result.disagreement > DISAGREEMENT_WARNING and result.labels_meaningful
-                and options.representation == "fixed" and options.rounding == "trunc"
+                and takes_rounding(options) and options.rounding == "trunc"
                 and not options.assign):  # one more quantize and evaluation, here only
             with stage("rounding check"):
                 nearest = dataclasses.replace(options, rounding="nearest")

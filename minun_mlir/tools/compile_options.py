@@ -15,6 +15,8 @@ from pathlib import Path
 from minun_mlir.diagnostics import error
 from minun_mlir.driver import MEMORY_MAP
 from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
+from minun_mlir.numerics import formats
+from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION
 from minun_mlir.outputs import check_file, check_folder
 from minun_mlir.search_report import REPORT_FILES
 
@@ -49,7 +51,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     --bits, from --assign's file); returns the --dim values by name."""
     given_bits = args.bits
     if args.assign:
-        from minun_mlir.bitwidth_search import load_assignment
+        from minun_mlir.assignment import load_assignment
 
         assignment = load_assignment(args.assign)
         for flag, given, wanted in (("--bits", args.bits, assignment.bits),
@@ -63,10 +65,8 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
             raise refuse(f"--rounding {args.rounding}: the assignment {args.assign} was "
                          f"searched with --rounding {assignment.rounding}")
         args.rounding = args.rounding or assignment.rounding
-    from minun_mlir.numerics import repr as reprs
-
-    args.repr = args.repr or "fixed"
-    representation = reprs.get(args.repr)
+    args.repr = args.repr or DEFAULT_REPRESENTATION
+    representation = formats.get(args.repr)
     args.bits = representation.default_bits if args.bits is None else args.bits
     rep, bits = args.repr, args.bits
     onnx = Path(args.model).suffix == ".onnx"
@@ -97,7 +97,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     for flag, option, given in given_options:
         if given and option not in representation.options:
             note = " (posit<bits, es>)" if option == "es" else ""
-            raise refuse(f"{flag} is for --repr {' or '.join(reprs.taking(option))}{note}, "
+            raise refuse(f"{flag} is for --repr {' or '.join(formats.taking(option))}{note}, "
                          f"not --repr {rep}")
     if args.maxscale is not None:
         if args.scales != "maxscale":
@@ -174,13 +174,14 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
 def check_search(args: argparse.Namespace) -> None:
     if args.train is None:
         raise refuse("--search needs training data (--train FILE)")
-    if args.repr not in ("fixed", "posit") or args.scales != "data-driven" or args.assign:
+    rep = formats.get(args.repr)
+    if not rep.searches or args.scales != "data-driven" or args.assign:
         raise refuse("--search assigns fixed-point (or, with haunter, posit) bitwidths with "
                      "data-driven scales (not with --repr float32 or bfloat16, --scales "
                      "maxscale or --assign)")
-    if args.repr == "posit" and args.search != "haunter":
-        raise refuse("--repr posit: --search haunter (shiftry's demotion explores "
-                     "fixed-point scales)")
+    if args.search not in rep.searches:
+        raise refuse(f"--repr {args.repr}: --search {' or '.join(sorted(rep.searches))} "
+                     "(shiftry's demotion explores fixed-point scales)")
     if not args.ram_budget and args.max_drop is None:
         raise refuse("--search needs --ram-budget BYTES, --max-drop POINTS or both")
     if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None

@@ -23,6 +23,7 @@ from minun_mlir.codegen import check_fits_board
 from minun_mlir.data import first
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.fixed import DEFAULT_ROUNDING, Rounding
 from minun_mlir.outputs import output_lock, remove_written, write_file
 from minun_mlir.passes.memory_plan import PLANNERS
@@ -245,8 +246,9 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
     print(result.summary(show_c_dir=not temporary))
     if result.l4 is not None:
         try:
-            check_fits_board(result.l4, args.target, options.bits
-                             if options.representation in ("fixed", "posit") else 8)
+            rep = formats.get(options.representation)  # is there a narrower width to give?
+            check_fits_board(result.l4, args.target, options.bits if "bits" in rep.options
+                             and min(rep.bitwidths) < options.bits else 8)
         except MinunError as e:
             if args.run:
                 raise

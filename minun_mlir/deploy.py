@@ -79,6 +79,17 @@ def planned(fmt: str, model: str | Path, out: str | Path, generated: tuple[str, 
     return []
 
 
+def remove_package(fmt: str, model: str | Path, out: str | Path) -> list[str]:
+    """After a failed compile: remove the package files an earlier compile wrote (and
+    nobody changed since); returns their names."""
+    from minun_mlir.outputs import remove_written
+
+    removed = []
+    for folder, names in planned(fmt, model, out, ()):
+        removed += remove_written(folder, names)
+    return removed
+
+
 def c_files(folder: Path) -> list[str]:
     """The C files of the compile in `folder`: model.h, model.c, minun_runtime.h, and the
     posit runtime when the model includes it (a stale one from an earlier compile is not)."""

@@ -192,6 +192,10 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
                              input_range=input_range(args), regression=args.regression)
     except MinunError as e:
         stale = remove_written(args.out, GENERATED)
+        if args.format != "c":  # the package's own files describe the earlier model too
+            from minun_mlir.deploy import remove_package
+
+            stale += remove_package(args.format, args.model, args.package)
         note = (f"\n{args.out}: note: removed the earlier compile's {', '.join(stale)}"
                 if stale else "")
         raise MinunError(f"{e}{note}") from None

@@ -94,12 +94,9 @@ def test_arduino_library_example_builds_for_the_uno_and_prints_the_evaluators_la
     assert 1_000 < printed(run.text, "time_us") < 100_000
 
 
-def test_arduino_layout_for_a_cortex_m4_runs_in_qemu(tmp_path):
-    out = tmp_path / "pkg"
-    assert main([str(MODEL / "model.sd"), *DATA, "--target", "cortex-m4", "--format",
-                 "arduino", "--out", str(out)]) == 0
-    assert "architectures=*\n" in (out / "library.properties").read_text()
-    example = out / "examples" / SKETCH
+def run_layout(out: Path, target: str, tmp_path: Path) -> int:
+    """The library's src/ and its example's stored input, built with arm-none-eabi-gcc as
+    the Cortex-M harness builds and links programs, run in QEMU: the label printed."""
     main_c = tmp_path / "main.c"
     main_c.write_text('#include "minun_target.h"\n#include "model.h"\n#include "test_input.h"\n'
                       "static minun_input_t x[MINUN_INPUT_SIZE];\n"
@@ -108,13 +105,36 @@ def test_arduino_layout_for_a_cortex_m4_runs_in_qemu(tmp_path):
                       "    memcpy(x, minun_test_input, sizeof x);\n"
                       '    minun_puts("label ");\n    minun_print_i32(minun_predict(x, y));\n'
                       "    minun_putc('\\n');\n    minun_flush();\n    return 0;\n}\n")
-    board = get_board("cortex-m4")
+    board = get_board(target)
     objects = compile_sources(board, [main_c, out / "src" / "model.c"], tmp_path,
-                              include_dirs=[out / "src", example])
+                              include_dirs=[out / "src", out / "examples" / SKETCH])
     program = link_program(board, objects, tmp_path / "app.elf", "app")
-    run = simulate(board, program.elf, "app")
+    return printed(simulate(board, program.elf, "app").text, "label")
+
+
+def test_arduino_layout_for_a_cortex_m4_runs_in_qemu(tmp_path):
+    out = tmp_path / "pkg"
+    assert main([str(MODEL / "model.sd"), *DATA, "--target", "cortex-m4", "--format",
+                 "arduino", "--out", str(out)]) == 0
+    assert "architectures=*\n" in (out / "library.properties").read_text()
     labels, _ = evaluator_labels("cortex-m4", 1)
-    assert printed(run.text, "label") == labels[0]
+    assert run_layout(out, "cortex-m4", tmp_path) == labels[0]
+
+
+def test_without_test_data_the_example_runs_the_zero_input_then_a_failed_compile_removes_it(
+        tmp_path, capsys):
+    out = tmp_path / "pkg"
+    argv = [str(MODEL / "model.sd"), "--train", str(MODEL / "train.npy"), "--target",
+            "cortex-m3", "--format", "arduino", "--out", str(out)]
+    assert main(argv) == 0
+    stored = (out / "examples" / SKETCH / "test_input.h").read_text()
+    assert "the input 0.0 everywhere" in stored
+    expected = int(re.search(r"#define MINUN_TEST_LABEL (-?\d+)", stored).group(1))
+    assert run_layout(out, "cortex-m3", tmp_path) == expected  # the C == the evaluator
+    assert main([*argv, "--ram-budget", "8"]) != 0  # the buffers need more
+    assert "removed the earlier compile's" in capsys.readouterr().err
+    left = sorted(p.name for p in out.rglob("*") if p.is_file())
+    assert left == [], left
 
 
 TOOLCHAIN = """\

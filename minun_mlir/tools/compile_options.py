@@ -167,6 +167,11 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
         raise refuse(f"--timeout must be a positive number of seconds, got {args.timeout}")
     if args.search is not None:
         check_search(args)
+    from minun_mlir import deploy
+
+    why = deploy.check(args.format, args.target, args.out)
+    if why:
+        raise refuse(why)
     check_outputs(args)
     return dims
 
@@ -204,6 +209,10 @@ def check_outputs(args: argparse.Namespace) -> None:
     inputs = (args.model, args.weights, args.train, args.test, args.assign)
     if args.out is not None:
         check_folder(args.out, GENERATED, "--out")
+        from minun_mlir.deploy import planned
+
+        for folder, names in planned(args.format, args.model, args.out, GENERATED):
+            check_folder(folder, names, "--out")
     if args.search is not None:
         check_folder(search_folder(args), REPORT_FILES, "--search-report")
     if args.json is not None:

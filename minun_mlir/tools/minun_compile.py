@@ -21,6 +21,7 @@ import numpy as np
 
 from minun_mlir.codegen import check_fits_board
 from minun_mlir.data import first
+from minun_mlir.deploy import FORMATS
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
 from minun_mlir.numerics import formats
@@ -144,6 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "buffers need more RAM than this; shiftry moves buffers to fit")
     p.add_argument("--out", help="write model.h / model.c / minun_runtime.h (and the "
                                  "memory map, memory_map.png) here")
+    p.add_argument("--format", default="c", choices=FORMATS,
+                   help="what --out holds: the plain C folder (c, default), an Arduino "
+                   "library with an example sketch and its .zip (arduino; avr and the "
+                   "Arduino Cortex-M targets), or the C with a CMakeLists.txt exporting "
+                   "the minun_model library (cmake); docs/deploy.md")
     p.add_argument("--run", action="store_true",
                    help="build and simulate the C on --target with the --test inputs")
     p.add_argument("--opt", default=None, choices=("size", "speed"),
@@ -187,6 +193,10 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
                              input_range=input_range(args), regression=args.regression)
     except MinunError as e:
         stale = remove_written(args.out, GENERATED)
+        if args.format != "c":  # the package's own files describe the earlier model too
+            from minun_mlir.deploy import remove_package
+
+            stale += remove_package(args.format, args.model, args.package)
         note = (f"\n{args.out}: note: removed the earlier compile's {', '.join(stale)}"
                 if stale else "")
         raise MinunError(f"{e}{note}") from None
@@ -211,6 +221,10 @@ def run(args: argparse.Namespace) -> dict:
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
+    if args.format != "c":  # the C goes into the package's folder for it (deploy.py)
+        from minun_mlir.deploy import c_folder
+
+        args.package, args.out = args.out, str(c_folder(args.format, args.out))
     if args.run and args.out is None:  # build in a folder that goes away afterwards
         with tempfile.TemporaryDirectory(prefix="minun-run-") as tmp:
             args.out = tmp
@@ -263,6 +277,11 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
         report["memory"] = result.memory
     if result.class_labels:
         report["class_labels"] = result.class_labels
+    if args.format != "c":
+        from minun_mlir.deploy import write_package
+
+        report["package"] = write_package(args.format, args.package, args.model, result)
+        print(f"  {args.format} package: {args.package}")
     if args.run:
         from minun_mlir.numerics.l2_eval import storage_inputs
         from minun_mlir.targets import run_model

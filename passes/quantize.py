@@ -194,6 +194,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     rep = formats.get(representation)
     if config.bits not in rep.bitwidths:
         raise error(f"quantize: bits must be {rep.bitwidths_text}, got {config.bits}")
+    if config.param_bits is not None and "param_bits" not in rep.options:
+        raise error(f"quantize: param-bits is for repr={takers('param_bits')} (repr="
+                    f"{representation} has one bitwidth for every tensor)")
     if config.param_bits is not None and config.param_bits not in rep.bitwidths:
         raise error(f"quantize: param-bits must be {rep.bitwidths_text}, got "
                          f"{config.param_bits}")

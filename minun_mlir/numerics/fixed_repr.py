@@ -830,7 +830,7 @@ def _init(op, ):
 class FixedRepresentation(Representation):
     name = "fixed"
     options = frozenset({"bits", "scales", "maxscale", "input_scale", "input_bits", "demote",
-                         "rounding", "overflow", "per_channel"})
+                         "rounding", "overflow", "per_channel", "param_bits"})
     searches = frozenset({"shiftry", "haunter"})
 
     def label(self, o) -> str:

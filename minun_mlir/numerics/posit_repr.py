@@ -315,11 +315,12 @@ class PositRepresentation(Representation):
     needs_profile = False
     bitwidths = BITS
     bitwidths_text = "8..16 or 32"
-    options = frozenset({"bits", "es", "quire", "demote"})
+    options = frozenset({"bits", "es", "quire", "demote", "param_bits"})
     searches = frozenset({"haunter"})
 
     def label(self, o) -> str:
         return (f"posit{o.bits}" + ("" if o.es == 2 else f"-es{o.es}")
+                + ("" if o.param_bits is None else f"-params{o.param_bits}")
                 + ("" if o.quire else "-noquire"))
 
     def owns(self, element: Attribute) -> bool:

@@ -88,6 +88,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
                      ("--scales maxscale", "scales", args.scales == "maxscale"),
                      ("--input-scale", "input_scale", args.input_scale is not None),
                      ("--input-bits", "input_bits", args.input_bits is not None),
+                     ("--param-bits", "param_bits", args.param_bits is not None),
                      ("--demote", "demote", bool(args.demote)),
                      (f"--rounding {args.rounding}", "rounding", args.rounding is not None),
                      (f"--overflow {args.overflow}", "overflow", args.overflow != "wrap"),
@@ -118,6 +119,12 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
             raise refuse(f"--demote keeps tensors at half of --bits {bits}, and --repr {rep} "
                          f"has no {bits // 2}-bit type (it takes "
                          f"{representation.bitwidths_text})")
+    if args.param_bits is not None:
+        if args.param_bits not in representation.bitwidths:
+            raise refuse(f"--repr {rep} takes --param-bits {representation.bitwidths_text}, "
+                         f"got --param-bits {args.param_bits}")
+        if args.scales == "maxscale":
+            raise refuse("--param-bits needs --scales data-driven (mixed bitwidths)")
     if args.per_channel and ("per_channel" not in representation.options
                              or args.scales == "maxscale"):
         raise refuse("--per-channel is for --repr zero-skew, or --repr fixed with data-driven "
@@ -180,6 +187,11 @@ def check_search(args: argparse.Namespace) -> None:
     if args.train is None:
         raise refuse("--search needs training data (--train FILE)")
     rep = formats.get(args.repr)
+    for flag, given in (("--demote", bool(args.demote)),
+                        ("--param-bits", args.param_bits is not None)):
+        if given:
+            raise refuse(f"{flag} chooses bitwidths by hand, --search chooses them: use one "
+                         "of them")
     if not rep.searches or args.scales != "data-driven" or args.assign:
         raise refuse("--search assigns fixed-point (or, with haunter, posit) bitwidths with "
                      "data-driven scales (not with --repr float32 or bfloat16, --scales "

@@ -83,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
+    p.add_argument("--param-bits", type=int, default=None, choices=(8, 16, 32),
+                   help="every parameter (weights, biases) at this bitwidth and the other "
+                        "values at --bits: --bits 16 --param-bits 8 halves the weights' "
+                        "flash (mixed bitwidths, data-driven scales)")
     p.add_argument("--input-bits", type=int, default=None, choices=(8, 16, 32),
                    help="the input's bitwidth (default --bits; 8 holds camera pixels as "
                         "bytes), its scale chosen by the same data-driven rule")
@@ -211,7 +215,7 @@ def run(args: argparse.Namespace) -> dict:
         rounding=args.rounding or DEFAULT_ROUNDING, overflow=args.overflow,
         input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
-        input_bits=args.input_bits, planner=args.planner,
+        input_bits=args.input_bits, param_bits=args.param_bits, planner=args.planner,
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
         synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
         per_channel=args.per_channel, quire=args.quire is not False,

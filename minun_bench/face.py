@@ -219,7 +219,7 @@ def suite_search(work: Path) -> dict:
             haunter = haunter_model(l1, train, budget, representation="posit", jobs=2,
                                     progress=False)
             hpaths = write_report(haunter, work / f"{e.name}-haunter", name=e.name)
-            posit = compile_model(e.model, Options(representation="posit", bits=8,
+            posit = compile_model(e.model, Options(repr="posit", bits=8,
                                                    assign=str(hpaths["assignment"]),
                                                    target="avr"),
                                   out_dir=work / f"{e.name}-posit", **kw)

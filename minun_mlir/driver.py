@@ -32,37 +32,21 @@ from minun_mlir.modules import (
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import formats
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, overflow_report
-from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION
 from minun_mlir.pipeline import pipeline_passes, pipeline_text, run_pipeline
+from minun_mlir.quantize_options import QuantizeOptions
 
 
 @dataclass(frozen=True)
-class Options:
-    representation: str = DEFAULT_REPRESENTATION  # or float32, posit, bfloat16, zero-skew
-    bits: int = 16
-    es: int = 2  # posit<bits, es>'s exponent bits
-    scales: str = "data-driven"
-    maxscale: int | None = None  # None: tuned on the training data
-    rounding: str = DEFAULT_ROUNDING
-    overflow: str = "wrap"
-    input_scale: int | None = None
-    demote: tuple[str, ...] = ()
-    param_bits: int | None = None  # e.g. 8: every parameter at 8 bits (mixed 16/8)
-    input_bits: int | None = None  # e.g. 8: the input held at 8 bits (camera pixels)
+class Options(QuantizeOptions):
+    """A compile's configuration: the quantize options (QuantizeOptions, declared once
+    for the pass, the CLI and this) and what the later stages take."""
+
     target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4(f), cortex-m4-mps2
     planner: str = "greedy"
     input_in_scratch: bool = False  # the input a planned buffer (minun_predict_in_place)
     budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
-    evaluator: str = "auto"  # native (the C built for the host) | numpy | auto
-    synthetic: int = 0  # no training data: profile on this many inputs in the declared range
-    assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
-    per_channel: bool = False  # fixed point, zero-skew: a scale per output channel of each weight
-    quire: bool = True  # posits: false rounds every product and partial sum (no quire)
-    bias_correction: bool = False  # zero-skew: biases moved by the measured mean error
-    weight_rounding: str = "nearest"  # zero-skew: gptq (int8 codes chosen by layer output)
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -74,23 +58,9 @@ class Options:
 
     def stage_options(self, train: str | Path | None = None) -> dict[str, dict[str, object]]:
         """The options of each stage of the pipeline (pipeline.STAGES) this compile runs."""
-        quantize: dict[str, object] = dict(
-            repr=self.representation, bits=self.bits, scales=self.scales,
-            maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
-            input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits,
-            input_bits=self.input_bits, evaluator=self.evaluator)
-        if "es" in formats.get(self.representation).options:
-            quantize["es"] = self.es
-        if self.assign:
-            quantize["assign"] = self.assign
-        if self.per_channel:
-            quantize["per_channel"] = True
-        if not self.quire:
-            quantize["quire"] = False
-        if self.bias_correction:
-            quantize["bias_correction"] = True
-        if self.weight_rounding != "nearest":
-            quantize["weight_rounding"] = self.weight_rounding
+        quantize = self.pass_options()
+        quantize.pop("data", None)
+        quantize.pop("synthetic", None)
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:

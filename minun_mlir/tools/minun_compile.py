@@ -25,9 +25,9 @@ from minun_mlir.deploy import FORMATS
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
 from minun_mlir.numerics import formats
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING, Rounding
 from minun_mlir.outputs import output_lock, remove_written, write_file
 from minun_mlir.passes.memory_plan import PLANNERS
+from minun_mlir.quantize_options import add_flags, from_args
 from minun_mlir.tools.compile_options import (
     GENERATED,
     SOURCE_SUFFIXES,
@@ -62,54 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
     p.add_argument("--test", help="test data for the accuracy report (and --run)")
-    p.add_argument("--repr", default=None,
-                   choices=("fixed", "float32", "posit", "bfloat16", "zero-skew"),
-                   help="number representation: fixed point (default, or the one of --assign's "
-                   "file), float32, posit<bits, es>, bfloat16 or zero-skew (TFLite's affine "
-                   "int8: scale and zero point per tensor, int32 accumulators; --bits 8 only)")
-    p.add_argument("--bits", type=int, default=None, choices=(*range(8, 17), 32),
-                   metavar="{8,16,32 (posits: 8..16, 32)}",
-                   help="the bitwidth (default 16, 8 for --repr zero-skew, or the one of "
-                   "--assign's file)")
-    p.add_argument("--es", type=int, default=None, choices=(0, 1, 2),
-                   help="--repr posit: exponent bits of posit<bits, es> (default 2; with "
-                   "--search haunter, chosen per bitwidth by MinUn's stage I)")
-    p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
-    p.add_argument("--maxscale", type=int, default=None,
-                   help="SeeDot's maxscale P (default: tuned on --train)")
-    p.add_argument("--rounding", choices=tuple(Rounding),
-                   help=f"how shifts round (default {DEFAULT_ROUNDING}; --search compares "
-                        "trunc and nearest unless this is given; --assign takes the file's)")
-    p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
-    p.add_argument("--input-scale", type=int, default=None)
-    p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
-    p.add_argument("--param-bits", type=int, default=None, choices=(8, 16, 32),
-                   help="every parameter (weights, biases) at this bitwidth and the other "
-                        "values at --bits: --bits 16 --param-bits 8 halves the weights' "
-                        "flash (mixed bitwidths, data-driven scales)")
-    p.add_argument("--input-bits", type=int, default=None, choices=(8, 16, 32),
-                   help="the input's bitwidth (default --bits; 8 holds camera pixels as "
-                        "bytes), its scale chosen by the same data-driven rule")
-    p.add_argument("--per-channel", action="store_true",
-                   help="fixed point and zero-skew: a scale per output channel for the "
-                        "weights of matmuls and convolutions, their bias added in the "
-                        "accumulator (zero-skew: a requantization multiplier per channel)")
-    p.add_argument("--bias-correction", action="store_true",
-                   help="--repr zero-skew: move each bias of a matmul or convolution by the "
-                        "mean error the quantized program makes there on the training data, "
-                        "then quantize again (needs --train)")
-    p.add_argument("--weight-rounding", choices=("nearest", "gptq"), default="nearest",
-                   help="--repr zero-skew: how int8 weights are rounded. gptq: the codes of "
-                        "each matmul or convolution chosen together (and its bias refitted) so "
-                        "that its output on the training data stays closest to the float "
-                        "model's (needs --train; default: nearest)")
-    p.add_argument("--no-quire", dest="quire", action="store_false", default=None,
-                   help="--repr posit: dot products without a quire (every product and "
-                        "partial sum rounded; no quire in RAM). With --search haunter the "
-                        "search tries both unless this is given")
-    p.add_argument("--assign", default="", metavar="FILE",
-                   help="per-tensor bits and scales from a precision search (its "
-                        "assignment.json); the compile replays them")
+    add_flags(p)  # the quantize options (minun_mlir/quantize_options.py)
     p.add_argument("--search", choices=("shiftry", "haunter"), default=None,
                    help="search per-tensor bitwidths on --train first, then compile the "
                         "chosen assignment: shiftry (demotion from --bits: the fewest 8-bit "
@@ -164,10 +117,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="with --run: seconds allowed per simulator run (default: 60, more "
                         "for a larger program)")
-    p.add_argument("--evaluator", default="auto", choices=("auto", "native", "numpy"),
-                   help="what runs the model for profiling, tuning and the report: native "
-                   "(its C built for this machine), numpy (the reference evaluators, which "
-                   "also count overflow), auto (native for large models; default)")
     p.add_argument("--json", help="write the report as JSON here")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
@@ -209,17 +158,9 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
 def run(args: argparse.Namespace) -> dict:
     dims = validate(args)  # every option checked before any work
     options = Options(
-        representation=args.repr, bits=args.bits, es=2 if args.es is None else args.es,
-        scales=args.scales,
-        maxscale=args.maxscale,
-        rounding=args.rounding or DEFAULT_ROUNDING, overflow=args.overflow,
-        input_scale=args.input_scale,
-        demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
-        input_bits=args.input_bits, param_bits=args.param_bits, planner=args.planner,
-        input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
-        synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
-        per_channel=args.per_channel, quire=args.quire is not False,
-        bias_correction=args.bias_correction, weight_rounding=args.weight_rounding)
+        **from_args(args), target=args.target, planner=args.planner,
+        input_in_scratch=args.input_in_scratch, budget=args.ram_budget,
+        synthetic=0 if args.train else SYNTHETIC_INPUTS)
     if args.search is not None:
         options = run_search(args, options, dims)
     if args.print_pipeline:

@@ -11,17 +11,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# quantize pass options minun-compile sets under another name
-RENAMED = {"repr": "--repr", "data": "--train", "synthetic": "--synthetic-weights",
-           "quire": "--no-quire"}
-# quantize pass options minun-compile does not offer, and why
-PASS_ONLY = {
-    "shift_rounding": "Shiftry's own generated arithmetic, to reproduce its paper's programs",
-    "adds": "Shiftry's own generated arithmetic, to reproduce its paper's programs",
-    "exp": "the exp table's rule follows --scales (SeeDot's under maxscale)",
-}
-
-
 def cli_flags() -> set[str]:
     from minun_mlir.tools.minun_compile import build_parser
 
@@ -56,14 +45,18 @@ def test_readme_table_names_exactly_the_cli_flags():
 
 
 def test_every_quantize_option_is_a_flag_or_said_why_not():
+    """The pass's options are the schema's fields; each has a minun-compile flag, or the
+    schema says why not (and then the CLI has no flag of that name)."""
+    from minun_mlir.quantize_options import schema
+
     cli = cli_flags()
-    for name in pass_options():
-        if name in PASS_ONLY:
-            assert "--" + name.replace("_", "-") not in cli, name
-            continue
-        flag = RENAMED.get(name, "--" + name.replace("_", "-"))
-        assert flag in cli, f"quantize option {name}: no minun-compile flag {flag}"
-    assert set(RENAMED) | set(PASS_ONLY) <= set(pass_options())
+    assert pass_options() == [f.name for f in schema()]
+    for f in schema():
+        flag, why = f.metadata["flag"], f.metadata["no_flag"]
+        if flag is None:
+            assert why and "--" + f.name.replace("_", "-") not in cli, f.name
+        else:
+            assert flag.name in cli, f.name
 
 
 def test_every_option_a_format_honours_is_a_quantize_option():

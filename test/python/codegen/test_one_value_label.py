@@ -35,11 +35,11 @@ ZOO = ROOT / "test" / "zoo" / "sklearn"
 
 FORMATS = {
     "fixed16": Options(bits=16), "fixed8": Options(bits=8),
-    "float32": Options(representation="float32"),
-    "posit16": Options(representation="posit", bits=16),
-    "posit8-es0": Options(representation="posit", bits=8, es=0),
-    "bfloat16": Options(representation="bfloat16"),
-    "zero-skew8": Options(representation="zero-skew", bits=8),
+    "float32": Options(repr="float32"),
+    "posit16": Options(repr="posit", bits=16),
+    "posit8-es0": Options(repr="posit", bits=8, es=0),
+    "bfloat16": Options(repr="bfloat16"),
+    "zero-skew8": Options(repr="zero-skew", bits=8),
 }
 PROGRAM = """let X = (30, 1) in [-4.0, 12.0] in
 let W = (1, 30) in [-1.0, 1.0] in

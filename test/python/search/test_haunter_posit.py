@@ -207,7 +207,7 @@ def test_haunter_posit_ram_is_the_unos_static_ram(quire, tmp_path):
     assert search.assignment.quire == quire
     paths = write_report(search, tmp_path / "search", name="protonn-wine")
     assert ("quire" in json.loads(paths["assignment"].read_text())) != quire
-    run = compile_model(model / "model.sd", Options(representation="posit", bits=8,
+    run = compile_model(model / "model.sd", Options(repr="posit", bits=8,
                                                     assign=str(paths["assignment"]),
                                                     target="avr"),
                         out_dir=tmp_path / "c", weights=None, train=model / "train.npy")
@@ -306,7 +306,7 @@ def test_stage_one_chooses_es_per_bitwidth_by_the_uniform_programs(tmp_path):
     doc = json.loads(paths["assignment"].read_text())
     assert doc["es"] == {str(b): e for b, e in expected.items()}
     assert "Stage I" in paths["md"].read_text()
-    run = compile_model(model / "model.sd", Options(representation="posit", bits=8,
+    run = compile_model(model / "model.sd", Options(repr="posit", bits=8,
                                                     assign=str(paths["assignment"]),
                                                     target="x86"),
                         out_dir=tmp_path / "c", weights=None,

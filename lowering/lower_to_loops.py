@@ -74,9 +74,12 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    NameLoc,
+    NoneAttr,
     StringAttr,
     TensorType,
     UnitAttr,
+    UnknownLoc,
     i32,
 )
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
@@ -115,6 +118,7 @@ from minun_mlir.lowering.loops.values import (
 )
 from minun_mlir.modules import (
     decision_threshold,
+    locate_after,
     main_function,
     replace_module_body,
     require_level,
@@ -242,10 +246,15 @@ class Lowering:
         self.x = Buffer(body.args[0], n_in, storage(x_el))
         self.out = Buffer(body.args[1], n_out, storage(s_el))
         g.names.update({"x", "out"})
-        g.block = body
+        g.block = self.body = body
         self.lower_block(fn.body.block)
+        last = body.last_op
         label = self.label(result)
         g.add(func.ReturnOp(self.g.add(arith.IndexCastOp(label, i32))))
+        where = ret.location if self.label_op is None else self.label_op.location
+        if isinstance(where, UnknownLoc):  # the label of returned scores: their argmax
+            where = NameLoc(StringAttr("label (argmax)"), NoneAttr())
+        locate_after(body, last, where)
         unused = {op for op in g.top if not op.results[0].uses}
         dropped = {op.name_.root_reference.data for op in unused
                    if isinstance(op, memref.GetGlobalOp)}
@@ -316,6 +325,17 @@ class Lowering:
         return self.vals[v] if isinstance(v.type, TensorType) else self.ints[v]
 
     def lower_op(self, op: Operation) -> None:
+        """Lower one L2 op; at the function's top level, the statements it added (its
+        loops, and the lazy values it wrote to memory) take its source location, which
+        lower-to-emitc keeps for a per-layer profile (minun_mlir/profile.py)."""
+        block = self.g.block
+        top = block is self.body
+        last = block.last_op if top else None
+        self.lower_one(op)
+        if top and not isinstance(op.location, UnknownLoc):
+            locate_after(block, last, op.location)
+
+    def lower_one(self, op: Operation) -> None:
         handler = handler_for(op)
         if handler is None:
             raise op_error(op, "not supported by lower-to-loops")

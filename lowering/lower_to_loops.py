@@ -70,6 +70,7 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float32Type,
+    FusedLoc,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -82,7 +83,7 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
     i32,
 )
-from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import error
@@ -199,6 +200,7 @@ class Lowering:
         self.ints: dict[SSAValue, SSAValue] = {}
         self.folded: dict[tuple[SSAValue, str], Val] = {}
         self.relayouts: dict[tuple, Buffer] = {}  # constant globals stored re-ordered
+        self.deferred: dict[Operation, Attribute] = {}  # top-level ops that wrote no code
 
     # -- entry ---------------------------------------------------------------------------
 
@@ -332,8 +334,25 @@ class Lowering:
         top = block is self.body
         last = block.last_op if top else None
         self.lower_one(op)
-        if top and not isinstance(op.location, UnknownLoc):
-            locate_after(block, last, op.location)
+        if not top or isinstance(op.location, UnknownLoc):
+            return
+        if block.last_op is not last:
+            fused = self.fused_into(op)
+            locate_after(block, last, FusedLoc([op.location, *fused], NoneAttr())
+                         if fused else op.location)
+        elif any(isinstance(v.type, TensorType) for v in op.operands):
+            self.deferred[op] = op.location  # its values are computed by a later op's code
+
+    def fused_into(self, op: Operation) -> list:
+        """The locations of the ops whose values `op`'s statements compute (lazy values a
+        handler left unwritten, e.g. a convolution read by a pooling), each taken once:
+        a per-layer profile names the layer after all of them."""
+        found = []
+        for v in op.operands:
+            owner = v.owner
+            if isinstance(owner, Operation) and owner in self.deferred:
+                found += [*self.fused_into(owner), self.deferred.pop(owner)]
+        return found
 
     def lower_one(self, op: Operation) -> None:
         handler = handler_for(op)

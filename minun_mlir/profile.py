@@ -18,7 +18,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, NameLoc
+from xdsl.dialects.builtin import FileLineColLoc, FusedLoc, ModuleOp, NameLoc
 
 from minun_mlir.targets.layers import ModelLines
 
@@ -31,7 +31,26 @@ WIDTH, DPI = 10.0, 100  # inches, dots per inch
 
 def location_name(location, sources: dict[str, list[str]]) -> str | None:
     """A layer's name: `file.sd:LINE text of the line` for a SeeDot line, the node's name
-    for an ONNX node (a NameLoc); None for no location."""
+    for an ONNX node (a NameLoc); None for no location. A FusedLoc (code that also computes
+    the values of earlier ops, lower-to-loops' fused_into) names them all in program order:
+    `model.sd:15-17 text of line 17`, `conv1 + relu1`, `conv1 .. pool1 (4 nodes)`."""
+    if isinstance(location, FusedLoc):
+        first, *rest = location.locations.data
+        name = location_name(first, sources)
+        if name is None:
+            return None
+        if isinstance(first, FileLineColLoc):
+            head, _, text = name.partition(" ")
+            lines = sorted({loc.line.data for loc in [first, *rest]
+                            if isinstance(loc, FileLineColLoc)})
+            span = (f"{lines[0]}-{lines[-1]}" if lines == list(range(lines[0], lines[-1] + 1))
+                    else ",".join(map(str, lines)))
+            return f"{head.rpartition(':')[0]}:{span} {text}".rstrip()
+        names = list(dict.fromkeys(n for n in (location_name(loc, sources)
+                                               for loc in [*rest, first]) if n))
+        if len(names) <= 2:
+            return " + ".join(names)
+        return f"{names[0]} .. {names[-1]} ({len(names)} nodes)"
     if isinstance(location, NameLoc):
         return location.desc.data
     if isinstance(location, FileLineColLoc):

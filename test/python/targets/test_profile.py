@@ -17,8 +17,14 @@ import pytest
 from minun_mlir.data import first
 from minun_mlir.driver import Options, compile_model
 from minun_mlir.numerics.l2_eval import storage_inputs
-from minun_mlir.profile import HARNESS_NAME, OUTSIDE_NAME, Profile, live_bytes, model_lines
-from minun_mlir.profile import render_png
+from minun_mlir.profile import (
+    HARNESS_NAME,
+    OUTSIDE_NAME,
+    Profile,
+    live_bytes,
+    model_lines,
+    render_png,
+)
 from minun_mlir.targets import run_model
 from minun_mlir.targets.boards import get_board
 from minun_mlir.targets.build import compile_sources

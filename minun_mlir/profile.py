@@ -43,7 +43,8 @@ def location_name(location, sources: dict[str, list[str]]) -> str | None:
             head, _, text = name.partition(" ")
             lines = sorted({loc.line.data for loc in [first, *rest]
                             if isinstance(loc, FileLineColLoc)})
-            span = (f"{lines[0]}-{lines[-1]}" if lines == list(range(lines[0], lines[-1] + 1))
+            span = (str(lines[0]) if len(lines) == 1 else f"{lines[0]}-{lines[-1]}"
+                    if lines == list(range(lines[0], lines[-1] + 1))
                     else ",".join(map(str, lines)))
             return f"{head.rpartition(':')[0]}:{span} {text}".rstrip()
         names = list(dict.fromkeys(n for n in (location_name(loc, sources)
@@ -169,6 +170,7 @@ def render_png(p: Profile, title: str = "") -> bytes:
     matplotlib.use("Agg")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
 
     rows = p.rows()
     height = 1.2 + 0.3 * len(rows)
@@ -185,6 +187,7 @@ def render_png(p: Profile, title: str = "") -> bytes:
         for yi, (_, count, share, live) in zip(y, rows):
             note = f" {count:,} ({share:.1%})" + (f", {live:,} B live" if live else "")
             ax.text(count + top * 0.01, yi, note, va="center", fontsize=7)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.set_xlim(0, top * 1.45)
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.set_xlabel(f"{p.unit} (input {p.input_index}, total {p.total:,})")

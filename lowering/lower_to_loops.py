@@ -334,14 +334,19 @@ class Lowering:
         top = block is self.body
         last = block.last_op if top else None
         self.lower_one(op)
-        if not top or isinstance(op.location, UnknownLoc):
+        where = op.location
+        if isinstance(where, UnknownLoc):  # an op quantize added (a requantize): its input's
+            where = next((v.owner.location for v in op.operands
+                          if isinstance(v.owner, Operation)
+                          and not isinstance(v.owner.location, UnknownLoc)), where)
+        if not top or isinstance(where, UnknownLoc):
             return
         if block.last_op is not last:
             fused = self.fused_into(op)
-            locate_after(block, last, FusedLoc([op.location, *fused], NoneAttr())
-                         if fused else op.location)
+            locate_after(block, last, FusedLoc([where, *fused], NoneAttr())
+                         if fused else where)
         elif any(isinstance(v.type, TensorType) for v in op.operands):
-            self.deferred[op] = op.location  # its values are computed by a later op's code
+            self.deferred[op] = where  # its values are computed by a later op's code
 
     def fused_into(self, op: Operation) -> list:
         """The locations of the ops whose values `op`'s statements compute (lazy values a

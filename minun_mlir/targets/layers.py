@@ -5,13 +5,17 @@ code generation; a test compares the code with and without it), so the profiled 
 the deployed one. `addr2line -i` gives each instruction address its chain of source lines,
 the innermost inlined call first; the outermost line decides:
 
-- a line of the model's C file (`model.c`) inside one of its statements -> that statement's
-  bucket (the caller's `ModelLines.lines`);
-- any other line of `model.c` (the function's entry and exit, the wrappers) -> bucket 1;
-- a line of the harness's `main` -> bucket 0;
-- no line (the support library, libgcc, libc, a runtime helper that was not inlined):
-  not listed. The simulator adds such an instruction to the bucket of the last listed one
-  executed, so a division routine counts in the layer that called it.
+- in the model's entry function (`minun_predict`, or `minun_predict_in_place`): a line
+  of `model.c` inside one of its statements -> that statement's bucket (the caller's
+  `ModelLines.lines`); any other line of `model.c` before the first statement's code or
+  after the last one's (its entry and exit) -> bucket 1; between them such a line (GCC
+  gives the function's `{` to the spills and reloads of registers in its loops) is not
+  listed;
+- in the harness's functions: a line of the harness's source -> bucket 0;
+- anything else (the support library, libgcc, libc, a runtime helper that was not
+  inlined, code of line 0): not listed. The simulator adds such an instruction to the
+  bucket of the last listed one executed, so a division routine counts in the layer that
+  called it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from .boards import Board
 from .toolchain import run_tool
 
 HARNESS, OUTSIDE = 0, 1  # the fixed buckets
+ENTRIES = ("minun_predict", "minun_predict_in_place")  # what the harness calls (model.h)
 
 
 @dataclass(frozen=True)
@@ -46,13 +51,11 @@ def functions(board: Board, path: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
-def function_addresses(board: Board, elf: Path, objects: list[Path]) -> list[int]:
-    """Every 2-byte-aligned address inside the functions the given objects define (every
-    instruction starts at one of them on AVR and Thumb). Only these: addr2line gives the
-    last line of a file to the library code linked after it."""
-    wanted = {name for obj in objects for name in functions(board, obj)}
+def function_addresses(board: Board, elf: Path, names) -> list[int]:
+    """Every 2-byte-aligned address inside the named functions (every instruction starts
+    at one of them on AVR and Thumb), or parts GCC split off them (`name.part.0`)."""
     return sorted(a for name, (start, size) in functions(board, elf).items()
-                  if name in wanted for a in range(start, start + size, 2))
+                  if name.split(".")[0] in names for a in range(start, start + size, 2))
 
 
 def outermost_lines(board: Board, elf: Path, addrs: list[int]) -> dict[int, tuple[str, int]]:
@@ -72,16 +75,26 @@ def outermost_lines(board: Board, elf: Path, addrs: list[int]) -> dict[int, tupl
     return found
 
 
-def write_layer_map(board: Board, elf: Path, model: ModelLines, objects: list[Path],
+def write_layer_map(board: Board, elf: Path, model: ModelLines, harness: Path,
                     harness_file: str, out: Path) -> Path:
-    """The simulators' layer map (simavr_host.c, qemu_count_plugin.c) for `elf`, whose
-    model and harness code are the functions of `objects`."""
+    """The simulators' layer map (simavr_host.c, qemu_count_plugin.c) for `elf`: the
+    addresses of the model's entry function (whose statements the layers are) and of the
+    harness object's functions. No other function is listed, so its instructions count in
+    the layer that called it: a runtime helper compiled out of line in model.c (addr2line
+    may give it a line of model.c, as it gives the library code linked after a file its
+    last line) counts in the layer that calls it."""
+    names = {*ENTRIES, *functions(board, harness)}
     rows = []
     for addr, (name, line) in sorted(outermost_lines(
-            board, elf, function_addresses(board, elf, objects)).items()):
+            board, elf, function_addresses(board, elf, names)).items()):
         if name == "model.c" and line:  # line 0: code of no line (GCC's), not listed
             rows.append((addr, model.lines.get(line, OUTSIDE)))
         elif name == harness_file and line:
             rows.append((addr, HARNESS))
+    layered = [i for i, (_, b) in enumerate(rows) if b > OUTSIDE]
+    if layered:  # between the first and last layer's code, a line outside the statements
+        # (GCC gives spills and reloads in the loops the function's `{`) is not listed
+        rows = [r for i, r in enumerate(rows)
+                if r[1] != OUTSIDE or not layered[0] < i < layered[-1]]
     out.write_text(f"{len(model.names)}\n" + "".join(f"{a:x} {b}\n" for a, b in rows))
     return out

@@ -204,9 +204,8 @@ class _ModelBuild:
         self.builds += 1
         layer_map = None
         if self.layers is not None:
-            layer_map = write_layer_map(self.board, program.elf, self.layers,
-                                        objs + self.model_objects, src.name,
-                                        self.wd / f"layers_{k}.txt")
+            layer_map = write_layer_map(self.board, program.elf, self.layers, objs[0],
+                                        src.name, self.wd / f"layers_{k}.txt")
         self.build_seconds += time.perf_counter() - start
         sim = simulate(self.board, program.elf, self.name, self.timeout, layer_map)
         self.run_seconds += sim.seconds

@@ -340,6 +340,8 @@ def profile_report(result, run_result, lines, args: argparse.Namespace,
                                                    f"on {args.target}")}, result.c_dir)
         record["chart"] = str(Path(result.c_dir) / PNG_FILE)
         print(f"  per-layer chart: {record['chart']}")
+    else:
+        print("  per-layer chart: not written (--out DIR writes it beside the C)")
     return record
 
 

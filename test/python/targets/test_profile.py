@@ -149,3 +149,29 @@ def test_refusals(tmp_path, capsys, extra, message):
     err = capsys.readouterr().err
     assert code == 1
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("target, representation, bits", [
+    ("avr", "zero-skew", 8),        # requantize ops the quantizer added: their input's line
+    ("cortex-m4", "float32", 32),   # soft float: libgcc's routines count in their caller
+    ("cortex-m4", "posit", 16),     # the posit runtime (posit.c, helpers out of line)
+])
+def test_every_line_of_lenet_is_a_layer_in_every_representation(tmp_path, target,
+                                                                 representation, bits):
+    sd = MODELS / "lenet-digits10" / "model.sd"
+    d = sd.parent
+    result = compile_model(sd, Options(target=target, representation=representation,
+                                       bits=bits), train=d / "train.npy",
+                           test=d / "test.npy", out_dir=tmp_path / "c")
+    lines, profiled, plain = profile_and_plain(result, target, 1)
+    assert [sum(c) for c in profiled.layers] == plain.latencies
+    counts = profiled.layers[0]
+    assert counts[0] + counts[1] < 0.01 * sum(counts)  # the model's work is in its layers
+    covered = set()
+    for name in lines.names[2:]:
+        m = re.match(r"model\.sd:(\d+)(?:-(\d+))? ", name)
+        covered |= set(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+    # the program's lines from its first op (reshape, line 15) to argmax (line 23)
+    source = sd.read_text().splitlines()
+    assert source[14].startswith("let A0 = reshape") and source[22] == "argmax(score)"
+    assert covered == set(range(15, 24))

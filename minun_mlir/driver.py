@@ -31,15 +31,17 @@ from minun_mlir.modules import (
 )
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, overflow_report
+from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION
 from minun_mlir.pipeline import pipeline_passes, pipeline_text, run_pipeline
 
 
 @dataclass(frozen=True)
 class Options:
-    representation: str = "fixed"  # or "float32", "posit", "bfloat16", "zero-skew"
+    representation: str = DEFAULT_REPRESENTATION  # or float32, posit, bfloat16, zero-skew
     bits: int = 16
     es: int = 2  # posit<bits, es>'s exponent bits
     scales: str = "data-driven"
@@ -77,7 +79,7 @@ class Options:
             maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
             input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits,
             input_bits=self.input_bits, evaluator=self.evaluator)
-        if self.representation == "posit":
+        if "es" in formats.get(self.representation).options:
             quantize["es"] = self.es
         if self.assign:
             quantize["assign"] = self.assign
@@ -100,29 +102,7 @@ class Options:
     @property
     def label(self) -> str:
         """A short name for reports: float32, fixed16, fixed8-maxscale5, fixed16+demote."""
-        if self.representation == "posit":
-            return (f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
-                    + ("" if self.quire else "-noquire"))
-        if self.representation == "zero-skew":
-            return (f"zero-skew{self.bits}" + ("-per-channel" if self.per_channel else "")
-                    + ("-bias-corrected" if self.bias_correction else "")
-                    + ("" if self.weight_rounding == "nearest" else f"-{self.weight_rounding}"))
-        if self.representation != "fixed":
-            return self.representation
-        name = f"fixed{self.bits}"
-        if self.scales == "maxscale":
-            name += f"-maxscale{'auto' if self.maxscale is None else self.maxscale}"
-        if self.param_bits is not None:
-            name += f"-params{self.param_bits}"
-        if self.input_bits is not None:
-            name += f"-input{self.input_bits}"
-        if self.per_channel:
-            name += "-per-channel"
-        if self.demote:
-            name += "+demote"
-        if self.assign:
-            name += "+assign"
-        return name
+        return formats.get(self.representation).label(self)
 
 
 @dataclass
@@ -394,9 +374,9 @@ def _input_shape(module: ModuleOp) -> tuple[int, ...] | dict[str, tuple[int, ...
 
 def takes_rounding(options: Options) -> bool:
     """Whether the representation rounds by --rounding (where trunc can cost accuracy)."""
-    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics import formats
 
-    return "rounding" in reprs.get(options.representation).options
+    return "rounding" in formats.get(options.representation).options
 
 
 def printable_pipeline(options: Options, train: str | Path | None) -> str:
@@ -438,7 +418,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
             float_out = float_outputs(l1, test_set.features, options.evaluator)[0]
             float_pred = predictions(float_out, threshold)
         seconds["float"] = time.perf_counter() - t0
-    if options.representation == "fixed" and train is None:
+    if "scales" in formats.get(options.representation).options and train is None:
         if options.scales == "maxscale" and options.maxscale is None:
             raise error("--scales maxscale needs --maxscale P, or --train FILE to choose P")
         if options.scales == "data-driven":

@@ -34,7 +34,7 @@ from minun_mlir.dialects import num
 from minun_mlir.limits import check_work
 from minun_mlir.modules import replace_module_body, require_level
 from minun_mlir.numerics import fixed as fx
-from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig
@@ -167,7 +167,7 @@ def check_input_scale(scale: int | None, width: int, what: str, at: str | None =
 
 def takers(option: str) -> str:
     """`fixed` or `posit or repr=fixed`: the representations honouring a quantize option."""
-    return " or repr=".join(reprs.taking(option))
+    return " or repr=".join(formats.taking(option))
 
 
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
@@ -191,9 +191,12 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if evaluator not in EVALUATORS:
         raise error(f"quantize: evaluator must be one of {', '.join(EVALUATORS)}, got "
                     f"'{evaluator}'")
-    rep = reprs.get(representation)
+    rep = formats.get(representation)
     if config.bits not in rep.bitwidths:
         raise error(f"quantize: bits must be {rep.bitwidths_text}, got {config.bits}")
+    if config.param_bits is not None and "param_bits" not in rep.options:
+        raise error(f"quantize: param-bits is for repr={takers('param_bits')} (repr="
+                    f"{representation} has one bitwidth for every tensor)")
     if config.param_bits is not None and config.param_bits not in rep.bitwidths:
         raise error(f"quantize: param-bits must be {rep.bitwidths_text}, got "
                          f"{config.param_bits}")
@@ -223,7 +226,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     reject_composite_ops(module)
     check_names(module, config.demote, "quantize: demote")
     check_weights(module)
-    if not reprs.get(representation).needs_profile:
+    if not formats.get(representation).needs_profile:
         pass  # one type per program: nothing to profile
     elif data is not None and profile is None:
         profile = profile_module(module, data, evaluator)
@@ -276,7 +279,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         best, _ = tune_maxscale(module, config, load_training_data(module, data), profile,
                                 representation, evaluator)
         config = dataclasses.replace(config, maxscale=best)
-    l2 = reprs.get(representation).quantize(module, config, profile)
+    l2 = formats.get(representation).quantize(module, config, profile)
     try:
         l2.verify()
     except VerifyException as e:
@@ -358,7 +361,7 @@ class Quantize(ModulePass):
             exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
             input_bits=self.input_bits, per_channel=self.per_channel, quire=self.quire,
             bias_correction=self.bias_correction, weight_rounding=self.weight_rounding)
-        from minun_mlir.bitwidth_search import Assignment, load_assignment
+        from minun_mlir.assignment import Assignment, load_assignment
 
         found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign
         assignment = (load_assignment(self.assign) if self.assign else

@@ -14,7 +14,9 @@
  * Why a host program rather than the simavr executable: it can watch I/O registers and
  * read the cycle counter exactly. The firmware talks to it through spare registers
  * (see target_avr.c): GPIOR0 = latency markers, GPIOR1 = output characters,
- * GPIOR2 = exit code. Firmware output is copied to stdout; the host adds meta lines:
+ * GPIOR2 = exit code. Bytes the firmware sends on UART0 (Arduino's Serial, as in the
+ * sketch of `--format arduino`) are output characters too. Firmware output is copied to
+ * stdout; the host adds meta lines:
  *   "@minun cycles N"    once per start/end marker pair, in program order
  *   "@minun stack N"     stack high-water mark in bytes (RAM painted before the run)
  *   "@minun stack-overflow" if the stack reached static data
@@ -30,6 +32,7 @@
 #include "sim_avr.h"
 #include "sim_elf.h"
 #include "sim_io.h"
+#include "avr_uart.h"
 
 #define STACK_PAINT 0xA5
 #define IO_GPIOR0 0x1E
@@ -78,6 +81,15 @@ static void on_putc(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *para
     (void)param;
     putchar(v);
     last_char = v;
+}
+
+/* A byte sent on UART0 (simavr models the baud rate: it arrives when sent). */
+static void on_uart(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)param;
+    putchar((int)(value & 0xFF));
+    last_char = (int)(value & 0xFF);
 }
 
 static void on_exit_code(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
@@ -169,6 +181,12 @@ int main(int argc, char **argv)
     avr_register_io_write(avr, AVR_IO_TO_DATA(IO_GPIOR0), on_marker, NULL);
     avr_register_io_write(avr, AVR_IO_TO_DATA(IO_GPIOR1), on_putc, NULL);
     avr_register_io_write(avr, AVR_IO_TO_DATA(IO_GPIOR2), on_exit_code, NULL);
+    uint32_t uart_flags = 0; /* UART0's bytes go to stdout here, not to simavr's log */
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &uart_flags);
+    uart_flags &= ~AVR_UART_FLAG_STDIO;
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &uart_flags);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT),
+                            on_uart, NULL);
 
     int state = cpu_Running;
     while (state != cpu_Done && state != cpu_Crashed)

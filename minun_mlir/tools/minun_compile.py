@@ -21,8 +21,10 @@ import numpy as np
 
 from minun_mlir.codegen import check_fits_board
 from minun_mlir.data import first
+from minun_mlir.deploy import FORMATS
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.fixed import DEFAULT_ROUNDING, Rounding
 from minun_mlir.outputs import output_lock, remove_written, write_file
 from minun_mlir.passes.memory_plan import PLANNERS
@@ -81,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
     p.add_argument("--input-scale", type=int, default=None)
     p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
+    p.add_argument("--param-bits", type=int, default=None, choices=(8, 16, 32),
+                   help="every parameter (weights, biases) at this bitwidth and the other "
+                        "values at --bits: --bits 16 --param-bits 8 halves the weights' "
+                        "flash (mixed bitwidths, data-driven scales)")
     p.add_argument("--input-bits", type=int, default=None, choices=(8, 16, 32),
                    help="the input's bitwidth (default --bits; 8 holds camera pixels as "
                         "bytes), its scale chosen by the same data-driven rule")
@@ -143,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "buffers need more RAM than this; shiftry moves buffers to fit")
     p.add_argument("--out", help="write model.h / model.c / minun_runtime.h (and the "
                                  "memory map, memory_map.png) here")
+    p.add_argument("--format", default="c", choices=FORMATS,
+                   help="what --out holds: the plain C folder (c, default), an Arduino "
+                   "library with an example sketch and its .zip (arduino; avr and the "
+                   "Arduino Cortex-M targets), or the C with a CMakeLists.txt exporting "
+                   "the minun_model library (cmake); docs/deploy.md")
     p.add_argument("--run", action="store_true",
                    help="build and simulate the C on --target with the --test inputs")
     p.add_argument("--opt", default=None, choices=("size", "speed"),
@@ -190,6 +201,10 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
                              input_range=input_range(args), regression=args.regression)
     except MinunError as e:
         stale = remove_written(args.out, GENERATED)
+        if args.format != "c":  # the package's own files describe the earlier model too
+            from minun_mlir.deploy import remove_package
+
+            stale += remove_package(args.format, args.model, args.package)
         note = (f"\n{args.out}: note: removed the earlier compile's {', '.join(stale)}"
                 if stale else "")
         raise MinunError(f"{e}{note}") from None
@@ -204,7 +219,7 @@ def run(args: argparse.Namespace) -> dict:
         rounding=args.rounding or DEFAULT_ROUNDING, overflow=args.overflow,
         input_scale=args.input_scale,
         demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
-        input_bits=args.input_bits, planner=args.planner,
+        input_bits=args.input_bits, param_bits=args.param_bits, planner=args.planner,
         input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
         synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
         per_channel=args.per_channel, quire=args.quire is not False,
@@ -214,6 +229,10 @@ def run(args: argparse.Namespace) -> dict:
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
+    if args.format != "c":  # the C goes into the package's folder for it (deploy.py)
+        from minun_mlir.deploy import c_folder
+
+        args.package, args.out = args.out, str(c_folder(args.format, args.out))
     if args.run and args.out is None:  # build in a folder that goes away afterwards
         with tempfile.TemporaryDirectory(prefix="minun-run-") as tmp:
             args.out = tmp
@@ -249,8 +268,9 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
     print(result.summary(show_c_dir=not temporary))
     if result.l4 is not None:
         try:
-            check_fits_board(result.l4, args.target, options.bits
-                             if options.representation in ("fixed", "posit") else 8)
+            rep = formats.get(options.representation)  # is there a narrower width to give?
+            check_fits_board(result.l4, args.target, options.bits if "bits" in rep.options
+                             and min(rep.bitwidths) < options.bits else 8)
         except MinunError as e:
             if args.run:
                 raise
@@ -265,6 +285,11 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
         report["memory"] = result.memory
     if result.class_labels:
         report["class_labels"] = result.class_labels
+    if args.format != "c":
+        from minun_mlir.deploy import write_package
+
+        report["package"] = write_package(args.format, args.package, args.model, result)
+        print(f"  {args.format} package: {args.package}")
     if args.run:
         from minun_mlir.numerics.l2_eval import storage_inputs
         from minun_mlir.targets import run_model

@@ -239,7 +239,7 @@ def test_haunter_keeps_the_better_quire_choice():
     assert both.chosen_result.loss == kinds[better].chosen_result.loss
     from minun_mlir.diagnostics import MinunError
 
-    with pytest.raises(MinunError, match="the quire option is for posits"):
+    with pytest.raises(MinunError, match="the quire option is for repr=posit"):
         haunter_model(l1, train, budget, evaluator="numpy", quire=False)
 
 
@@ -329,6 +329,6 @@ def test_an_es_given_is_used_at_every_width():
     train = load_dataset(model / "train.npy", _input_shape(l1), num_classes(l1))
     search = haunter_model(l1, train, 60, representation="posit", es=1, quire=True)
     assert search.assignment.es == {8: 1, 16: 1} and not search.stage_one
-    with pytest.raises(MinunError, match="es is for posits"):
+    with pytest.raises(MinunError, match="es is for repr=posit"):
         haunter_model(l1, train, 60, es=1)
     assert Assignment.from_json(search.assignment.to_json()) == search.assignment

@@ -334,7 +334,8 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
         report["run"]["inputs_compared"] = n
         if lines is not None:
             report["profile"] = profile_report(result, run_result, lines, args, temporary)
-    elif args.out is not None and not temporary:  # no chart of an earlier compile stays
+    if not args.profile and args.out is not None and not temporary:
+        # no chart of an earlier compile stays beside this one's C
         from minun_mlir.outputs import remove_written
         from minun_mlir.profile import PNG_FILE
 

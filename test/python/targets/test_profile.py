@@ -135,6 +135,10 @@ def test_cli_report_table_json_and_chart(tmp_path, capsys):
     assert 0 < harness["count"] < 0.01 * p["total"]  # the call and return around the model
     assert all(row["live_bytes"] is None for row in p["layers"]
                if row["name"] in (HARNESS_NAME, OUTSIDE_NAME))
+    # a later compile into the folder without --profile leaves no chart of this one
+    assert minun_compile.main([str(d / "model.sd"), "--train", str(d / "train.npy"),
+                               "--out", str(out)]) == 0
+    assert not (out / "profile.png").exists() and (out / "model.c").exists()
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -165,6 +165,9 @@ class CPrinter:
         self.calls: set[str] = set()
         self.uses_math = False
         self.plain = False  # inside the #else of a DSP kernel: the portable loops only
+        # the function's statements: (first, last) lines of model.c (1-based) and the op's
+        # location, for a per-layer profile (minun_mlir/profile.py); filled by module()
+        self.statement_lines: list[tuple[int, int, Attribute]] = []
         self.statements: dict[type, Callable[[Operation], None]] = {
             cemit.DeclOp: self.decl, cemit.AssignOp: self.assign, cemit.StoreOp: self.store,
             cemit.ForOp: self.for_, cemit.IfOp: self.if_, cemit.ReturnOp: self.return_,
@@ -207,6 +210,9 @@ class CPrinter:
                   "Do not edit. */\n")
         model_c = header + "\n".join(body[:_first_non_include(module)]) + "\n\n" + \
             "\n\n".join(body[_first_non_include(module):]) + "\n\n" + self.wrapper(model)
+        before = model_c[:model_c.index(body[list(module.ops).index(fns[0])])]
+        at = before.count("\n") + 1  # model.c's line of the function's first line
+        self.statement_lines = [(at + a, at + b, loc) for a, b, loc in self.statement_lines]
         used = {c for c in self.calls if c in HELPERS or c in LIBM}
         unknown = self.calls - used
         if model.input_posit or model.output_posit:  # the float wrapper converts patterns
@@ -300,11 +306,15 @@ class CPrinter:
 
     def region(self, region) -> None:
         self.depth += 1
+        top = self.depth == 1
         for op in cemit.statements(region):
             method = self.statements.get(type(op))
             if method is None:
                 raise error(f"C printer: {op.name} is not a statement")
+            first = len(self.lines)
             method(op)
+            if top:
+                self.statement_lines.append((first, len(self.lines) - 1, op.location))
         self.depth -= 1
 
     # -- statements ----------------------------------------------------------------------

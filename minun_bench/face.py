@@ -474,9 +474,10 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
 
 
 # The sections at the end of BENCHMARKS.md that their own runs write (`tools/bench.py
-# --face`, `--posit`), in this order; `make bench` rewrites what comes before them.
+# --face`, `--posit`, `--ort`, `--profile`), in this order; `make bench` rewrites what
+# comes before them.
 TRAILING = (SECTION, "## RNNPool face-4 under a RAM budget", "## Posits",
-            "## Fixed point beside onnxruntime int8")
+            "## Fixed point beside onnxruntime int8", "## Per-layer profile")
 
 
 def split_sections(markdown: str) -> tuple[str, dict[str, str]]:

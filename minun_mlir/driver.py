@@ -91,6 +91,7 @@ class Compiled:
     error: dict[str, float] | None = None  # fixed vs float output: SQNR (dB), max abs error
     classes: int = 2  # labels the model tells apart (num_classes)
     l4: ModuleOp | None = None
+    l3: ModuleOp | None = None  # after memory-plan: the live ranges of a per-layer profile
     float_accuracy: float | None = None
     accuracy: float | None = None
     disagreement: float | None = None
@@ -444,7 +445,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         t0 = time.perf_counter()
         l4 = l2.clone()
         l3 = run_pipeline(l4, passes[to_l2:], keep=("memory-plan",))["memory-plan"]
-        result.l4 = l4
+        result.l4, result.l3 = l4, l3
         plan = memory_map(l3, options.planner)
         with stage("memory map"):
             png = render_png(plan, f"{result.name} [{options.label}]")

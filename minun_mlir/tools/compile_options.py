@@ -18,11 +18,12 @@ from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
 from minun_mlir.numerics import formats
 from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION
 from minun_mlir.outputs import check_file, check_folder
+from minun_mlir.profile import PNG_FILE
 from minun_mlir.search_report import REPORT_FILES
 
 TOOL = "minun-compile"
 # Every file a compile may write into --out (all recorded in its manifest).
-GENERATED = (*FILES, *RUNTIME_SOURCES, MEMORY_MAP)
+GENERATED = (*FILES, *RUNTIME_SOURCES, MEMORY_MAP, PNG_FILE)
 # What --json must never replace, even when it is not an input of this run.
 SOURCE_SUFFIXES = (".c", ".h", ".sd", ".onnx", ".npy", ".npz", ".pb", ".tflite")
 
@@ -43,6 +44,7 @@ NEEDS = (
     ("--max-inputs", "max_inputs", "run", "--run"),
     ("--opt", "opt", "run", "--run"),
     ("--timeout", "timeout", "run", "--run"),
+    ("--profile", "profile", "run", "--run"),
 )
 
 
@@ -168,6 +170,10 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
                      f"{args.ram_budget}")
     if args.run and not args.test:
         raise refuse("--run needs --test FILE (the inputs to run)")
+    if args.profile and args.target == "x86":
+        raise refuse("--profile splits simulated cycles (avr) or instructions (cortex-m) "
+                     "by layer; x86 runs natively and has only wall-clock times, which "
+                     "cannot be split exactly: use --target avr or a cortex-m target")
     if args.max_inputs is not None and args.max_inputs < 1:
         raise refuse(f"--max-inputs must be at least 1, got {args.max_inputs}")
     if args.timeout is not None and not args.timeout > 0:

@@ -117,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="with --run: seconds allowed per simulator run (default: 60, more "
                         "for a larger program)")
+    p.add_argument("--profile", action="store_true",
+                   help="with --run (avr, cortex-m): the cycles or instructions of each layer "
+                   "(SeeDot line, ONNX node) and the bytes live during it, as a table in the "
+                   "report and OUT/profile.png; the program run is the same C (docs/profile.md)")
     p.add_argument("--json", help="write the report as JSON here")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
@@ -233,9 +237,16 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
 
         n = min(args.max_inputs or 100, len(result.test))
         inputs = storage_inputs(result.l2, first(result.test.features, n))
+        lines = None
+        if args.profile:
+            from minun_mlir.profile import model_lines
+
+            lines = model_lines(result.l4, args.target,
+                                (Path(result.c_dir) / "model.c").read_text())
         run_result = run_model(result.c_dir, args.target, inputs, name=result.name,
                                config=options.label, opt=args.opt or "size",
-                               timeout=args.timeout or simulation_timeout(result.l4))
+                               timeout=args.timeout or simulation_timeout(result.l4),
+                               layers=lines)
         agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
         acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
         mismatches = disagreements(result, run_result, n)
@@ -262,6 +273,14 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
             "agreement": agree, "target_accuracy": acc if result.test.labelled else None}
         report["run"]["inputs_differing_from_evaluator"] = mismatches
         report["run"]["inputs_compared"] = n
+        if lines is not None:
+            report["profile"] = profile_report(result, run_result, lines, args, temporary)
+    if not args.profile and args.out is not None and not temporary:
+        # no chart of an earlier compile stays beside this one's C
+        from minun_mlir.outputs import remove_written
+        from minun_mlir.profile import PNG_FILE
+
+        remove_written(args.out, [PNG_FILE])
     if args.json:
         write_file(args.json, json.dumps(report, indent=2, sort_keys=True) + "\n", "--json",
                    (args.model, args.weights, args.train, args.test, args.assign),
@@ -272,6 +291,25 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
                     f"{len(bad)} of {report['run']['inputs_compared']} inputs (first: input "
                     f"{bad[0]}); this is a compiler bug, please report it")
     return report
+
+
+def profile_report(result, run_result, lines, args: argparse.Namespace,
+                   temporary: bool) -> dict:
+    """--profile: the per-layer table (printed), its chart beside the C, its record."""
+    from minun_mlir.outputs import write_files
+    from minun_mlir.profile import PNG_FILE, Profile, live_bytes, render_png
+
+    profile = Profile.of_run(lines, run_result, live_bytes(result.l3, lines.names))
+    print(profile.text())
+    record = profile.record()
+    if not temporary:
+        write_files({PNG_FILE: render_png(profile, f"{result.name} [{result.options.label}] "
+                                                   f"on {args.target}")}, result.c_dir)
+        record["chart"] = str(Path(result.c_dir) / PNG_FILE)
+        print(f"  per-layer chart: {record['chart']}")
+    else:
+        print("  per-layer chart: not written (--out DIR writes it beside the C)")
+    return record
 
 
 def simulation_timeout(l4) -> float:

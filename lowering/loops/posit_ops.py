@@ -73,76 +73,35 @@ def _unary(fn: str):
     return lower
 
 
-# how deeply the dot product being built is nested in others (a lazy operand computed
-# inside its consumer's loop); each depth has its own quire in the C
-_depth = [0]
-
-
 def quire_sum(g: Gen, el: PositType, dims: tuple[int, ...],
               term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]],
               quire: bool = True) -> SSAValue:
     """sum of a * b over the terms indexed row-major by `dims`, through the quire of the
     current nesting depth (minun_runtime.h defines as many quires as the deepest uses), or
     with `quire` false from 0, each product and partial sum rounded (no quire)."""
-    if not quire:
-        return rounded_sum(g, el, dims, term)
-    if _depth[0] >= MAX_QUIRE_DEPTH:
-        raise error(f"posit dot products nested more than {MAX_QUIRE_DEPTH} deep")
-    _depth[0] += 1
-    try:
-        d = _depth[0]
-        g.probe(f"{prefix(el)}_qclear_{d}", [])
-
-        def level(e: int, idx: list[Lin]) -> list:
-            if e == len(dims):
-                a, b = term(idx)
-                g.probe(f"{prefix(el)}_fma_{d}", [a, b])
-                return []
-            return g.loop(dims[e], [], lambda i: level(e + 1, idx + [i]))
-
-        level(0, [])
-        return call(g, el, f"qpop_{d}", [])
-    finally:
-        _depth[0] -= 1
-
-
-def rounded_sum(g: Gen, el: PositType, dims: tuple[int, ...],
-                term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]]) -> SSAValue:
-    """acc = add(acc, mul(a, b)) over the terms in row-major order from acc = 0, as
-    posit.rounded_dot: the partial sum carried through the loops."""
-
-    def level(e: int, idx: list[Lin], acc: SSAValue) -> list[SSAValue]:
-        if e == len(dims):
-            a, b = term(idx)
-            return [call(g, el, "add", [acc, call(g, el, "mul", [a, b])])]
-        return g.loop(dims[e], [acc], lambda i, a: level(e + 1, idx + [i], a))
-
-    return level(0, [], g.iconst(0, el.storage_width))[0]
+    dot = posit_dot(el, quire)
+    return dot.sum(g, dims, lambda idx: dot.term(g, *term(idx)))
 
 
 @contextlib.contextmanager
-def _nested():
-    """One dot product more deeply nested: its quire is the next depth's."""
-    if _depth[0] >= MAX_QUIRE_DEPTH:
+def _nested(g: Gen):
+    """One dot product more deeply nested (a lazy operand computed inside its consumer's
+    loop): its quire is the next depth's (g.quire_depth)."""
+    if g.quire_depth >= MAX_QUIRE_DEPTH:
         raise error(f"posit dot products nested more than {MAX_QUIRE_DEPTH} deep")
-    _depth[0] += 1
+    g.quire_depth += 1
     try:
         yield
     finally:
-        _depth[0] -= 1
+        g.quire_depth -= 1
 
 
-def posit_dot(op: num.MatMulOp | num.Conv2DOp) -> Dot:
+def posit_dot(el: PositType, quire: bool) -> Dot:
     """A posit dot product: through the quire of the current nesting depth (clear, one
     fma per term, round once), or without a quire acc = add(acc, mul(x, w)) from 0 in
     loop order (posit.rounded_dot). A padded tap adds nothing: 0 * w = 0 exactly."""
-    el = element_of(op.result)
     sw = el.storage_width
-
-    def pad(g: Gen) -> list[SSAValue]:
-        return [g.iconst(0, sw), g.iconst(0, sw)]
-
-    if not posit_repr.uses_quire(op):
+    if not quire:
         return Dot(
             term=lambda g, a, b: [call(g, el, "mul", [a, b])],
             pad=lambda g: [g.iconst(0, sw)],
@@ -151,23 +110,28 @@ def posit_dot(op: num.MatMulOp | num.Conv2DOp) -> Dot:
             end=lambda g, acc: acc[0])
 
     def fma(g: Gen, acc: list[SSAValue], t: list[SSAValue]) -> list[SSAValue]:
-        g.probe(f"{prefix(el)}_fma_{_depth[0]}", t)
+        g.probe(f"{prefix(el)}_fma_{g.quire_depth}", t)
         return []
 
     def begin(g: Gen) -> list[SSAValue]:
-        g.probe(f"{prefix(el)}_qclear_{_depth[0]}", [])
+        g.probe(f"{prefix(el)}_qclear_{g.quire_depth}", [])
         return []
 
-    return Dot(term=lambda g, a, b: [a, b], pad=pad, begin=begin, add=fma,
-               end=lambda g, acc: call(g, el, f"qpop_{_depth[0]}", []), scope=_nested)
+    return Dot(term=lambda g, a, b: [a, b], pad=lambda g: [g.iconst(0, sw)] * 2,
+               begin=begin, add=fma,
+               end=lambda g, acc: call(g, el, f"qpop_{g.quire_depth}", []), scope=_nested)
+
+
+def _dot_of(op: num.MatMulOp | num.Conv2DOp) -> Dot:
+    return posit_dot(element_of(op.result), posit_repr.uses_quire(op))
 
 
 def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
-    return skeleton.matmul(lw, op, posit_dot(op))
+    return skeleton.matmul(lw, op, _dot_of(op))
 
 
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
-    return skeleton.conv2d(lw, op, posit_dot(op))
+    return skeleton.conv2d(lw, op, _dot_of(op))
 
 
 def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:

@@ -63,14 +63,14 @@ class Dot:
     end: Callable[[Gen, list[SSAValue]], SSAValue]
     reduce: Callable[[Gen, tuple[int, ...], Terms], SSAValue] | None = None
     clips: bool = True
-    scope: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
+    scope: Callable[[Gen], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
     finish: Callable[[Reduction], Val] = field(default=lambda red: red)
 
     def sum(self, g: Gen, dims: tuple[int, ...], terms: Terms) -> SSAValue:
         """The sum of the terms indexed row-major by `dims`, in that order."""
         if self.reduce is not None:
             return self.reduce(g, dims, terms)
-        with self.scope():
+        with self.scope(g):
             def level(e: int, idx: list[Lin], acc: list[SSAValue]) -> list[SSAValue]:
                 if e == len(dims):
                     return self.add(g, acc, terms(idx))
@@ -265,7 +265,7 @@ def _clipped(x: Val, ft, dot: Dot, in_shape, f_shape, strides, pads):
             return g.for_(bound(kx0), bound(kx1), list(acc), col)
 
         lo, hi = bound(ky0), bound(ky1)
-        with dot.scope():
+        with dot.scope(g):
             return dot.end(g, g.for_(lo, hi, dot.begin(g), row))
 
     return fn

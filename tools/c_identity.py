@@ -1,8 +1,10 @@
 """Byte-identity check of the generated C between two checkouts (a refactoring of the
-lowering must not change the C of fixed point). Run with each checkout's interpreter:
+lowering must not change the C of fixed point). The base is a commit
+exported to a folder (`git archive BASE | tar -x -C build/ident/src`), imported in place
+of this checkout (`--root`):
 
-    /work/main/.venv/bin/python tools/c_identity.py l2 build/ident/l2
-    /work/main/.venv/bin/python tools/c_identity.py c build/ident/l2 build/ident/base
+    .venv/bin/python tools/c_identity.py --root build/ident/src l2 build/ident/l2
+    .venv/bin/python tools/c_identity.py --root build/ident/src c build/ident/l2 build/ident/base
     .venv/bin/python tools/c_identity.py c build/ident/l2 build/ident/new
     .venv/bin/python tools/c_identity.py diff build/ident/base build/ident/new
 
@@ -27,7 +29,8 @@ OTHER = {"zs8": dict(representation="zero-skew", bits=8),
          "posit8": dict(representation="posit", bits=8, es=2),
          "posit16": dict(representation="posit", bits=16, es=2),
          "posit8-noquire": dict(representation="posit", bits=8, es=2, quire=False),
-         "bf16": dict(representation="bfloat16", bits=16)}
+         "bf16": dict(representation="bfloat16", bits=16),
+         "float32": dict(representation="float32")}
 
 
 def slug(text: str) -> str:
@@ -35,7 +38,6 @@ def slug(text: str) -> str:
 
 
 def make_l2(out: Path, configs: list[str], only: str) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from minun_bench.suite import suite
     from minun_mlir.driver import Options, load_model
     from minun_mlir.pipeline import run_pipeline
@@ -90,8 +92,21 @@ def diff(a: Path, b: Path) -> int:
     return 1 if differ else 0
 
 
+def use_root(root: Path) -> None:
+    """Import minun_mlir (and the folders it maps: dialects, lowering, passes) and
+    minun_bench from `root` instead of this checkout: the editable install's mapping,
+    pointed there."""
+    finder = next(m for n, m in sys.modules.items()
+                  if n.startswith("__editable___minun_mlir"))
+    here = str(Path(finder.MAPPING["minun_mlir"]).parent)
+    for k, v in finder.MAPPING.items():
+        finder.MAPPING[k] = str(root.resolve()) + v[len(here):]
+    sys.path.insert(0, str(root.resolve()))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, help="a checkout to import instead of this one")
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("l2")
     p.add_argument("out", type=Path)
@@ -104,6 +119,10 @@ def main() -> int:
     p.add_argument("a", type=Path)
     p.add_argument("b", type=Path)
     args = ap.parse_args()
+    if args.root is not None:
+        use_root(args.root)
+    else:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     if args.cmd == "l2":
         make_l2(args.out, args.configs.split(","), args.only)
     elif args.cmd == "c":

@@ -33,7 +33,6 @@ from minun_mlir.lowering.loops.values import (
     Val,
     element_of,
     fx_type,
-    is_float,
     op_error,
     shape_of,
     storage,
@@ -157,33 +156,6 @@ def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
     return skeleton.conv2d(lw, op, fixed_dot(lw, op))
 
 
-def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:
-    x = lw.vals[op.input]
-    if not lw.consumed_once(op.input):
-        x = operand(lw, op.input)
-    el = element_of(op.input)
-    _, h, w, _ = shape_of(op.input)
-    kh, kw = minun.ints(op.kernel)
-    sh, sw = minun.ints(op.strides)
-    pt, pb, pl, pr = minun.ints(op.pads)
-    lowest = -math.inf if is_float(el) else fx.int_range(storage(el).width.data)[0]
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        n, ho, wo, c = idx
-
-        def over_i(i: Lin, m: SSAValue):
-            def over_j(j: Lin, m2: SSAValue):
-                hi, wi = ho.scale(sh) + i + (-pt), wo.scale(sw) + j + (-pl)
-                checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
-                return [g.guarded(checks, lambda: [g.max(m2, x.load(g, [n, hi, wi, c]))], m2)]
-
-            return g.loop(kw, [m], over_j)
-
-        return g.loop(kh, [g.const(lowest, storage(el))], over_i)[0]
-
-    return Reduction(fn, [x], shape_of(op.result), el)
-
-
 def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp,
                         product: Callable[[Gen, SSAValue, SSAValue], SSAValue] | None = None,
                         accumulate: Callable[[Gen, SSAValue, SSAValue], SSAValue] | None = None
@@ -271,5 +243,5 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.MatMulOp: lower_matmul,
     num.SparseMatMulOp: lower_sparse_matmul,
     num.Conv2DOp: lower_conv2d,
-    num.MaxPoolOp: lower_maxpool,
+    num.MaxPoolOp: skeleton.maxpool,
 }

@@ -15,6 +15,7 @@ the sums that do not associate (posits without a quire, float32) are unchanged t
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -35,9 +36,12 @@ from minun_mlir.lowering.loops.values import (
     Rows,
     Val,
     element_of,
+    is_float,
     shape_of,
+    storage,
     windows,
 )
+from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering
@@ -181,6 +185,47 @@ def conv2d(lw: Lowering, op: num.Conv2DOp, dot: Dot) -> Val:
         windows(x) if isinstance(x, (Rows, Pixel)) else [], pointwise))
 
 
+def maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:
+    """The largest element of each window, for every format (the stored integers order
+    as the values: fixed point, posits, bfloat16 keys, zero-skew codes; float32 as
+    floats), from the lowest value; taps in the padding are skipped. With padding, the
+    window is clipped to the input (a max over the same taps: exact for every format)."""
+    x = lw.vals[op.input]
+    if not lw.consumed_once(op.input):
+        x = operand(lw, op.input)
+    el = element_of(op.input)
+    _, h, w, _ = shape_of(op.input)
+    kh, kw = minun.ints(op.kernel)
+    sh, sw = minun.ints(op.strides)
+    pt, pb, pl, pr = minun.ints(op.pads)
+    lowest = -math.inf if is_float(el) else fx.int_range(storage(el).width.data)[0]
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        n, ho, wo, c = idx
+        start = g.const(lowest, storage(el))
+        if pt or pb or pl or pr:
+            hb, wb = ho.scale(sh) + (-pt), wo.scale(sw) + (-pl)
+            ky0, ky1 = _bounds(g, hb, pt, pb, kh, h)
+            kx0, kx1 = _bounds(g, wb, pl, pr, kw, w)
+
+            def row(i: SSAValue, m: SSAValue) -> list[SSAValue]:
+                return g.for_(_bound(g, kx0), _bound(g, kx1), [m], lambda j, m2: [g.max(
+                    m2, x.load(g, [n, hb + Lin.of(i), wb + Lin.of(j), c]))])
+
+            return g.for_(_bound(g, ky0), _bound(g, ky1), [start], row)[0]
+
+        def over_i(i: Lin, m: SSAValue):
+            def over_j(j: Lin, m2: SSAValue):
+                hi, wi = ho.scale(sh) + i + (-pt), wo.scale(sw) + j + (-pl)
+                return [g.max(m2, x.load(g, [n, hi, wi, c]))]
+
+            return g.loop(kw, [m], over_j)
+
+        return g.loop(kh, [start], over_i)[0]
+
+    return Reduction(fn, [x], shape_of(op.result), el)
+
+
 def _guarded(g: Gen, checks: list[tuple[Lin, int]], inside: Callable[[], list[SSAValue]],
              outside: list[SSAValue]) -> list[SSAValue]:
     """inside() when every index of `checks` is within [0, size), else `outside`."""
@@ -206,6 +251,23 @@ def _stays_in_block(v: SSAValue, block, depth: int = 0) -> bool:
     return True
 
 
+def _bounds(g: Gen, base: Lin, lo_pad: int, hi_pad: int, k: int, size: int
+            ) -> tuple[Lin, Lin]:
+    """The first and last + 1 window offsets (0..k) whose input index base + offset lies
+    in [0, size): computed only on the sides that have padding."""
+    lo: Lin | SSAValue = Lin(0)
+    hi: Lin | SSAValue = Lin(k)
+    if lo_pad:
+        lo = g.max(g.index(0), g.lin(base.scale(-1)))
+    if hi_pad:
+        hi = g.min(g.index(k), g.lin(base.scale(-1) + size))
+    return Lin.of(lo), Lin.of(hi)
+
+
+def _bound(g: Gen, v: Lin) -> int | SSAValue:
+    return v.const if not v.terms else g.lin(v)
+
+
 def _clipped(x: Val, ft, dot: Dot, in_shape, f_shape, strides, pads):
     """The element function of a convolution over the window clipped to the input: per
     output pixel, the first and last filter rows and columns inside the input (computed
@@ -223,21 +285,12 @@ def _clipped(x: Val, ft, dot: Dot, in_shape, f_shape, strides, pads):
         grp, co = group_and_channel(g, oc, groups, cout)
         hb, wb = ho.scale(sh) + (-pt), wo.scale(sw) + (-pl)
 
-        def bounds(base: Lin, lo_pad: int, hi_pad: int, k: int, size: int):
-            lo: Lin | SSAValue = Lin(0)
-            hi: Lin | SSAValue = Lin(k)
-            if lo_pad:
-                lo = g.max(g.index(0), g.lin(base.scale(-1)))
-            if hi_pad:
-                hi = g.min(g.index(k), g.lin(base.scale(-1) + size))
-            return Lin.of(lo), Lin.of(hi)
-
-        ky0, ky1 = bounds(hb, pt, pb, kh, h)
-        kx0, kx1 = bounds(wb, pl, pr, kw, w)
+        ky0, ky1 = _bounds(g, hb, pt, pb, kh, h)
+        kx0, kx1 = _bounds(g, wb, pl, pr, kw, w)
         frow = (grp.scale(cout) + co).scale(kh * kw * cg)
 
         def bound(v: Lin) -> int | SSAValue:
-            return v.const if not v.terms else g.lin(v)
+            return _bound(g, v)
 
         def row(ky: SSAValue, *acc: SSAValue) -> list[SSAValue]:
             ky_ = Lin.of(ky)

@@ -84,7 +84,9 @@ def channel_shifted(lw: Lowering, op: num.MatMulOp | num.Conv2DOp, red: Reductio
 def fixed_dot(lw: Lowering, op: num.MatMulOp | num.Conv2DOp) -> Dot:
     """Fixed point's (and float32's) dot product: products wrapped to the result's width
     summed with wraparound (any order gives the same integers), or SeeDot's TreeSum; the
-    per-channel shifts after. Only a wrapping integer sum takes the clipped window."""
+    per-channel shifts after. Float32 sums in loop order from +0 (never -0, so the
+    skipped padded taps, each + 0, change nothing). A TreeSum (its array of every term)
+    takes no clipped window."""
     res = element_of(op.result)
     d, halvings = accumulation(op)
     elem, rounding = storage(res), op.rounding.data
@@ -96,7 +98,7 @@ def fixed_dot(lw: Lowering, op: num.MatMulOp | num.Conv2DOp) -> Dot:
         end=lambda g, acc: acc[0],
         reduce=lambda g, dims, terms: sum_terms(g, dims, halvings, rounding, elem, d,
                                                 lambda t: terms(t)[0]),
-        clips=isinstance(res, FixedType) and halvings <= 0,
+        clips=halvings <= 0,
         finish=lambda red: channel_shifted(lw, op, red))
 
 

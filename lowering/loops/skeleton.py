@@ -349,7 +349,7 @@ def relayout(lw: Lowering, v: Val, perm: tuple[int, ...]):
     if not isinstance(v, Buf) or not isinstance(v.buffer.ref.owner, memref.GetGlobalOp):
         return None
     gname = v.buffer.ref.owner.name_.root_reference.data
-    if v.offset.terms or isinstance(v.buffer.elem, Float32Type):
+    if v.offset.terms:
         return None
     key = (gname, v.offset.const, tuple(v.strides), tuple(v.shape), perm)
     if key in lw.relayouts:
@@ -358,7 +358,8 @@ def relayout(lw: Lowering, v: Val, perm: tuple[int, ...]):
                  and o.sym_name.data == gname), None)
     if glob is None:
         return None
-    dt = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[v.buffer.elem.width.data]
+    dt = "<f4" if isinstance(v.buffer.elem, Float32Type) else \
+        {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[v.buffer.elem.width.data]
     data = np.frombuffer(glob.initial_value.data.data, dtype=dt)
     pos = np.full(v.shape, v.offset.const, dtype=np.int64)
     for e, (n_, s) in enumerate(zip(v.shape, v.strides)):

@@ -135,8 +135,9 @@ def _float_text(x: float) -> str:
 def skeleton_program(el_x: str, el_w: str, el_acc: str, attrs: str = "", store: str = "i8",
                      hi: int = 100) -> str:
     """A grouped conv (2 groups, 3x3, stride 2x1, asymmetric padding), a depthwise conv
-    (3x2, padding on every side) of its input and a matmul x W with a constant 4x3 W,
-    every result returned (the scores): for one format's element types, the weights
+    (3x2, padding on every side), the same dilated (2x1: the unclipped path, a test per
+    tap) of its input and a matmul x W with a constant 4x3 W, every result returned (the
+    scores): for one format's element types, the weights
 random stored integers (`store`) in [-hi, hi)."""
     def w(shape: tuple[int, ...], seed: int) -> str:
         rng = np.random.default_rng(seed)
@@ -144,14 +145,17 @@ random stored integers (`store`) in [-hi, hi)."""
 
     conv = "strides = array<i64: 2, 1>, pads = array<i64: 1, 2, 0, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64, rounding = #num<rounding nearest>, halvings = 0 : i64"
     dw = "strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64, rounding = #num<rounding nearest>, halvings = 0 : i64"
+    dil = dw.replace("dilations = array<i64: 1, 1>", "dilations = array<i64: 2, 1>")
     mm = "rounding = #num<rounding nearest>, halvings = 0 : i64"
     return f"""
-func.func @main() -> tensor<243x{el_acc}> attributes {{num.rounding = "nearest"{attrs}}} {{
+func.func @main() -> tensor<315x{el_acc}> attributes {{num.rounding = "nearest"{attrs}}} {{
   %x = num.input "X" : tensor<1x5x5x4x{el_x}>
   %f = num.param "F" dense<{w((2, 3, 3, 2, 2), 3)}> : tensor<2x3x3x2x2x{store}> -> tensor<2x3x3x2x2x{el_w}>
   %c = num.conv2d %x, %f {{{conv}}} : (tensor<1x5x5x4x{el_x}>, tensor<2x3x3x2x2x{el_w}>) -> tensor<1x3x4x4x{el_acc}>
   %g = num.param "G" dense<{w((4, 3, 2, 1, 1), 4)}> : tensor<4x3x2x1x1x{store}> -> tensor<4x3x2x1x1x{el_w}>
   %d = num.conv2d %x, %g {{{dw}}} : (tensor<1x5x5x4x{el_x}>, tensor<4x3x2x1x1x{el_w}>) -> tensor<1x5x6x4x{el_acc}>
+  %e = num.conv2d %x, %g {{{dil}}} : (tensor<1x5x5x4x{el_x}>, tensor<4x3x2x1x1x{el_w}>) -> tensor<1x3x6x4x{el_acc}>
+  %e1 = minun.reshape %e {{order = array<i64: 0, 1, 2, 3>}} : tensor<1x3x6x4x{el_acc}> -> tensor<72x{el_acc}>
   %r = minun.reshape %x {{order = array<i64: 0, 1, 2, 3>}} : tensor<1x5x5x4x{el_x}> -> tensor<25x4x{el_x}>
   %m = num.param "M" dense<{w((4, 3), 5)}> : tensor<4x3x{store}> -> tensor<4x3x{el_w}>
   %y = num.matmul %r, %m {{{mm}}} : (tensor<25x4x{el_x}>, tensor<4x3x{el_w}>) -> tensor<25x3x{el_acc}>
@@ -160,7 +164,8 @@ func.func @main() -> tensor<243x{el_acc}> attributes {{num.rounding = "nearest"{
   %y1 = minun.reshape %y {{order = array<i64: 0, 1>}} : tensor<25x3x{el_acc}> -> tensor<75x{el_acc}>
   %a = minun.concat %c1, %d1 {{axis = 0 : i64}} : (tensor<48x{el_acc}>, tensor<120x{el_acc}>) -> tensor<168x{el_acc}>
   %b = minun.concat %a, %y1 {{axis = 0 : i64}} : (tensor<168x{el_acc}>, tensor<75x{el_acc}>) -> tensor<243x{el_acc}>
-  func.return %b : tensor<243x{el_acc}>
+  %o = minun.concat %b, %e1 {{axis = 0 : i64}} : (tensor<243x{el_acc}>, tensor<72x{el_acc}>) -> tensor<315x{el_acc}>
+  func.return %o : tensor<315x{el_acc}>
 }}"""
 
 

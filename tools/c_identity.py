@@ -24,7 +24,9 @@ from pathlib import Path
 TARGETS = ("x86", "avr", "cortex-m4")
 FIXED = {"fixed16": dict(bits=16), "fixed8": dict(bits=8),
          "fixed16-maxscale": dict(bits=16, scales="maxscale"),
-         "fixed16-p8": dict(bits=16, param_bits=8)}
+         "fixed16-p8": dict(bits=16, param_bits=8),
+         "fixed16-pc": dict(bits=16, per_channel=True),
+         "fixed8-pc": dict(bits=8, per_channel=True)}
 OTHER = {"zs8": dict(representation="zero-skew", bits=8),
          "posit8": dict(representation="posit", bits=8, es=2),
          "posit16": dict(representation="posit", bits=16, es=2),

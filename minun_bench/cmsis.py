@@ -1,0 +1,421 @@
+"""The "Beside CMSIS-NN" section of BENCHMARKS.md (`tools/bench.py --cmsis`, issue 31):
+Arm's CMSIS-NN s8 kernels (third_party/cmsis-nn, benchmarking only, never linked into
+generated code) and minun's configurations on the same networks (mnist-8 with its real
+weights, the dense and conv shapes of the "Kernels" section), on the same QEMU Cortex-M4
+with the same instruction counter (targets.build_and_run / run_model), at -Os and -O2.
+
+CMSIS-NN's networks are quantized by TFLite's int8 rules (tflite_int8.py) and every output
+of every run is checked against that numpy model of TFLite's integer arithmetic on random
+int8 inputs. Deterministic: seeded data, exact instruction counts, an Agg chart.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from minun_bench import tflite_int8 as tfl
+from minun_bench.suite import KERNELS, KERNELS_DIR, REAL, ROOT, _kernel_data
+
+SECTION = "## Beside CMSIS-NN"
+CMSIS = ROOT / "third_party" / "cmsis-nn"
+PLOT = "benchmarks/cmsis.png"
+TARGET = "cortex-m4"
+OPTS = (("size", "-Os"), ("speed", "-O2"))
+INPUTS = 2  # random int8 inputs per network and build
+MNIST = REAL / "onnx-mnist-8"
+MNIST_MACS = 28 * 28 * 8 * 25 + 14 * 14 * 16 * 200 + 256 * 10
+_CONV = ["ConvolutionFunctions/" + f for f in (
+    "arm_convolve_wrapper_s8.c", "arm_convolve_s8.c", "arm_convolve_1x1_s8_fast.c",
+    "arm_convolve_1x1_s8.c", "arm_convolve_1_x_n_s8.c", "arm_convolve_get_buffer_sizes_s8.c",
+    "arm_nn_mat_mult_kernel_s8_s16.c", "arm_nn_mat_mult_kernel_row_offset_s8_s16.c")] + [
+    "NNSupportFunctions/" + f for f in (
+        "arm_nn_mat_mult_nt_t_s8.c", "arm_nn_mat_mul_core_1x_s8.c",
+        "arm_nn_mat_mul_core_4x_s8.c", "arm_q7_to_q15_with_offset.c",
+        "arm_s8_to_s16_unordered_with_offset.c")]
+SOURCES = {"conv": _CONV, "pool": ["PoolingFunctions/arm_max_pool_s8.c"],
+           "fc": ["FullyConnectedFunctions/arm_fully_connected_s8.c",
+                  "NNSupportFunctions/arm_nn_vec_mat_mult_t_s8.c"]}
+MINUN_CONFIGS = (("fixed16", dict(bits=16)), ("fixed8", dict(bits=8)),
+                 ("zero-skew8", dict(repr="zero-skew", bits=8)),
+                 ("zero-skew8 per-channel", dict(repr="zero-skew", bits=8, per_channel=True)))
+
+
+# ---- networks: float weights -> TFLite int8 layers --------------------------------------
+
+def _act(lo: float, hi: float) -> tuple[float, int]:
+    return tfl.affine.choose_params(lo, hi)
+
+
+def quantize_network(layers: list[dict], calibration: np.ndarray, s_in: float, zp_in: int
+                     ) -> list[dict]:
+    """Float layers (conv/pool/fc, NHWC) -> int8 layers by TFLite's rules, activation ranges
+    from the float network on `calibration` (N, H, W, C). Conv/fc "relu" clamps at the
+    output's zero point (TFLite's fused ReLU)."""
+    xs = list(calibration)
+    out, s, zp = [], s_in, zp_in
+    for layer in layers:
+        q = dict(layer, zp_in=zp, s_in=s)
+        if layer["op"] == "pool":
+            xs = [tfl.max_pool(x, layer["k"]) for x in xs]
+            q.update(zp_out=zp, s_out=s, lo=-128, hi=127)
+        else:
+            if layer["op"] == "conv":
+                xs = [tfl.conv_float(x, layer["w"], layer["b"], layer["pad"]) for x in xs]
+            else:
+                xs = [layer["w"] @ x.reshape(-1) + layer["b"] for x in xs]
+            if layer.get("relu"):
+                xs = [np.maximum(x, 0.0) for x in xs]
+            s_out, zp_out = _act(min(float(x.min()) for x in xs), max(float(x.max()) for x in xs))
+            q.update(zp_out=zp_out, s_out=s_out, lo=zp_out if layer.get("relu") else -128,
+                     hi=127, p=tfl.layer_params(layer["w"], layer["b"], s, s_out,
+                                                layer["op"] == "conv"))
+            s, zp = s_out, zp_out
+        out.append(q)
+    return out
+
+
+def reference(net: list[dict], x: np.ndarray) -> np.ndarray:
+    """TFLite's integer inference of the int8 layers on one int8 input (H, W, C)."""
+    for q in net:
+        if q["op"] == "conv":
+            x = tfl.conv_int8(x, q["p"], q["pad"], q["zp_in"], q["zp_out"], q["lo"], q["hi"])
+        elif q["op"] == "pool":
+            x = np.clip(tfl.max_pool(x, q["k"]), q["lo"], q["hi"])
+        else:
+            x = tfl.fc_int8(x, q["p"], q["zp_in"], q["zp_out"], q["lo"], q["hi"])
+    return np.asarray(x).reshape(-1)
+
+
+def mnist8_layers() -> tuple[list[dict], np.ndarray]:
+    """mnist-8's float layers in NHWC/OHWI (its 16x4x4 -> 10 matrix reordered from NCHW's
+    flattening to NHWC's) and its 3 test digits (28, 28, 1) as calibration."""
+    import onnx
+    from onnx import numpy_helper
+
+    g = onnx.load(str(MNIST / "model.onnx")).graph
+    t = {i.name: numpy_helper.to_array(i).astype(np.float64) for i in g.initializer}
+    fc = t["Parameter193"].reshape(16, 4, 4, 10).transpose(3, 1, 2, 0).reshape(10, 256)
+    layers = [
+        {"op": "conv", "w": t["Parameter5"].transpose(0, 2, 3, 1),
+         "b": t["Parameter6"].reshape(-1), "pad": 2, "relu": True},
+        {"op": "pool", "k": 2},
+        {"op": "conv", "w": t["Parameter87"].transpose(0, 2, 3, 1),
+         "b": t["Parameter88"].reshape(-1), "pad": 2, "relu": True},
+        {"op": "pool", "k": 3},
+        {"op": "fc", "w": fc, "b": t["Parameter194"].reshape(-1)},
+    ]
+    digits = np.load(MNIST / "test.npy")[:, 1:].reshape(-1, 28, 28, 1).astype(np.float64)
+    return layers, digits
+
+
+def networks() -> list[dict]:
+    """Each network: name, MACs, input shape and its int8 layers. mnist-8's input is its
+    0..255 pixels at scale 1, zero point -128; the kernels' data are suite.py's seeded
+    kernel data (the same values minun's fixed16 kernels run), as reals in [-1, 1)."""
+    layers, digits = mnist8_layers()
+    d = _kernel_data(np.random.default_rng(2026))
+    kd = {k: v / 32768.0 for k, v in d.items()}
+    s_k, zp_k = _act(-1.0, 1.0)
+    dense = [{"op": "fc", "w": kd["W"], "b": np.zeros(32)}]
+    conv = [{"op": "conv", "w": kd["F"].transpose(3, 0, 1, 2), "b": np.zeros(8), "pad": 1}]
+    return [
+        {"name": "mnist-8", "macs": MNIST_MACS, "shape": (28, 28, 1),
+         "layers": quantize_network(layers, digits, 1.0, -128)},
+        {"name": KERNELS[0].name, "macs": KERNELS[0].macs, "shape": (1, 1, 64),
+         "layers": quantize_network(dense, kd["XD"].reshape(1, 1, 1, 64), s_k, zp_k)},
+        {"name": KERNELS[1].name, "macs": KERNELS[1].macs, "shape": (6, 6, 4),
+         "layers": quantize_network(conv, kd["XC"].reshape(1, 6, 6, 4), s_k, zp_k)},
+    ]
+
+
+# ---- the C program -----------------------------------------------------------------------
+
+def _arr(ctype: str, name: str, values) -> str:
+    vals = ",".join(str(int(v)) for v in np.asarray(values).reshape(-1))
+    return f"const {ctype} {name}[] = {{{vals}}};\n"
+
+
+def _shapes(net: list[dict], shape: tuple[int, int, int]) -> list[tuple]:
+    """(input shape, output shape) of every layer, NHWC without N."""
+    out = []
+    for q in net:
+        h, w, c = shape
+        if q["op"] == "conv":
+            o, kh, kw, _ = q["p"]["w"].shape
+            new = (h + 2 * q["pad"] - kh + 1, w + 2 * q["pad"] - kw + 1, o)
+        elif q["op"] == "pool":
+            new = (h // q["k"], w // q["k"], c)
+        else:
+            new = (1, 1, q["p"]["w"].shape[0])
+        out.append((shape, new))
+        shape = new
+    return out
+
+
+def write_program(net: dict, inputs: np.ndarray, work: Path) -> list[Path]:
+    """weights.c (the quantized parameters), net.c (one CMSIS-NN call per layer, the
+    activations in two ping-pong buffers) and main.c (the inputs, the markers around each
+    inference, the outputs printed). Returns the sources, main.c first."""
+    work.mkdir(parents=True, exist_ok=True)
+    layers, shapes = net["layers"], _shapes(net["layers"], net["shape"])
+    biggest = max(int(np.prod(s)) for pair in shapes for s in pair)
+    weights = ["#include <stdint.h>\n"]
+    body, sizes, statics = [], [], []
+    src, dst = "in", "buf_a"
+    for i, (q, ((h, w, c), (oh, ow, oc))) in enumerate(zip(layers, shapes)):
+        act = f"{{{q['lo']}, {q['hi']}}}"
+        statics.append(f"static const cmsis_nn_dims in{i} = {{1, {h}, {w}, {c}}};\n"
+                       f"static const cmsis_nn_dims out{i} = {{1, {oh}, {ow}, {oc}}};\n")
+        if q["op"] == "pool":
+            k = q["k"]
+            statics.append(f"static const cmsis_nn_pool_params pp{i} = {{{{{k}, {k}}}, {{0, 0}},"
+                           f" {act}}};\nstatic const cmsis_nn_dims f{i} = {{1, {k}, {k}, 1}};\n")
+            body.append(f"    arm_max_pool_s8(&ctx, &pp{i}, &in{i}, {src}, &f{i}, &out{i}, {dst});")
+        else:
+            p = q["p"]
+            per = slice(None) if q["op"] == "conv" else slice(0, 1)  # fc: per tensor
+            weights += [_arr("int8_t", f"w{i}", p["w"]), _arr("int32_t", f"b{i}", p["bias"]),
+                        _arr("int32_t", f"m{i}", p["mult"][per]),
+                        _arr("int32_t", f"s{i}", p["shift"][per])]
+            ext = (f"extern const int8_t w{i}[];\nextern const int32_t b{i}[], m{i}[], s{i}[];\n"
+                   f"static const cmsis_nn_dims bd{i} = {{1, 1, 1, {oc}}};\n")
+            if q["op"] == "conv":
+                _, kh, kw, _ = p["w"].shape
+                pad = q["pad"]
+                statics.append(
+                    ext + f"static const cmsis_nn_dims f{i} = {{{oc}, {kh}, {kw}, {c}}};\n"
+                    f"static const cmsis_nn_conv_params cp{i} = {{{-q['zp_in']}, {q['zp_out']}, "
+                    f"{{1, 1}}, {{{pad}, {pad}}}, {{1, 1}}, {act}}};\n"
+                    f"static const cmsis_nn_per_channel_quant_params qp{i} = "
+                    f"{{(int32_t *)m{i}, (int32_t *)s{i}}};\n")
+                body.append(f"    arm_convolve_wrapper_s8(&ctx, &cp{i}, &qp{i}, &in{i}, {src}, "
+                            f"&f{i}, w{i}, &bd{i}, b{i}, &out{i}, {dst});")
+                sizes.append(f"arm_convolve_wrapper_s8_get_buffer_size(&cp{i}, &in{i}, &f{i}, "
+                             f"&out{i})")
+            else:
+                n = h * w * c
+                statics.append(
+                    ext + f"static const cmsis_nn_dims f{i} = {{{n}, 1, 1, {oc}}};\n"
+                    f"static const cmsis_nn_fc_params fp{i} = {{{-q['zp_in']}, 0, "
+                    f"{q['zp_out']}, {act}}};\n")
+                body.append(f"    {{ cmsis_nn_per_tensor_quant_params qp = {{m{i}[0], s{i}[0]}};\n"
+                            f"      arm_fully_connected_s8(&ctx, &fp{i}, &qp, &in{i}, {src}, "
+                            f"&f{i}, w{i}, &bd{i}, b{i}, &out{i}, {dst}); }}")
+        src, dst = dst, ("buf_b" if dst == "buf_a" else "buf_a")
+    (work / "weights.c").write_text("".join(weights))
+    need = " ".join(f"if ({s} > n) n = {s};" for s in sizes)
+    (work / "net.c").write_text(
+        "/* CMSIS-NN s8 calls of one network (minun_bench/cmsis.py). */\n"
+        '#include "arm_nnfunctions.h"\n\n' + "".join(statics)
+        + f"static int8_t buf_a[{biggest}], buf_b[{biggest}];\n"
+        "static int32_t scratch[SCRATCH_BYTES / 4];\n\n"
+        f"int32_t net_buffer_size(void)\n{{\n    int32_t n = 0;\n    {need}\n    return n;\n}}\n\n"
+        "const int8_t *net(const int8_t *in)\n{\n"
+        "    cmsis_nn_context ctx = {scratch, sizeof scratch};\n"
+        + "\n".join(body) + f"\n    return {src};\n}}\n")
+    n_out = int(np.prod(shapes[-1][1]))
+    (work / "main.c").write_text(
+        '#include "minun_target.h"\n\n'
+        "int32_t net_buffer_size(void);\nconst int8_t *net(const int8_t *in);\n"
+        + _arr("int8_t", "inputs", inputs).replace("const", "static const")
+        + "\nint main(void)\n{\n"
+        "    if (net_buffer_size() > SCRATCH_BYTES) minun_exit(3);\n"
+        f"    for (int i = 0; i < {len(inputs)}; i++) {{\n"
+        "        minun_marker_start();\n"
+        f"        const int8_t *y = net(&inputs[i * {inputs[0].size}]);\n"
+        "        minun_marker_end();\n"
+        f"        for (int j = 0; j < {n_out}; j++) {{ minun_print_i32(y[j]); minun_putc(' '); }}\n"
+        "        minun_putc('\\n');\n    }\n    minun_exit(0);\n}\n")
+    srcs = sorted({s for q in layers for s in SOURCES[q["op"]]})
+    return [work / "main.c", work / "net.c", work / "weights.c",
+            *(CMSIS / "Source" / s for s in srcs)]
+
+
+def model_flash(elf: Path, objects: list[Path]) -> int:
+    """Flash of the symbols (code, constants, initialized data) that the given objects
+    define and the linked program keeps: the model's code and weights, without the
+    harness, the inputs or the C library."""
+    def nm(path: Path, *flags: str) -> list[list[str]]:
+        out = subprocess.run(["arm-none-eabi-nm", *flags, str(path)], check=True,
+                             capture_output=True, text=True).stdout
+        return [line.split() for line in out.splitlines()]
+    names = {p[-1] for o in objects for p in nm(o, "--defined-only") if p[-2] in "TtRrDd"}
+    return sum(int(p[1], 16) for p in nm(elf, "-S", "--defined-only")
+               if len(p) == 4 and p[2] in "TtRrDd" and p[3] in names)
+
+
+def run_cmsis(net: dict, work: Path, seed: int = 31) -> dict:
+    """Build and run one network at -Os and -O2 on INPUTS random int8 inputs; every output
+    checked against reference(). Instructions are the median over the inputs."""
+    from minun_mlir.targets import build_and_run
+
+    rng = np.random.default_rng(seed)
+    inputs = rng.integers(-128, 128, (INPUTS, *net["shape"]), dtype=np.int64)
+    want = [reference(net["layers"], x) for x in inputs]
+    record = {"network": net["name"], "macs": net["macs"]}
+    slug = net["name"].split()[0]
+    for opt, flag in OPTS:
+        wd = work / f"cmsis-{slug}-{opt}"
+        sources = write_program(net, inputs.astype(np.int8), wd / "src")
+        r = build_and_run(sources, TARGET, include_dirs=[CMSIS / "Include"],
+                          defines={"SCRATCH_BYTES": "4096"}, cflags=[flag],
+                          name=f"cmsis-{slug}", work_dir=wd / "build")
+        got = [np.array(line.split(), dtype=np.int64) for line in r.output.strip().splitlines()]
+        if len(got) != INPUTS or any(not np.array_equal(g, w) for g, w in zip(got, want)):
+            raise RuntimeError(f"CMSIS-NN {net['name']} at {flag}: outputs differ from "
+                               "TFLite's integer arithmetic")
+        objs = sorted((wd / "build").glob("*.o"))
+        record[opt] = {"instructions": float(np.median(r.latencies)),
+                       "flash": model_flash(wd / "build" / f"cmsis-{slug}.elf",
+                                            [o for o in objs if not o.name.endswith("_main.o")])}
+    return record
+
+
+# ---- minun on the same networks ----------------------------------------------------------
+
+def _minun_run(l2, inputs: np.ndarray, name: str, work: Path) -> dict:
+    """minun's C of one L2 module on the M4 at -Os and -O2: median instructions over the
+    inputs, model flash (the objects of model.c and its companions)."""
+    from minun_mlir.codegen import emit_c
+    from minun_mlir.targets import run_model
+
+    c_dir = work / f"{name}-c"
+    emit_c(l2, TARGET, c_dir)
+    rec = {}
+    for opt, _ in OPTS:
+        wd = work / f"{name}-{opt}"
+        r = run_model(c_dir, TARGET, inputs, name=name, work_dir=wd, opt=opt)
+        elf = max(wd.glob(f"{name}_*.elf"), key=lambda p: p.stat().st_mtime)
+        rec[opt] = {"instructions": float(r.latency_median),
+                    "flash": model_flash(elf, sorted(wd.glob("*.o")))}
+    return rec
+
+
+def run_minun(work: Path, log=print) -> list[dict]:
+    """minun's configurations on mnist-8 (its first INPUTS test digits; labels checked
+    against the evaluator) and on the two kernel programs (suite.py's kernel data)."""
+    from minun_mlir.driver import Options, compile_model
+    from minun_mlir.frontends.seedot import load_program
+    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_mlir.pipeline import lower_to_l2
+
+    d = _kernel_data(np.random.default_rng(2026))
+    np.savez(work / "dense.npz", W=d["W"] / 32768.0)
+    np.savez(work / "conv3x3.npz", F=d["F"] / 32768.0)
+    rows = []
+    for label, quantize in MINUN_CONFIGS:
+        slug = label.replace(" ", "-")
+        result = compile_model(MNIST / "model.onnx", Options(**quantize, target=TARGET),
+                               train=MNIST / "test.npy", test=MNIST / "test.npy",
+                               name="onnx-mnist-8")
+        inputs = storage_inputs(result.l2, result.test.features[:INPUTS])
+        row = {"config": label, "mnist-8": _minun_run(result.l2, inputs, f"mnist-{slug}", work)}
+        for k in KERNELS:
+            stem = k.program.removesuffix(".sd")
+            x = (d["XD"] if k.number == 1 else d["XC"]).reshape(1, -1) / 32768.0
+            profile = {}
+            if quantize.get("repr") == "zero-skew":  # its output range: profiled on x
+                np.save(work / f"{stem}-train.npy", np.hstack([[[0.0]], x]))
+                profile = {"data": str(work / f"{stem}-train.npy")}
+            l2 = lower_to_l2(load_program(KERNELS_DIR / k.program, work / f"{stem}.npz"),
+                             **quantize, **profile)
+            row[k.name] = _minun_run(l2, storage_inputs(l2, x), f"{stem}-{slug}", work)
+        log(f"minun {label}: " + ", ".join(
+            f"{n} {v['size']['instructions']:,.0f}/{v['speed']['instructions']:,.0f}"
+            for n, v in row.items() if n != "config"))
+        rows.append(row)
+    return rows
+
+
+# ---- the report --------------------------------------------------------------------------
+
+def measure(work: Path, log=print) -> dict:
+    """CMSIS-NN s8 on every network, then minun's configurations: the section's record."""
+    cmsis = []
+    for net in networks():
+        cmsis.append(run_cmsis(net, work))
+        log(f"CMSIS-NN s8 {net['name']}: " + " / ".join(
+            f"{cmsis[-1][o]['instructions']:,.0f}" for o, _ in OPTS))
+    return {"cmsis_s8": cmsis, "minun": run_minun(work, log)}
+
+
+def _rows(record: dict) -> list[tuple[str, str, int, dict]]:
+    """(network, configuration, MACs, {opt: {instructions, flash}}) in table order."""
+    out = []
+    for c in record["cmsis_s8"]:
+        out.append((c["network"], "CMSIS-NN s8", c["macs"], c))
+        out += [(c["network"], f"minun {m['config']}", c["macs"], m[c["network"]])
+                for m in record["minun"]]
+    return out
+
+
+def render(record: dict) -> str:
+    rows = _rows(record)
+    base = {net: r for net, cfg, _, r in rows if cfg == "CMSIS-NN s8"}
+    out = [SECTION, "",
+           "Arm's CMSIS-NN (third_party/cmsis-nn, see its SOURCE.md; benchmarking only, never "
+           "in generated code) built with arm-none-eabi-gcc 12 `-mcpu=cortex-m4 -mthumb` at "
+           "-Os and -O2, beside minun's C of the same networks, all on the same QEMU "
+           "mps2-an386 Cortex-M4 with the same instruction counter (exact instructions per "
+           "inference, the median of 2 inputs). CMSIS-NN's networks are quantized by TFLite's "
+           "int8 rules (per-channel symmetric conv weights, per-tensor fc weights, asymmetric "
+           "activations, QuantizeMultiplier's multipliers and shifts) and run through "
+           "`arm_convolve_wrapper_s8` (fused ReLU), `arm_max_pool_s8` and "
+           "`arm_fully_connected_s8` on random int8 inputs; every output is checked against "
+           "a numpy model of TFLite's integer arithmetic (minun_bench/tflite_int8.py). minun "
+           "runs mnist-8 on its first test digits (labels checked against the evaluator) and "
+           "the kernels on the \"Kernels\" section's seeded data. Model flash: the code, "
+           "constants and initialized data the network's own objects (model.c; CMSIS-NN's "
+           "sources, its weights and calls) keep in the linked program, without the harness, "
+           "the inputs or the C library. Produced by `tools/bench.py --cmsis`.", "",
+           f"![instructions per MAC]({PLOT})", "",
+           "| network (MACs) | configuration | -Os instructions (per MAC) | "
+           "-O2 instructions (per MAC) | / CMSIS-NN s8 (-Os, -O2) | model flash -Os | "
+           "model flash -O2 |", "|---|---|---|---|---|---|---|"]
+    for net, cfg, macs, r in rows:
+        cells = [f"{r[o]['instructions']:,.0f} ({r[o]['instructions'] / macs:.2f})"
+                 for o, _ in OPTS]
+        ratio = ", ".join(f"{r[o]['instructions'] / base[net][o]['instructions']:.2f}x"
+                          for o, _ in OPTS)
+        out.append(f"| {net} ({macs:,}) | {cfg} | " + " | ".join(cells) + f" | {ratio} | "
+                   + " | ".join(f"{r[o]['flash']:,} B" for o, _ in OPTS) + " |")
+    return "\n".join(out) + "\n"
+
+
+def plot(record: dict) -> bytes:
+    """Instructions per MAC per network and configuration, -Os and -O2 side by side, as
+    PNG bytes; deterministic (Agg, bundled fonts, no date or version in the metadata)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rows = _rows(record)
+    nets = list(dict.fromkeys(r[0] for r in rows))
+    cfgs = list(dict.fromkeys(r[1] for r in rows))
+    per = {(n, c): (r, m) for n, c, m, r in rows}
+    with matplotlib.rc_context({"font.size": 8, "font.family": "DejaVu Sans"}):
+        fig = Figure(figsize=(10, 4.2))
+        FigureCanvasAgg(fig)
+        width = 0.8 / len(cfgs)
+        for j, (opt, flag) in enumerate(OPTS):
+            ax = fig.add_subplot(1, len(OPTS), j + 1)
+            for k, cfg in enumerate(cfgs):
+                xs = [i + (k - (len(cfgs) - 1) / 2) * width for i in range(len(nets))]
+                ax.bar(xs, [per[n, cfg][0][opt]["instructions"] / per[n, cfg][1] for n in nets],
+                       width, label=cfg)
+            ax.set_xticks(range(len(nets)), [n.split(",")[0] for n in nets])
+            ax.set_title(f"Cortex-M4 (QEMU), {flag}")
+            ax.set_ylabel("instructions per MAC")
+            ax.grid(axis="y", alpha=0.3)
+        fig.axes[0].legend(fontsize=7, loc="upper left", frameon=False)
+        fig.subplots_adjust(top=0.9, bottom=0.1, left=0.06, right=0.99, wspace=0.2)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+    return buf.getvalue()

@@ -247,7 +247,7 @@ def model_flash(elf: Path, objects: list[Path]) -> int:
                if len(p) == 4 and p[2] in "TtRrDd" and p[3] in names)
 
 
-def run_cmsis(net: dict, work: Path, seed: int = 31) -> dict:
+def run_cmsis(net: dict, work: Path, seed: int = 31, opts=OPTS) -> dict:
     """Build and run one network at -Os and -O2 on INPUTS random int8 inputs; every output
     checked against reference(). Instructions are the median over the inputs."""
     from minun_mlir.targets import build_and_run
@@ -257,7 +257,7 @@ def run_cmsis(net: dict, work: Path, seed: int = 31) -> dict:
     want = [reference(net["layers"], x) for x in inputs]
     record = {"network": net["name"], "macs": net["macs"]}
     slug = net["name"].split()[0]
-    for opt, flag in OPTS:
+    for opt, flag in opts:
         wd = work / f"cmsis-{slug}-{opt}"
         sources = write_program(net, inputs.astype(np.int8), wd / "src")
         r = build_and_run(sources, TARGET, include_dirs=[CMSIS / "Include"],

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from gemmlowp_reference import mbqm
+
 from minun_bench import cmsis
 from minun_bench import face as bench_face
 

@@ -35,9 +35,15 @@ _CONV = ["ConvolutionFunctions/" + f for f in (
         "arm_nn_mat_mult_nt_t_s8.c", "arm_nn_mat_mul_core_1x_s8.c",
         "arm_nn_mat_mul_core_4x_s8.c", "arm_q7_to_q15_with_offset.c",
         "arm_s8_to_s16_unordered_with_offset.c")]
-SOURCES = {"conv": _CONV, "pool": ["PoolingFunctions/arm_max_pool_s8.c"],
-           "fc": ["FullyConnectedFunctions/arm_fully_connected_s8.c",
-                  "NNSupportFunctions/arm_nn_vec_mat_mult_t_s8.c"]}
+SOURCES = {8: {"conv": _CONV, "pool": ["PoolingFunctions/arm_max_pool_s8.c"],
+               "fc": ["FullyConnectedFunctions/arm_fully_connected_s8.c",
+                      "NNSupportFunctions/arm_nn_vec_mat_mult_t_s8.c"]},
+           16: {"conv": ["ConvolutionFunctions/" + f for f in (
+               "arm_convolve_wrapper_s16.c", "arm_convolve_s16.c",
+               "arm_convolve_get_buffer_sizes_s16.c", "arm_nn_mat_mult_kernel_s16.c")],
+                "pool": ["PoolingFunctions/arm_max_pool_s16.c"],
+                "fc": ["FullyConnectedFunctions/arm_fully_connected_s16.c",
+                       "NNSupportFunctions/arm_nn_vec_mat_mult_t_s16.c"]}}
 MINUN_CONFIGS = (("fixed16", dict(bits=16)), ("fixed8", dict(bits=8)),
                  ("zero-skew8", dict(repr="zero-skew", bits=8)),
                  ("zero-skew8 per-channel", dict(repr="zero-skew", bits=8, per_channel=True)))
@@ -45,22 +51,26 @@ MINUN_CONFIGS = (("fixed16", dict(bits=16)), ("fixed8", dict(bits=8)),
 
 # ---- networks: float weights -> TFLite int8 layers --------------------------------------
 
-def _act(lo: float, hi: float) -> tuple[float, int]:
-    return tfl.affine.choose_params(lo, hi)
+def _act(lo: float, hi: float, bits: int = 8) -> tuple[float, int]:
+    """TFLite's activation parameters: asymmetric int8, symmetric int16 (zero point 0)."""
+    if bits == 8:
+        return tfl.affine.choose_params(lo, hi)
+    return max(abs(lo), abs(hi)) / 32767.0, 0
 
 
-def quantize_network(layers: list[dict], calibration: np.ndarray, s_in: float, zp_in: int
-                     ) -> list[dict]:
-    """Float layers (conv/pool/fc, NHWC) -> int8 layers by TFLite's rules, activation ranges
-    from the float network on `calibration` (N, H, W, C). Conv/fc "relu" clamps at the
-    output's zero point (TFLite's fused ReLU)."""
+def quantize_network(layers: list[dict], calibration: np.ndarray, s_in: float, zp_in: int,
+                     bits: int = 8) -> list[dict]:
+    """Float layers (conv/pool/fc, NHWC) -> int8 (or 16x8) layers by TFLite's rules,
+    activation ranges from the float network on `calibration` (N, H, W, C). Conv/fc "relu"
+    clamps at the output's zero point (TFLite's fused ReLU)."""
     xs = list(calibration)
     out, s, zp = [], s_in, zp_in
+    lo, hi = tfl.affine.int_range(bits)
     for layer in layers:
-        q = dict(layer, zp_in=zp, s_in=s)
+        q = dict(layer, zp_in=zp, s_in=s, bits=bits)
         if layer["op"] == "pool":
             xs = [tfl.max_pool(x, layer["k"]) for x in xs]
-            q.update(zp_out=zp, s_out=s, lo=-128, hi=127)
+            q.update(zp_out=zp, s_out=s, lo=lo, hi=hi)
         else:
             if layer["op"] == "conv":
                 xs = [tfl.conv_float(x, layer["w"], layer["b"], layer["pad"]) for x in xs]
@@ -68,9 +78,10 @@ def quantize_network(layers: list[dict], calibration: np.ndarray, s_in: float, z
                 xs = [layer["w"] @ x.reshape(-1) + layer["b"] for x in xs]
             if layer.get("relu"):
                 xs = [np.maximum(x, 0.0) for x in xs]
-            s_out, zp_out = _act(min(float(x.min()) for x in xs), max(float(x.max()) for x in xs))
-            q.update(zp_out=zp_out, s_out=s_out, lo=zp_out if layer.get("relu") else -128,
-                     hi=127, p=tfl.layer_params(layer["w"], layer["b"], s, s_out,
+            s_out, zp_out = _act(min(float(x.min()) for x in xs),
+                                 max(float(x.max()) for x in xs), bits)
+            q.update(zp_out=zp_out, s_out=s_out, lo=zp_out if layer.get("relu") else lo,
+                     hi=hi, p=tfl.layer_params(layer["w"], layer["b"], s, s_out,
                                                 layer["op"] == "conv"))
             s, zp = s_out, zp_out
         out.append(q)
@@ -78,14 +89,15 @@ def quantize_network(layers: list[dict], calibration: np.ndarray, s_in: float, z
 
 
 def reference(net: list[dict], x: np.ndarray) -> np.ndarray:
-    """TFLite's integer inference of the int8 layers on one int8 input (H, W, C)."""
+    """TFLite's integer inference of the int8 (16x8) layers on one input (H, W, C)."""
     for q in net:
         if q["op"] == "conv":
-            x = tfl.conv_int8(x, q["p"], q["pad"], q["zp_in"], q["zp_out"], q["lo"], q["hi"])
+            x = tfl.conv_int8(x, q["p"], q["pad"], q["zp_in"], q["zp_out"], q["lo"], q["hi"],
+                              q["bits"])
         elif q["op"] == "pool":
             x = np.clip(tfl.max_pool(x, q["k"]), q["lo"], q["hi"])
         else:
-            x = tfl.fc_int8(x, q["p"], q["zp_in"], q["zp_out"], q["lo"], q["hi"])
+            x = tfl.fc_int8(x, q["p"], q["zp_in"], q["zp_out"], q["lo"], q["hi"], q["bits"])
     return np.asarray(x).reshape(-1)
 
 
@@ -111,23 +123,25 @@ def mnist8_layers() -> tuple[list[dict], np.ndarray]:
     return layers, digits
 
 
-def networks() -> list[dict]:
-    """Each network: name, MACs, input shape and its int8 layers. mnist-8's input is its
-    0..255 pixels at scale 1, zero point -128; the kernels' data are suite.py's seeded
-    kernel data (the same values minun's fixed16 kernels run), as reals in [-1, 1)."""
+def networks(bits: int = 8) -> list[dict]:
+    """Each network: name, MACs, input shape and its int8 (bits 8) or 16x8 (bits 16)
+    layers. mnist-8's input is its 0..255 pixels (int8: scale 1, zero point -128); the
+    kernels' data are suite.py's seeded kernel data (the same values minun's fixed16
+    kernels run), as reals in [-1, 1)."""
     layers, digits = mnist8_layers()
     d = _kernel_data(np.random.default_rng(2026))
     kd = {k: v / 32768.0 for k, v in d.items()}
-    s_k, zp_k = _act(-1.0, 1.0)
+    s_k, zp_k = _act(-1.0, 1.0, bits)
+    s_m, zp_m = _act(0.0, 255.0, bits)
     dense = [{"op": "fc", "w": kd["W"], "b": np.zeros(32)}]
     conv = [{"op": "conv", "w": kd["F"].transpose(3, 0, 1, 2), "b": np.zeros(8), "pad": 1}]
     return [
         {"name": "mnist-8", "macs": MNIST_MACS, "shape": (28, 28, 1),
-         "layers": quantize_network(layers, digits, 1.0, -128)},
+         "layers": quantize_network(layers, digits, s_m, zp_m, bits)},
         {"name": KERNELS[0].name, "macs": KERNELS[0].macs, "shape": (1, 1, 64),
-         "layers": quantize_network(dense, kd["XD"].reshape(1, 1, 1, 64), s_k, zp_k)},
+         "layers": quantize_network(dense, kd["XD"].reshape(1, 1, 1, 64), s_k, zp_k, bits)},
         {"name": KERNELS[1].name, "macs": KERNELS[1].macs, "shape": (6, 6, 4),
-         "layers": quantize_network(conv, kd["XC"].reshape(1, 6, 6, 4), s_k, zp_k)},
+         "layers": quantize_network(conv, kd["XC"].reshape(1, 6, 6, 4), s_k, zp_k, bits)},
     ]
 
 
@@ -161,6 +175,8 @@ def write_program(net: dict, inputs: np.ndarray, work: Path) -> list[Path]:
     inference, the outputs printed). Returns the sources, main.c first."""
     work.mkdir(parents=True, exist_ok=True)
     layers, shapes = net["layers"], _shapes(net["layers"], net["shape"])
+    bits = layers[0]["bits"]
+    t, sfx, bias_t = ("int8_t", "s8", "int32_t") if bits == 8 else ("int16_t", "s16", "int64_t")
     biggest = max(int(np.prod(s)) for pair in shapes for s in pair)
     weights = ["#include <stdint.h>\n"]
     body, sizes, statics = [], [], []
@@ -173,27 +189,33 @@ def write_program(net: dict, inputs: np.ndarray, work: Path) -> list[Path]:
             k = q["k"]
             statics.append(f"static const cmsis_nn_pool_params pp{i} = {{{{{k}, {k}}}, {{0, 0}},"
                            f" {act}}};\nstatic const cmsis_nn_dims f{i} = {{1, {k}, {k}, 1}};\n")
-            body.append(f"    arm_max_pool_s8(&ctx, &pp{i}, &in{i}, {src}, &f{i}, &out{i}, {dst});")
+            body.append(f"    arm_max_pool_{sfx}(&ctx, &pp{i}, &in{i}, {src}, &f{i}, &out{i}, "
+                        f"{dst});")
         else:
             p = q["p"]
             per = slice(None) if q["op"] == "conv" else slice(0, 1)  # fc: per tensor
-            weights += [_arr("int8_t", f"w{i}", p["w"]), _arr("int32_t", f"b{i}", p["bias"]),
+            weights += [_arr("int8_t", f"w{i}", p["w"]), _arr(bias_t, f"b{i}", p["bias"]),
                         _arr("int32_t", f"m{i}", p["mult"][per]),
                         _arr("int32_t", f"s{i}", p["shift"][per])]
-            ext = (f"extern const int8_t w{i}[];\nextern const int32_t b{i}[], m{i}[], s{i}[];\n"
+            ext = (f"extern const int8_t w{i}[];\nextern const {bias_t} b{i}[];\n"
+                   f"extern const int32_t m{i}[], s{i}[];\n"
                    f"static const cmsis_nn_dims bd{i} = {{1, 1, 1, {oc}}};\n")
             if q["op"] == "conv":
                 _, kh, kw, _ = p["w"].shape
                 pad = q["pad"]
+                bias = f"b{i}"
+                if bits == 16:  # the s16 convolution takes its bias with its width
+                    ext += f"static const cmsis_nn_bias_data bias{i} = {{b{i}, false}};\n"
+                    bias = f"&bias{i}"
                 statics.append(
                     ext + f"static const cmsis_nn_dims f{i} = {{{oc}, {kh}, {kw}, {c}}};\n"
                     f"static const cmsis_nn_conv_params cp{i} = {{{-q['zp_in']}, {q['zp_out']}, "
                     f"{{1, 1}}, {{{pad}, {pad}}}, {{1, 1}}, {act}}};\n"
                     f"static const cmsis_nn_per_channel_quant_params qp{i} = "
                     f"{{(int32_t *)m{i}, (int32_t *)s{i}}};\n")
-                body.append(f"    arm_convolve_wrapper_s8(&ctx, &cp{i}, &qp{i}, &in{i}, {src}, "
-                            f"&f{i}, w{i}, &bd{i}, b{i}, &out{i}, {dst});")
-                sizes.append(f"arm_convolve_wrapper_s8_get_buffer_size(&cp{i}, &in{i}, &f{i}, "
+                body.append(f"    arm_convolve_wrapper_{sfx}(&ctx, &cp{i}, &qp{i}, &in{i}, {src}, "
+                            f"&f{i}, w{i}, &bd{i}, {bias}, &out{i}, {dst});")
+                sizes.append(f"arm_convolve_wrapper_{sfx}_get_buffer_size(&cp{i}, &in{i}, &f{i}, "
                              f"&out{i})")
             else:
                 n = h * w * c
@@ -202,34 +224,34 @@ def write_program(net: dict, inputs: np.ndarray, work: Path) -> list[Path]:
                     f"static const cmsis_nn_fc_params fp{i} = {{{-q['zp_in']}, 0, "
                     f"{q['zp_out']}, {act}}};\n")
                 body.append(f"    {{ cmsis_nn_per_tensor_quant_params qp = {{m{i}[0], s{i}[0]}};\n"
-                            f"      arm_fully_connected_s8(&ctx, &fp{i}, &qp, &in{i}, {src}, "
+                            f"      arm_fully_connected_{sfx}(&ctx, &fp{i}, &qp, &in{i}, {src}, "
                             f"&f{i}, w{i}, &bd{i}, b{i}, &out{i}, {dst}); }}")
         src, dst = dst, ("buf_b" if dst == "buf_a" else "buf_a")
     (work / "weights.c").write_text("".join(weights))
     need = " ".join(f"if ({s} > n) n = {s};" for s in sizes)
     (work / "net.c").write_text(
-        "/* CMSIS-NN s8 calls of one network (minun_bench/cmsis.py). */\n"
+        f"/* CMSIS-NN {sfx} calls of one network (minun_bench/cmsis.py). */\n"
         '#include "arm_nnfunctions.h"\n\n' + "".join(statics)
-        + f"static int8_t buf_a[{biggest}], buf_b[{biggest}];\n"
+        + f"static {t} buf_a[{biggest}], buf_b[{biggest}];\n"
         "static int32_t scratch[SCRATCH_BYTES / 4];\n\n"
         f"int32_t net_buffer_size(void)\n{{\n    int32_t n = 0;\n    {need}\n    return n;\n}}\n\n"
-        "const int8_t *net(const int8_t *in)\n{\n"
+        f"const {t} *net(const {t} *in)\n{{\n"
         "    cmsis_nn_context ctx = {scratch, sizeof scratch};\n"
         + "\n".join(body) + f"\n    return {src};\n}}\n")
     n_out = int(np.prod(shapes[-1][1]))
     (work / "main.c").write_text(
         '#include "minun_target.h"\n\n'
-        "int32_t net_buffer_size(void);\nconst int8_t *net(const int8_t *in);\n"
-        + _arr("int8_t", "inputs", inputs).replace("const", "static const")
+        f"int32_t net_buffer_size(void);\nconst {t} *net(const {t} *in);\n"
+        + _arr(t, "inputs", inputs).replace("const", "static const")
         + "\nint main(void)\n{\n"
         "    if (net_buffer_size() > SCRATCH_BYTES) minun_exit(3);\n"
         f"    for (int i = 0; i < {len(inputs)}; i++) {{\n"
         "        minun_marker_start();\n"
-        f"        const int8_t *y = net(&inputs[i * {inputs[0].size}]);\n"
+        f"        const {t} *y = net(&inputs[i * {inputs[0].size}]);\n"
         "        minun_marker_end();\n"
         f"        for (int j = 0; j < {n_out}; j++) {{ minun_print_i32(y[j]); minun_putc(' '); }}\n"
         "        minun_putc('\\n');\n    }\n    minun_exit(0);\n}\n")
-    srcs = sorted({s for q in layers for s in SOURCES[q["op"]]})
+    srcs = sorted({s for q in layers for s in SOURCES[bits][q["op"]]})
     return [work / "main.c", work / "net.c", work / "weights.c",
             *(CMSIS / "Source" / s for s in srcs)]
 
@@ -253,19 +275,21 @@ def run_cmsis(net: dict, work: Path, seed: int = 31, opts=OPTS) -> dict:
     from minun_mlir.targets import build_and_run
 
     rng = np.random.default_rng(seed)
-    inputs = rng.integers(-128, 128, (INPUTS, *net["shape"]), dtype=np.int64)
+    bits = net["layers"][0]["bits"]
+    lo, hi = tfl.affine.int_range(bits)
+    inputs = rng.integers(lo, hi + 1, (INPUTS, *net["shape"]), dtype=np.int64)
     want = [reference(net["layers"], x) for x in inputs]
     record = {"network": net["name"], "macs": net["macs"]}
-    slug = net["name"].split()[0]
+    slug = f"{net['name'].split()[0]}-s{bits}"
     for opt, flag in opts:
         wd = work / f"cmsis-{slug}-{opt}"
-        sources = write_program(net, inputs.astype(np.int8), wd / "src")
+        sources = write_program(net, inputs, wd / "src")
         r = build_and_run(sources, TARGET, include_dirs=[CMSIS / "Include"],
                           defines={"SCRATCH_BYTES": "4096"}, cflags=[flag],
                           name=f"cmsis-{slug}", work_dir=wd / "build")
         got = [np.array(line.split(), dtype=np.int64) for line in r.output.strip().splitlines()]
         if len(got) != INPUTS or any(not np.array_equal(g, w) for g, w in zip(got, want)):
-            raise RuntimeError(f"CMSIS-NN {net['name']} at {flag}: outputs differ from "
+            raise RuntimeError(f"CMSIS-NN s{bits} {net['name']} at {flag}: outputs differ from "
                                "TFLite's integer arithmetic")
         objs = sorted((wd / "build").glob("*.o"))
         record[opt] = {"instructions": float(np.median(r.latencies)),
@@ -333,20 +357,24 @@ def run_minun(work: Path, log=print) -> list[dict]:
 # ---- the report --------------------------------------------------------------------------
 
 def measure(work: Path, log=print) -> dict:
-    """CMSIS-NN s8 on every network, then minun's configurations: the section's record."""
-    cmsis = []
-    for net in networks():
-        cmsis.append(run_cmsis(net, work))
-        log(f"CMSIS-NN s8 {net['name']}: " + " / ".join(
-            f"{cmsis[-1][o]['instructions']:,.0f}" for o, _ in OPTS))
-    return {"cmsis_s8": cmsis, "minun": run_minun(work, log)}
+    """CMSIS-NN s8 and s16 on every network, then minun's configurations: the section's
+    record."""
+    record = {}
+    for bits in (8, 16):
+        runs = record[f"cmsis_s{bits}"] = []
+        for net in networks(bits):
+            runs.append(run_cmsis(net, work))
+            log(f"CMSIS-NN s{bits} {net['name']}: " + " / ".join(
+                f"{runs[-1][o]['instructions']:,.0f}" for o, _ in OPTS))
+    return record | {"minun": run_minun(work, log)}
 
 
 def _rows(record: dict) -> list[tuple[str, str, int, dict]]:
     """(network, configuration, MACs, {opt: {instructions, flash}}) in table order."""
     out = []
-    for c in record["cmsis_s8"]:
+    for c, c16 in zip(record["cmsis_s8"], record["cmsis_s16"]):
         out.append((c["network"], "CMSIS-NN s8", c["macs"], c))
+        out.append((c["network"], "CMSIS-NN s16", c["macs"], c16))
         out += [(c["network"], f"minun {m['config']}", c["macs"], m[c["network"]])
                 for m in record["minun"]]
     return out
@@ -357,14 +385,16 @@ def render(record: dict) -> str:
     base = {net: r for net, cfg, _, r in rows if cfg == "CMSIS-NN s8"}
     out = [SECTION, "",
            "Arm's CMSIS-NN (third_party/cmsis-nn, see its SOURCE.md; benchmarking only, never "
-           "in generated code) built with arm-none-eabi-gcc 12 `-mcpu=cortex-m4 -mthumb` at "
+           "in generated code), s8 and s16 (TFLite's 16x8: int16 symmetric activations, int8 "
+           "weights, int64 biases), built with arm-none-eabi-gcc 12 `-mcpu=cortex-m4 -mthumb` at "
            "-Os and -O2, beside minun's C of the same networks, all on the same QEMU "
            "mps2-an386 Cortex-M4 with the same instruction counter (exact instructions per "
            "inference, the median of 2 inputs). CMSIS-NN's networks are quantized by TFLite's "
            "int8 rules (per-channel symmetric conv weights, per-tensor fc weights, asymmetric "
            "activations, QuantizeMultiplier's multipliers and shifts) and run through "
-           "`arm_convolve_wrapper_s8` (fused ReLU), `arm_max_pool_s8` and "
-           "`arm_fully_connected_s8` on random int8 inputs; every output is checked against "
+           "`arm_convolve_wrapper_s8/s16` (fused ReLU), `arm_max_pool_s8/s16` and "
+           "`arm_fully_connected_s8/s16` on random int8/int16 inputs; every output is "
+           "checked against "
            "a numpy model of TFLite's integer arithmetic (minun_bench/tflite_int8.py). minun "
            "runs mnist-8 on its first test digits (labels checked against the evaluator) and "
            "the kernels on the \"Kernels\" section's seeded data. Model flash: the code, "

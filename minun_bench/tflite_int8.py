@@ -7,7 +7,8 @@ Rules (TFLite's int8 quantization spec): activations asymmetric per tensor
 output channel for convolutions, per tensor for fully connected layers), int32 biases at
 scale s_in * s_w, and each output requantized by MultiplyByQuantizedMultiplier with the
 multiplier and shift QuantizeMultiplier gives for s_in * s_w / s_out (affine.py). Tensors are
-NHWC, filters OHWI (CMSIS-NN's layouts).
+NHWC, filters OHWI (CMSIS-NN's layouts). The 16x8 variant (CMSIS-NN's s16): int16
+activations symmetric (zero point 0), the same int8 weights, int64 biases and accumulators.
 """
 
 from __future__ import annotations
@@ -53,23 +54,34 @@ def layer_params(w, b, s_in: float, s_out: float, per_channel: bool) -> dict:
             "mult": np.array([m for m, _ in ms]), "shift": np.array([s for _, s in ms])}
 
 
-def requantize(acc: np.ndarray, p: dict, zp_out: int, lo: int, hi: int) -> np.ndarray:
-    """acc (..., O) int32 -> int8: MultiplyByQuantizedMultiplier per channel, + zp_out,
-    clamped to the activation range."""
+def mbqm64(acc: np.ndarray, multiplier: int, shift: int) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier on an int64 accumulator (the 16x8 kernels):
+    the multiplier reduced to 16 bits (rounded), one rounding shift by 15 - shift."""
+    reduced = (multiplier + (1 << 15)) >> 16 if multiplier < 0x7FFF0000 else 0x7FFF
+    total = 15 - shift
+    return (np.asarray(acc, dtype=np.int64) * reduced + (1 << (total - 1))) >> total
+
+
+def requantize(acc: np.ndarray, p: dict, zp_out: int, lo: int, hi: int, bits: int = 8
+               ) -> np.ndarray:
+    """acc (..., O) -> int8 (int32 acc, MultiplyByQuantizedMultiplier) or int16 (int64 acc,
+    its 64-bit form) per channel, + zp_out, clamped to the activation range."""
+    mul = affine.mbqm if bits == 8 else mbqm64
     out = np.empty(acc.shape, dtype=np.int64)
     for o in range(acc.shape[-1]):
-        out[..., o] = affine.mbqm(acc[..., o], int(p["mult"][o]), int(p["shift"][o]))
+        out[..., o] = mul(acc[..., o], int(p["mult"][o]), int(p["shift"][o]))
     return np.clip(out + zp_out, lo, hi)
 
 
 def conv_int8(x: np.ndarray, p: dict, pad: int, zp_in: int, zp_out: int, lo: int,
-              hi: int) -> np.ndarray:
-    """TFLite's int8 convolution: padding holds real 0 (the input's zero point)."""
+              hi: int, bits: int = 8) -> np.ndarray:
+    """TFLite's int8 (or 16x8) convolution: padding holds real 0 (the input's zero point)."""
     xs = x.astype(np.int64) - zp_in  # padded taps are then exactly 0
     acc = conv_float(xs, p["w"].astype(np.int64), p["bias"], pad)
-    return requantize(acc, p, zp_out, lo, hi)
+    return requantize(acc, p, zp_out, lo, hi, bits)
 
 
-def fc_int8(x: np.ndarray, p: dict, zp_in: int, zp_out: int, lo: int, hi: int) -> np.ndarray:
+def fc_int8(x: np.ndarray, p: dict, zp_in: int, zp_out: int, lo: int, hi: int,
+            bits: int = 8) -> np.ndarray:
     acc = p["w"].astype(np.int64) @ (x.reshape(-1).astype(np.int64) - zp_in) + p["bias"]
-    return requantize(acc, p, zp_out, lo, hi)
+    return requantize(acc, p, zp_out, lo, hi, bits)

@@ -20,17 +20,23 @@ ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "benchmarks" / "cmsis.json"
 
 
+def dense_net(bits: int = 8) -> dict:
+    return next(n for n in cmsis.networks(bits) if n["name"].startswith("dense"))
+
+
 @pytest.fixture(scope="module")
 def dense():
-    return next(n for n in cmsis.networks() if n["name"].startswith("dense"))
+    return dense_net()
 
 
-def test_dense_kernel_on_the_m4_equals_tflite_and_the_committed_count(dense, tmp_path):
+@pytest.mark.parametrize("bits", [8, 16])
+def test_dense_kernel_on_the_m4_equals_tflite_and_the_committed_count(bits, tmp_path):
     """run_cmsis raises unless every output equals reference(); its -Os count is the
     committed one (a change to the kernels, flags or data shows here)."""
-    got = cmsis.run_cmsis(dense, tmp_path, opts=cmsis.OPTS[:1])
-    committed = next(r for r in json.loads(RECORD.read_text())["cmsis_s8"]
-                     if r["network"] == dense["name"])
+    net = dense_net(bits)
+    got = cmsis.run_cmsis(net, tmp_path, opts=cmsis.OPTS[:1])
+    committed = next(r for r in json.loads(RECORD.read_text())[f"cmsis_s{bits}"]
+                     if r["network"] == net["name"])
     assert got["size"] == committed["size"]
 
 
@@ -57,11 +63,13 @@ def test_requantization_agrees_with_gemmlowp(dense):
     assert len(set(want)) > 10  # not a saturated output
 
 
-def test_the_int8_mnist8_classifies_its_test_digits():
-    net = cmsis.networks()[0]
-    data = np.load(cmsis.MNIST / "test.npy")
-    for row in data:
-        x = (row[1:].reshape(28, 28, 1) - 128).astype(np.int64)  # scale 1, zero point -128
+@pytest.mark.parametrize("bits", [8, 16])
+def test_the_integer_mnist8_classifies_its_test_digits(bits):
+    net = cmsis.networks(bits)[0]
+    q = net["layers"][0]
+    for row in np.load(cmsis.MNIST / "test.npy"):
+        x = np.clip(np.round(row[1:] / q["s_in"]) + q["zp_in"], -(1 << (bits - 1)),
+                    (1 << (bits - 1)) - 1).reshape(28, 28, 1).astype(np.int64)
         assert np.argmax(cmsis.reference(net["layers"], x)) == row[0]
 
 
@@ -70,4 +78,6 @@ def test_the_section_is_the_rendering_of_the_record():
     _, parts = bench_face.split_sections((ROOT / "BENCHMARKS.md").read_text())
     assert parts[cmsis.SECTION] == cmsis.render(record)
     assert (ROOT / cmsis.PLOT).read_bytes() == cmsis.plot(record)
-    assert [r["network"] for r in record["cmsis_s8"]] == [n["name"] for n in cmsis.networks()]
+    for bits in (8, 16):
+        assert [r["network"] for r in record[f"cmsis_s{bits}"]] == [
+            n["name"] for n in cmsis.networks(bits)]

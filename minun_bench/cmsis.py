@@ -260,8 +260,10 @@ def model_flash(elf: Path, objects: list[Path]) -> int:
     """Flash of the symbols (code, constants, initialized data) that the given objects
     define and the linked program keeps: the model's code and weights, without the
     harness, the inputs or the C library."""
+    from minun_mlir.targets.boards import get_board
+
     def nm(path: Path, *flags: str) -> list[list[str]]:
-        out = subprocess.run(["arm-none-eabi-nm", *flags, str(path)], check=True,
+        out = subprocess.run([get_board(TARGET).nm_tool, *flags, str(path)], check=True,
                              capture_output=True, text=True).stdout
         return [line.split() for line in out.splitlines()]
     names = {p[-1] for o in objects for p in nm(o, "--defined-only") if p[-2] in "TtRrDd"}

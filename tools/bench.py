@@ -209,7 +209,11 @@ def profile(args) -> int:
 
 def cmsis(args) -> int:
     with tempfile.TemporaryDirectory(prefix="minun-cmsis-") as tmp:
-        record = bench_cmsis.measure(Path(tmp))
+        try:
+            record = bench_cmsis.measure(Path(tmp))
+        except RuntimeError as e:  # a CMSIS-NN output that TFLite's arithmetic does not give
+            print(f"bench: error: {e}", file=sys.stderr)
+            return 1
     out = Path(args.out)
     out.write_text(bench_face.replace_section(out.read_text(), bench_cmsis.render(record),
                                               bench_cmsis.SECTION))

@@ -36,12 +36,26 @@ _CONV = ["ConvolutionFunctions/" + f for f in (
         "arm_nn_mat_mul_core_4x_s8.c", "arm_q7_to_q15_with_offset.c",
         "arm_s8_to_s16_unordered_with_offset.c")]
 SOURCES = {8: {"conv": _CONV, "pool": ["PoolingFunctions/arm_max_pool_s8.c"],
+               "avgpool": ["PoolingFunctions/arm_avgpool_s8.c",
+                           "PoolingFunctions/arm_avgpool_get_buffer_sizes_s8.c"],
+               "dw": ["ConvolutionFunctions/" + f for f in (
+                   "arm_depthwise_conv_wrapper_s8.c", "arm_depthwise_conv_s8.c",
+                   "arm_depthwise_conv_s8_opt.c", "arm_depthwise_conv_3x3_s8.c",
+                   "arm_nn_depthwise_conv_s8_core.c",
+                   "arm_depthwise_conv_get_buffer_sizes_s8.c")]
+               + ["NNSupportFunctions/arm_q7_to_q15_with_offset.c"],
                "fc": ["FullyConnectedFunctions/arm_fully_connected_s8.c",
                       "NNSupportFunctions/arm_nn_vec_mat_mult_t_s8.c"]},
            16: {"conv": ["ConvolutionFunctions/" + f for f in (
                "arm_convolve_wrapper_s16.c", "arm_convolve_s16.c",
                "arm_convolve_get_buffer_sizes_s16.c", "arm_nn_mat_mult_kernel_s16.c")],
                 "pool": ["PoolingFunctions/arm_max_pool_s16.c"],
+                "avgpool": ["PoolingFunctions/arm_avgpool_s16.c",
+                            "PoolingFunctions/arm_avgpool_get_buffer_sizes_s16.c"],
+                "dw": ["ConvolutionFunctions/" + f for f in (
+                    "arm_depthwise_conv_wrapper_s16.c", "arm_depthwise_conv_s16.c",
+                    "arm_depthwise_conv_fast_s16.c",
+                    "arm_depthwise_conv_get_buffer_sizes_s16.c")],
                 "fc": ["FullyConnectedFunctions/arm_fully_connected_s16.c",
                        "NNSupportFunctions/arm_nn_vec_mat_mult_t_s16.c"]}}
 MINUN_CONFIGS = (("fixed16", dict(bits=16)), ("fixed8", dict(bits=8)),
@@ -68,12 +82,15 @@ def quantize_network(layers: list[dict], calibration: np.ndarray, s_in: float, z
     lo, hi = tfl.affine.int_range(bits)
     for layer in layers:
         q = dict(layer, zp_in=zp, s_in=s, bits=bits)
-        if layer["op"] == "pool":
-            xs = [tfl.max_pool(x, layer["k"]) for x in xs]
+        if layer["op"] in ("pool", "avgpool"):
+            pool = tfl.max_pool if layer["op"] == "pool" else tfl.avg_pool_float
+            xs = [pool(x, layer["k"]) for x in xs]
             q.update(zp_out=zp, s_out=s, lo=lo, hi=hi)
         else:
             if layer["op"] == "conv":
                 xs = [tfl.conv_float(x, layer["w"], layer["b"], layer["pad"]) for x in xs]
+            elif layer["op"] == "dw":
+                xs = [tfl.depthwise_float(x, layer["w"], layer["b"], layer["pad"]) for x in xs]
             else:
                 xs = [layer["w"] @ x.reshape(-1) + layer["b"] for x in xs]
             if layer.get("relu"):
@@ -82,7 +99,7 @@ def quantize_network(layers: list[dict], calibration: np.ndarray, s_in: float, z
                                  max(float(x.max()) for x in xs), bits)
             q.update(zp_out=zp_out, s_out=s_out, lo=zp_out if layer.get("relu") else lo,
                      hi=hi, p=tfl.layer_params(layer["w"], layer["b"], s, s_out,
-                                                layer["op"] == "conv"))
+                                                layer["op"] != "fc"))
             s, zp = s_out, zp_out
         out.append(q)
     return out
@@ -94,8 +111,13 @@ def reference(net: list[dict], x: np.ndarray) -> np.ndarray:
         if q["op"] == "conv":
             x = tfl.conv_int8(x, q["p"], q["pad"], q["zp_in"], q["zp_out"], q["lo"], q["hi"],
                               q["bits"])
+        elif q["op"] == "dw":
+            x = tfl.depthwise_int8(x, q["p"], q["pad"], q["zp_in"], q["zp_out"], q["lo"],
+                                   q["hi"], q["bits"])
         elif q["op"] == "pool":
             x = np.clip(tfl.max_pool(x, q["k"]), q["lo"], q["hi"])
+        elif q["op"] == "avgpool":
+            x = tfl.avg_pool_int(x, q["k"], q["lo"], q["hi"])
         else:
             x = tfl.fc_int8(x, q["p"], q["zp_in"], q["zp_out"], q["lo"], q["hi"], q["bits"])
     return np.asarray(x).reshape(-1)
@@ -123,6 +145,45 @@ def mnist8_layers() -> tuple[list[dict], np.ndarray]:
     return layers, digits
 
 
+ZOO_DSCNN = ROOT / "test" / "zoo" / "torch" / "dscnn_ts.onnx"
+ZOO_DIGITS = ROOT / "test" / "zoo" / "torch" / "data" / "digits01-train.npz"
+
+
+def dscnn_layers() -> tuple[list[dict], np.ndarray]:
+    """The zoo's depthwise-separable CNN (8x8 digits: conv 3x3, depthwise 3x3, pointwise,
+    average pool 2, depthwise 3x3, pointwise, global average pool as a 4x4 average pool,
+    dense) and its first 64 training digits (8, 8, 1) as calibration."""
+    import onnx
+    from onnx import numpy_helper
+
+    g = onnx.load(str(ZOO_DSCNN)).graph
+    t = {i.name: numpy_helper.to_array(i).astype(np.float64) for i in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    layers = []
+    for n in convs:
+        w, b = t[n.input[1]], t[n.input[2]]
+        pad = (w.shape[2] - 1) // 2
+        group = next((a.i for a in n.attribute if a.name == "group"), 1)
+        if group > 1:  # depthwise (group = channels, multiplier 1)
+            layers.append({"op": "dw", "w": w[:, 0], "b": b, "pad": pad, "relu": True})
+        else:
+            layers.append({"op": "conv", "w": w.transpose(0, 2, 3, 1), "b": b, "pad": pad,
+                           "relu": True})
+        if len(layers) == 3:
+            layers.append({"op": "avgpool", "k": 2})
+    layers += [{"op": "avgpool", "k": 4},
+               {"op": "fc", "w": t["18.weight"], "b": t["18.bias"]}]
+    digits = np.load(ZOO_DIGITS)["x"][:64].reshape(-1, 8, 8, 1).astype(np.float64)
+    return layers, digits
+
+
+def macs(layers: list[dict], shape: tuple[int, int, int]) -> int:
+    """Multiply-accumulates of the quantized conv, depthwise and fc layers, every tap
+    (padding included, as MNIST_MACS counts)."""
+    return sum(oh * ow * int(np.prod(q["p"]["w"].shape))
+               for q, (_, (oh, ow, _)) in zip(layers, _shapes(layers, shape)) if "p" in q)
+
+
 def networks(bits: int = 8) -> list[dict]:
     """Each network: name, MACs, input shape and its int8 (bits 8) or 16x8 (bits 16)
     layers. mnist-8's input is its 0..255 pixels (int8: scale 1, zero point -128); the
@@ -135,6 +196,9 @@ def networks(bits: int = 8) -> list[dict]:
     s_m, zp_m = _act(0.0, 255.0, bits)
     dense = [{"op": "fc", "w": kd["W"], "b": np.zeros(32)}]
     conv = [{"op": "conv", "w": kd["F"].transpose(3, 0, 1, 2), "b": np.zeros(8), "pad": 1}]
+    ds_layers, ds_digits = dscnn_layers()
+    s_d, zp_d = _act(float(ds_digits.min()), float(ds_digits.max()), bits)
+    dscnn = quantize_network(ds_layers, ds_digits, s_d, zp_d, bits)
     return [
         {"name": "mnist-8", "macs": MNIST_MACS, "shape": (28, 28, 1),
          "layers": quantize_network(layers, digits, s_m, zp_m, bits)},
@@ -142,6 +206,8 @@ def networks(bits: int = 8) -> list[dict]:
          "layers": quantize_network(dense, kd["XD"].reshape(1, 1, 1, 64), s_k, zp_k, bits)},
         {"name": KERNELS[1].name, "macs": KERNELS[1].macs, "shape": (6, 6, 4),
          "layers": quantize_network(conv, kd["XC"].reshape(1, 6, 6, 4), s_k, zp_k, bits)},
+        {"name": "zoo dscnn", "macs": macs(dscnn, (8, 8, 1)), "shape": (8, 8, 1),
+         "layers": dscnn},
     ]
 
 
@@ -157,10 +223,10 @@ def _shapes(net: list[dict], shape: tuple[int, int, int]) -> list[tuple]:
     out = []
     for q in net:
         h, w, c = shape
-        if q["op"] == "conv":
-            o, kh, kw, _ = q["p"]["w"].shape
+        if q["op"] in ("conv", "dw"):
+            o, kh, kw = q["p"]["w"].shape[:3]
             new = (h + 2 * q["pad"] - kh + 1, w + 2 * q["pad"] - kw + 1, o)
-        elif q["op"] == "pool":
+        elif q["op"] in ("pool", "avgpool"):
             new = (h // q["k"], w // q["k"], c)
         else:
             new = (1, 1, q["p"]["w"].shape[0])
@@ -185,22 +251,39 @@ def write_program(net: dict, inputs: np.ndarray, work: Path) -> list[Path]:
         act = f"{{{q['lo']}, {q['hi']}}}"
         statics.append(f"static const cmsis_nn_dims in{i} = {{1, {h}, {w}, {c}}};\n"
                        f"static const cmsis_nn_dims out{i} = {{1, {oh}, {ow}, {oc}}};\n")
-        if q["op"] == "pool":
+        if q["op"] in ("pool", "avgpool"):
             k = q["k"]
+            fn = "max_pool" if q["op"] == "pool" else "avgpool"
             statics.append(f"static const cmsis_nn_pool_params pp{i} = {{{{{k}, {k}}}, {{0, 0}},"
                            f" {act}}};\nstatic const cmsis_nn_dims f{i} = {{1, {k}, {k}, 1}};\n")
-            body.append(f"    arm_max_pool_{sfx}(&ctx, &pp{i}, &in{i}, {src}, &f{i}, &out{i}, "
+            body.append(f"    arm_{fn}_{sfx}(&ctx, &pp{i}, &in{i}, {src}, &f{i}, &out{i}, "
                         f"{dst});")
+            if fn == "avgpool":
+                sizes.append(f"arm_avgpool_{sfx}_get_buffer_size({ow}, {c})")
         else:
             p = q["p"]
-            per = slice(None) if q["op"] == "conv" else slice(0, 1)  # fc: per tensor
-            weights += [_arr("int8_t", f"w{i}", p["w"]), _arr(bias_t, f"b{i}", p["bias"]),
+            per = slice(None) if q["op"] != "fc" else slice(0, 1)  # fc: per tensor
+            wq = p["w"].transpose(1, 2, 0) if q["op"] == "dw" else p["w"]  # dw: 1 x KH x KW x C
+            weights += [_arr("int8_t", f"w{i}", wq), _arr(bias_t, f"b{i}", p["bias"]),
                         _arr("int32_t", f"m{i}", p["mult"][per]),
                         _arr("int32_t", f"s{i}", p["shift"][per])]
             ext = (f"extern const int8_t w{i}[];\nextern const {bias_t} b{i}[];\n"
                    f"extern const int32_t m{i}[], s{i}[];\n"
                    f"static const cmsis_nn_dims bd{i} = {{1, 1, 1, {oc}}};\n")
-            if q["op"] == "conv":
+            if q["op"] == "dw":
+                _, kh, kw = p["w"].shape
+                pad = q["pad"]
+                statics.append(
+                    ext + f"static const cmsis_nn_dims f{i} = {{1, {kh}, {kw}, {oc}}};\n"
+                    f"static const cmsis_nn_dw_conv_params dp{i} = {{{-q['zp_in']}, "
+                    f"{q['zp_out']}, 1, {{1, 1}}, {{{pad}, {pad}}}, {{1, 1}}, {act}}};\n"
+                    f"static const cmsis_nn_per_channel_quant_params qp{i} = "
+                    f"{{(int32_t *)m{i}, (int32_t *)s{i}}};\n")
+                body.append(f"    arm_depthwise_conv_wrapper_{sfx}(&ctx, &dp{i}, &qp{i}, &in{i}, "
+                            f"{src}, &f{i}, w{i}, &bd{i}, b{i}, &out{i}, {dst});")
+                sizes.append(f"arm_depthwise_conv_wrapper_{sfx}_get_buffer_size(&dp{i}, &in{i}, "
+                             f"&f{i}, &out{i})")
+            elif q["op"] == "conv":
                 _, kh, kw, _ = p["w"].shape
                 pad = q["pad"]
                 bias = f"b{i}"
@@ -302,9 +385,10 @@ def run_cmsis(net: dict, work: Path, seed: int = 31, opts=OPTS) -> dict:
 
 # ---- minun on the same networks ----------------------------------------------------------
 
-def _minun_run(l2, inputs: np.ndarray, name: str, work: Path) -> dict:
+def _minun_run(l2, inputs: np.ndarray, name: str, work: Path, want: np.ndarray) -> dict:
     """minun's C of one L2 module on the M4 at -Os and -O2: median instructions over the
-    inputs, model flash (the objects of model.c and its companions)."""
+    inputs, model flash (the objects of model.c and its companions). `want`: the labels
+    (1-D) or stored outputs (2-D) the evaluator gives; a run that differs raises."""
     from minun_mlir.codegen import emit_c
     from minun_mlir.targets import run_model
 
@@ -314,6 +398,9 @@ def _minun_run(l2, inputs: np.ndarray, name: str, work: Path) -> dict:
     for opt, _ in OPTS:
         wd = work / f"{name}-{opt}"
         r = run_model(c_dir, TARGET, inputs, name=name, work_dir=wd, opt=opt)
+        got = r.labels if want.ndim == 1 else r.outputs.reshape(want.shape)
+        if not np.array_equal(got, want):
+            raise RuntimeError(f"minun {name} at {opt}: C differs from the evaluator")
         elf = max(wd.glob(f"{name}_*.elf"), key=lambda p: p.stat().st_mtime)
         rec[opt] = {"instructions": float(r.latency_median),
                     "flash": model_flash(elf, sorted(wd.glob("*.o")))}
@@ -322,13 +409,17 @@ def _minun_run(l2, inputs: np.ndarray, name: str, work: Path) -> dict:
 
 def run_minun(work: Path, log=print) -> list[dict]:
     """minun's configurations on mnist-8 (its first INPUTS test digits; labels checked
-    against the evaluator) and on the two kernel programs (suite.py's kernel data)."""
+    against the evaluator), the zoo's dscnn (calibrated on the zoo's 200 training digits,
+    run on the first INPUTS) and the two kernel programs (suite.py's kernel data)."""
     from minun_mlir.driver import Options, compile_model
     from minun_mlir.frontends.seedot import load_program
-    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
     from minun_mlir.pipeline import lower_to_l2
 
     d = _kernel_data(np.random.default_rng(2026))
+    zoo = np.load(ZOO_DIGITS)  # the zoo's training digits, label first (ort.zoo_models)
+    np.save(work / "dscnn-train.npy", np.concatenate(
+        [zoo["y"][:, None].astype(np.float32), zoo["x"].reshape(len(zoo["x"]), -1)], axis=1))
     np.savez(work / "dense.npz", W=d["W"] / 32768.0)
     np.savez(work / "conv3x3.npz", F=d["F"] / 32768.0)
     rows = []
@@ -338,7 +429,14 @@ def run_minun(work: Path, log=print) -> list[dict]:
                                train=MNIST / "test.npy", test=MNIST / "test.npy",
                                name="onnx-mnist-8")
         inputs = storage_inputs(result.l2, result.test.features[:INPUTS])
-        row = {"config": label, "mnist-8": _minun_run(result.l2, inputs, f"mnist-{slug}", work)}
+        row = {"config": label, "mnist-8": _minun_run(result.l2, inputs, f"mnist-{slug}", work,
+                                                      result.predictions[:INPUTS])}
+        result = compile_model(ZOO_DSCNN, Options(**quantize, target=TARGET),
+                               train=work / "dscnn-train.npy", test=work / "dscnn-train.npy",
+                               name="zoo-dscnn")
+        inputs = storage_inputs(result.l2, result.test.features[:INPUTS])
+        row["zoo dscnn"] = _minun_run(result.l2, inputs, f"dscnn-{slug}", work,
+                                      result.predictions[:INPUTS])
         for k in KERNELS:
             stem = k.program.removesuffix(".sd")
             x = (d["XD"] if k.number == 1 else d["XC"]).reshape(1, -1) / 32768.0
@@ -348,7 +446,8 @@ def run_minun(work: Path, log=print) -> list[dict]:
                 profile = {"data": str(work / f"{stem}-train.npy")}
             l2 = lower_to_l2(load_program(KERNELS_DIR / k.program, work / f"{stem}.npz"),
                              **quantize, **profile)
-            row[k.name] = _minun_run(l2, storage_inputs(l2, x), f"{stem}-{slug}", work)
+            want = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(1, -1)
+            row[k.name] = _minun_run(l2, storage_inputs(l2, x), f"{stem}-{slug}", work, want)
         log(f"minun {label}: " + ", ".join(
             f"{n} {v['size']['instructions']:,.0f}/{v['speed']['instructions']:,.0f}"
             for n, v in row.items() if n != "config"))
@@ -398,8 +497,14 @@ def render(record: dict) -> str:
            "`arm_fully_connected_s8/s16` on random int8/int16 inputs; every output is "
            "checked against "
            "a numpy model of TFLite's integer arithmetic (minun_bench/tflite_int8.py). minun "
-           "runs mnist-8 on its first test digits (labels checked against the evaluator) and "
-           "the kernels on the \"Kernels\" section's seeded data. Model flash: the code, "
+           "runs mnist-8 on its first test digits, the zoo's depthwise-separable dscnn on its "
+           "first training digits and the kernels on the \"Kernels\" section's seeded data, "
+           "its C checked against its evaluator (labels; the kernels' outputs). The zoo "
+           "dscnn (8x8 digits: conv 3x3, depthwise 3x3, pointwise, average pool, depthwise, "
+           "pointwise, global average pool, dense) runs in CMSIS-NN through "
+           "`arm_depthwise_conv_wrapper_s8/s16` and `arm_avgpool_s8/s16` (its global pool as "
+           "a 4x4 average pool). MACs count every tap, padding included (the kernels': real "
+           "taps only). Model flash: the code, "
            "constants and initialized data the network's own objects (model.c; CMSIS-NN's "
            "sources, its weights and calls) keep in the linked program, without the harness, "
            "the inputs or the C library. Produced by `tools/bench.py --cmsis`.", "",
@@ -442,7 +547,8 @@ def plot(record: dict) -> bytes:
                 xs = [i + (k - (len(cfgs) - 1) / 2) * width for i in range(len(nets))]
                 ax.bar(xs, [per[n, cfg][0][opt]["instructions"] / per[n, cfg][1] for n in nets],
                        width, label=cfg)
-            ax.set_xticks(range(len(nets)), [n.split(",")[0] for n in nets])
+            ax.set_xticks(range(len(nets)), [n.split(",")[0].removesuffix(" matrix x vector")
+                                             .removeprefix("zoo ") for n in nets])
             ax.set_title(f"Cortex-M4 (QEMU), {flag}")
             ax.set_ylabel("instructions per MAC")
             ax.grid(axis="y", alpha=0.3)

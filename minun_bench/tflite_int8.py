@@ -85,3 +85,32 @@ def fc_int8(x: np.ndarray, p: dict, zp_in: int, zp_out: int, lo: int, hi: int,
             bits: int = 8) -> np.ndarray:
     acc = p["w"].astype(np.int64) @ (x.reshape(-1).astype(np.int64) - zp_in) + p["bias"]
     return requantize(acc, p, zp_out, lo, hi, bits)
+
+
+def depthwise_float(x: np.ndarray, w: np.ndarray, b: np.ndarray, pad: int) -> np.ndarray:
+    """x (H, W, C), w (C, KH, KW) (channel multiplier 1), stride 1, zero padding `pad`."""
+    kh, kw = w.shape[1:3]
+    xp = np.pad(x, ((pad, pad), (pad, pad), (0, 0)))
+    oh, ow = xp.shape[0] - kh + 1, xp.shape[1] - kw + 1
+    return sum(xp[i:i + oh, j:j + ow] * w[:, i, j] for i in range(kh) for j in range(kw)) + b
+
+
+def avg_pool_float(x: np.ndarray, k: int) -> np.ndarray:
+    oh, ow = x.shape[0] // k, x.shape[1] // k
+    return x[:oh * k, :ow * k].reshape(oh, k, ow, k, -1).mean(axis=(1, 3))
+
+
+def depthwise_int8(x: np.ndarray, p: dict, pad: int, zp_in: int, zp_out: int, lo: int,
+                   hi: int, bits: int = 8) -> np.ndarray:
+    acc = depthwise_float(x.astype(np.int64) - zp_in, p["w"].astype(np.int64), p["bias"], pad)
+    return requantize(acc, p, zp_out, lo, hi, bits)
+
+
+def avg_pool_int(x: np.ndarray, k: int, lo: int, hi: int) -> np.ndarray:
+    """TFLite's integer average pool (scale and zero point kept): the window's sum divided
+    by its count, rounded half away from zero, clamped."""
+    oh, ow = x.shape[0] // k, x.shape[1] // k
+    s = x[:oh * k, :ow * k].astype(np.int64).reshape(oh, k, ow, k, -1).sum(axis=(1, 3))
+    n = k * k
+    q = np.where(s > 0, (s + n // 2) // n, -((-s + n // 2) // n))  # C's truncating division
+    return np.clip(q, lo, hi)

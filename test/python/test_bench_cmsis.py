@@ -81,3 +81,16 @@ def test_the_section_is_the_rendering_of_the_record():
     for bits in (8, 16):
         assert [r["network"] for r in record[f"cmsis_s{bits}"]] == [
             n["name"] for n in cmsis.networks(bits)]
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_the_integer_dscnn_classifies_the_zoo_test_digits(bits):
+    """The depthwise and average-pool layers of the numpy model: the zoo dscnn's first 8
+    stored test digits get their labels."""
+    net = next(n for n in cmsis.networks(bits) if n["name"] == "zoo dscnn")
+    q = net["layers"][0]
+    data = np.load(cmsis.ZOO_DSCNN.with_name("dscnn.npz"))
+    for x, label in zip(data["x"][:8], data["y"][:8]):
+        xq = np.clip(np.round(x.reshape(8, 8, 1) / q["s_in"]) + q["zp_in"],
+                     -(1 << (bits - 1)), (1 << (bits - 1)) - 1).astype(np.int64)
+        assert np.argmax(cmsis.reference(net["layers"], xq)) == label

@@ -55,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
                    "at fixed16 on the Uno and the M4): rewrites that section of --out, "
                    "benchmarks/profile/*.png and benchmarks/profile.json")
     p.add_argument("--cmsis", action="store_true",
-                   help="only the CMSIS-NN section (Arm's CMSIS-NN s8 kernels beside minun's "
-                   "fixed16, fixed8 and zero-skew8 on mnist-8 and the kernel shapes, M4 "
+                   help="only the CMSIS-NN section (Arm's CMSIS-NN s8/s16 kernels beside minun's "
+                   "fixed16, fixed8 and zero-skew8 on mnist-8, the zoo's dscnn and the kernel "
+                   "shapes, M4 "
                    "instructions at -Os and -O2, model flash): rewrites that section of "
                    "--out, benchmarks/cmsis.png and benchmarks/cmsis.json")
     args = p.parse_args(argv)

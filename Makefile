@@ -41,6 +41,7 @@ bench: setup
 	$(BIN)/python tools/bench.py --posit
 	$(BIN)/python tools/bench.py --ort
 	$(BIN)/python tools/bench.py --profile
+	$(BIN)/python tools/bench.py --cmsis
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

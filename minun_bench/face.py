@@ -477,7 +477,8 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
 # --face`, `--posit`, `--ort`, `--profile`), in this order; `make bench` rewrites what
 # comes before them.
 TRAILING = (SECTION, "## RNNPool face-4 under a RAM budget", "## Posits",
-            "## Fixed point beside onnxruntime int8", "## Per-layer profile")
+            "## Fixed point beside onnxruntime int8", "## Per-layer profile",
+            "## Beside CMSIS-NN")
 
 
 def split_sections(markdown: str) -> tuple[str, dict[str, str]]:

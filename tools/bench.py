@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # minun_bench: not installed
+from minun_bench import cmsis as bench_cmsis  # noqa: E402
 from minun_bench import face as bench_face  # noqa: E402
 from minun_bench import face_search as bench_face_search  # noqa: E402
 from minun_bench import ort as bench_ort  # noqa: E402
@@ -53,7 +54,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the per-layer profile section (a ProtoNN, a LeNet and mnist-8 "
                    "at fixed16 on the Uno and the M4): rewrites that section of --out, "
                    "benchmarks/profile/*.png and benchmarks/profile.json")
+    p.add_argument("--cmsis", action="store_true",
+                   help="only the CMSIS-NN section (Arm's CMSIS-NN s8/s16 kernels beside minun's "
+                   "fixed16, fixed8 and zero-skew8 on mnist-8, the zoo's dscnn and the kernel "
+                   "shapes, M4 "
+                   "instructions at -Os and -O2, model flash): rewrites that section of "
+                   "--out, benchmarks/cmsis.png and benchmarks/cmsis.json")
     args = p.parse_args(argv)
+    if args.cmsis:
+        return cmsis(args)
     if args.profile:
         return profile(args)
     if args.ort:
@@ -196,6 +205,22 @@ def profile(args) -> int:
                                               bench_profile.SECTION))
     Path(args.results).with_name("profile.json").write_text(
         json.dumps(records, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+def cmsis(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="minun-cmsis-") as tmp:
+        try:
+            record = bench_cmsis.measure(Path(tmp))
+        except RuntimeError as e:  # a CMSIS-NN output that TFLite's arithmetic does not give
+            print(f"bench: error: {e}", file=sys.stderr)
+            return 1
+    out = Path(args.out)
+    out.write_text(bench_face.replace_section(out.read_text(), bench_cmsis.render(record),
+                                              bench_cmsis.SECTION))
+    (out.parent / bench_cmsis.PLOT).write_bytes(bench_cmsis.plot(record))
+    Path(args.results).with_name("cmsis.json").write_text(
+        json.dumps(record, indent=1, sort_keys=True) + "\n")
     return 0
 
 

@@ -1,0 +1,82 @@
+"""Packed 4-bit weights (`quantize{weight_bits=4}`, `minun-compile --weight-bits 4`).
+
+The weights of matmuls and convolutions become int4 codes, symmetric (zero point 0) with
+a scale per output channel, stored two to a byte in flash; biases, other parameters and
+the activations keep their format (fixed8/fixed16, zero-skew int8). Why so little code:
+
+- L2: a packed weight is the format's own per-channel weight (fixed point's
+  `channel_scales`, zero-skew's `channel_real_scales`) of 8-bit elements whose codes lie
+  in [-8, 7], marked `packed_bits = 4` (num.param verifies the range and the users). The
+  arithmetic is the format's, so both evaluators compute the same integers unchanged.
+- L3: lower-to-loops stores the marked constants two codes per byte and reads them back
+  with explicit arith ops (lowering/loops/packed.py), so neither the C printer nor the
+  target kernels know of it.
+
+Byte layout: code 2k in the low nibble of byte k, code 2k+1 in the high nibble; the C
+reads `(int8_t)(b << 4) >> 4` (low) and `(int8_t)b >> 4` (high).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.ir import Operation
+
+CODE_BITS = 4
+LO, HI = -(1 << (CODE_BITS - 1)), (1 << (CODE_BITS - 1)) - 1
+STORED_BITS = 8  # the L2 element width of a packed weight (the codes widen to it)
+ATTR = "packed_bits"  # on num.param
+
+
+def code_bits(config, width: int) -> int:
+    """The bits a per-channel weight's codes take: 4 under weight_bits=4, else `width`."""
+    return config.weight_bits or width
+
+
+def stored_bits(config, width: int) -> int:
+    """The L2 element width of a per-channel weight (8 for packed codes)."""
+    return STORED_BITS if config.weight_bits else width
+
+
+def mark(config, param: Operation) -> None:
+    """Mark a per-channel weight just made as packed (under weight_bits=4)."""
+    if config.weight_bits:
+        param.attributes[ATTR] = IntegerAttr(CODE_BITS, i64)
+
+
+def refusal(weight_bits, scales: str, weight_rounding: str, flag: str = "--weight-bits"
+            ) -> str | None:
+    """Why weight_bits cannot be honoured with these options (one line), or None."""
+    if weight_bits is None:
+        return None
+    if weight_bits != CODE_BITS:
+        return f"{flag} takes {CODE_BITS} (packed int4 weights), got {weight_bits}"
+    if scales == "maxscale":
+        return f"{flag} 4 needs data-driven scales (a scale per output channel)"
+    if weight_rounding != "nearest":
+        return (f"{flag} 4 rounds to the nearest int4 code; weight-rounding "
+                f"{weight_rounding} chooses int8 codes")
+    return None
+
+
+def pack(codes: Sequence[int]) -> bytes:
+    """Codes in [-8, 7] -> bytes, two per byte (an odd count pads the last high nibble
+    with 0). Plain Python: the reference the lowering's packing is checked against."""
+    out = bytearray((len(codes) + 1) // 2)
+    for i, c in enumerate(codes):
+        c = int(c)
+        if not LO <= c <= HI:
+            raise ValueError(f"int4 code out of range: {c}")
+        out[i >> 1] |= (c & 0xF) << (4 * (i & 1))
+    return bytes(out)
+
+
+def unpack(data: bytes, n: int) -> list[int]:
+    """The n codes of `pack`'s bytes, read as the generated C reads them."""
+    def s8(v: int) -> int:
+        v &= 0xFF
+        return v - 256 if v > 127 else v
+
+    return [s8(data[i >> 1] << 4) >> 4 if i % 2 == 0 else s8(data[i >> 1]) >> 4
+            for i in range(n)]

@@ -326,7 +326,8 @@ class FixedConverter(L2Converter):
         param = w.owner
         old = op.operands[index]
         if not isinstance(param, num.ParamOp) or param.sparse is not None or \
-                param.parent_block() is not self.block or w.uses or len(list(old.uses)) != 1 or \
+                param.parent_block() is not self.block and not int4.encloses(
+                    self.config, old.owner, op) or w.uses or len(list(old.uses)) != 1 or \
                 not isinstance(old.owner, (minun.ParamOp, minun.ConstantOp)) or \
                 self.config.scale_override(param.sym_name.data) is not None:
             return None
@@ -426,7 +427,7 @@ class FixedConverter(L2Converter):
         new.attributes["channel_axis"] = IntegerAttr(axis, i64)
         new.attributes["channel_scales"] = DenseArrayBase.from_list(i64, scales)
         new.location = param.location
-        self.block.insert_op_before(new, param)
+        param.parent_block().insert_op_before(new, param)
         new.results[0].name_hint = old.name_hint
         param.detach()
         param.erase()

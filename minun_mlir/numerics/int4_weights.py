@@ -80,3 +80,17 @@ def unpack(data: bytes, n: int) -> list[int]:
 
     return [s8(data[i >> 1] << 4) >> 4 if i % 2 == 0 else s8(data[i >> 1]) >> 4
             for i in range(n)]
+
+
+def encloses(config, definition: Operation, user: Operation) -> bool:
+    """Under weight_bits=4, whether the L1 weight `definition` lies in a block enclosing
+    `user`'s (a recurrent cell's weights, read in its loop): such a weight is packed too
+    (the per-channel rules of --per-channel alone take weights of the user's block only,
+    which keeps their code as it was)."""
+    if not config.weight_bits:
+        return False
+    target, block = definition.parent_block(), user.parent_block()
+    while block is not None and block is not target:
+        parent = block.parent_op()
+        block = None if parent is None else parent.parent_block()
+    return block is not None

@@ -392,7 +392,8 @@ class ZeroSkewConverter(L2Converter):
                 raise self.error(op, "a weight with per-channel scales must be a parameter "
                                  "of this block that only this op reads")
         elif not (self.config.per_channel or packed) or not isinstance(param, num.ParamOp) or \
-                param.sparse is not None or param.parent_block() is not self.block or \
+                param.sparse is not None or param.parent_block() is not self.block and \
+                not int4.encloses(self.config, old.owner, op) or \
                 w.uses or len(list(old.uses)) != 1 or \
                 not isinstance(old.owner, (minun.ParamOp, minun.ConstantOp)) or \
                 self.given(old) is not None:
@@ -421,7 +422,7 @@ class ZeroSkewConverter(L2Converter):
         new.attributes["channel_real_scales"] = num.real_scales_attr(scales)
         int4.mark(self.config, new)
         new.location = param.location
-        self.block.insert_op_before(new, param)
+        param.parent_block().insert_op_before(new, param)
         new.results[0].name_hint = w.name_hint
         param.detach()
         param.erase()

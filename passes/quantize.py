@@ -214,7 +214,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         raise error("quantize: per-channel is for repr=zero-skew, or repr=fixed with "
                     "scales=data-driven")
     why = int4_weights.refusal(config.weight_bits, config.scales, config.weight_rounding,
-                               "weight_bits")
+                               "weight-bits")
     if why is not None and "weight_bits" in rep.options:
         raise error(f"quantize: {why}")
     if not config.quire and "quire" not in rep.options:

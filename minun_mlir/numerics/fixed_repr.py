@@ -355,7 +355,8 @@ class FixedConverter(L2Converter):
         scales, out_bits, out_scale = plan["scales"], plan["out_bits"], plan["out_scale"]
         stored = np.concatenate([
             np.expand_dims(fx.quantize(np.take(values, j, axis=axis), int4.code_bits(
-                self.config, self.t(w).width), s, self.config.rounding, "saturate"), axis)
+                self.config, self.t(w).width), s, int4.code_rounding(self.config),
+                "saturate"), axis)
             for j, s in enumerate(scales)], axis=axis)
         operands[index] = self._replace_param(w, stored, self.result_type(
             values.shape, int4.stored_bits(self.config, self.t(w).width), min(scales)), axis,

@@ -34,6 +34,13 @@ def code_bits(config, width: int) -> int:
     return config.weight_bits or width
 
 
+def code_rounding(config) -> str:
+    """How a fixed-point per-channel weight's reals round to its codes: to nearest for
+    int4 codes (rounding toward zero, the fixed-point default, would lose up to a whole
+    code of 16), else the compile's rounding."""
+    return "nearest" if config.weight_bits else config.rounding
+
+
 def stored_bits(config, width: int) -> int:
     """The L2 element width of a per-channel weight (8 for packed codes)."""
     return STORED_BITS if config.weight_bits else width

@@ -407,7 +407,8 @@ class FixedConverter(L2Converter):
         top = out_scale + cap - out_bits - sx  # the highest scale the accumulator holds
         moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
         code = int4.code_bits(self.config, tw.width)
-        scales = [min(fx.get_scale(float(np.abs(c).max()), code), top) for c in moved]
+        scales = [min(int4.channel_scale(self.config, c, fx.get_scale(
+            float(np.abs(c).max()), code)), top) for c in moved]
         shifts = [sx + s - out_scale for s in scales]
         acc = min(max(fits_width(out_bits + max(shifts)), 16), cap)
         bias_bits = 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Operation
 
@@ -39,6 +40,38 @@ def code_rounding(config) -> str:
     int4 codes (rounding toward zero, the fixed-point default, would lose up to a whole
     code of 16), else the compile's rounding."""
     return "nearest" if config.weight_bits else config.rounding
+
+
+def channel_scale(config, values: np.ndarray, scale: int) -> int:
+    """A fixed-point channel's scale: `scale` (GetScale of its largest magnitude), or under
+    weight_bits=4 one or two higher when saturating its few largest weights loses less
+    (squared error, codes rounded to nearest) than the coarser grid does: at 4 bits a
+    power-of-two scale otherwise leaves up to half the codes unused."""
+    if not config.weight_bits:
+        return scale
+
+    def loss(s: int) -> float:
+        codes = np.clip(np.floor(values * 2.0**s + 0.5), LO, HI)
+        return float(np.sum((codes * 2.0**-s - values) ** 2))
+
+    return min((scale, scale + 1, scale + 2), key=loss)
+
+
+def real_scale(config, values: np.ndarray, int8_scale: float) -> float:
+    """A zero-skew channel's real scale: `int8_scale` (max|w| / 127), or under
+    weight_bits=4 max|w| / 7 shrunk by up to half where saturating the largest weights
+    loses less (squared error, codes rounded to nearest, ties away from zero)."""
+    if not config.weight_bits:
+        return int8_scale
+    top = float(np.abs(values).max()) if values.size else 0.0
+    if top == 0.0:
+        return 1.0
+
+    def loss(s: float) -> float:
+        q = np.clip(np.trunc(values / s + np.copysign(0.5, values)), LO, HI)
+        return float(np.sum((q * s - values) ** 2))
+
+    return min((top / HI * f for f in (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)), key=loss)
 
 
 def stored_bits(config, width: int) -> int:

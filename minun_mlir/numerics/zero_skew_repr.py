@@ -413,7 +413,7 @@ class ZeroSkewConverter(L2Converter):
                                  f"not along its {values.shape[axis]} output channels")
         else:
             moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
-            scales = [af.symmetric_scale(c, int4.code_bits(self.config, 8)) for c in moved]
+            scales = [int4.real_scale(self.config, c, af.symmetric_scale(c)) for c in moved]
         q = af.quantize_per_element(values, np.array(scales).reshape(shape),
                                     int4.code_bits(self.config, 8))
         new = num.ParamOp.build_param(param.sym_name.data, q, minun.tensor_of(

@@ -15,8 +15,7 @@ from pathlib import Path
 from minun_mlir.diagnostics import error
 from minun_mlir.driver import MEMORY_MAP
 from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
-from minun_mlir.numerics import formats
-from minun_mlir.numerics import int4_weights
+from minun_mlir.numerics import formats, int4_weights
 from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION
 from minun_mlir.outputs import check_file, check_folder
 from minun_mlir.profile import PNG_FILE

@@ -59,7 +59,8 @@ def reduction_weights(l2) -> list[num.ParamOp]:
 def test_weights_are_int4_codes_per_channel(model, config):
     """Every matmul and convolution weight (conv filters, dense layers, the recurrent
     cell's W and U read inside its loop) is packed: codes in [-8, 7] with a scale per
-    output channel; zero-skew's symmetric scale max|w| / 7 puts +-7 in every channel."""
+    output channel; zero-skew's scale (max|w| / 7, or lower where clipping the largest
+    weights loses less) gives each channel a code of 7 or -8."""
     l2, _ = quantized(model, config)
     weights = reduction_weights(l2)
     assert weights
@@ -70,7 +71,7 @@ def test_weights_are_int4_codes_per_channel(model, config):
         axis = p.channel_axis.value.data
         if "zero-skew" in config:
             tops = np.abs(np.moveaxis(q, axis, 0).reshape(q.shape[axis], -1)).max(axis=1)
-            assert np.all(tops[tops > 0] == 7), (p.sym_name.data, tops)
+            assert np.all(tops[tops > 0] >= 7), (p.sym_name.data, tops)
 
 
 X86 = [pytest.param(f"suite/{m}", c, marks=[pytest.mark.slow] if any(

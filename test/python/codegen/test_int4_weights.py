@@ -20,7 +20,7 @@ from minun_mlir.dialects import num
 from minun_mlir.numerics import int4_weights as int4
 from minun_mlir.targets import run_model
 
-CONFIGS = ("fixed8-w4", "fixed16-w4", "zero-skew8-w4")
+CONFIGS = ("fixed8-w4", "fixed16-w4", "mixed16-8-w4", "zero-skew8-w4")
 SLOW = ("lenet", "fastgrnn-digits")
 
 

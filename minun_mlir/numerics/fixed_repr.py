@@ -392,7 +392,8 @@ class FixedConverter(L2Converter):
         tw, tx = self.t(w), self.t(x)
         result = op.results[0] if fused is None else fused[0].results[0]
         out_bits = self.bits(result)
-        prod = tx.frac + tw.frac  # the per-tensor product scale: the lowest channel's
+        wfrac = int4.tensor_scale(self.config, values, tw.frac)
+        prod = tx.frac + wfrac  # the per-tensor product scale: the lowest channel's
         # a result only a ReLU reads takes the scale of the ReLU's (non-negative) range,
         # the negative values saturating (the ReLU makes them 0): int8 quantizers fold
         # the ReLU into the output range the same way
@@ -400,7 +401,7 @@ class FixedConverter(L2Converter):
         relu = uses[0].operation if len(uses) == 1 and isinstance(
             uses[0].operation, minun.ReluOp) else None
         ranged = result if relu is None else relu.results[0]
-        out_scale = self.scale_for(ranged, out_bits, prod, min(tx.frac, tw.frac))
+        out_scale = self.scale_for(ranged, out_bits, prod, min(tx.frac, wfrac))
         cap = max(wider(max(tw.width, tx.width)), 32)
         excess = out_bits + (prod - out_scale) - cap
         sx = tx.frac - (excess + 1) // 2 if excess > 0 else tx.frac

@@ -24,6 +24,8 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Operation
 
+from minun_mlir.numerics import fixed as fx
+
 CODE_BITS = 4
 LO, HI = -(1 << (CODE_BITS - 1)), (1 << (CODE_BITS - 1)) - 1
 STORED_BITS = 8  # the L2 element width of a packed weight (the codes widen to it)
@@ -40,6 +42,15 @@ def code_rounding(config) -> str:
     int4 codes (rounding toward zero, the fixed-point default, would lose up to a whole
     code of 16), else the compile's rounding."""
     return "nearest" if config.weight_bits else config.rounding
+
+
+def tensor_scale(config, values: np.ndarray, frac: int) -> int:
+    """The scale the weight would have as one tensor (`frac`, its converted type's), at 4
+    bits under weight_bits=4: every channel's scale is at least this, which keeps the
+    per-channel shifts non-negative."""
+    if not config.weight_bits:
+        return frac
+    return fx.get_scale(float(np.abs(values).max()), CODE_BITS)
 
 
 def channel_scale(config, values: np.ndarray, scale: int) -> int:

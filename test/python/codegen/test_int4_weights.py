@@ -8,7 +8,11 @@ few models, and the flash it saves on the M4."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -141,3 +145,42 @@ def test_flash_on_the_m4_drops_by_most_of_half_the_weights(tmp_path):
         if config.endswith("w4"):
             n = sum(p.array().size for p in reduction_weights(l2))
     assert flash["zero-skew8-pc"] - flash["zero-skew8-w4"] >= 0.4 * n, (flash, n)
+
+
+LENET = SUITE["lenet-digits10"].weights
+MISTAKES = [
+    (["--repr", "posit", "--weight-bits", "4"],
+     "--weight-bits is for --repr fixed or zero-skew, not --repr posit"),
+    (["--weight-bits", "4", "--scales", "maxscale"],
+     "--weight-bits 4 needs data-driven scales (a scale per output channel)"),
+    (["--repr", "zero-skew", "--weight-bits", "4", "--weight-rounding", "gptq", "--train",
+      str(LENET / "train.npy")],
+     "--weight-bits 4 rounds to the nearest int4 code; weight-rounding gptq chooses int8 "
+     "codes"),
+    (["--weight-bits", "4", "--search", "shiftry", "--train", str(LENET / "train.npy")],
+     "--weight-bits 4 is not searched: the precision searches and their assignments choose "
+     "8-, 16- or 32-bit tensors"),
+]
+
+
+def minun_compile(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(Path(sys.executable).parent / "minun-compile"), *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_cli_runs_and_refuses_with_one_line(tmp_path):
+    """minun-compile --weight-bits 4 names the configuration, packs the weights and its
+    x86 run agrees with the evaluator; what it cannot honour is one line and exit 1."""
+    report = tmp_path / "r.json"
+    r = minun_compile(str(LENET / "model.onnx"), "--repr", "zero-skew", "--weight-bits",
+                      "4", "--train", str(LENET / "train.npy"), "--test",
+                      str(LENET / "test.npy"), "--out", str(tmp_path / "c"), "--run",
+                      "--max-inputs", "20", "--json", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "model [zero-skew8-w4]" in r.stdout
+    assert json.loads(report.read_text())["run"]["agreement"] == 1.0
+    assert "static const int8_t p_conv1_w_t[27]" in (tmp_path / "c" / "model.c").read_text()
+    for args, message in MISTAKES:
+        bad = minun_compile(str(LENET / "model.onnx"), *args)
+        assert bad.returncode == 1 and "Traceback" not in bad.stderr, bad.stderr
+        assert bad.stderr.strip().splitlines() == [f"minun-compile: error: {message}"]

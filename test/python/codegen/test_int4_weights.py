@@ -3,7 +3,7 @@ against its definition in plain Python (every code, both nibbles), the L2 codes 
 symmetric, per output channel, every matmul and convolution weight of the suite packed),
 the generated C against the evaluator on x86 (every suite model, fixed8 / fixed16 /
 zero-skew activations, every test input), the Uno (simavr) and the Cortex-M4 (QEMU) on a
-few models, and the flash it saves on the M4."""
+few models, the flash it saves on the M4, and minun-compile's flag and refusals."""
 
 from __future__ import annotations
 

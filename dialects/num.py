@@ -382,6 +382,10 @@ class ParamOp(IRDLOperation):
     `channel_real_scales` gives the real scale of each index of `channel_axis` (zero point
     0), the element type the largest of them; an int8 weight feeds matmul / conv2d, an
     int32 bias (at the products' scales) an add or sub of their accumulator.
+
+    Packed 4-bit weights (`quantize{weight_bits=4}`, numerics/int4_weights.py):
+    `packed_bits = 4` on a per-channel 8-bit weight whose codes all lie in [-8, 7];
+    lower-to-loops stores it two codes per byte.
     """
 
     name = "num.param"
@@ -391,6 +395,7 @@ class ParamOp(IRDLOperation):
     channel_axis = opt_attr_def(IntegerAttr)
     channel_scales = opt_attr_def(DenseArrayBase)
     channel_real_scales = opt_attr_def(ArrayAttr)
+    packed_bits = opt_attr_def(IntegerAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
@@ -424,6 +429,21 @@ class ParamOp(IRDLOperation):
             raise VerifyException(
                 f"{self.name} \"{self.sym_name.data}\": values must be {want} for {el}")
         self._verify_channels()
+        self._verify_packed()
+
+    def _verify_packed(self) -> None:
+        """packed_bits = 4: a per-channel 8-bit weight whose codes fit in 4 bits."""
+        if self.packed_bits is None:
+            return
+        where = f"{self.name} \"{self.sym_name.data}\""
+        bits = self.packed_bits.value.data
+        if bits != 4 or self.channel_axis is None or element(self.result).width != 8:
+            raise VerifyException(f"{where}: packed_bits must be 4, on a per-channel "
+                                  "8-bit weight")
+        values = self.array()
+        if values.size and not (values.min() >= -8 and values.max() <= 7):
+            raise VerifyException(f"{where}: packed_bits = 4 but a code lies outside "
+                                  "[-8, 7]")
 
     def scales(self) -> list[int] | None:
         """The per-channel scales, or None for one scale (the element type's)."""

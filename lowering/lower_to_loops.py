@@ -102,6 +102,7 @@ from minun_mlir.lowering.loops import (
     trees,
 )
 from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin
+from minun_mlir.lowering.loops.packed import pack_globals
 from minun_mlir.lowering.loops.values import (
     CHEAP,
     FREE,
@@ -200,6 +201,7 @@ class Lowering:
         self.ints: dict[SSAValue, SSAValue] = {}
         self.folded: dict[tuple[SSAValue, str], Val] = {}
         self.relayouts: dict[tuple, Buffer] = {}  # constant globals stored re-ordered
+        self.packed: set[str] = set()  # globals of 4-bit codes, two per byte (packed.py)
         self.deferred: dict[Operation, Attribute] = {}  # top-level ops that wrote no code
 
     # -- entry ---------------------------------------------------------------------------
@@ -268,6 +270,7 @@ class Lowering:
                 body.add_op(op)
             else:
                 body.insert_op_before(op, body.first_op)
+        pack_globals(g.module_ops, body, self.packed)
         new = func.FuncOp(ENTRY, ((body.args[0].type, body.args[1].type), (i32,)),
                           Region(body))
         attrs = {"num.rounding": StringAttr(self.rounding)}

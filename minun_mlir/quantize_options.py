@@ -109,6 +109,12 @@ class QuantizeOptions:
         help="fixed point and zero-skew: a scale per output channel for the weights of "
         "matmuls and convolutions, their bias added in the accumulator (zero-skew: a "
         "requantization multiplier per channel)"))
+    weight_bits: int | None = option(None, Flag(
+        "--weight-bits", type=int, choices=(4,),
+        help="fixed point (data-driven scales) and zero-skew: the weights of matmuls and "
+        "convolutions as int4 codes, two per byte in flash, symmetric with a scale per "
+        "output channel; the activations keep --repr/--bits (docs/numerics.md, \"4-bit "
+        "weights\")"))
     bias_correction: bool = option(False, Flag(
         "--bias-correction", action="store_true",
         help="--repr zero-skew: move each bias of a matmul or convolution by the mean "
@@ -138,6 +144,7 @@ class QuantizeOptions:
             shift_rounding=self.shift_rounding or None, adds=self.adds, exp=self.exp,
             demote=tuple(self.demote), param_bits=self.param_bits,
             input_bits=self.input_bits, per_channel=self.per_channel, quire=self.quire,
+            weight_bits=self.weight_bits,
             bias_correction=self.bias_correction, weight_rounding=self.weight_rounding)
 
     def pass_options(self) -> dict[str, object]:

@@ -34,7 +34,7 @@ from minun_mlir.dialects import num
 from minun_mlir.limits import check_work
 from minun_mlir.modules import replace_module_body, require_level
 from minun_mlir.numerics import fixed as fx
-from minun_mlir.numerics import formats
+from minun_mlir.numerics import formats, int4_weights
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig
 from minun_mlir.passes.lower_composite_ops import is_composite
@@ -212,6 +212,10 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                                or config.scales == "maxscale"):
         raise error("quantize: per-channel is for repr=zero-skew, or repr=fixed with "
                     "scales=data-driven")
+    why = int4_weights.refusal(config.weight_bits, config.scales, config.weight_rounding,
+                               "weight-bits")
+    if why is not None and "weight_bits" in rep.options:
+        raise error(f"quantize: {why}")
     if not config.quire and "quire" not in rep.options:
         raise error(f"quantize: quire=false is for repr={takers('quire')} (repr="
                     f"{representation} has no quire)")

@@ -27,12 +27,12 @@ FIXED = {"fixed16": dict(bits=16), "fixed8": dict(bits=8),
          "fixed16-p8": dict(bits=16, param_bits=8),
          "fixed16-pc": dict(bits=16, per_channel=True),
          "fixed8-pc": dict(bits=8, per_channel=True)}
-OTHER = {"zs8": dict(representation="zero-skew", bits=8),
-         "posit8": dict(representation="posit", bits=8, es=2),
-         "posit16": dict(representation="posit", bits=16, es=2),
-         "posit8-noquire": dict(representation="posit", bits=8, es=2, quire=False),
-         "bf16": dict(representation="bfloat16", bits=16),
-         "float32": dict(representation="float32")}
+OTHER = {"zs8": dict(repr="zero-skew", bits=8),
+         "posit8": dict(repr="posit", bits=8, es=2),
+         "posit16": dict(repr="posit", bits=16, es=2),
+         "posit8-noquire": dict(repr="posit", bits=8, es=2, quire=False),
+         "bf16": dict(repr="bfloat16", bits=16),
+         "float32": dict(repr="float32")}
 
 
 def slug(text: str) -> str:

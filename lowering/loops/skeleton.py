@@ -369,5 +369,7 @@ def relayout(lw: Lowering, v: Val, perm: tuple[int, ...]):
             pos = pos + (np.arange(n_) * s).reshape(shape)
     values = data[pos].transpose(perm)
     buf = lw.g.global_(gname + "_t", values, v.buffer.elem)
+    if gname in lw.packed:  # a re-ordered copy of packed weights is packed too
+        lw.packed.add(buf.ref.owner.name_.root_reference.data)
     lw.relayouts[key] = buf
     return buf

@@ -38,6 +38,8 @@ def lower_param(lw: Lowering, op: num.ParamOp) -> Val:
     if flat.size and np.all(flat == flat[0]):
         return Const(flat[0].item(), shape, el)
     buf = lw.g.global_("p_" + op.sym_name.data, values, storage(el))
+    if op.packed_bits is not None:  # stored two codes per byte (packed.py)
+        lw.packed.add(buf.ref.owner.name_.root_reference.data)
     return Buf(buf, shape, el)
 
 

@@ -38,6 +38,7 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import float_eval
+from minun_mlir.numerics import int4_weights as int4
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, ValueStats, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
@@ -289,7 +290,8 @@ class FixedConverter(L2Converter):
         channel (quantize{per-channel=true})."""
         ta, tb = self.t(a), self.t(b)
         shape = shape_of(op.results[0])
-        if channels is not None and self.config.per_channel and not self.maxscale_mode:
+        if channels is not None and (self.config.per_channel or self.config.weight_bits) \
+                and not self.maxscale_mode:
             weight = self._channel_weight(op, (a, b)[channels[0]], channels[0])
             if weight is not None:
                 return self._per_channel(op, a, b, channels, weight, build)
@@ -324,7 +326,8 @@ class FixedConverter(L2Converter):
         param = w.owner
         old = op.operands[index]
         if not isinstance(param, num.ParamOp) or param.sparse is not None or \
-                param.parent_block() is not self.block or w.uses or len(list(old.uses)) != 1 or \
+                param.parent_block() is not self.block and not int4.encloses(
+                    self.config, old.owner, op) or w.uses or len(list(old.uses)) != 1 or \
                 not isinstance(old.owner, (minun.ParamOp, minun.ConstantOp)) or \
                 self.config.scale_override(param.sym_name.data) is not None:
             return None
@@ -351,12 +354,14 @@ class FixedConverter(L2Converter):
             x = self.rescale(x, self.t(x).width, plan["x_scale"])
         scales, out_bits, out_scale = plan["scales"], plan["out_bits"], plan["out_scale"]
         stored = np.concatenate([
-            np.expand_dims(fx.quantize(np.take(values, j, axis=axis), self.t(w).width, s,
-                                       self.config.rounding, "saturate"), axis)
+            np.expand_dims(fx.quantize(np.take(values, j, axis=axis), int4.code_bits(
+                self.config, self.t(w).width), s, int4.code_rounding(self.config),
+                "saturate"), axis)
             for j, s in enumerate(scales)], axis=axis)
-        operands[index] = self._replace_param(
-            w, stored, self.result_type(values.shape, self.t(w).width, min(scales)), axis,
+        operands[index] = self._replace_param(w, stored, self.result_type(
+            values.shape, int4.stored_bits(self.config, self.t(w).width), min(scales)), axis,
             scales)
+        int4.mark(self.config, operands[index].owner)
         operands[1 - index] = x
         extra = ()
         if fused is not None:  # each channel's bias at its product scale
@@ -387,7 +392,8 @@ class FixedConverter(L2Converter):
         tw, tx = self.t(w), self.t(x)
         result = op.results[0] if fused is None else fused[0].results[0]
         out_bits = self.bits(result)
-        prod = tx.frac + tw.frac  # the per-tensor product scale: the lowest channel's
+        wfrac = int4.tensor_scale(self.config, values, tw.frac)
+        prod = tx.frac + wfrac  # the per-tensor product scale: the lowest channel's
         # a result only a ReLU reads takes the scale of the ReLU's (non-negative) range,
         # the negative values saturating (the ReLU makes them 0): int8 quantizers fold
         # the ReLU into the output range the same way
@@ -395,13 +401,15 @@ class FixedConverter(L2Converter):
         relu = uses[0].operation if len(uses) == 1 and isinstance(
             uses[0].operation, minun.ReluOp) else None
         ranged = result if relu is None else relu.results[0]
-        out_scale = self.scale_for(ranged, out_bits, prod, min(tx.frac, tw.frac))
+        out_scale = self.scale_for(ranged, out_bits, prod, min(tx.frac, wfrac))
         cap = max(wider(max(tw.width, tx.width)), 32)
         excess = out_bits + (prod - out_scale) - cap
         sx = tx.frac - (excess + 1) // 2 if excess > 0 else tx.frac
         top = out_scale + cap - out_bits - sx  # the highest scale the accumulator holds
         moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
-        scales = [min(fx.get_scale(float(np.abs(c).max()), tw.width), top) for c in moved]
+        code = int4.code_bits(self.config, tw.width)
+        scales = [min(int4.channel_scale(self.config, c, fx.get_scale(
+            float(np.abs(c).max()), code)), top) for c in moved]
         shifts = [sx + s - out_scale for s in scales]
         acc = min(max(fits_width(out_bits + max(shifts)), 16), cap)
         bias_bits = 0
@@ -422,7 +430,7 @@ class FixedConverter(L2Converter):
         new.attributes["channel_axis"] = IntegerAttr(axis, i64)
         new.attributes["channel_scales"] = DenseArrayBase.from_list(i64, scales)
         new.location = param.location
-        self.block.insert_op_before(new, param)
+        param.parent_block().insert_op_before(new, param)
         new.results[0].name_hint = old.name_hint
         param.detach()
         param.erase()
@@ -830,7 +838,7 @@ def _init(op, ):
 class FixedRepresentation(Representation):
     name = "fixed"
     options = frozenset({"bits", "scales", "maxscale", "input_scale", "input_bits", "demote",
-                         "rounding", "overflow", "per_channel", "param_bits"})
+                         "rounding", "overflow", "per_channel", "param_bits", "weight_bits"})
     searches = frozenset({"shiftry", "haunter"})
 
     def label(self, o) -> str:
@@ -843,6 +851,8 @@ class FixedRepresentation(Representation):
             name += f"-input{o.input_bits}"
         if o.per_channel:
             name += "-per-channel"
+        if o.weight_bits:
+            name += f"-w{o.weight_bits}"
         if o.demote:
             name += "+demote"
         if o.assign:

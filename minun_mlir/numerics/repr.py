@@ -56,6 +56,9 @@ class QuantizeConfig:
     # fixed point: a scale per output channel for the weights of matmuls and convolutions
     # (docs/numerics.md, "Per-channel weight scales")
     per_channel: bool = False
+    # fixed point and zero-skew: matmul and convolution weights as packed int4 codes with
+    # a scale per output channel (numerics/int4_weights.py); None: the format's width
+    weight_bits: int | None = None
     # zero-skew: move each bias by the mean error the quantized program makes there on
     # the calibration data, then quantize again (numerics/bias_correction.py)
     bias_correction: bool = False

@@ -60,6 +60,7 @@ from minun_mlir.dialects.num import AffineType
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import float_eval
+from minun_mlir.numerics import int4_weights as int4
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
@@ -381,19 +382,24 @@ class ZeroSkewConverter(L2Converter):
         quantization of its own; else `w` as it is."""
         param, old = w.owner, op.operands[index]
         given = self.given_channels(old)
+        packed = self.config.weight_bits
+        if given is not None and packed:
+            raise self.error(op, "--weight-bits 4: this weight's int8 codes and per-channel "
+                             "scales come with the model and cannot be repacked")
         if given is not None:
             if not isinstance(param, num.ParamOp) or param.parent_block() is not self.block \
                     or w.uses:
                 raise self.error(op, "a weight with per-channel scales must be a parameter "
                                  "of this block that only this op reads")
-        elif not self.config.per_channel or not isinstance(param, num.ParamOp) or \
-                param.sparse is not None or param.parent_block() is not self.block or \
+        elif not (self.config.per_channel or packed) or not isinstance(param, num.ParamOp) or \
+                param.sparse is not None or param.parent_block() is not self.block and \
+                not int4.encloses(self.config, old.owner, op) or \
                 w.uses or len(list(old.uses)) != 1 or \
                 not isinstance(old.owner, (minun.ParamOp, minun.ConstantOp)) or \
                 self.given(old) is not None:
             return w
         values = np.asarray(old.owner.array(), dtype=np.float64)
-        if given is None and (values.size == 0 or values.shape[axis] < 2):
+        if given is None and (values.size == 0 or values.shape[axis] < 2 and not packed):
             return w
         shape = [1] * values.ndim
         shape[axis] = values.shape[axis]
@@ -407,14 +413,16 @@ class ZeroSkewConverter(L2Converter):
                                  f"not along its {values.shape[axis]} output channels")
         else:
             moved = np.moveaxis(values, axis, 0).reshape(values.shape[axis], -1)
-            scales = [af.symmetric_scale(c) for c in moved]
-        q = af.quantize_per_element(values, np.array(scales).reshape(shape), 8)
+            scales = [int4.real_scale(self.config, c, af.symmetric_scale(c)) for c in moved]
+        q = af.quantize_per_element(values, np.array(scales).reshape(shape),
+                                    int4.code_bits(self.config, 8))
         new = num.ParamOp.build_param(param.sym_name.data, q, minun.tensor_of(
             values.shape, AffineType(8, max(scales), 0)))
         new.attributes["channel_axis"] = IntegerAttr(axis, i64)
         new.attributes["channel_real_scales"] = num.real_scales_attr(scales)
+        int4.mark(self.config, new)
         new.location = param.location
-        self.block.insert_op_before(new, param)
+        param.parent_block().insert_op_before(new, param)
         new.results[0].name_hint = w.name_hint
         param.detach()
         param.erase()
@@ -697,10 +705,12 @@ class ZeroSkewRepresentation(Representation):
     bitwidths = (8,)
     bitwidths_text = "8 (int8 values, int32 accumulators)"
     default_bits = 8
-    options = frozenset({"bits", "per_channel", "bias_correction", "weight_rounding"})
+    options = frozenset({"bits", "per_channel", "bias_correction", "weight_rounding",
+                         "weight_bits"})
 
     def label(self, o) -> str:
         return (f"zero-skew{o.bits}" + ("-per-channel" if o.per_channel else "")
+                + (f"-w{o.weight_bits}" if o.weight_bits else "")
                 + ("-bias-corrected" if o.bias_correction else "")
                 + ("" if o.weight_rounding == "nearest" else f"-{o.weight_rounding}"))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from minun_mlir.diagnostics import error
 from minun_mlir.driver import MEMORY_MAP
 from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
-from minun_mlir.numerics import formats
+from minun_mlir.numerics import formats, int4_weights
 from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION
 from minun_mlir.outputs import check_file, check_folder
 from minun_mlir.profile import PNG_FILE
@@ -94,6 +94,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
                      ("--demote", "demote", bool(args.demote)),
                      (f"--rounding {args.rounding}", "rounding", args.rounding is not None),
                      (f"--overflow {args.overflow}", "overflow", args.overflow != "wrap"),
+                     ("--weight-bits", "weight_bits", args.weight_bits is not None),
                      ("--bias-correction", "bias_correction", args.bias_correction),
                      (f"--weight-rounding {args.weight_rounding}", "weight_rounding",
                       args.weight_rounding != "nearest"))
@@ -131,6 +132,12 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
                              or args.scales == "maxscale"):
         raise refuse("--per-channel is for --repr zero-skew, or --repr fixed with data-driven "
                      "scales")
+    why = int4_weights.refusal(args.weight_bits, args.scales, args.weight_rounding)
+    if why is not None:
+        raise refuse(why)
+    if args.weight_bits is not None and (args.search or args.assign):
+        raise refuse("--weight-bits 4 is not searched: the precision searches and their "
+                     "assignments choose 8-, 16- or 32-bit tensors")
     if args.bias_correction and not args.train:
         raise refuse("--bias-correction needs --train: the inputs it measures the quantized "
                      "program's errors on")

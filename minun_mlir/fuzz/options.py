@@ -65,6 +65,7 @@ OPTIONS: dict[str, list[Value]] = {
                  Value(("--demote", "W1,,U1"), "", False)],
     "--input-bits": values("--input-bits", "input_bits={v}", 8, 16, 32),
     "--param-bits": values("--param-bits", "param_bits={v}", 8, 16, 32),
+    "--weight-bits": values("--weight-bits", "weight_bits={v}", 4),
     "--per-channel": switch("--per-channel", "per_channel=true"),
     "--no-quire": switch("--no-quire", "quire=false", False),
     "--bias-correction": switch("--bias-correction", "bias_correction=true", False),

@@ -42,6 +42,7 @@ bench: setup
 	$(BIN)/python tools/bench.py --ort
 	$(BIN)/python tools/bench.py --profile
 	$(BIN)/python tools/bench.py --cmsis
+	$(BIN)/python tools/bench.py --int4
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -478,7 +478,7 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
 # comes before them.
 TRAILING = (SECTION, "## RNNPool face-4 under a RAM budget", "## Posits",
             "## Fixed point beside onnxruntime int8", "## Per-layer profile",
-            "## Beside CMSIS-NN")
+            "## Beside CMSIS-NN", "## 4-bit weights")
 
 
 def split_sections(markdown: str) -> tuple[str, dict[str, str]]:

@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # minun_bench: 
 from minun_bench import cmsis as bench_cmsis  # noqa: E402
 from minun_bench import face as bench_face  # noqa: E402
 from minun_bench import face_search as bench_face_search  # noqa: E402
+from minun_bench import int4 as bench_int4  # noqa: E402
 from minun_bench import ort as bench_ort  # noqa: E402
 from minun_bench import posit as bench_posit  # noqa: E402
 from minun_bench import profile as bench_profile  # noqa: E402
@@ -60,7 +61,13 @@ def main(argv: list[str] | None = None) -> int:
                    "shapes, M4 "
                    "instructions at -Os and -O2, model flash): rewrites that section of "
                    "--out, benchmarks/cmsis.png and benchmarks/cmsis.json")
+    p.add_argument("--int4", action="store_true",
+                   help="only the 4-bit weights section (LeNet, FastGRNN, ProtoNN with 8-bit "
+                   "and packed 4-bit weights: flash, Uno cycles, M4 instructions, accuracy): "
+                   "rewrites that section of --out and benchmarks/int4.json")
     args = p.parse_args(argv)
+    if args.int4:
+        return int4(args)
     if args.cmsis:
         return cmsis(args)
     if args.profile:
@@ -221,6 +228,21 @@ def cmsis(args) -> int:
     (out.parent / bench_cmsis.PLOT).write_bytes(bench_cmsis.plot(record))
     Path(args.results).with_name("cmsis.json").write_text(
         json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+def int4(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="minun-int4-") as tmp:
+        try:
+            rows = bench_int4.measure(Path(tmp))
+        except RuntimeError as e:  # a C that does not compute the evaluator's integers
+            print(f"bench: error: {e}", file=sys.stderr)
+            return 1
+    out = Path(args.out)
+    out.write_text(bench_face.replace_section(out.read_text(), bench_int4.render(rows),
+                                              bench_int4.SECTION))
+    Path(args.results).with_name("int4.json").write_text(
+        json.dumps(rows, indent=1, sort_keys=True) + "\n")
     return 0
 
 

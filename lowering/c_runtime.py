@@ -1433,3 +1433,64 @@ def runtime_header(profile: Profile, used: Iterable[str]) -> str:
             text += HELPERS[n][1](profile)
     return text + "\n#endif /* MINUN_RUNTIME_H */\n"
 
+
+
+# --------------------------------------------------------------------------------------
+# Target kernels: the signatures cemit.kernel checks (select-target-kernels makes them)
+# --------------------------------------------------------------------------------------
+
+
+def _int(*widths: int) -> Callable[[object], bool]:
+    def check(t: object) -> bool:
+        from xdsl.dialects.builtin import IndexType, IntegerType
+
+        if not widths:
+            return isinstance(t, IntegerType | IndexType)
+        return isinstance(t, IntegerType) and t.width.data in widths
+    return check
+
+
+def _ptr(width: int) -> Callable[[object], bool]:
+    def check(t: object) -> bool:
+        from minun_mlir.dialects.cemit import PointerType
+
+        return isinstance(t, PointerType) and _int(width)(t.elem)
+    return check
+
+
+_KERNELS: dict[str, tuple[tuple[Callable[[object], bool], ...], Callable | None]] = {
+    "minun_mul16": ((_int(8, 16), _int(8, 16)), _int(32)),
+    "minun_mac16": ((_int(32), _int(8, 16), _int(8, 16)), _int(32)),
+    "minun_dot16_dsp": ((_int(32), _ptr(16), _ptr(16), _int()), _int(32)),
+    "minun_dot8_dsp": ((_int(16, 32), _ptr(8), _ptr(8), _int()), _int(32)),
+    "minun_dot16_rows_dsp": ((_int(32), _ptr(16), _int(), _ptr(16), _int(), _int(), _int()),
+                             _int(32)),
+    "minun_dot8_rows_dsp": ((_int(16, 32), _ptr(8), _int(), _ptr(8), _int(), _int(), _int()),
+                            _int(32)),
+    "minun_dot16_sse2": ((_ptr(16), _ptr(16), _int(), _int(32)), _int(32)),
+    "minun_scatter16": ((_ptr(32), _ptr(8), _ptr(16), _int(8, 16), _int()), None),
+}
+_AVR_DOT = re.compile(r"minun_dot(16|8)_(fr|rr)(?:_(m?\d+)_(m?\d+))?")
+
+
+def kernel_signature(name: str) -> tuple[tuple[Callable[[object], bool], ...],
+                                         Callable | None] | None:
+    """(operand checks, result check or None) of the target kernel `name`, or None when
+    it is not one. The AVR dot products are named by their strides (minun_dot16_fr_1_m3)
+    and registered as helpers here, so IR read back from text prints."""
+    if name in _KERNELS:
+        return _KERNELS[name]
+    m = re.fullmatch(r"minun_asr32_(\d+)", name)
+    if m and int(m.group(1)) in AVR_ASR32:
+        return (_int(32),), _int(32)
+    m = _AVR_DOT.fullmatch(name)
+    if m is None or (m.group(1) == "8") != (m.group(3) is None):
+        return None
+    width, flash = int(m.group(1)), m.group(2) == "fr"
+    if width == 8:
+        avr_dot8_helper(flash)
+    else:
+        stride = [int(s.replace("m", "-")) for s in m.group(3, 4)]
+        if avr_dot_helper(flash, *stride) != name:
+            return None
+    return (_int(32), _ptr(width), _ptr(width), _int()), _int(32)

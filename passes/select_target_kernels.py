@@ -44,9 +44,13 @@ MARK = "cemit.kernels"  # module attribute: the profile the kernels were selecte
 
 
 def profile_of(target: str) -> str:
-    from minun_mlir.codegen import profile_for
+    """The C profile of a target (a profile name or a harness target name)."""
+    from minun_mlir.codegen import PROFILE_OF_TARGET
 
-    return profile_for(target)
+    if target not in PROFILE_OF_TARGET:
+        raise error(f"select-target-kernels: unknown target '{target}' (known: "
+                    f"{', '.join(PROFILE_OF_TARGET)})")
+    return PROFILE_OF_TARGET[target]
 
 
 # -- building IR ------------------------------------------------------------------------

@@ -184,14 +184,14 @@ def replace_loop(rewriter: PatternRewriter, loop: cemit.ForOp, new: Operation,
                  keep: Block | None = None) -> None:
     """Put `new` where `loop` was; the loop goes to `keep` (a #else branch, still walked)
     or is erased with its bound expressions."""
-    rewriter.insert_op(new, InsertPoint.before(loop))
+    rewriter.insert(new, InsertPoint.before(loop))
     if keep is not None:
         move(loop, keep)
         return
     exprs = tree(loop)
-    rewriter.erase_op(loop)
+    rewriter.erase(loop)
     for o in reversed(exprs):
-        rewriter.erase_op(o)
+        rewriter.erase(o)
 
 
 def portable(op: Operation) -> bool:
@@ -416,7 +416,7 @@ def erase_tree(rewriter: PatternRewriter, v: SSAValue, keep: tuple[SSAValue, ...
         return
     op = v.owner
     operands = list(op.operands)
-    rewriter.erase_op(op)
+    rewriter.erase(op)
     for x in operands:
         erase_tree(rewriter, x, keep)
 
@@ -433,7 +433,7 @@ class Mac16(RewritePattern):
         acc = cemit.RefOp.create(attributes={"var": op.var}, result_types=[old.type])
         call = cemit.KernelOp.create(operands=[acc.result, *mac], result_types=[old.type],
                                      attributes={"callee": StringAttr("minun_mac16")})
-        rewriter.insert_op([acc, call], InsertPoint.before(op))
+        rewriter.insert([acc, call], InsertPoint.before(op))
         op.operands = [call.result]
         erase_tree(rewriter, old, mac)
 
@@ -454,7 +454,7 @@ class Mul16Asr32(RewritePattern):
             return
         call = cemit.KernelOp.create(operands=list(args), result_types=[op.result.type],
                                      attributes={"callee": StringAttr(name)})
-        rewriter.insert_op(call, InsertPoint.before(op))
+        rewriter.insert(call, InsertPoint.before(op))
         op.result.replace_all_uses_with(call.result)
         erase_tree(rewriter, op.result, args)
 

@@ -230,6 +230,8 @@ class FuncOp(IRDLOperation):
     params = attr_def(ArrayAttr)
     result = attr_def(TypeAttribute)
     is_static = opt_attr_def(UnitAttr, attr_name="static")
+    comment = opt_attr_def(StringAttr)  # C comment lines written before the function
+    needs = opt_attr_def(ArrayAttr)  # runtime helpers (or "math.h") its verbatim lines use
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 

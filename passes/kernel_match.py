@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import SSAValue
 
 from minun_mlir.dialects import cemit
-from minun_mlir.lowering.c_printer import ctype
+from minun_mlir.lowering.c_syntax import ctype
 
 
 def narrow16(v: SSAValue) -> SSAValue | None:

@@ -23,7 +23,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IndexType, IntAttr, IntegerAttr, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    i32,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -35,8 +43,10 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from minun_mlir.codegen import PROFILE_OF_TARGET
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
+from minun_mlir.lowering.c_printer import spell
 from minun_mlir.lowering.c_runtime import AVR_ASR32, avr_dot8_helper, avr_dot_helper
 from minun_mlir.passes import kernel_match as km
 
@@ -45,8 +55,6 @@ MARK = "cemit.kernels"  # module attribute: the profile the kernels were selecte
 
 def profile_of(target: str) -> str:
     """The C profile of a target (a profile name or a harness target name)."""
-    from minun_mlir.codegen import PROFILE_OF_TARGET
-
     if target not in PROFILE_OF_TARGET:
         raise error(f"select-target-kernels: unknown target '{target}' (known: "
                     f"{', '.join(PROFILE_OF_TARGET)})")
@@ -164,16 +172,10 @@ def dot_call(block: Block, loop: cemit.ForOp, stmt: cemit.AssignOp, name: str,
     ptrs = [load_addr(block, ld) for ld in loads]
     n = count(block, loop, bare_upper)
     args = [*ptrs, n, acc_ref] if name == "minun_dot16_sse2" else [acc_ref, *ptrs, n]
-    value = kernel(block, name, args, cemit_i32())
+    value = kernel(block, name, args, i32)
     if cast and km.ctype(ty) != "int32_t":
         value = add(block, cemit.CastOp.create(operands=[value], result_types=[ty]))
     assign(block, acc, value)
-
-
-def cemit_i32() -> Attribute:
-    from xdsl.dialects.builtin import i32
-
-    return i32
 
 
 def block_op(body: Block) -> cemit.BlockOp:
@@ -342,7 +344,7 @@ class DspRows(RewritePattern):
         for load, k in zip(loads, strides):
             args += [load_addr(body, load), lit(body, k)]
         args += [count(body, inner), count(body, op)]
-        value = kernel(body, name, args, cemit_i32())
+        value = kernel(body, name, args, i32)
         if km.ctype(ty) != "int32_t":
             value = add(body, cemit.CastOp.create(operands=[value], result_types=[ty]))
         assign(body, outer_var, value)
@@ -480,8 +482,6 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     elif profile == "cortex-m":
         walk(module, DspRows(), DspDot(), GuardedLoop(avr=False))
     elif profile == "avr":
-        from minun_mlir.lowering.c_printer import spell
-
         walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
         walk(module, Mac16())
         walk(module, Mul16Asr32())

@@ -40,6 +40,7 @@ bench: setup
 	$(BIN)/python tools/bench.py --face-search
 	$(BIN)/python tools/bench.py --posit
 	$(BIN)/python tools/bench.py --ort
+	$(BIN)/python tools/bench.py --profile
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

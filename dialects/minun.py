@@ -55,7 +55,7 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
-from xdsl.pattern_rewriter import RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.printer import Printer
 from xdsl.traits import (
     HasCanonicalizationPatternsTrait,
@@ -169,31 +169,25 @@ def _positive(op: Operation, name: str, values: Sequence[int], count: int, zero_
 
 
 # --------------------------------------------------------------------------------------
-# Canonicalization patterns (implemented in passes/minun_canonicalization.py)
+# Canonicalization patterns (the patterns are at the end of this module)
 # --------------------------------------------------------------------------------------
 
 
 class _TransposeCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from minun_mlir.passes.minun_canonicalization import ComposeTransposes
-
         return (ComposeTransposes(),)
 
 
 class _NegCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from minun_mlir.passes.minun_canonicalization import NegNeg
-
         return (NegNeg(),)
 
 
 class _ReshapeCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from minun_mlir.passes.minun_canonicalization import IdentityReshape
-
         return (IdentityReshape(),)
 
 
@@ -1536,3 +1530,47 @@ Minun = Dialect(
     ],
     [],
 )
+
+
+# --------------------------------------------------------------------------------------
+# The canonicalization patterns: they remove work the frontends leave behind (ONNX layout
+# transposes that cancel, SeeDot double negation, no-op reshapes); the ops' traits above
+# register them with xDSL's `canonicalize` pass
+# --------------------------------------------------------------------------------------
+
+
+class ComposeTransposes(RewritePattern):
+    """transpose(transpose(x, p), q) -> transpose(x, p∘q), or x when that is the identity."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, TransposeOp):
+            return
+        p, q = ints(inner.perm), ints(op.perm)
+        composed = [p[i] for i in q]
+        if composed == list(range(len(composed))):
+            rewriter.replace(op, [], [inner.input])
+        else:
+            rewriter.replace(op, TransposeOp.make(
+                inner.input, perm=i64_array(composed)))
+
+
+class NegNeg(RewritePattern):
+    """-(-x) -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: NegOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if isinstance(inner, NegOp):
+            rewriter.replace(op, [], [inner.input])
+
+
+class IdentityReshape(RewritePattern):
+    """A reshape to the same type with the identity order does nothing."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter) -> None:
+        order = ints(op.order)
+        if op.input.type == op.result.type and order == tuple(range(len(order))):
+            rewriter.replace(op, [], [op.input])

@@ -343,11 +343,11 @@ def _check_repr(op: Operation, *values: SSAValue) -> None:
 def _same_kind(op: Operation, *values: SSAValue) -> bool:
     """True for fixed-point operands (of any scales), False for float32 or posits (one
     element type); mixing representations is an error."""
-    kinds = {"fixed" if isinstance(element(v), FixedType) else
-             "affine" if isinstance(element(v), AffineType) else element(v) for v in values}
+    kinds = {type(element(v)) if isinstance(element(v), (FixedType, AffineType)) else element(v)
+             for v in values}
     if len(kinds) != 1:
         raise VerifyException(f"{op.name}: cannot mix number representations")
-    return kinds.pop() == "fixed"
+    return isinstance(element(values[0]), FixedType)
 
 
 def _expect_result(op: Operation, shape: tuple[int, ...], el_check) -> None:

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     ModuleOp,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.utils.target import Target
 
 from minun_mlir.diagnostics import error
@@ -63,6 +63,10 @@ class CPrinter:
         self.depth = 0
         self.calls: set[str] = set()
         self.uses_math = False
+        # the function's statements: (first, last) lines of model.c (1-based) and the op's
+        # location, for a per-layer profile (minun_mlir/profile.py); filled by module()
+        self.statement_lines: list[tuple[int, int, Attribute]] = []
+        self.main_body: Region | None = None  # the model function's (statement_lines)
         self.statements: dict[type, Callable[[Operation], None]] = {
             cemit.DeclOp: self.decl, cemit.AssignOp: self.assign, cemit.StoreOp: self.store,
             cemit.ForOp: self.for_, cemit.IfOp: self.if_, cemit.ReturnOp: self.return_,
@@ -87,6 +91,7 @@ class CPrinter:
                "minun.input_size" in op.attributes]
         if len(fns) != 1:
             raise error("C printer: expected one cemit.func (lower to L4 first)")
+        self.main_body = fns[0].body
         body: list[str] = []
         for op in module.ops:
             self.lines = []
@@ -108,6 +113,9 @@ class CPrinter:
                   "Do not edit. */\n")
         k = _first_non_include(module)
         model_c = header + "\n".join(body[:k]) + "\n\n" + "\n\n".join(body[k:]) + "\n"
+        before = model_c[:model_c.index(body[list(module.ops).index(fns[0])])]
+        at = before.count("\n") + 1  # model.c's line of the function's first line
+        self.statement_lines = [(at + a, at + b, loc) for a, b, loc in self.statement_lines]
         used = {c for c in self.calls if c in HELPERS or c in LIBM}
         unknown = self.calls - used
         if unknown:
@@ -164,11 +172,15 @@ class CPrinter:
 
     def region(self, region) -> None:
         self.depth += 1
+        top = region is self.main_body
         for op in cemit.statements(region):
             method = self.statements.get(type(op))
             if method is None:
                 raise error(f"C printer: {op.name} is not a statement")
+            first = len(self.lines)
             method(op)
+            if top:
+                self.statement_lines.append((first, len(self.lines) - 1, op.location))
         self.depth -= 1
 
     # -- statements ----------------------------------------------------------------------

@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
     Signedness,
     StringAttr,
     UnitAttr,
+    UnknownLoc,
     i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -54,7 +55,7 @@ from xdsl.passes import ModulePass
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_abi import abi_functions
-from minun_mlir.modules import replace_module_body, require_level
+from minun_mlir.modules import locate_after, replace_module_body, require_level
 
 CMPI_BY_NUMBER = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
 CMPF_BY_NUMBER = {1: "==", 2: ">", 3: ">=", 4: "<", 5: "<=", 6: "!="}
@@ -100,6 +101,7 @@ class EmitC:
         self.vars: dict[SSAValue, str] = {}
         self.names: set[str] = set()
         self.block: Block | None = None
+        self.body: Block | None = None  # the function's body (its top-level statements)
         self.scratch: tuple[str, int] | None = None
         self.scratch_members: dict[str, Attribute] = {}
         self.flash_globals: set[str] = set()
@@ -178,7 +180,7 @@ class EmitC:
         self.arrays[x] = ArrayRef("x", 0, False)
         self.arrays[out] = ArrayRef("out", 0, False)
         body = Block()
-        self.block = body
+        self.block = self.body = body
         self.lower_block(block, None)
         in_scratch = "minun.input_in_scratch" in fn.attributes
         if in_scratch:  # the input is a planned buffer (memory-plan{input-in-scratch})
@@ -213,14 +215,21 @@ class EmitC:
         effects = [i for i, op in enumerate(ops) if not is_expression(op) and
                    not isinstance(op, (memref.AllocOp, memref.GetGlobalOp, memref.ViewOp,
                                        scf.YieldOp))]
+        top = self.block is self.body  # the function's statements keep their op's location
         for op in ops:
-            if is_expression(op):
-                if op.results[0].uses and not self.inline(op, block, pos, effects):
-                    self.bind(op)
-            elif isinstance(op, scf.YieldOp):
-                on_yield(list(op.operands))
-            else:
-                self.statement(op)
+            last = self.block.last_op if top else None
+            self.lower_op(op, block, pos, effects, on_yield)
+            if top and not isinstance(op.location, UnknownLoc):
+                locate_after(self.block, last, op.location)
+
+    def lower_op(self, op: Operation, block: Block, pos, effects, on_yield) -> None:
+        if is_expression(op):
+            if op.results[0].uses and not self.inline(op, block, pos, effects):
+                self.bind(op)
+        elif isinstance(op, scf.YieldOp):
+            on_yield(list(op.operands))
+        else:
+            self.statement(op)
 
     def inline(self, op: Operation, block: Block, pos, effects) -> bool:
         """Whether op's result is printed inside its single user (see module docstring)."""

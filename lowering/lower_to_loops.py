@@ -70,16 +70,20 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float32Type,
+    FusedLoc,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
+    NameLoc,
+    NoneAttr,
     StringAttr,
     TensorType,
     UnitAttr,
+    UnknownLoc,
     i32,
 )
-from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import error
@@ -115,6 +119,7 @@ from minun_mlir.lowering.loops.values import (
 )
 from minun_mlir.modules import (
     decision_threshold,
+    locate_after,
     main_function,
     replace_module_body,
     require_level,
@@ -195,6 +200,7 @@ class Lowering:
         self.ints: dict[SSAValue, SSAValue] = {}
         self.folded: dict[tuple[SSAValue, str], Val] = {}
         self.relayouts: dict[tuple, Buffer] = {}  # constant globals stored re-ordered
+        self.deferred: dict[Operation, Attribute] = {}  # top-level ops that wrote no code
 
     # -- entry ---------------------------------------------------------------------------
 
@@ -242,10 +248,15 @@ class Lowering:
         self.x = Buffer(body.args[0], n_in, storage(x_el))
         self.out = Buffer(body.args[1], n_out, storage(s_el))
         g.names.update({"x", "out"})
-        g.block = body
+        g.block = self.body = body
         self.lower_block(fn.body.block)
+        last = body.last_op
         label = self.label(result)
         g.add(func.ReturnOp(self.g.add(arith.IndexCastOp(label, i32))))
+        where = ret.location if self.label_op is None else self.label_op.location
+        if isinstance(where, UnknownLoc):  # the label of returned scores: their argmax
+            where = NameLoc(StringAttr("label (argmax)"), NoneAttr())
+        locate_after(body, last, where)
         unused = {op for op in g.top if not op.results[0].uses}
         dropped = {op.name_.root_reference.data for op in unused
                    if isinstance(op, memref.GetGlobalOp)}
@@ -316,6 +327,39 @@ class Lowering:
         return self.vals[v] if isinstance(v.type, TensorType) else self.ints[v]
 
     def lower_op(self, op: Operation) -> None:
+        """Lower one L2 op; at the function's top level, the statements it added (its
+        loops, and the lazy values it wrote to memory) take its source location, which
+        lower-to-emitc keeps for a per-layer profile (minun_mlir/profile.py)."""
+        block = self.g.block
+        top = block is self.body
+        last = block.last_op if top else None
+        self.lower_one(op)
+        where = op.location
+        if isinstance(where, UnknownLoc):  # an op quantize added (a requantize): its input's
+            where = next((v.owner.location for v in op.operands
+                          if isinstance(v.owner, Operation)
+                          and not isinstance(v.owner.location, UnknownLoc)), where)
+        if not top or isinstance(where, UnknownLoc):
+            return
+        if block.last_op is not last:
+            fused = self.fused_into(op)
+            locate_after(block, last, FusedLoc([where, *fused], NoneAttr())
+                         if fused else where)
+        elif any(isinstance(v.type, TensorType) for v in op.operands):
+            self.deferred[op] = where  # its values are computed by a later op's code
+
+    def fused_into(self, op: Operation) -> list:
+        """The locations of the ops whose values `op`'s statements compute (lazy values a
+        handler left unwritten, e.g. a convolution read by a pooling), each taken once:
+        a per-layer profile names the layer after all of them."""
+        found = []
+        for v in op.operands:
+            owner = v.owner
+            if isinstance(owner, Operation) and owner in self.deferred:
+                found += [*self.fused_into(owner), self.deferred.pop(owner)]
+        return found
+
+    def lower_one(self, op: Operation) -> None:
         handler = handler_for(op)
         if handler is None:
             raise op_error(op, "not supported by lower-to-loops")

@@ -219,7 +219,7 @@ def suite_search(work: Path) -> dict:
             haunter = haunter_model(l1, train, budget, representation="posit", jobs=2,
                                     progress=False)
             hpaths = write_report(haunter, work / f"{e.name}-haunter", name=e.name)
-            posit = compile_model(e.model, Options(representation="posit", bits=8,
+            posit = compile_model(e.model, Options(repr="posit", bits=8,
                                                    assign=str(hpaths["assignment"]),
                                                    target="avr"),
                                   out_dir=work / f"{e.name}-posit", **kw)
@@ -474,9 +474,10 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
 
 
 # The sections at the end of BENCHMARKS.md that their own runs write (`tools/bench.py
-# --face`, `--posit`), in this order; `make bench` rewrites what comes before them.
+# --face`, `--posit`, `--ort`, `--profile`), in this order; `make bench` rewrites what
+# comes before them.
 TRAILING = (SECTION, "## RNNPool face-4 under a RAM budget", "## Posits",
-            "## Fixed point beside onnxruntime int8")
+            "## Fixed point beside onnxruntime int8", "## Per-layer profile")
 
 
 def split_sections(markdown: str) -> tuple[str, dict[str, str]]:

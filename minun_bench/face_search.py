@@ -61,7 +61,7 @@ def face_search(work: Path, budget: int = BUDGET, run_target: str | None = "cort
         seconds = time.perf_counter() - t0
         r = search.chosen_result
         (assign := work / f"{rep}.json").write_text(search.assignment.to_json())
-        options = Options(representation=rep, bits=search.assignment.bits,
+        options = Options(repr=rep, bits=search.assignment.bits,
                           assign=str(assign), input_in_scratch=True, budget=budget,
                           target="cortex-m4", evaluator="native")
         result = compile_model(FACE, options, synthetic_weights=0, train=work / "train.npy",

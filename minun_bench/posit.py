@@ -23,15 +23,15 @@ from minun_mlir.driver import Options
 
 SECTION = "## Posits"
 CONFIGS: tuple[Options, ...] = (
-    Options(representation="float32"),
+    Options(repr="float32"),
     Options(bits=16),
     Options(bits=8),
-    Options(representation="posit", bits=16, es=2),
-    Options(representation="posit", bits=8, es=2),
-    Options(representation="posit", bits=8, es=1),  # accuracy only: why posit8 has es 2
-    Options(representation="posit", bits=8, es=0),
-    Options(representation="bfloat16"),
-    Options(representation="zero-skew", bits=8),
+    Options(repr="posit", bits=16, es=2),
+    Options(repr="posit", bits=8, es=2),
+    Options(repr="posit", bits=8, es=1),  # accuracy only: why posit8 has es 2
+    Options(repr="posit", bits=8, es=0),
+    Options(repr="bfloat16"),
+    Options(repr="zero-skew", bits=8),
 )
 # models run on the boards: one per family, small enough for the Uno's 2 KB and for a
 # simulation of software posits in seconds

@@ -72,7 +72,7 @@ def suite() -> list[Entry]:
 
 
 CONFIGS: tuple[Options, ...] = (
-    Options(representation="float32"),
+    Options(repr="float32"),
     Options(bits=16),
     Options(bits=8),
     Options(bits=16, scales="maxscale"),

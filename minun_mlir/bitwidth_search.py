@@ -25,143 +25,25 @@ the search data, and memory-plan on the candidate's L3, in a process pool when a
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
+from minun_mlir.assignment import Assignment, load_assignment  # noqa: F401  (its result)
 from minun_mlir.diagnostics import error
-from minun_mlir.numerics.repr import QuantizeConfig
+from minun_mlir.numerics import formats
+from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION, QuantizeConfig
 
-FORMAT = "minun-bitwidth-assignment"
 METRICS = ("accuracy", "disagreement", "mae")
 STRATEGIES = ("ram", "loss")
 # fixed point: the roundings a search compares (its uniform programs, MinUn-style stage I)
 ROUNDINGS = ("trunc", "nearest")
 EXPLORE = 4  # scales tried for a demoted tensor (Shiftry's Algorithm 13: s .. s + 3)
-
-
-# -- the assignment ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Assignment:
-    """Per-tensor bitwidths and scales on top of a default bitwidth."""
-
-    bits: int = 16
-    tensors: dict[str, tuple[int, int | None]] = field(default_factory=dict)
-    representation: str = "fixed"  # or posit: the tensors' posit<bits, es> (no scales)
-    quire: bool = True  # posits: false when the search chose programs without a quire
-    es: dict[int, int] = field(default_factory=dict)  # posits: es per bitwidth (stage I)
-    rounding: str | None = None  # fixed point: the rounding searched with (None: quantize's)
-
-    def check_representation(self, representation: str) -> None:
-        if representation != self.representation:
-            raise error(f"quantize: the assignment is for repr={self.representation}, the "
-                        f"pass runs repr={representation}")
-
-    def apply(self, config: QuantizeConfig) -> QuantizeConfig:
-        if config.bits != self.bits:
-            raise error(f"quantize: the assignment was searched at {self.bits} bits, the "
-                        f"pass runs at {config.bits} (use bits={self.bits})")
-        return dataclasses.replace(
-            config, quire=config.quire and self.quire,
-            rounding=self.rounding or config.rounding,
-            es_by_bits={**config.es_by_bits, **self.es},
-            bits_by_name={**config.bits_by_name,
-                                  **{n: b for n, (b, _) in self.tensors.items()}},
-            scale_by_name={**config.scale_by_name,
-                           **{n: s for n, (_, s) in self.tensors.items() if s is not None}})
-
-    @staticmethod
-    def from_json(text: str, where: str = "<assignment>") -> Assignment:
-        return _parse_assignment(text, where)
-
-    def to_json(self, extra: dict | None = None) -> str:
-        doc = {"format": FORMAT, "version": 1, "bits": self.bits,
-               **({"repr": self.representation} if self.representation != "fixed" else {}),
-               **({} if self.quire else {"quire": False}),
-               **({"es": {str(b): e for b, e in sorted(self.es.items())}} if self.es else {}),
-               **({"rounding": self.rounding} if self.rounding else {}),
-               "tensors": {n: {"bits": b, "scale": s}
-                           for n, (b, s) in sorted(self.tensors.items())}}
-        return json.dumps(doc | (extra or {}), indent=2) + "\n"
-
-
-# A tensor's scale s at b bits is sensible when its largest value, 2^(b - 1 - s), is a
-# float32 number.
-SCALES = (-126, 127)
-
-
-def error_at(path: str, message: str) -> Exception:
-    return error(message, at=path)
-
-
-def load_assignment(path: str | Path) -> Assignment:
-    from minun_mlir.inputs import read_input
-
-    try:
-        text = read_input(path, "the assignment").decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise error_at(str(path), f"not a bitwidth assignment: not UTF-8 text (byte "
-                       f"{e.start})") from None
-    return Assignment.from_json(text, str(path))
-
-
-def _parse_assignment(text: str, path: str) -> Assignment:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise error_at(path, f"not JSON: {e}") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise error_at(path, f"not a bitwidth assignment (expected \"format\": \"{FORMAT}\")")
-    rep = doc.get("repr", "fixed")
-    if rep not in ("fixed", "posit"):
-        raise error_at(path, f"repr must be fixed or posit, got {rep!r}")
-    from minun_mlir.numerics import repr as reprs
-
-    widths = reprs.get(rep)
-    bits = doc.get("bits", 16)
-    if type(bits) is not int or bits not in widths.bitwidths:
-        raise error_at(path, f"bits must be {widths.bitwidths_text}, got {bits!r}")
-    if not isinstance(doc.get("tensors", {}), dict):
-        raise error_at(path, "tensors must be an object mapping names to "
-                       "{\"bits\": B, \"scale\": S}")
-    tensors = {}
-    for name, t in doc.get("tensors", {}).items():
-        if not isinstance(t, dict) or type(t.get("bits")) is not int \
-                or t["bits"] not in widths.bitwidths:
-            raise error_at(path, f"tensor '{name}': bits must be {widths.bitwidths_text}")
-        scale = t.get("scale")
-        if scale is not None and type(scale) is not int:
-            raise error_at(path, f"tensor '{name}': scale must be an integer")
-        if scale is not None and not SCALES[0] <= t["bits"] - 1 - scale <= SCALES[1]:
-            raise error_at(path, f"tensor '{name}': scale {scale} at {t['bits']} bits holds "
-                           f"values up to 2^{t['bits'] - 1 - scale}, beyond float32's "
-                           f"range (2^{SCALES[0]}..2^{SCALES[1]})")
-        tensors[name] = (t["bits"], scale)
-    quire = doc.get("quire", True)
-    if not isinstance(quire, bool) or (not quire and rep != "posit"):
-        raise error_at(path, "quire must be true or false, and false only with repr posit")
-    es = doc.get("es", {})
-    if not isinstance(es, dict) or (es and rep != "posit") or not all(
-            b.isdigit() and int(b) in widths.bitwidths and type(e) is int and 0 <= e <= 2
-            for b, e in es.items()):
-        raise error_at(path, "es must map posit bitwidths to 0, 1 or 2 (e.g. "
-                       "{\"8\": 0, \"16\": 1}), and only with repr posit")
-    rounding = doc.get("rounding")
-    if rounding is not None and (rounding not in ("trunc", "floor", "nearest")
-                                 or "rounding" not in widths.options):
-        raise error_at(path, "rounding must be trunc, floor or nearest, and only with repr "
-                       + " or ".join(reprs.taking("rounding")))
-    return Assignment(bits, tensors, rep, quire,
-                      {int(b): e for b, e in es.items()}, rounding)
 
 
 # -- candidates and their results ------------------------------------------------------------
@@ -224,7 +106,7 @@ class Search:
     scores: dict[str, float] = field(default_factory=dict)  # haunter's promotability
     chosen_override: Result | None = None
     soft_limit: float = 1.0
-    representation: str = "fixed"
+    representation: str = DEFAULT_REPRESENTATION
     # haunter on posits, stage I (MinUn's Algorithm 4): the uniform programs it compared,
     # "posit<n, es>" -> result, and the es chosen per bitwidth
     stage_one: dict[str, Result] = field(default_factory=dict)
@@ -456,7 +338,7 @@ class _Problem:
     planner: str
     evaluator: str
     key: str = ""  # identifies the problem in a worker that serves several calls
-    representation: str = "fixed"  # or posit (per-tensor posit<n, es> formats)
+    representation: str = DEFAULT_REPRESENTATION  # or posit (per-tensor posit<n, es> formats)
     input_in_scratch: bool = False  # the input planned in the scratch (counted in RAM)
 
 
@@ -568,7 +450,6 @@ def _value_map(c: Candidate) -> dict[str, np.ndarray]:
     from minun_mlir import native
     from minun_mlir.modules import main_function
     from minun_mlir.numerics import float_eval
-    from minun_mlir.numerics import repr as reprs
     from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
 
     problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
@@ -591,7 +472,7 @@ def _value_map(c: Candidate) -> dict[str, np.ndarray]:
         def add(self, array):
             if self.value in names:
                 el = self.value.type.element_type
-                real = reprs.of_element(el).decode(np.asarray(array), el)
+                real = formats.of_element(el).decode(np.asarray(array), el)
                 seen.setdefault(names[self.value], []).append(np.ravel(real))
 
     (inp,) = float_eval.model_inputs(fn)
@@ -835,13 +716,12 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
     The search demotes under the rounding of `roundings` whose uniform program at
     bits / 2 loses least (`choose_rounding`); with a RAM budget, the uniform programs at
     both widths and every rounding are candidates too (`prefer_uniform`)."""
-    from minun_mlir.numerics import repr as reprs
 
     strategy = strategy or ("ram" if ram_budget else "loss")
-    widths = reprs.get("fixed").bitwidths
+    widths = formats.get("fixed").bitwidths
     if bits // 2 not in widths or bits % 2:
         raise error(f"shiftry's search demotes tensors from {bits} to {bits // 2} bits, and "
-                    f"fixed point has {reprs.get('fixed').bitwidths_text} bits: search at "
+                    f"fixed point has {formats.get('fixed').bitwidths_text} bits: search at "
                     f"{', '.join(str(b) for b in widths if b // 2 in widths)} bits (e.g. "
                     "--bits 16, which demotes to 8)")
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric)
@@ -980,7 +860,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   low: int = 8, high: int = 16, metric: str | None = None,
                   planner: str = "greedy", evaluator: str = "auto", jobs: int = 1,
                   progress: bool | None = None, ray: str | None = None,
-                  representation: str = "fixed", es: int | None = None,
+                  representation: str = DEFAULT_REPRESENTATION, es: int | None = None,
                   input_in_scratch: bool = False, quire: bool | None = None,
                   roundings: Sequence[str] = ROUNDINGS) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
@@ -1012,7 +892,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                                                     "disagreement")
     uniforms: dict[str, tuple[Assignment, Result]] = {}
     rounding = None
-    if representation == "fixed":
+    rep = formats.get(representation)
+    if "rounding" in rep.options:  # the uniform programs compare roundings too
         tried = uniform_programs(prepared, profile, reference, train,
                                  QuantizeConfig(bits=low), (low, high), roundings, metric,
                                  planner, evaluator, input_in_scratch)
@@ -1021,11 +902,11 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     args = (prepared, profile, reference, train, memory_limit, soft_limit, low, high, metric,
             planner, evaluator, jobs, progress, ray, representation, es, input_in_scratch,
             rounding, uniforms)
-    if quire is not None and representation != "posit":
-        raise error("the quire option is for posits (repr=posit)")
-    kinds = [True, False] if quire is None and representation == "posit" else [quire]
-    if es is not None and representation != "posit":
-        raise error("es is for posits (repr=posit)")
+    if quire is not None and "quire" not in rep.options:
+        raise error(f"the quire option is for repr={' or '.join(formats.taking('quire'))}")
+    kinds = [True, False] if quire is None and "quire" in rep.options else [quire]
+    if es is not None and "es" not in rep.options:
+        raise error(f"es is for repr={' or '.join(formats.taking('es'))}")
     found = [_haunter(*args, quire=q is not False) for q in kinds]
     searches = [f for f in found if isinstance(f, Search)]
     if not searches:
@@ -1043,7 +924,7 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
     no configuration fits. `rounding`: fixed point's (None for posits); `uniforms`: the
     uniform programs evaluated already (label -> assignment, result)."""
     stage_one: dict[str, Result] = {}
-    if representation == "posit":
+    if "es" in formats.get(representation).options:  # stage I chooses es per bitwidth
         es_by_bits = ({low: es, high: es} if es is not None else posit_stage_one(
             prepared, profile, reference, train, low, high, metric, planner, evaluator,
             input_in_scratch, quire, stage_one))

@@ -31,36 +31,22 @@ from minun_mlir.modules import (
 )
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
 from minun_mlir.numerics import fixed as fx
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, overflow_report
 from minun_mlir.pipeline import pipeline_passes, pipeline_text, run_pipeline
+from minun_mlir.quantize_options import QuantizeOptions
 
 
 @dataclass(frozen=True)
-class Options:
-    representation: str = "fixed"  # or "float32", "posit", "bfloat16", "zero-skew"
-    bits: int = 16
-    es: int = 2  # posit<bits, es>'s exponent bits
-    scales: str = "data-driven"
-    maxscale: int | None = None  # None: tuned on the training data
-    rounding: str = DEFAULT_ROUNDING
-    overflow: str = "wrap"
-    input_scale: int | None = None
-    demote: tuple[str, ...] = ()
-    param_bits: int | None = None  # e.g. 8: every parameter at 8 bits (mixed 16/8)
-    input_bits: int | None = None  # e.g. 8: the input held at 8 bits (camera pixels)
+class Options(QuantizeOptions):
+    """A compile's configuration: the quantize options (QuantizeOptions, declared once
+    for the pass, the CLI and this) and what the later stages take."""
+
     target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4(f), cortex-m4-mps2
     planner: str = "greedy"
     input_in_scratch: bool = False  # the input a planned buffer (minun_predict_in_place)
     budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
-    evaluator: str = "auto"  # native (the C built for the host) | numpy | auto
-    synthetic: int = 0  # no training data: profile on this many inputs in the declared range
-    assign: str = ""  # a bitwidth search's assignment (JSON; minun_mlir/bitwidth_search.py)
-    per_channel: bool = False  # fixed point, zero-skew: a scale per output channel of each weight
-    quire: bool = True  # posits: false rounds every product and partial sum (no quire)
-    bias_correction: bool = False  # zero-skew: biases moved by the measured mean error
-    weight_rounding: str = "nearest"  # zero-skew: gptq (int8 codes chosen by layer output)
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -72,23 +58,9 @@ class Options:
 
     def stage_options(self, train: str | Path | None = None) -> dict[str, dict[str, object]]:
         """The options of each stage of the pipeline (pipeline.STAGES) this compile runs."""
-        quantize: dict[str, object] = dict(
-            repr=self.representation, bits=self.bits, scales=self.scales,
-            maxscale=self.maxscale, rounding=self.rounding, overflow=self.overflow,
-            input_scale=self.input_scale, demote=self.demote, param_bits=self.param_bits,
-            input_bits=self.input_bits, evaluator=self.evaluator)
-        if self.representation == "posit":
-            quantize["es"] = self.es
-        if self.assign:
-            quantize["assign"] = self.assign
-        if self.per_channel:
-            quantize["per_channel"] = True
-        if not self.quire:
-            quantize["quire"] = False
-        if self.bias_correction:
-            quantize["bias_correction"] = True
-        if self.weight_rounding != "nearest":
-            quantize["weight_rounding"] = self.weight_rounding
+        quantize = self.pass_options()
+        quantize.pop("data", None)
+        quantize.pop("synthetic", None)
         if train is not None:
             quantize["data"] = str(train)
         elif self.synthetic:
@@ -100,29 +72,7 @@ class Options:
     @property
     def label(self) -> str:
         """A short name for reports: float32, fixed16, fixed8-maxscale5, fixed16+demote."""
-        if self.representation == "posit":
-            return (f"posit{self.bits}" + ("" if self.es == 2 else f"-es{self.es}")
-                    + ("" if self.quire else "-noquire"))
-        if self.representation == "zero-skew":
-            return (f"zero-skew{self.bits}" + ("-per-channel" if self.per_channel else "")
-                    + ("-bias-corrected" if self.bias_correction else "")
-                    + ("" if self.weight_rounding == "nearest" else f"-{self.weight_rounding}"))
-        if self.representation != "fixed":
-            return self.representation
-        name = f"fixed{self.bits}"
-        if self.scales == "maxscale":
-            name += f"-maxscale{'auto' if self.maxscale is None else self.maxscale}"
-        if self.param_bits is not None:
-            name += f"-params{self.param_bits}"
-        if self.input_bits is not None:
-            name += f"-input{self.input_bits}"
-        if self.per_channel:
-            name += "-per-channel"
-        if self.demote:
-            name += "+demote"
-        if self.assign:
-            name += "+assign"
-        return name
+        return formats.get(self.representation).label(self)
 
 
 @dataclass
@@ -141,6 +91,7 @@ class Compiled:
     error: dict[str, float] | None = None  # fixed vs float output: SQNR (dB), max abs error
     classes: int = 2  # labels the model tells apart (num_classes)
     l4: ModuleOp | None = None
+    l3: ModuleOp | None = None  # after memory-plan: the live ranges of a per-layer profile
     float_accuracy: float | None = None
     accuracy: float | None = None
     disagreement: float | None = None
@@ -393,9 +344,9 @@ def _input_shape(module: ModuleOp) -> tuple[int, ...] | dict[str, tuple[int, ...
 
 def takes_rounding(options: Options) -> bool:
     """Whether the representation rounds by --rounding (where trunc can cost accuracy)."""
-    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics import formats
 
-    return "rounding" in reprs.get(options.representation).options
+    return "rounding" in formats.get(options.representation).options
 
 
 def printable_pipeline(options: Options, train: str | Path | None) -> str:
@@ -437,7 +388,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
             float_out = float_outputs(l1, test_set.features, options.evaluator)[0]
             float_pred = predictions(float_out, threshold)
         seconds["float"] = time.perf_counter() - t0
-    if options.representation == "fixed" and train is None:
+    if "scales" in formats.get(options.representation).options and train is None:
         if options.scales == "maxscale" and options.maxscale is None:
             raise error("--scales maxscale needs --maxscale P, or --train FILE to choose P")
         if options.scales == "data-driven":
@@ -496,7 +447,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         l3 = run_pipeline(l4, passes[to_l2:], keep=("memory-plan",))["memory-plan"]
         with stage("select-target-kernels"):
             l4 = select_kernels(l4, options.target)  # the loops the target runs as kernels
-        result.l4 = l4
+        result.l4, result.l3 = l4, l3
         plan = memory_map(l3, options.planner)
         with stage("memory map"):
             png = render_png(plan, f"{result.name} [{options.label}]")

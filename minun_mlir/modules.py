@@ -1,12 +1,13 @@
 """Facts about whole modules that every level needs, stated once: which function is the
 model, its class labels, the label rule of a one-value output, the shape of a value, and
-how a pass hands back the module a conversion built."""
+how a pass hands back the module a conversion built, and the source location a lowering
+passes on to the statements an op became."""
 
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, UnknownLoc
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from minun_mlir.diagnostics import error
 
@@ -119,3 +120,15 @@ def replace_module_body(module: ModuleOp, new: ModuleOp) -> None:
     for op in list(new.ops):
         op.detach()
         module.body.block.add_op(op)
+
+
+def locate_after(block: Block, last: Operation | None, location: Attribute) -> None:
+    """Give the ops of `block` after `last` (all of them if None) `location` where they
+    have none: the statements one op of the level above became keep its source line or
+    ONNX node through lower-to-loops and lower-to-emitc (a per-layer profile's names,
+    minun_mlir/profile.py). Locations are not printed, so the IR text is unchanged."""
+    op = block.first_op if last is None else last.next_op
+    while op is not None:
+        if isinstance(op.location, UnknownLoc):
+            op.location = location
+        op = op.next_op

@@ -274,10 +274,10 @@ class NativeProgram:
         scores = ret if isinstance(ret.type, TensorType) else ret.owner.operands[0]
         self.out_shape = tuple(scores.type.get_shape())
         self.out_dtype = _storage_dtype(scores.type.element_type)
-        from minun_mlir.numerics import repr as reprs
+        from minun_mlir.numerics import formats
 
         element = inp.results[0].type.element_type
-        rep = reprs.of_element(element)
+        rep = formats.of_element(element)
         encode = rep.c_encode(element, rep.input_rounding(fn)) \
             if self.single else None  # several inputs: encoded by numpy, per input
         self.encodes_reals = encode is not None
@@ -478,7 +478,7 @@ def is_constant(v: SSAValue) -> bool:
 
 def constant_values(names: dict[SSAValue, str]) -> dict[str, np.ndarray]:
     """The reals of the constants among `names`, once each (their evaluator kernels)."""
-    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics import formats
     from minun_mlir.numerics.l2_eval import l2_lookup
 
     out: dict[str, np.ndarray] = {}
@@ -486,7 +486,7 @@ def constant_values(names: dict[SSAValue, str]) -> dict[str, np.ndarray]:
         if is_constant(v):
             el = v.type.element_type if isinstance(v.type, TensorType) else v.type
             stored = np.asarray(l2_lookup(v.owner)(v.owner))
-            out[name] = np.ravel(reprs.of_element(el).decode(stored, el))
+            out[name] = np.ravel(formats.of_element(el).decode(stored, el))
     return out
 
 
@@ -496,7 +496,7 @@ def value_maps(l2: ModuleOp, features: np.ndarray) -> dict[str, np.ndarray]:
     example (a constant once). The program's own C with each named tensor's stored
     values passed to `minun_record` as it is computed (lower-to-loops' probe), decoded
     here; the same integers as the numpy evaluator's (checked by the tests)."""
-    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics import formats
 
     module = l2.clone()
     names = recorded_values(module)
@@ -520,7 +520,7 @@ def value_maps(l2: ModuleOp, features: np.ndarray) -> dict[str, np.ndarray]:
         lib.minun_record_copy(ctypes.c_int32(ident), raw.ctypes.data_as(ctypes.c_void_p))
         el = v.type.element_type if isinstance(v.type, TensorType) else v.type
         stored = raw.astype(_storage_dtype(el))
-        chunk = np.ravel(reprs.of_element(el).decode(stored, el))
+        chunk = np.ravel(formats.of_element(el).decode(stored, el))
         name = names[v]  # several values may share a name (an RNN state): in program order
         out[name] = np.concatenate([out[name], chunk]) if name in out else chunk
     lib.minun_record_reset()

@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from minun_mlir.data import Dataset, accuracy, predictions
 from minun_mlir.modules import decision_threshold
-from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.l2_eval import decode_outputs
 from minun_mlir.numerics.repr import QuantizeConfig
@@ -33,7 +33,7 @@ def tune_maxscale(module: ModuleOp, config: QuantizeConfig, data: Dataset,
                   evaluator: str = "auto") -> tuple[int, dict[int, float]]:
     """The best maxscale for `module` (L1, left unchanged) and the accuracy of every one
     tried; ties go to the lowest P."""
-    rep = reprs.get(representation)
+    rep = formats.get(representation)
     scores: dict[int, float] = {}
     for p in range(config.bits):
         trial = dataclasses.replace(config, maxscale=p)

@@ -75,7 +75,7 @@ def choice_text(search: Search) -> str:
         text = f"uniform {search.uniform}: {text}"
     if a.rounding is not None:
         text += f", rounding {a.rounding}"
-    if a.representation == "posit" and not a.quire:
+    if not a.quire:  # only a representation with a quire can be searched without one
         text += " without a quire (every product and partial sum rounded)"
     return text
 

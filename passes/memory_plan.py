@@ -12,7 +12,8 @@ This relies on what lower-to-loops guarantees: inside the smallest loop holding 
 uses, a buffer is completely written before it is read.
 
 The planner itself is a function of (sizes, live ranges, alignments) -> offsets
-(`first_fit`), so that other planners (Shiftry's, an optimal one) can replace it.
+(`first_fit` in planners/greedy.py), so that other planners (Shiftry's, an optimal one)
+can replace it.
 
 With `input-in-scratch=true` the input is planned too: the function's `%x` argument is
 replaced by a buffer (`memref.alloc {minun.input}`, named `input`) that the caller fills
@@ -27,9 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
-    Float32Type,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -38,18 +38,24 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i8,
 )
-from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.str_enum import StrEnum
 
 from minun_mlir.diagnostics import error
 from minun_mlir.passes.planners import optimal
+from minun_mlir.passes.planners.buffers import (  # noqa: F401  (the names passes use)
+    IN_SCRATCH,
+    INPUT,
+    SCRATCH,
+    Buffer,
+    buffers_of,
+    element_bytes,
+    live_range,
+    positions,
+)
+from minun_mlir.passes.planners.greedy import first_fit
 from minun_mlir.passes.planners.shiftry import place_in_blocks, plan_with_moves
 from minun_mlir.passes.planners.verify import verify_plan
-
-SCRATCH = "minun_scratch"
-INPUT = "minun.input"  # on the alloc (then the first view) holding the input in scratch
-IN_SCRATCH = "minun.input_in_scratch"  # on the function whose input is planned
 
 
 class Planner(StrEnum):
@@ -73,84 +79,6 @@ def planner_named(name: str) -> Planner:
                          f"got '{name}'") from None
 
 
-@dataclass(frozen=True)
-class Buffer:
-    """One planned buffer: `first`/`last` are op positions (inclusive)."""
-
-    name: str
-    size: int  # bytes
-    align: int
-    first: int
-    last: int
-
-    def overlaps_in_time(self, other: Buffer) -> bool:
-        return not (self.last < other.first or other.last < self.first)
-
-
-def element_bytes(ty: MemRefType) -> int:
-    el = ty.element_type
-    return 4 if isinstance(el, Float32Type) else max(el.width.data // 8, 1)
-
-
-def positions(fn: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, tuple[int, int]]]:
-    """Pre-order numbering of ops, and the [start, end] span of every scf.for."""
-    pos: dict[Operation, int] = {}
-    spans: dict[Operation, tuple[int, int]] = {}
-    for op in fn.body.walk():
-        pos[op] = len(pos)
-    for op in pos:
-        if isinstance(op, scf.ForOp):
-            last = max((pos[o] for o in op.body.walk()), default=pos[op])
-            spans[op] = (pos[op], last)
-    return pos, spans
-
-
-def _loops_of(op: Operation) -> list[Operation]:
-    loops = []
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        if isinstance(parent, scf.ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops
-
-
-def live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
-    """[first, last] op positions during which the buffer `value` holds live data."""
-    users = [u.operation for u in value.uses]
-    # the input in scratch is written by the caller: live from the function's first op
-    start = 0 if INPUT in getattr(value.owner, "attributes", {}) else None
-    if not users:
-        p = pos[value.owner]
-        return (p, p) if start is None else (start, p)
-    first = min(pos[u] for u in users)
-    if start is not None:
-        first = start
-    last = max(pos[u] for u in users)
-    loops = {loop for u in users for loop in _loops_of(u)}
-    for loop in loops:
-        lo, hi = spans[loop]
-        inside = [u for u in users if lo <= pos[u] <= hi]
-        earliest = min(inside, key=lambda u: pos[u])
-        if len(inside) < len(users) or isinstance(earliest, memref.LoadOp):
-            first, last = min(first, lo), max(last, hi)
-    return first, last
-
-
-def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
-    pos, spans = positions(fn)
-    out = []
-    for i, op in enumerate(o for o in fn.body.walk() if isinstance(o, memref.AllocOp)):
-        ty = op.memref.type
-        if not isinstance(ty, MemRefType) or not ty.has_static_shape():
-            raise error("memory-plan: only statically shaped buffers can be planned")
-        size = ty.element_count() * element_bytes(ty)
-        first, last = live_range(op.memref, pos, spans)
-        name = op.memref.name_hint or f"buffer{i}"
-        out.append((op, Buffer(name, size, element_bytes(ty), first, last)))
-    return out
-
-
 def input_into_scratch(fn: func.FuncOp) -> None:
     """The input argument `%x` replaced by a planned buffer the caller writes (the module
     docstring); the signature keeps `%x`, unused, for its type."""
@@ -168,28 +96,8 @@ def input_into_scratch(fn: func.FuncOp) -> None:
     fn.attributes[IN_SCRATCH] = UnitAttr()
 
 
-def first_fit(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
-              aligns: Sequence[int]) -> list[int]:
-    """Offsets for buffers with the given byte sizes and live ranges: largest first, each
-    at the lowest aligned offset not overlapping any placed buffer live at the same time."""
-    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], ranges[i][0], i))
-    offsets = [0] * len(sizes)
-    placed: list[int] = []
-    for i in order:
-        busy = sorted((offsets[j], offsets[j] + sizes[j]) for j in placed
-                      if not (ranges[i][1] < ranges[j][0] or ranges[j][1] < ranges[i][0]))
-        at = 0
-        for lo, hi in busy:
-            if at + sizes[i] <= lo:
-                break
-            at = max(at, -(-hi // aligns[i]) * aligns[i])
-        offsets[i] = at
-        placed.append(i)
-    return offsets
-
-
 # planner -> placement function (sizes, live ranges, alignments) -> offsets; the planners
-# other than first fit live in passes/planners/, one module each.
+# live in passes/planners/, one module each.
 PLACERS: dict[Planner, Callable[[Sequence[int], Sequence[tuple[int, int]], Sequence[int]],
                                 list[int]]] = {
     Planner.GREEDY: first_fit,

@@ -20,7 +20,7 @@ representation, which assigns types and inserts every shift.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -34,11 +34,11 @@ from minun_mlir.dialects import num
 from minun_mlir.limits import check_work
 from minun_mlir.modules import replace_module_body, require_level
 from minun_mlir.numerics import fixed as fx
-from minun_mlir.numerics import repr as reprs
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig
 from minun_mlir.passes.lower_composite_ops import is_composite
+from minun_mlir.quantize_options import QuantizeOptions
 
 
 def load_training_data(module: ModuleOp, data_path: str | Path):
@@ -165,9 +165,15 @@ def check_input_scale(scale: int | None, width: int, what: str, at: str | None =
                     f"input's value times 2^scale is stored), got {scale}", at=at)
 
 
+def format_options() -> list[str]:
+    """The options some number format honours and another does not (bits aside: every
+    format checks its own bitwidths)."""
+    return sorted(set().union(*(r.options for r in formats.REGISTRY.values())) - {"bits"})
+
+
 def takers(option: str) -> str:
     """`fixed` or `posit or repr=fixed`: the representations honouring a quantize option."""
-    return " or repr=".join(reprs.taking(option))
+    return " or repr=".join(formats.taking(option))
 
 
 def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: str = "fixed",
@@ -191,9 +197,12 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     if evaluator not in EVALUATORS:
         raise error(f"quantize: evaluator must be one of {', '.join(EVALUATORS)}, got "
                     f"'{evaluator}'")
-    rep = reprs.get(representation)
+    rep = formats.get(representation)
     if config.bits not in rep.bitwidths:
         raise error(f"quantize: bits must be {rep.bitwidths_text}, got {config.bits}")
+    if config.param_bits is not None and "param_bits" not in rep.options:
+        raise error(f"quantize: param-bits is for repr={takers('param_bits')} (repr="
+                    f"{representation} has one bitwidth for every tensor)")
     if config.param_bits is not None and config.param_bits not in rep.bitwidths:
         raise error(f"quantize: param-bits must be {rep.bitwidths_text}, got "
                          f"{config.param_bits}")
@@ -211,6 +220,13 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                     f"{representation} model has its representation's type)")
     check_input_scale(config.input_scale, config.input_bits or config.bits,
                       "quantize: input-scale")
+    defaults = QuantizeConfig()
+    for name in format_options():  # what the format does not honour is refused, not ignored
+        value = getattr(config, name)
+        if name not in rep.options and value != getattr(defaults, name):
+            shown = ",".join(value) if isinstance(value, tuple) else value
+            given = name.replace("_", "-") + ("" if isinstance(value, bool) else f"={shown}")
+            raise error(f"quantize: {given} is for repr={takers(name)}, not {representation}")
     if config.maxscale is not None and not 0 <= config.maxscale < config.bits:
         raise error(f"quantize: maxscale must be in 0..{config.bits - 1} at {config.bits} "
                     f"bits, got {config.maxscale}")
@@ -223,7 +239,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     reject_composite_ops(module)
     check_names(module, config.demote, "quantize: demote")
     check_weights(module)
-    if not reprs.get(representation).needs_profile:
+    if not formats.get(representation).needs_profile:
         pass  # one type per program: nothing to profile
     elif data is not None and profile is None:
         profile = profile_module(module, data, evaluator)
@@ -237,9 +253,6 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         if config.weight_rounding not in METHODS:
             raise error(f"quantize: weight-rounding must be one of {', '.join(METHODS)}, "
                         f"got '{config.weight_rounding}'")
-        if "weight_rounding" not in rep.options:
-            raise error(f"quantize: weight-rounding={config.weight_rounding} is for "
-                        f"repr={takers('weight_rounding')}, not {representation}")
         if config.bias_correction:
             raise error(f"quantize: weight-rounding={config.weight_rounding} already fits the "
                         "biases bias-correction would move: use one of them")
@@ -255,9 +268,6 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
             config.per_channel)
         profile = carry_profile(ranges, original, module)
     if config.bias_correction:
-        if "bias_correction" not in rep.options:
-            raise error(f"quantize: bias-correction is for repr={takers('bias_correction')}, "
-                        f"not {representation}")
         if data is None:
             raise error("quantize: bias-correction needs data= (the calibration inputs it "
                         "measures the quantized program's errors on)")
@@ -276,7 +286,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         best, _ = tune_maxscale(module, config, load_training_data(module, data), profile,
                                 representation, evaluator)
         config = dataclasses.replace(config, maxscale=best)
-    l2 = reprs.get(representation).quantize(module, config, profile)
+    l2 = formats.get(representation).quantize(module, config, profile)
     try:
         l2.verify()
     except VerifyException as e:
@@ -317,33 +327,11 @@ def _rescales(l2: ModuleOp):
 
 
 @dataclass(frozen=True)
-class Quantize(ModulePass):
-    """Assign a number representation to every value (SeeDot / Shiftry scale rules)."""
+class Quantize(QuantizeOptions, ModulePass):
+    """Assign a number representation to every value (SeeDot / Shiftry scale rules).
+    Its options are QuantizeOptions' fields (minun_mlir/quantize_options.py)."""
 
     name = "quantize"
-
-    repr: str = "fixed"
-    bits: int = 16
-    es: int = 2
-    scales: str = "data-driven"
-    maxscale: int | None = None
-    rounding: str = DEFAULT_ROUNDING
-    shift_rounding: str = ""  # Shiftry's code: floor shifts, truncated constants
-    adds: str = "exact"  # Shiftry's code: result-scale
-    overflow: str = "wrap"
-    input_scale: int | None = None
-    exp: str = "auto"
-    demote: tuple[str, ...] = field(default=())
-    param_bits: int | None = None
-    input_bits: int | None = None
-    data: str = ""
-    evaluator: str = "auto"
-    synthetic: int = 0
-    assign: str = ""  # a bitwidth search's per-tensor bits and scales (JSON)
-    per_channel: bool = False  # fixed point, zero-skew: matmul/conv weights get a scale per channel
-    bias_correction: bool = False  # zero-skew: biases moved by the measured mean error (data=)
-    weight_rounding: str = "nearest"  # zero-skew: gptq (codes chosen by layer output, data=)
-    quire: bool = True  # posits: false rounds every product and partial sum (no quire)
 
     def __post_init__(self) -> None:
         if self.synthetic < 0:  # a bad option fails when the pipeline is built
@@ -351,14 +339,8 @@ class Quantize(ModulePass):
                         f"{self.synthetic}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        config = QuantizeConfig(
-            bits=self.bits, es=self.es, scales=self.scales, maxscale=self.maxscale,
-            rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
-            shift_rounding=self.shift_rounding or None, adds=self.adds,
-            exp=self.exp, demote=tuple(self.demote), param_bits=self.param_bits,
-            input_bits=self.input_bits, per_channel=self.per_channel, quire=self.quire,
-            bias_correction=self.bias_correction, weight_rounding=self.weight_rounding)
-        from minun_mlir.bitwidth_search import Assignment, load_assignment
+        config = self.config()
+        from minun_mlir.assignment import Assignment, load_assignment
 
         found = op.attributes.pop("minun.assignment", None)  # from bitwidth-assign
         assignment = (load_assignment(self.assign) if self.assign else

@@ -187,6 +187,7 @@ def replace_loop(rewriter: PatternRewriter, loop: cemit.ForOp, new: Operation,
     """Put `new` where `loop` was; the loop goes to `keep` (a #else branch, still walked)
     or is erased with its bound expressions."""
     rewriter.insert(new, InsertPoint.before(loop))
+    new.location = loop.location  # a per-layer profile names the statement by it
     if keep is not None:
         move(loop, keep)
         return

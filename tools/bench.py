@@ -17,6 +17,7 @@ from minun_bench import face as bench_face  # noqa: E402
 from minun_bench import face_search as bench_face_search  # noqa: E402
 from minun_bench import ort as bench_ort  # noqa: E402
 from minun_bench import posit as bench_posit  # noqa: E402
+from minun_bench import profile as bench_profile  # noqa: E402
 from minun_bench import suite as bench  # noqa: E402
 
 
@@ -48,7 +49,13 @@ def main(argv: list[str] | None = None) -> int:
                    "beside fixed8, fixed8 per-channel and fixed16 on the ONNX models; the "
                    "cost of per-channel scales on the Uno and M4): rewrites that section of "
                    "--out and benchmarks/ort.json")
+    p.add_argument("--profile", action="store_true",
+                   help="only the per-layer profile section (a ProtoNN, a LeNet and mnist-8 "
+                   "at fixed16 on the Uno and the M4): rewrites that section of --out, "
+                   "benchmarks/profile/*.png and benchmarks/profile.json")
     args = p.parse_args(argv)
+    if args.profile:
+        return profile(args)
     if args.ort:
         return ort(args)
     if args.face:
@@ -178,6 +185,17 @@ def ort(args) -> int:
         {"models": rows, "costs": cost_rows, "suite_accuracy": accuracy_rows,
          "recurrent": recurrent_rows}, indent=1,
         sort_keys=True) + "\n")
+    return 0
+
+
+def profile(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="minun-profile-") as tmp:
+        records = bench_profile.measure(Path(tmp))
+    out = Path(args.out)
+    out.write_text(bench_face.replace_section(out.read_text(), bench_profile.render(records),
+                                              bench_profile.SECTION))
+    Path(args.results).with_name("profile.json").write_text(
+        json.dumps(records, indent=1, sort_keys=True) + "\n")
     return 0
 
 

@@ -4,6 +4,8 @@
 # install, and fail when CI=true (a CI run without toolchains proves nothing).
 set -euo pipefail
 PKGS="gcc gcc-avr avr-libc binutils-avr simavr libsimavr-dev gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+# minun-compile --format arduino / cmake are tested with these (docs/deploy.md)
+PKGS="$PKGS arduino-builder arduino-core-avr cmake"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

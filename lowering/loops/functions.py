@@ -314,12 +314,12 @@ def stored_threshold(el, threshold: float) -> tuple[int | float, bool]:
     `threshold`; c is the largest stored value whose real is at most the threshold
     (decoding is monotone in that order). (lowest, True) when every real is above it."""
     from minun_mlir.dialects.num import PositType
-    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics import formats
 
     if is_float(el):
         c = np.float32(threshold)
         return float(c if c <= threshold else np.nextafter(c, np.float32(-np.inf))), False
-    rep = reprs.of_element(el)
+    rep = formats.of_element(el)
     bits = el.width if isinstance(el, PositType) else storage(el).width.data
     lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 

@@ -13,7 +13,7 @@ import random
 
 import numpy as np
 
-from minun_mlir.fuzz import SPECIAL_FILES, Case, choose_weighted, damage_bytes, special_file
+from minun_mlir.fuzz.cases import SPECIAL_FILES, Case, choose_weighted, damage_bytes, special_file
 from minun_mlir.fuzz.seedot import npy, random_program
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import string
 
-from minun_mlir.fuzz import Case, choose_weighted
+from minun_mlir.fuzz.cases import Case, choose_weighted
 from minun_mlir.fuzz.seedot import dataset_bytes, npy, random_program
 
 GENERATED = ("model.h", "model.c", "minun_runtime.h", "memory_map.png", "posit.c",

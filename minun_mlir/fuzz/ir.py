@@ -11,7 +11,7 @@ import io
 import random
 import re
 
-from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_bytes, damage_lines
+from minun_mlir.fuzz.cases import ROOT, Case, choose_weighted, damage_bytes, damage_lines
 
 EXAMPLES = {"protonn": "protonn-digits10", "bonsai": "bonsai-digits-binary",
             "fastgrnn": "fastgrnn-digits10", "lenet": "lenet-digits10",

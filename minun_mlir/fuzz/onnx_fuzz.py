@@ -15,7 +15,7 @@ import random
 
 import numpy as np
 
-from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_bytes, special_file
+from minun_mlir.fuzz.cases import ROOT, Case, choose_weighted, damage_bytes, special_file
 
 
 def _onnx():

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minun_mlir.fuzz import ROOT, Case
+from minun_mlir.fuzz.cases import ROOT, Case
 from minun_mlir.fuzz.seedot import npy
 
 SEEDOT = ROOT / "examples" / "fastgrnn_lr_usps.sd"  # read only by --assign's check below

@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from minun_mlir.fuzz import ROOT, Case, choose_weighted, damage_lines, special_file
+from minun_mlir.fuzz.cases import ROOT, Case, choose_weighted, damage_lines, special_file
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_']*|\d+\.\d*(?:[eE][-+]?\d+)?|\d+|<\*>|\S")
 VOCABULARY = [

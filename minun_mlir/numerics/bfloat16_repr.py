@@ -32,7 +32,7 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.float32_repr import Float32Converter
 from minun_mlir.numerics.float_eval import Profile, _align
-from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
 
 class BFloat16Converter(Float32Converter):
@@ -304,6 +304,3 @@ class BFloat16Representation(Representation):
 
     def kernels(self):
         return _KERNELS
-
-
-register(BFloat16Representation())

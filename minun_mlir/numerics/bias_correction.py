@@ -26,8 +26,7 @@ from xdsl.ir import SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.modules import main_function
-from minun_mlir.numerics import float_eval
-from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics import float_eval, formats
 from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
 
 # the name hint given to an unnamed bias add, to find it in L2 (not ending in _<digits>,
@@ -107,4 +106,4 @@ def _decode(value: SSAValue, stored: np.ndarray) -> np.ndarray:
         for operand in owner.operands:
             if isinstance(operand.owner, num.ParamOp) and operand.owner.real_scales():
                 return np.asarray(stored, np.float64) * np.asarray(operand.owner.real_scales())
-    return reprs.of_element(el).decode(np.asarray(stored), el)
+    return formats.of_element(el).decode(np.asarray(stored), el)

@@ -40,7 +40,7 @@ from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, ValueStats, _align
-from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
 WIDTHS = (8, 16, 32, 64)
 
@@ -830,7 +830,24 @@ def _init(op, ):
 class FixedRepresentation(Representation):
     name = "fixed"
     options = frozenset({"bits", "scales", "maxscale", "input_scale", "input_bits", "demote",
-                         "rounding", "overflow", "per_channel"})
+                         "rounding", "overflow", "per_channel", "param_bits"})
+    searches = frozenset({"shiftry", "haunter"})
+
+    def label(self, o) -> str:
+        name = f"fixed{o.bits}"
+        if o.scales == "maxscale":
+            name += f"-maxscale{'auto' if o.maxscale is None else o.maxscale}"
+        if o.param_bits is not None:
+            name += f"-params{o.param_bits}"
+        if o.input_bits is not None:
+            name += f"-input{o.input_bits}"
+        if o.per_channel:
+            name += "-per-channel"
+        if o.demote:
+            name += "+demote"
+        if o.assign:
+            name += "+assign"
+        return name
 
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, FixedType)
@@ -887,6 +904,3 @@ _KERNELS = {
     "num.sgn": float_eval._sgn,
     "minun.init": _init,
 }
-
-
-register(FixedRepresentation())

@@ -16,7 +16,7 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile
-from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -242,6 +242,3 @@ class Float32Representation(Representation):
 
     def kernels(self):
         return _KERNELS
-
-
-register(Float32Representation())

@@ -21,7 +21,7 @@ from xdsl.ir import Attribute, Operation
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import fixed as fx
-from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import EvalResult, evaluate, l1_lookup
 
 
@@ -36,7 +36,7 @@ def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
     el = _element(op)
     if el is not None:
         try:
-            kernel = reprs.of_element(el).kernels().get(op.name)
+            kernel = formats.of_element(el).kernels().get(op.name)
         except Exception:  # not a representation type: an L1 op
             kernel = None
         if kernel is not None:
@@ -58,7 +58,7 @@ def encode_input(module: ModuleOp | func.FuncOp) -> Callable[[Operation, np.ndar
 
     def encode(op: Operation, values: np.ndarray) -> np.ndarray:
         el = op.results[0].type.element_type
-        rep = reprs.of_element(el)
+        rep = formats.of_element(el)
         with fx.attributed_to(op):  # inputs beyond the profiled range saturate here
             return rep.encode(values, el, rep.input_rounding(fn))
 
@@ -98,7 +98,7 @@ def decode_outputs(module: ModuleOp | func.FuncOp, outputs: list[np.ndarray]
     for ty, out in zip(fn.function_type.outputs.data, outputs, strict=True):
         if isinstance(ty, TensorType):
             el = ty.element_type
-            decoded.append(reprs.of_element(el).decode(out, el))
+            decoded.append(formats.of_element(el).decode(out, el))
         else:
             decoded.append(out)
     return decoded

@@ -31,7 +31,7 @@ from minun_mlir.numerics import float_eval
 from minun_mlir.numerics import posit as pz
 from minun_mlir.numerics.float32_repr import Float32Converter
 from minun_mlir.numerics.float_eval import Profile, _align
-from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
 BITS = num.POSIT_WIDTHS  # n of posit<n, es>: 8..16 and 32
 
@@ -315,7 +315,13 @@ class PositRepresentation(Representation):
     needs_profile = False
     bitwidths = BITS
     bitwidths_text = "8..16 or 32"
-    options = frozenset({"bits", "es", "quire", "demote"})
+    options = frozenset({"bits", "es", "quire", "demote", "param_bits"})
+    searches = frozenset({"haunter"})
+
+    def label(self, o) -> str:
+        return (f"posit{o.bits}" + ("" if o.es == 2 else f"-es{o.es}")
+                + ("" if o.param_bits is None else f"-params{o.param_bits}")
+                + ("" if o.quire else "-noquire"))
 
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, PositType)
@@ -347,6 +353,3 @@ class PositRepresentation(Representation):
 
     def kernels(self):
         return _KERNELS
-
-
-register(PositRepresentation())

@@ -17,10 +17,12 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 
-from minun_mlir.diagnostics import error
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
 from minun_mlir.numerics.float_eval import Profile
+
+# the representation a compile uses when none is named (and an assignment that names none)
+DEFAULT_REPRESENTATION = "fixed"
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,14 @@ class Representation(ABC):
     # the quantize options (beyond repr) this representation honours, by their pass names:
     # the tools refuse any other one given for it instead of ignoring it
     options: frozenset[str] = frozenset()
+    # the precision searches (minun_mlir/bitwidth_search.py) that can assign its
+    # per-tensor bitwidths: "shiftry" (demotion, explores scales), "haunter"
+    searches: frozenset[str] = frozenset()
+
+    def label(self, options) -> str:
+        """A short name of a configuration for reports (fixed16, posit8-es0, ...), from the
+        compile's options (driver.Options): what distinguishes it within this format."""
+        return self.name
 
     @abstractmethod
     def owns(self, element: Attribute) -> bool:
@@ -129,44 +139,3 @@ class Representation(ABC):
     @abstractmethod
     def kernels(self) -> dict[str, Callable[..., np.ndarray]]:
         """Bit-exact evaluator kernels, keyed by L2 op name (see numerics/l2_eval.py)."""
-
-
-_REGISTRY: dict[str, Representation] = {}
-
-
-def register(rep: Representation) -> None:
-    _REGISTRY[rep.name] = rep
-
-
-def get(name: str) -> Representation:
-    _load_builtin()
-    if name not in _REGISTRY:
-        known = ", ".join(sorted(_REGISTRY))
-        raise error(f"unknown number representation '{name}' (known: {known})")
-    return _REGISTRY[name]
-
-
-def taking(option: str) -> list[str]:
-    """The names of the representations that honour quantize option `option`."""
-    _load_builtin()
-    return sorted(name for name, rep in _REGISTRY.items() if option in rep.options)
-
-
-def of_element(element: Attribute) -> Representation:
-    _load_builtin()
-    for rep in _REGISTRY.values():
-        if rep.owns(element):
-            return rep
-    raise error(f"no number representation owns the type {element}")
-
-
-def _load_builtin() -> None:
-    # imported here (they import this module); importing one directly must not hide the
-    # others, so this does not test whether the registry is empty
-    from minun_mlir.numerics import (  # noqa: F401  (they register)
-        bfloat16_repr,
-        fixed_repr,
-        float32_repr,
-        posit_repr,
-        zero_skew_repr,
-    )

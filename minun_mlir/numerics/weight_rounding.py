@@ -41,8 +41,7 @@ from minun_mlir.diagnostics import warn
 from minun_mlir.dialects import minun, num
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
-from minun_mlir.numerics import float_eval
-from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics import float_eval, formats
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
 from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
@@ -149,7 +148,7 @@ def round_weights(l1: ModuleOp, features: np.ndarray | Mapping[str, np.ndarray],
                                         encode=encode_input(fn),
                                         record=[value]).recorded.values()
         el = value.type.element_type
-        xq = reprs.of_element(el).decode(np.asarray(stored), el)
+        xq = formats.of_element(el).decode(np.asarray(stored), el)
         _round_layer(layer, np.asarray(xf, np.float64), xq, per_channel)
     return work
 

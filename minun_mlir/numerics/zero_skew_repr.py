@@ -62,7 +62,7 @@ from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, _align
-from minun_mlir.numerics.repr import QuantizeConfig, Representation, register
+from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
 # L1 consumers that read an int32 accumulator as it is (the accumulator's zero point is 0,
 # so its sign and order are the real's); any other consumer gets the requantized int8
@@ -699,6 +699,11 @@ class ZeroSkewRepresentation(Representation):
     default_bits = 8
     options = frozenset({"bits", "per_channel", "bias_correction", "weight_rounding"})
 
+    def label(self, o) -> str:
+        return (f"zero-skew{o.bits}" + ("-per-channel" if o.per_channel else "")
+                + ("-bias-corrected" if o.bias_correction else "")
+                + ("" if o.weight_rounding == "nearest" else f"-{o.weight_rounding}"))
+
     def owns(self, element: Attribute) -> bool:
         return isinstance(element, AffineType)
 
@@ -734,6 +739,3 @@ class ZeroSkewRepresentation(Representation):
 
     def kernels(self):
         return _KERNELS
-
-
-register(ZeroSkewRepresentation())

@@ -10,6 +10,13 @@
  * instruction of minun_marker_start (inclusive) to the first instruction of
  * minun_marker_end (exclusive). Marker functions are only entered by calls, so their entry
  * always starts a block; a marker found inside a block is reported as an error line.
+ *
+ * A per-layer profile (minun_mlir/profile.py) adds layers=<file>: its first line is the
+ * number of buckets, the others "ADDRESS BUCKET". Every block then gets a callback (no
+ * inline op) that adds each of its instructions to a bucket: the instruction's address's,
+ * or for an address not listed (a library routine, a helper that was not inlined) the
+ * bucket of the last listed one. After each "count N" line comes "layers N0 N1 ...",
+ * whose sum is N exactly. The guest program is the same either way.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +34,84 @@ static int active;
 static FILE *out;
 
 enum { MARK_START = 1, MARK_END = 2 };
+
+/* The per-layer profile: listed addresses (sorted) and their buckets. */
+static uint64_t *layer_addr;
+static int *layer_bucket;
+static size_t n_listed;
+static int n_buckets, current_bucket;
+static uint64_t *bucket_insns;
+
+struct tb_info {
+    int mark;            /* MARK_START, MARK_END or 0 */
+    size_t n;            /* instructions */
+    int bucket[];        /* per instruction: its bucket, or -1 for the current one */
+};
+
+static int bucket_at(uint64_t addr)
+{
+    size_t lo = 0, hi = n_listed;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (layer_addr[mid] < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_listed && layer_addr[lo] == addr ? layer_bucket[lo] : -1;
+}
+
+static void on_tb_profiled(unsigned int vcpu_index, void *udata)
+{
+    struct tb_info *t = udata;
+    (void)vcpu_index;
+    if (t->mark == MARK_START) {
+        started_at = total;
+        active = 1;
+        memset(bucket_insns, 0, sizeof(uint64_t) * n_buckets);
+        current_bucket = 0;
+    } else if (t->mark == MARK_END && active) {
+        fprintf(out, "count %" PRIu64 "\nlayers", total - started_at);
+        for (int b = 0; b < n_buckets; b++)
+            fprintf(out, " %" PRIu64, bucket_insns[b]);
+        fprintf(out, "\n");
+        fflush(out);
+        active = 0;
+    }
+    total += t->n;
+    if (active)
+        for (size_t i = 0; i < t->n; i++) {
+            if (t->bucket[i] >= 0)
+                current_bucket = t->bucket[i];
+            bucket_insns[current_bucket]++;
+        }
+}
+
+static int read_layers(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long addr;
+    int bucket;
+    size_t cap = 1024;
+    if (!f || fscanf(f, "%d", &n_buckets) != 1 || n_buckets < 1)
+        return -1;
+    bucket_insns = calloc((size_t)n_buckets, sizeof(uint64_t));
+    layer_addr = malloc(cap * sizeof(uint64_t));
+    layer_bucket = malloc(cap * sizeof(int));
+    while (fscanf(f, "%llx %d", &addr, &bucket) == 2) {
+        if (bucket < 0 || bucket >= n_buckets || (n_listed && addr <= layer_addr[n_listed - 1]))
+            return -1; /* the addresses come sorted, each once */
+        if (n_listed == cap) {
+            cap *= 2;
+            layer_addr = realloc(layer_addr, cap * sizeof(uint64_t));
+            layer_bucket = realloc(layer_bucket, cap * sizeof(int));
+        }
+        layer_addr[n_listed] = addr;
+        layer_bucket[n_listed++] = bucket;
+    }
+    fclose(f);
+    return 0;
+}
 
 static void on_marker(unsigned int vcpu_index, void *udata)
 {
@@ -56,7 +141,14 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             fflush(out);
         }
     }
-    if (pc == start_addr || pc == end_addr) {
+    if (n_buckets) {
+        struct tb_info *t = malloc(sizeof *t + n * sizeof(int));
+        t->mark = pc == start_addr ? MARK_START : pc == end_addr ? MARK_END : 0;
+        t->n = n;
+        for (size_t i = 0; i < n; i++)
+            t->bucket[i] = bucket_at(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i)));
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_profiled, QEMU_PLUGIN_CB_NO_REGS, t);
+    } else if (pc == start_addr || pc == end_addr) {
         uintptr_t packed = ((uintptr_t)n << 2) | (pc == start_addr ? MARK_START : MARK_END);
         qemu_plugin_register_vcpu_tb_exec_cb(tb, on_marker, QEMU_PLUGIN_CB_NO_REGS,
                                              (void *)packed);
@@ -77,6 +169,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             end_addr = strtoull(argv[i] + 4, NULL, 0);
         else if (strncmp(argv[i], "out=", 4) == 0)
             path = argv[i] + 4;
+        else if (strncmp(argv[i], "layers=", 7) == 0 && read_layers(argv[i] + 7) != 0) {
+            fprintf(stderr, "minun count plugin: cannot read the layer map %s\n", argv[i] + 7);
+            return -1;
+        }
     }
     out = path ? fopen(path, "w") : NULL;
     if (!out) {

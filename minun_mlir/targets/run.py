@@ -24,6 +24,7 @@ from .boards import Board, get_board, opt_cflags
 from .build import BoardOverflow, LinkedProgram, compile_sources, link_program
 from .errors import ContractError, SimulationError, TargetError
 from .harness import INPUT_SYMBOL, check_inputs, harness_source, parse_model_header, parse_results
+from .layers import ModelLines, write_layer_map
 from .simulate import SimOutput, simulate
 from .toolchain import last_output
 
@@ -70,6 +71,8 @@ class RunResult:
     build_seconds: float
     run_seconds: float
     builds: int = 1
+    # a per-layer profile (run_model's `layers`): per input, its latency split by bucket
+    layers: list[list[int]] | None = None
 
     @property
     def latency_median(self) -> float:
@@ -167,8 +170,12 @@ class _ModelBuild:
     """Compiles the model once, then links and runs it with batches of embedded inputs."""
 
     def __init__(self, board: Board, model_dir: Path, name: str, wd: Path, cflags,
-                 flash_budget, ram_budget, timeout: float, repeat: int):
+                 flash_budget, ram_budget, timeout: float, repeat: int,
+                 layers: ModelLines | None = None):
         self.board, self.name, self.wd, self.timeout = board, name, wd, timeout
+        self.layers = layers
+        if layers is not None:  # debug lines only: -g changes no instruction (layers.py)
+            cflags = [*cflags, "-gdwarf-4"]  # avr-gcc 5.4: -g alone is STABS
         self.budgets = (flash_budget, ram_budget)
         self.repeat = repeat
         self.cflags = list(cflags)
@@ -195,8 +202,12 @@ class _ModelBuild:
                                self.wd / f"{self.name}_{k}.elf", self.name, *self.budgets,
                                exclude_from_flash=(INPUT_SYMBOL,))
         self.builds += 1
+        layer_map = None
+        if self.layers is not None:
+            layer_map = write_layer_map(self.board, program.elf, self.layers, objs[0],
+                                        src.name, self.wd / f"layers_{k}.txt")
         self.build_seconds += time.perf_counter() - start
-        sim = simulate(self.board, program.elf, self.name, self.timeout)
+        sim = simulate(self.board, program.elf, self.name, self.timeout, layer_map)
         self.run_seconds += sim.seconds
         return program, sim
 
@@ -205,10 +216,13 @@ def run_model(model_dir: str | Path, target: str, inputs: np.ndarray, *,
               labels: np.ndarray | None = None, name: str | None = None,
               config: str = "default", flash_budget: int | None = None,
               ram_budget: int | None = None, timeout: float = 60.0, x86_repeat: int = 5,
-              cflags=(), work_dir: str | Path | None = None, opt: str = "size") -> RunResult:
+              cflags=(), work_dir: str | Path | None = None, opt: str = "size",
+              layers: ModelLines | None = None) -> RunResult:
     """Run minun_predict of the model in model_dir on every row of inputs on a target.
 
     opt is "size" (the board's flags: -Os on the microcontrollers) or "speed" (-O2).
+    layers (simulated targets only): split each input's latency by the lines of model.c
+    (targets/layers.py; RunResult.layers), the program built with -g and unchanged.
 
     inputs holds raw minun_input_t values, shape (N, MINUN_INPUT_SIZE). labels, if given,
     are the expected labels (reported as accuracy, not an error). On x86 every input is
@@ -230,7 +244,7 @@ def run_model(model_dir: str | Path, target: str, inputs: np.ndarray, *,
     results = []  # (labels, outputs, latencies, stack) per build
     with _work_dir(work_dir) as wd:
         mb = _ModelBuild(board, model_dir, name, wd, cflags, flash_budget, ram_budget,
-                         timeout, repeat)
+                         timeout, repeat, layers)
         first = _first_batch_size(board, len(inputs), row_bytes)
         try:
             program, sim = mb.run_batch(inputs[:first])
@@ -254,6 +268,7 @@ def run_model(model_dir: str | Path, target: str, inputs: np.ndarray, *,
         labels=np.concatenate([r[0] for r in results]), expected_labels=labels,
         latency_unit=board.latency_unit, latencies=[x for r in results for x in r[2]],
         build_seconds=mb.build_seconds, run_seconds=mb.run_seconds, builds=mb.builds,
+        layers=None if layers is None else [x for r in results for x in r[4]],
     )
 
 
@@ -268,7 +283,7 @@ def _collect(sim: SimOutput, batch: np.ndarray, name: str, target: str, repeat: 
         raise SimulationError(f"error: expected {len(batch) * repeat} latency measurements "
                               f"from {name} on {target}, got {len(sim.latencies)}.")
     latencies = [min(sim.latencies[i * repeat:(i + 1) * repeat]) for i in range(len(batch))]
-    return labels, outputs, latencies, sim.stack_bytes
+    return labels, outputs, latencies, sim.stack_bytes, sim.layers or []
 
 
 def _first_batch_size(board: Board, n: int, row_bytes: int) -> int:

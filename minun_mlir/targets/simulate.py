@@ -8,6 +8,9 @@
 
 All of them print "@minun <key> <value>" meta lines into the program's output; they are
 separated from the program's own text here. Every run has a wall-clock timeout.
+
+With a layer map (a per-layer profile, minun_mlir/profile.py) simavr and the QEMU plugin
+also split each marker pair's count into buckets by instruction address (`layers`).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class SimOutput:
     exit_code: int
     seconds: float
     meta: dict[str, list[str]]  # every "@minun key value" line, values in order
+    layers: list[list[int]] | None = None  # per marker pair, its count split by bucket
 
 
 def split_meta(raw: str) -> tuple[str, list[tuple[str, str]]]:
@@ -65,17 +69,24 @@ def _run(cmd: list[str], board: Board, name: str, timeout: float) -> tuple[str, 
             proc.returncode, seconds)
 
 
-def simulate(board: Board, elf: Path, name: str, timeout: float = 60.0) -> SimOutput:
-    """Run `elf` on the board's simulator; raise SimulationError on crashes or bad exits."""
+def simulate(board: Board, elf: Path, name: str, timeout: float = 60.0,
+             layers: Path | None = None) -> SimOutput:
+    """Run `elf` on the board's simulator; raise SimulationError on crashes or bad exits.
+    `layers`: a layer map file (simavr and QEMU only), whose buckets the counts are split
+    into (SimOutput.layers)."""
     if board.kind == "avr":
-        return _simulate_avr(board, elf, name, timeout)
+        return _simulate_avr(board, elf, name, timeout, layers)
     if board.kind == "cortex-m":
-        return _simulate_qemu(board, elf, name, timeout)
+        return _simulate_qemu(board, elf, name, timeout, layers)
+    if layers is not None:
+        raise SimulationError(f"error: {name}: x86 has no instruction or cycle counts to "
+                              "split by layer")
     return _simulate_x86(board, elf, name, timeout)
 
 
 def _finish(board: Board, name: str, raw: str, stderr: str, returncode: int, seconds: float,
-            latency_key: str, plugin_latencies: list[int] | None = None) -> SimOutput:
+            latency_key: str, plugin_latencies: list[int] | None = None,
+            plugin_layers: list[list[int]] | None = None) -> SimOutput:
     """Common checks on a finished run: faults, stack overflow, exit code.
 
     Latencies come from the meta lines named latency_key, or from the QEMU plugin's file.
@@ -104,7 +115,14 @@ def _finish(board: Board, name: str, raw: str, stderr: str, returncode: int, sec
     if latencies is None:
         latencies = [int(v) for v in values.get(latency_key, [])]
     stack = int(values["stack"][-1]) if "stack" in values else None
-    return SimOutput(text, latencies, stack, exit_code, seconds, values)
+    layers = plugin_layers
+    if layers is None and "layers" in values:
+        layers = [[int(n) for n in v.split()] for v in values["layers"]]
+    if layers is not None and [sum(c) for c in layers] != latencies:
+        raise SimulationError(f"error: the per-layer counts of {name} on {board.name} do not "
+                              f"add up to its latencies ({[sum(c) for c in layers][:3]} vs "
+                              f"{latencies[:3]}); this is a bug of the profiler")
+    return SimOutput(text, latencies, stack, exit_code, seconds, values, layers)
 
 
 _EXCEPTIONS = {2: "NMI", 3: "HardFault", 4: "MemManage fault", 5: "BusFault",
@@ -119,7 +137,8 @@ def _describe_fault(value: str) -> str:
     return f"{kind} (exception {number}) at pc={fields.get('pc', '?')}"
 
 
-def _simulate_avr(board: Board, elf: Path, name: str, timeout: float) -> SimOutput:
+def _simulate_avr(board: Board, elf: Path, name: str, timeout: float,
+                  layers: Path | None = None) -> SimOutput:
     hazards = skip_hazards(elf)
     if hazards:
         where = ", ".join(f"{fn}+0x{addr:x}" for fn, addr in hazards[:5])
@@ -132,14 +151,16 @@ def _simulate_avr(board: Board, elf: Path, name: str, timeout: float) -> SimOutp
     stack_low = syms.get("__heap_start", syms.get("_end"))
     if stack_low is None:
         raise SimulationError(f"error: {elf} has no _end symbol; is it an avr-gcc ELF?")
-    raw, err, rc, secs = _run([str(host), str(elf), hex(stack_low)], board, name, timeout)
+    cmd = [str(host), str(elf), hex(stack_low), *([str(layers)] if layers else [])]
+    raw, err, rc, secs = _run(cmd, board, name, timeout)
     if rc == 3:
         raise SimulationError(f"error: {name} crashed in simavr: {err.strip()}."
                               + last_output(split_meta(raw)[0]))
     return _finish(board, name, raw, err, rc, secs, "cycles")
 
 
-def _simulate_qemu(board: Board, elf: Path, name: str, timeout: float) -> SimOutput:
+def _simulate_qemu(board: Board, elf: Path, name: str, timeout: float,
+                   layers: Path | None = None) -> SimOutput:
     qemu = require_tool("qemu-system-arm", board.packages, f"the {board.name} target")
     plugin = qemu_plugin()
     marks = symbol_address(board, elf, ["minun_marker_start", "minun_marker_end"])
@@ -150,19 +171,25 @@ def _simulate_qemu(board: Board, elf: Path, name: str, timeout: float) -> SimOut
     for key, sym in (("start", "minun_marker_start"), ("end", "minun_marker_end")):
         if sym in marks:
             plugin_arg += f",{key}={marks[sym]:#x}"
+    if layers is not None:
+        plugin_arg += ",layers=" + _escape(str(layers))
     cmd = [qemu, "-M", board.qemu_machine, *board.qemu_args, "-display", "none",
            "-serial", "none", "-monitor", "none", "-chardev", "stdio,id=minun0",
            "-semihosting-config", "enable=on,target=native,chardev=minun0",
            "-kernel", str(elf), "-plugin", plugin_arg]
     raw, err, rc, secs = _run(cmd, board, name, timeout)
-    latencies = []
+    latencies, split = [], []
     if counts.exists():
         for line in counts.read_text().splitlines():
             key, _, value = line.partition(" ")
             if key == "error":
                 raise SimulationError(f"error: instruction counting failed on {name}: {value}")
-            latencies.append(int(value))
-    return _finish(board, name, raw, err, rc, secs, "count", latencies)
+            if key == "layers":
+                split.append([int(n) for n in value.split()])
+            else:
+                latencies.append(int(value))
+    return _finish(board, name, raw, err, rc, secs, "count", latencies,
+                   split if layers is not None else None)
 
 
 def _escape(value: str) -> str:

@@ -37,10 +37,12 @@ def tool_identity(tool: str) -> str:
     return f"{path}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def run_tool(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run a build tool; on failure raise CompileError quoting its diagnostics."""
+def run_tool(cmd: list[str], what: str, cwd: Path | None = None,
+             input_text: str | None = None) -> subprocess.CompletedProcess:
+    """Run a build tool (`input_text` on its standard input); on failure raise
+    CompileError quoting its diagnostics."""
     require_tool(cmd[0])
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, input=input_text)
     if proc.returncode != 0:
         err = CompileError(f"error: {what} failed ({Path(cmd[0]).name} exit {proc.returncode}):\n"
                            + tail(proc.stderr + proc.stdout))

@@ -15,12 +15,15 @@ from pathlib import Path
 from minun_mlir.diagnostics import error
 from minun_mlir.driver import MEMORY_MAP
 from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
+from minun_mlir.numerics import formats
+from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION
 from minun_mlir.outputs import check_file, check_folder
+from minun_mlir.profile import PNG_FILE
 from minun_mlir.search_report import REPORT_FILES
 
 TOOL = "minun-compile"
 # Every file a compile may write into --out (all recorded in its manifest).
-GENERATED = (*FILES, *RUNTIME_SOURCES, MEMORY_MAP)
+GENERATED = (*FILES, *RUNTIME_SOURCES, MEMORY_MAP, PNG_FILE)
 # What --json must never replace, even when it is not an input of this run.
 SOURCE_SUFFIXES = (".c", ".h", ".sd", ".onnx", ".npy", ".npz", ".pb", ".tflite")
 
@@ -41,6 +44,7 @@ NEEDS = (
     ("--max-inputs", "max_inputs", "run", "--run"),
     ("--opt", "opt", "run", "--run"),
     ("--timeout", "timeout", "run", "--run"),
+    ("--profile", "profile", "run", "--run"),
 )
 
 
@@ -49,7 +53,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     --bits, from --assign's file); returns the --dim values by name."""
     given_bits = args.bits
     if args.assign:
-        from minun_mlir.bitwidth_search import load_assignment
+        from minun_mlir.assignment import load_assignment
 
         assignment = load_assignment(args.assign)
         for flag, given, wanted in (("--bits", args.bits, assignment.bits),
@@ -63,10 +67,8 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
             raise refuse(f"--rounding {args.rounding}: the assignment {args.assign} was "
                          f"searched with --rounding {assignment.rounding}")
         args.rounding = args.rounding or assignment.rounding
-    from minun_mlir.numerics import repr as reprs
-
-    args.repr = args.repr or "fixed"
-    representation = reprs.get(args.repr)
+    args.repr = args.repr or DEFAULT_REPRESENTATION
+    representation = formats.get(args.repr)
     args.bits = representation.default_bits if args.bits is None else args.bits
     rep, bits = args.repr, args.bits
     onnx = Path(args.model).suffix == ".onnx"
@@ -88,6 +90,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
                      ("--scales maxscale", "scales", args.scales == "maxscale"),
                      ("--input-scale", "input_scale", args.input_scale is not None),
                      ("--input-bits", "input_bits", args.input_bits is not None),
+                     ("--param-bits", "param_bits", args.param_bits is not None),
                      ("--demote", "demote", bool(args.demote)),
                      (f"--rounding {args.rounding}", "rounding", args.rounding is not None),
                      (f"--overflow {args.overflow}", "overflow", args.overflow != "wrap"),
@@ -97,7 +100,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     for flag, option, given in given_options:
         if given and option not in representation.options:
             note = " (posit<bits, es>)" if option == "es" else ""
-            raise refuse(f"{flag} is for --repr {' or '.join(reprs.taking(option))}{note}, "
+            raise refuse(f"{flag} is for --repr {' or '.join(formats.taking(option))}{note}, "
                          f"not --repr {rep}")
     if args.maxscale is not None:
         if args.scales != "maxscale":
@@ -118,6 +121,12 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
             raise refuse(f"--demote keeps tensors at half of --bits {bits}, and --repr {rep} "
                          f"has no {bits // 2}-bit type (it takes "
                          f"{representation.bitwidths_text})")
+    if args.param_bits is not None:
+        if args.param_bits not in representation.bitwidths:
+            raise refuse(f"--repr {rep} takes --param-bits {representation.bitwidths_text}, "
+                         f"got --param-bits {args.param_bits}")
+        if args.scales == "maxscale":
+            raise refuse("--param-bits needs --scales data-driven (mixed bitwidths)")
     if args.per_channel and ("per_channel" not in representation.options
                              or args.scales == "maxscale"):
         raise refuse("--per-channel is for --repr zero-skew, or --repr fixed with data-driven "
@@ -161,12 +170,21 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
                      f"{args.ram_budget}")
     if args.run and not args.test:
         raise refuse("--run needs --test FILE (the inputs to run)")
+    if args.profile and args.target == "x86":
+        raise refuse("--profile splits simulated cycles (avr) or instructions (cortex-m) "
+                     "by layer; x86 runs natively and has only wall-clock times, which "
+                     "cannot be split exactly: use --target avr or a cortex-m target")
     if args.max_inputs is not None and args.max_inputs < 1:
         raise refuse(f"--max-inputs must be at least 1, got {args.max_inputs}")
     if args.timeout is not None and not args.timeout > 0:
         raise refuse(f"--timeout must be a positive number of seconds, got {args.timeout}")
     if args.search is not None:
         check_search(args)
+    from minun_mlir import deploy
+
+    why = deploy.check(args.format, args.target, args.out)
+    if why:
+        raise refuse(why)
     check_outputs(args)
     return dims
 
@@ -174,13 +192,19 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
 def check_search(args: argparse.Namespace) -> None:
     if args.train is None:
         raise refuse("--search needs training data (--train FILE)")
-    if args.repr not in ("fixed", "posit") or args.scales != "data-driven" or args.assign:
+    rep = formats.get(args.repr)
+    for flag, given in (("--demote", bool(args.demote)),
+                        ("--param-bits", args.param_bits is not None)):
+        if given:
+            raise refuse(f"{flag} chooses bitwidths by hand, --search chooses them: use one "
+                         "of them")
+    if not rep.searches or args.scales != "data-driven" or args.assign:
         raise refuse("--search assigns fixed-point (or, with haunter, posit) bitwidths with "
                      "data-driven scales (not with --repr float32 or bfloat16, --scales "
                      "maxscale or --assign)")
-    if args.repr == "posit" and args.search != "haunter":
-        raise refuse("--repr posit: --search haunter (shiftry's demotion explores "
-                     "fixed-point scales)")
+    if args.search not in rep.searches:
+        raise refuse(f"--repr {args.repr}: --search {' or '.join(sorted(rep.searches))} "
+                     "(shiftry's demotion explores fixed-point scales)")
     if not args.ram_budget and args.max_drop is None:
         raise refuse("--search needs --ram-budget BYTES, --max-drop POINTS or both")
     if args.search == "haunter" and (not args.ram_budget or args.max_drop is not None
@@ -203,6 +227,10 @@ def check_outputs(args: argparse.Namespace) -> None:
     inputs = (args.model, args.weights, args.train, args.test, args.assign)
     if args.out is not None:
         check_folder(args.out, GENERATED, "--out")
+        from minun_mlir.deploy import planned
+
+        for folder, names in planned(args.format, args.model, args.out, GENERATED):
+            check_folder(folder, names, "--out")
     if args.search is not None:
         check_folder(search_folder(args), REPORT_FILES, "--search-report")
     if args.json is not None:

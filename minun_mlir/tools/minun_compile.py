@@ -21,11 +21,13 @@ import numpy as np
 
 from minun_mlir.codegen import check_fits_board
 from minun_mlir.data import first
+from minun_mlir.deploy import FORMATS
 from minun_mlir.diagnostics import MinunError, error, warn
 from minun_mlir.driver import Options, compile_model
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING, Rounding
+from minun_mlir.numerics import formats
 from minun_mlir.outputs import output_lock, remove_written, write_file
 from minun_mlir.passes.memory_plan import PLANNERS
+from minun_mlir.quantize_options import add_flags, from_args
 from minun_mlir.tools.compile_options import (
     GENERATED,
     SOURCE_SUFFIXES,
@@ -60,50 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX: fix a symbolic input dimension, e.g. --dim N=1")
     p.add_argument("--train", help="training data (SeeDot format: label first) for profiling")
     p.add_argument("--test", help="test data for the accuracy report (and --run)")
-    p.add_argument("--repr", default=None,
-                   choices=("fixed", "float32", "posit", "bfloat16", "zero-skew"),
-                   help="number representation: fixed point (default, or the one of --assign's "
-                   "file), float32, posit<bits, es>, bfloat16 or zero-skew (TFLite's affine "
-                   "int8: scale and zero point per tensor, int32 accumulators; --bits 8 only)")
-    p.add_argument("--bits", type=int, default=None, choices=(*range(8, 17), 32),
-                   metavar="{8,16,32 (posits: 8..16, 32)}",
-                   help="the bitwidth (default 16, 8 for --repr zero-skew, or the one of "
-                   "--assign's file)")
-    p.add_argument("--es", type=int, default=None, choices=(0, 1, 2),
-                   help="--repr posit: exponent bits of posit<bits, es> (default 2; with "
-                   "--search haunter, chosen per bitwidth by MinUn's stage I)")
-    p.add_argument("--scales", default="data-driven", choices=("data-driven", "maxscale"))
-    p.add_argument("--maxscale", type=int, default=None,
-                   help="SeeDot's maxscale P (default: tuned on --train)")
-    p.add_argument("--rounding", choices=tuple(Rounding),
-                   help=f"how shifts round (default {DEFAULT_ROUNDING}; --search compares "
-                        "trunc and nearest unless this is given; --assign takes the file's)")
-    p.add_argument("--overflow", default="wrap", choices=("wrap", "saturate"))
-    p.add_argument("--input-scale", type=int, default=None)
-    p.add_argument("--demote", default="", help="comma-separated names kept at bits/2")
-    p.add_argument("--input-bits", type=int, default=None, choices=(8, 16, 32),
-                   help="the input's bitwidth (default --bits; 8 holds camera pixels as "
-                        "bytes), its scale chosen by the same data-driven rule")
-    p.add_argument("--per-channel", action="store_true",
-                   help="fixed point and zero-skew: a scale per output channel for the "
-                        "weights of matmuls and convolutions, their bias added in the "
-                        "accumulator (zero-skew: a requantization multiplier per channel)")
-    p.add_argument("--bias-correction", action="store_true",
-                   help="--repr zero-skew: move each bias of a matmul or convolution by the "
-                        "mean error the quantized program makes there on the training data, "
-                        "then quantize again (needs --train)")
-    p.add_argument("--weight-rounding", choices=("nearest", "gptq"), default="nearest",
-                   help="--repr zero-skew: how int8 weights are rounded. gptq: the codes of "
-                        "each matmul or convolution chosen together (and its bias refitted) so "
-                        "that its output on the training data stays closest to the float "
-                        "model's (needs --train; default: nearest)")
-    p.add_argument("--no-quire", dest="quire", action="store_false", default=None,
-                   help="--repr posit: dot products without a quire (every product and "
-                        "partial sum rounded; no quire in RAM). With --search haunter the "
-                        "search tries both unless this is given")
-    p.add_argument("--assign", default="", metavar="FILE",
-                   help="per-tensor bits and scales from a precision search (its "
-                        "assignment.json); the compile replays them")
+    add_flags(p)  # the quantize options (minun_mlir/quantize_options.py)
     p.add_argument("--search", choices=("shiftry", "haunter"), default=None,
                    help="search per-tensor bitwidths on --train first, then compile the "
                         "chosen assignment: shiftry (demotion from --bits: the fewest 8-bit "
@@ -143,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "buffers need more RAM than this; shiftry moves buffers to fit")
     p.add_argument("--out", help="write model.h / model.c / minun_runtime.h (and the "
                                  "memory map, memory_map.png) here")
+    p.add_argument("--format", default="c", choices=FORMATS,
+                   help="what --out holds: the plain C folder (c, default), an Arduino "
+                   "library with an example sketch and its .zip (arduino; avr and the "
+                   "Arduino Cortex-M targets), or the C with a CMakeLists.txt exporting "
+                   "the minun_model library (cmake); docs/deploy.md")
     p.add_argument("--run", action="store_true",
                    help="build and simulate the C on --target with the --test inputs")
     p.add_argument("--opt", default=None, choices=("size", "speed"),
@@ -153,10 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="with --run: seconds allowed per simulator run (default: 60, more "
                         "for a larger program)")
-    p.add_argument("--evaluator", default="auto", choices=("auto", "native", "numpy"),
-                   help="what runs the model for profiling, tuning and the report: native "
-                   "(its C built for this machine), numpy (the reference evaluators, which "
-                   "also count overflow), auto (native for large models; default)")
+    p.add_argument("--profile", action="store_true",
+                   help="with --run (avr, cortex-m): the cycles or instructions of each layer "
+                   "(SeeDot line, ONNX node) and the bytes live during it, as a table in the "
+                   "report and OUT/profile.png; the program run is the same C (docs/profile.md)")
     p.add_argument("--json", help="write the report as JSON here")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
@@ -186,6 +150,10 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
                              input_range=input_range(args), regression=args.regression)
     except MinunError as e:
         stale = remove_written(args.out, GENERATED)
+        if args.format != "c":  # the package's own files describe the earlier model too
+            from minun_mlir.deploy import remove_package
+
+            stale += remove_package(args.format, args.model, args.package)
         note = (f"\n{args.out}: note: removed the earlier compile's {', '.join(stale)}"
                 if stale else "")
         raise MinunError(f"{e}{note}") from None
@@ -194,22 +162,18 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
 def run(args: argparse.Namespace) -> dict:
     dims = validate(args)  # every option checked before any work
     options = Options(
-        representation=args.repr, bits=args.bits, es=2 if args.es is None else args.es,
-        scales=args.scales,
-        maxscale=args.maxscale,
-        rounding=args.rounding or DEFAULT_ROUNDING, overflow=args.overflow,
-        input_scale=args.input_scale,
-        demote=tuple(n for n in args.demote.split(",") if n), target=args.target,
-        input_bits=args.input_bits, planner=args.planner,
-        input_in_scratch=args.input_in_scratch, budget=args.ram_budget, evaluator=args.evaluator,
-        synthetic=0 if args.train else SYNTHETIC_INPUTS, assign=args.assign,
-        per_channel=args.per_channel, quire=args.quire is not False,
-        bias_correction=args.bias_correction, weight_rounding=args.weight_rounding)
+        **from_args(args), target=args.target, planner=args.planner,
+        input_in_scratch=args.input_in_scratch, budget=args.ram_budget,
+        synthetic=0 if args.train else SYNTHETIC_INPUTS)
     if args.search is not None:
         options = run_search(args, options, dims)
     if args.print_pipeline:
         print(options.pipeline(args.train))
         return {"pipeline": options.pipeline(args.train)}
+    if args.format != "c":  # the C goes into the package's folder for it (deploy.py)
+        from minun_mlir.deploy import c_folder
+
+        args.package, args.out = args.out, str(c_folder(args.format, args.out))
     if args.run and args.out is None:  # build in a folder that goes away afterwards
         with tempfile.TemporaryDirectory(prefix="minun-run-") as tmp:
             args.out = tmp
@@ -245,8 +209,9 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
     print(result.summary(show_c_dir=not temporary))
     if result.l4 is not None:
         try:
-            check_fits_board(result.l4, args.target, options.bits
-                             if options.representation in ("fixed", "posit") else 8)
+            rep = formats.get(options.representation)  # is there a narrower width to give?
+            check_fits_board(result.l4, args.target, options.bits if "bits" in rep.options
+                             and min(rep.bitwidths) < options.bits else 8)
         except MinunError as e:
             if args.run:
                 raise
@@ -261,15 +226,27 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
         report["memory"] = result.memory
     if result.class_labels:
         report["class_labels"] = result.class_labels
+    if args.format != "c":
+        from minun_mlir.deploy import write_package
+
+        report["package"] = write_package(args.format, args.package, args.model, result)
+        print(f"  {args.format} package: {args.package}")
     if args.run:
         from minun_mlir.numerics.l2_eval import storage_inputs
         from minun_mlir.targets import run_model
 
         n = min(args.max_inputs or 100, len(result.test))
         inputs = storage_inputs(result.l2, first(result.test.features, n))
+        lines = None
+        if args.profile:
+            from minun_mlir.profile import model_lines
+
+            lines = model_lines(result.l4, args.target,
+                                (Path(result.c_dir) / "model.c").read_text())
         run_result = run_model(result.c_dir, args.target, inputs, name=result.name,
                                config=options.label, opt=args.opt or "size",
-                               timeout=args.timeout or simulation_timeout(result.l4))
+                               timeout=args.timeout or simulation_timeout(result.l4),
+                               layers=lines)
         agree = float(np.mean(np.asarray(run_result.labels) == result.predictions[:n]))
         acc = float(np.mean(np.asarray(run_result.labels) == result.test.labels[:n]))
         mismatches = disagreements(result, run_result, n)
@@ -296,6 +273,14 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
             "agreement": agree, "target_accuracy": acc if result.test.labelled else None}
         report["run"]["inputs_differing_from_evaluator"] = mismatches
         report["run"]["inputs_compared"] = n
+        if lines is not None:
+            report["profile"] = profile_report(result, run_result, lines, args, temporary)
+    if not args.profile and args.out is not None and not temporary:
+        # no chart of an earlier compile stays beside this one's C
+        from minun_mlir.outputs import remove_written
+        from minun_mlir.profile import PNG_FILE
+
+        remove_written(args.out, [PNG_FILE])
     if args.json:
         write_file(args.json, json.dumps(report, indent=2, sort_keys=True) + "\n", "--json",
                    (args.model, args.weights, args.train, args.test, args.assign),
@@ -306,6 +291,25 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
                     f"{len(bad)} of {report['run']['inputs_compared']} inputs (first: input "
                     f"{bad[0]}); this is a compiler bug, please report it")
     return report
+
+
+def profile_report(result, run_result, lines, args: argparse.Namespace,
+                   temporary: bool) -> dict:
+    """--profile: the per-layer table (printed), its chart beside the C, its record."""
+    from minun_mlir.outputs import write_files
+    from minun_mlir.profile import PNG_FILE, Profile, live_bytes, render_png
+
+    profile = Profile.of_run(lines, run_result, live_bytes(result.l3, lines.names))
+    print(profile.text())
+    record = profile.record()
+    if not temporary:
+        write_files({PNG_FILE: render_png(profile, f"{result.name} [{result.options.label}] "
+                                                   f"on {args.target}")}, result.c_dir)
+        record["chart"] = str(Path(result.c_dir) / PNG_FILE)
+        print(f"  per-layer chart: {record['chart']}")
+    else:
+        print("  per-layer chart: not written (--out DIR writes it beside the C)")
+    return record
 
 
 def simulation_timeout(l4) -> float:

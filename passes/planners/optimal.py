@@ -54,6 +54,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from minun_mlir.diagnostics import error, warn
+from minun_mlir.passes.planners.greedy import first_fit
 
 DEFAULT_TIME_LIMIT = 10  # seconds (CP-SAT deterministic time)
 SEED = 1
@@ -278,7 +279,6 @@ def cp_sat(sizes: Sequence[int], ranges: Sequence[tuple[int, int]], aligns: Sequ
     """The minimum-peak plan by CP-SAT's 2-D no-overlap (best found if the limit hits)."""
     from ortools.sat.python import cp_model
 
-    from minun_mlir.passes.memory_plan import first_fit
 
     t0 = time.perf_counter()
     n = len(sizes)
@@ -322,7 +322,6 @@ def cp_sat(sizes: Sequence[int], ranges: Sequence[tuple[int, int]], aligns: Sequ
 def plan(sizes: Sequence[int], ranges: Sequence[tuple[int, int]], aligns: Sequence[int],
          time_limit: float = DEFAULT_TIME_LIMIT) -> OptimalPlan:
     """Greedy when it meets the lower bound, else CP-SAT within `time_limit`."""
-    from minun_mlir.passes.memory_plan import first_fit
 
     t0 = time.perf_counter()
     greedy = first_fit(sizes, ranges, aligns)

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, Region
 
 from minun_mlir.diagnostics import error
+from minun_mlir.passes.planners.buffers import INPUT, SCRATCH, positions
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,6 @@ def plan_with_moves(module: ModuleOp, fn: func.FuncOp, planned, budget: int) -> 
     from the old view to the new one right before the position it happens at. Sets
     `minun.scratch_bytes` and `minun.defrag_moves`; returns the scratch bytes."""
     # memory_plan imports this module for its PLACERS table: import it when running
-    from minun_mlir.passes.memory_plan import INPUT, SCRATCH, positions
 
     buffers = [b for _, b in planned]
     fn.attributes["minun.defrag_moves"] = IntegerAttr(0, 64)

@@ -435,6 +435,13 @@ def compile_main(capsys, *argv: str) -> tuple[int, str, str]:
     (["--repr", "posit", "--input-bits", "8"], "--input-bits is for --repr fixed"),
     (["--repr", "float32", "--demote", "W1"], "--demote is for --repr fixed"),
     (["--demote", "W1,,U1"], "--demote expects comma-separated tensor names"),
+    (["--repr", "zero-skew", "--param-bits", "8"], "--param-bits is for --repr fixed or posit"),
+    (["--param-bits", "8", "--scales", "maxscale", "--maxscale", "5"],
+     "--param-bits needs --scales data-driven"),
+    (["--param-bits", "8", "--search", "shiftry", "--train", USPS_DATA, "--ram-budget", "100"],
+     "--param-bits chooses bitwidths by hand, --search chooses them"),
+    (["--demote", "W1", "--search", "shiftry", "--train", USPS_DATA, "--ram-budget", "100"],
+     "--demote chooses bitwidths by hand, --search chooses them"),
     (["--no-quire"], "--no-quire is for --repr posit"),
     (["--repr", "float32", "--rounding", "nearest"], "--rounding nearest is for --repr fixed"),
     (["--repr", "posit", "--overflow", "saturate"], "--overflow saturate is for --repr fixed"),
@@ -495,6 +502,14 @@ def test_an_accepted_option_is_honoured(capsys, tmp_path):
     assert rc == 0 and "[fixed16+demote]" in out
     c = (tmp_path / "d" / "model.c").read_text()
     assert "static const int8_t p_W1[80]" in c and "int8_t p_U1" not in c
+    # --param-bits 8 (documented in docs/precision-search.md, missing from the CLI until
+    # the options test compared them): every parameter at 8 bits, the rest at 16
+    rc, out, _ = compile_main(capsys, USPS, "--train", USPS_DATA, "--param-bits", "8",
+                              "--out", tmp_path / "p")
+    assert rc == 0 and "[fixed16-params8]" in out
+    c = (tmp_path / "p" / "model.c").read_text()
+    assert "static const int8_t p_W1[80]" in c and "static const int8_t p_U1" in c
+    assert "int16_t" in c
 
 
 def test_demote_names_must_be_tensors_of_the_model(capsys):

@@ -35,6 +35,8 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
     ModuleOp,
+    NameLoc,
+    NoneAttr,
     StringAttr,
     TensorType,
     f64,
@@ -260,6 +262,9 @@ class Importer:
 
     def emit(self, op: Operation, name: str | None = None) -> SSAValue:
         self.block.add_op(op)
+        if self.node is not None:  # the node it came from (a per-layer profile's name)
+            op.location = NameLoc(StringAttr(self.node.name or next(
+                (o for o in self.node.output if o), "?")), NoneAttr())
         if op.results and name:
             op.results[0].name_hint = ssa_name(name)
         return op.results[0] if op.results else None

@@ -1,4 +1,4 @@
-// The L1 canonicalization patterns (passes/minun_canonicalization.py) under xDSL's
+// The L1 canonicalization patterns (at the end of dialects/minun.py) under xDSL's
 // canonicalize, spelled both ways.
 // RUN: minun-opt %s --pass-pipeline='builtin.module(canonicalize)' | filecheck %s
 // RUN: minun-opt %s -p canonicalize | filecheck %s

@@ -26,7 +26,7 @@ from minun_mlir.data import load_dataset
 from minun_mlir.driver import Options, compile_model
 from minun_mlir.lowering.loops.functions import stored_threshold
 from minun_mlir.modules import decision_threshold, is_regression
-from minun_mlir.numerics import repr as reprs
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.l2_eval import decode_outputs, storage_inputs
 from minun_mlir.targets import run_model
 
@@ -35,11 +35,11 @@ ZOO = ROOT / "test" / "zoo" / "sklearn"
 
 FORMATS = {
     "fixed16": Options(bits=16), "fixed8": Options(bits=8),
-    "float32": Options(representation="float32"),
-    "posit16": Options(representation="posit", bits=16),
-    "posit8-es0": Options(representation="posit", bits=8, es=0),
-    "bfloat16": Options(representation="bfloat16"),
-    "zero-skew8": Options(representation="zero-skew", bits=8),
+    "float32": Options(repr="float32"),
+    "posit16": Options(repr="posit", bits=16),
+    "posit8-es0": Options(repr="posit", bits=8, es=0),
+    "bfloat16": Options(repr="bfloat16"),
+    "zero-skew8": Options(repr="zero-skew", bits=8),
 }
 PROGRAM = """let X = (30, 1) in [-4.0, 12.0] in
 let W = (1, 30) in [-1.0, 1.0] in
@@ -202,7 +202,7 @@ def test_stored_threshold_on_every_stored_value(models, fmt, threshold):
     result = _compile(models, "prob.sd" if threshold else "score.sd", FORMATS[fmt])
     el = result.l2.body.block.first_op.function_type.outputs.data[0].element_type
     code, inclusive = stored_threshold(el, threshold)
-    rep = reprs.of_element(el)
+    rep = formats.of_element(el)
     if fmt == "float32":
         values = np.float32(threshold) + np.arange(-64, 65, dtype=np.float32) * np.float32(1e-8)
         np.testing.assert_array_equal(values > code, values > threshold)

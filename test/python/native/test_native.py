@@ -63,11 +63,11 @@ def same_profiles(l1, x) -> None:
                 value.owner.name, value.name_hint, (ref.min, ref.max), (mine.min, mine.max))
             compared += 1
     assert compared > 0
-    from minun_mlir.numerics import repr as reprs
+    from minun_mlir.numerics import formats
 
     config = QuantizeConfig(bits=16)
-    a = reprs.get("fixed").quantize(l1.clone(), config, _mapped(l1, reference))
-    b = reprs.get("fixed").quantize(l1.clone(), config, _mapped(l1, got))
+    a = formats.get("fixed").quantize(l1.clone(), config, _mapped(l1, reference))
+    b = formats.get("fixed").quantize(l1.clone(), config, _mapped(l1, got))
     assert str(a) == str(b)
 
 

@@ -155,7 +155,7 @@ def test_native_and_numpy_profiles_give_the_same_program(model):
     from minun_mlir.driver import Options, compile_model
 
     d = ROOT / "benchmarks" / "models" / model
-    l2s = [str(compile_model(d / "model.sd", Options(representation="zero-skew", bits=8,
+    l2s = [str(compile_model(d / "model.sd", Options(repr="zero-skew", bits=8,
                                                      evaluator=e), weights=d,
                              train=d / "train.npy").l2) for e in ("native", "numpy")]
     assert l2s[0] == l2s[1]
@@ -649,7 +649,7 @@ def test_suite_accuracy_close_to_float(model):
     from minun_mlir.driver import Options, compile_model
 
     d = SUITE / model
-    r = compile_model(d / "model.sd", Options(representation="zero-skew", bits=8), weights=d,
+    r = compile_model(d / "model.sd", Options(repr="zero-skew", bits=8), weights=d,
                       train=d / "train.npy", test=d / "test.npy")
     drop = 100 * (r.float_accuracy - r.accuracy)
     assert drop <= MAX_DROP.get(model, 1.5), (model, r.float_accuracy, r.accuracy)

@@ -207,7 +207,7 @@ def test_haunter_posit_ram_is_the_unos_static_ram(quire, tmp_path):
     assert search.assignment.quire == quire
     paths = write_report(search, tmp_path / "search", name="protonn-wine")
     assert ("quire" in json.loads(paths["assignment"].read_text())) != quire
-    run = compile_model(model / "model.sd", Options(representation="posit", bits=8,
+    run = compile_model(model / "model.sd", Options(repr="posit", bits=8,
                                                     assign=str(paths["assignment"]),
                                                     target="avr"),
                         out_dir=tmp_path / "c", weights=None, train=model / "train.npy")
@@ -239,7 +239,7 @@ def test_haunter_keeps_the_better_quire_choice():
     assert both.chosen_result.loss == kinds[better].chosen_result.loss
     from minun_mlir.diagnostics import MinunError
 
-    with pytest.raises(MinunError, match="the quire option is for posits"):
+    with pytest.raises(MinunError, match="the quire option is for repr=posit"):
         haunter_model(l1, train, budget, evaluator="numpy", quire=False)
 
 
@@ -306,7 +306,7 @@ def test_stage_one_chooses_es_per_bitwidth_by_the_uniform_programs(tmp_path):
     doc = json.loads(paths["assignment"].read_text())
     assert doc["es"] == {str(b): e for b, e in expected.items()}
     assert "Stage I" in paths["md"].read_text()
-    run = compile_model(model / "model.sd", Options(representation="posit", bits=8,
+    run = compile_model(model / "model.sd", Options(repr="posit", bits=8,
                                                     assign=str(paths["assignment"]),
                                                     target="x86"),
                         out_dir=tmp_path / "c", weights=None,
@@ -329,6 +329,6 @@ def test_an_es_given_is_used_at_every_width():
     train = load_dataset(model / "train.npy", _input_shape(l1), num_classes(l1))
     search = haunter_model(l1, train, 60, representation="posit", es=1, quire=True)
     assert search.assignment.es == {8: 1, 16: 1} and not search.stage_one
-    with pytest.raises(MinunError, match="es is for posits"):
+    with pytest.raises(MinunError, match="es is for repr=posit"):
         haunter_model(l1, train, 60, es=1)
     assert Assignment.from_json(search.assignment.to_json()) == search.assignment

@@ -130,7 +130,7 @@ def test_haunter_search_reports_ram_with_the_input_and_sqnr(tmp_path):
     assert r.sqnr_db is not None and high.sqnr_db > low.sqnr_db
     assign = tmp_path / "assignment.json"
     assign.write_text(search.assignment.to_json())
-    result = compile_model(model, Options(representation="posit", bits=8, assign=str(assign),
+    result = compile_model(model, Options(repr="posit", bits=8, assign=str(assign),
                                           input_in_scratch=True, evaluator="numpy"),
                            train=path, test=path, out_dir=tmp_path / "c", dims={"N": 1})
     assert result.memory["scratch_bytes"] + result.memory.get("runtime_bytes", 0) == r.ram

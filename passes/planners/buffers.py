@@ -1,0 +1,97 @@
+"""What the planners read off an L3 function: op positions, the live range of every
+buffer, and the names memory-plan gives the scratch global and the input it places.
+Its own module so that the planners (greedy, Shiftry's, optimal) and memory-plan, which
+chooses among them, all import it and none imports another's pass module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import Float32Type, MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from minun_mlir.diagnostics import error
+
+SCRATCH = "minun_scratch"
+INPUT = "minun.input"  # on the alloc (then the first view) holding the input in scratch
+IN_SCRATCH = "minun.input_in_scratch"  # on the function whose input is planned
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One planned buffer: `first`/`last` are op positions (inclusive)."""
+
+    name: str
+    size: int  # bytes
+    align: int
+    first: int
+    last: int
+
+    def overlaps_in_time(self, other: Buffer) -> bool:
+        return not (self.last < other.first or other.last < self.first)
+
+
+def element_bytes(ty: MemRefType) -> int:
+    el = ty.element_type
+    return 4 if isinstance(el, Float32Type) else max(el.width.data // 8, 1)
+
+
+def positions(fn: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, tuple[int, int]]]:
+    """Pre-order numbering of ops, and the [start, end] span of every scf.for."""
+    pos: dict[Operation, int] = {}
+    spans: dict[Operation, tuple[int, int]] = {}
+    for op in fn.body.walk():
+        pos[op] = len(pos)
+    for op in pos:
+        if isinstance(op, scf.ForOp):
+            last = max((pos[o] for o in op.body.walk()), default=pos[op])
+            spans[op] = (pos[op], last)
+    return pos, spans
+
+
+def _loops_of(op: Operation) -> list[Operation]:
+    loops = []
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.ForOp):
+            loops.append(parent)
+        parent = parent.parent_op()
+    return loops
+
+
+def live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
+    """[first, last] op positions during which the buffer `value` holds live data."""
+    users = [u.operation for u in value.uses]
+    # the input in scratch is written by the caller: live from the function's first op
+    start = 0 if INPUT in getattr(value.owner, "attributes", {}) else None
+    if not users:
+        p = pos[value.owner]
+        return (p, p) if start is None else (start, p)
+    first = min(pos[u] for u in users)
+    if start is not None:
+        first = start
+    last = max(pos[u] for u in users)
+    loops = {loop for u in users for loop in _loops_of(u)}
+    for loop in loops:
+        lo, hi = spans[loop]
+        inside = [u for u in users if lo <= pos[u] <= hi]
+        earliest = min(inside, key=lambda u: pos[u])
+        if len(inside) < len(users) or isinstance(earliest, memref.LoadOp):
+            first, last = min(first, lo), max(last, hi)
+    return first, last
+
+
+def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
+    pos, spans = positions(fn)
+    out = []
+    for i, op in enumerate(o for o in fn.body.walk() if isinstance(o, memref.AllocOp)):
+        ty = op.memref.type
+        if not isinstance(ty, MemRefType) or not ty.has_static_shape():
+            raise error("memory-plan: only statically shaped buffers can be planned")
+        size = ty.element_count() * element_bytes(ty)
+        first, last = live_range(op.memref, pos, spans)
+        name = op.memref.name_hint or f"buffer{i}"
+        out.append((op, Buffer(name, size, element_bytes(ty), first, last)))
+    return out

@@ -1,0 +1,153 @@
+"""The architecture's two structural rules, checked on the source (docs/architecture.md):
+
+- a number format is asked, never named: outside a format's own modules no code compares
+  a value with a format's name ("fixed", "posit", ...); it asks the format's
+  `Representation` (numerics/formats.py) for its options, bitwidths, searches or label;
+- no import circle among the project's modules, counting imports inside functions (a
+  lazy import that closes a circle only hides it).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# source folder -> the package it installs as (pyproject.toml's package-dir)
+PACKAGES = {"minun_mlir": "minun_mlir", "dialects": "minun_mlir.dialects",
+            "passes": "minun_mlir.passes", "lowering": "minun_mlir.lowering"}
+# the modules that belong to one format (they may name it), and the fuzzers, whose job
+# is to write every format's options as a user would
+FORMAT_MODULES = {
+    "minun_mlir.numerics.fixed_repr", "minun_mlir.numerics.fixed",
+    "minun_mlir.numerics.float32_repr", "minun_mlir.numerics.bfloat16_repr",
+    "minun_mlir.numerics.posit_repr", "minun_mlir.numerics.posit",
+    "minun_mlir.numerics.zero_skew_repr", "minun_mlir.numerics.affine",
+}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for folder, package in PACKAGES.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if folder == "minun_mlir" and parts and parts[0] in PACKAGES:
+                continue
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join([package, *parts])] = path
+    return out
+
+
+def format_names() -> set[str]:
+    from minun_mlir.numerics import formats
+
+    return set(formats.names())
+
+
+def _names_compared(node: ast.AST, names: set[str]) -> list[str]:
+    """The format names a comparison (==, !=, in, not in) or a match case tests."""
+    if isinstance(node, ast.Compare):
+        sides = [node.left, *node.comparators]
+    elif isinstance(node, ast.match_case):
+        sides = [node.pattern]
+    else:
+        return []
+    found = []
+    for side in sides:
+        for sub in ast.walk(side):
+            if isinstance(sub, ast.Constant) and sub.value in names:
+                found.append(sub.value)
+    return found
+
+
+def test_no_code_compares_a_format_name_outside_the_format():
+    names = format_names()
+    assert {"fixed", "posit", "zero-skew", "bfloat16", "float32"} <= names
+    offenders = []
+    for module, path in modules().items():
+        if module in FORMAT_MODULES or module.startswith("minun_mlir.fuzz"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            for name in _names_compared(node, names):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: '{name}'")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_checker_sees_a_comparison():
+    """The check above is not vacuous: it finds each form of comparison it looks for."""
+    names = format_names()
+    code = ("if rep == 'posit': pass\nif r in ('fixed', 'x'): pass\n"
+            "match r:\n    case 'zero-skew': pass\nx = {'fixed': 1}['fixed']\n")
+    found = [n for node in ast.walk(ast.parse(code)) for n in _names_compared(node, names)]
+    assert sorted(found) == ["fixed", "posit", "zero-skew"]
+
+
+def import_graph() -> dict[str, set[str]]:
+    mods = modules()
+    graph: dict[str, set[str]] = defaultdict(set)
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                names = [f"{base}.{a.name}" for a in node.names]
+                # `from package import module, ...` imports the modules (and, first, the
+                # package, which is imported anyway before any module in it)
+                targets = names if all(n in mods for n in names) else [base, *names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            graph[name] |= {t for t in targets if t in mods and t != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circle():
+    graph = import_graph()
+    assert len(graph) > 50
+    assert not circles(graph), circles(graph)
+
+
+def test_the_circle_finder_finds_one():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []

@@ -36,8 +36,10 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     UnitAttr,
 )
@@ -573,6 +575,18 @@ class BareOp(ExpressionOp):
     assembly_format = "$input attr-dict `:` functional-type($input, $result)"
 
 
+KERNELS_MARK = "cemit.kernels"  # module attribute: the profile select-target-kernels ran for
+
+
+def _is(t: Attribute, spec: str) -> bool:
+    """Whether type t is one of a kernel signature's types ("i8|i16", "ptr16", "int")."""
+    if spec == "int":
+        return isinstance(t, IntegerType | IndexType)
+    if spec.startswith("ptr"):
+        return isinstance(t, PointerType) and _is(t.elem, "i" + spec[3:])
+    return isinstance(t, IntegerType) and f"i{t.width.data}" in spec.split("|")
+
+
 def _verify_kernel(op: IRDLOperation, types: list[Attribute], result: Attribute | None) -> None:
     from minun_mlir.lowering.c_runtime import kernel_signature
 
@@ -585,9 +599,9 @@ def _verify_kernel(op: IRDLOperation, types: list[Attribute], result: Attribute 
         raise VerifyException(f"{op.name} {name}: {len(types)} operands, the kernel takes "
                               f"{len(params)}")
     for k, (want, got) in enumerate(zip(params, types)):
-        if not want(got):
+        if not _is(got, want):
             raise VerifyException(f"{op.name} {name}: operand {k} has type {got}")
-    if (returns is None) != (result is None) or returns is not None and not returns(result):
+    if (returns is None) != (result is None) or returns is not None and not _is(result, returns):
         raise VerifyException(f"{op.name} {name}: result type {result} does not match the "
                               "kernel's")
 

@@ -15,18 +15,14 @@ writes them to a directory.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import (
     Float32Type,
     FloatAttr,
     ModuleOp,
 )
 from xdsl.ir import Attribute, Operation, Region, SSAValue
-from xdsl.utils.target import Target
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
@@ -302,53 +298,19 @@ def _first_non_include(module: ModuleOp) -> int:
 
 
 def print_c(module: ModuleOp, profile: str = "x86", name: str = "model") -> dict[str, str]:
-    """L4 module -> {"model.h": ..., "model.c": ..., "minun_runtime.h": ...}. A module
-    whose kernels were not selected yet gets select-target-kernels for `profile` first
-    (on a copy), so every path to C runs the same pass."""
+    """L4 module -> {"model.h": ..., "model.c": ..., "minun_runtime.h": ...}. Its target
+    kernels are what select-target-kernels made (codegen.write_c and the `c` target run it
+    first); a module selected for another profile is refused."""
     if profile not in PROFILES:
         raise error(f"unknown C profile '{profile}' (known: "
                          f"{', '.join(PROFILES)})")
-    from minun_mlir.passes.select_target_kernels import MARK, select_target_kernels
-
-    if MARK not in module.attributes:
-        module = select_target_kernels(module.clone(), profile)
-    elif module.attributes[MARK].data != profile:
-        raise error(f"C printer: the module's kernels were selected for "
-                    f"{module.attributes[MARK].data}, not {profile}")
+    done = module.attributes.get(cemit.KERNELS_MARK)
+    if done is not None and done.data != profile:
+        raise error(f"C printer: the module's kernels were selected for {done.data}, not "
+                    f"{profile}")
     return CPrinter(PROFILES[profile]).module(module, name)
 
 
 def spell(profile: str) -> Callable[[SSAValue], str]:
     """An expression's C text (for passes that compare expressions as C does)."""
     return CPrinter(PROFILES[profile]).expr
-
-
-FILE_OPTION = {"header": "model.h", "source": "model.c", "runtime": "minun_runtime.h"}
-
-
-@dataclass(frozen=True)
-class CTarget(Target):
-    """`minun-opt -t 'c{profile=avr file=source}'`: the C files of an L4 module (all three,
-    each after a `// ----- name -----` line, or one: file=header|source|runtime). The
-    input is the output of the pipeline's last stage, lower-to-emitc."""
-
-    name = "c"
-
-    profile: str = "x86"
-    file: str = "all"
-    model: str = "model"
-
-    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        if self.file != "all" and self.file not in FILE_OPTION:
-            raise error(f"-t c: file must be all, {', '.join(FILE_OPTION)}")
-        stray = next((op for op in module.ops if not op.name.startswith("cemit.")), None)
-        if stray is not None:
-            raise error(f"-t c prints L4 (cemit) IR, but the module holds "
-                             f"'{stray.name}': run the pipeline through lower-to-emitc first, "
-                             "e.g. -p lower-to-loops,memory-plan,lower-to-emitc")
-        files = print_c(module, self.profile, self.model)
-        if self.file == "all":
-            for name in FILES:
-                output.write(f"// ----- {name} -----\n{files[name]}")
-        else:
-            output.write(files[FILE_OPTION[self.file]])

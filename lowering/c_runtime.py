@@ -50,6 +50,12 @@ PROFILES = {
     "cortex-m": Profile("cortex-m", flash=False, cortex_m=True),
 }
 
+# harness target names -> C profile
+PROFILE_OF_TARGET = {"x86": "x86", "avr": "avr", "cortex-m": "cortex-m",
+                     "cortex-m0plus": "cortex-m", "cortex-m3": "cortex-m",
+                     "cortex-m4": "cortex-m", "cortex-m4f": "cortex-m",
+                     "cortex-m4-mps2": "cortex-m"}
+
 
 def shift_right(expr: str, n: int, rounding: str, nonneg: bool = False) -> str:
     """C for x / 2^n rounded per docs/numerics.md (`expr` is a variable: used more than
@@ -1440,49 +1446,30 @@ def runtime_header(profile: Profile, used: Iterable[str]) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def _int(*widths: int) -> Callable[[object], bool]:
-    def check(t: object) -> bool:
-        from xdsl.dialects.builtin import IndexType, IntegerType
-
-        if not widths:
-            return isinstance(t, IntegerType | IndexType)
-        return isinstance(t, IntegerType) and t.width.data in widths
-    return check
-
-
-def _ptr(width: int) -> Callable[[object], bool]:
-    def check(t: object) -> bool:
-        from minun_mlir.dialects.cemit import PointerType
-
-        return isinstance(t, PointerType) and _int(width)(t.elem)
-    return check
-
-
-_KERNELS: dict[str, tuple[tuple[Callable[[object], bool], ...], Callable | None]] = {
-    "minun_mul16": ((_int(8, 16), _int(8, 16)), _int(32)),
-    "minun_mac16": ((_int(32), _int(8, 16), _int(8, 16)), _int(32)),
-    "minun_dot16_dsp": ((_int(32), _ptr(16), _ptr(16), _int()), _int(32)),
-    "minun_dot8_dsp": ((_int(16, 32), _ptr(8), _ptr(8), _int()), _int(32)),
-    "minun_dot16_rows_dsp": ((_int(32), _ptr(16), _int(), _ptr(16), _int(), _int(), _int()),
-                             _int(32)),
-    "minun_dot8_rows_dsp": ((_int(16, 32), _ptr(8), _int(), _ptr(8), _int(), _int(), _int()),
-                            _int(32)),
-    "minun_dot16_sse2": ((_ptr(16), _ptr(16), _int(), _int(32)), _int(32)),
-    "minun_scatter16": ((_ptr(32), _ptr(8), _ptr(16), _int(8, 16), _int()), None),
+# operand and result types: "i32", "i8|i16" (either), "ptr16" (the address of an int16_t
+# element), "int" (any integer or index: counts and strides); None: no result
+_KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "minun_mul16": (("i8|i16", "i8|i16"), "i32"),
+    "minun_mac16": (("i32", "i8|i16", "i8|i16"), "i32"),
+    "minun_dot16_dsp": (("i32", "ptr16", "ptr16", "int"), "i32"),
+    "minun_dot8_dsp": (("i16|i32", "ptr8", "ptr8", "int"), "i32"),
+    "minun_dot16_rows_dsp": (("i32", "ptr16", "int", "ptr16", "int", "int", "int"), "i32"),
+    "minun_dot8_rows_dsp": (("i16|i32", "ptr8", "int", "ptr8", "int", "int", "int"), "i32"),
+    "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),
+    "minun_scatter16": (("ptr32", "ptr8", "ptr16", "i8|i16", "int"), None),
 }
 _AVR_DOT = re.compile(r"minun_dot(16|8)_(fr|rr)(?:_(m?\d+)_(m?\d+))?")
 
 
-def kernel_signature(name: str) -> tuple[tuple[Callable[[object], bool], ...],
-                                         Callable | None] | None:
-    """(operand checks, result check or None) of the target kernel `name`, or None when
+def kernel_signature(name: str) -> tuple[tuple[str, ...], str | None] | None:
+    """(operand types, result type or None) of the target kernel `name` (_KERNELS), or None when
     it is not one. The AVR dot products are named by their strides (minun_dot16_fr_1_m3)
     and registered as helpers here, so IR read back from text prints."""
     if name in _KERNELS:
         return _KERNELS[name]
     m = re.fullmatch(r"minun_asr32_(\d+)", name)
     if m and int(m.group(1)) in AVR_ASR32:
-        return (_int(32),), _int(32)
+        return ("i32",), "i32"
     m = _AVR_DOT.fullmatch(name)
     if m is None or (m.group(1) == "8") != (m.group(3) is None):
         return None
@@ -1493,4 +1480,4 @@ def kernel_signature(name: str) -> tuple[tuple[Callable[[object], bool], ...],
         stride = [int(s.replace("m", "-")) for s in m.group(3, 4)]
         if avr_dot_helper(flash, *stride) != name:
             return None
-    return (_int(32), _ptr(width), _ptr(width), _int()), _int(32)
+    return ("i32", f"ptr{width}", f"ptr{width}", "int"), "i32"

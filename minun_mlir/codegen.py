@@ -20,14 +20,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_printer import print_c
+from minun_mlir.lowering.c_runtime import PROFILE_OF_TARGET
 from minun_mlir.outputs import write_files
 from minun_mlir.pipeline import lower_l2, run_pipeline
-
-# harness target names -> C profile
-PROFILE_OF_TARGET = {"x86": "x86", "avr": "avr", "cortex-m": "cortex-m",
-                     "cortex-m0plus": "cortex-m", "cortex-m3": "cortex-m",
-                     "cortex-m4": "cortex-m", "cortex-m4f": "cortex-m",
-                     "cortex-m4-mps2": "cortex-m"}
 
 
 def profile_for(target: str) -> str:
@@ -151,9 +146,9 @@ def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None
 def select_kernels(l4: ModuleOp, target: str) -> ModuleOp:
     """`l4` after select-target-kernels for `target` (its target kernels as IR, what the C
     printer spells): a copy, or `l4` itself when its kernels were selected already."""
-    from minun_mlir.passes.select_target_kernels import MARK, SelectTargetKernels
+    from minun_mlir.passes.select_target_kernels import SelectTargetKernels
 
-    if MARK in l4.attributes:
+    if cemit.KERNELS_MARK in l4.attributes:
         return l4
     out = l4.clone()
     run_pipeline(out, (SelectTargetKernels(target=profile_for(target)),))

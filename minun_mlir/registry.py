@@ -40,7 +40,7 @@ FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {
 }
 
 TARGETS: dict[str, Callable[[], type]] = {
-    "c": _attr("minun_mlir.lowering.c_printer", "CTarget"),
+    "c": _attr("minun_mlir.lowering.c_target", "CTarget"),
 }
 
 

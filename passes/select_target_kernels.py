@@ -43,14 +43,18 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from minun_mlir.codegen import PROFILE_OF_TARGET
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_printer import spell
-from minun_mlir.lowering.c_runtime import AVR_ASR32, avr_dot8_helper, avr_dot_helper
+from minun_mlir.lowering.c_runtime import (
+    AVR_ASR32,
+    PROFILE_OF_TARGET,
+    avr_dot8_helper,
+    avr_dot_helper,
+)
 from minun_mlir.passes import kernel_match as km
 
-MARK = "cemit.kernels"  # module attribute: the profile the kernels were selected for
+MARK = cemit.KERNELS_MARK  # module attribute: the profile the kernels were selected for
 
 
 def profile_of(target: str) -> str:

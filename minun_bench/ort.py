@@ -519,8 +519,8 @@ def suite_accuracy(work: Path, log=print) -> list[dict]:
 COST_MODELS = ("lenet-digits10-onnx", "protonn-digits10", "onnx-sine (real)")
 COST_TARGETS = ("avr", "cortex-m4")
 COST_CONFIGS = (("fixed8", dict(bits=8)), ("fixed8 per-channel", dict(bits=8, per_channel=True)),
-                ("zero-skew8", dict(representation="zero-skew", bits=8)),
-                ("zero-skew8 per-channel", dict(representation="zero-skew", bits=8,
+                ("zero-skew8", dict(repr="zero-skew", bits=8)),
+                ("zero-skew8 per-channel", dict(repr="zero-skew", bits=8,
                                                 per_channel=True)))
 
 

@@ -39,13 +39,13 @@ from xdsl.ir import Operation, SSAValue
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
 from minun_mlir.lowering.loops import elementwise as ew
-from minun_mlir.lowering.loops import linear
+from minun_mlir.lowering.loops import linear, skeleton
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
+from minun_mlir.lowering.loops.skeleton import Dot
 from minun_mlir.lowering.loops.values import (
     Const,
     Elementwise,
-    Reduction,
     Val,
     broadcast_index,
     element_of,
@@ -178,55 +178,26 @@ def lower_mul(lw: Lowering, op: num.MulOp) -> Val:
     return elementwise(lw, op, lambda g, a, b: term(g, a, za, b, zb), op.lhs, op.rhs)
 
 
+def zero_skew_dot(op: num.MatMulOp | num.Conv2DOp, x: SSAValue, w: SSAValue) -> Dot:
+    """Zero-skew's dot product: terms (x - zx)(w - zw) summed in int32 with wraparound
+    (any order gives the same integers); a padded tap adds 0 (the input's zero point)."""
+    zx, zw = _t(x).zp, _t(w).zp
+    return Dot(
+        term=lambda g, a, b: [term(g, a, zx, b, zw)],
+        pad=lambda g: [g.iconst(0, 32)],
+        begin=lambda g: [g.iconst(0, 32)],
+        add=lambda g, acc, t: [g.wrap_add(acc[0], t[0], 32)],
+        end=lambda g, acc: acc[0],
+        reduce=lambda g, dims, terms: linear.sum_terms(g, dims, 0, "nearest", I32, 32,
+                                                       lambda t: terms(t)[0]))
+
+
 def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
-    a, b = linear.operand(lw, op.lhs), linear.operand(lw, op.rhs)
-    za, zb = _t(op.lhs).zp, _t(op.rhs).zp
-    k = shape_of(op.lhs)[1]
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        i, j = idx
-
-        def one(kk: list[Lin]) -> SSAValue:
-            return term(g, a.load(g, [i, kk[0]]), za, b.load(g, [kk[0], j]), zb)
-
-        return linear.sum_terms(g, (k,), 0, "nearest", I32, 32, one)
-
-    return Reduction(fn, [a, b], shape_of(op.result), element_of(op.result))
+    return skeleton.matmul(lw, op, zero_skew_dot(op, op.lhs, op.rhs))
 
 
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
-    rows = lw.row_window(op, lw.vals[op.input])
-    x = linear.operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
-    f = linear.operand(lw, op.filter)
-    zx, zf = _t(op.input).zp, _t(op.filter).zp
-    _, h, w, _ = shape_of(op.input)
-    groups, kh, kw, cg, cout = shape_of(op.filter)
-    sh, sw = minun.ints(op.strides)
-    pt, pb, pl, pr = minun.ints(op.pads)
-    dh, dw = minun.ints(op.dilations)
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        n, ho, wo, oc = idx
-        grp, co = linear.group_and_channel(g, oc, groups, cout)
-
-        def one(t: list[Lin]) -> SSAValue:
-            i, j, c = t
-            hi = ho.scale(sh) + i.scale(dh) + (-pt)
-            wi = wo.scale(sw) + j.scale(dw) + (-pl)
-            checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
-
-            def inside() -> list[SSAValue]:
-                return [term(g, x.load(g, [n, hi, wi, grp.scale(cg) + c]), zx,
-                             f.load(g, [grp, i, j, c, co]), zf)]
-
-            return g.guarded(checks, inside, g.iconst(0, 32))
-
-        return linear.sum_terms(g, (kh, kw, cg), 0, "nearest", I32, 32, one)
-
-    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
-    return Reduction(fn, [x, f], shape_of(op.result), element_of(op.result),
-                     linear.windows(x) if isinstance(x, (linear.Rows, linear.Pixel)) else [],
-                     pointwise)
+    return skeleton.conv2d(lw, op, zero_skew_dot(op, op.input, op.filter))
 
 
 def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:

@@ -25,12 +25,13 @@ from xdsl.dialects.builtin import IntegerType, f32
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
-from minun_mlir.lowering.loops import linear
-from minun_mlir.lowering.loops.builder import Gen, Lin
+from minun_mlir.lowering.loops import linear, skeleton
+from minun_mlir.lowering.loops.builder import Gen
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.functions import row_max
 from minun_mlir.lowering.loops.posit_ops import rows
-from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of
+from minun_mlir.lowering.loops.skeleton import Dot
+from minun_mlir.lowering.loops.values import Const, Val, element_of, shape_of
 from minun_mlir.numerics import bfloat16_repr
 
 if TYPE_CHECKING:
@@ -63,55 +64,26 @@ def _unary(fn: str):
     return lower
 
 
+def bf16_dot() -> Dot:
+    """bfloat16's dot product: the exact float32 products summed in float32 in loop
+    order, rounded once to bfloat16; a padded tap adds +0 (the sum starts at +0, so it is
+    never -0, and s + 0 == s)."""
+    return Dot(
+        term=lambda g, a, b: [g.product(to_f32(g, a), to_f32(g, b), 32)],
+        pad=lambda g: [g.const(0.0, f32)],
+        begin=lambda g: [g.const(0.0, f32)],
+        add=lambda g, acc, t: [g.wrap_add(acc[0], t[0], 32)],
+        end=lambda g, acc: from_f32(g, acc[0]),
+        reduce=lambda g, dims, terms: from_f32(g, linear.sum_terms(
+            g, dims, 0, "nearest", f32, 32, lambda t: terms(t)[0])))
+
+
 def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
-    a, b = linear.operand(lw, op.lhs), linear.operand(lw, op.rhs)
-    k = shape_of(op.lhs)[1]
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        i, j = idx
-
-        def term(kk: list[Lin]) -> SSAValue:
-            return g.product(to_f32(g, a.load(g, [i, kk[0]])), to_f32(g, b.load(g, [kk[0], j])),
-                             32)
-
-        return from_f32(g, linear.sum_terms(g, (k,), 0, "nearest", f32, 32, term))
-
-    return Reduction(fn, [a, b], shape_of(op.result), element_of(op.result))
+    return skeleton.matmul(lw, op, bf16_dot())
 
 
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
-    rows = lw.row_window(op, lw.vals[op.input])
-    x = linear.operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
-    f = linear.operand(lw, op.filter)
-    _, h, w, _ = shape_of(op.input)
-    groups, kh, kw, cg, cout = shape_of(op.filter)
-    sh, sw = minun.ints(op.strides)
-    pt, pb, pl, pr = minun.ints(op.pads)
-    dh, dw = minun.ints(op.dilations)
-    zero = lw.g.const(0.0, f32)
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        n, ho, wo, oc = idx
-        grp, co = linear.group_and_channel(g, oc, groups, cout)
-
-        def term(t: list[Lin]) -> SSAValue:
-            i, j, c = t
-            hi = ho.scale(sh) + i.scale(dh) + (-pt)
-            wi = wo.scale(sw) + j.scale(dw) + (-pl)
-            checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
-
-            def inside() -> list[SSAValue]:
-                xv = to_f32(g, x.load(g, [n, hi, wi, grp.scale(cg) + c]))
-                return [g.product(xv, to_f32(g, f.load(g, [grp, i, j, c, co])), 32)]
-
-            return g.guarded(checks, inside, zero)
-
-        return from_f32(g, linear.sum_terms(g, (kh, kw, cg), 0, "nearest", f32, 32, term))
-
-    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
-    return Reduction(fn, [x, f], shape_of(op.result), element_of(op.result),
-                     linear.windows(x) if isinstance(x, (linear.Rows, linear.Pixel)) else [],
-                     pointwise)
+    return skeleton.conv2d(lw, op, bf16_dot())
 
 
 def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:

@@ -1,5 +1,6 @@
 """Reductions and linear algebra (matmul, sparse matmul, conv2d, maxpool) and the
-accumulation they share (`sum_terms`: a wrapping sum or SeeDot's TreeSum). Dense ones
+accumulation they share (`sum_terms`: a wrapping sum or SeeDot's TreeSum). Matmul and
+conv2d are skeleton.py's, given fixed point's arithmetic (`fixed_dot`); dense ones
 are lazy `Reduction`s computed per output element inside the consumer's loop, so a
 following rescale or pooling costs no buffer; sparse matmul walks a compressed-column
 copy of its parameter and writes its result straight to a buffer."""
@@ -8,33 +9,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import Float32Type, IntegerType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType, FixedType
+from minun_mlir.lowering.loops import skeleton
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, row_major
+from minun_mlir.lowering.loops.skeleton import (  # noqa: F401 (the families' imports)
+    Dot,
+    group_and_channel,
+    operand,
+    relayout,
+)
 from minun_mlir.lowering.loops.values import (
-    CHEAP,
-    FREE,
     Buf,
     Const,
-    Pixel,
     Reduction,
-    Rows,
     Val,
     element_of,
     fx_type,
-    is_float,
     op_error,
     shape_of,
     storage,
-    windows,
 )
 from minun_mlir.numerics import fixed as fx
 
@@ -80,38 +81,29 @@ def channel_shifted(lw: Lowering, op: num.MatMulOp | num.Conv2DOp, red: Reductio
     return red
 
 
-def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
-    a, b = operand(lw, op.lhs), operand(lw, op.rhs)
+def fixed_dot(lw: Lowering, op: num.MatMulOp | num.Conv2DOp) -> Dot:
+    """Fixed point's (and float32's) dot product: products wrapped to the result's width
+    summed with wraparound (any order gives the same integers), or SeeDot's TreeSum; the
+    per-channel shifts after. Float32 sums in loop order from +0 (never -0, so the
+    skipped padded taps, each + 0, change nothing). A TreeSum (its array of every term)
+    takes no clipped window."""
     res = element_of(op.result)
     d, halvings = accumulation(op)
-    m, k = shape_of(op.lhs)
-    n = shape_of(op.rhs)[1]
-    # a constant operand read across its rows (W in x^T W) is stored transposed, so that
-    # each dot product reads both operands contiguously (SMLAD pairs, AVR pointer walks)
-    if k > 1 and n > 1 and _reads_strided(b, 0):
-        bt = relayout(lw, b, (1, 0))
-        if bt is not None:
-            b = _Transposed(bt, (k, n), b.el)
-    if k > 1 and m > 1 and _reads_strided(a, 1):
-        at = relayout(lw, a, (1, 0))
-        if at is not None:
-            a = _Transposed(at, (m, k), a.el)
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        i, j = idx
-
-        def term(kk: list[Lin]) -> SSAValue:
-            return g.product(a.load(g, [i, kk[0]]), b.load(g, [kk[0], j]), d)
-
-        return sum_terms(g, (k,), halvings, op.rounding.data, storage(res), d, term)
-
-    return channel_shifted(lw, op, Reduction(fn, [a, b], shape_of(op.result), res))
+    elem, rounding = storage(res), op.rounding.data
+    return Dot(
+        term=lambda g, x, f: [g.product(x, f, d)],
+        pad=lambda g: [g.const(0, elem)],
+        begin=lambda g: [g.const(0, elem)],
+        add=lambda g, acc, t: [g.wrap_add(acc[0], t[0], d)],
+        end=lambda g, acc: acc[0],
+        reduce=lambda g, dims, terms: sum_terms(g, dims, halvings, rounding, elem, d,
+                                                lambda t: terms(t)[0]),
+        clips=halvings <= 0,
+        finish=lambda red: channel_shifted(lw, op, red))
 
 
-def operand(lw: Lowering, v: SSAValue) -> Val:
-    """An operand of a reduction: lazy when rereading it is cheap or it is read once."""
-    val = lw.vals[v]
-    return val if val.cost <= CHEAP or lw.consumed_once(v) else lw.buffer_of(v)
+def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
+    return skeleton.matmul(lw, op, fixed_dot(lw, op))
 
 
 def sum_terms(g: Gen, dims: tuple[int, ...], halvings: int, rounding: str, elem: Attribute,
@@ -162,230 +154,8 @@ def sum_terms(g: Gen, dims: tuple[int, ...], halvings: int, rounding: str, elem:
     return g.load(tmp, Lin(0))
 
 
-def group_and_channel(g: Gen, oc: Lin, groups: int, cout: int) -> tuple[Lin, Lin]:
-    """A convolution's output channel -> (group, channel within the group), without a
-    division when there is one group or one channel per group."""
-    if groups == 1:
-        return Lin(0), oc
-    if cout == 1:
-        return oc, Lin(0)
-    ocv = g.lin(oc)
-    return (Lin.of(g.add(arith.DivSIOp(ocv, g.index(cout)))),
-            Lin.of(g.add(arith.RemSIOp(ocv, g.index(cout)))))
-
-
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
-    rows = lw.row_window(op, lw.vals[op.input])
-    x = operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
-    f = operand(lw, op.filter)
-    res = element_of(op.result)
-    d, halvings = accumulation(op)
-    _, h, w, _ = shape_of(op.input)
-    groups, kh, kw, cg, cout = shape_of(op.filter)
-    sh, sw = minun.ints(op.strides)
-    pt, pb, pl, pr = minun.ints(op.pads)
-    dh, dw = minun.ints(op.dilations)
-    zero = lw.g.const(0, storage(res))
-    # integer sums that wrap (any order gives the same integers) over a constant filter:
-    # the window clipped to the input (no test per product) over the filter stored as
-    # [group][out channel][ky][kx][channel], a window row being one contiguous dot
-    # product when the input is a contiguous buffer (SMLAD pairs on Cortex-M4, one asm
-    # loop on AVR)
-    ft = None
-    if isinstance(res, FixedType) and halvings <= 0 and (dh, dw) == (1, 1) and \
-            kh * kw * cg > 1 and not isinstance(x, (Rows, Pixel)) and isinstance(f, Buf):
-        ft = relayout(lw, f, (0, 4, 1, 2, 3))
-    # a computed input (the model's input rescaled, say) is stored once, so that the
-    # window rows are contiguous in memory: only when it reads nothing but the model's
-    # input (its copy costs at most one input's size of RAM) and the convolution is
-    # not recomputed inside a loop (a patch of a first layer: the copy would outlive it)
-    if ft is not None and groups == 1 and not isinstance(x, Buf) and kh * kw > 1:
-        leaves = [leaf.buffer for leaf, _ in x.leaves(False)]
-        if leaves and all(b is lw.x for b in leaves) and \
-                _stays_in_block(op.result, op.parent_block()):
-            x = lw.buffer_of(op.input)
-    if ft is not None:
-        clipped = _clipped_conv(x, ft, d, shape_of(op.input), shape_of(op.filter),
-                                (sh, sw), (pt, pb, pl, pr), storage(res))
-        return channel_shifted(lw, op, Reduction(
-            clipped, [x, Buf(ft, (groups, cout, kh, kw, cg), f.el)], shape_of(op.result),
-            res, [], False))
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        n, ho, wo, oc = idx
-        grp, co = group_and_channel(g, oc, groups, cout)
-
-        def term(t: list[Lin]) -> SSAValue:
-            i, j, c = t
-            hi = ho.scale(sh) + i.scale(dh) + (-pt)
-            wi = wo.scale(sw) + j.scale(dw) + (-pl)
-            checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
-
-            def inside() -> list[SSAValue]:
-                xv = x.load(g, [n, hi, wi, grp.scale(cg) + c])
-                fv = f.load(g, [grp, i, j, c, co])
-                return [g.product(xv, fv, d)]
-
-            return g.guarded(checks, inside, zero)
-
-        return sum_terms(g, (kh, kw, cg), halvings, op.rounding.data, storage(res), d, term)
-
-    # a per-channel scale (1x1, one input and one output channel per group) reads each
-    # input element only for the output element at the same index
-    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
-    return channel_shifted(lw, op, Reduction(
-        fn, [x, f], shape_of(op.result), res,
-        windows(x) if isinstance(x, (Rows, Pixel)) else [], pointwise))
-
-
-def _stays_in_block(v: SSAValue, block, depth: int = 0) -> bool:
-    """Whether every use of v, and of the values computed from it (a few ops deep), is
-    an op of `block` (not of a loop body or branch)."""
-    for use in v.uses:
-        user = use.operation
-        if user.parent_block() is not block:
-            return False
-        if depth < 8 and not all(_stays_in_block(r, block, depth + 1) for r in user.results):
-            return False
-    return True
-
-
-def _clipped_conv(x: Val, ft, d: int, in_shape, f_shape, strides, pads, elem):
-    """The element function of a convolution over the window clipped to the input: per
-    output pixel, the first and last filter rows and columns inside the input (computed
-    only on the sides that have padding), then for each filter row one loop over the
-    contiguous columns x channels of a contiguous input buffer, or over the columns and
-    the channels of a group otherwise. ft is the filter as [g][co][ky][kx][c]."""
-    _, h, w, cin = in_shape
-    groups, kh, kw, cg, cout = f_shape
-    sh, sw = strides
-    pt, pb, pl, pr = pads
-    flat = isinstance(x, Buf) and x.contiguous and groups == 1 and in_shape[0] == 1
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        n, ho, wo, oc = idx
-        grp, co = group_and_channel(g, oc, groups, cout)
-        hb, wb = ho.scale(sh) + (-pt), wo.scale(sw) + (-pl)
-
-        def bounds(base: Lin, lo_pad: int, hi_pad: int, k: int, size: int):
-            lo: Lin | SSAValue = Lin(0)
-            hi: Lin | SSAValue = Lin(k)
-            if lo_pad:
-                lo = g.max(g.index(0), g.lin(base.scale(-1)))
-            if hi_pad:
-                hi = g.min(g.index(k), g.lin(base.scale(-1) + size))
-            return Lin.of(lo), Lin.of(hi)
-
-        ky0, ky1 = bounds(hb, pt, pb, kh, h)
-        kx0, kx1 = bounds(wb, pl, pr, kw, w)
-        frow = (grp.scale(cout) + co).scale(kh * kw * cg)
-
-        def bound(v: Lin) -> int | SSAValue:
-            return v.const if not v.terms else g.lin(v)
-
-        def row(ky: SSAValue, acc: SSAValue) -> list[SSAValue]:
-            ky_ = Lin.of(ky)
-            fbase = frow + ky_.scale(kw * cg)
-            if flat:
-                xbase = x.offset + (hb + ky_).scale(w * cin) + wb.scale(cin)
-
-                def tap(j: SSAValue, a: SSAValue) -> list[SSAValue]:
-                    xv = g.load(x.buffer, xbase + Lin.of(j))
-                    fv = g.load(ft, fbase + Lin.of(j))
-                    return [g.wrap_add(a, g.product(xv, fv, d), d)]
-
-                return g.for_(bound(kx0.scale(cin)), bound(kx1.scale(cin)), [acc], tap)
-
-            def col(kx: SSAValue, a: SSAValue) -> list[SSAValue]:
-                kx_ = Lin.of(kx)
-
-                def chan(c: Lin, a2: SSAValue) -> list[SSAValue]:
-                    xv = x.load(g, [n, hb + ky_, wb + kx_, grp.scale(cg) + c])
-                    fv = g.load(ft, fbase + kx_.scale(cg) + c)
-                    return [g.wrap_add(a2, g.product(xv, fv, d), d)]
-
-                return g.loop(cg, [a], chan)
-
-            return g.for_(bound(kx0), bound(kx1), [acc], col)
-
-        return g.for_(bound(ky0), bound(ky1), [g.const(0, elem)], row)[0]
-
-    return fn
-
-
-@dataclass(eq=False)
-class _Transposed(Val):
-    """A constant 2-D operand stored transposed: element [i, j] at j * rows + i."""
-
-    buffer: Any
-    shape: tuple[int, ...]
-    el: Attribute
-    cost: int = FREE
-
-    def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
-        i, j = idx
-        return g.load(self.buffer, Lin.of(j).scale(self.shape[0]) + Lin.of(i))
-
-
-def _reads_strided(v: Val, dim: int) -> bool:
-    return isinstance(v, Buf) and len(v.shape) == 2 and v.strides[dim] != 1
-
-
-def relayout(lw: Lowering, v: Val, perm: tuple[int, ...]):
-    """A new constant global holding the elements of `v`, a Buf over a constant global,
-    with its dimensions permuted (row-major in the order `perm`), or None when v is not
-    a constant. One global per source view and order."""
-    if not isinstance(v, Buf) or not isinstance(v.buffer.ref.owner, memref.GetGlobalOp):
-        return None
-    gname = v.buffer.ref.owner.name_.root_reference.data
-    if v.offset.terms or isinstance(v.buffer.elem, Float32Type):
-        return None
-    key = (gname, v.offset.const, tuple(v.strides), tuple(v.shape), perm)
-    if key in lw.relayouts:
-        return lw.relayouts[key]
-    glob = next((o for o in lw.g.module_ops if isinstance(o, memref.GlobalOp)
-                 and o.sym_name.data == gname), None)
-    if glob is None:
-        return None
-    dt = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[v.buffer.elem.width.data]
-    data = np.frombuffer(glob.initial_value.data.data, dtype=dt)
-    pos = np.full(v.shape, v.offset.const, dtype=np.int64)
-    for e, (n_, s) in enumerate(zip(v.shape, v.strides)):
-        if n_ != 1:
-            shape = [1] * len(v.shape)
-            shape[e] = n_
-            pos = pos + (np.arange(n_) * s).reshape(shape)
-    values = data[pos].transpose(perm)
-    buf = lw.g.global_(gname + "_t", values, v.buffer.elem)
-    lw.relayouts[key] = buf
-    return buf
-
-
-def lower_maxpool(lw: Lowering, op: num.MaxPoolOp) -> Val:
-    x = lw.vals[op.input]
-    if not lw.consumed_once(op.input):
-        x = operand(lw, op.input)
-    el = element_of(op.input)
-    _, h, w, _ = shape_of(op.input)
-    kh, kw = minun.ints(op.kernel)
-    sh, sw = minun.ints(op.strides)
-    pt, pb, pl, pr = minun.ints(op.pads)
-    lowest = -math.inf if is_float(el) else fx.int_range(storage(el).width.data)[0]
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        n, ho, wo, c = idx
-
-        def over_i(i: Lin, m: SSAValue):
-            def over_j(j: Lin, m2: SSAValue):
-                hi, wi = ho.scale(sh) + i + (-pt), wo.scale(sw) + j + (-pl)
-                checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
-                return [g.guarded(checks, lambda: [g.max(m2, x.load(g, [n, hi, wi, c]))], m2)]
-
-            return g.loop(kw, [m], over_j)
-
-        return g.loop(kh, [g.const(lowest, storage(el))], over_i)[0]
-
-    return Reduction(fn, [x], shape_of(op.result), el)
+    return skeleton.conv2d(lw, op, fixed_dot(lw, op))
 
 
 def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp,
@@ -475,5 +245,5 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.MatMulOp: lower_matmul,
     num.SparseMatMulOp: lower_sparse_matmul,
     num.Conv2DOp: lower_conv2d,
-    num.MaxPoolOp: lower_maxpool,
+    num.MaxPoolOp: skeleton.maxpool,
 }

@@ -25,6 +25,7 @@ The handlers are chosen by lower-to-loops for ops whose element type is a posit
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +37,11 @@ from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import PositType
 from minun_mlir.lowering.c_runtime import MAX_QUIRE_DEPTH
-from minun_mlir.lowering.loops import functions, linear
+from minun_mlir.lowering.loops import functions, linear, skeleton
 from minun_mlir.lowering.loops.builder import Gen, Lin
 from minun_mlir.lowering.loops.elementwise import elementwise
-from minun_mlir.lowering.loops.values import Const, Reduction, Val, element_of, shape_of, storage
+from minun_mlir.lowering.loops.skeleton import Dot
+from minun_mlir.lowering.loops.values import Const, Val, element_of, shape_of, storage
 from minun_mlir.numerics import posit_repr
 
 if TYPE_CHECKING:
@@ -71,98 +73,65 @@ def _unary(fn: str):
     return lower
 
 
-# how deeply the dot product being built is nested in others (a lazy operand computed
-# inside its consumer's loop); each depth has its own quire in the C
-_depth = [0]
-
-
 def quire_sum(g: Gen, el: PositType, dims: tuple[int, ...],
               term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]],
               quire: bool = True) -> SSAValue:
     """sum of a * b over the terms indexed row-major by `dims`, through the quire of the
     current nesting depth (minun_runtime.h defines as many quires as the deepest uses), or
     with `quire` false from 0, each product and partial sum rounded (no quire)."""
-    if not quire:
-        return rounded_sum(g, el, dims, term)
-    if _depth[0] >= MAX_QUIRE_DEPTH:
+    dot = posit_dot(el, quire)
+    return dot.sum(g, dims, lambda idx: dot.term(g, *term(idx)))
+
+
+@contextlib.contextmanager
+def _nested(g: Gen):
+    """One dot product more deeply nested (a lazy operand computed inside its consumer's
+    loop): its quire is the next depth's (g.quire_depth)."""
+    if g.quire_depth >= MAX_QUIRE_DEPTH:
         raise error(f"posit dot products nested more than {MAX_QUIRE_DEPTH} deep")
-    _depth[0] += 1
+    g.quire_depth += 1
     try:
-        d = _depth[0]
-        g.probe(f"{prefix(el)}_qclear_{d}", [])
-
-        def level(e: int, idx: list[Lin]) -> list:
-            if e == len(dims):
-                a, b = term(idx)
-                g.probe(f"{prefix(el)}_fma_{d}", [a, b])
-                return []
-            return g.loop(dims[e], [], lambda i: level(e + 1, idx + [i]))
-
-        level(0, [])
-        return call(g, el, f"qpop_{d}", [])
+        yield
     finally:
-        _depth[0] -= 1
+        g.quire_depth -= 1
 
 
-def rounded_sum(g: Gen, el: PositType, dims: tuple[int, ...],
-                term: Callable[[list[Lin]], tuple[SSAValue, SSAValue]]) -> SSAValue:
-    """acc = add(acc, mul(a, b)) over the terms in row-major order from acc = 0, as
-    posit.rounded_dot: the partial sum carried through the loops."""
+def posit_dot(el: PositType, quire: bool) -> Dot:
+    """A posit dot product: through the quire of the current nesting depth (clear, one
+    fma per term, round once), or without a quire acc = add(acc, mul(x, w)) from 0 in
+    loop order (posit.rounded_dot). A padded tap adds nothing: 0 * w = 0 exactly."""
+    sw = el.storage_width
+    if not quire:
+        return Dot(
+            term=lambda g, a, b: [call(g, el, "mul", [a, b])],
+            pad=lambda g: [g.iconst(0, sw)],
+            begin=lambda g: [g.iconst(0, sw)],
+            add=lambda g, acc, t: [call(g, el, "add", [acc[0], t[0]])],
+            end=lambda g, acc: acc[0])
 
-    def level(e: int, idx: list[Lin], acc: SSAValue) -> list[SSAValue]:
-        if e == len(dims):
-            a, b = term(idx)
-            return [call(g, el, "add", [acc, call(g, el, "mul", [a, b])])]
-        return g.loop(dims[e], [acc], lambda i, a: level(e + 1, idx + [i], a))
+    def fma(g: Gen, acc: list[SSAValue], t: list[SSAValue]) -> list[SSAValue]:
+        g.probe(f"{prefix(el)}_fma_{g.quire_depth}", t)
+        return []
 
-    return level(0, [], g.iconst(0, el.storage_width))[0]
+    def begin(g: Gen) -> list[SSAValue]:
+        g.probe(f"{prefix(el)}_qclear_{g.quire_depth}", [])
+        return []
+
+    return Dot(term=lambda g, a, b: [a, b], pad=lambda g: [g.iconst(0, sw)] * 2,
+               begin=begin, add=fma,
+               end=lambda g, acc: call(g, el, f"qpop_{g.quire_depth}", []), scope=_nested)
+
+
+def _dot_of(op: num.MatMulOp | num.Conv2DOp) -> Dot:
+    return posit_dot(element_of(op.result), posit_repr.uses_quire(op))
 
 
 def lower_matmul(lw: Lowering, op: num.MatMulOp) -> Val:
-    a, b = linear.operand(lw, op.lhs), linear.operand(lw, op.rhs)
-    el = element_of(op.result)
-    k = shape_of(op.lhs)[1]
-    quire = posit_repr.uses_quire(op)
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        i, j = idx
-        return quire_sum(g, el, (k,), lambda kk: (a.load(g, [i, kk[0]]),
-                                                  b.load(g, [kk[0], j])), quire)
-
-    return Reduction(fn, [a, b], shape_of(op.result), el)
+    return skeleton.matmul(lw, op, _dot_of(op))
 
 
 def lower_conv2d(lw: Lowering, op: num.Conv2DOp) -> Val:
-    rows = lw.row_window(op, lw.vals[op.input])
-    x = linear.operand(lw, op.input) if rows is None else lw.rows_of(op, rows)
-    f = linear.operand(lw, op.filter)
-    el = element_of(op.result)
-    _, h, w, _ = shape_of(op.input)
-    groups, kh, kw, cg, cout = shape_of(op.filter)
-    sh, sw = minun.ints(op.strides)
-    pt, pb, pl, pr = minun.ints(op.pads)
-    dh, dw = minun.ints(op.dilations)
-    zero = lw.g.const(0, storage(el))
-    quire = posit_repr.uses_quire(op)
-
-    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
-        n, ho, wo, oc = idx
-        grp, co = linear.group_and_channel(g, oc, groups, cout)
-
-        def term(t: list[Lin]) -> tuple[SSAValue, SSAValue]:
-            i, j, c = t
-            hi = ho.scale(sh) + i.scale(dh) + (-pt)
-            wi = wo.scale(sw) + j.scale(dw) + (-pl)
-            checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
-            xv = g.guarded(checks, lambda: [x.load(g, [n, hi, wi, grp.scale(cg) + c])], zero)
-            return xv, f.load(g, [grp, i, j, c, co])  # a pad adds 0 * f: nothing
-
-        return quire_sum(g, el, (kh, kw, cg), term, quire)
-
-    pointwise = (kh, kw, cg, cout, sh, sw, pt, pb, pl, pr) == (1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
-    return Reduction(fn, [x, f], shape_of(op.result), el,
-                     linear.windows(x) if isinstance(x, (linear.Rows, linear.Pixel)) else [],
-                     pointwise)
+    return skeleton.conv2d(lw, op, _dot_of(op))
 
 
 def lower_sparse_matmul(lw: Lowering, op: num.SparseMatMulOp) -> Val:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 
@@ -86,27 +87,30 @@ class OverflowCounter:
         count.values += int(np.size(x))
 
 
-_COUNTERS: list[OverflowCounter] = []
+# the counter of the innermost `counting_overflow`, per thread and task (a context
+# variable, not module state: two evaluations in threads never count into each other)
+_COUNTER: ContextVar[OverflowCounter | None] = ContextVar("minun_overflow_counter",
+                                                          default=None)
 
 
 @contextmanager
 def counting_overflow() -> Iterator[OverflowCounter]:
     """Count the values every `narrow` inside wraps or saturates."""
     counter = OverflowCounter()
-    _COUNTERS.append(counter)
+    token = _COUNTER.set(counter)
     try:
         yield counter
     finally:
-        _COUNTERS.pop()
+        _COUNTER.reset(token)
 
 
 @contextmanager
 def attributed_to(op: object) -> Iterator[None]:
     """Count what `narrow` does inside as `op`'s (a no-op when nothing is counting)."""
-    if not _COUNTERS:
+    counter = _COUNTER.get()
+    if counter is None:
         yield
         return
-    counter = _COUNTERS[-1]
     saved, counter.current = counter.current, op
     try:
         yield
@@ -119,8 +123,9 @@ def narrow(x: np.ndarray, bits: int, overflow: str, count: bool = True) -> np.nd
     for a deliberate clamp that loses nothing (tanh's table argument), which is then not
     reported as overflow."""
     lo, hi = int_range(bits)
-    if count and _COUNTERS and _COUNTERS[-1].current is not None and bits < 64:
-        _COUNTERS[-1].record(np.asarray(x), lo, hi)
+    counter = _COUNTER.get() if count else None
+    if counter is not None and counter.current is not None and bits < 64:
+        counter.record(np.asarray(x), lo, hi)
     if overflow == "saturate":
         return np.clip(x, lo, hi)
     if bits >= 64:

@@ -2,7 +2,10 @@
 models do not reach (concat, general reshapes and transposes of computed values, reverse,
 neg, max/min, clip and relu6, normaliseL2, grouped convolution, strided and padded pooling,
 exp at both bitwidths, saturation), compiled for x86 and run on random inputs: the C
-computes the evaluator's integers."""
+computes the evaluator's integers. The convolution and matmul skeleton in every format
+(zero-skew, posit with and without a quire, bfloat16): padded, strided, grouped and
+depthwise convolutions whose window is clipped to the input over the transposed filter,
+and a matmul whose constant operand is stored transposed."""
 
 from __future__ import annotations
 
@@ -123,6 +126,59 @@ func.func @main() -> tensor<5x{fx(8, se.out_scale()[0])}> attributes {{num.round
   func.return %e : tensor<5x{fx(8, se.out_scale()[0])}>
 }}""")(SeeDotExp(8, 4, -40, 0, 2)),
 }
+
+
+def _float_text(x: float) -> str:
+    return repr(float(x))
+
+
+def skeleton_program(el_x: str, el_w: str, el_acc: str, attrs: str = "", store: str = "i8",
+                     hi: int = 100) -> str:
+    """A grouped conv (2 groups, 3x3, stride 2x1, asymmetric padding), a depthwise conv
+    (3x2, padding on every side), the same dilated (2x1: the unclipped path, a test per
+    tap) of its input and a matmul x W with a constant 4x3 W, every result returned (the
+    scores): for one format's element types, the weights
+random stored integers (`store`) in [-hi, hi)."""
+    def w(shape: tuple[int, ...], seed: int) -> str:
+        rng = np.random.default_rng(seed)
+        return str(rng.integers(-hi, hi, size=shape).tolist())
+
+    conv = "strides = array<i64: 2, 1>, pads = array<i64: 1, 2, 0, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64, rounding = #num<rounding nearest>, halvings = 0 : i64"
+    dw = "strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64, rounding = #num<rounding nearest>, halvings = 0 : i64"
+    dil = dw.replace("dilations = array<i64: 1, 1>", "dilations = array<i64: 2, 1>")
+    mm = "rounding = #num<rounding nearest>, halvings = 0 : i64"
+    return f"""
+func.func @main() -> tensor<315x{el_acc}> attributes {{num.rounding = "nearest"{attrs}}} {{
+  %x = num.input "X" : tensor<1x5x5x4x{el_x}>
+  %f = num.param "F" dense<{w((2, 3, 3, 2, 2), 3)}> : tensor<2x3x3x2x2x{store}> -> tensor<2x3x3x2x2x{el_w}>
+  %c = num.conv2d %x, %f {{{conv}}} : (tensor<1x5x5x4x{el_x}>, tensor<2x3x3x2x2x{el_w}>) -> tensor<1x3x4x4x{el_acc}>
+  %g = num.param "G" dense<{w((4, 3, 2, 1, 1), 4)}> : tensor<4x3x2x1x1x{store}> -> tensor<4x3x2x1x1x{el_w}>
+  %d = num.conv2d %x, %g {{{dw}}} : (tensor<1x5x5x4x{el_x}>, tensor<4x3x2x1x1x{el_w}>) -> tensor<1x5x6x4x{el_acc}>
+  %e = num.conv2d %x, %g {{{dil}}} : (tensor<1x5x5x4x{el_x}>, tensor<4x3x2x1x1x{el_w}>) -> tensor<1x3x6x4x{el_acc}>
+  %e1 = minun.reshape %e {{order = array<i64: 0, 1, 2, 3>}} : tensor<1x3x6x4x{el_acc}> -> tensor<72x{el_acc}>
+  %r = minun.reshape %x {{order = array<i64: 0, 1, 2, 3>}} : tensor<1x5x5x4x{el_x}> -> tensor<25x4x{el_x}>
+  %m = num.param "M" dense<{w((4, 3), 5)}> : tensor<4x3x{store}> -> tensor<4x3x{el_w}>
+  %y = num.matmul %r, %m {{{mm}}} : (tensor<25x4x{el_x}>, tensor<4x3x{el_w}>) -> tensor<25x3x{el_acc}>
+  %c1 = minun.reshape %c {{order = array<i64: 0, 1, 2, 3>}} : tensor<1x3x4x4x{el_acc}> -> tensor<48x{el_acc}>
+  %d1 = minun.reshape %d {{order = array<i64: 0, 1, 2, 3>}} : tensor<1x5x6x4x{el_acc}> -> tensor<120x{el_acc}>
+  %y1 = minun.reshape %y {{order = array<i64: 0, 1>}} : tensor<25x3x{el_acc}> -> tensor<75x{el_acc}>
+  %a = minun.concat %c1, %d1 {{axis = 0 : i64}} : (tensor<48x{el_acc}>, tensor<120x{el_acc}>) -> tensor<168x{el_acc}>
+  %b = minun.concat %a, %y1 {{axis = 0 : i64}} : (tensor<168x{el_acc}>, tensor<75x{el_acc}>) -> tensor<243x{el_acc}>
+  %o = minun.concat %b, %e1 {{axis = 0 : i64}} : (tensor<243x{el_acc}>, tensor<72x{el_acc}>) -> tensor<315x{el_acc}>
+  func.return %o : tensor<315x{el_acc}>
+}}"""
+
+
+ZS_X, ZS_W = "!num.affine<8, 0.05, -3>", "!num.affine<8, 0.01, 0>"
+P8 = "!num.posit<8, 2>"
+PROGRAMS.update({
+    "skeleton-zero-skew": skeleton_program(
+        ZS_X, ZS_W, f"!num.affine<32, {_float_text(0.05 * 0.01)}, 0>"),
+    "skeleton-posit-quire": skeleton_program(P8, P8, P8),
+    "skeleton-posit-rounded": skeleton_program(P8, P8, P8, ", num.quire = false"),
+    # keys around +-1.0 (0x3f80 = 16256) and below: normal values of both signs
+    "skeleton-bfloat16": skeleton_program("bf16", "bf16", "bf16", store="i16", hi=16400),
+})
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

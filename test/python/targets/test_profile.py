@@ -164,7 +164,7 @@ def test_every_line_of_lenet_is_a_layer_in_every_representation(tmp_path, target
                                                                  representation, bits):
     sd = MODELS / "lenet-digits10" / "model.sd"
     d = sd.parent
-    result = compile_model(sd, Options(target=target, representation=representation,
+    result = compile_model(sd, Options(target=target, repr=representation,
                                        bits=bits), train=d / "train.npy",
                            test=d / "test.npy", out_dir=tmp_path / "c")
     lines, profiled, plain = profile_and_plain(result, target, 1)

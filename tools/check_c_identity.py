@@ -23,6 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 REPRS = {"fixed16": dict(bits=16), "fixed8": dict(bits=8),
          "fixed16-p8": dict(bits=16, param_bits=8),
+         "fixed16-maxscale": dict(bits=16, scales="maxscale"),
+         "fixed16-pc": dict(bits=16, per_channel=True), "fixed8-pc": dict(bits=8, per_channel=True),
+         "posit8-noquire": dict(repr="posit", bits=8, quire=False),
          "zero-skew": dict(repr="zero-skew", bits=8), "posit16": dict(repr="posit", bits=16),
          "posit8": dict(repr="posit", bits=8, es=0),
          "bfloat16": dict(repr="bfloat16", bits=16), "float": dict(repr="float32")}

@@ -81,3 +81,24 @@ def test_the_docs_name_only_flags_that_exist():
                 if flag not in cli:
                     unknown.append(f"{doc.name}:{n}: {flag}")
     assert not unknown, unknown
+
+
+# flags the options fuzzer (minun_mlir/fuzz/options.py) leaves out, and why
+NOT_FUZZED = {
+    "--out": "the fuzzer's cases stop at --print-pipeline, before anything is written",
+    "--print-pipeline": "every case gives it (that is how a case shows what it did)",
+    "--debug": "shows a traceback; changes no rule",
+    "--search": "a search runs the model: the search's rules have their own tests",
+    "--jobs": "with --search only",
+    "--ray": "with --search only",
+    "--weights": "the SeeDot program's weights are beside it",
+}
+
+
+def test_the_options_fuzzer_knows_every_flag():
+    from minun_mlir.fuzz.options import OPTIONS
+
+    cli = cli_flags()
+    assert set(NOT_FUZZED) <= cli
+    assert cli - set(OPTIONS) - set(NOT_FUZZED) == set()
+    assert set(OPTIONS) <= cli

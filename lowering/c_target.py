@@ -14,6 +14,7 @@ from xdsl.utils.target import Target
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_printer import FILES, print_c
+from minun_mlir.lowering.c_runtime import PROFILES
 from minun_mlir.passes.select_target_kernels import select_target_kernels
 
 FILE_OPTION = {"header": "model.h", "source": "model.c", "runtime": "minun_runtime.h"}
@@ -39,6 +40,8 @@ class CTarget(Target):
             raise error(f"-t c prints L4 (cemit) IR, but the module holds "
                              f"'{stray.name}': run the pipeline through lower-to-emitc first, "
                              "e.g. -p lower-to-loops,memory-plan,lower-to-emitc")
+        if self.profile not in PROFILES:
+            raise error(f"unknown C profile '{self.profile}' (known: {', '.join(PROFILES)})")
         if cemit.KERNELS_MARK not in module.attributes:
             module = select_target_kernels(module.clone(), self.profile)
         files = print_c(module, self.profile, self.model)

@@ -488,7 +488,7 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
         walk(module, DspRows(), DspDot(), GuardedLoop(avr=False))
     elif profile == "avr":
         walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
-        walk(module, Mac16())
+        walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match
         walk(module, Mul16Asr32())
     module.attributes[MARK] = StringAttr(profile)
     return module

@@ -10,7 +10,14 @@ method per op and makes no decisions about semantics:
   `cemit.store` (an array element), `cemit.for`, `cemit.if`, `cemit.return`;
 - expressions, one result each: `cemit.literal`, `cemit.ref` (a variable or parameter by
   name), `cemit.load` (an array element, `flash` when read from program memory),
-  `cemit.binary`, `cemit.unary`, `cemit.cast`, `cemit.cond` (`?:`), `cemit.call`.
+  `cemit.binary`, `cemit.unary`, `cemit.cast`, `cemit.cond` (`?:`), `cemit.call`;
+- target kernels, made by select-target-kernels (passes/select_target_kernels.py):
+  `cemit.kernel` / `cemit.kernel_stmt` (a call of a runtime kernel, its name and operand
+  types checked against lowering/c_runtime.py's table), `cemit.addr` (`&array[index]`,
+  a `!cemit.ptr<T>`), `cemit.block` (`{ ... }`), `cemit.target_if` (`#if defined(F)` ...
+  `#else` ... `#endif`: the kernel where the compiler has the feature, the portable loop
+  otherwise), `cemit.array` (a local array) and `cemit.bare` (an expression written
+  without its outer parentheses, as the kernels' C spells their bounds).
 
 Variables and arrays are referred to by name, as in C. Every expression result is used
 exactly once, by the statement or expression right after it in the same block: an
@@ -29,8 +36,10 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     UnitAttr,
 )
@@ -81,6 +90,27 @@ class OpaqueType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr]:
         with parser.in_angle_brackets():
             return (StringAttr(parser.parse_str_literal()),)
+
+
+@irdl_attr_definition
+class PointerType(ParametrizedAttribute, TypeAttribute):
+    """The address of an array element: `!cemit.ptr<i16>` (a kernel's operand)."""
+
+    name = "cemit.ptr"
+    elem: TypeAttribute
+
+    def __init__(self, elem: TypeAttribute):
+        super().__init__(elem)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.elem)
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[TypeAttribute]:
+        with parser.in_angle_brackets():
+            return (parser.parse_type(),)
 
 
 # --------------------------------------------------------------------------------------
@@ -202,6 +232,8 @@ class FuncOp(IRDLOperation):
     params = attr_def(ArrayAttr)
     result = attr_def(TypeAttribute)
     is_static = opt_attr_def(UnitAttr, attr_name="static")
+    comment = opt_attr_def(StringAttr)  # C comment lines written before the function
+    needs = opt_attr_def(ArrayAttr)  # runtime helpers (or "math.h") its verbatim lines use
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 
@@ -452,6 +484,156 @@ class CallOp(ExpressionOp):
     assembly_format = "$callee `(` $args `)` attr-dict `:` functional-type($args, $result)"
 
 
+# --------------------------------------------------------------------------------------
+# Target kernels (select-target-kernels)
+# --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class BlockOp(IRDLOperation):
+    """`{ body }`: a compound statement (the scope of a kernel's local declarations)."""
+
+    name = "cemit.block"
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+    assembly_format = "attr-dict-with-keyword $body"
+
+
+@irdl_op_definition
+class TargetIfOp(IRDLOperation):
+    """`#if defined(feature)` then `#else` other `#endif`: a kernel that needs a compiler
+    feature (`__SSE2__`, `__ARM_FEATURE_DSP`) and the portable statements it replaces."""
+
+    name = "cemit.target_if"
+    feature = attr_def(StringAttr)
+    then = region_def("single_block")
+    other = region_def("single_block")
+    traits = traits_def(NoTerminator())
+    assembly_format = "$feature attr-dict-with-keyword $then `else` $other"
+
+    def verify_(self) -> None:
+        if not self.feature.data.isidentifier():
+            raise VerifyException(f"{self.name}: '{self.feature.data}' is not a macro name")
+
+
+@irdl_op_definition
+class LocalArrayOp(IRDLOperation):
+    """`T name[size];`: an uninitialised local array."""
+
+    name = "cemit.array"
+    var = attr_def(StringAttr)
+    elem = attr_def(TypeAttribute)
+    size = attr_def(IntAttr)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.var.data)
+        printer.print_string(" : ")
+        printer.print_attribute(self.elem)
+        printer.print_string(f"[{self.size.data}]")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LocalArrayOp:
+        var = StringAttr(parser.parse_str_literal())
+        parser.parse_punctuation(":")
+        elem = parser.parse_type()
+        parser.parse_punctuation("[")
+        size = IntAttr(parser.parse_integer())
+        parser.parse_punctuation("]")
+        return cls.create(attributes={"var": var, "elem": elem, "size": size})
+
+    def verify_(self) -> None:
+        if self.size.data <= 0:
+            raise VerifyException(f"{self.name} {self.var.data}: size must be positive")
+
+
+@irdl_op_definition
+class AddrOp(ExpressionOp):
+    """`&array[index]` (the index written without outer parentheses); `flash` when the
+    array lives in program memory."""
+
+    name = "cemit.addr"
+    array = attr_def(StringAttr)
+    index = operand_def()
+    flash = opt_attr_def(UnitAttr)
+    result = result_def(PointerType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$array `[` $index `]` (`flash` $flash^)? attr-dict `:` type($index) `->` type($result)")
+
+
+@irdl_op_definition
+class BareOp(ExpressionOp):
+    """Its operand written without one pair of parentheses enclosing it all (`a + b`
+    rather than `(a + b)`): where the kernels' C has no parentheses to keep. A result type
+    other than the operand's is C's implicit conversion (a declaration's initialiser)."""
+
+    name = "cemit.bare"
+    input = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type($input, $result)"
+
+
+KERNELS_MARK = "cemit.kernels"  # module attribute: the profile select-target-kernels ran for
+
+
+def _is(t: Attribute, spec: str) -> bool:
+    """Whether type t is one of a kernel signature's types ("i8|i16", "ptr16", "int")."""
+    if spec == "int":
+        return isinstance(t, IntegerType | IndexType)
+    if spec.startswith("ptr"):
+        return isinstance(t, PointerType) and _is(t.elem, "i" + spec[3:])
+    return isinstance(t, IntegerType) and f"i{t.width.data}" in spec.split("|")
+
+
+def _verify_kernel(op: IRDLOperation, types: list[Attribute], result: Attribute | None) -> None:
+    from minun_mlir.lowering.c_runtime import kernel_signature
+
+    name = op.callee.data
+    signature = kernel_signature(name)
+    if signature is None:
+        raise VerifyException(f"{op.name}: '{name}' is not a target kernel")
+    params, returns = signature
+    if len(params) != len(types):
+        raise VerifyException(f"{op.name} {name}: {len(types)} operands, the kernel takes "
+                              f"{len(params)}")
+    for k, (want, got) in enumerate(zip(params, types)):
+        if not _is(got, want):
+            raise VerifyException(f"{op.name} {name}: operand {k} has type {got}")
+    if (returns is None) != (result is None) or returns is not None and not _is(result, returns):
+        raise VerifyException(f"{op.name} {name}: result type {result} does not match the "
+                              "kernel's")
+
+
+@irdl_op_definition
+class KernelOp(ExpressionOp):
+    """`callee(args)`: a target kernel of the runtime (lowering/c_runtime.py), its name
+    and operand types checked against the kernel's signature."""
+
+    name = "cemit.kernel"
+    callee = attr_def(StringAttr)
+    args = var_operand_def()
+    result = result_def()
+    assembly_format = "$callee `(` $args `)` attr-dict `:` functional-type($args, $result)"
+
+    def verify_(self) -> None:
+        _verify_kernel(self, [a.type for a in self.args], self.result.type)
+
+
+@irdl_op_definition
+class KernelStmtOp(IRDLOperation):
+    """`callee(args);`: a target kernel that returns nothing (it stores to an array)."""
+
+    name = "cemit.kernel_stmt"
+    callee = attr_def(StringAttr)
+    args = var_operand_def()
+    assembly_format = "$callee `(` $args `)` attr-dict `:` type($args)"
+
+    def verify_(self) -> None:
+        _verify_kernel(self, [a.type for a in self.args], None)
+
+
 def statements(region: Region) -> list[Operation]:
     """The statements of a region in order (expressions are printed through their users)."""
     if not region.blocks:
@@ -463,6 +645,6 @@ Cemit = Dialect(
     "cemit",
     [IncludeOp, VerbatimOp, GlobalOp, ScratchOp, FuncOp, DeclOp, AssignOp, StoreOp, ForOp,
      IfOp, ReturnOp, CallStmtOp, LiteralOp, RefOp, LoadOp, BinaryOp, UnaryOp, CastOp, CondOp,
-     CallOp],
-    [OpaqueType],
+     CallOp, BlockOp, TargetIfOp, LocalArrayOp, AddrOp, BareOp, KernelOp, KernelStmtOp],
+    [OpaqueType, PointerType],
 )

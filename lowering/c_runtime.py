@@ -50,6 +50,12 @@ PROFILES = {
     "cortex-m": Profile("cortex-m", flash=False, cortex_m=True),
 }
 
+# harness target names -> C profile
+PROFILE_OF_TARGET = {"x86": "x86", "avr": "avr", "cortex-m": "cortex-m",
+                     "cortex-m0plus": "cortex-m", "cortex-m3": "cortex-m",
+                     "cortex-m4": "cortex-m", "cortex-m4f": "cortex-m",
+                     "cortex-m4-mps2": "cortex-m"}
+
 
 def shift_right(expr: str, n: int, rounding: str, nonneg: bool = False) -> str:
     """C for x / 2^n rounded per docs/numerics.md (`expr` is a variable: used more than
@@ -1433,3 +1439,45 @@ def runtime_header(profile: Profile, used: Iterable[str]) -> str:
             text += HELPERS[n][1](profile)
     return text + "\n#endif /* MINUN_RUNTIME_H */\n"
 
+
+
+# --------------------------------------------------------------------------------------
+# Target kernels: the signatures cemit.kernel checks (select-target-kernels makes them)
+# --------------------------------------------------------------------------------------
+
+
+# operand and result types: "i32", "i8|i16" (either), "ptr16" (the address of an int16_t
+# element), "int" (any integer or index: counts and strides); None: no result
+_KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "minun_mul16": (("i8|i16", "i8|i16"), "i32"),
+    "minun_mac16": (("i32", "i8|i16", "i8|i16"), "i32"),
+    "minun_dot16_dsp": (("i32", "ptr16", "ptr16", "int"), "i32"),
+    "minun_dot8_dsp": (("i16|i32", "ptr8", "ptr8", "int"), "i32"),
+    "minun_dot16_rows_dsp": (("i32", "ptr16", "int", "ptr16", "int", "int", "int"), "i32"),
+    "minun_dot8_rows_dsp": (("i16|i32", "ptr8", "int", "ptr8", "int", "int", "int"), "i32"),
+    "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),
+    "minun_scatter16": (("ptr32", "ptr8", "ptr16", "i8|i16", "int"), None),
+}
+_AVR_DOT = re.compile(r"minun_dot(16|8)_(fr|rr)(?:_(m?\d+)_(m?\d+))?")
+
+
+def kernel_signature(name: str) -> tuple[tuple[str, ...], str | None] | None:
+    """(operand types, result type or None) of the target kernel `name` (_KERNELS), or None when
+    it is not one. The AVR dot products are named by their strides (minun_dot16_fr_1_m3)
+    and registered as helpers here, so IR read back from text prints."""
+    if name in _KERNELS:
+        return _KERNELS[name]
+    m = re.fullmatch(r"minun_asr32_(\d+)", name)
+    if m and int(m.group(1)) in AVR_ASR32:
+        return ("i32",), "i32"
+    m = _AVR_DOT.fullmatch(name)
+    if m is None or (m.group(1) == "8") != (m.group(3) is None):
+        return None
+    width, flash = int(m.group(1)), m.group(2) == "fr"
+    if width == 8:
+        avr_dot8_helper(flash)
+    else:
+        stride = [int(s.replace("m", "-")) for s in m.group(3, 4)]
+        if avr_dot_helper(flash, *stride) != name:
+            return None
+    return ("i32", f"ptr{width}", f"ptr{width}", "int"), "i32"

@@ -8,8 +8,11 @@ What changes on the way, and why:
   constant `memref.global`s -> `const` arrays flagged `flash` (program memory on AVR).
 - The input: the `x` parameter of `minun_predict`, or, when memory-plan planned it
   (`minun.input_in_scratch`), the buffer marked `minun.input`: the function is then
-  `minun_predict_in_place(out)` and `minun.input_buffer` tells the C printer where the
-  caller writes the input (it prints `minun_input_buffer` and a copying `minun_predict`).
+  `minun_predict_in_place(out)` and `minun.input_buffer` says where the caller writes the
+  input (`minun_input_buffer`, beside a copying `minun_predict`).
+- The C interface beside the model's function (lowering/c_abi.py): `minun_predict_float`
+  (reals quantized as the evaluator encodes them, scores dequantized) and the in-place
+  API, appended as `cemit.func`s.
 - Scalars become expressions. An SSA value used once, in its own block, with no store or
   loop between its definition and its use, is printed inside its user's expression; any
   other value gets a `const` local variable (`cemit.decl`). So the C reads like
@@ -51,6 +54,7 @@ from xdsl.passes import ModulePass
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
+from minun_mlir.lowering.c_abi import abi_functions
 from minun_mlir.modules import locate_after, replace_module_body, require_level
 
 CMPI_BY_NUMBER = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
@@ -151,6 +155,7 @@ class EmitC:
                 "sym_name": StringAttr(name), "size": IntAttr(size),
                 "members": ArrayAttr(members)}))
         ops.append(fn)
+        ops += abi_functions(fn)  # minun_predict_float, the in-place API (c_abi.py)
         return ModuleOp(ops)
 
     def global_(self, op: memref.GlobalOp) -> None:

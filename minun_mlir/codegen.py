@@ -20,14 +20,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_printer import print_c
+from minun_mlir.lowering.c_runtime import PROFILE_OF_TARGET
 from minun_mlir.outputs import write_files
-from minun_mlir.pipeline import lower_l2
-
-# harness target names -> C profile
-PROFILE_OF_TARGET = {"x86": "x86", "avr": "avr", "cortex-m": "cortex-m",
-                     "cortex-m0plus": "cortex-m", "cortex-m3": "cortex-m",
-                     "cortex-m4": "cortex-m", "cortex-m4f": "cortex-m",
-                     "cortex-m4-mps2": "cortex-m"}
+from minun_mlir.pipeline import lower_l2, run_pipeline
 
 
 def profile_for(target: str) -> str:
@@ -141,11 +136,23 @@ def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None
     """The C files of an L4 module (the pipeline's output), written to out_dir when given
     (all together with the `extra` files, e.g. the memory map, see `write_files`)."""
     check_index_range(l4, target)
-    files = CFiles(print_c(l4, profile_for(target), name))
+    files = CFiles(print_c(select_kernels(l4, target), profile_for(target), name))
     if out_dir is not None:
         write_files({**files, **(extra or {})}, out_dir)
         files.directory = Path(out_dir)
     return files
+
+
+def select_kernels(l4: ModuleOp, target: str) -> ModuleOp:
+    """`l4` after select-target-kernels for `target` (its target kernels as IR, what the C
+    printer spells): a copy, or `l4` itself when its kernels were selected already."""
+    from minun_mlir.passes.select_target_kernels import SelectTargetKernels
+
+    if cemit.KERNELS_MARK in l4.attributes:
+        return l4
+    out = l4.clone()
+    run_pipeline(out, (SelectTargetKernels(target=profile_for(target)),))
+    return out
 
 
 SKETCH = """\

@@ -438,13 +438,15 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                     float_pred, predictions(decode_outputs(l2n, stored_n)[0]))
         result.error = output_error(float_out, outputs[0])
     if out_dir is not None:
-        from minun_mlir.codegen import check_tensor_sizes, write_c
+        from minun_mlir.codegen import check_tensor_sizes, select_kernels, write_c
         from minun_mlir.memory_map import memory_map, render_png
 
         check_tensor_sizes(l2, options.target)
         t0 = time.perf_counter()
         l4 = l2.clone()
         l3 = run_pipeline(l4, passes[to_l2:], keep=("memory-plan",))["memory-plan"]
+        with stage("select-target-kernels"):
+            l4 = select_kernels(l4, options.target)  # the loops the target runs as kernels
         result.l4, result.l3 = l4, l3
         plan = memory_map(l3, options.planner)
         with stage("memory map"):

@@ -29,6 +29,8 @@ PASSES: dict[str, Callable[[], type]] = {
     "lower-to-loops": _attr("minun_mlir.lowering.lower_to_loops", "LowerToLoops"),
     "memory-plan": _attr("minun_mlir.passes.memory_plan", "MemoryPlan"),
     "lower-to-emitc": _attr("minun_mlir.lowering.lower_to_emitc", "LowerToEmitC"),
+    "select-target-kernels": _attr("minun_mlir.passes.select_target_kernels",
+                                   "SelectTargetKernels"),
 }
 
 # file extension -> factory of `frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp`
@@ -38,7 +40,7 @@ FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {
 }
 
 TARGETS: dict[str, Callable[[], type]] = {
-    "c": _attr("minun_mlir.lowering.c_printer", "CTarget"),
+    "c": _attr("minun_mlir.lowering.c_target", "CTarget"),
 }
 
 

@@ -26,11 +26,12 @@ def test_help_lists_our_passes_with_options():
     out = opt("--help").stdout
     assert 'quantize{repr="fixed" bits=16' in out
     assert "lower-composite-ops:" in out
+    assert "select-target-kernels{target=\"x86\"}:" in out
     # every line of the list is a pass spec that minun-opt itself accepts
     specs = [line.split(": ")[0].strip() for line in
              out.split("with their options and defaults:")[1].split("\n\n")[0].splitlines()
              if line.strip()]
-    assert len(specs) == 6
+    assert len(specs) == 7  # with select-target-kernels{target="x86"}
     from minun_mlir.pipeline import parse_pipeline
     assert [p.name for p in parse_pipeline(",".join(specs))] == [s.split("{")[0] for s in specs]
 

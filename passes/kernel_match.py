@@ -1,0 +1,432 @@
+"""Loop and expression recognisers for select-target-kernels (passes/select_target_kernels.py).
+
+Functions of the L4 (`cemit`) IR that return what a kernel needs (the accumulator, the
+loads and their strides) or None; they change nothing. The C printer used to run them
+while printing; the pass now does, and the printer spells what it made.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import SSAValue
+
+from minun_mlir.dialects import cemit
+from minun_mlir.lowering.c_syntax import ctype
+
+
+def narrow16(v: SSAValue) -> SSAValue | None:
+    """e when v is `(int32_t)e` of an 8- or 16-bit signed e (exact as an int16_t)."""
+    op = v.owner
+    if isinstance(op, cemit.CastOp) and ctype(op.result.type) == "int32_t" and \
+            ctype(op.input.type) in ("int16_t", "int8_t"):
+        return op.input
+    return None
+
+
+def product16(v: SSAValue) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when v is `(int32_t)a * (int32_t)b` of 16-bit a and b (never overflows)."""
+    op = v.owner
+    if isinstance(op, cemit.BinaryOp) and op.op.data == "*" and \
+            ctype(op.result.type) == "int32_t":
+        a, b = narrow16(op.lhs), narrow16(op.rhs)
+        if a is not None and b is not None:
+            return a, b
+    return None
+
+
+def shift_count(op: cemit.BinaryOp) -> int | None:
+    rhs = op.rhs.owner
+    if op.op.data == ">>" and isinstance(rhs, cemit.LiteralOp) and \
+            isinstance(rhs.value, IntegerAttr):
+        return rhs.value.value.data
+    return None
+
+
+def uncast(v: SSAValue, spelling: str) -> SSAValue | None:
+    op = v.owner
+    if isinstance(op, cemit.CastOp) and ctype(op.result.type) == spelling:
+        return op.input
+    return None
+
+
+def mac_operands(op: cemit.AssignOp) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when the statement is `acc = acc + (int32_t)a * (int32_t)b` on an int32_t
+    acc, exact (nsw) or modular (`(int32_t)((uint32_t)acc + (uint32_t)(...))`)."""
+    def is_acc(v: SSAValue) -> bool:
+        return isinstance(v.owner, cemit.RefOp) and v.owner.var.data == op.var.data
+
+    return accumulation(op.value, is_acc)
+
+
+def accumulation(value: SSAValue, is_acc) -> tuple[SSAValue, SSAValue] | None:
+    """(a, b) when value is `acc + (int32_t)a * (int32_t)b` of int32_t, exact or modular,
+    with is_acc(acc)."""
+    wrapped = uncast(value, "int32_t")
+    modular = wrapped is not None
+    if modular:
+        value = wrapped
+    add = value.owner
+    if not (isinstance(add, cemit.BinaryOp) and add.op.data == "+" and
+            ctype(add.result.type) == ("uint32_t" if modular else "int32_t")):
+        return None
+    lhs, rhs = add.lhs, add.rhs
+    if modular:
+        lhs, rhs = uncast(lhs, "uint32_t"), uncast(rhs, "uint32_t")
+        if lhs is None or rhs is None:
+            return None
+    for acc, prod in ((lhs, rhs), (rhs, lhs)):
+        if ctype(acc.type) == "int32_t" and is_acc(acc):
+            factors = product16(prod)
+            if factors is not None:
+                return factors
+    return None
+
+
+def is_zero(v: SSAValue) -> bool:
+    lit = v.owner
+    return isinstance(lit, cemit.LiteralOp) and isinstance(lit.value, IntegerAttr) and \
+        lit.value.value.data == 0
+
+
+def literal_int(v: SSAValue) -> int | None:
+    op = v.owner
+    while isinstance(op, cemit.CastOp):
+        op = op.input.owner
+    if isinstance(op, cemit.LiteralOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def interval(v: SSAValue, known: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
+    """The least and greatest value of an integer expression over the variables' ranges
+    in `known` (None for anything else: a load, an unknown variable, a division)."""
+    op = v.owner
+    c = literal_int(v)
+    if c is not None:
+        return c, c
+    if isinstance(op, cemit.CastOp):
+        return interval(op.input, known)
+    if isinstance(op, cemit.RefOp):
+        return known.get(op.var.data)
+    if isinstance(op, cemit.BinaryOp) and op.op.data in "+-*":
+        a, b = interval(op.lhs, known), interval(op.rhs, known)
+        if a is None or b is None:
+            return None
+        if op.op.data == "+":
+            return a[0] + b[0], a[1] + b[1]
+        if op.op.data == "-":
+            return a[0] - b[1], a[1] - b[0]
+        products = [x * y for x in a for y in b]
+        return min(products), max(products)
+    return None
+
+
+_CTYPE_BYTES = {"int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4,
+                "uint32_t": 4, "int64_t": 8, "float": 4}
+
+
+def memory(array: str) -> str:
+    """The object an array name lives in: the scratch union's members share one."""
+    return array.split(".")[0]
+
+
+def byte_range(array: str, index: SSAValue, known: dict[str, tuple[int, int]], element: str
+           ) -> tuple[int, int] | None:
+    """The byte range of `array[index]` over the variables' ranges (None: unknown)."""
+    span = interval(index, known)
+    size = _CTYPE_BYTES.get(element)
+    if span is None or size is None:
+        return None
+    return span[0] * size, span[1] * size + size - 1
+
+
+def mentions(v: SSAValue, var: str) -> bool:
+    op = v.owner
+    if isinstance(op, cemit.RefOp):
+        return op.var.data == var
+    return isinstance(op, cemit.ExpressionOp) and any(mentions(o, var) for o in op.operands)
+
+
+def coefficient(v: SSAValue, var: str) -> int | None:
+    """k when the index expression v is e + k * var with e free of var, else None."""
+    op = v.owner
+    if not mentions(v, var):
+        return 0
+    if isinstance(op, cemit.RefOp):
+        return 1
+    if isinstance(op, cemit.BinaryOp) and op.op.data in "+-":
+        a, b = coefficient(op.lhs, var), coefficient(op.rhs, var)
+        if a is None or b is None:
+            return None
+        return a + b if op.op.data == "+" else a - b
+    if isinstance(op, cemit.BinaryOp) and op.op.data == "*":
+        for k, e in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            lit = k.owner
+            if isinstance(lit, cemit.LiteralOp) and isinstance(lit.value, IntegerAttr):
+                c = coefficient(e, var)
+                return None if c is None else lit.value.value.data * c
+    return None
+
+
+def strided16(v: SSAValue, var: str) -> tuple[cemit.LoadOp, int] | None:
+    """(load, k) when v loads an int16_t array at e + k * var (e free of var)."""
+    load = v.owner
+    if not (isinstance(load, cemit.LoadOp) and ctype(load.result.type) == "int16_t"):
+        return None
+    k = coefficient(load.index, var)
+    return None if k is None else (load, k)
+
+
+def dot_loop(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[tuple[cemit.LoadOp, int]]] | None:
+    """A loop whose body is one `acc = acc + (int32_t)a[...] * (int32_t)b[...]` over
+    int16_t arrays indexed affinely in the loop variable: the statement, the two loads
+    and their strides."""
+    body = cemit.statements(op.body)
+    if len(body) != 1 or not isinstance(body[0], cemit.AssignOp):
+        return None
+    stmt, v = body[0], op.var.data
+    factors = mac_operands(stmt)
+    if factors is None or stmt.var.data == v:
+        return None
+    loads = [strided16(f, v) for f in factors]
+    if any(x is None for x in loads):
+        return None
+    return stmt, loads  # type: ignore[return-value]
+
+
+def dsp_dot(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], str] | None:
+    """(statement, loads, kernel) when the loop's body is one `acc = acc + a[e + i] *
+    b[f + i]` (stride 1): int16_t arrays with an int32_t sum (exact or modular), or
+    int8_t arrays whose exact product is added to an int32_t or int16_t sum modulo its
+    width."""
+    dot = dot_loop(op)
+    if dot is not None:
+        if all(k == 1 for _, k in dot[1]):
+            return dot[0], [load for load, _ in dot[1]], "minun_dot16_dsp"
+        return None
+    body = cemit.statements(op.body)
+    if len(body) != 1 or not isinstance(body[0], cemit.AssignOp):
+        return None
+    stmt, v = body[0], op.var.data
+    acc_t = ctype(stmt.value.type)
+    if stmt.var.data == v or acc_t not in ("int32_t", "int16_t"):
+        return None
+    add = uncast(stmt.value, acc_t)
+    if add is None or not (isinstance(add.owner, cemit.BinaryOp) and add.owner.op.data == "+"):
+        return None
+    wide = ctype(add.type)
+    if wide not in ("unsigned", "uint32_t"):
+        return None
+    terms = [uncast(t, wide) for t in (add.owner.lhs, add.owner.rhs)]
+    if any(t is None for t in terms):
+        return None
+    for acc, prod in (terms, terms[::-1]):
+        if not (isinstance(acc.owner, cemit.RefOp) and acc.owner.var.data == stmt.var.data):
+            continue
+        mul = prod.owner
+        if not (isinstance(mul, cemit.BinaryOp) and mul.op.data == "*" and
+                ctype(mul.result.type) in ("int16_t", "int32_t", "int")):
+            return None
+        loads = []
+        for f in (mul.lhs, mul.rhs):
+            while isinstance(f.owner, cemit.CastOp) and \
+                    ctype(f.type) in ("int16_t", "int32_t", "int"):
+                f = f.owner.input
+            load = f.owner
+            if not (isinstance(load, cemit.LoadOp) and ctype(load.result.type) == "int8_t"
+                    and coefficient(load.index, v) == 1):
+                return None
+            loads.append(load)
+        return stmt, loads, "minun_dot8_dsp"
+    return None
+
+
+def guarded_dot(op: cemit.ForOp):
+    """A dot product whose every product is guarded by one condition that does not
+    change in the loop (a convolution's padding test on the channel loop):
+    `{ const int v = ...; int32_t r = 0; if (c) { r = a[..] * b[..]; } else { r = 0; }
+    acc = acc + r; }`: (invariant declarations, the if, r's declaration, the product, the
+    accumulation, the int16_t loads with their strides or None), or None. When c is false
+    every product is 0 and acc is unchanged, so the test can be made once, before the
+    loop."""
+    body = cemit.statements(op.body)
+    v = op.var.data
+    if len(body) < 3 or not isinstance(body[-1], cemit.AssignOp) or \
+            not isinstance(body[-2], cemit.IfOp) or not isinstance(body[-3], cemit.DeclOp):
+        return None
+    decls, r_decl, guard, acc_stmt = body[:-3], body[-3], body[-2], body[-1]
+    if not all(isinstance(d, cemit.DeclOp) and d.is_const is not None and
+               not mentions(d.init, v) for d in decls):
+        return None
+    r = r_decl.var.data
+    if not is_zero(r_decl.init) or mentions(guard.cond, v) or r == v:
+        return None
+    then, other = cemit.statements(guard.then), cemit.statements(guard.other)
+    if len(then) != 1 or not isinstance(then[0], cemit.AssignOp) or \
+            then[0].var.data != r or len(other) > 1:
+        return None
+    if other and not (isinstance(other[0], cemit.AssignOp) and other[0].var.data == r
+                      and is_zero(other[0].value)):
+        return None
+    product = then[0].value
+    acc = acc_stmt.var.data
+    if acc in (r, v):
+        return None
+    wrapped = uncast(acc_stmt.value, ctype(acc_stmt.value.type))
+    add = (wrapped or acc_stmt.value).owner
+    if not isinstance(add, cemit.BinaryOp) or add.op.data != "+":
+        return None
+    operands = [uncast(x, ctype(add.result.type)) if wrapped is not None else x
+                for x in (add.lhs, add.rhs)]
+    refs = [x.owner.var.data for x in operands
+            if x is not None and isinstance(x.owner, cemit.RefOp)]
+    if sorted(refs) != sorted([acc, r]):
+        return None
+    factors = product16(product)
+    loads = None if factors is None or ctype(acc_stmt.value.type) != "int32_t" else \
+        [strided16(f, v) for f in factors]
+    if loads is not None and any(x is None for x in loads):
+        loads = None
+    return decls, guard, r_decl, product, acc_stmt, loads
+
+
+def scatter(op: cemit.ForOp, spell):
+    """A column of a sparse matrix (compressed) times one input, as lower-to-loops writes
+    it: `{ const int r = rows[e + i]; y[r + f] = y[r + f] + vals[g + i] * xv; }` with rows
+    (int8_t) and vals (int16_t) in program memory, y int32_t: (the store, the rows load,
+    the vals load, xv, f or None), or None. `spell` writes an expression as C (the
+    accumulator is the element the store writes when both indices read the same)."""
+    body = cemit.statements(op.body)
+    if len(body) != 2 or not isinstance(body[0], cemit.DeclOp) or \
+            not isinstance(body[1], cemit.StoreOp):
+        return None
+    decl, store = body
+    v, r = op.var.data, decl.var.data
+    rows = decl.init
+    while isinstance(rows.owner, cemit.CastOp) and \
+            ctype(rows.type) in ("int", "int16_t", "int32_t"):
+        rows = rows.owner.input
+    load = rows.owner
+    if not (isinstance(load, cemit.LoadOp) and load.flash is not None and
+            ctype(load.result.type) == "int8_t" and coefficient(load.index, v) == 1):
+        return None
+    if ctype(store.value.type) != "int32_t" or coefficient(store.index, r) != 1 or \
+            mentions(store.index, v):
+        return None
+    y_index = spell(store.index)
+
+    def is_acc(x: SSAValue) -> bool:
+        acc = x.owner
+        return isinstance(acc, cemit.LoadOp) and acc.array.data == store.array.data \
+            and spell(acc.index) == y_index
+
+    factors = accumulation(store.value, is_acc)
+    if factors is None:
+        return None
+    vals = [f for f in factors if strided16(f, v) is not None and
+            f.owner.flash is not None and strided16(f, v)[1] == 1]
+    if not vals:
+        return None
+    xv = factors[1] if factors[0] is vals[0] else factors[0]
+    if mentions(xv, v) or mentions(xv, r) or ctype(xv.type) not in ("int16_t", "int8_t"):
+        return None
+    index = store.index.owner
+    free = None
+    if isinstance(index, cemit.BinaryOp):
+        free = index.rhs if mentions(index.lhs, r) else index.lhs
+    return store, load, vals[0].owner, xv, free
+
+
+def dot_rows(op: cemit.ForOp):
+    """A loop over the rows of a convolution's window whose body is one SMLAD dot product
+    (dsp_dot) over a count and start that do not depend on the row, each array advancing
+    by a constant stride per row: `{ acc2 = acc; [invariant declarations] for (j...)
+    acc2 = acc2 + a[e + k*ky + j] * b[f + l*ky + j]; acc = acc2; }`: (the first
+    declaration, the invariant declarations, the inner loop, its statement, the loads,
+    the row kernel's name, the strides), or None."""
+    body = cemit.statements(op.body)
+    if len(body) < 3:
+        return None
+    first, decls, inner, last = body[0], body[1:-2], body[-2], body[-1]
+    ky = op.var.data
+    if not (isinstance(first, cemit.DeclOp) and first.is_const is None and
+            isinstance(first.init.owner, cemit.RefOp) and isinstance(inner, cemit.ForOp)
+            and isinstance(last, cemit.AssignOp) and
+            isinstance(last.value.owner, cemit.RefOp)):
+        return None
+    outer, acc = first.init.owner.var.data, first.var.data
+    if last.var.data != outer or last.value.owner.var.data != acc:
+        return None
+    if not all(isinstance(d, cemit.DeclOp) and d.is_const is not None and
+               not mentions(d.init, ky) for d in decls):
+        return None
+    found = dsp_dot(inner)
+    if found is None or found[0].var.data != acc or mentions(inner.lower, ky) or \
+            mentions(inner.upper, ky):
+        return None
+    stmt, loads, name = found
+    strides = [coefficient(load.index, ky) for load in loads]
+    if any(k is None for k in strides):
+        return None
+    return first, decls, inner, stmt, loads, name.replace("_dsp", "_rows_dsp"), strides
+
+
+def split_rows(op: cemit.ForOp):
+    """x86: a loop over rows whose body computes dot products (`acc = 0;` then a stride-1
+    dot loop into acc) and then uses them (rescales, stores): (lo, hi, [(the declaration,
+    the dot loop)], the other statements) when it can run as two loops (every row's dot
+    products into local arrays, then the rest, which the compiler can vectorise across
+    rows), or None. Only with constant bounds, a flat body (declarations, stores,
+    assignments), dot loops that read no variable the rest declares or assigns, and no
+    element a dot product reads stored by the rest (interval test on the affine
+    indices), so every value is the same."""
+    bounds = literal_int(op.lower), literal_int(op.upper)
+    if None in bounds or not 2 <= bounds[1] - bounds[0] <= 4096:
+        return None
+    lo, hi = bounds
+    v = op.var.data
+    body = cemit.statements(op.body)
+    pairs, rest = [], []
+    k = 0
+    while k < len(body):
+        s = body[k]
+        nxt = body[k + 1] if k + 1 < len(body) else None
+        if (isinstance(s, cemit.DeclOp) and s.is_const is None
+                and literal_int(s.init) == 0 and isinstance(nxt, cemit.ForOp)):
+            dot = dot_loop(nxt)
+            if dot is not None and dot[0].var.data == s.var.data and \
+                    all(stride == 1 for _, stride in dot[1]):
+                pairs.append((s, nxt, dot[1]))
+                k += 2
+                continue
+        if not isinstance(s, (cemit.DeclOp, cemit.StoreOp, cemit.AssignOp)):
+            return None
+        rest.append(s)
+        k += 1
+    if not pairs:
+        return None
+    accs = {d.var.data for d, _, _ in pairs}
+    local = {s.var.data for s in rest if isinstance(s, (cemit.DeclOp, cemit.AssignOp))}
+    if accs & {s.var.data for s in rest if isinstance(s, cemit.AssignOp)}:
+        return None
+    known = {v: (lo, hi - 1)}
+    reads = []
+    for _, loop, loads in pairs:
+        if any(mentions(x, name) for name in local
+               for x in (loop.lower, loop.upper, *(ld.index for ld, _ in loads))):
+            return None
+        first, last = interval(loop.lower, known), interval(loop.upper, known)
+        inner = {**known, loop.var.data: (first[0], last[1] - 1)} \
+            if first is not None and last is not None else known
+        reads += [(ld.array.data, ld.index, inner, ctype(ld.result.type))
+                  for ld, _ in loads]
+    writes = [(st.array.data, st.index, known, ctype(st.value.type))
+              for st in rest if isinstance(st, cemit.StoreOp)]
+    for wa, wi, wk, wt in writes:
+        for ra, ri, rk, rt in reads:
+            if memory(wa) != memory(ra):
+                continue
+            w, r = byte_range(wa, wi, wk, wt), byte_range(ra, ri, rk, rt)
+            if w is None or r is None or not (w[1] < r[0] or r[1] < w[0]):
+                return None
+    return lo, hi, [(d, loop) for d, loop, _ in pairs], rest

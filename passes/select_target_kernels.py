@@ -1,0 +1,506 @@
+"""`select-target-kernels{target=x86|avr|cortex-m4|...}`: loops of the L4 (`cemit`) IR
+that a target runs faster as a kernel of the runtime become that kernel, in the IR.
+
+- x86: a row loop of stride-1 int16 dot products splits into a loop of dot products into
+  local arrays and a loop of the rest (vectorisable across rows); each int16 dot loop
+  becomes `minun_dot16_sse2` under `#if defined(__SSE2__)`, the loop kept for `#else`.
+- Cortex-M: stride-1 int16/int8 dot loops become `minun_dot{16,8}_dsp` (SMLAD), the rows of
+  a convolution window `minun_dot{16,8}_rows_dsp`, both under `__ARM_FEATURE_DSP` with the
+  loop kept for `#else` (whose loops stay portable); a dot loop whose products are all
+  guarded by one loop-invariant test (convolution padding) gets the test hoisted.
+- AVR: strided int16 and stride-1 int8 dot loops become the asm `minun_dot16_*` /
+  `minun_dot8_*`, a sparse column `minun_scatter16`, guarded dot loops are hoisted (and
+  then asm), and what remains of `acc + (int32_t)a * (int32_t)b`, 16x16->32 products and
+  32-bit shifts become `minun_mac16`, `minun_mul16` and `minun_asr32_n`.
+
+The recognisers are passes/kernel_match.py; the kernels' C is lowering/c_runtime.py; the
+printer spells the ops (`cemit.kernel`, `cemit.target_if`, ...). The module is marked with
+the target (`cemit.kernels`), so the printer knows the loops were selected for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from minun_mlir.diagnostics import error
+from minun_mlir.dialects import cemit
+from minun_mlir.lowering.c_printer import spell
+from minun_mlir.lowering.c_runtime import (
+    AVR_ASR32,
+    PROFILE_OF_TARGET,
+    avr_dot8_helper,
+    avr_dot_helper,
+)
+from minun_mlir.passes import kernel_match as km
+
+MARK = cemit.KERNELS_MARK  # module attribute: the profile the kernels were selected for
+
+
+def profile_of(target: str) -> str:
+    """The C profile of a target (a profile name or a harness target name)."""
+    if target not in PROFILE_OF_TARGET:
+        raise error(f"select-target-kernels: unknown target '{target}' (known: "
+                    f"{', '.join(PROFILE_OF_TARGET)})")
+    return PROFILE_OF_TARGET[target]
+
+
+# -- building IR ------------------------------------------------------------------------
+
+
+def tree(op: Operation) -> list[Operation]:
+    """The expression ops `op` reads (transitively), in an order that defines before use."""
+    out: list[Operation] = []
+    for v in op.operands:
+        if isinstance(v.owner, cemit.ExpressionOp):
+            out += tree(v.owner) + [v.owner]
+    return out
+
+
+def move(stmt: Operation, block: Block) -> None:
+    """Move a statement with its expressions to the end of `block` (the walk still visits
+    what it held)."""
+    for o in tree(stmt) + [stmt]:
+        o.detach()
+        block.add_op(o)
+
+
+def clone(v: SSAValue, block: Block) -> SSAValue:
+    """A copy of the expression tree of `v` at the end of `block`."""
+    op = v.owner
+    if not isinstance(op, cemit.ExpressionOp):
+        raise error(f"select-target-kernels: {op.name} is not an expression")
+    operands = [clone(x, block) for x in op.operands]
+    new = op.clone(value_mapper=dict(zip(op.operands, operands)))
+    block.add_op(new)
+    return new.results[0]
+
+
+def add(block: Block, op: Operation) -> SSAValue:
+    block.add_op(op)
+    return op.results[0]
+
+
+def ref(block: Block, var: str, ty: Attribute) -> SSAValue:
+    return add(block, cemit.RefOp.create(attributes={"var": StringAttr(var)},
+                                         result_types=[ty]))
+
+
+def lit(block: Block, value: int) -> SSAValue:
+    return add(block, cemit.LiteralOp(IntegerAttr(value, IndexType())))
+
+
+def bare(block: Block, v: SSAValue, ty: Attribute | None = None) -> SSAValue:
+    return add(block, cemit.BareOp.create(operands=[v], result_types=[ty or v.type]))
+
+
+def binary(block: Block, op: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    return add(block, cemit.BinaryOp.create(operands=[a, b], result_types=[a.type],
+                                            attributes={"op": StringAttr(op)}))
+
+
+def addr(block: Block, load: cemit.LoadOp | None, array: str, index: SSAValue,
+         elem: Attribute) -> SSAValue:
+    attrs: dict[str, Attribute] = {"array": StringAttr(array)}
+    if load is not None and load.flash is not None:
+        attrs["flash"] = UnitAttr()
+    return add(block, cemit.AddrOp.create(operands=[index], attributes=attrs,
+                                          result_types=[cemit.PointerType(elem)]))
+
+
+def load_addr(block: Block, load: cemit.LoadOp) -> SSAValue:
+    return addr(block, load, load.array.data, clone(load.index, block), load.result.type)
+
+
+def kernel(block: Block, name: str, args: list[SSAValue], ty: Attribute) -> SSAValue:
+    return add(block, cemit.KernelOp.create(operands=args, result_types=[ty],
+                                            attributes={"callee": StringAttr(name)}))
+
+
+def decl(block: Block, var: str, init: SSAValue, const: bool = True) -> None:
+    attrs: dict[str, Attribute] = {"var": StringAttr(var)}
+    if const:
+        attrs["const"] = UnitAttr()
+    block.add_op(cemit.DeclOp.create(operands=[init], attributes=attrs))
+
+
+def assign(block: Block, var: str, value: SSAValue) -> None:
+    block.add_op(cemit.AssignOp.create(operands=[value], attributes={"var": StringAttr(var)}))
+
+
+def start(block: Block, loop: cemit.ForOp) -> None:
+    """`const int v = lower;`: the loop variable at its first value (index expressions)."""
+    decl(block, loop.var.data, bare(block, clone(loop.lower, block)))
+
+
+def count(block: Block, loop: cemit.ForOp, bare_upper: bool = False) -> SSAValue:
+    """`upper - v`: the loop's trip count, with v at its first value."""
+    upper = clone(loop.upper, block)
+    if bare_upper:
+        upper = bare(block, upper)
+    return binary(block, "-", upper, ref(block, loop.var.data, loop.lower.type))
+
+
+def for_(block: Block, var: str, lower: SSAValue, upper: SSAValue) -> Block:
+    body = Block()
+    block.add_op(cemit.ForOp.create(operands=[lower, upper], attributes={"var": StringAttr(var)},
+                                    regions=[Region(body)]))
+    return body
+
+
+def dot_call(block: Block, loop: cemit.ForOp, stmt: cemit.AssignOp, name: str,
+             loads: list[cemit.LoadOp], cast: bool = False, bare_upper: bool = False) -> None:
+    """`acc = [(T)]name(acc, &a[..], &b[..], upper - v);` (sse2 takes acc last)."""
+    acc, ty = stmt.var.data, stmt.value.type
+    acc_ref = ref(block, acc, ty)
+    ptrs = [load_addr(block, ld) for ld in loads]
+    n = count(block, loop, bare_upper)
+    args = [*ptrs, n, acc_ref] if name == "minun_dot16_sse2" else [acc_ref, *ptrs, n]
+    value = kernel(block, name, args, i32)
+    if cast and km.ctype(ty) != "int32_t":
+        value = add(block, cemit.CastOp.create(operands=[value], result_types=[ty]))
+    assign(block, acc, value)
+
+
+def block_op(body: Block) -> cemit.BlockOp:
+    return cemit.BlockOp.create(regions=[Region(body)])
+
+
+def replace_loop(rewriter: PatternRewriter, loop: cemit.ForOp, new: Operation,
+                 keep: Block | None = None) -> None:
+    """Put `new` where `loop` was; the loop goes to `keep` (a #else branch, still walked)
+    or is erased with its bound expressions."""
+    rewriter.insert(new, InsertPoint.before(loop))
+    new.location = loop.location  # a per-layer profile names the statement by it
+    if keep is not None:
+        move(loop, keep)
+        return
+    exprs = tree(loop)
+    rewriter.erase(loop)
+    for o in reversed(exprs):
+        rewriter.erase(o)
+
+
+def portable(op: Operation) -> bool:
+    """Inside the #else branch of a kernel: the loops there stay as they are."""
+    while (parent := op.parent_op()) is not None:
+        if isinstance(parent, cemit.TargetIfOp) and op.parent_region() is parent.other:
+            return True
+        op = parent
+    return False
+
+
+def target_if(feature: str, then: Block) -> tuple[cemit.TargetIfOp, Block]:
+    other = Block()
+    return cemit.TargetIfOp.create(attributes={"feature": StringAttr(feature)},
+                                   regions=[Region(then), Region(other)]), other
+
+
+# -- loop patterns ----------------------------------------------------------------------
+
+
+class AvrDot(RewritePattern):
+    """AVR: `acc = acc + (int32_t)a[e + k*i] * (int32_t)b[f + l*i]` over int16_t arrays
+    (at most one in program memory) -> minun_dot16_{fr,rr}_k_l; the same over int8_t with
+    stride 1 and a modular int32_t sum -> minun_dot8_{fr,rr}."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        dot = km.dot_loop(op)
+        if dot is not None:
+            stmt, strided = dot
+            if strided[0][0].flash is None and strided[1][0].flash is not None:
+                strided = strided[::-1]
+            if strided[1][0].flash is not None:
+                return
+            (la, ka), (lb, kb) = strided
+            name = avr_dot_helper(la.flash is not None, ka, kb)
+        else:
+            dot8 = km.dsp_dot(op)
+            if dot8 is None or dot8[2] != "minun_dot8_dsp" or \
+                    km.ctype(dot8[0].value.type) != "int32_t":
+                return
+            stmt, (la, lb), _ = dot8
+            if la.flash is None and lb.flash is not None:
+                la, lb = lb, la
+            if lb.flash is not None:
+                return
+            name = avr_dot8_helper(la.flash is not None)
+        body = Block()
+        start(body, op)
+        dot_call(body, op, stmt, name, [la, lb])
+        replace_loop(rewriter, op, block_op(body))
+
+
+class AvrScatter(RewritePattern):
+    """AVR: a sparse column times one input (kernel_match.scatter) -> minun_scatter16."""
+
+    def __init__(self, spell):
+        self.spell = spell
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        found = km.scatter(op, self.spell)
+        if found is None:
+            return
+        store, rows, vals, xv, free = found
+        body = Block()
+        start(body, op)
+        y = addr(body, None, store.array.data,
+                 lit(body, 0) if free is None else clone(free, body), store.value.type)
+        args = [y, load_addr(body, rows), load_addr(body, vals), clone(xv, body),
+                count(body, op)]
+        body.add_op(cemit.KernelStmtOp.create(
+            operands=args, attributes={"callee": StringAttr("minun_scatter16")}))
+        replace_loop(rewriter, op, block_op(body))
+
+
+class GuardedLoop(RewritePattern):
+    """A dot loop whose products share one loop-invariant guard (kernel_match.guarded_dot)
+    -> the guard tested once before the loop; on AVR, with int16_t loads (at most one in
+    flash), the loop is then a minun_dot16_* call."""
+
+    def __init__(self, avr: bool):
+        self.avr = avr
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        found = km.guarded_dot(op)
+        if found is None:
+            return
+        decls, guard, r_decl, product, acc_stmt, loads = found
+        if loads is not None and loads[0][0].flash is None and loads[1][0].flash is not None:
+            loads = loads[::-1]
+        asm = self.avr and loads is not None and loads[1][0].flash is None
+        outer = Block()
+        for d in decls:
+            decl(outer, d.var.data, clone(d.init, outer), const=d.is_const is not None)
+        then = Block()
+        if asm:
+            (la, ka), (lb, kb) = loads
+            start(then, op)
+            dot_call(then, op, acc_stmt, avr_dot_helper(la.flash is not None, ka, kb),
+                     [la, lb])
+        else:
+            body = for_(then, op.var.data, bare(then, clone(op.lower, then)),
+                        bare(then, clone(op.upper, then)))
+            decl(body, r_decl.var.data, bare(body, clone(product, body), r_decl.init.type))
+            assign(body, acc_stmt.var.data, bare(body, clone(acc_stmt.value, body)))
+        cond = clone(guard.cond, outer)
+        outer.add_op(cemit.IfOp.create(operands=[cond], regions=[Region(then), Region()]))
+        replace_loop(rewriter, op, block_op(outer))
+
+
+class DspDot(RewritePattern):
+    """Cortex-M: a stride-1 int16 (int32_t sum) or int8 (int32_t or int16_t sum) dot loop
+    -> minun_dot{16,8}_dsp (SMLAD) under __ARM_FEATURE_DSP, the loop for #else."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        found = None if portable(op) else km.dsp_dot(op)
+        if found is None:
+            return
+        stmt, loads, name = found
+        body = Block()
+        start(body, op)
+        dot_call(body, op, stmt, name, loads, cast=True)
+        new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(body)]))
+        replace_loop(rewriter, op, new, keep=other)
+
+
+class DspRows(RewritePattern):
+    """Cortex-M: the rows of a convolution window, each one SMLAD dot product at a
+    constant stride per row (kernel_match.dot_rows) -> minun_dot{16,8}_rows_dsp under
+    __ARM_FEATURE_DSP; the loop for #else, its inner loops portable."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        found = None if portable(op) else km.dot_rows(op)
+        if found is None:
+            return
+        first, decls, inner, stmt, loads, name, strides = found
+        outer_var, ty = first.init.owner.var.data, stmt.value.type
+        body = Block()
+        for d in decls:
+            decl(body, d.var.data, clone(d.init, body))
+        start(body, op)
+        start(body, inner)
+        args = [ref(body, outer_var, first.init.type)]
+        for load, k in zip(loads, strides):
+            args += [load_addr(body, load), lit(body, k)]
+        args += [count(body, inner), count(body, op)]
+        value = kernel(body, name, args, i32)
+        if km.ctype(ty) != "int32_t":
+            value = add(body, cemit.CastOp.create(operands=[value], result_types=[ty]))
+        assign(body, outer_var, value)
+        new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(body)]))
+        replace_loop(rewriter, op, new, keep=other)
+
+
+class Sse2Dot(RewritePattern):
+    """x86: a stride-1 int16 dot loop -> minun_dot16_sse2 (PMADDWD) under __SSE2__, the
+    loop for #else."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        dot = None if portable(op) else km.dot_loop(op)
+        if dot is None or any(k != 1 for _, k in dot[1]):
+            return
+        body = Block()
+        start(body, op)
+        dot_call(body, op, dot[0], "minun_dot16_sse2", [ld for ld, _ in dot[1]],
+                 bare_upper=True)
+        new, other = target_if("__SSE2__", Block([block_op(body)]))
+        replace_loop(rewriter, op, new, keep=other)
+
+
+class SplitRows(RewritePattern):
+    """x86: a row loop of dot products and their uses (kernel_match.split_rows) -> one loop
+    of the dot products into `acc_rows` arrays, then one of the rest."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        found = km.split_rows(op)
+        if found is None:
+            return
+        lo, hi, pairs, rest = found
+        v = op.var.data
+        outer = Block()
+        for d, _ in pairs:
+            outer.add_op(cemit.LocalArrayOp.create(attributes={
+                "var": StringAttr(d.var.data + "_rows"), "elem": d.init.type,
+                "size": IntAttr(hi - lo)}))
+
+        def row(block: Block) -> SSAValue:
+            i = ref(block, v, IndexType())
+            return i if lo == 0 else bare(block, binary(block, "-", i, lit(block, lo)))
+
+        dots = for_(outer, v, lit(outer, lo), lit(outer, hi))
+        for d, loop in pairs:
+            move(d, dots)
+            move(loop, dots)
+            value = ref(dots, d.var.data, d.init.type)
+            dots.add_op(cemit.StoreOp.create(
+                operands=[value, row(dots)], attributes={"array": StringAttr(d.var.data +
+                                                                             "_rows")}))
+        uses = for_(outer, v, lit(outer, lo), lit(outer, hi))
+        for d, _ in pairs:
+            i = row(uses)
+            decl(uses, d.var.data, add(uses, cemit.LoadOp.create(
+                operands=[i], attributes={"array": StringAttr(d.var.data + "_rows")},
+                result_types=[d.init.type])))
+        for s in rest:
+            move(s, uses)
+        replace_loop(rewriter, op, block_op(outer))
+
+
+# -- AVR expressions --------------------------------------------------------------------
+
+
+def erase_tree(rewriter: PatternRewriter, v: SSAValue, keep: tuple[SSAValue, ...]) -> None:
+    """Erase the expression computing `v` (now unused), except the subtrees in `keep`."""
+    if v in keep:
+        return
+    op = v.owner
+    operands = list(op.operands)
+    rewriter.erase(op)
+    for x in operands:
+        erase_tree(rewriter, x, keep)
+
+
+class Mac16(RewritePattern):
+    """AVR: `acc = acc + (int32_t)a * (int32_t)b` -> `acc = minun_mac16(acc, a, b)`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.AssignOp, rewriter: PatternRewriter) -> None:
+        mac = km.mac_operands(op)
+        if mac is None:
+            return
+        old = op.value
+        acc = cemit.RefOp.create(attributes={"var": op.var}, result_types=[old.type])
+        call = cemit.KernelOp.create(operands=[acc.result, *mac], result_types=[old.type],
+                                     attributes={"callee": StringAttr("minun_mac16")})
+        rewriter.insert([acc, call], InsertPoint.before(op))
+        op.operands = [call.result]
+        erase_tree(rewriter, old, mac)
+
+
+class Mul16Asr32(RewritePattern):
+    """AVR: `(int32_t)a * (int32_t)b` of 16-bit a, b -> minun_mul16(a, b); an int32_t
+    `x >> n` (n not a multiple of 8) -> minun_asr32_n(x)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.BinaryOp, rewriter: PatternRewriter) -> None:
+        factors = km.product16(op.result)
+        n = km.shift_count(op)
+        if factors is not None:
+            name, args = "minun_mul16", factors
+        elif km.ctype(op.result.type) == "int32_t" and n in AVR_ASR32:
+            name, args = f"minun_asr32_{n}", (op.lhs,)
+        else:
+            return
+        call = cemit.KernelOp.create(operands=list(args), result_types=[op.result.type],
+                                     attributes={"callee": StringAttr(name)})
+        rewriter.insert(call, InsertPoint.before(op))
+        op.result.replace_all_uses_with(call.result)
+        erase_tree(rewriter, op.result, args)
+
+
+def walk(module: ModuleOp, *patterns: RewritePattern) -> None:
+    """One pre-order walk (outer loops first, as a loop's kernel decides for its body)
+    that does not revisit what the patterns made."""
+    PatternRewriteWalker(GreedyRewritePatternApplier(list(patterns)),
+                         apply_recursively=False).rewrite_module(module)
+
+
+def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
+    """The pass on in-memory IR: `module` rewritten in place for `target` and returned."""
+    profile = profile_of(target)
+    done = module.attributes.get(MARK)
+    if done is not None:
+        if done.data != profile:
+            raise error(f"select-target-kernels: the kernels were selected for "
+                        f"{done.data}, not {profile}")
+        return module
+    if profile == "x86":
+        walk(module, SplitRows(), Sse2Dot())
+    elif profile == "cortex-m":
+        walk(module, DspRows(), DspDot(), GuardedLoop(avr=False))
+    elif profile == "avr":
+        walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
+        walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match
+        walk(module, Mul16Asr32())
+    module.attributes[MARK] = StringAttr(profile)
+    return module
+
+
+@dataclass(frozen=True)
+class SelectTargetKernels(ModulePass):
+    """Replace loops by the target's kernels (SSE2, SMLAD, AVR asm) as cemit ops."""
+
+    name = "select-target-kernels"
+
+    target: str = "x86"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        select_target_kernels(op, self.target)

@@ -22,6 +22,14 @@ from xdsl.ir import Block, Region
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
+from minun_mlir.dialects.num import (
+    AffineType,
+    BFloat16Type,
+    FixedType,
+    PositType,
+    integer_stored,
+    storage_type,
+)
 from minun_mlir.lowering.c_runtime import posit_result
 from minun_mlir.lowering.c_syntax import c_string, ctype, float_literal, int_literal
 from minun_mlir.numerics.fixed import rounding_in
@@ -56,21 +64,25 @@ class Model:
 
 def model_info(fn: cemit.FuncOp) -> Model:
     a = fn.attributes
+    encodings = {side: a.get(f"minun.{side}_encoding") for side in ("input", "output")}
+    for side, el in encodings.items():  # the contract: an encoding is stored as this type
+        stored = a.get(f"minun.{side}_type")
+        if el is not None and stored is not None and \
+                (storage_type(el) if integer_stored(el) else el) != stored:
+            raise error(f"minun_predict: the {side} encoding {el} is not stored as {stored} "
+                        f"(minun.{side}_type)")
 
-    def scale(key: str) -> int | None:
-        v = a.get(key)
-        return v.value.data if isinstance(v, IntegerAttr) else None
+    def scale(side: str) -> int | None:
+        el = encodings[side]
+        return el.frac if isinstance(el, FixedType) else None
 
-    def posit(key: str) -> tuple[int, int] | None:
-        v = a.get(key)
-        return tuple(int(t) for t in v.data.split(",")) if v is not None else None
+    def posit(side: str) -> tuple[int, int] | None:
+        el = encodings[side]
+        return (el.width, el.exponent_bits) if isinstance(el, PositType) else None
 
-    def affine(key: str) -> tuple[float, int] | None:
-        v = a.get(key)
-        if v is None:
-            return None
-        scale, zp = v.data.split(",")
-        return float(scale), int(zp)
+    def affine(side: str) -> tuple[float, int] | None:
+        el = encodings[side]
+        return (el.real_scale, el.zp) if isinstance(el, AffineType) else None
 
     inputs: list[tuple[str, str, int, int, int | None]] = []
     if "minun.input_names" in a:
@@ -85,12 +97,12 @@ def model_info(fn: cemit.FuncOp) -> Model:
             offset += size
     return Model(a["minun.input_size"].data, a["minun.output_size"].data,
                  ctype(a["minun.input_type"]), ctype(a["minun.output_type"]),
-                 scale("minun.input_scale"), scale("minun.output_scale"),
+                 scale("input"), scale("output"),
                  rounding_in(fn),
                  a["minun.input_buffer"].data if "minun.input_buffer" in a else None,
-                 posit("minun.input_posit"), posit("minun.output_posit"),
-                 "minun.input_bf16" in a, affine("minun.input_affine"),
-                 affine("minun.output_affine"), tuple(inputs),
+                 posit("input"), posit("output"),
+                 isinstance(encodings["input"], BFloat16Type), affine("input"),
+                 affine("output"), tuple(inputs),
                  tuple(x.value.data if isinstance(x, IntegerAttr) else x.data
                        for x in a["minun.class_labels"].data)
                  if "minun.class_labels" in a else (),

@@ -71,7 +71,6 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     Float32Type,
     FusedLoc,
-    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -79,7 +78,6 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     TensorType,
-    UnitAttr,
     UnknownLoc,
     i32,
 )
@@ -278,18 +276,12 @@ class Lowering:
             attrs["minun.class_labels"] = fn.attributes["minun.class_labels"]
         if "minun.requantize" in fn.attributes:  # a pre-quantized model: its input rounding
             attrs["minun.requantize"] = fn.attributes["minun.requantize"]
-        for key, el in (("minun.input_scale", x_el), ("minun.output_scale", s_el)):
-            if isinstance(el, FixedType) and (key == "minun.output_scale" or len(inputs) == 1):
-                attrs[key] = IntegerAttr(el.frac, 64)
-        for key, el in (("minun.input_posit", x_el), ("minun.output_posit", s_el)):
-            if isinstance(el, PositType):  # the float wrapper converts patterns
-                attrs[key] = StringAttr(f"{el.width},{el.exponent_bits}")
-        for key, el in (("minun.input_bf16", x_el), ("minun.output_bf16", s_el)):
-            if isinstance(el, BFloat16Type):  # and bfloat16 keys
-                attrs[key] = UnitAttr()
-        for key, el in (("minun.input_affine", x_el), ("minun.output_affine", s_el)):
-            if isinstance(el, AffineType):  # and zero-skew int8: scale and zero point
-                attrs[key] = StringAttr(f"{el.real_scale!r},{el.zp}")
+        # the encoding of the C's input and output (the ABI model.h and the wrappers
+        # spell): their L2 element types, typed and verified as such; several fixed-point
+        # inputs in one buffer have a scale each (minun.input_scales) instead
+        if len(inputs) == 1 or not isinstance(x_el, FixedType):
+            attrs["minun.input_encoding"] = x_el
+        attrs["minun.output_encoding"] = s_el
         if len(inputs) == 1:
             attrs["minun.input_shape"] = StringAttr("x".join(map(str, shape_of(
                 inputs[0].result))))

@@ -5,7 +5,7 @@
 // RUN: minun-opt %s -p lower-to-emitc | filecheck %s
 
 "memref.global"() <{sym_name = "p_W", type = memref<4xi16>, initial_value = dense<[1, -2, 3, -4]> : tensor<4xi16>, sym_visibility = "private", constant}> : () -> ()
-func.func @minun_predict(%x: memref<4xi16>, %out: memref<4xi16>) -> i32 attributes {minun.input_scale = 14 : i64, minun.output_scale = 12 : i64} {
+func.func @minun_predict(%x: memref<4xi16>, %out: memref<4xi16>) -> i32 attributes {minun.input_encoding = !num.fixed<16, 14>, minun.output_encoding = !num.fixed<16, 12>} {
   %w = memref.get_global @p_W : memref<4xi16>
   %buf = memref.alloc() : memref<4xi32>
   %c0 = arith.constant 0 : index

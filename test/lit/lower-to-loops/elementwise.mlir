@@ -15,7 +15,7 @@ func.func @main() -> tensor<4x!num.fixed<16, 12>> attributes {num.rounding = "tr
 // trunc(400 / 4) = 100, trunc(-400 / 4) = -100, 256, trunc(7 / 4) = 1
 // CHECK:      "memref.global"() <{sym_name = "p_B_q16s14", type = memref<4xi16>, initial_value = dense<[100, -100, 256, 1]> : tensor<4xi16>, sym_visibility = "private", constant}>
 // CHECK-NOT:  sym_name = "p_B"
-// CHECK:      func.func @minun_predict(%x: memref<4xi16>, %out: memref<4xi16>) -> i32 attributes {num.rounding = "trunc", minun.input_scale = 14 : i64, minun.output_scale = 12 : i64
+// CHECK:      func.func @minun_predict(%x: memref<4xi16>, %out: memref<4xi16>) -> i32 attributes {num.rounding = "trunc", minun.input_encoding = !num.fixed<16, 14>, minun.output_encoding = !num.fixed<16, 12>
 // CHECK-NOT:  memref.alloc
 // CHECK:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:   %[[X:.*]] = memref.load %x[%[[I]]] : memref<4xi16>

@@ -17,7 +17,7 @@ func.func @main() -> i32 attributes {num.rounding = "nearest"} {
 // CHECK-NEXT: func.func private @minun_p16e2_fma_1(i16, i16) -> ()
 // CHECK-NEXT: func.func private @minun_p16e2_qpop_1() -> i16
 // CHECK-NEXT: func.func private @minun_p16e2_add(i16, i16) -> i16
-// CHECK:      func.func @minun_predict(%x: memref<3xi16>, %out: memref<2xi16>) -> i32 attributes {{{.*}}minun.input_posit = "16,2", minun.output_posit = "16,2"
+// CHECK:      func.func @minun_predict(%x: memref<3xi16>, %out: memref<2xi16>) -> i32 attributes {{{.*}}minun.input_encoding = !num.posit<16, 2>, minun.output_encoding = !num.posit<16, 2>
 // CHECK:      scf.for %[[I:.*]] = {{.*}} {
 // CHECK-NEXT:   func.call @minun_p16e2_qclear_1() : () -> ()
 // CHECK-NEXT:   scf.for

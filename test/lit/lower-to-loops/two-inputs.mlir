@@ -13,9 +13,9 @@ func.func @main() -> tensor<1x4x!num.fixed<32, 20>> attributes {num.rounding = "
   func.return %s : tensor<1x4x!num.fixed<32, 20>>
 }
 // CHECK:      func.func @minun_predict(%x: memref<9xi16>, %out: memref<4xi32>) -> i32
-// CHECK-SAME: minun.output_scale = 20 : i64
+// CHECK-SAME: minun.output_encoding = !num.fixed<32, 20>
 // CHECK-SAME: minun.input_names = "a,b", minun.input_shapes = "1x4,1x5", minun.input_scales = "14,12"
-// CHECK-NOT:  minun.input_scale =
+// CHECK-NOT:  minun.input_encoding =
 // CHECK-DAG:  %[[FOUR:.*]] = arith.constant 4 : index
 // CHECK:        %[[K:.*]] = arith.addi %{{.*}}, %[[FOUR]] overflow<nsw> : index
 // CHECK-NEXT:   memref.load %x[%[[K]]] : memref<9xi16>

@@ -14,7 +14,7 @@
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true planner=naive},lower-to-emitc' -t 'c{profile=x86 file=source}' | filecheck %s --check-prefix=NAIVEC
 // RUN: minun-opt %s -p 'memory-plan{input-in-scratch=true},lower-to-emitc' -t 'c{profile=x86 file=header}' | filecheck %s --check-prefix=H
 
-func.func @minun_predict(%x: memref<8xi8>, %out: memref<8xi16>) -> i32 attributes {minun.input_scale = 4 : i64, minun.output_scale = 8 : i64} {
+func.func @minun_predict(%x: memref<8xi8>, %out: memref<8xi16>) -> i32 attributes {minun.input_encoding = !num.fixed<8, 4>, minun.output_encoding = !num.fixed<16, 8>} {
   %c = memref.alloc() : memref<4xi16>
   %a = memref.alloc() : memref<8xi16>
   %b = memref.alloc() : memref<8xi16>

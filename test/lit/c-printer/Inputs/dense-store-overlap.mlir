@@ -7,7 +7,7 @@ builtin.module {
   cemit.global "p_F_t" : i16[54] const flash = dense<[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, -16, -17, -18, -19, -20, -21, -22, -23, -24, -25, -26, -27]> : tensor<54xi16>
   cemit.global "p_W_t" : i16[36] const flash = dense<[1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 33, 35, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36]> : tensor<36xi16>
   cemit.scratch "minun_scratch"[36] (i16)
-  cemit.func "minun_predict"("const minun_input_t *x", "minun_output_t *out") -> !cemit.opaque<"int"> attributes {minun.input_type = i16, minun.output_type = i16, minun.input_size = #builtin.int<27>, minun.output_size = #builtin.int<2>, num.rounding = "trunc", minun.input_scale = 14 : i64, minun.output_scale = 14 : i64, minun.input_shape = "1x3x3x3", minun.input_name = "X", minun.scratch_bytes = 36 : i64} {
+  cemit.func "minun_predict"("const minun_input_t *x", "minun_output_t *out") -> !cemit.opaque<"int"> attributes {minun.input_type = i16, minun.output_type = i16, minun.input_size = #builtin.int<27>, minun.output_size = #builtin.int<2>, num.rounding = "trunc", minun.input_encoding = !num.fixed<16, 14>, minun.output_encoding = !num.fixed<16, 14>, minun.input_shape = "1x3x3x3", minun.input_name = "X", minun.scratch_bytes = 36 : i64} {
     %0 = cemit.literal 0 : index
     %1 = cemit.literal 3 : index
     cemit.for "i" = %0 to %1 : index, index {

@@ -1,0 +1,161 @@
+"""The TFLite builtin operators, each as the ONNX nodes computing the same reals
+(convert.py says how tensors, layouts and quantization map). A handler gets the converter,
+the operator and its input and output tensor indices (-1: an absent optional input)."""
+
+from __future__ import annotations
+
+import numpy as np
+import tflite
+
+from .convert import Converter
+
+NCHW, NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
+
+
+def _fully_connected(c: Converter, op, ins: list[int], outs: list[int]) -> None:
+    opts = c.options(op, tflite.FullyConnectedOptions)
+    x, w = ins[0], ins[1]
+    n_out, depth = c.shape(w)
+    a = c.value(x)
+    if len(c.shape(x)) != 2 or c.shape(x)[-1] != depth:
+        a = c.node("Reshape", [a, c.const(np.array([-1, depth], np.int64), "shape")])
+    y = c.node("MatMul", [a, c.value(w, layout=(1, 0))])  # OI -> IO
+    if len(ins) > 2 and ins[2] >= 0:
+        y = c.node("Add", [y, c.value(ins[2])])
+    y = c.activation(y, opts.FusedActivationFunction() if opts else 0)
+    if c.shape(outs[0]) != [int(np.prod(c.shape(x))) // depth, n_out]:
+        y = c.node("Reshape", [y, c.const(np.array(c.shape(outs[0]), np.int64), "shape")])
+    c.define(outs[0], y)
+
+
+def _reshape(c: Converter, op, ins, outs) -> None:
+    shape = np.array(c.shape(outs[0]), np.int64)
+    c.define(outs[0], c.node("Reshape", [c.value(ins[0]), c.const(shape, "shape")]))
+
+
+def _squeeze(c: Converter, op, ins, outs) -> None:
+    _reshape(c, op, ins, outs)
+
+
+def _softmax(c: Converter, op, ins, outs) -> None:
+    opts = c.options(op, tflite.SoftmaxOptions)
+    x = c.value(ins[0])
+    beta = opts.Beta() if opts else 1.0
+    if beta != 1.0:
+        x = c.node("Mul", [x, c.const(np.float32(beta), "beta")])
+    c.define(outs[0], c.node("Softmax", [x], axis=-1))
+
+
+def _quantize(c: Converter, op, ins, outs) -> None:
+    c.define(outs[0], c.value(ins[0]))  # the input's reals, quantized as the output
+
+
+def _dequantize(c: Converter, op, ins, outs) -> None:
+    c.names[outs[0]] = c.value(ins[0])  # the same reals, now float
+
+
+def _same_pads(c: Converter, x: list[int], kernel: list[int], strides: list[int],
+               dilations: list[int], padding: int) -> list[int]:
+    """ONNX pads (begins then ends) of TFLite's padding SAME (the extra one at the end)
+    or VALID."""
+    if padding == tflite.Padding.VALID:
+        return [0] * (2 * len(kernel))
+    begins, ends = [], []
+    for n, k, s, d in zip(x, kernel, strides, dilations, strict=True):
+        out = -(-n // s)
+        total = max((out - 1) * s + (k - 1) * d + 1 - n, 0)
+        begins.append(total // 2)
+        ends.append(total - total // 2)
+    return begins + ends
+
+
+def _conv(c: Converter, op, ins, outs, depthwise: bool) -> None:
+    cls = tflite.DepthwiseConv2DOptions if depthwise else tflite.Conv2DOptions
+    opts = c.options(op, cls)
+    x, w = ins[0], ins[1]
+    _, h, wd, ch = c.shape(x)
+    fshape = c.shape(w)
+    kernel = fshape[1:3]
+    strides = [opts.StrideH(), opts.StrideW()]
+    dil = [opts.DilationHFactor(), opts.DilationWFactor()]
+    pads = _same_pads(c, [h, wd], kernel, strides, dil, opts.Padding())
+    xt = c.node("Transpose", [c.value(x)], perm=NCHW)
+    # filters: OHWI -> OIHW; a depthwise [1, H, W, C*M] -> [C*M, 1, H, W], groups C
+    wt = c.value(w, layout=(3, 0, 1, 2) if depthwise else (0, 3, 1, 2))
+    inputs = [xt, wt]
+    if len(ins) > 2 and ins[2] >= 0:
+        inputs.append(c.value(ins[2]))
+    y = c.node("Conv", inputs, kernel_shape=kernel, strides=strides, dilations=dil,
+               pads=pads, group=ch if depthwise else 1)
+    y = c.activation(y, opts.FusedActivationFunction())
+    c.define(outs[0], c.node("Transpose", [y], perm=NHWC))
+
+
+def _pool(c: Converter, op, ins, outs, kind: str) -> None:
+    opts = c.options(op, tflite.Pool2DOptions)
+    _, h, w, _ = c.shape(ins[0])
+    kernel = [opts.FilterHeight(), opts.FilterWidth()]
+    strides = [opts.StrideH(), opts.StrideW()]
+    pads = _same_pads(c, [h, w], kernel, strides, [1, 1], opts.Padding())
+    xt = c.node("Transpose", [c.value(ins[0])], perm=NCHW)
+    y = c.node(kind, [xt], kernel_shape=kernel, strides=strides, pads=pads)
+    y = c.activation(y, opts.FusedActivationFunction())
+    c.define(outs[0], c.node("Transpose", [y], perm=NHWC))
+
+
+def _binary(kind: str, options_cls):
+    def handler(c: Converter, op, ins, outs) -> None:
+        opts = c.options(op, options_cls)
+        y = c.node(kind, [c.value(ins[0]), c.value(ins[1])])
+        c.define(outs[0], c.activation(y, opts.FusedActivationFunction() if opts else 0))
+    return handler
+
+
+def _unary(kind: str):
+    def handler(c: Converter, op, ins, outs) -> None:
+        c.define(outs[0], c.node(kind, [c.value(ins[0])]))
+    return handler
+
+
+def _relu6(c: Converter, op, ins, outs) -> None:
+    c.define(outs[0], c.activation(c.value(ins[0]), tflite.ActivationFunctionType.RELU6))
+
+
+def _mean(c: Converter, op, ins, outs) -> None:
+    opts = c.options(op, tflite.ReducerOptions)
+    axes = c.buffer(ins[1])
+    if axes is None:
+        raise c.unsupported("the axes must be a constant")
+    keep = int(bool(opts.KeepDims())) if opts else 0
+    rank = len(c.shape(ins[0]))
+    axes = sorted({int(a) % rank for a in np.ravel(axes)})
+    c.define(outs[0], c.node("ReduceMean", [c.value(ins[0])], axes=axes, keepdims=keep))
+
+
+def _concatenation(c: Converter, op, ins, outs) -> None:
+    opts = c.options(op, tflite.ConcatenationOptions)
+    y = c.node("Concat", [c.value(i) for i in ins], axis=opts.Axis())
+    c.define(outs[0], c.activation(y, opts.FusedActivationFunction()))
+
+
+HANDLERS = {
+    "FULLY_CONNECTED": _fully_connected,
+    "RESHAPE": _reshape,
+    "SQUEEZE": _squeeze,
+    "SOFTMAX": _softmax,
+    "QUANTIZE": _quantize,
+    "DEQUANTIZE": _dequantize,
+    "CONV_2D": lambda c, op, ins, outs: _conv(c, op, ins, outs, False),
+    "DEPTHWISE_CONV_2D": lambda c, op, ins, outs: _conv(c, op, ins, outs, True),
+    "AVERAGE_POOL_2D": lambda c, op, ins, outs: _pool(c, op, ins, outs, "AveragePool"),
+    "MAX_POOL_2D": lambda c, op, ins, outs: _pool(c, op, ins, outs, "MaxPool"),
+    "ADD": _binary("Add", tflite.AddOptions),
+    "SUB": _binary("Sub", tflite.SubOptions),
+    "MUL": _binary("Mul", tflite.MulOptions),
+    "LOGISTIC": _unary("Sigmoid"),
+    "TANH": _unary("Tanh"),
+    "RELU": _unary("Relu"),
+    "RELU6": _relu6,
+    "MEAN": _mean,
+    "CONCATENATION": _concatenation,
+}

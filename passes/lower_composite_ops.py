@@ -30,6 +30,7 @@ from xdsl.pattern_rewriter import (
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun
+from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 
 def constant_array(value: SSAValue) -> np.ndarray | None:
@@ -122,6 +123,9 @@ class PoolToDepthwiseConv(RewritePattern):
             factor = k / win.sum(axis=(-2, -1))
             corr = _const(factor[None, :, :, None])
             ops += [corr, minun.HadamardOp.make(conv, corr)]
+        if QUANTIZATION in op.attributes:  # a pre-quantized model's type for the result
+            for o in ops[1::2]:  # (and for the average before the border correction)
+                o.attributes[QUANTIZATION] = op.attributes[QUANTIZATION]
         rewriter.replace(op, ops)
 
 

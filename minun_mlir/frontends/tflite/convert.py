@@ -167,9 +167,14 @@ class Converter:
 
     def define(self, i: int, name: str) -> None:
         """Tensor i is `name`'s reals, quantized as the file says when it is int8."""
+        self.names[i] = self.quantized(i, name)
+
+    def quantized(self, i: int, name: str) -> str:
+        """`name` through QuantizeLinear / DequantizeLinear with tensor i's (scale, zero
+        point) when i is a quantized int8 tensor (float32: `name` itself)."""
         q = self.qparams(i)
         dtype = TYPES.get(self.tensor(i).Type())
-        if q is not None and dtype in (np.int8,):
+        if q is not None and dtype == np.int8:
             scales, zps, _ = q
             if len(scales) != 1:
                 raise self.unsupported(f"tensor '{self.tname(i)}' has per-axis scales; "
@@ -177,13 +182,13 @@ class Converter:
             s = self.const(np.float32(scales[0]), f"{self.tname(i)}/scale")
             z = self.const(np.int8(zps[0]), f"{self.tname(i)}/zero_point")
             qn = self.node("QuantizeLinear", [name, s, z], [self.fresh(f"{self.tname(i)}/q")])
-            name = self.node("DequantizeLinear", [qn, s, z], [self.fresh(self.tname(i))])
-        elif dtype not in (np.float32,):
+            return self.node("DequantizeLinear", [qn, s, z], [self.fresh(self.tname(i))])
+        if dtype != np.float32:
             kind = TYPE_NAMES.get(self.tensor(i).Type(), "?")
             why = " without quantization parameters" if dtype == np.int8 else ""
             raise self.unsupported(f"tensor '{self.tname(i)}' is {kind}{why}; float32 "
                                    "and quantized int8 only")
-        self.names[i] = name
+        return name
 
     options = staticmethod(options)
 
@@ -228,8 +233,12 @@ class Converter:
         model.ir_version = 8
         return model
 
-    def activation(self, name: str, fused: int) -> str:
-        """A fused activation after `name` (before the output's quantization)."""
+    def activation(self, name: str, fused: int, out: int) -> str:
+        """A fused activation after `name`, output tensor `out`. TFLite's int8 kernels
+        clamp the requantized integers to the activation's range on the output's grid, so
+        the activation reads `name` already quantized as the output."""
+        if fused != ACT.NONE:
+            name = self.quantized(out, name)
         if fused == ACT.NONE:
             return name
         if fused == ACT.RELU:

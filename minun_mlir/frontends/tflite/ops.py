@@ -22,7 +22,7 @@ def _fully_connected(c: Converter, op, ins: list[int], outs: list[int]) -> None:
     y = c.node("MatMul", [a, c.value(w, layout=(1, 0))])  # OI -> IO
     if len(ins) > 2 and ins[2] >= 0:
         y = c.node("Add", [y, c.value(ins[2])])
-    y = c.activation(y, opts.FusedActivationFunction() if opts else 0)
+    y = c.activation(y, opts.FusedActivationFunction() if opts else 0, outs[0])
     if c.shape(outs[0]) != [int(np.prod(c.shape(x))) // depth, n_out]:
         y = c.node("Reshape", [y, c.const(np.array(c.shape(outs[0]), np.int64), "shape")])
     c.define(outs[0], y)
@@ -87,7 +87,7 @@ def _conv(c: Converter, op, ins, outs, depthwise: bool) -> None:
         inputs.append(c.value(ins[2]))
     y = c.node("Conv", inputs, kernel_shape=kernel, strides=strides, dilations=dil,
                pads=pads, group=ch if depthwise else 1)
-    y = c.activation(y, opts.FusedActivationFunction())
+    y = c.activation(y, opts.FusedActivationFunction(), outs[0])
     c.define(outs[0], c.node("Transpose", [y], perm=NHWC))
 
 
@@ -99,7 +99,7 @@ def _pool(c: Converter, op, ins, outs, kind: str) -> None:
     pads = _same_pads(c, [h, w], kernel, strides, [1, 1], opts.Padding())
     xt = c.node("Transpose", [c.value(ins[0])], perm=NCHW)
     y = c.node(kind, [xt], kernel_shape=kernel, strides=strides, pads=pads)
-    y = c.activation(y, opts.FusedActivationFunction())
+    y = c.activation(y, opts.FusedActivationFunction(), outs[0])
     c.define(outs[0], c.node("Transpose", [y], perm=NHWC))
 
 
@@ -107,7 +107,8 @@ def _binary(kind: str, options_cls):
     def handler(c: Converter, op, ins, outs) -> None:
         opts = c.options(op, options_cls)
         y = c.node(kind, [c.value(ins[0]), c.value(ins[1])])
-        c.define(outs[0], c.activation(y, opts.FusedActivationFunction() if opts else 0))
+        c.define(outs[0], c.activation(y, opts.FusedActivationFunction() if opts else 0,
+                                         outs[0]))
     return handler
 
 
@@ -118,7 +119,8 @@ def _unary(kind: str):
 
 
 def _relu6(c: Converter, op, ins, outs) -> None:
-    c.define(outs[0], c.activation(c.value(ins[0]), tflite.ActivationFunctionType.RELU6))
+    c.define(outs[0], c.activation(c.value(ins[0]), tflite.ActivationFunctionType.RELU6,
+                                     outs[0]))
 
 
 def _mean(c: Converter, op, ins, outs) -> None:
@@ -129,13 +131,19 @@ def _mean(c: Converter, op, ins, outs) -> None:
     keep = int(bool(opts.KeepDims())) if opts else 0
     rank = len(c.shape(ins[0]))
     axes = sorted({int(a) % rank for a in np.ravel(axes)})
-    c.define(outs[0], c.node("ReduceMean", [c.value(ins[0])], axes=axes, keepdims=keep))
+    x = c.value(ins[0])
+    if rank == 4 and axes == [1, 2]:  # over H and W of NHWC: the importer's NCHW form
+        y = c.node("ReduceMean", [c.node("Transpose", [x], perm=NCHW)], axes=[2, 3],
+                   keepdims=keep)
+        c.define(outs[0], c.node("Transpose", [y], perm=NHWC) if keep else y)
+        return
+    c.define(outs[0], c.node("ReduceMean", [x], axes=axes, keepdims=keep))
 
 
 def _concatenation(c: Converter, op, ins, outs) -> None:
     opts = c.options(op, tflite.ConcatenationOptions)
     y = c.node("Concat", [c.value(i) for i in ins], axis=opts.Axis())
-    c.define(outs[0], c.activation(y, opts.FusedActivationFunction()))
+    c.define(outs[0], c.activation(y, opts.FusedActivationFunction(), outs[0]))
 
 
 HANDLERS = {

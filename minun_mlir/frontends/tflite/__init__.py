@@ -26,6 +26,7 @@ from minun_mlir.inputs import read_input
 from ..onnx import HANDLERS as ONNX_HANDLERS
 from ..onnx.importer import Importer
 from .convert import Converter
+from .ops import HANDLERS
 
 __all__ = ["import_model", "load_model", "read_model", "to_onnx"]
 
@@ -55,7 +56,7 @@ def read_model(path: str | os.PathLike) -> tuple[tflite.Model, bytes]:
 def to_onnx(model: tflite.Model, data: bytes):
     """The ONNX model computing the TFLite model's reals (its first subgraph)."""
     try:
-        return Converter(model, data).run()
+        return Converter(model, data, HANDLERS).run()
     except MinunError:
         raise
     except (IndexError, ValueError, TypeError, AttributeError) as e:  # a damaged table

@@ -63,10 +63,11 @@ def options(op: tflite.Operator, cls):
 
 
 class Converter:
-    """One TFLite model's subgraph 0 -> onnx.ModelProto."""
+    """One TFLite model's subgraph 0 -> onnx.ModelProto; `handlers` (ops.py) by operator
+    name."""
 
-    def __init__(self, model: tflite.Model, data: bytes):
-        self.model, self.data = model, data
+    def __init__(self, model: tflite.Model, data: bytes, handlers: dict):
+        self.model, self.data, self.handlers = model, data, handlers
         if model.SubgraphsLength() < 1:
             raise MinunError("the model has no subgraph")
         self.graph = model.Subgraphs(0)
@@ -198,8 +199,6 @@ class Converter:
     # -- the graph ---------------------------------------------------------------------
 
     def run(self) -> onnx.ModelProto:
-        from .ops import HANDLERS
-
         g = self.graph
         inputs = []
         for i in (int(k) for k in g.InputsAsNumpy()):
@@ -211,10 +210,10 @@ class Converter:
             op = g.Operators(k)
             kind = op_name(self.model, op)
             self.label = f"operator {k} ({kind})"
-            handler = HANDLERS.get(kind)
+            handler = self.handlers.get(kind)
             if handler is None:
                 raise self.unsupported("not supported by the TFLite frontend (supported: "
-                                       f"{', '.join(HANDLERS)})")
+                                       f"{', '.join(self.handlers)})")
             ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
             outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
             handler(self, op, ins, outs)

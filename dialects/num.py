@@ -1227,12 +1227,23 @@ class SoftmaxOp(IRDLOperation):
     name = "num.softmax"
     S: ClassVar = VarConstraint("S", AnyAttr())
     input = operand_def(_same_shape(S))
+    # zero-skew: TFLite's own int8 kernel (numerics/tflite_softmax.py), for TFLite models
+    tflite = opt_attr_def(UnitAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         _check_repr(self, self.input, self.result)
+        if self.tflite is not None:
+            from minun_mlir.numerics.tflite_softmax import MAX_ROW
+
+            a = element(self.result)
+            if not isinstance(a, AffineType) or softmax_levels(a) != 256 or \
+                    not 0 < (_shape(self.input) or [0])[-1] <= MAX_ROW:
+                raise VerifyException(f"{self.name}: tflite takes a zero-skew row of at "
+                                      f"most {MAX_ROW} to !num.affine<8, 1/256, -128>, got "
+                                      f"{self.input.type} -> {self.result.type}")
         r = fixed(self.result)
         if r is not None and (r.width not in (8, 16, 32) or r.frac != r.width - 2):
             raise VerifyException(f"{self.name}: the result is !num.fixed<b, b-2> (b = 8, "

@@ -257,6 +257,8 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     x, out, whole = last_axis_op(lw, op)
     shape = shape_of(op.input)
     n = shape[-1]
+    if op.tflite is not None:
+        return _lower_tflite_softmax(lw, op, x, out, whole, n)
     table = g.global_("zs_softmax_table", af.softmax_table(_t(op.input).real_scale, n), I32)
     levels = num.softmax_levels(_t(op.result))  # D of the result's 1/D
 
@@ -285,6 +287,43 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
 
         g.for_(0, n, [], write)
 
+    g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
+    return whole
+
+
+def _lower_tflite_softmax(lw: Lowering, op: num.SoftmaxOp, x, out, whole, n: int) -> Val:
+    """TFLite's kernel (numerics/tflite_softmax.py): per row, m = max q; sum of S[m - q];
+    each y = clamp(minun_zs_tflsm(T[m - q], sum) - 128); T (exp in Q0.31) and S (its
+    Q12.19 rounding) are constant int32 tables."""
+    from minun_mlir.lowering.loops.functions import row_max
+    from minun_mlir.numerics import tflite_softmax as tsm
+
+    g = lw.g
+    s_in = _t(op.input).real_scale
+    exps = g.global_("zs_tflite_softmax_exp", tsm.exp_table(s_in), I32)
+    terms = g.global_("zs_tflite_softmax_sum", tsm.sum_table(s_in), I32)
+
+    def row(idx: list[Lin]) -> None:
+        def at(i: SSAValue | int) -> list[Lin]:
+            return idx[:-1] + [Lin.of(i)]
+
+        top = g.resize(row_max(g, x, at, n), 32)
+
+        def d_of(i: SSAValue) -> Lin:
+            k = g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
+            return Lin.of(g.add(arith.IndexCastOp(k, INDEX)))
+
+        total = g.for_(0, n, [g.iconst(0, 32)], lambda i, acc: [
+            g.binop(arith.AddiOp, acc, g.load(terms, d_of(i)), nsw=True)])[0]
+
+        def write(i: SSAValue) -> None:
+            y = g.helper("minun_zs_tflsm", [g.load(exps, d_of(i)), total], i32)
+            y = g.binop(arith.AddiOp, y, g.iconst(tsm.ZP, 32), nsw=True)
+            g.store(g.resize(g.clamp(y, af.QMIN, af.QMAX), 8), out, whole.at(at(i)))
+
+        g.for_(0, n, [], write)
+
+    shape = shape_of(op.input)
     g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
     return whole
 

@@ -39,7 +39,10 @@ Ops (docs/numerics.md has the table):
   from the dequantized input and the output's quantization;
 - softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the
   rounded quotient 255 e / sum, output (1/255, -128): TFLite's int8 softmax, but with
-  1.0 representable (TFLite's 1/256 stops at 255/256);
+  1.0 representable (TFLite's 1/256 stops at 255/256); in a TFLite model (the frontend
+  marks its function `minun.requantize = "tflite"`) whose softmax output is (1/256,
+  -128), TFLite's own kernel integer for integer (`num.softmax {tflite}`,
+  numerics/tflite_softmax.py);
 - log_softmax: per row, the sum of softmax's exp table, its ln by fixed point's
   ln_sum (16 fraction bits), s_in (max - q) at 2^16 added, requantized (MBQM) to the
   output's calibrated scale;
@@ -51,7 +54,7 @@ Ops (docs/numerics.md has the table):
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import error, warn
@@ -60,6 +63,7 @@ from minun_mlir.dialects.num import AffineType
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import float_eval
+from minun_mlir.numerics import tflite_softmax as tsm
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
@@ -128,6 +132,7 @@ class ZeroSkewConverter(L2Converter):
         # on its function, from the ONNX importer)
         self.mode = num.RequantizeMode.TFLITE
         self.join_to: AffineType | None = None  # the given type of a concat / max / min
+        self.tflite_kernels = False
 
     # -- calibration ---------------------------------------------------------------------
 
@@ -250,6 +255,8 @@ class ZeroSkewConverter(L2Converter):
                 raise error(f"quantize: {REQUANTIZE} must be one of {modes}, got {mode}",
                             at=fn)
             self.mode = num.RequantizeMode(mode.data)
+        # a TFLite model (its frontend says "tflite"): TFLite's own int8 softmax kernel
+        self.tflite_kernels = mode == StringAttr(num.RequantizeMode.TFLITE.value)
         out = super().run(module)
         if self.unranged:
             first, count = self.unranged[0], len(dict.fromkeys(self.unranged))
@@ -470,6 +477,12 @@ class ZeroSkewConverter(L2Converter):
         # probabilities on all 256 codes (1/255, -128; affine.SOFTMAX_SCALE); the input
         # narrowed to int8
         x = self.narrow(x, op.operands[0])
+        tfl = AffineType(8, tsm.SCALE, tsm.ZP)
+        if self.tflite_kernels and self.given(op.results[0]) == tfl and \
+                0 < shape_of(op.results[0])[-1] <= tsm.MAX_ROW:  # TFLite's kernel, exactly
+            return self.emit(num.SoftmaxOp.create(
+                operands=[x], attributes={"tflite": UnitAttr()},
+                result_types=[self.tensor(op.results[0], tfl)]))
         return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[self.tensor(
             op.results[0], AffineType(8, af.SOFTMAX_SCALE, af.SOFTMAX_ZP))]))
 
@@ -674,8 +687,8 @@ _KERNELS = {
     "num.exp": _table,
     "num.sigmoid": _table,
     "num.tanh": _table,
-    "num.softmax": lambda op, x: af.softmax(x, _t(op.input).real_scale,
-                                            num.softmax_levels(_t(op.result))),
+    "num.softmax": lambda op, x: tsm.softmax(x, _t(op.input).real_scale) if op.tflite
+    else af.softmax(x, _t(op.input).real_scale, num.softmax_levels(_t(op.result))),
     "num.log_softmax": lambda op, x: af.log_softmax(x, _t(op.input).real_scale,
                                                     _t(op.result).real_scale, _t(op.result).zp),
     "num.relu": lambda op, x: np.maximum(x, _t(op.input).zp),

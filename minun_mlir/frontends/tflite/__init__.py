@@ -70,7 +70,7 @@ def _import(model: tflite.Model, data: bytes, where: str,
         ranges = None if input_range is None else {
             i.name: input_range for i in onnx_model.graph.input}
         return Importer(onnx_model, ONNX_HANDLERS, None, ranges, None,
-                        requantize=None).run()
+                        requantize="tflite").run()
     except MinunError as e:
         raise error(_NODE.sub(r"\1: ", str(e)), at=where) from None
 

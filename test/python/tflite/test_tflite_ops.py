@@ -110,6 +110,12 @@ EXACT = {
                           const_in=_addend, FusedActivationFunction=0),
     "add_relu": lambda: one_op("ADD", "AddOptions", (1, 8, 8, 3), 0.1, -7,
                                const_in=_addend, FusedActivationFunction=RELU),
+    "sub": lambda: one_op("SUB", "SubOptions", (1, 8, 8, 3), 0.1, -7, const_in=_addend,
+                          FusedActivationFunction=0),
+    "mul": lambda: one_op("MUL", "MulOptions", (1, 8, 8, 3), 0.1, -7, const_in=_addend,
+                          FusedActivationFunction=0),
+    "relu_rescaled": lambda: one_op("RELU", None, (1, 8, 8, 3), 0.03, -128),
+    "relu6": lambda: one_op("RELU6", None, (1, 8, 8, 3)),
 }
 
 

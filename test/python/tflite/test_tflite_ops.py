@@ -242,3 +242,20 @@ def test_the_tflite_softmax_takes_only_tflite_s_output_type():
                                    8, 1 / 255, -128))])
     with pytest.raises(VerifyException, match="tflite takes"):
         bad.verify()
+
+
+def test_a_custom_operator_is_a_located_error(tmp_path):
+    from minun_mlir.diagnostics import MinunError
+
+    m = ModelBuilder()
+    x = m.tensor([1, 4], "float32")
+    h = m.tensor([1, 4], "float32")
+    y = m.tensor([1, 4], "float32")
+    m.op("RELU", [x], [h])
+    m.op("CUSTOM", [h], [y], custom="MyFancyOp")
+    path = tmp_path / "custom.tflite"
+    path.write_bytes(m.build([x], [y]))
+    with pytest.raises(MinunError) as info:
+        import_model(path)
+    assert str(info.value).startswith(
+        f"{path}: error: operator 1 (CUSTOM 'MyFancyOp'): not supported"), str(info.value)

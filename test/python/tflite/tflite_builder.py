@@ -40,7 +40,7 @@ class ModelBuilder:
         self.tensors: list[dict] = []
         self.buffers: list[bytes] = [b""]  # buffer 0: the empty one of run-time tensors
         self.ops: list[tuple] = []
-        self.codes: list[int] = []
+        self.codes: list[tuple[int, str | None]] = []
 
     def tensor(self, shape, dtype: str, data: np.ndarray | None = None,
                scale=None, zp=None, axis: int = 0) -> int:
@@ -53,8 +53,9 @@ class ModelBuilder:
         return len(self.tensors) - 1
 
     def op(self, name: str, inputs: list[int], outputs: list[int],
-           options: str | None = None, **fields) -> None:
-        code = getattr(tflite.BuiltinOperator, name)
+           options: str | None = None, custom: str | None = None, **fields) -> None:
+        """An operator: a builtin by name, or name "CUSTOM" with its `custom` code."""
+        code = (getattr(tflite.BuiltinOperator, name), custom)
         if code not in self.codes:
             self.codes.append(code)
         self.ops.append((self.codes.index(code), inputs, outputs, options, fields))
@@ -103,8 +104,11 @@ class ModelBuilder:
         outv = _vector(b, "SubGraph", "Outputs", outputs, "Int32")
         opv = _vector(b, "SubGraph", "Operators", ops, "UOffsetTRelative")
         subgraph = _table(b, "SubGraph", Tensors=tv, Inputs=inv, Outputs=outv, Operators=opv)
-        codes = [_table(b, "OperatorCode", DeprecatedBuiltinCode=min(c, 127), BuiltinCode=c,
-                        Version=1) for c in self.codes]
+        codes = []
+        for c, custom in self.codes:
+            extra = {} if custom is None else {"CustomCode": b.CreateString(custom)}
+            codes.append(_table(b, "OperatorCode", DeprecatedBuiltinCode=min(c, 127),
+                                BuiltinCode=c, Version=1, **extra))
         cv = _vector(b, "Model", "OperatorCodes", codes, "UOffsetTRelative")
         sv = _vector(b, "Model", "Subgraphs", [subgraph], "UOffsetTRelative")
         bv = _vector(b, "Model", "Buffers", buffers, "UOffsetTRelative")

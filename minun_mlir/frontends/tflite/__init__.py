@@ -30,8 +30,8 @@ from .ops import HANDLERS
 
 __all__ = ["import_model", "load_model", "read_model", "to_onnx"]
 
-# the importer's "node 'operator 3 (ADD)#7' (Add): ..." names the TFLite operator
-_NODE = re.compile(r"node '(operator \d+ \([^)]*\))#\d+' \([^)]*\): ")
+# the importer's "node 'operator 3 (ADD)' (Add): ..." names the TFLite operator
+_NODE = re.compile(r"node '(operator \d+ \([^)]*\))' \([^)]*\): ")
 
 
 def load_model(data: bytes, path: str | None = None) -> tflite.Model:

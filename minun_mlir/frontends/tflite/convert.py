@@ -129,8 +129,10 @@ class Converter:
     def node(self, op_type: str, inputs: list[str], outputs: list[str] | None = None,
              **attrs) -> str:
         out = outputs or [self.fresh(f"{self.label}/{op_type}")]
-        self.nodes.append(helper.make_node(op_type, inputs, out,
-                                           name=f"{self.label}#{len(self.nodes)}", **attrs))
+        # every node of an operator is named after it: the importer's diagnostics and
+        # the L1 ops' locations (a profile's layer names) say "operator K (NAME)"
+        self.nodes.append(helper.make_node(op_type, inputs, out, name=self.label or "output",
+                                           **attrs))
         return out[0]
 
     def value(self, i: int, layout: tuple[int, ...] | None = None) -> str:

@@ -54,9 +54,11 @@ def read_model(path: str | os.PathLike) -> tuple[tflite.Model, bytes]:
 
 
 def to_onnx(model: tflite.Model, data: bytes):
-    """The ONNX model computing the TFLite model's reals (its first subgraph)."""
+    """The ONNX model computing the TFLite model's reals (its first subgraph), and the
+    declared ranges of its int8 inputs by name."""
     try:
-        return Converter(model, data, HANDLERS).run()
+        converter = Converter(model, data, HANDLERS)
+        return converter.run(), converter.input_ranges
     except MinunError:
         raise
     except (IndexError, ValueError, TypeError, AttributeError) as e:  # a damaged table
@@ -66,8 +68,8 @@ def to_onnx(model: tflite.Model, data: bytes):
 def _import(model: tflite.Model, data: bytes, where: str,
             input_range: tuple[float, float] | None) -> ModuleOp:
     try:
-        onnx_model = to_onnx(model, data)
-        ranges = None if input_range is None else {
+        onnx_model, ranges = to_onnx(model, data)
+        ranges = ranges if input_range is None else {
             i.name: input_range for i in onnx_model.graph.input}
         return Importer(onnx_model, ONNX_HANDLERS, None, ranges, None,
                         requantize="tflite").run()
@@ -78,9 +80,9 @@ def _import(model: tflite.Model, data: bytes, where: str,
 def import_model(path: str | os.PathLike, *,
                  input_range: tuple[float, float] | None = None) -> ModuleOp:
     """Import a .tflite file as a module with `func.func @main`. `input_range` is the
-    declared range of every float input (profiling refines it); an int8 model's inputs
-    carry their own quantization. Raises MinunError (`path: error: operator K (NAME):
-    message`) on what it cannot import."""
+    declared range of every input (profiling refines it); by default an int8 input's is
+    the range its integers stand for, a float input's [-1, 1]. Raises MinunError
+    (`path: error: operator K (NAME): message`) on what it cannot import."""
     model, data = read_model(path)
     return _import(model, data, os.fspath(path), input_range)
 

@@ -76,7 +76,8 @@ class Converter:
         self.names: dict[int, str] = {}  # tensor index -> the ONNX name of its reals
         self.used_names: set[str] = set()
         self.label = ""
-        self.count = 0
+        # the declared range of each int8 graph input (the reals its integers stand for)
+        self.input_ranges: dict[str, tuple[float, float]] = {}
 
     # -- tensors -----------------------------------------------------------------------
 
@@ -207,6 +208,10 @@ class Converter:
             name = self.fresh(self.tname(i))
             inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT,
                                                         self.shape(i)))
+            q = self.qparams(i)
+            if q is not None and len(q[0]) == 1:  # an int8 input's reals: its whole range
+                s, z = float(np.float32(q[0][0])), q[1][0]
+                self.input_ranges[name] = (s * (-128 - z), s * (127 - z))
             self.define(i, name)
         for k in range(g.OperatorsLength()):
             op = g.Operators(k)

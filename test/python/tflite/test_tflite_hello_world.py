@@ -58,6 +58,20 @@ def test_the_input_quantization_is_the_file_s():
     assert f"!num.affine<8, {float(S_IN)!r}, {Z_IN}>" in text, text
 
 
+def test_an_int8_model_compiles_onto_fixed_point_with_its_input_range():
+    """Without data, the int8 input's declared range is the one its integers stand for
+    (the profile draws there); fixed16 then stays within 0.06 of TFLM's output reals (the
+    int8 model's own quantization error is several of its output steps of 0.0083)."""
+    l1 = import_model(INT8)
+    first = next(iter(next(iter(l1.ops)).body.block.ops))
+    lo, hi = (float(S_IN) * (q - Z_IN) for q in (-128, 127))
+    assert f"[{lo!r}, {hi!r}]" in str(first), str(first)
+    l2 = lower_to_l2(l1, repr="fixed", bits=16)
+    ours = np.asarray(decode_outputs(l2, evaluate_l2(l2, int8_reals()).outputs)[0]).reshape(-1)
+    theirs = np.float32(0.008290956728160381) * (tflm(INT8, QS.astype(np.int8)) - 5.0)
+    assert np.max(np.abs(ours - theirs)) < 0.06
+
+
 def test_int8_evaluator_equals_tflm_on_every_input():
     theirs = tflm(INT8, QS.astype(np.int8)).astype(np.int64)
     ours = np.asarray(evaluate_l2(int8_l2(), int8_reals()).outputs[0]).reshape(-1)

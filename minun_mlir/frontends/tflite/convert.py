@@ -76,6 +76,9 @@ class Converter:
         self.names: dict[int, str] = {}  # tensor index -> the ONNX name of its reals
         self.used_names: set[str] = set()
         self.label = ""
+        # a PAD's output -> (its input, NHWC pads [top, left, bottom, right]): folded into
+        # the convolution reading it (ops.py)
+        self.padded: dict[int, tuple[int, list[int]]] = {}
         # the declared range of each int8 graph input (the reals its integers stand for)
         self.input_ranges: dict[str, tuple[float, float]] = {}
 
@@ -140,6 +143,9 @@ class Converter:
         """The ONNX name of tensor i's reals (a constant's filter permuted by `layout`)."""
         if i in self.names and layout is None:
             return self.names[i]
+        if i in self.padded:
+            raise self.unsupported(f"tensor '{self.tname(i)}' is a PAD's output: a PAD is "
+                                   "imported only before a CONV_2D or DEPTHWISE_CONV_2D")
         array = self.buffer(i)
         if array is None:
             raise self.unsupported(f"input tensor '{self.tname(i)}' is neither computed "

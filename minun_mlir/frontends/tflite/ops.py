@@ -79,6 +79,9 @@ def _conv(c: Converter, op, ins, outs, depthwise: bool) -> None:
     strides = [opts.StrideH(), opts.StrideW()]
     dil = [opts.DilationHFactor(), opts.DilationWFactor()]
     pads = _same_pads(c, [h, wd], kernel, strides, dil, opts.Padding())
+    if x in c.padded:  # PAD then the convolution: its zeros are the convolution's
+        x, extra = c.padded[x]
+        pads = [p + e for p, e in zip(pads, extra, strict=True)]
     xt = c.node("Transpose", [c.value(x)], perm=NCHW)
     # filters: OHWI -> OIHW; a depthwise [1, H, W, C*M] -> [C*M, 1, H, W], groups C
     wt = c.value(w, layout=(3, 0, 1, 2) if depthwise else (0, 3, 1, 2))
@@ -140,6 +143,22 @@ def _mean(c: Converter, op, ins, outs) -> None:
     c.define(outs[0], c.node("ReduceMean", [x], axes=axes, keepdims=keep))
 
 
+def _pad(c: Converter, op, ins, outs) -> None:
+    """Zeros around H and W of NHWC, for a convolution to read (it pads with zeros, the
+    zero point of an int8 tensor: TFLite's PAD of a quantized tensor)."""
+    pads = c.buffer(ins[1])
+    if pads is None or pads.shape != (4, 2):
+        raise c.unsupported("the paddings must be a constant 4 x 2 (NHWC)")
+    if np.any(pads[[0, 3]] != 0) or np.any(pads < 0):
+        raise c.unsupported(f"paddings {pads.tolist()}: only H and W are padded")
+    if len(ins) > 2 and ins[2] >= 0:
+        raise c.unsupported("PADV2's constant value is not supported")
+    if c.qparams(ins[0]) != c.qparams(outs[0]):
+        raise c.unsupported("the output's quantization differs from the input's")
+    c.padded[outs[0]] = (ins[0], [int(pads[1, 0]), int(pads[2, 0]), int(pads[1, 1]),
+                                  int(pads[2, 1])])
+
+
 def _concatenation(c: Converter, op, ins, outs) -> None:
     opts = c.options(op, tflite.ConcatenationOptions)
     y = c.node("Concat", [c.value(i) for i in ins], axis=opts.Axis())
@@ -166,4 +185,5 @@ HANDLERS = {
     "RELU6": _relu6,
     "MEAN": _mean,
     "CONCATENATION": _concatenation,
+    "PAD": _pad,
 }

@@ -259,3 +259,45 @@ def test_a_custom_operator_is_a_located_error(tmp_path):
         import_model(path)
     assert str(info.value).startswith(
         f"{path}: error: operator 1 (CUSTOM 'MyFancyOp'): not supported"), str(info.value)
+
+
+def pad_then(op: str) -> bytes:
+    """PAD [[0, 0], [1, 2], [2, 1], [0, 0]] of an int8 [1, 9, 9, 3], then `op`."""
+    rng = np.random.default_rng(4)
+    m = ModelBuilder()
+    x = m.tensor([1, 9, 9, 3], "int8", scale=SX, zp=ZX)
+    paddings = m.tensor([4, 2], "int32", data=np.array([[0, 0], [1, 2], [2, 1], [0, 0]]))
+    p = m.tensor([1, 12, 12, 3], "int8", scale=SX, zp=ZX)
+    m.op("PAD", [x, paddings], [p], "PadOptions")
+    if op == "MAX_POOL_2D":
+        y = m.tensor([1, 5, 5, 3], "int8", scale=SX, zp=ZX)
+        m.op(op, [p], [y], "Pool2DOptions", Padding=VALID, **POOL)
+        return m.build([x], [y])
+    depthwise = op == "DEPTHWISE_CONV_2D"
+    shape, co = ((1, 3, 3, 3), 3) if depthwise else ((4, 3, 3, 3), 4)
+    w = m.tensor(shape, "int8", data=rng.integers(-127, 128, shape), scale=0.005, zp=0)
+    b = m.tensor([co], "int32", data=rng.integers(-900, 900, co),
+                 scale=np.float32(SX) * np.float32(0.005), zp=0)
+    y = m.tensor([1, 5, 5, co], "int8", scale=0.08, zp=5)
+    common = dict(Padding=VALID, StrideW=2, StrideH=2, FusedActivationFunction=0,
+                  DilationWFactor=1, DilationHFactor=1)
+    if depthwise:
+        m.op(op, [p, w, b], [y], "DepthwiseConv2DOptions", DepthMultiplier=1, **common)
+    else:
+        m.op(op, [p, w, b], [y], "Conv2DOptions", **common)
+    return m.build([x], [y])
+
+
+@pytest.mark.parametrize("op", ["CONV_2D", "DEPTHWISE_CONV_2D"])
+def test_pad_before_a_convolution_equals_tflm(op, tmp_path):
+    ours, theirs = compare(pad_then(op), tmp_path, [1, 9, 9, 3])
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_pad_before_a_pooling_is_a_located_error(tmp_path):
+    from minun_mlir.diagnostics import MinunError
+
+    path = tmp_path / "pad.tflite"
+    path.write_bytes(pad_then("MAX_POOL_2D"))
+    with pytest.raises(MinunError, match=r"operator 1 \(MAX_POOL_2D\): tensor 't2' is a PAD"):
+        import_model(path)

@@ -628,18 +628,27 @@ class RequantizeOp(IRDLOperation):
     channel_multipliers = opt_attr_def(DenseArrayBase)
     channel_shifts = opt_attr_def(DenseArrayBase)
     mode = opt_attr_def(RequantizeModeAttr)
+    # a mean's count n folded into the multiplier as TFLM's int8 MEAN does
+    # (affine.fold_divisor): the requantized sum is the requantized mean
+    divisor = opt_attr_def(IntegerAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     @staticmethod
     def _pair(s_in: float, s_out: float, left_shift: int, mode: RequantizeMode,
-              width: int = 32) -> tuple[int, int]:
-        from minun_mlir.numerics.affine import f32_parts, ort_multiplier, quantize_multiplier
+              width: int = 32, divisor: int | None = None) -> tuple[int, int]:
+        from minun_mlir.numerics.affine import (
+            f32_parts,
+            fold_divisor,
+            ort_multiplier,
+            quantize_multiplier,
+        )
 
         if mode == RequantizeMode.ONNXRUNTIME:
             return ort_multiplier(s_in, s_out) if width == 32 else f32_parts(s_out)
-        return quantize_multiplier(s_in / (s_out * 2.0**left_shift))
+        pair = quantize_multiplier(s_in / (s_out * 2.0**left_shift))
+        return pair if divisor is None else fold_divisor(*pair, divisor)
 
     @staticmethod
     def _mode_attrs(mode: RequantizeMode) -> dict[str, Attribute]:
@@ -647,15 +656,18 @@ class RequantizeOp(IRDLOperation):
 
     @staticmethod
     def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0,
-             mode: RequantizeMode = RequantizeMode.TFLITE) -> RequantizeOp:
+             mode: RequantizeMode = RequantizeMode.TFLITE, divisor: int | None = None
+             ) -> RequantizeOp:
         value = SSAValue.get(value)
         a = affine(value)
-        m, s = RequantizeOp._pair(a.real_scale, to.real_scale, left_shift, mode, a.width)
+        m, s = RequantizeOp._pair(a.real_scale, to.real_scale, left_shift, mode, a.width,
+                                  divisor)
+        extra = {} if divisor is None else {"divisor": IntegerAttr(divisor, 64)}
         return RequantizeOp.create(
             operands=[value],
             attributes={"multiplier": IntegerAttr(m, 64), "shift": IntegerAttr(s, 64),
                         "left_shift": IntegerAttr(left_shift, 64),
-                        **RequantizeOp._mode_attrs(mode)},
+                        **RequantizeOp._mode_attrs(mode), **extra},
             result_types=[tensor_of(_shape(value), to)])
 
     @staticmethod
@@ -708,7 +720,11 @@ class RequantizeOp(IRDLOperation):
         if self.multiplier is None or self.shift is None:
             raise VerifyException(f"{self.name}: needs multiplier and shift (or the "
                                   "channel_ attributes)")
-        want = self._pair(a.real_scale, b.real_scale, left, mode, a.width)
+        divisor = None if self.divisor is None else self.divisor.value.data
+        if divisor is not None and (divisor < 1 or mode != RequantizeMode.TFLITE or left):
+            raise VerifyException(f"{self.name}: a divisor is a count >= 1 of a TFLite "
+                                  "mode requantization with no left shift")
+        want = self._pair(a.real_scale, b.real_scale, left, mode, a.width, divisor)
         got = (self.multiplier.value.data, self.shift.value.data)
         if got != want:
             how = (f"float32({b.real_scale!r}) as m 2^e" if mode == RequantizeMode.ONNXRUNTIME

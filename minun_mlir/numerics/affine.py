@@ -104,6 +104,13 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     return q_fixed, shift
 
 
+def fold_divisor(multiplier: int, shift: int, n: int) -> tuple[int, int]:
+    """TFLM's int8 MEAN (QuantizedMeanOrSum): 1/n folded into (multiplier, shift), the
+    multiplier times 2^k / n truncated, k = min(floor(log2 n), 32, 31 + shift)."""
+    k = min(n.bit_length() - 1, 32, 31 + shift)
+    return (multiplier << k) // n, shift - k
+
+
 # significant bits the profiled ends keep (rounded outward): the numpy and the native
 # profiles may differ in the last bits of a float (minun_mlir/native.py), and both must
 # give the same program

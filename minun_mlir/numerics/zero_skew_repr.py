@@ -79,6 +79,9 @@ SIGMOID_OUT = AffineType(8, 1.0 / 256, -128)  # TFLite's int8 LOGISTIC output
 TANH_OUT = AffineType(8, 1.0 / 128, 0)  # and TANH's
 DEFAULT_RANGE = (-1.0, 1.0)  # a value the profile never saw (a branch no example took)
 REQUANTIZE = "minun.requantize"  # the func attribute of a pre-quantized ONNX model
+# on a convolution summing n values of a TFLite model's MEAN (lower-composite-ops): its
+# requantization divides by n as TFLM does
+MEAN_DIVISOR = "minun.mean_divisor"
 # the attribute that gives an L1 value its quantization (array<f64: s, zp>, or a weight's
 # per-channel array<f64: s_0, ..., s_(C-1), 0>): from a pre-quantized ONNX model, or
 # pinned by weight rounding
@@ -181,8 +184,9 @@ class ZeroSkewConverter(L2Converter):
 
     # -- int32 accumulators and int8 values ------------------------------------------------
 
-    def requantize(self, value: SSAValue, to: AffineType, left_shift: int = 0) -> SSAValue:
-        if el_of(value) == to and left_shift == 0:
+    def requantize(self, value: SSAValue, to: AffineType, left_shift: int = 0,
+                   divisor: int | None = None) -> SSAValue:
+        if el_of(value) == to and left_shift == 0 and divisor is None:
             return value
         channels = channel_scales(value) if isinstance(value.type, TensorType) else None
         a = el_of(value)
@@ -190,13 +194,16 @@ class ZeroSkewConverter(L2Converter):
             a.width == 8 or a.zp == 0) else num.RequantizeMode.TFLITE
         if channels is not None:
             return self.emit(num.RequantizeOp.make_channels(value, to, *channels, mode))
-        return self.emit(num.RequantizeOp.make(value, to, left_shift, mode))
+        return self.emit(num.RequantizeOp.make(value, to, left_shift, mode, divisor))
 
     def narrow(self, value: SSAValue, old: SSAValue | None) -> SSAValue:
-        """An int32 accumulator requantized to the int8 type of the L1 value it stands for."""
+        """An int32 accumulator requantized to the int8 type of the L1 value it stands for
+        (a sum of n TFLite averages: with n folded into the multiplier, MEAN_DIVISOR)."""
         if not isinstance(value.type, TensorType) or el_of(value).width == 8:
             return value
-        return self.requantize(value, self.type_for(old))
+        n = getattr(getattr(old, "owner", None), "attributes", {}).get(MEAN_DIVISOR)
+        return self.requantize(value, self.type_for(old), divisor=None if n is None
+                               else n.value.data)
 
     def zero_based(self, value: SSAValue) -> SSAValue:
         """q - zp exactly, as an int32 with zero point 0 (multiplier 1: 2^30, shift 1)."""

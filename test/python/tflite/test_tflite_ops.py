@@ -134,9 +134,6 @@ def test_operator_equals_tflm(name, tmp_path):
 
 # the integer kernels minun does not reproduce (docs/tflite-frontend.md): within 2
 NEAR = {
-    "mean": (lambda: one_op("MEAN", "ReducerOptions", (1, 1, 1, 3), 0.03, -2,
-                            const_in=lambda m: m.tensor([2], "int32", data=np.array(
-                                [1, 2])), KeepDims=True), [1, 8, 8, 3]),
     "average_pool_same": (lambda: one_op("AVERAGE_POOL_2D", "Pool2DOptions", (1, 4, 4, 3),
                                          Padding=SAME, **POOL), [1, 8, 8, 3]),
 }
@@ -152,6 +149,43 @@ def test_operator_near_tflm(name, tmp_path, capsys):
               f"{np.max(np.abs(ours - theirs))}")
     assert np.max(np.abs(ours - theirs)) <= 2
     assert equal > 0.7
+
+
+def mean_model(h: int, w: int, c: int, s_in, z_in, s_out, z_out, keep: bool = True
+               ) -> bytes:
+    m = ModelBuilder()
+    x = m.tensor([1, h, w, c], "int8", scale=s_in, zp=z_in)
+    axes = m.tensor([2], "int32", data=np.array([1, 2]))
+    y = m.tensor([1, 1, 1, c] if keep else [1, c], "int8", scale=s_out, zp=z_out)
+    m.op("MEAN", [x, axes], [y], "ReducerOptions", KeepDims=keep)
+    return m.build([x], [y])
+
+
+MEANS = [(8, 8, 3, 0.06, 4, 0.03, -2), (5, 5, 16, 0.02, -128, 0.01, -128),
+         (7, 7, 8, 0.1, -10, 0.05, 3), (3, 5, 4, 0.05, 0, 0.05, 0)]
+
+
+@pytest.mark.parametrize("case", MEANS, ids=lambda c: "x".join(map(str, c[:3])))
+def test_mean_over_h_and_w_equals_tflm(case, tmp_path):
+    """TFLM folds 1/n into the requantization multiplier (num.requantize's divisor)."""
+    h, w, c, s_in, z_in, s_out, z_out = case
+    ours, theirs = compare(mean_model(*case), tmp_path, [1, h, w, c], sx=s_in, zx=z_in,
+                           n=40)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_mean_c_equals_the_evaluator(tmp_path):
+    path = tmp_path / "mean.tflite"
+    path.write_bytes(mean_model(*MEANS[2]))
+    l2 = lower_to_l2(import_model(path), repr="zero-skew", bits=8)
+    assert "divisor = 49" in str(l2)
+    q = np.random.default_rng(5).integers(-128, 128, (6, 1, 7, 7, 8))
+    x = (np.float32(0.1) * (q.astype(np.float32) + 10)).astype(np.float64)
+    stored = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(6, -1)
+    emit_c(l2, "x86", tmp_path / "c")
+    r = run_model(tmp_path / "c", "x86", storage_inputs(l2, x), name="mean",
+                  config="zero-skew8")
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(stored.shape), stored)
 
 
 def test_quantize_dequantize_around_an_int8_layer(tmp_path):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import struct
 from typing import IO
 
 import tflite
@@ -43,7 +44,7 @@ def load_model(data: bytes, path: str | None = None) -> tflite.Model:
         model = tflite.Model.GetRootAsModel(data, 0)
         model.SubgraphsLength(), model.OperatorCodesLength(), model.BuffersLength()
     except Exception as e:  # noqa: BLE001 - a damaged flatbuffer fails anywhere
-        raise error(f"not a valid TFLite model file ({type(e).__name__}: {e})",
+        raise error(f"not a valid TFLite model file (damaged flatbuffer: {e})",
                     at=where) from None
     return model
 
@@ -61,8 +62,9 @@ def to_onnx(model: tflite.Model, data: bytes):
         return converter.run(), converter.input_ranges
     except MinunError:
         raise
-    except (IndexError, ValueError, TypeError, AttributeError) as e:  # a damaged table
-        raise MinunError(f"not a valid TFLite model file ({type(e).__name__}: {e})") from None
+    except (IndexError, ValueError, TypeError, AttributeError, OverflowError,
+            struct.error) as e:  # a damaged table: an offset or a size out of bounds
+        raise MinunError(f"not a valid TFLite model file (damaged flatbuffer: {e})") from None
 
 
 def _import(model: tflite.Model, data: bytes, where: str,

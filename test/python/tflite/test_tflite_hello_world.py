@@ -166,3 +166,24 @@ def test_minun_compile_int8_model(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert rc == 0, err
     assert (tmp_path / "c" / "model.c").stat().st_size > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_damaged_file_is_a_located_error(seed, tmp_path):
+    """Truncated or with bytes overwritten: a one-line error, never a traceback."""
+    data = bytearray(INT8.read_bytes())
+    rng = np.random.default_rng(seed)
+    if seed == 0:
+        data = data[:len(data) // 2]
+    else:
+        for at in rng.integers(8, len(data), 40):
+            data[at] = rng.integers(0, 256)
+    path = tmp_path / "damaged.tflite"
+    path.write_bytes(bytes(data))
+    try:
+        import_model(path)  # bytes of weights overwritten can still be a model
+    except MinunError as e:
+        assert str(e).startswith(f"{path}: error: "), str(e)
+        assert "\n" not in str(e)
+    else:
+        assert seed != 0, "a truncated file imported"

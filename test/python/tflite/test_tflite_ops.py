@@ -335,3 +335,17 @@ def test_pad_before_a_pooling_is_a_located_error(tmp_path):
     path.write_bytes(pad_then("MAX_POOL_2D"))
     with pytest.raises(MinunError, match=r"operator 1 \(MAX_POOL_2D\): tensor 't2' is a PAD"):
         import_model(path)
+
+
+def test_concatenation_equals_tflm(tmp_path):
+    """The input beside its ReLU along the channels (TFLM's int8 concatenation takes
+    inputs quantized as its output)."""
+    m = ModelBuilder()
+    x = m.tensor([1, 4, 4, 3], "int8", scale=SX, zp=ZX)
+    a = m.tensor([1, 4, 4, 3], "int8", scale=SX, zp=ZX)
+    y = m.tensor([1, 4, 4, 6], "int8", scale=SX, zp=ZX)
+    m.op("RELU", [x], [a])
+    m.op("CONCATENATION", [x, a], [y], "ConcatenationOptions", Axis=3,
+         FusedActivationFunction=0)
+    ours, theirs = compare(m.build([x], [y]), tmp_path, [1, 4, 4, 3])
+    np.testing.assert_array_equal(ours, theirs)

@@ -3,7 +3,8 @@ the TFLite Micro interpreter (the `tflite-micro` package: TFLM's reference kerne
 integers a microcontroller running TFLM computes):
 
 - int8: the bit-exact evaluator's output integers equal TFLM's on every one of the 256
-  int8 inputs, and the C (x86, and the Cortex-M4 in QEMU) equals the evaluator;
+  int8 inputs, and the C (x86, the Cortex-M4 in QEMU, the Uno in simavr) equals the
+  evaluator;
 - float: the float32 program equals TFLM's float output within float32 tolerance, and
   fixed16 stays close to it;
 - an operator the frontend does not know is a one-line error naming it.
@@ -79,7 +80,8 @@ def test_int8_evaluator_equals_tflm_on_every_input():
     assert len(np.unique(theirs)) > 50  # a sweep that exercises the model, not a constant
 
 
-@pytest.mark.parametrize("target", ["x86", pytest.param("cortex-m4", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("target", ["x86", pytest.param("cortex-m4", marks=pytest.mark.slow),
+                                    pytest.param("avr", marks=pytest.mark.slow)])
 def test_int8_c_equals_the_evaluator(target, tmp_path):
     l2 = int8_l2()
     x = int8_reals() if target == "x86" else int8_reals()[::32]

@@ -139,9 +139,12 @@ class Converter:
                                            **attrs))
         return out[0]
 
-    def value(self, i: int, layout: tuple[int, ...] | None = None) -> str:
-        """The ONNX name of tensor i's reals (a constant's filter permuted by `layout`)."""
-        if i in self.names and layout is None:
+    def value(self, i: int, layout: tuple[int, ...] | None = None,
+              select: tuple[int, list[int]] | None = None) -> str:
+        """The ONNX name of tensor i's reals (a constant's filter permuted by `layout`;
+        `select` = (axis, indices): only those indices of the file's axis, with their
+        per-channel scales)."""
+        if i in self.names and layout is None and select is None:
             return self.names[i]
         if i in self.padded:
             raise self.unsupported(f"tensor '{self.tname(i)}' is a PAD's output: a PAD is "
@@ -152,6 +155,10 @@ class Converter:
                                    "nor a constant")
         q = self.qparams(i)
         axis = q[2] if q else 0
+        if select is not None:
+            array = np.take(array, select[1], axis=select[0])
+            if q is not None and len(q[0]) > 1 and q[2] == select[0]:
+                q = ([q[0][k] for k in select[1]], [q[1][k] for k in select[1]], q[2])
         if layout is not None:
             array = array.transpose(layout)
             axis = layout.index(axis)
@@ -171,7 +178,7 @@ class Converter:
             name = self.node("DequantizeLinear", [name, self.const(s, f"{name}/scale"),
                                                   self.const(z, f"{name}/zero_point")],
                              [self.fresh(f"{self.tname(i)}/dq")], axis=axis)
-        if layout is None:
+        if layout is None and select is None:
             self.names[i] = name
         return name
 

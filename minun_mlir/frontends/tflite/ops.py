@@ -83,6 +83,12 @@ def _conv(c: Converter, op, ins, outs, depthwise: bool) -> None:
         x, extra = c.padded[x]
         pads = [p + e for p, e in zip(pads, extra, strict=True)]
     xt = c.node("Transpose", [c.value(x)], perm=NCHW)
+    q = c.qparams(w)
+    mult = fshape[3] // ch if depthwise else 1
+    if mult > 1 and q is not None and len(q[0]) > 1:
+        _split_depthwise(c, op, ins, outs, xt, ch, mult, dict(
+            kernel_shape=kernel, strides=strides, dilations=dil, pads=pads, group=ch))
+        return
     # filters: OHWI -> OIHW; a depthwise [1, H, W, C*M] -> [C*M, 1, H, W], groups C
     wt = c.value(w, layout=(3, 0, 1, 2) if depthwise else (0, 3, 1, 2))
     inputs = [xt, wt]
@@ -91,6 +97,29 @@ def _conv(c: Converter, op, ins, outs, depthwise: bool) -> None:
     y = c.node("Conv", inputs, kernel_shape=kernel, strides=strides, dilations=dil,
                pads=pads, group=ch if depthwise else 1)
     y = c.activation(y, opts.FusedActivationFunction(), outs[0])
+    c.define(outs[0], c.node("Transpose", [y], perm=NHWC))
+
+
+def _split_depthwise(c: Converter, op, ins, outs, xt: str, ch: int, mult: int,
+                     attrs: dict) -> None:
+    """A per-channel int8 depthwise convolution of multiplier M > 1 as M of multiplier 1
+    (output channel c M + j is convolution j's channel c), each requantized as the output:
+    zero-skew takes per-channel scales on one output channel per group."""
+    fused = c.options(op, tflite.DepthwiseConv2DOptions).FusedActivationFunction()
+    n, oh, ow, _ = c.shape(outs[0])
+    parts = []
+    for j in range(mult):
+        idx = list(range(j, ch * mult, mult))
+        inputs = [xt, c.value(ins[1], layout=(3, 0, 1, 2), select=(3, idx))]
+        if len(ins) > 2 and ins[2] >= 0:
+            inputs.append(c.value(ins[2], select=(0, idx)))
+        y = c.activation(c.node("Conv", inputs, **attrs), fused, outs[0])
+        parts.append(c.quantized(outs[0], y))
+    y = c.node("Concat", parts, axis=1)  # channel j C + c
+    shape = np.array([n, mult, ch, oh, ow], np.int64)
+    y = c.node("Transpose", [c.node("Reshape", [y, c.const(shape, "shape")])],
+               perm=[0, 2, 1, 3, 4])
+    y = c.node("Reshape", [y, c.const(np.array([n, ch * mult, oh, ow], np.int64), "shape")])
     c.define(outs[0], c.node("Transpose", [y], perm=NHWC))
 
 

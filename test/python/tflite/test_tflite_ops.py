@@ -75,12 +75,27 @@ RELU, RELU6 = tflite.ActivationFunctionType.RELU, tflite.ActivationFunctionType.
 @pytest.mark.parametrize(("depthwise", "padding", "stride", "act", "mult", "per_channel"), [
     (False, SAME, 2, RELU, 1, True), (False, VALID, 1, RELU6, 1, True),
     (True, SAME, 2, RELU, 1, True), (True, VALID, 1, RELU6, 1, True),
-    (True, SAME, 1, 0, 2, False)])
+    (True, SAME, 1, 0, 2, False), (True, SAME, 1, 0, 2, True), (True, VALID, 2, RELU6, 3, True)])
 def test_convolutions_equal_tflm(depthwise, padding, stride, act, mult, per_channel,
                                  tmp_path):
     data = conv_model(depthwise, padding, stride, act, mult, per_channel)
     ours, theirs = compare(data, tmp_path, [1, 9, 9, 3])
     np.testing.assert_array_equal(ours, theirs)
+
+
+def test_split_depthwise_c_equals_the_evaluator(tmp_path):
+    """A per-channel depthwise convolution of multiplier 3 (imported as 3 of multiplier 1,
+    interleaved): the x86 C equals the evaluator."""
+    path = tmp_path / "dw.tflite"
+    path.write_bytes(conv_model(True, VALID, 2, RELU6, 3, True))
+    l2 = lower_to_l2(import_model(path), repr="zero-skew", bits=8)
+    q = np.random.default_rng(6).integers(-128, 128, (4, 1, 9, 9, 3))
+    x = (np.float32(SX) * (q.astype(np.float32) - ZX)).astype(np.float64)
+    stored = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(4, -1)
+    emit_c(l2, "x86", tmp_path / "c")
+    r = run_model(tmp_path / "c", "x86", storage_inputs(l2, x), name="dw",
+                  config="zero-skew8")
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(stored.shape), stored)
 
 
 def one_op(op: str, options: str | None, out_shape, out_scale=SX, out_zp=ZX,

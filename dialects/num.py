@@ -1456,6 +1456,47 @@ class MaxPoolOp(IRDLOperation):
         _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
 
 
+@irdl_op_definition
+class AvgPoolOp(IRDLOperation):
+    """Zero-skew NHWC average pooling as TFLite's int8 kernel (a TFLite model's
+    AVERAGE_POOL_2D): per window, the sum of the stored int8 values inside the input
+    (`pads`: top, bottom, left, right, outside it) over their count, rounded half away
+    from zero; the result has the input's type.
+
+    `%y = num.avgpool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+           pads = array<i64: 0, 1, 0, 1>} : (tensor<1x8x8x3x!num.affine<8, 0.06, 4>>)
+           -> tensor<1x4x4x3x!num.affine<8, 0.06, 4>>`
+    """
+
+    name = "num.avgpool"
+    input = operand_def(TensorType.constr(AffineType))
+    kernel = attr_def(DenseArrayBase)
+    strides = attr_def(DenseArrayBase)
+    pads = attr_def(DenseArrayBase)
+    result = result_def(TensorType.constr(AffineType))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        a = _shape(self.input)
+        if len(a) != 4 or element(self.input) != element(self.result) or \
+                element(self.input).width != 8:
+            raise VerifyException(f"{self.name}: an int8 NHWC input and a result of its "
+                                  f"type, got {self.input.type} -> {self.result.type}")
+        k, s, p = (minun.ints(x) for x in (self.kernel, self.strides, self.pads))
+        if len(k) != 2 or len(s) != 2 or len(p) != 4 or min(k + s) < 1 or min(p) < 0:
+            raise VerifyException(
+                f"{self.name}: kernel and strides need 2 positive values, pads 4 "
+                f"non-negative ones")
+        ho = minun.conv_out_dim(a[1], k[0], s[0], p[0] + p[1], 1)
+        wo = minun.conv_out_dim(a[2], k[1], s[1], p[2] + p[3], 1)
+        why = minun.padding_only_window(a, k, s, p) if ho >= 1 and wo >= 1 else \
+            "the window does not fit the input"
+        if why:
+            raise VerifyException(f"{self.name}: {why}")
+        _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
+
+
 class _LabelOp(IRDLOperation):
     input = operand_def(TensorType.constr(NUMBER))
     result = result_def(i32)
@@ -1492,7 +1533,7 @@ Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, ConvertOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp,
      Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
-     ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp,
+     ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, AvgPoolOp, ArgMaxOp, SgnOp,
      RequantizeOp],
     [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr,
      RequantizeModeAttr],

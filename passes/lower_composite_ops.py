@@ -18,7 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, f64, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    f64,
+    i64,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -31,7 +39,12 @@ from xdsl.pattern_rewriter import (
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun
-from minun_mlir.numerics.zero_skew_repr import MEAN_DIVISOR, QUANTIZATION, REQUANTIZE
+from minun_mlir.numerics.zero_skew_repr import (
+    MEAN_DIVISOR,
+    QUANTIZATION,
+    REQUANTIZE,
+    TFLITE_AVGPOOL,
+)
 
 
 def constant_array(value: SSAValue) -> np.ndarray | None:
@@ -137,6 +150,8 @@ class PoolToDepthwiseConv(RewritePattern):
         if QUANTIZATION in op.attributes:  # a pre-quantized model's type for the result
             for o in ops[1::2]:  # (and for the average before the border correction)
                 o.attributes[QUANTIZATION] = op.attributes[QUANTIZATION]
+                if _tflite_model(op):  # zero-skew: TFLite's own kernel (num.avgpool)
+                    o.attributes[TFLITE_AVGPOOL] = UnitAttr()
         rewriter.replace(op, ops)
 
 

@@ -395,6 +395,46 @@ def lower_neg(lw: Lowering, op: Operation) -> Val:
     return elementwise(lw, op, fn, op.input)
 
 
+def lower_avgpool(lw: Lowering, op: num.AvgPoolOp) -> Val:
+    """TFLite's int8 average pool (numerics/zero_skew_repr.py, _avgpool): the window's sum
+    of stored values inside the input (int32), then (sum +- count / 2) / count with the
+    count from a constant table per output position."""
+    x = lw.vals[op.input]
+    if not lw.consumed_once(op.input):
+        x = linear.operand(lw, op.input)
+    shape = shape_of(op.input)
+    _, h, w, _ = shape
+    kh, kw = minun.ints(op.kernel)
+    sh, sw = minun.ints(op.strides)
+    pt, pb, pl, pr = minun.ints(op.pads)
+    counts = zs.avgpool_counts(shape, (kh, kw), (sh, sw), (pt, pb, pl, pr))
+    ow = counts.shape[1]
+    table = lw.g.global_("zs_avgpool_count", counts.reshape(-1), I32)
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        n, ho, wo, c = idx
+
+        def over_i(i: Lin, acc: SSAValue):
+            def over_j(j: Lin, acc2: SSAValue):
+                hi, wi = ho.scale(sh) + i + (-pt), wo.scale(sw) + j + (-pl)
+                checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
+                return [g.guarded(checks, lambda: [g.binop(
+                    arith.AddiOp, acc2, g.resize(x.load(g, [n, hi, wi, c]), 32), nsw=True)],
+                    acc2)]
+
+            return g.loop(kw, [acc], over_j)
+
+        total = g.loop(kh, [g.iconst(0, 32)], over_i)[0]
+        count = g.load(table, ho.scale(ow) + wo)
+        half = g.shrsi(count, 1)
+        up = g.select(g.cmp(total, g.iconst(0, 32), "sgt"),
+                      g.binop(arith.AddiOp, total, half, nsw=True),
+                      g.binop(arith.SubiOp, total, half, nsw=True))
+        return g.resize(g.add(arith.DivSIOp(up, count)), 8)
+
+    return Reduction(fn, [x], shape_of(op.result), element_of(op.result))
+
+
 def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
     return Const(zs.init_value(op), shape_of(op.result), element_of(op.result))
 
@@ -416,5 +456,6 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.ClipOp: lower_clip,
     num.Relu6Op: lower_clip,
     num.NegOp: lower_neg,
+    num.AvgPoolOp: lower_avgpool,
     minun.InitOp: lower_init,
 }

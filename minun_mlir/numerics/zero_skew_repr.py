@@ -82,6 +82,9 @@ REQUANTIZE = "minun.requantize"  # the func attribute of a pre-quantized ONNX mo
 # on a convolution summing n values of a TFLite model's MEAN (lower-composite-ops): its
 # requantization divides by n as TFLM does
 MEAN_DIVISOR = "minun.mean_divisor"
+# on the convolution (and the border correction) of a TFLite model's quantized
+# AVERAGE_POOL_2D (lower-composite-ops): zero-skew computes TFLite's num.avgpool instead
+TFLITE_AVGPOOL = "minun.tflite_avgpool"
 # the attribute that gives an L1 value its quantization (array<f64: s, zp>, or a weight's
 # per-channel array<f64: s_0, ..., s_(C-1), 0>): from a pre-quantized ONNX model, or
 # pinned by weight rounding
@@ -370,6 +373,9 @@ class ZeroSkewConverter(L2Converter):
         return AffineType(32, el_of(a).real_scale * el_of(b).real_scale, 0)
 
     def mul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        if TFLITE_AVGPOOL in op.attributes and isinstance(a.owner, num.AvgPoolOp):
+            _drop_unused(b)  # the border correction: num.avgpool counts the pixels
+            return a
         olds = list(op.operands) + [None, None]  # leaky relu: alpha * x, one operand
         a, b = self.narrow(a, olds[0]), self.narrow(b, olds[1])
         if self.mode == num.RequantizeMode.ONNXRUNTIME and isinstance(
@@ -451,6 +457,14 @@ class ZeroSkewConverter(L2Converter):
             shift=0), result_types=[self.tensor(op.result, self._product_type(a, b))]))
 
     def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
+        if TFLITE_AVGPOOL in op.attributes:  # a TFLite model's AVERAGE_POOL_2D
+            x = self.narrow(x, op.input)
+            if self.given(op.results[0]) == el_of(x):  # TFLite's kernel, in its type
+                _drop_unused(f)
+                kernel = shape_of(op.filter)[1:3]
+                return self.emit(num.AvgPoolOp.create(operands=[x], attributes={
+                    "kernel": minun.i64_array(kernel), "strides": op.strides,
+                    "pads": op.pads}, result_types=[self.tensor(op.results[0], el_of(x))]))
         # the output channels: the filter's last axis (one group), its group axis
         # (depthwise: one output channel per group); other grouped convolutions keep one
         groups, cout = op.groups.value.data, shape_of(op.filter)[4]
@@ -677,6 +691,37 @@ def _maxpool(op, x):
     return y.reshape(b, n, *y.shape[1:])
 
 
+def _drop_unused(value: SSAValue) -> None:
+    """Erase a converted parameter nothing reads (a filter num.avgpool replaces)."""
+    owner = value.owner
+    if isinstance(owner, num.ParamOp) and not value.uses:
+        owner.detach()
+        owner.erase()
+
+
+def avgpool_counts(shape, kernel, strides, pads) -> np.ndarray:
+    """[OH, OW]: how many input pixels each window of an NHWC `shape` covers."""
+    from minun_mlir.numerics.float_eval import _windows
+
+    ones = np.ones((1, shape[1], shape[2], 1), dtype=np.int64)
+    return _windows(ones, kernel, strides, pads, (1, 1), 0).sum(axis=(-2, -1))[0, :, :, 0]
+
+
+def _avgpool(op, x):
+    """TFLite's int8 average pool: the window's sum of stored values over its count, ties
+    away from zero (C's truncating division of sum +- count / 2)."""
+    from minun_mlir.numerics.float_eval import _windows
+
+    k, s, p = (minun.ints(a) for a in (op.kernel, op.strides, op.pads))
+    b, n = x.shape[:2]
+    flat = np.asarray(x, dtype=np.int64).reshape(b * n, *x.shape[2:])
+    sums = _windows(flat, k, s, p, (1, 1), 0).sum(axis=(-2, -1))
+    counts = avgpool_counts(shape_of(op.input), k, s, p)[None, :, :, None]
+    num_ = np.where(sums > 0, sums + counts // 2, sums - counts // 2)
+    y = np.where(num_ >= 0, num_ // counts, -((-num_) // counts))
+    return y.reshape(b, n, *y.shape[1:])
+
+
 def init_value(op: minun.InitOp) -> int:
     t = _t(op.result)
     return int(af.quantize(np.array(float(op.fill.value.data)), t.real_scale, t.zp, t.width))
@@ -705,6 +750,7 @@ _KERNELS = {
     "num.max": float_eval._binary(np.maximum),
     "num.min": float_eval._binary(np.minimum),
     "num.maxpool": _maxpool,
+    "num.avgpool": _avgpool,
     "num.argmax": float_eval._argmax,
     "num.sgn": float_eval._sgn,
     "minun.init": lambda op: np.full((1, *op.result.type.get_shape()), init_value(op),

@@ -33,8 +33,12 @@ def _reshape(c: Converter, op, ins, outs) -> None:
     c.define(outs[0], c.node("Reshape", [c.value(ins[0]), c.const(shape, "shape")]))
 
 
-def _squeeze(c: Converter, op, ins, outs) -> None:
-    _reshape(c, op, ins, outs)
+def _transpose(c: Converter, op, ins, outs) -> None:
+    perm = c.buffer(ins[1])
+    if perm is None:
+        raise c.unsupported("the permutation must be a constant")
+    c.define(outs[0], c.node("Transpose", [c.value(ins[0])],
+                             perm=[int(p) for p in np.ravel(perm)]))
 
 
 def _softmax(c: Converter, op, ins, outs) -> None:
@@ -137,7 +141,7 @@ def _pool(c: Converter, op, ins, outs, kind: str) -> None:
 
 def _binary(kind: str, options_cls):
     def handler(c: Converter, op, ins, outs) -> None:
-        opts = c.options(op, options_cls)
+        opts = c.options(op, options_cls) if options_cls is not None else None
         y = c.node(kind, [c.value(ins[0]), c.value(ins[1])])
         c.define(outs[0], c.activation(y, opts.FusedActivationFunction() if opts else 0,
                                          outs[0]))
@@ -197,7 +201,11 @@ def _concatenation(c: Converter, op, ins, outs) -> None:
 HANDLERS = {
     "FULLY_CONNECTED": _fully_connected,
     "RESHAPE": _reshape,
-    "SQUEEZE": _squeeze,
+    "SQUEEZE": _reshape,
+    "EXPAND_DIMS": _reshape,
+    "TRANSPOSE": _transpose,
+    "MAXIMUM": _binary("Max", None),
+    "MINIMUM": _binary("Min", None),
     "SOFTMAX": _softmax,
     "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize,

@@ -365,3 +365,24 @@ def test_concatenation_equals_tflm(tmp_path):
          FusedActivationFunction=0)
     ours, theirs = compare(m.build([x], [y]), tmp_path, [1, 4, 4, 3])
     np.testing.assert_array_equal(ours, theirs)
+
+
+def _operand(m: ModelBuilder) -> int:
+    c = np.random.default_rng(8).integers(-128, 128, (1, 8, 8, 3)).astype(np.int8)
+    return m.tensor([1, 8, 8, 3], "int8", data=c, scale=SX, zp=ZX)
+
+
+MOVEMENT = {
+    "expand_dims": lambda: one_op("EXPAND_DIMS", None, (1, 8, 8, 3, 1), const_in=lambda m:
+                                  m.tensor([1], "int32", data=np.array([4]))),
+    "transpose": lambda: one_op("TRANSPOSE", None, (1, 3, 8, 8), const_in=lambda m:
+                                m.tensor([4], "int32", data=np.array([0, 3, 1, 2]))),
+    "maximum": lambda: one_op("MAXIMUM", None, (1, 8, 8, 3), const_in=_operand),
+    "minimum": lambda: one_op("MINIMUM", None, (1, 8, 8, 3), const_in=_operand),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVEMENT))
+def test_movement_and_comparison_equal_tflm(name, tmp_path):
+    ours, theirs = compare(MOVEMENT[name](), tmp_path, [1, 8, 8, 3])
+    np.testing.assert_array_equal(ours, theirs)

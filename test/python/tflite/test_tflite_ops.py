@@ -386,3 +386,57 @@ MOVEMENT = {
 def test_movement_and_comparison_equal_tflm(name, tmp_path):
     ours, theirs = compare(MOVEMENT[name](), tmp_path, [1, 8, 8, 3])
     np.testing.assert_array_equal(ours, theirs)
+
+
+def float_model(op: str) -> tuple[bytes, list[int]]:
+    """A float32 one-operator model (layouts, paddings and options as in int8)."""
+    rng = np.random.default_rng(9)
+    m = ModelBuilder()
+    x = m.tensor([1, 9, 9, 3], "float32")
+    f32 = lambda shape: m.tensor(shape, "float32",  # noqa: E731
+                                 data=rng.normal(0, 0.5, shape).astype(np.float32))
+    common = dict(Padding=SAME, StrideW=2, StrideH=2, FusedActivationFunction=RELU6,
+                  DilationWFactor=1, DilationHFactor=1)
+    if op == "CONV_2D":
+        y = m.tensor([1, 5, 5, 4], "float32")
+        m.op(op, [x, f32([4, 3, 3, 3]), f32([4])], [y], "Conv2DOptions", **common)
+    elif op == "DEPTHWISE_CONV_2D":
+        y = m.tensor([1, 5, 5, 6], "float32")
+        m.op(op, [x, f32([1, 3, 3, 6]), f32([6])], [y], "DepthwiseConv2DOptions",
+             DepthMultiplier=2, **common)
+    elif op == "AVERAGE_POOL_2D":
+        y = m.tensor([1, 5, 5, 3], "float32")
+        m.op(op, [x], [y], "Pool2DOptions", Padding=SAME, **POOL)
+    elif op == "MEAN":
+        y = m.tensor([1, 3], "float32")
+        axes = m.tensor([2], "int32", data=np.array([1, 2]))
+        m.op(op, [x, axes], [y], "ReducerOptions", KeepDims=False)
+    elif op == "SOFTMAX":
+        h = m.tensor([1, 243], "float32")
+        y = m.tensor([1, 243], "float32")
+        m.op("RESHAPE", [x], [h])
+        m.op(op, [h], [y], "SoftmaxOptions", Beta=1.0)
+    elif op == "FULLY_CONNECTED":
+        y = m.tensor([1, 5], "float32")
+        m.op(op, [x, f32([5, 243]), f32([5])], [y], "FullyConnectedOptions",
+             FusedActivationFunction=0)
+    return m.build([x], [y]), [1, 9, 9, 3]
+
+
+@pytest.mark.parametrize("op", ["CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MEAN",
+                                "SOFTMAX", "FULLY_CONNECTED"])
+def test_float_operator_equals_tflm(op, tmp_path):
+    data, shape = float_model(op)
+    path = tmp_path / "model.tflite"
+    path.write_bytes(data)
+    xs = np.random.default_rng(10).normal(0, 1, (N, *shape)).astype(np.float32)
+    interp = runtime.Interpreter.from_file(str(path))
+    theirs = []
+    for v in xs:
+        interp.set_input(v, 0)
+        interp.invoke()
+        theirs.append(interp.get_output(0).copy())
+    theirs = np.array(theirs).reshape(N, -1).astype(np.float64)
+    l2 = lower_to_l2(import_model(path), repr="float32")
+    ours = np.asarray(decode_outputs(l2, evaluate_l2(l2, xs.astype(np.float64)).outputs)[0])
+    np.testing.assert_allclose(ours.reshape(N, -1), theirs, rtol=1e-5, atol=1e-5)

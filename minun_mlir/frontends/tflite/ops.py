@@ -33,6 +33,35 @@ def _reshape(c: Converter, op, ins, outs) -> None:
     c.define(outs[0], c.node("Reshape", [c.value(ins[0]), c.const(shape, "shape")]))
 
 
+def _strided_slice(c: Converter, op, ins, outs) -> None:
+    """Constant begin / end / strides with begin, end and shrink-axis masks, as ONNX
+    Slice then a Reshape to the output's shape (the shrunk axes dropped)."""
+    opts = c.options(op, tflite.StridedSliceOptions)
+    begin, end, strides = (c.buffer(i) for i in ins[1:4])
+    if begin is None or end is None or strides is None:
+        raise c.unsupported("begin, end and strides must be constants")
+    if opts is not None and (opts.EllipsisMask() or opts.NewAxisMask() or opts.Offset()):
+        raise c.unsupported("ellipsis and new-axis masks and offsets are not supported")
+    bm, em, sm = (0, 0, 0) if opts is None else (
+        opts.BeginMask(), opts.EndMask(), opts.ShrinkAxisMask())
+    starts, ends, steps = [], [], []
+    for k, (b, e, st) in enumerate(zip(begin, end, strides, strict=True)):
+        b, e, st = int(b), int(e), int(st)
+        far = (1 << 62) if st > 0 else -(1 << 62)
+        start = (0 if st > 0 else -1) if bm >> k & 1 else b
+        stop = far if em >> k & 1 else e
+        if sm >> k & 1:  # one element: begin
+            start, stop, st = b, (b + 1) or (1 << 62), 1
+        starts.append(start)
+        ends.append(stop)
+        steps.append(st)
+    arr = lambda v: c.const(np.array(v, np.int64), "slice")  # noqa: E731
+    y = c.node("Slice", [c.value(ins[0]), arr(starts), arr(ends),
+                         arr(list(range(len(starts)))), arr(steps)])
+    shape = np.array(c.shape(outs[0]), np.int64)
+    c.define(outs[0], c.node("Reshape", [y, c.const(shape, "shape")]))
+
+
 def _transpose(c: Converter, op, ins, outs) -> None:
     perm = c.buffer(ins[1])
     if perm is None:
@@ -204,6 +233,7 @@ HANDLERS = {
     "SQUEEZE": _reshape,
     "EXPAND_DIMS": _reshape,
     "TRANSPOSE": _transpose,
+    "STRIDED_SLICE": _strided_slice,
     "MAXIMUM": _binary("Max", None),
     "MINIMUM": _binary("Min", None),
     "SOFTMAX": _softmax,

@@ -450,3 +450,25 @@ def test_the_c_is_deterministic(tmp_path):
         emit_c(l2, "cortex-m4", tmp_path / str(k))
         texts.append((tmp_path / str(k) / "model.c").read_bytes())
     assert texts[0] == texts[1]
+
+
+def slice_model(begin, end, strides, shape, **masks) -> bytes:
+    m = ModelBuilder()
+    x = m.tensor([1, 8, 8, 3], "int8", scale=SX, zp=ZX)
+    ins = [x] + [m.tensor([4], "int32", data=np.array(v)) for v in (begin, end, strides)]
+    y = m.tensor(shape, "int8", scale=SX, zp=ZX)
+    m.op("STRIDED_SLICE", ins, [y], "StridedSliceOptions", **masks)
+    return m.build([x], [y])
+
+
+@pytest.mark.parametrize(("begin", "end", "strides", "shape", "masks"), [
+    ([0, 1, 0, 0], [1, 7, 8, 2], [1, 2, 3, 1], [1, 3, 3, 2], {}),
+    ([0, 2, 0, 1], [1, 0, 0, 0], [1, 1, 1, 1], [1, 6, 8, 2],
+     {"BeginMask": 4, "EndMask": 14}),
+    ([0, 3, 0, 0], [1, 4, 8, 3], [1, 1, 1, 1], [1, 8, 3], {"ShrinkAxisMask": 2}),
+    ([0, 7, 0, 0], [1, 0, 8, 3], [1, -2, 1, 1], [1, 4, 8, 3], {"EndMask": 2}),
+])
+def test_strided_slice_equals_tflm(begin, end, strides, shape, masks, tmp_path):
+    ours, theirs = compare(slice_model(begin, end, strides, shape, **masks), tmp_path,
+                           [1, 8, 8, 3])
+    np.testing.assert_array_equal(ours, theirs)

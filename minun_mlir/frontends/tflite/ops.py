@@ -183,6 +183,12 @@ def _unary(kind: str):
     return handler
 
 
+def _leaky_relu(c: Converter, op, ins, outs) -> None:
+    opts = c.options(op, tflite.LeakyReluOptions)
+    c.define(outs[0], c.node("LeakyRelu", [c.value(ins[0])],
+                             alpha=float(opts.Alpha()) if opts else 0.2))
+
+
 def _relu6(c: Converter, op, ins, outs) -> None:
     c.define(outs[0], c.activation(c.value(ins[0]), tflite.ActivationFunctionType.RELU6,
                                      outs[0]))
@@ -250,6 +256,7 @@ HANDLERS = {
     "TANH": _unary("Tanh"),
     "RELU": _unary("Relu"),
     "RELU6": _relu6,
+    "LEAKY_RELU": _leaky_relu,
     "MEAN": _mean,
     "CONCATENATION": _concatenation,
     "PAD": _pad,

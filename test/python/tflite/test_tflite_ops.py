@@ -472,3 +472,16 @@ def test_strided_slice_equals_tflm(begin, end, strides, shape, masks, tmp_path):
     ours, theirs = compare(slice_model(begin, end, strides, shape, **masks), tmp_path,
                            [1, 8, 8, 3])
     np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize(("s_out", "z_out", "alpha"), [(0.05, -20, 0.1), (SX, ZX, 0.2)])
+def test_leaky_relu_is_within_one_of_tflm(s_out, z_out, alpha, tmp_path, capsys):
+    """TFLite requantizes x >= 0 and x < 0 with their own multipliers (s_in / s_out and
+    alpha s_in / s_out); minun takes the max of x and alpha x, each rounded once more:
+    within 1 (docs/tflite-frontend.md)."""
+    data = one_op("LEAKY_RELU", "LeakyReluOptions", (1, 8, 8, 3), s_out, z_out, Alpha=alpha)
+    ours, theirs = compare(data, tmp_path, [1, 8, 8, 3], n=40)
+    with capsys.disabled():
+        print(f"\n  leaky relu alpha {alpha}: {np.mean(ours == theirs):.1%} equal TFLM's")
+    assert np.max(np.abs(ours - theirs)) <= 1
+    assert np.mean(ours == theirs) > 0.8

@@ -416,6 +416,9 @@ def float_model(op: str) -> tuple[bytes, list[int]]:
         y = m.tensor([1, 243], "float32")
         m.op("RESHAPE", [x], [h])
         m.op(op, [h], [y], "SoftmaxOptions", Beta=1.0)
+    elif op == "LEAKY_RELU":
+        y = m.tensor([1, 9, 9, 3], "float32")
+        m.op(op, [x], [y], "LeakyReluOptions", Alpha=0.1)
     elif op == "FULLY_CONNECTED":
         y = m.tensor([1, 5], "float32")
         m.op(op, [x, f32([5, 243]), f32([5])], [y], "FullyConnectedOptions",
@@ -424,7 +427,7 @@ def float_model(op: str) -> tuple[bytes, list[int]]:
 
 
 @pytest.mark.parametrize("op", ["CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MEAN",
-                                "SOFTMAX", "FULLY_CONNECTED"])
+                                "SOFTMAX", "FULLY_CONNECTED", "LEAKY_RELU"])
 def test_float_operator_equals_tflm(op, tmp_path):
     data, shape = float_model(op)
     path = tmp_path / "model.tflite"

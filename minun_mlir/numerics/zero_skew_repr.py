@@ -43,6 +43,10 @@ Ops (docs/numerics.md has the table):
   marks its function `minun.requantize = "tflite"`) whose softmax output is (1/256,
   -128), TFLite's own kernel integer for integer (`num.softmax {tflite}`,
   numerics/tflite_softmax.py);
+- a TFLite model's quantized average pooling and mean (lower-composite-ops marks them):
+  num.avgpool (TFLite's kernel: the window's sum over its count, ties away from zero)
+  and the sum requantized with the count folded into the multiplier (num.requantize
+  {divisor}), as TFLM computes them;
 - log_softmax: per row, the sum of softmax's exp table, its ln by fixed point's
   ln_sum (16 fraction bits), s_in (max - q) at 2^16 added, requantized (MBQM) to the
   output's calibrated scale;
@@ -78,7 +82,8 @@ PASS_THROUGH = (minun.ReluOp, minun.MaxPoolOp, minun.ReshapeOp, minun.TransposeO
 SIGMOID_OUT = AffineType(8, 1.0 / 256, -128)  # TFLite's int8 LOGISTIC output
 TANH_OUT = AffineType(8, 1.0 / 128, 0)  # and TANH's
 DEFAULT_RANGE = (-1.0, 1.0)  # a value the profile never saw (a branch no example took)
-REQUANTIZE = "minun.requantize"  # the func attribute of a pre-quantized ONNX model
+# the func attribute of a pre-quantized model: "onnxruntime" (ONNX), "tflite" (TFLite)
+REQUANTIZE = "minun.requantize"
 # on a convolution summing n values of a TFLite model's MEAN (lower-composite-ops): its
 # requantization divides by n as TFLM does
 MEAN_DIVISOR = "minun.mean_divisor"

@@ -164,6 +164,18 @@ def quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
     return np.clip(r.astype(np.int64) + zero_point, lo, hi)
 
 
+def tflite_quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
+    """TFLite's QUANTIZE of float32 reals (AffineQuantize): the float32 quotient
+    v / float32(scale) rounded half away from zero, + zero_point, saturated. (In double, as
+    `quantize`, a quotient float32 rounds onto a tie can round the other way.)"""
+    lo, hi = int_range(bits)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        f = np.asarray(values, dtype=np.float32) / np.float32(scale)
+    r = round_away(np.nan_to_num(f.astype(np.float64)))
+    r = np.clip(r, lo - 1.0 - abs(zero_point), hi + 1.0 + abs(zero_point))
+    return np.clip(r.astype(np.int64) + zero_point, lo, hi)
+
+
 def quantize_per_element(values, scales, bits: int) -> np.ndarray:
     """Reals -> stored integers with zero point 0 at scales broadcast against them (a
     per-channel weight or bias): round(v / scale), ties away from zero, saturated."""

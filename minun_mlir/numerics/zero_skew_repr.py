@@ -783,14 +783,20 @@ class ZeroSkewRepresentation(Representation):
         return ZeroSkewConverter(config, profile).run(module)
 
     def input_rounding(self, fn) -> str:
-        """"onnxruntime" for a pre-quantized model (its inputs quantized as onnxruntime's
-        QuantizeLinear: float32, half to even), else "nearest" (ties away from zero)."""
+        """"onnxruntime" for a pre-quantized ONNX model (its inputs quantized as
+        onnxruntime's QuantizeLinear: float32, half to even), "tflite" for a TFLite model
+        (TFLite's QUANTIZE: the float32 quotient, ties away from zero), else "nearest"
+        (ties away from zero, in double)."""
         attr = fn.attributes.get(REQUANTIZE)
+        if attr == StringAttr("tflite"):  # a TFLite model: its QUANTIZE, in float32
+            return "tflite"
         return "onnxruntime" if attr == StringAttr("onnxruntime") else "nearest"
 
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
         if rounding == "onnxruntime":
             return af.ort_quantize(values, element.real_scale, element.zp, element.width)
+        if rounding == "tflite":
+            return af.tflite_quantize(values, element.real_scale, element.zp, element.width)
         return af.quantize(values, element.real_scale, element.zp, element.width)
 
     def c_encode(self, element: Attribute, rounding: str) -> str:
@@ -798,8 +804,11 @@ class ZeroSkewRepresentation(Representation):
             return af.c_ort_quantize("v", element.real_scale, element.zp,
                                      element.width) + "\nreturn q;"
         # affine.quantize in IEEE double: the same division, round() (ties away) and clamps
+        # (tflite_quantize: the quotient in float32 first)
         lo, hi = af.int_range(element.width)
-        return (f"double r = round(v / {element.real_scale.hex()});\n"
+        quotient = (f"(double)((float)v / (float){element.real_scale.hex()})"
+                    if rounding == "tflite" else f"v / {element.real_scale.hex()}")
+        return (f"double r = round({quotient});\n"
                 f"if (r < {lo - 1 - abs(element.zp)}.0) r = {lo - 1 - abs(element.zp)}.0;\n"
                 f"if (r > {hi + 1 + abs(element.zp)}.0) r = {hi + 1 + abs(element.zp)}.0;\n"
                 f"int32_t q = (int32_t)r + {element.zp};\n"

@@ -488,3 +488,52 @@ def test_leaky_relu_is_within_one_of_tflm(s_out, z_out, alpha, tmp_path, capsys)
         print(f"\n  leaky relu alpha {alpha}: {np.mean(ours == theirs):.1%} equal TFLM's")
     assert np.max(np.abs(ours - theirs)) <= 1
     assert np.mean(ours == theirs) > 0.8
+
+
+def quantize_model() -> bytes:
+    """float in -> QUANTIZE -> int8 FULLY_CONNECTED -> int8 out."""
+    rng = np.random.default_rng(11)
+    m = ModelBuilder()
+    x = m.tensor([1, 6], "float32")
+    xq = m.tensor([1, 6], "int8", scale=SX, zp=ZX)
+    w = m.tensor([4, 6], "int8", data=rng.integers(-127, 128, (4, 6)), scale=0.01, zp=0)
+    b = m.tensor([4], "int32", data=rng.integers(-500, 500, 4),
+                 scale=np.float32(SX) * np.float32(0.01), zp=0)
+    y = m.tensor([1, 4], "int8", scale=0.05, zp=3)
+    m.op("QUANTIZE", [x], [xq])
+    m.op("FULLY_CONNECTED", [xq, w, b], [y], "FullyConnectedOptions",
+         FusedActivationFunction=0)
+    return m.build([x], [y])
+
+
+def test_quantize_of_near_ties_equals_tflm_and_the_c_float_wrapper(tmp_path):
+    """TFLite's QUANTIZE divides in float32: a float input half way between two steps
+    (as float32 computes it) rounds as TFLM's, in the evaluator and in the C's
+    minun_predict_float."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "codegen"))
+    from codegen_support import build_host, expected, run_host
+
+    path = tmp_path / "q.tflite"
+    path.write_bytes(quantize_model())
+    k = np.random.default_rng(12).integers(-120, 120, (40, 1, 6))
+    xs = ((k + 0.5) * np.float32(SX)).astype(np.float32)  # near-ties in float32
+    interp = runtime.Interpreter.from_file(str(path))
+    theirs = []
+    for v in xs:
+        interp.set_input(v, 0)
+        interp.invoke()
+        theirs.append(interp.get_output(0).reshape(-1).copy())
+    theirs = np.array(theirs).astype(np.int64)
+    l2 = lower_to_l2(import_model(path), repr="zero-skew", bits=8)
+    ours = np.asarray(evaluate_l2(l2, xs.astype(np.float64)).outputs[0]).reshape(40, -1)
+    np.testing.assert_array_equal(ours, theirs)
+    emit_c(l2, "x86", tmp_path / "c")
+    exe = build_host(tmp_path / "c", tmp_path / "host")
+    feats = xs.reshape(40, -1)
+    exp = expected(l2, feats)
+    _, scores = run_host(exe, feats, np.dtype("<f4"), 4, as_float=True)
+    want = (np.float64(np.float32(0.05)) * (exp.scores.astype(np.float64) - 3)).astype(
+        np.float32)
+    np.testing.assert_array_equal(scores, want)

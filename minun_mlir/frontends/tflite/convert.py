@@ -146,9 +146,8 @@ class Converter:
         per-channel scales)."""
         if i in self.names and layout is None and select is None:
             return self.names[i]
-        if i in self.padded:
-            raise self.unsupported(f"tensor '{self.tname(i)}' is a PAD's output: a PAD is "
-                                   "imported only before a CONV_2D or DEPTHWISE_CONV_2D")
+        if i in self.padded:  # read by something other than a convolution: the zeros
+            return self.pad(i)
         array = self.buffer(i)
         if array is None:
             raise self.unsupported(f"input tensor '{self.tname(i)}' is neither computed "
@@ -207,6 +206,24 @@ class Converter:
                                    "and quantized int8 only")
         return name
 
+    def pad(self, i: int) -> str:
+        """PAD's output i as its input between blocks of zeros (the output's zero point in
+        int8, as TFLite pads a quantized tensor), along H then W."""
+        src, (top, left, bottom, right) = self.padded.pop(i)
+        y = self.value(src)
+        n, h, w, ch = self.shape(src)
+        for axis, before, after in ((1, top, bottom), (2, left, right)):
+            parts = []
+            for count in (before, after):
+                shape = [n, h + top + bottom if axis == 2 else h, w, ch]
+                shape[axis] = count
+                parts.append(self.const(np.zeros(shape, np.float32), "pad") if count else None)
+            names = [p for p in (parts[0], y, parts[1]) if p is not None]
+            if len(names) > 1:  # each concatenation in the output's type
+                y = self.quantized(i, self.node("Concat", names, axis=axis))
+        self.names[i] = y
+        return y
+
     options = staticmethod(options)
 
     def unsupported(self, message: str) -> Unsupported:
@@ -240,6 +257,8 @@ class Converter:
         self.label = ""
         outputs = []
         for i in (int(k) for k in g.OutputsAsNumpy()):
+            if i in self.padded:
+                self.pad(i)
             if i not in self.names:
                 raise self.unsupported(f"graph output '{self.tname(i)}' is not computed")
             name = self.fresh(self.tname(i) + "/out")

@@ -212,8 +212,9 @@ def _mean(c: Converter, op, ins, outs) -> None:
 
 
 def _pad(c: Converter, op, ins, outs) -> None:
-    """Zeros around H and W of NHWC, for a convolution to read (it pads with zeros, the
-    zero point of an int8 tensor: TFLite's PAD of a quantized tensor)."""
+    """Zeros around H and W of NHWC (the zero point of an int8 tensor, as TFLite pads a
+    quantized one): folded into a convolution that reads it, else concatenated
+    (Converter.pad)."""
     pads = c.buffer(ins[1])
     if pads is None or pads.shape != (4, 2):
         raise c.unsupported("the paddings must be a constant 4 x 2 (NHWC)")

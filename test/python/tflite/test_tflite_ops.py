@@ -344,13 +344,11 @@ def test_pad_before_a_convolution_equals_tflm(op, tmp_path):
     np.testing.assert_array_equal(ours, theirs)
 
 
-def test_pad_before_a_pooling_is_a_located_error(tmp_path):
-    from minun_mlir.diagnostics import MinunError
-
-    path = tmp_path / "pad.tflite"
-    path.write_bytes(pad_then("MAX_POOL_2D"))
-    with pytest.raises(MinunError, match=r"operator 1 \(MAX_POOL_2D\): tensor 't2' is a PAD"):
-        import_model(path)
+def test_pad_before_a_pooling_equals_tflm(tmp_path):
+    """Not folded: the zeros (the zero point) are concatenated, and the max sees them."""
+    ours, theirs = compare(pad_then("MAX_POOL_2D"), tmp_path, [1, 9, 9, 3])
+    np.testing.assert_array_equal(ours, theirs)
+    assert np.any(theirs == ZX)  # a window's max is a padded zero
 
 
 def test_concatenation_equals_tflm(tmp_path):

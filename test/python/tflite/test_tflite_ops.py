@@ -535,3 +535,15 @@ def test_quantize_of_near_ties_equals_tflm_and_the_c_float_wrapper(tmp_path):
     want = (np.float64(np.float32(0.05)) * (exp.scores.astype(np.float64) - 3)).astype(
         np.float32)
     np.testing.assert_array_equal(scores, want)
+
+
+@pytest.mark.parametrize(("s_out", "z_out"), [(0.1, -7), (0.02, 30)])
+def test_requantizing_quantize_equals_tflm(s_out, z_out, tmp_path):
+    """QUANTIZE of an int8 tensor to other (scale, zero point): TFLite's requantization."""
+    m = ModelBuilder()
+    x = m.tensor([1, 8, 8, 3], "int8", scale=SX, zp=ZX)
+    y = m.tensor([1, 8, 8, 3], "int8", scale=s_out, zp=z_out)
+    m.op("QUANTIZE", [x], [y])
+    ours, theirs = compare(m.build([x], [y]), tmp_path, [1, 8, 8, 3])
+    np.testing.assert_array_equal(ours, theirs)
+    assert len(np.unique(theirs)) > 50

@@ -648,18 +648,27 @@ class RequantizeOp(IRDLOperation):
     channel_multipliers = opt_attr_def(DenseArrayBase)
     channel_shifts = opt_attr_def(DenseArrayBase)
     mode = opt_attr_def(RequantizeModeAttr)
+    # a mean's count n folded into the multiplier as TFLM's int8 MEAN does
+    # (affine.fold_divisor): the requantized sum is the requantized mean
+    divisor = opt_attr_def(IntegerAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     @staticmethod
     def _pair(s_in: float, s_out: float, left_shift: int, mode: RequantizeMode,
-              width: int = 32) -> tuple[int, int]:
-        from minun_mlir.numerics.affine import f32_parts, ort_multiplier, quantize_multiplier
+              width: int = 32, divisor: int | None = None) -> tuple[int, int]:
+        from minun_mlir.numerics.affine import (
+            f32_parts,
+            fold_divisor,
+            ort_multiplier,
+            quantize_multiplier,
+        )
 
         if mode == RequantizeMode.ONNXRUNTIME:
             return ort_multiplier(s_in, s_out) if width == 32 else f32_parts(s_out)
-        return quantize_multiplier(s_in / (s_out * 2.0**left_shift))
+        pair = quantize_multiplier(s_in / (s_out * 2.0**left_shift))
+        return pair if divisor is None else fold_divisor(*pair, divisor)
 
     @staticmethod
     def _mode_attrs(mode: RequantizeMode) -> dict[str, Attribute]:
@@ -667,15 +676,18 @@ class RequantizeOp(IRDLOperation):
 
     @staticmethod
     def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0,
-             mode: RequantizeMode = RequantizeMode.TFLITE) -> RequantizeOp:
+             mode: RequantizeMode = RequantizeMode.TFLITE, divisor: int | None = None
+             ) -> RequantizeOp:
         value = SSAValue.get(value)
         a = affine(value)
-        m, s = RequantizeOp._pair(a.real_scale, to.real_scale, left_shift, mode, a.width)
+        m, s = RequantizeOp._pair(a.real_scale, to.real_scale, left_shift, mode, a.width,
+                                  divisor)
+        extra = {} if divisor is None else {"divisor": IntegerAttr(divisor, 64)}
         return RequantizeOp.create(
             operands=[value],
             attributes={"multiplier": IntegerAttr(m, 64), "shift": IntegerAttr(s, 64),
                         "left_shift": IntegerAttr(left_shift, 64),
-                        **RequantizeOp._mode_attrs(mode)},
+                        **RequantizeOp._mode_attrs(mode), **extra},
             result_types=[tensor_of(_shape(value), to)])
 
     @staticmethod
@@ -728,7 +740,11 @@ class RequantizeOp(IRDLOperation):
         if self.multiplier is None or self.shift is None:
             raise VerifyException(f"{self.name}: needs multiplier and shift (or the "
                                   "channel_ attributes)")
-        want = self._pair(a.real_scale, b.real_scale, left, mode, a.width)
+        divisor = None if self.divisor is None else self.divisor.value.data
+        if divisor is not None and (divisor < 1 or mode != RequantizeMode.TFLITE or left):
+            raise VerifyException(f"{self.name}: a divisor is a count >= 1 of a TFLite "
+                                  "mode requantization with no left shift")
+        want = self._pair(a.real_scale, b.real_scale, left, mode, a.width, divisor)
         got = (self.multiplier.value.data, self.shift.value.data)
         if got != want:
             how = (f"float32({b.real_scale!r}) as m 2^e" if mode == RequantizeMode.ONNXRUNTIME
@@ -1247,12 +1263,23 @@ class SoftmaxOp(IRDLOperation):
     name = "num.softmax"
     S: ClassVar = VarConstraint("S", AnyAttr())
     input = operand_def(_same_shape(S))
+    # zero-skew: TFLite's own int8 kernel (numerics/tflite_softmax.py), for TFLite models
+    tflite = opt_attr_def(UnitAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         _check_repr(self, self.input, self.result)
+        if self.tflite is not None:
+            from minun_mlir.numerics.tflite_softmax import MAX_ROW
+
+            a = element(self.result)
+            if not isinstance(a, AffineType) or softmax_levels(a) != 256 or \
+                    not 0 < (_shape(self.input) or [0])[-1] <= MAX_ROW:
+                raise VerifyException(f"{self.name}: tflite takes a zero-skew row of at "
+                                      f"most {MAX_ROW} to !num.affine<8, 1/256, -128>, got "
+                                      f"{self.input.type} -> {self.result.type}")
         r = fixed(self.result)
         if r is not None and (r.width not in (8, 16, 32) or r.frac != r.width - 2):
             raise VerifyException(f"{self.name}: the result is !num.fixed<b, b-2> (b = 8, "
@@ -1449,6 +1476,47 @@ class MaxPoolOp(IRDLOperation):
         _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
 
 
+@irdl_op_definition
+class AvgPoolOp(IRDLOperation):
+    """Zero-skew NHWC average pooling as TFLite's int8 kernel (a TFLite model's
+    AVERAGE_POOL_2D): per window, the sum of the stored int8 values inside the input
+    (`pads`: top, bottom, left, right, outside it) over their count, rounded half away
+    from zero; the result has the input's type.
+
+    `%y = num.avgpool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+           pads = array<i64: 0, 1, 0, 1>} : (tensor<1x8x8x3x!num.affine<8, 0.06, 4>>)
+           -> tensor<1x4x4x3x!num.affine<8, 0.06, 4>>`
+    """
+
+    name = "num.avgpool"
+    input = operand_def(TensorType.constr(AffineType))
+    kernel = attr_def(DenseArrayBase)
+    strides = attr_def(DenseArrayBase)
+    pads = attr_def(DenseArrayBase)
+    result = result_def(TensorType.constr(AffineType))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        a = _shape(self.input)
+        if len(a) != 4 or element(self.input) != element(self.result) or \
+                element(self.input).width != 8:
+            raise VerifyException(f"{self.name}: an int8 NHWC input and a result of its "
+                                  f"type, got {self.input.type} -> {self.result.type}")
+        k, s, p = (minun.ints(x) for x in (self.kernel, self.strides, self.pads))
+        if len(k) != 2 or len(s) != 2 or len(p) != 4 or min(k + s) < 1 or min(p) < 0:
+            raise VerifyException(
+                f"{self.name}: kernel and strides need 2 positive values, pads 4 "
+                f"non-negative ones")
+        ho = minun.conv_out_dim(a[1], k[0], s[0], p[0] + p[1], 1)
+        wo = minun.conv_out_dim(a[2], k[1], s[1], p[2] + p[3], 1)
+        why = minun.padding_only_window(a, k, s, p) if ho >= 1 and wo >= 1 else \
+            "the window does not fit the input"
+        if why:
+            raise VerifyException(f"{self.name}: {why}")
+        _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
+
+
 class _LabelOp(IRDLOperation):
     input = operand_def(TensorType.constr(NUMBER))
     result = result_def(i32)
@@ -1485,7 +1553,7 @@ Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, ConvertOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp,
      Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
-     ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, ArgMaxOp, SgnOp,
+     ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, AvgPoolOp, ArgMaxOp, SgnOp,
      RequantizeOp],
     [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr,
      RequantizeModeAttr],

@@ -296,11 +296,19 @@ def quantize_input(m: Model, lo: int, hi: int) -> str:
                 "saturated, as the evaluator encodes\n * inputs. */\n"
                 "static minun_input_t minun_quantize_input(float v)\n{\n    "
                 + body.replace("\n", "\n    ") + "\n    return (minun_input_t)q;\n}\n")
-    return f"""/* Reals -> stored input: round(v / {s_in!r}) + {zp_in} (ties away from zero),
- * saturated, as the evaluator encodes inputs. */
+    if m.requantize == "tflite":  # TFLite's QUANTIZE: the quotient in float32
+        head = (f"/* Reals -> stored input as TFLite's QUANTIZE: the float32 quotient "
+                f"v / {s_in!r}\n * rounded (ties away from zero), + {zp_in}, saturated, "
+                "as the evaluator encodes inputs. */")
+        quotient = f"(double)(v / (float){s_in.hex()})"
+    else:
+        head = (f"/* Reals -> stored input: round(v / {s_in!r}) + {zp_in} (ties away "
+                "from zero),\n * saturated, as the evaluator encodes inputs. */")
+        quotient = f"(double)v / {s_in.hex()}"
+    return head + f"""
 static minun_input_t minun_quantize_input(float v)
 {{
-    double r = round((double)v / {s_in.hex()});
+    double r = round({quotient});
     if (r < {float(lo - 1 - abs(zp_in))!r})
         r = {float(lo - 1 - abs(zp_in))!r};
     if (r > {float(hi + 1 + abs(zp_in))!r})

@@ -1265,6 +1265,41 @@ HELPERS["minun_umul32"] = ((), lambda p: _AVR_UMUL32 if p.avr_asm else "")
 HELPERS["minun_zs_mbqm"] = (("minun_umul32",), lambda p: (
     _ZS_MBQM_NARROW if p.avr_asm else _ZS_MBQM_WIDE))
 
+# TFLite's int8 softmax (numerics/tflite_softmax.py): GetReciprocal of a row's sum, then
+# one output before its zero point
+HELPERS["minun_zs_tflsm"] = (("minun_zs_mbqm",), lambda p: """
+/* gemmlowp's SaturatingRoundingMultiplyByPOT<e>, e > 0 */
+static inline int32_t minun_zs_satshl(int32_t x, int32_t e)
+{
+    int32_t threshold = (int32_t)(((uint32_t)1 << (31 - e)) - 1);
+    return x > threshold ? INT32_MAX : x < -threshold ? INT32_MIN
+        : (int32_t)((uint32_t)x << e);
+}
+
+/* TFLite's int8 softmax output (before the zero point -128) of exp e (Q0.31) in a row
+ * whose exps sum to `sum` (Q12.19, > 0): GetReciprocal(sum, 12) (gemmlowp's
+ * one_over_one_plus_x_for_x_in_0_1), then RoundingDivideByPOT(SRDHM(e, 1/sum),
+ * bits over unit + 23). */
+static int32_t minun_zs_tflsm(int32_t e, int32_t sum)
+{
+    uint32_t u = (uint32_t)sum;
+    int32_t clz = 0, half, r, i;
+    int64_t s;
+    while (!(u & 0x80000000u)) {
+        u <<= 1;
+        clz++;
+    }
+    s = (int64_t)(int32_t)(u - 0x80000000u) + INT32_MAX;
+    half = (int32_t)((s + 1) / 2);
+    r = (int32_t)(1515870810u + (uint32_t)minun_zs_mbqm(half, -1010580540, 0));
+    for (i = 0; i < 3; i++) {
+        int32_t t = (int32_t)((1u << 29) - (uint32_t)minun_zs_mbqm(half, r, 0));
+        r = (int32_t)((uint32_t)r + (uint32_t)minun_zs_satshl(minun_zs_mbqm(r, t, 0), 2));
+    }
+    return minun_zs_mbqm(e, minun_zs_satshl(r, 1), -(12 - clz + 23));
+}
+""")
+
 HELPERS["minun_zs_f32"] = ((), lambda p: """
 /* float32 arithmetic on magnitudes, integers only (numerics/affine.py): a float32 is
  * a 2^n with a < 2^24 kept in a uint64_t. */

@@ -249,7 +249,7 @@ def load_model(path: str | Path, weights: str | Path | None = None,
                input_range: tuple[float, float] | None = None) -> ModuleOp:
     """A SeeDot program (.sd, weights beside it or in `weights`, or drawn in the declared
     ranges with seed `synthetic`) or an ONNX file (symbolic input dimensions fixed by
-    `dims`) -> L1."""
+    `dims`) or a TFLite file (.tflite) -> L1."""
     path = Path(path)
     if path.suffix == ".sd":
         from minun_mlir.frontends.seedot import load_program
@@ -281,8 +281,15 @@ def load_model(path: str | Path, weights: str | Path | None = None,
             raise error(f"the integer output '{label}' is not a label (an argmax of scores); "
                         "a compiled program returns a label or a score tensor", at=str(path))
         return module
-    raise error(f"{path}: unknown model format '{path.suffix}' (expected .sd or "
-                     ".onnx)")
+    if path.suffix == ".tflite":
+        from minun_mlir.frontends.tflite import import_model as import_tflite
+
+        if dims:
+            raise error(f"{path}: --dim is for ONNX models (a TFLite model's shapes are "
+                        "fixed)")
+        return import_tflite(path, input_range=input_range)
+    raise error(f"{path}: unknown model format '{path.suffix}' (expected .sd, .onnx or "
+                ".tflite)")
 
 
 def _label_output(graph, path: Path) -> str:

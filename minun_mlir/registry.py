@@ -37,6 +37,7 @@ PASSES: dict[str, Callable[[], type]] = {
 FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {
     "sd": _attr("minun_mlir.frontends.seedot", "frontend"),
     "onnx": _attr("minun_mlir.frontends.onnx", "frontend"),
+    "tflite": _attr("minun_mlir.frontends.tflite", "frontend"),
 }
 
 TARGETS: dict[str, Callable[[], type]] = {

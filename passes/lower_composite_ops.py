@@ -17,7 +17,16 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    f64,
+    i64,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -30,6 +39,12 @@ from xdsl.pattern_rewriter import (
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun
+from minun_mlir.numerics.zero_skew_repr import (
+    MEAN_DIVISOR,
+    QUANTIZATION,
+    REQUANTIZE,
+    TFLITE_AVGPOOL,
+)
 
 
 def constant_array(value: SSAValue) -> np.ndarray | None:
@@ -111,6 +126,16 @@ class PoolToDepthwiseConv(RewritePattern):
         else:
             return
         k = kernel[0] * kernel[1]
+        if isinstance(op, minun.GlobalAvgPoolOp) and QUANTIZATION in op.attributes and \
+                _tflite_model(op):
+            # TFLM's int8 MEAN: the sum (weights 1 stored as 1), 1/k in the requantization
+            filt = _const(np.ones((c, kernel[0], kernel[1], 1, 1)))
+            filt.attributes[QUANTIZATION] = DenseArrayBase.from_list(f64, [1.0, 0.0])
+            conv = _conv(op.operands[0], filt.result, strides, pads, c)
+            conv.attributes[QUANTIZATION] = op.attributes[QUANTIZATION]
+            conv.attributes[MEAN_DIVISOR] = IntegerAttr(k, i64)
+            rewriter.replace(op, [filt, conv])
+            return
         filt = _const(np.full((c, kernel[0], kernel[1], 1, 1), 1.0 / k))
         conv = _conv(op.operands[0], filt.result, strides, pads, c)
         ops: list[Operation] = [filt, conv]
@@ -122,7 +147,20 @@ class PoolToDepthwiseConv(RewritePattern):
             factor = k / win.sum(axis=(-2, -1))
             corr = _const(factor[None, :, :, None])
             ops += [corr, minun.HadamardOp.make(conv, corr)]
+        if QUANTIZATION in op.attributes:  # a pre-quantized model's type for the result
+            for o in ops[1::2]:  # (and for the average before the border correction)
+                o.attributes[QUANTIZATION] = op.attributes[QUANTIZATION]
+                if _tflite_model(op):  # zero-skew: TFLite's own kernel (num.avgpool)
+                    o.attributes[TFLITE_AVGPOOL] = UnitAttr()
         rewriter.replace(op, ops)
+
+
+def _tflite_model(op: Operation) -> bool:
+    """Whether op is in a TFLite model's function (its frontend marks it)."""
+    fn = op.parent_op()
+    while fn is not None and not isinstance(fn, func.FuncOp):
+        fn = fn.parent_op()
+    return fn is not None and fn.attributes.get(REQUANTIZE) == StringAttr("tflite")
 
 
 class DivByConstant(RewritePattern):

@@ -46,6 +46,7 @@ from minun_mlir.lowering.loops.skeleton import Dot
 from minun_mlir.lowering.loops.values import (
     Const,
     Elementwise,
+    Reduction,
     Val,
     broadcast_index,
     element_of,
@@ -228,6 +229,8 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     x, out, whole = last_axis_op(lw, op)
     shape = shape_of(op.input)
     n = shape[-1]
+    if op.tflite is not None:
+        return _lower_tflite_softmax(lw, op, x, out, whole, n)
     table = g.global_("zs_softmax_table", af.softmax_table(_t(op.input).real_scale, n), I32)
     levels = num.softmax_levels(_t(op.result))  # D of the result's 1/D
 
@@ -256,6 +259,43 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
 
         g.for_(0, n, [], write)
 
+    g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
+    return whole
+
+
+def _lower_tflite_softmax(lw: Lowering, op: num.SoftmaxOp, x, out, whole, n: int) -> Val:
+    """TFLite's kernel (numerics/tflite_softmax.py): per row, m = max q; sum of S[m - q];
+    each y = clamp(minun_zs_tflsm(T[m - q], sum) - 128); T (exp in Q0.31) and S (its
+    Q12.19 rounding) are constant int32 tables."""
+    from minun_mlir.lowering.loops.functions import row_max
+    from minun_mlir.numerics import tflite_softmax as tsm
+
+    g = lw.g
+    s_in = _t(op.input).real_scale
+    exps = g.global_("zs_tflite_softmax_exp", tsm.exp_table(s_in), I32)
+    terms = g.global_("zs_tflite_softmax_sum", tsm.sum_table(s_in), I32)
+
+    def row(idx: list[Lin]) -> None:
+        def at(i: SSAValue | int) -> list[Lin]:
+            return idx[:-1] + [Lin.of(i)]
+
+        top = g.resize(row_max(g, x, at, n), 32)
+
+        def d_of(i: SSAValue) -> Lin:
+            k = g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
+            return Lin.of(g.add(arith.IndexCastOp(k, INDEX)))
+
+        total = g.for_(0, n, [g.iconst(0, 32)], lambda i, acc: [
+            g.binop(arith.AddiOp, acc, g.load(terms, d_of(i)), nsw=True)])[0]
+
+        def write(i: SSAValue) -> None:
+            y = g.helper("minun_zs_tflsm", [g.load(exps, d_of(i)), total], i32)
+            y = g.binop(arith.AddiOp, y, g.iconst(tsm.ZP, 32), nsw=True)
+            g.store(g.resize(g.clamp(y, af.QMIN, af.QMAX), 8), out, whole.at(at(i)))
+
+        g.for_(0, n, [], write)
+
+    shape = shape_of(op.input)
     g.nest(shape[:-1], lambda idx: row(idx + [Lin(0)]))
     return whole
 
@@ -327,6 +367,46 @@ def lower_neg(lw: Lowering, op: Operation) -> Val:
     return elementwise(lw, op, fn, op.input)
 
 
+def lower_avgpool(lw: Lowering, op: num.AvgPoolOp) -> Val:
+    """TFLite's int8 average pool (numerics/zero_skew_repr.py, _avgpool): the window's sum
+    of stored values inside the input (int32), then (sum +- count / 2) / count with the
+    count from a constant table per output position."""
+    x = lw.vals[op.input]
+    if not lw.consumed_once(op.input):
+        x = linear.operand(lw, op.input)
+    shape = shape_of(op.input)
+    _, h, w, _ = shape
+    kh, kw = minun.ints(op.kernel)
+    sh, sw = minun.ints(op.strides)
+    pt, pb, pl, pr = minun.ints(op.pads)
+    counts = zs.avgpool_counts(shape, (kh, kw), (sh, sw), (pt, pb, pl, pr))
+    ow = counts.shape[1]
+    table = lw.g.global_("zs_avgpool_count", counts.reshape(-1), I32)
+
+    def fn(g: Gen, idx: list[Lin]) -> SSAValue:
+        n, ho, wo, c = idx
+
+        def over_i(i: Lin, acc: SSAValue):
+            def over_j(j: Lin, acc2: SSAValue):
+                hi, wi = ho.scale(sh) + i + (-pt), wo.scale(sw) + j + (-pl)
+                checks = ([(hi, h)] if pt or pb else []) + ([(wi, w)] if pl or pr else [])
+                return [g.guarded(checks, lambda: [g.binop(
+                    arith.AddiOp, acc2, g.resize(x.load(g, [n, hi, wi, c]), 32), nsw=True)],
+                    acc2)]
+
+            return g.loop(kw, [acc], over_j)
+
+        total = g.loop(kh, [g.iconst(0, 32)], over_i)[0]
+        count = g.load(table, ho.scale(ow) + wo)
+        half = g.shrsi(count, 1)
+        up = g.select(g.cmp(total, g.iconst(0, 32), "sgt"),
+                      g.binop(arith.AddiOp, total, half, nsw=True),
+                      g.binop(arith.SubiOp, total, half, nsw=True))
+        return g.resize(g.add(arith.DivSIOp(up, count)), 8)
+
+    return Reduction(fn, [x], shape_of(op.result), element_of(op.result))
+
+
 def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
     return Const(zs.init_value(op), shape_of(op.result), element_of(op.result))
 
@@ -348,5 +428,6 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.ClipOp: lower_clip,
     num.Relu6Op: lower_clip,
     num.NegOp: lower_neg,
+    num.AvgPoolOp: lower_avgpool,
     minun.InitOp: lower_init,
 }

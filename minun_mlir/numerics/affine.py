@@ -104,6 +104,13 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     return q_fixed, shift
 
 
+def fold_divisor(multiplier: int, shift: int, n: int) -> tuple[int, int]:
+    """TFLM's int8 MEAN (QuantizedMeanOrSum): 1/n folded into (multiplier, shift), the
+    multiplier times 2^k / n truncated, k = min(floor(log2 n), 32, 31 + shift)."""
+    k = min(n.bit_length() - 1, 32, 31 + shift)
+    return (multiplier << k) // n, shift - k
+
+
 # significant bits the profiled ends keep (rounded outward): the numpy and the native
 # profiles may differ in the last bits of a float (minun_mlir/native.py), and both must
 # give the same program
@@ -153,6 +160,18 @@ def quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
     double), saturated to the bits."""
     lo, hi = int_range(bits)
     r = round_away(np.asarray(values, dtype=np.float64) / scale)
+    r = np.clip(r, lo - 1.0 - abs(zero_point), hi + 1.0 + abs(zero_point))
+    return np.clip(r.astype(np.int64) + zero_point, lo, hi)
+
+
+def tflite_quantize(values, scale: float, zero_point: int, bits: int) -> np.ndarray:
+    """TFLite's QUANTIZE of float32 reals (AffineQuantize): the float32 quotient
+    v / float32(scale) rounded half away from zero, + zero_point, saturated. (In double, as
+    `quantize`, a quotient float32 rounds onto a tie can round the other way.)"""
+    lo, hi = int_range(bits)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        f = np.asarray(values, dtype=np.float32) / np.float32(scale)
+    r = round_away(np.nan_to_num(f.astype(np.float64)))
     r = np.clip(r, lo - 1.0 - abs(zero_point), hi + 1.0 + abs(zero_point))
     return np.clip(r.astype(np.int64) + zero_point, lo, hi)
 

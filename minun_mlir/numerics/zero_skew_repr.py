@@ -39,7 +39,14 @@ Ops (docs/numerics.md has the table):
   from the dequantized input and the output's quantization;
 - softmax: per row, e = a 256-entry int32 table of exp(-s (max - q)) at 2^K, the
   rounded quotient 255 e / sum, output (1/255, -128): TFLite's int8 softmax, but with
-  1.0 representable (TFLite's 1/256 stops at 255/256);
+  1.0 representable (TFLite's 1/256 stops at 255/256); in a TFLite model (the frontend
+  marks its function `minun.requantize = "tflite"`) whose softmax output is (1/256,
+  -128), TFLite's own kernel integer for integer (`num.softmax {tflite}`,
+  numerics/tflite_softmax.py);
+- a TFLite model's quantized average pooling and mean (lower-composite-ops marks them):
+  num.avgpool (TFLite's kernel: the window's sum over its count, ties away from zero)
+  and the sum requantized with the count folded into the multiplier (num.requantize
+  {divisor}), as TFLM computes them;
 - log_softmax: per row, the sum of softmax's exp table, its ln by fixed point's
   ln_sum (16 fraction bits), s_in (max - q) at 2^16 added, requantized (MBQM) to the
   output's calibrated scale;
@@ -51,7 +58,7 @@ Ops (docs/numerics.md has the table):
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import error, warn
@@ -61,6 +68,7 @@ from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics import int4_weights as int4
+from minun_mlir.numerics import tflite_softmax as tsm
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
@@ -75,7 +83,14 @@ PASS_THROUGH = (minun.ReluOp, minun.MaxPoolOp, minun.ReshapeOp, minun.TransposeO
 SIGMOID_OUT = AffineType(8, 1.0 / 256, -128)  # TFLite's int8 LOGISTIC output
 TANH_OUT = AffineType(8, 1.0 / 128, 0)  # and TANH's
 DEFAULT_RANGE = (-1.0, 1.0)  # a value the profile never saw (a branch no example took)
-REQUANTIZE = "minun.requantize"  # the func attribute of a pre-quantized ONNX model
+# the func attribute of a pre-quantized model: "onnxruntime" (ONNX), "tflite" (TFLite)
+REQUANTIZE = "minun.requantize"
+# on a convolution summing n values of a TFLite model's MEAN (lower-composite-ops): its
+# requantization divides by n as TFLM does
+MEAN_DIVISOR = "minun.mean_divisor"
+# on the convolution (and the border correction) of a TFLite model's quantized
+# AVERAGE_POOL_2D (lower-composite-ops): zero-skew computes TFLite's num.avgpool instead
+TFLITE_AVGPOOL = "minun.tflite_avgpool"
 # the attribute that gives an L1 value its quantization (array<f64: s, zp>, or a weight's
 # per-channel array<f64: s_0, ..., s_(C-1), 0>): from a pre-quantized ONNX model, or
 # pinned by weight rounding
@@ -129,6 +144,7 @@ class ZeroSkewConverter(L2Converter):
         # on its function, from the ONNX importer)
         self.mode = num.RequantizeMode.TFLITE
         self.join_to: AffineType | None = None  # the given type of a concat / max / min
+        self.tflite_kernels = False
 
     # -- calibration ---------------------------------------------------------------------
 
@@ -177,8 +193,9 @@ class ZeroSkewConverter(L2Converter):
 
     # -- int32 accumulators and int8 values ------------------------------------------------
 
-    def requantize(self, value: SSAValue, to: AffineType, left_shift: int = 0) -> SSAValue:
-        if el_of(value) == to and left_shift == 0:
+    def requantize(self, value: SSAValue, to: AffineType, left_shift: int = 0,
+                   divisor: int | None = None) -> SSAValue:
+        if el_of(value) == to and left_shift == 0 and divisor is None:
             return value
         channels = channel_scales(value) if isinstance(value.type, TensorType) else None
         a = el_of(value)
@@ -186,13 +203,16 @@ class ZeroSkewConverter(L2Converter):
             a.width == 8 or a.zp == 0) else num.RequantizeMode.TFLITE
         if channels is not None:
             return self.emit(num.RequantizeOp.make_channels(value, to, *channels, mode))
-        return self.emit(num.RequantizeOp.make(value, to, left_shift, mode))
+        return self.emit(num.RequantizeOp.make(value, to, left_shift, mode, divisor))
 
     def narrow(self, value: SSAValue, old: SSAValue | None) -> SSAValue:
-        """An int32 accumulator requantized to the int8 type of the L1 value it stands for."""
+        """An int32 accumulator requantized to the int8 type of the L1 value it stands for
+        (a sum of n TFLite averages: with n folded into the multiplier, MEAN_DIVISOR)."""
         if not isinstance(value.type, TensorType) or el_of(value).width == 8:
             return value
-        return self.requantize(value, self.type_for(old))
+        n = getattr(getattr(old, "owner", None), "attributes", {}).get(MEAN_DIVISOR)
+        return self.requantize(value, self.type_for(old), divisor=None if n is None
+                               else n.value.data)
 
     def zero_based(self, value: SSAValue) -> SSAValue:
         """q - zp exactly, as an int32 with zero point 0 (multiplier 1: 2^30, shift 1)."""
@@ -251,6 +271,8 @@ class ZeroSkewConverter(L2Converter):
                 raise error(f"quantize: {REQUANTIZE} must be one of {modes}, got {mode}",
                             at=fn)
             self.mode = num.RequantizeMode(mode.data)
+        # a TFLite model (its frontend says "tflite"): TFLite's own int8 softmax kernel
+        self.tflite_kernels = mode == StringAttr(num.RequantizeMode.TFLITE.value)
         out = super().run(module)
         if self.unranged:
             first, count = self.unranged[0], len(dict.fromkeys(self.unranged))
@@ -357,6 +379,9 @@ class ZeroSkewConverter(L2Converter):
         return AffineType(32, el_of(a).real_scale * el_of(b).real_scale, 0)
 
     def mul(self, op: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        if TFLITE_AVGPOOL in op.attributes and isinstance(a.owner, num.AvgPoolOp):
+            _drop_unused(b)  # the border correction: num.avgpool counts the pixels
+            return a
         olds = list(op.operands) + [None, None]  # leaky relu: alpha * x, one operand
         a, b = self.narrow(a, olds[0]), self.narrow(b, olds[1])
         if self.mode == num.RequantizeMode.ONNXRUNTIME and isinstance(
@@ -445,6 +470,14 @@ class ZeroSkewConverter(L2Converter):
             shift=0), result_types=[self.tensor(op.result, self._product_type(a, b))]))
 
     def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
+        if TFLITE_AVGPOOL in op.attributes:  # a TFLite model's AVERAGE_POOL_2D
+            x = self.narrow(x, op.input)
+            if self.given(op.results[0]) == el_of(x):  # TFLite's kernel, in its type
+                _drop_unused(f)
+                kernel = shape_of(op.filter)[1:3]
+                return self.emit(num.AvgPoolOp.create(operands=[x], attributes={
+                    "kernel": minun.i64_array(kernel), "strides": op.strides,
+                    "pads": op.pads}, result_types=[self.tensor(op.results[0], el_of(x))]))
         # the output channels: the filter's last axis (one group), its group axis
         # (depthwise: one output channel per group); other grouped convolutions keep one
         groups, cout = op.groups.value.data, shape_of(op.filter)[4]
@@ -478,6 +511,12 @@ class ZeroSkewConverter(L2Converter):
         # probabilities on all 256 codes (1/255, -128; affine.SOFTMAX_SCALE); the input
         # narrowed to int8
         x = self.narrow(x, op.operands[0])
+        tfl = AffineType(8, tsm.SCALE, tsm.ZP)
+        if self.tflite_kernels and self.given(op.results[0]) == tfl and \
+                0 < shape_of(op.results[0])[-1] <= tsm.MAX_ROW:  # TFLite's kernel, exactly
+            return self.emit(num.SoftmaxOp.create(
+                operands=[x], attributes={"tflite": UnitAttr()},
+                result_types=[self.tensor(op.results[0], tfl)]))
         return self.emit(num.SoftmaxOp.create(operands=[x], result_types=[self.tensor(
             op.results[0], AffineType(8, af.SOFTMAX_SCALE, af.SOFTMAX_ZP))]))
 
@@ -665,6 +704,37 @@ def _maxpool(op, x):
     return y.reshape(b, n, *y.shape[1:])
 
 
+def _drop_unused(value: SSAValue) -> None:
+    """Erase a converted parameter nothing reads (a filter num.avgpool replaces)."""
+    owner = value.owner
+    if isinstance(owner, num.ParamOp) and not value.uses:
+        owner.detach()
+        owner.erase()
+
+
+def avgpool_counts(shape, kernel, strides, pads) -> np.ndarray:
+    """[OH, OW]: how many input pixels each window of an NHWC `shape` covers."""
+    from minun_mlir.numerics.float_eval import _windows
+
+    ones = np.ones((1, shape[1], shape[2], 1), dtype=np.int64)
+    return _windows(ones, kernel, strides, pads, (1, 1), 0).sum(axis=(-2, -1))[0, :, :, 0]
+
+
+def _avgpool(op, x):
+    """TFLite's int8 average pool: the window's sum of stored values over its count, ties
+    away from zero (C's truncating division of sum +- count / 2)."""
+    from minun_mlir.numerics.float_eval import _windows
+
+    k, s, p = (minun.ints(a) for a in (op.kernel, op.strides, op.pads))
+    b, n = x.shape[:2]
+    flat = np.asarray(x, dtype=np.int64).reshape(b * n, *x.shape[2:])
+    sums = _windows(flat, k, s, p, (1, 1), 0).sum(axis=(-2, -1))
+    counts = avgpool_counts(shape_of(op.input), k, s, p)[None, :, :, None]
+    num_ = np.where(sums > 0, sums + counts // 2, sums - counts // 2)
+    y = np.where(num_ >= 0, num_ // counts, -((-num_) // counts))
+    return y.reshape(b, n, *y.shape[1:])
+
+
 def init_value(op: minun.InitOp) -> int:
     t = _t(op.result)
     return int(af.quantize(np.array(float(op.fill.value.data)), t.real_scale, t.zp, t.width))
@@ -682,8 +752,8 @@ _KERNELS = {
     "num.exp": _table,
     "num.sigmoid": _table,
     "num.tanh": _table,
-    "num.softmax": lambda op, x: af.softmax(x, _t(op.input).real_scale,
-                                            num.softmax_levels(_t(op.result))),
+    "num.softmax": lambda op, x: tsm.softmax(x, _t(op.input).real_scale) if op.tflite
+    else af.softmax(x, _t(op.input).real_scale, num.softmax_levels(_t(op.result))),
     "num.log_softmax": lambda op, x: af.log_softmax(x, _t(op.input).real_scale,
                                                     _t(op.result).real_scale, _t(op.result).zp),
     "num.relu": lambda op, x: np.maximum(x, _t(op.input).zp),
@@ -693,6 +763,7 @@ _KERNELS = {
     "num.max": float_eval._binary(np.maximum),
     "num.min": float_eval._binary(np.minimum),
     "num.maxpool": _maxpool,
+    "num.avgpool": _avgpool,
     "num.argmax": float_eval._argmax,
     "num.sgn": float_eval._sgn,
     "minun.init": lambda op: np.full((1, *op.result.type.get_shape()), init_value(op),
@@ -722,14 +793,20 @@ class ZeroSkewRepresentation(Representation):
         return ZeroSkewConverter(config, profile).run(module)
 
     def input_rounding(self, fn) -> str:
-        """"onnxruntime" for a pre-quantized model (its inputs quantized as onnxruntime's
-        QuantizeLinear: float32, half to even), else "nearest" (ties away from zero)."""
+        """"onnxruntime" for a pre-quantized ONNX model (its inputs quantized as
+        onnxruntime's QuantizeLinear: float32, half to even), "tflite" for a TFLite model
+        (TFLite's QUANTIZE: the float32 quotient, ties away from zero), else "nearest"
+        (ties away from zero, in double)."""
         attr = fn.attributes.get(REQUANTIZE)
+        if attr == StringAttr("tflite"):  # a TFLite model: its QUANTIZE, in float32
+            return "tflite"
         return "onnxruntime" if attr == StringAttr("onnxruntime") else "nearest"
 
     def encode(self, values: np.ndarray, element: Attribute, rounding: str) -> np.ndarray:
         if rounding == "onnxruntime":
             return af.ort_quantize(values, element.real_scale, element.zp, element.width)
+        if rounding == "tflite":
+            return af.tflite_quantize(values, element.real_scale, element.zp, element.width)
         return af.quantize(values, element.real_scale, element.zp, element.width)
 
     def c_encode(self, element: Attribute, rounding: str) -> str:
@@ -737,8 +814,11 @@ class ZeroSkewRepresentation(Representation):
             return af.c_ort_quantize("v", element.real_scale, element.zp,
                                      element.width) + "\nreturn q;"
         # affine.quantize in IEEE double: the same division, round() (ties away) and clamps
+        # (tflite_quantize: the quotient in float32 first)
         lo, hi = af.int_range(element.width)
-        return (f"double r = round(v / {element.real_scale.hex()});\n"
+        quotient = (f"(double)((float)v / (float){element.real_scale.hex()})"
+                    if rounding == "tflite" else f"v / {element.real_scale.hex()}")
+        return (f"double r = round({quotient});\n"
                 f"if (r < {lo - 1 - abs(element.zp)}.0) r = {lo - 1 - abs(element.zp)}.0;\n"
                 f"if (r > {hi + 1 + abs(element.zp)}.0) r = {hi + 1 + abs(element.zp)}.0;\n"
                 f"int32_t q = (int32_t)r + {element.zp};\n"

@@ -71,7 +71,7 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     representation = formats.get(args.repr)
     args.bits = representation.default_bits if args.bits is None else args.bits
     rep, bits = args.repr, args.bits
-    onnx = Path(args.model).suffix == ".onnx"
+    onnx = Path(args.model).suffix in (".onnx", ".tflite")  # a model carrying its weights
     seedot = Path(args.model).suffix == ".sd"
 
     for flag, attr, needed, needed_flag in NEEDS:

@@ -45,7 +45,8 @@ TARGETS = ("x86", "avr", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f"
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="minun-compile", description=__doc__.splitlines()[0])
-    p.add_argument("model", help="a SeeDot program (.sd) or an ONNX model (.onnx)")
+    p.add_argument("model", help="a SeeDot program (.sd), an ONNX model (.onnx) or a TFLite "
+                   "model (.tflite)")
     p.add_argument("--weights", help="SeeDot: model directory or .npz (default: beside it)")
     p.add_argument("--synthetic-weights", type=int, default=None, metavar="SEED",
                    help="SeeDot: draw every parameter uniformly inside its declared range "

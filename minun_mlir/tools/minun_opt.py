@@ -1,7 +1,8 @@
 """`minun-opt`: xDSL's opt driver with minun-mlir's dialects, passes, frontends and targets.
 
 Accepts xDSL's `-p a,b{opt=v}` and MLIR's `--pass-pipeline='builtin.module(a,b{opt=v})'`.
-Reads `.mlir` (textual IR), `.sd` (SeeDot programs) and `.onnx` (ONNX models). Errors are
+Reads `.mlir` (textual IR), `.sd` (SeeDot programs), `.onnx` (ONNX models) and `.tflite`
+(TFLite models). Errors are
 printed as diagnostics with a non-zero exit; the output file is written only on success.
 """
 

@@ -200,8 +200,11 @@ class Importer:
     def __init__(self, model: onnx.ModelProto, handlers: dict[str, Handler],
                  dims: dict[str, int] | None = None,
                  input_ranges: dict[str, tuple[float, float]] | None = None,
-                 outputs: Sequence[str] | None = None):
+                 outputs: Sequence[str] | None = None, requantize: str | None = "onnxruntime"):
         self.model = model
+        # the int32 -> int8 rounding of a pre-quantized model (onnxruntime's; None: TFLite's,
+        # quantize's default, for the TFLite frontend's models)
+        self.requantize = requantize
         self.outputs = None if outputs is None else list(outputs)
         self.graph = model.graph
         self.handlers = handlers
@@ -561,8 +564,8 @@ class Importer:
             else:
                 self.func_block.insert_op_before(op, self.func_block.first_op)
         main = func.FuncOp("main", ([], [r.type for r in results]), Region(self.func_block))
-        if self.prequantized:
-            main.attributes[REQUANTIZE] = StringAttr("onnxruntime")
+        if self.prequantized and self.requantize is not None:
+            main.attributes[REQUANTIZE] = StringAttr(self.requantize)
         if self.class_labels is not None:
             main.attributes[CLASS_LABELS] = ArrayAttr([
                 IntegerAttr(x, i32) if isinstance(x, int) else StringAttr(x)

@@ -118,10 +118,33 @@ class Parts:
     scale: np.ndarray
 
 
+# up to this width, unpack reads a table of every pattern's parts (built once by
+# _unpack_all), which costs a few gathers instead of some fifty array operations
+TABLE_BITS = 16
+
+
 def unpack(p, n: int, es: int) -> Parts:
     """Split patterns into sign, significand and scale (exact)."""
     _check(n, es)
     p = _arr(p) & ((1 << n) - 1)
+    if n > TABLE_BITS:
+        return _unpack_all(p, n, es)
+    t = _unpack_table(n, es)
+    return Parts(*(field[p] for field in t))
+
+
+@functools.cache
+def _unpack_table(n: int, es: int) -> tuple[np.ndarray, ...]:
+    """(zero, nar, neg, sig, scale) of every n-bit pattern, indexed by the pattern."""
+    P = _unpack_all(np.arange(1 << n, dtype=np.int64), n, es)
+    fields = (P.zero, P.nar, P.neg, P.sig, P.scale)
+    for f in fields:
+        f.flags.writeable = False
+    return fields
+
+
+def _unpack_all(p: np.ndarray, n: int, es: int) -> Parts:
+    """unpack, computed (p already masked to n bits)."""
     neg = (p >> (n - 1)) & 1 == 1
     a = np.where(neg, ((1 << n) - p) & ((1 << n) - 1), p)
     body = a & ((1 << (n - 1)) - 1)
@@ -364,30 +387,55 @@ class Quire:
 
     def fma(self, a, b, axis: int | None = None) -> None:
         """quire += a * b elementwise, or += sum(a * b) over `axis` of the operands."""
-        a, b = np.broadcast_arrays(_arr(a), _arr(b))
-        if axis is None:
-            a = np.broadcast_to(a, self.shape)[..., None]
-            b = np.broadcast_to(b, self.shape)[..., None]
-        else:
-            a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
-            a = np.broadcast_to(a, (*self.shape, a.shape[-1]))
-            b = np.broadcast_to(b, (*self.shape, b.shape[-1]))
+        a, b = _arr(a), _arr(b)
+        # unpack each operand before broadcasting it (elementwise, so the same parts):
+        # a matmul's or convolution's operands are far smaller than their broadcast. A
+        # zero or NaR operand contributes a product of 0 (its sig taken as 0; its scale
+        # is 0, which keeps the limb index in range).
         A, B = unpack(a, self.n, self.es), unpack(b, self.n, self.es)
-        skip = A.zero | B.zero | A.nar | B.nar
-        prod = np.where(skip, 0, A.sig * B.sig)  # < 2^60
-        off = np.where(skip, 0, A.scale + B.scale + 2 * maxscale(self.n, self.es))  # >= 0
-        sign = np.where(A.neg ^ B.neg, -1, 1)
+        full = np.broadcast_shapes(a.shape, b.shape)
+        ax = None if axis is None else axis % len(full)
+        shape = self.shape if ax is None else (*self.shape, full[ax])
+
+        def spread(f: np.ndarray) -> np.ndarray:
+            f = np.broadcast_to(f, full)
+            if ax is None:
+                return np.broadcast_to(f, shape)[..., None]
+            return np.broadcast_to(np.moveaxis(f, ax, -1), shape)
+
+        def parts(P: Parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            sig = np.where(P.zero | P.nar, 0, P.sig)
+            return spread(sig), spread(P.scale), spread(P.neg)
+
+        (sa, ea, na), (sb, eb, nb) = parts(A), parts(B)
+        prod = sa * sb  # < 2^60
+        off = ea + eb + 2 * maxscale(self.n, self.es)  # >= 0
+        negative = na ^ nb
         j, sh = off // _LIMB, off % _LIMB
-        pieces = ((prod & ((_I64(1) << (_LIMB - sh)) - 1)) << sh,
-                  (prod >> (_LIMB - sh)) & ((1 << _LIMB) - 1),
-                  prod >> (2 * _LIMB - sh))
+        up = _LIMB - sh
+        pieces = ((prod & ((_I64(1) << up) - 1)) << sh,
+                  (prod >> up) & ((1 << _LIMB) - 1),
+                  prod >> (up + _LIMB))
+        n_limbs = self.limbs.shape[-1]
         rows = np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(self.shape)
-        rows = np.broadcast_to(rows[..., None], a.shape).ravel()
-        flat = self.limbs.reshape(-1, self.limbs.shape[-1])
-        for i, piece in enumerate(pieces):
-            np.add.at(flat, (rows, (j + i).ravel()), (sign * piece).ravel())
+        base = (rows[..., None] * n_limbs + j).ravel()
+        flat = self.limbs.reshape(-1)
+        terms = prod.shape[-1]
+        if 3 * terms < 1 << 22:
+            # each bin sums at most 3 * terms pieces below 2^30: exact in float64
+            total = np.zeros(flat.size + 2, dtype=np.float64)
+            neg = negative.ravel()
+            for i, piece in enumerate(pieces):
+                w = piece.ravel().astype(np.float64)
+                np.negative(w, out=w, where=neg)
+                total += np.bincount(base + i, weights=w, minlength=total.size)
+            flat += total[:flat.size].astype(np.int64)
+        else:
+            sign = np.where(negative, -1, 1).ravel()
+            for i, piece in enumerate(pieces):
+                np.add.at(flat, base + i, sign * piece.ravel())
         self.limbs = flat.reshape(self.limbs.shape)
-        self.nar = self.nar | (A.nar | B.nar).any(axis=-1)
+        self.nar = self.nar | (spread(A.nar) | spread(B.nar)).any(axis=-1)
         _carry(self.limbs)
 
     def to_posit(self) -> np.ndarray:
@@ -425,8 +473,10 @@ def _carry(L: np.ndarray) -> None:
 
 def dot(a, b, n: int, es: int, axis: int = -1) -> np.ndarray:
     """sum(a * b) over `axis`, accumulated exactly in a quire and rounded once."""
-    a, b = np.broadcast_arrays(_arr(a), _arr(b))
-    shape = np.moveaxis(a, axis, -1).shape[:-1]
+    a, b = _arr(a), _arr(b)
+    full = np.broadcast_shapes(a.shape, b.shape)
+    ax = axis % len(full)
+    shape = full[:ax] + full[ax + 1:]
     q = Quire(shape, n, es)
     q.fma(a, b, axis=axis)
     return q.to_posit()

@@ -4,9 +4,13 @@ most once), and a host build of generated C that runs a whole batch in one proce
 
 from __future__ import annotations
 
+import atexit
 import functools
+import hashlib
+import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,11 +68,45 @@ int main(int argc, char **argv)
 def build_host(model_dir: Path, exe: Path, cflags=("-O2",), cc: str = "gcc") -> Path:
     main = model_dir / "host_main.c.txt"
     main.write_text(HOST_MAIN)
-    runtime = [str(model_dir / "posit.c")] if (model_dir / "posit.c").is_file() else []
+    runtime = ([str(runtime_object(model_dir / "posit.c", tuple(cflags), cc))]
+               if (model_dir / "posit.c").is_file() else [])
     cmd = [cc, *STRICT, *cflags, f"-I{model_dir}", "-x", "c", str(main), "-x", "c",
-           str(model_dir / "model.c"), *runtime, "-o", str(exe), "-lm"]
+           str(model_dir / "model.c"), "-x", "none", *runtime, "-o", str(exe), "-lm"]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return exe
+
+
+def _local_sources(src: Path) -> list[Path]:
+    """src and the files its `#include "..."` lines name, transitively."""
+    seen: list[Path] = []
+    todo = [src]
+    while todo:
+        f = todo.pop()
+        if f in seen or not f.is_file():
+            continue
+        seen.append(f)
+        todo += [f.parent / name for name in re.findall(r'#include\s+"([^"]+)"', f.read_text())]
+    return seen
+
+
+_OBJECTS: dict[str, Path] = {}
+
+
+def runtime_object(src: Path, cflags: tuple[str, ...], cc: str) -> Path:
+    """The posit runtime (posit.c, the same for most models) compiled once per content
+    and flags in this process, with the flags of build_host; later builds link it."""
+    digest = hashlib.sha256("\0".join([cc, *cflags]).encode())
+    for f in _local_sources(src):
+        digest.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    key = digest.hexdigest()[:16]
+    if key not in _OBJECTS:
+        folder = Path(tempfile.mkdtemp(prefix="minun-test-objects-"))
+        atexit.register(shutil.rmtree, folder, True)
+        obj = folder / f"{src.stem}.o"
+        subprocess.run([cc, *STRICT, *cflags, f"-I{src.parent}", "-c", "-x", "c", str(src),
+                        "-o", str(obj)], check=True, capture_output=True, text=True)
+        _OBJECTS[key] = obj
+    return _OBJECTS[key]
 
 
 def run_host(exe: Path, inputs: np.ndarray, out_dtype: np.dtype, n_out: int,

@@ -435,7 +435,8 @@ class Quire:
         if self.n <= TABLE_BITS:
             rows = int(np.prod(self.shape))
             step = _float_terms(self.n)
-            for k in range(0, shape[-1], step):  # exact sums of `step` terms at a time
+            terms = 1 if ax is None else full[ax]
+            for k in range(0, terms, step):  # exact sums of `step` terms at a time
                 self._add_float_sums(*_float_parts(A, self.n, self.es, spread, k, step),
                                      *_float_parts(B, self.n, self.es, spread, k, step), rows)
             return

@@ -118,6 +118,11 @@ def attributed_to(op: object) -> Iterator[None]:
         counter.current = saved
 
 
+def counting() -> bool:
+    """Whether a `narrow` here would be counted (an overflow report is being made)."""
+    return bool(_COUNTERS) and _COUNTERS[-1].current is not None
+
+
 def narrow(x: np.ndarray, bits: int, overflow: str, count: bool = True) -> np.ndarray:
     """Narrow exact integers to `bits`: wrap modulo 2^bits, or saturate. `count=False`
     for a deliberate clamp that loses nothing (tanh's table argument), which is then not

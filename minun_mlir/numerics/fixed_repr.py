@@ -688,6 +688,18 @@ def _sparse_matmul(op, a, x):
     shift, rounding = op.shift.value.data, _rounding(op)
     vals, idx = compress_sparse(a[0])
     m, n = a.shape[1], x.shape[2]
+    if not fx.counting() and bits < 64:
+        # the same integers at once: the sums wrap modulo 2^bits, so adding every term
+        # and wrapping once equals wrapping after each addition (int64 arithmetic wraps
+        # modulo 2^64, a multiple of 2^bits). The loop below is kept for the overflow
+        # report, which counts each partial sum as the C computes it.
+        stored = idx != 0
+        cols = np.cumsum(~stored)[stored]  # the column of each stored value
+        terms = fx.shift_right(fx.narrow(vals[:, None, None] * np.moveaxis(x[:, cols, :], 1, 0),
+                                         bits, "wrap"), shift, rounding)  # (E, B, n)
+        sums = np.zeros((m, x.shape[0], n), dtype=np.int64)
+        np.add.at(sums, idx[stored] - 1, terms)
+        return fx.narrow(np.moveaxis(sums, 0, 1), bits, "wrap")
     out = np.zeros((x.shape[0], m, n), dtype=np.int64)
     v = 0
     k = 0

@@ -118,10 +118,33 @@ class Parts:
     scale: np.ndarray
 
 
+# up to this width, unpack reads a table of every pattern's parts (built once by
+# _unpack_all), which costs a few gathers instead of some fifty array operations
+TABLE_BITS = 16
+
+
 def unpack(p, n: int, es: int) -> Parts:
     """Split patterns into sign, significand and scale (exact)."""
     _check(n, es)
     p = _arr(p) & ((1 << n) - 1)
+    if n > TABLE_BITS:
+        return _unpack_all(p, n, es)
+    t = _unpack_table(n, es)
+    return Parts(*(field[p] for field in t))
+
+
+@functools.cache
+def _unpack_table(n: int, es: int) -> tuple[np.ndarray, ...]:
+    """(zero, nar, neg, sig, scale) of every n-bit pattern, indexed by the pattern."""
+    P = _unpack_all(np.arange(1 << n, dtype=np.int64), n, es)
+    fields = (P.zero, P.nar, P.neg, P.sig, P.scale)
+    for f in fields:
+        f.flags.writeable = False
+    return fields
+
+
+def _unpack_all(p: np.ndarray, n: int, es: int) -> Parts:
+    """unpack, computed (p already masked to n bits)."""
     neg = (p >> (n - 1)) & 1 == 1
     a = np.where(neg, ((1 << n) - p) & ((1 << n) - 1), p)
     body = a & ((1 << (n - 1)) - 1)
@@ -265,6 +288,32 @@ def neg(p, n: int) -> np.ndarray:
     return ((1 << n) - _arr(p)) & ((1 << n) - 1)
 
 
+# up to this width, add, mul and div read a table of every pair of patterns (2^16
+# entries, computed once by the arithmetic itself)
+PAIR_TABLE_BITS = 8
+
+
+def _pairwise(f):
+    """f(a, b, n, es) from a table of every pair for n <= PAIR_TABLE_BITS."""
+    @functools.wraps(f)
+    def run(a, b, n: int, es: int) -> np.ndarray:
+        if n > PAIR_TABLE_BITS:
+            return f(a, b, n, es)
+        mask = (1 << n) - 1
+        return np.asarray(_pair_table(f, n, es)[((_arr(a) & mask) << n) | (_arr(b) & mask)])
+    return run
+
+
+@functools.cache
+def _pair_table(f, n: int, es: int) -> np.ndarray:
+    _check(n, es)
+    pairs = np.arange(1 << (2 * n), dtype=np.int64)
+    t = f(pairs >> n, pairs & ((1 << n) - 1), n, es)
+    t.flags.writeable = False
+    return t
+
+
+@_pairwise
 def add(a, b, n: int, es: int) -> np.ndarray:
     A, B = unpack(a, n, es), unpack(b, n, es)
     a, b = np.broadcast_arrays(_arr(a), _arr(b))
@@ -287,12 +336,14 @@ def sub(a, b, n: int, es: int) -> np.ndarray:
     return add(a, neg(b, n), n, es)
 
 
+@_pairwise
 def mul(a, b, n: int, es: int) -> np.ndarray:
     A, B = unpack(a, n, es), unpack(b, n, es)
     return _finish(A.nar | B.nar, A.zero | B.zero, A.neg ^ B.neg, A.sig * B.sig,
                    A.scale + B.scale - 2 * HIDDEN, False, n, es)
 
 
+@_pairwise
 def div(a, b, n: int, es: int) -> np.ndarray:
     A, B = unpack(a, n, es), unpack(b, n, es)
     num = A.sig << _I64(32)
@@ -364,30 +415,83 @@ class Quire:
 
     def fma(self, a, b, axis: int | None = None) -> None:
         """quire += a * b elementwise, or += sum(a * b) over `axis` of the operands."""
-        a, b = np.broadcast_arrays(_arr(a), _arr(b))
-        if axis is None:
-            a = np.broadcast_to(a, self.shape)[..., None]
-            b = np.broadcast_to(b, self.shape)[..., None]
-        else:
-            a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
-            a = np.broadcast_to(a, (*self.shape, a.shape[-1]))
-            b = np.broadcast_to(b, (*self.shape, b.shape[-1]))
-        A, B = unpack(a, self.n, self.es), unpack(b, self.n, self.es)
-        skip = A.zero | B.zero | A.nar | B.nar
-        prod = np.where(skip, 0, A.sig * B.sig)  # < 2^60
-        off = np.where(skip, 0, A.scale + B.scale + 2 * maxscale(self.n, self.es))  # >= 0
-        sign = np.where(A.neg ^ B.neg, -1, 1)
+        a, b = _arr(a), _arr(b)
+        # unpack each operand before broadcasting it (elementwise, so the same parts):
+        # a matmul's or convolution's operands are far smaller than their broadcast. A
+        # zero or NaR operand contributes a product of 0 (its sig taken as 0; its scale
+        # is 0, which keeps the limb index in range).
+        A, B = _unpack_compact(a, self.n, self.es), _unpack_compact(b, self.n, self.es)
+        full = np.broadcast_shapes(a.shape, b.shape)
+        ax = None if axis is None else axis % len(full)
+        shape = self.shape if ax is None else (*self.shape, full[ax])
+
+        def spread(f: np.ndarray) -> np.ndarray:
+            f = np.broadcast_to(f, full)
+            if ax is None:
+                return np.broadcast_to(f, shape)[..., None]
+            return np.broadcast_to(np.moveaxis(f, ax, -1), shape)
+
+        self.nar = self.nar | (spread(A.nar) | spread(B.nar)).any(axis=-1)
+        if self.n <= TABLE_BITS:
+            rows = int(np.prod(self.shape))
+            step = _float_terms(self.n)
+            terms = 1 if ax is None else full[ax]
+            for k in range(0, terms, step):  # exact sums of `step` terms at a time
+                self._add_float_sums(*_float_parts(A, self.n, self.es, spread, k, step),
+                                     *_float_parts(B, self.n, self.es, spread, k, step), rows)
+            return
+
+        def parts(P: Parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            sig = np.where(P.zero | P.nar, 0, P.sig)
+            return spread(sig), spread(P.scale), spread(P.neg)
+
+        (sa, ea, na), (sb, eb, nb) = parts(A), parts(B)
+        prod = sa * sb  # < 2^60
+        off = ea + eb + 2 * maxscale(self.n, self.es)  # >= 0
+        negative = na ^ nb
         j, sh = off // _LIMB, off % _LIMB
-        pieces = ((prod & ((_I64(1) << (_LIMB - sh)) - 1)) << sh,
-                  (prod >> (_LIMB - sh)) & ((1 << _LIMB) - 1),
-                  prod >> (2 * _LIMB - sh))
+        up = _LIMB - sh
+        pieces = ((prod & ((_I64(1) << up) - 1)) << sh,
+                  (prod >> up) & ((1 << _LIMB) - 1),
+                  prod >> (up + _LIMB))
+        n_limbs = self.limbs.shape[-1]
         rows = np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(self.shape)
-        rows = np.broadcast_to(rows[..., None], a.shape).ravel()
-        flat = self.limbs.reshape(-1, self.limbs.shape[-1])
-        for i, piece in enumerate(pieces):
-            np.add.at(flat, (rows, (j + i).ravel()), (sign * piece).ravel())
+        base = (rows[..., None] * n_limbs + j).ravel()
+        flat = self.limbs.reshape(-1)
+        terms = prod.shape[-1]
+        if 3 * terms < 1 << 22:
+            # each bin sums at most 3 * terms pieces below 2^30: exact in float64
+            total = np.zeros(flat.size + 2, dtype=np.float64)
+            neg = negative.ravel()
+            for i, piece in enumerate(pieces):
+                w = piece.ravel().astype(np.float64)
+                np.negative(w, out=w, where=neg)
+                total += np.bincount(base + i, weights=w, minlength=total.size)
+            flat += total[:flat.size].astype(np.int64)
+        else:
+            sign = np.where(negative, -1, 1).ravel()
+            for i, piece in enumerate(pieces):
+                np.add.at(flat, base + i, sign * piece.ravel())
         self.limbs = flat.reshape(self.limbs.shape)
-        self.nar = self.nar | (A.nar | B.nar).any(axis=-1)
+        _carry(self.limbs)
+
+    def _add_float_sums(self, wa, ja, wb, jb, rows: int) -> None:
+        """Add the products wa * wb at bins ja + jb (see _float_parts): each bin's sum is
+        an integer below 2^53 computed exactly in float64 (np.bincount), then added to
+        the 30-bit limbs at bit _BIN * bin (in two pieces, so that no limb overflows
+        before the carry)."""
+        n_bins = 2 * ((2 * maxscale(self.n, self.es) + 32 - self.n) // _BIN) + 1
+        index = np.arange(rows, dtype=np.int64).reshape(self.shape)[..., None] * n_bins
+        index = index + ja + jb
+        sums = np.bincount(index.ravel(), weights=(wa * wb).ravel(),
+                           minlength=rows * n_bins).reshape(rows, n_bins).astype(np.int64)
+        flat = self.limbs.reshape(rows, -1)
+        for b in range(n_bins):
+            k, shift = divmod(_BIN * b, _LIMB)
+            v = sums[:, b]
+            flat[:, k] += (v & ((1 << _LIMB) - 1)) << shift
+            flat[:, k + 1] += (v >> _LIMB) << shift
+        self.limbs = flat.reshape(self.limbs.shape)
         _carry(self.limbs)
 
     def to_posit(self) -> np.ndarray:
@@ -415,6 +519,40 @@ class Quire:
                        (top - 1) * _LIMB + self.lsb, sticky, self.n, self.es)
 
 
+# The quire's sums for n <= 16, in float64: a posit<n, es> real is m * 2^e with an integer
+# m below 2^(n-2) (its significand without the trailing zeros of the internal one) and
+# e >= 0 counting minpos * 2^(n-32). Split e = _BIN * j + r: the operand becomes the
+# float m * 2^r (exact, below 2^(n-2+_BIN-1)) at bin j, and a product lands at bin
+# ja + jb as a float below 2^(2(n-2) + 2(_BIN-1)) <= 2^42. Sums of up to _float_terms(n)
+# such integers are exact in float64 whatever their order.
+_BIN = 8
+
+
+def _float_terms(n: int) -> int:
+    """How many products a bin can sum exactly in float64 (2^11 for n = 16)."""
+    return 1 << (53 - 2 * (n - 2) - 2 * (_BIN - 1))
+
+
+def _float_parts(P: Parts, n: int, es: int, spread, start: int, count: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(float m * 2^r with its sign, bin j) of an operand's parts (0 for zero and NaR),
+    spread to the quire's terms [start, start + count) along the summed axis."""
+    special = P.zero | P.nar
+    m = np.where(special, 0, P.sig >> (HIDDEN + 3 - n))
+    e = np.where(special, 0, P.scale) + maxscale(n, es) + 32 - n
+    w = np.ldexp(np.where(P.neg, -m, m).astype(np.float64), (e % _BIN).astype(np.int32))
+    return spread(w)[..., start:start + count], spread(e // _BIN)[..., start:start + count]
+
+
+def _unpack_compact(a: np.ndarray, n: int, es: int) -> Parts:
+    """unpack(a) for an operand that may be a broadcast view (stride-0 axes, as
+    np.broadcast_arrays makes them): only its distinct elements are unpacked; the parts
+    have size 1 along those axes (they broadcast to a's shape)."""
+    index = tuple(slice(0, 1) if stride == 0 and size > 1 else slice(None)
+                  for stride, size in zip(a.strides, a.shape))
+    return unpack(a[index], n, es)
+
+
 def _carry(L: np.ndarray) -> None:
     """Bring every limb but the top one into [0, 2^30), in place."""
     for i in range(L.shape[-1] - 1):
@@ -425,8 +563,10 @@ def _carry(L: np.ndarray) -> None:
 
 def dot(a, b, n: int, es: int, axis: int = -1) -> np.ndarray:
     """sum(a * b) over `axis`, accumulated exactly in a quire and rounded once."""
-    a, b = np.broadcast_arrays(_arr(a), _arr(b))
-    shape = np.moveaxis(a, axis, -1).shape[:-1]
+    a, b = _arr(a), _arr(b)
+    full = np.broadcast_shapes(a.shape, b.shape)
+    ax = axis % len(full)
+    shape = full[:ax] + full[ax + 1:]
     q = Quire(shape, n, es)
     q.fma(a, b, axis=axis)
     return q.to_posit()
@@ -522,8 +662,20 @@ def _elementwise(f):
     @functools.wraps(f)
     def run(p, n: int, es: int) -> np.ndarray:
         p = _arr(p)
+        if n <= TABLE_BITS:  # the function of every pattern, computed once
+            return np.asarray(_unary_table(f, n, es)[p & ((1 << n) - 1)]).reshape(p.shape)
         return f(np.atleast_1d(p), n, es).reshape(p.shape)
     return run
+
+
+@functools.cache
+def _unary_table(f, n: int, es: int) -> np.ndarray:
+    _check(n, es)
+    t = f(np.arange(1 << n, dtype=np.int64), n, es)
+    t.flags.writeable = False
+    return t
+
+
 
 
 @_elementwise

@@ -4,9 +4,13 @@ most once), and a host build of generated C that runs a whole batch in one proce
 
 from __future__ import annotations
 
+import atexit
 import functools
+import hashlib
+import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,11 +68,45 @@ int main(int argc, char **argv)
 def build_host(model_dir: Path, exe: Path, cflags=("-O2",), cc: str = "gcc") -> Path:
     main = model_dir / "host_main.c.txt"
     main.write_text(HOST_MAIN)
-    runtime = [str(model_dir / "posit.c")] if (model_dir / "posit.c").is_file() else []
+    runtime = ([str(runtime_object(model_dir / "posit.c", tuple(cflags), cc))]
+               if (model_dir / "posit.c").is_file() else [])
     cmd = [cc, *STRICT, *cflags, f"-I{model_dir}", "-x", "c", str(main), "-x", "c",
-           str(model_dir / "model.c"), *runtime, "-o", str(exe), "-lm"]
+           str(model_dir / "model.c"), "-x", "none", *runtime, "-o", str(exe), "-lm"]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return exe
+
+
+def _local_sources(src: Path) -> list[Path]:
+    """src and the files its `#include "..."` lines name, transitively."""
+    seen: list[Path] = []
+    todo = [src]
+    while todo:
+        f = todo.pop()
+        if f in seen or not f.is_file():
+            continue
+        seen.append(f)
+        todo += [f.parent / name for name in re.findall(r'#include\s+"([^"]+)"', f.read_text())]
+    return seen
+
+
+_OBJECTS: dict[str, Path] = {}
+
+
+def runtime_object(src: Path, cflags: tuple[str, ...], cc: str) -> Path:
+    """The posit runtime (posit.c, the same for most models) compiled once per content
+    and flags in this process, with the flags of build_host; later builds link it."""
+    digest = hashlib.sha256("\0".join([cc, *cflags]).encode())
+    for f in _local_sources(src):
+        digest.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    key = digest.hexdigest()[:16]
+    if key not in _OBJECTS:
+        folder = Path(tempfile.mkdtemp(prefix="minun-test-objects-"))
+        atexit.register(shutil.rmtree, folder, True)
+        obj = folder / f"{src.stem}.o"
+        subprocess.run([cc, *STRICT, *cflags, f"-I{src.parent}", "-c", "-x", "c", str(src),
+                        "-o", str(obj)], check=True, capture_output=True, text=True)
+        _OBJECTS[key] = obj
+    return _OBJECTS[key]
 
 
 def run_host(exe: Path, inputs: np.ndarray, out_dtype: np.dtype, n_out: int,
@@ -104,24 +142,26 @@ def expected(l2: ModuleOp, features: np.ndarray) -> Expected:
     feats = np.asarray(features, dtype=np.float64).reshape(len(features),
                                                            *inp.result.type.get_shape())
     x = encode_input(l2)(inp, feats)
+    # one evaluation gives both: the scores module returns the label (when the program
+    # ends in an argmax or sign) and the scores it was computed from
     scores_mod = l2.clone()
     sfn = next(op for op in scores_mod.ops if isinstance(op, func.FuncOp))
     sret = sfn.body.block.last_op
     sres = sret.operands[0]
     if not isinstance(sres.type, TensorType):
         assert isinstance(sres.owner, (num.ArgMaxOp, num.SgnOp))
+        label = sres
         sres = sres.owner.input
-        sret.operands = [sres]
-        sfn.function_type = func.FunctionType.from_lists([], [sres.type])
-    scores = evaluate_l2(scores_mod, features).outputs[0]
-    scores = scores.reshape(len(features), -1)
+        sret.operands = [label, sres]
+        sfn.function_type = func.FunctionType.from_lists([], [label.type, sres.type])
+    outs = evaluate_l2(scores_mod, features).outputs
+    scores = outs[-1].reshape(len(features), -1)
     if isinstance(result.type, TensorType) and scores.shape[1] > 1:
         labels = np.argmax(scores, axis=1)
     elif isinstance(result.type, TensorType):  # one value: the decision threshold's label
-        out = evaluate_l2(l2, features).outputs
-        labels = predictions(decode_outputs(l2, out)[0], decision_threshold(l2))
+        labels = predictions(decode_outputs(l2, outs)[0], decision_threshold(l2))
     else:
-        labels = evaluate_l2(l2, features).outputs[0].reshape(-1)
+        labels = outs[0].reshape(-1)
     el = inp.result.type.element_type
     sel = sres.type.element_type
     return Expected(np.asarray(x).reshape(len(features), -1).astype(storage_dtype(el)),
@@ -232,11 +272,23 @@ def test_set(model: str) -> Dataset:
     return load_dataset(m.test, shape, num_classes=None if "rnnpool" not in model else 10)
 
 
-@functools.cache
+_EXPECTED: dict[tuple[str, str, int | None], Expected] = {}
+
+
 def expected_for(model: str, config: str, limit: int | None = None) -> Expected:
-    l2, test = quantized(model, config)
-    feats = test.features if limit is None else test.features[:limit]
-    return expected(l2, feats)
+    """The evaluator's integers on the test set, or on its first `limit` inputs (the
+    boards run a few). Memoised; the evaluator computes each input independently (it
+    already splits batches into chunks), so the first inputs of a whole-set result that
+    this process has are the same integers, and are taken from it."""
+    full = _EXPECTED.get((model, config, None))
+    if limit is not None and full is not None:
+        return Expected(full.inputs[:limit], full.labels[:limit], full.scores[:limit])
+    key = (model, config, limit)
+    if key not in _EXPECTED:
+        l2, test = quantized(model, config)
+        feats = test.features if limit is None else test.features[:limit]
+        _EXPECTED[key] = expected(l2, feats)
+    return _EXPECTED[key]
 
 
 def have(*tools: str) -> bool:

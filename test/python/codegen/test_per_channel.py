@@ -169,7 +169,7 @@ BOARDS = [pytest.param(m, t, marks=[pytest.mark.slow]) for m in [*MODELS, "rnnpo
 def test_board_equals_evaluator(model, target, tmp_path, capsys):
     config = "fixed8-pc-nearest" if target == "avr" else "fixed8-pc"
     l2, _ = quantized(model, config)
-    exp = expected_for(model, config)
+    exp = expected_for(model, config, limit=2)
     emit_c(l2, target, tmp_path)
     r = run_model(tmp_path, target, exp.inputs[:2], name=model.split("/")[-1], config=config,
                   ram_budget=2048 - 256 if target == "avr" else None)

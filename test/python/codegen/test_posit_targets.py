@@ -31,7 +31,7 @@ CASES = [pytest.param(m, t, marks=[] if m in FAST else [pytest.mark.slow])
 def test_posit_c_on_the_board_equals_the_evaluator(model, target, config, tmp_path, capsys):
     name = f"suite/{model}"
     l2, _ = quantized(name, config)
-    exp = expected_for(name, config)
+    exp = expected_for(name, config, limit=N[target])
     emit_c(l2, target, tmp_path)
     assert (tmp_path / "posit.c").is_file() == config.startswith("posit")
     n = N[target]
@@ -54,7 +54,7 @@ def test_mixed_posit_formats_on_the_board_equal_the_evaluator(model, target, con
     of both formats compute the evaluator's patterns."""
     name = f"suite/{model}"
     l2, _ = quantized(name, config)
-    exp = expected_for(name, config)
+    exp = expected_for(name, config, limit=N[target])
     emit_c(l2, target, tmp_path)
     n = N[target]
     r = run_model(tmp_path, target, exp.inputs[:n], name=model, config=config,
@@ -68,7 +68,7 @@ def test_posit_without_a_quire_on_the_board_equals_the_evaluator(target, tmp_pat
     rounded, are the evaluator's; the C declares no quire."""
     name = "suite/protonn-wine"
     l2, _ = quantized(name, "posit8-noquire")
-    exp = expected_for(name, "posit8-noquire")
+    exp = expected_for(name, "posit8-noquire", limit=N[target])
     files = emit_c(l2, target, tmp_path)
     assert "minun_quire" not in files["minun_runtime.h"] + files["model.c"]
     n = N[target]

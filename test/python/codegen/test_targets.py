@@ -26,7 +26,7 @@ def budget(target: str) -> int | None:
 
 
 def x86_outputs(model: str, config: str, inputs: np.ndarray, out_dir):
-    exp = expected_for(model, config)
+    exp = expected_for(model, config, limit=len(inputs))  # for the scores' type
     l2, _ = quantized(model, config)
     emit_c(l2, "x86", out_dir)
     exe = build_host(out_dir, out_dir / "host")
@@ -36,7 +36,7 @@ def x86_outputs(model: str, config: str, inputs: np.ndarray, out_dir):
 @pytest.mark.parametrize("model", sorted(EXAMPLES))
 def test_fixed_point_on_every_board_equals_x86(model, tmp_path, capsys):
     l2, _ = quantized(model, "fixed16")
-    exp = expected_for(model, "fixed16")
+    exp = expected_for(model, "fixed16", limit=N_FIXED)
     inputs = exp.inputs[:N_FIXED]
     labels86, scores86 = x86_outputs(model, "fixed16", inputs, tmp_path / "x86")
     np.testing.assert_array_equal(labels86, exp.labels[:N_FIXED])
@@ -57,7 +57,7 @@ def test_fixed_point_on_every_board_equals_x86(model, tmp_path, capsys):
 @pytest.mark.parametrize("model", sorted(EXAMPLES))
 def test_float_baseline_runs_or_reports_not_fitting(model, tmp_path, capsys):
     l2, _ = quantized(model, "float32")
-    exp = expected_for(model, "float32")
+    exp = expected_for(model, "float32", limit=N_FLOAT)
     inputs = exp.inputs[:N_FLOAT]
     labels86, scores86 = x86_outputs(model, "float32", inputs, tmp_path / "x86")
     rows = []
@@ -92,8 +92,8 @@ KERNEL_CONFIGS = ("fixed8", "mixed16-8", "maxscale16", "fixed16-nearest-sat")
 @pytest.mark.parametrize("model", sorted(EXAMPLES))
 def test_target_kernels_equal_the_evaluator_in_every_format(model, config, tmp_path):
     l2, _ = quantized(model, config)
-    exp = expected_for(model, config)
     n = 6
+    exp = expected_for(model, config, limit=n)
     for target in ("avr", "cortex-m4"):
         out = tmp_path / target
         emit_c(l2, target, out)

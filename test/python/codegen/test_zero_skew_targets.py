@@ -46,7 +46,7 @@ def test_x86_build_equals_evaluator(model, config, tmp_path):
 def test_board_equals_evaluator(model, target, tmp_path, capsys):
     name = f"suite/{model}"
     l2, _ = quantized(name, CONFIG)
-    exp = expected_for(name, CONFIG)
+    exp = expected_for(name, CONFIG, limit=N_BOARD)
     emit_c(l2, target, tmp_path)
     r = run_model(tmp_path, target, exp.inputs[:N_BOARD], name=model, config=CONFIG,
                   ram_budget=AVR_RAM_BUDGET if target == "avr" else None)
@@ -63,7 +63,7 @@ def test_board_per_channel_equals_evaluator(model, target, tmp_path):
     """Per-channel weights on the boards: the multiplier and shift tables in flash."""
     name = f"suite/{model}"
     l2, _ = quantized(name, PER_CHANNEL)
-    exp = expected_for(name, PER_CHANNEL)
+    exp = expected_for(name, PER_CHANNEL, limit=N_BOARD)
     emit_c(l2, target, tmp_path)
     assert "zs_requantize" in (tmp_path / "model.c").read_text()
     r = run_model(tmp_path, target, exp.inputs[:N_BOARD], name=model, config=PER_CHANNEL,

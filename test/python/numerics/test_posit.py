@@ -640,3 +640,34 @@ def test_log_posit32_sampled_correctly_rounded(es):
     want = [0 if ref_decode(int(p), 32, es) == 1
             else ref_encode(ref_log(ref_decode(int(p), 32, es), 80), 32, es) for p in a]
     assert np.array_equal(got, want), mismatches(got, np.array(want), a)
+
+
+# --- the evaluator's fast paths equal the arithmetic they stand for -----------------------
+
+
+@pytest.mark.parametrize(("n", "es"), [(16, 2), (16, 0), (12, 1), (8, 0), (8, 2), (5, 1)])
+def test_fast_paths_equal_the_computed_arithmetic(monkeypatch, n, es):
+    """For n <= 16 the quire sums products in float64 bins (in chunks of 2^11 terms) and
+    the functions read tables; with TABLE_BITS = PAIR_TABLE_BITS = 0 every value is
+    computed by the limb quire and the integer code instead. Both give the same patterns:
+    long dot products with NaR, zeros and maxpos, a scalar quire, every function."""
+    rng = np.random.default_rng(n * 3 + es)
+    a = rng.integers(0, 1 << n, (3, 5000))
+    b = rng.integers(0, 1 << n, (3, 5000))
+    a[0, :50], b[1, :50], a[2, 7] = P.maxpos(n), 0, P.nar(n)
+
+    def run():
+        q = P.Quire((), n, es)
+        q.fma(a[0, :3], b[0, :3], axis=-1)
+        q.fma(a[1, 0], b[1, 0])
+        x = a[0] - (1 << (n - 1))  # signed patterns too
+        return ([P.dot(a, b, n, es), P.dot(a[:, None, :40], b[None, :, :40], n, es),
+                 q.to_posit()]
+                + [getattr(P, f)(x, n, es) for f in ("exp", "sigmoid", "tanh", "sqrt", "log")]
+                + [getattr(P, f)(a[0], b[0], n, es) for f in ("add", "mul", "div")])
+
+    fast = run()
+    monkeypatch.setattr(P, "TABLE_BITS", 0)
+    monkeypatch.setattr(P, "PAIR_TABLE_BITS", 0)
+    for got, want in zip(fast, run(), strict=True):
+        assert np.array_equal(got, want)

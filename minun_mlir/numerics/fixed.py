@@ -120,7 +120,8 @@ def attributed_to(op: object) -> Iterator[None]:
 
 def counting() -> bool:
     """Whether a `narrow` here would be counted (an overflow report is being made)."""
-    return bool(_COUNTERS) and _COUNTERS[-1].current is not None
+    counter = _COUNTER.get()
+    return counter is not None and counter.current is not None
 
 
 def narrow(x: np.ndarray, bits: int, overflow: str, count: bool = True) -> np.ndarray:

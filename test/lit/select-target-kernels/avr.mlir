@@ -5,6 +5,8 @@
 // is not a multiple of 8 become minun_mac16, minun_mul16 and minun_asr32_<n>. Refused:
 // both arrays in flash (the body still gets minun_mac16), float and int32 elements, a
 // test that reads the loop variable (its product still gets minun_mul16), a shift by 8.
+// The recognisers are passes/kernel_match.py's (dot_loop's strides, guarded_dot, scatter,
+// mac_operands); the pass only rewrites.
 // RUN: minun-opt %S/Inputs/loops.mlir -p 'select-target-kernels{target=avr}' | filecheck %s
 
 // CHECK: builtin.module attributes {cemit.kernels = "avr"}

@@ -3,6 +3,8 @@
 // one loop-invariant test gets the test once, before a loop without it. Refused: stride
 // 2, float and int32 elements, a test that reads the loop variable. The target name is
 // a harness target (cortex-m4) or the profile (cortex-m).
+// The recognisers are passes/kernel_match.py's (dsp_dot, guarded_dot); the pass only
+// rewrites.
 // RUN: minun-opt %S/Inputs/loops.mlir -p 'select-target-kernels{target=cortex-m4}' | filecheck %s
 // RUN: minun-opt %S/Inputs/loops.mlir -p 'select-target-kernels{target=cortex-m}' | filecheck %s
 

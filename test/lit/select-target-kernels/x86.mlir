@@ -3,6 +3,8 @@
 // product reads splits into a loop of dot products into acc_rows and a loop of the rest.
 // Refused (they stay loops): stride 2, float and int32 elements, an unknown row count, a
 // row loop whose stores overwrite what the next rows read; the guard is not hoisted.
+// The recognisers are passes/kernel_match.py's (dot_loop, split_rows; the overlap refusal
+// is its byte ranges of the row loop's stores and loads); the pass only rewrites.
 // RUN: minun-opt %S/Inputs/loops.mlir -p 'select-target-kernels{target=x86}' | filecheck %s
 
 // CHECK: builtin.module attributes {cemit.kernels = "x86"}

@@ -1461,19 +1461,7 @@ class MaxPoolOp(IRDLOperation):
         a = _shape(self.input)
         if len(a) != 4:
             raise VerifyException(f"{self.name}: input must be 4-D NHWC, got {shape_str(a)}")
-        k, s, p = (minun.ints(x) for x in (self.kernel, self.strides, self.pads))
-        if len(k) != 2 or len(s) != 2 or len(p) != 4 or min(k + s) < 1 or min(p) < 0:
-            raise VerifyException(
-                f"{self.name}: kernel and strides need 2 positive values, pads 4 "
-                f"non-negative ones")
-        ho = minun.conv_out_dim(a[1], k[0], s[0], p[0] + p[1], 1)
-        wo = minun.conv_out_dim(a[2], k[1], s[1], p[2] + p[3], 1)
-        if ho < 1 or wo < 1:
-            raise VerifyException(f"{self.name}: the window does not fit the input")
-        why = minun.padding_only_window(a, k, s, p)
-        if why:
-            raise VerifyException(f"{self.name}: {why}")
-        _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
+        _verify_pool_window(self, a)
 
 
 @irdl_op_definition
@@ -1503,18 +1491,24 @@ class AvgPoolOp(IRDLOperation):
                 element(self.input).width != 8:
             raise VerifyException(f"{self.name}: an int8 NHWC input and a result of its "
                                   f"type, got {self.input.type} -> {self.result.type}")
-        k, s, p = (minun.ints(x) for x in (self.kernel, self.strides, self.pads))
-        if len(k) != 2 or len(s) != 2 or len(p) != 4 or min(k + s) < 1 or min(p) < 0:
-            raise VerifyException(
-                f"{self.name}: kernel and strides need 2 positive values, pads 4 "
-                f"non-negative ones")
-        ho = minun.conv_out_dim(a[1], k[0], s[0], p[0] + p[1], 1)
-        wo = minun.conv_out_dim(a[2], k[1], s[1], p[2] + p[3], 1)
-        why = minun.padding_only_window(a, k, s, p) if ho >= 1 and wo >= 1 else \
-            "the window does not fit the input"
-        if why:
-            raise VerifyException(f"{self.name}: {why}")
-        _expect_result(self, (a[0], ho, wo, a[3]), lambda el: None)
+        _verify_pool_window(self, a)
+
+
+def _verify_pool_window(op, a: tuple[int, ...]) -> None:
+    """A pooling op's window (kernel, strides, pads) on its NHWC input of shape `a`, and
+    its result's shape; max and average pooling share it."""
+    k, s, p = (minun.ints(x) for x in (op.kernel, op.strides, op.pads))
+    if len(k) != 2 or len(s) != 2 or len(p) != 4 or min(k + s) < 1 or min(p) < 0:
+        raise VerifyException(f"{op.name}: kernel and strides need 2 positive values, pads 4 "
+                              "non-negative ones")
+    ho = minun.conv_out_dim(a[1], k[0], s[0], p[0] + p[1], 1)
+    wo = minun.conv_out_dim(a[2], k[1], s[1], p[2] + p[3], 1)
+    if ho < 1 or wo < 1:
+        raise VerifyException(f"{op.name}: the window does not fit the input")
+    why = minun.padding_only_window(a, k, s, p)
+    if why:
+        raise VerifyException(f"{op.name}: {why}")
+    _expect_result(op, (a[0], ho, wo, a[3]), lambda el: None)
 
 
 class _LabelOp(IRDLOperation):

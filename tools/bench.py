@@ -66,12 +66,10 @@ def main(argv: list[str] | None = None) -> int:
                    "and packed 4-bit weights: flash, Uno cycles, M4 instructions, accuracy): "
                    "rewrites that section of --out and benchmarks/int4.json")
     args = p.parse_args(argv)
-    if args.int4:
-        return int4(args)
-    if args.cmsis:
-        return cmsis(args)
-    if args.profile:
-        return profile(args)
+    for flag, module in (("int4", bench_int4), ("cmsis", bench_cmsis),
+                         ("profile", bench_profile)):
+        if getattr(args, flag):
+            return measured_section(args, module, flag)
     if args.ort:
         return ort(args)
     if args.face:
@@ -204,45 +202,24 @@ def ort(args) -> int:
     return 0
 
 
-def profile(args) -> int:
-    with tempfile.TemporaryDirectory(prefix="minun-profile-") as tmp:
-        records = bench_profile.measure(Path(tmp))
-    out = Path(args.out)
-    out.write_text(bench_face.replace_section(out.read_text(), bench_profile.render(records),
-                                              bench_profile.SECTION))
-    Path(args.results).with_name("profile.json").write_text(
-        json.dumps(records, indent=1, sort_keys=True) + "\n")
-    return 0
-
-
-def cmsis(args) -> int:
-    with tempfile.TemporaryDirectory(prefix="minun-cmsis-") as tmp:
+def measured_section(args, bench_module, name: str) -> int:
+    """Measure one trailing section (`bench_module.measure` in a temporary folder) and
+    write it into --out (the other sections stay), its chart if it has one (PLOT), and
+    its record as benchmarks/<name>.json. A measurement that finds a wrong result (a C
+    that does not compute what its reference does) is one line and exit 1."""
+    with tempfile.TemporaryDirectory(prefix=f"minun-{name}-") as tmp:
         try:
-            record = bench_cmsis.measure(Path(tmp))
-        except RuntimeError as e:  # a CMSIS-NN output that TFLite's arithmetic does not give
+            record = bench_module.measure(Path(tmp))
+        except RuntimeError as e:
             print(f"bench: error: {e}", file=sys.stderr)
             return 1
     out = Path(args.out)
-    out.write_text(bench_face.replace_section(out.read_text(), bench_cmsis.render(record),
-                                              bench_cmsis.SECTION))
-    (out.parent / bench_cmsis.PLOT).write_bytes(bench_cmsis.plot(record))
-    Path(args.results).with_name("cmsis.json").write_text(
+    out.write_text(bench_face.replace_section(out.read_text(), bench_module.render(record),
+                                              bench_module.SECTION))
+    if hasattr(bench_module, "PLOT"):
+        (out.parent / bench_module.PLOT).write_bytes(bench_module.plot(record))
+    Path(args.results).with_name(f"{name}.json").write_text(
         json.dumps(record, indent=1, sort_keys=True) + "\n")
-    return 0
-
-
-def int4(args) -> int:
-    with tempfile.TemporaryDirectory(prefix="minun-int4-") as tmp:
-        try:
-            rows = bench_int4.measure(Path(tmp))
-        except RuntimeError as e:  # a C that does not compute the evaluator's integers
-            print(f"bench: error: {e}", file=sys.stderr)
-            return 1
-    out = Path(args.out)
-    out.write_text(bench_face.replace_section(out.read_text(), bench_int4.render(rows),
-                                              bench_int4.SECTION))
-    Path(args.results).with_name("int4.json").write_text(
-        json.dumps(rows, indent=1, sort_keys=True) + "\n")
     return 0
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from codegen_support import SUITE, build_host, expected_for, quantized, run_host
-from test_crosscheck import assert_same
+from codegen_support import SUITE, expected_for, quantized
+from test_crosscheck import check_x86
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.dialects import num
@@ -84,12 +84,7 @@ X86 = [pytest.param(f"suite/{m}", c, marks=[pytest.mark.slow] if any(
 
 @pytest.mark.parametrize("model,config", X86)
 def test_x86_build_equals_evaluator(model, config, tmp_path):
-    l2, _ = quantized(model, config)
-    exp = expected_for(model, config)
-    emit_c(l2, "x86", tmp_path)
-    exe = build_host(tmp_path, tmp_path / "host")
-    labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
-    assert_same(labels, scores, exp)
+    check_x86(model, config, tmp_path)
 
 
 BOARDS = [("suite/protonn-digits10", "fixed8-w4", "avr"),

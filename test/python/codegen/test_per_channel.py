@@ -17,12 +17,10 @@ from codegen_support import (
     EXAMPLES,
     ONNX,
     SUITE,
-    build_host,
     expected_for,
     quantized,
-    run_host,
 )
-from test_crosscheck import assert_same
+from test_crosscheck import check_x86
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.dialects import num
@@ -150,12 +148,7 @@ X86 = [pytest.param(m, c, marks=_slow(m)) for m in MODELS
 
 @pytest.mark.parametrize("model,config", X86)
 def test_x86_build_equals_evaluator(model, config, tmp_path):
-    l2, _ = quantized(model, config)
-    exp = expected_for(model, config)
-    emit_c(l2, "x86", tmp_path)
-    exe = build_host(tmp_path, tmp_path / "host")
-    labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
-    assert_same(labels, scores, exp)
+    check_x86(model, config, tmp_path)
 
 
 # mnist-8 is not run on the Uno: its 28x28 input and intermediate tensors (1,824 B of

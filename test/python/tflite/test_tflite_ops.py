@@ -25,6 +25,16 @@ N = 12  # random inputs per model
 SPEECH = Path(__file__).resolve().parents[2] / "zoo/tflite/micro_speech/micro_speech_quantized.tflite"
 
 
+def assert_c_equals_evaluator(l2, x: np.ndarray, tmp_path: Path, name: str) -> None:
+    """The zero-skew program's C, built for this machine, stores the evaluator's integers
+    for every row of x."""
+    stored = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(len(x), -1)
+    emit_c(l2, "x86", tmp_path / "c")
+    r = run_model(tmp_path / "c", "x86", storage_inputs(l2, x), name=name,
+                  config="zero-skew8")
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(stored.shape), stored)
+
+
 def compare(data: bytes, tmp_path: Path, xshape, seed: int = 0, sx=SX, zx=ZX, n=N):
     """(our integers, TFLM's) on n random int8 inputs of the model's one input."""
     path = tmp_path / "model.tflite"
@@ -91,11 +101,7 @@ def test_split_depthwise_c_equals_the_evaluator(tmp_path):
     l2 = lower_to_l2(import_model(path), repr="zero-skew", bits=8)
     q = np.random.default_rng(6).integers(-128, 128, (4, 1, 9, 9, 3))
     x = (np.float32(SX) * (q.astype(np.float32) - ZX)).astype(np.float64)
-    stored = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(4, -1)
-    emit_c(l2, "x86", tmp_path / "c")
-    r = run_model(tmp_path / "c", "x86", storage_inputs(l2, x), name="dw",
-                  config="zero-skew8")
-    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(stored.shape), stored)
+    assert_c_equals_evaluator(l2, x, tmp_path, "dw")
 
 
 def one_op(op: str, options: str | None, out_shape, out_scale=SX, out_zp=ZX,
@@ -183,11 +189,7 @@ def test_average_pool_c_equals_the_evaluator(tmp_path):
     assert "num.avgpool" in str(l2) and "num.conv2d" not in str(l2)
     q = np.random.default_rng(7).integers(-128, 128, (6, 1, 8, 8, 3))
     x = (np.float32(SX) * (q.astype(np.float32) - ZX)).astype(np.float64)
-    stored = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(6, -1)
-    emit_c(l2, "x86", tmp_path / "c")
-    r = run_model(tmp_path / "c", "x86", storage_inputs(l2, x), name="pool",
-                  config="zero-skew8")
-    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(stored.shape), stored)
+    assert_c_equals_evaluator(l2, x, tmp_path, "pool")
 
 
 def test_mean_c_equals_the_evaluator(tmp_path):
@@ -197,11 +199,7 @@ def test_mean_c_equals_the_evaluator(tmp_path):
     assert "divisor = 49" in str(l2)
     q = np.random.default_rng(5).integers(-128, 128, (6, 1, 7, 7, 8))
     x = (np.float32(0.1) * (q.astype(np.float32) + 10)).astype(np.float64)
-    stored = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(6, -1)
-    emit_c(l2, "x86", tmp_path / "c")
-    r = run_model(tmp_path / "c", "x86", storage_inputs(l2, x), name="mean",
-                  config="zero-skew8")
-    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(stored.shape), stored)
+    assert_c_equals_evaluator(l2, x, tmp_path, "mean")
 
 
 def test_quantize_dequantize_around_an_int8_layer(tmp_path):

@@ -189,6 +189,9 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
         check_search(args)
     from minun_mlir import deploy
 
+    if args.out is None and not args.run and not args.print_pipeline:
+        args.out = str(default_out(args.model))  # a first try writes its C somewhere
+        args.out_is_default = True
     why = deploy.check(args.format, args.target, args.out)
     if why:
         raise refuse(why)
@@ -247,9 +250,18 @@ def check_outputs(args: argparse.Namespace) -> None:
             raise error("--json names a file the compile writes into --out", at=args.json)
 
 
+def default_out(model: str) -> Path:
+    """Where a compile without --out (and without --run) writes: build/NAME, NAME being
+    the model file's stem, or its folder's name for a `model.sd`/`model.onnx`
+    (benchmarks/models/lenet-digits10/model.sd: build/lenet-digits10)."""
+    path = Path(model)
+    name = path.parent.name if path.stem == "model" and path.parent.name else path.stem
+    return Path("build") / name
+
+
 def search_folder(args: argparse.Namespace) -> Path:
     """Where --search writes its report (--search-report, else OUT/search, else
-    build/MODEL-search)."""
+    build/MODEL-search when --run builds in a temporary folder)."""
     if args.search_report:
         return Path(args.search_report)
     return Path(args.out) / "search" if args.out else (

@@ -208,6 +208,13 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
     if temporary:
         result.memory.pop("map", None)
     print(result.summary(show_c_dir=not temporary))
+    if getattr(args, "out_is_default", False):
+        from minun_mlir.codegen import memory_estimate
+
+        flash, ram = memory_estimate(result.l4)
+        print(f"  wrote {args.package if args.format != 'c' else args.out} (no --out given: "
+              f"the default folder, named after the model); the model's arrays take "
+              f"{flash:,} B of flash and {ram:,} B of RAM (code and stack come on top)")
     if result.l4 is not None:
         try:
             rep = formats.get(options.representation)  # is there a narrower width to give?

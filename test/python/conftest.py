@@ -17,6 +17,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+@pytest.fixture(autouse=True)
+def _cwd_of_its_own(tmp_path_factory, monkeypatch):
+    """Every test runs in an empty folder of its own: a compile without --out writes into
+    ./build/NAME (minun-compile's default), which must never be the checkout's, and two
+    tests in parallel must not share one. Tests name the repository's files by absolute
+    path (ROOT / ...)."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     """With MINUN_TEST_CPU=FILE: append each test's CPU seconds (this process and the

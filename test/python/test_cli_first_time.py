@@ -6,9 +6,11 @@ warning), symbolic input dimensions (batch, sequence length) compiled as 1, data
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 
 from minun_mlir.data import load_dataset
@@ -19,13 +21,37 @@ MNIST = ROOT / "benchmarks" / "real" / "onnx-mnist-8"
 PROTONN = ROOT / "examples" / "protonn"
 
 
-def test_an_onnx_model_compiles_with_no_other_flag(tmp_path, capsys):
-    assert main([str(MNIST / "model.onnx"), "--out", str(tmp_path / "c")]) == 0
-    out, err = capsys.readouterr()
-    warnings = [line for line in err.splitlines() if "warning" in line]
-    assert len(warnings) == 1 and "no training data: scales profiled on 64 inputs drawn " \
-        "uniformly in the declared input range [-1, 1]; give --train FILE" in warnings[0]
-    assert (tmp_path / "c" / "model.c").exists()
+def test_an_onnx_model_compiles_with_no_other_flag(tmp_path, capsys, monkeypatch):
+    """`minun-compile model.onnx` alone writes the C into build/<the model's name> and says
+    where, with the flash and RAM its arrays take (a second try replaces only its own
+    files)."""
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        assert main([str(MNIST / "model.onnx")]) == 0
+        out, err = capsys.readouterr()
+        warnings = [line for line in err.splitlines() if "warning" in line]
+        assert len(warnings) == 1 and "no training data: scales profiled on 64 inputs drawn " \
+            "uniformly in the declared input range [-1, 1]; give --train FILE" in warnings[0]
+        folder = Path("build") / "onnx-mnist-8"  # a model.onnx is named after its folder
+        assert (tmp_path / folder / "model.c").exists()
+        line = out.splitlines()[-1]
+        assert line.startswith(f"  wrote {folder} (no --out given") and "B of flash" in line
+        flash = int(re.search(r"take ([\d,]+) B of flash", line)[1].replace(",", ""))
+        weights = sum(np.prod(t.dims) for t in onnx.load(MNIST / "model.onnx").graph.initializer
+                      if len(t.dims) > 1)  # conv filters and the dense matrix, 2 B each
+        assert 2 * weights <= flash < 2 * weights + 2048
+
+
+def test_the_default_folder_refuses_to_overwrite_what_the_user_owns(tmp_path, capsys,
+                                                                     monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    mine = tmp_path / "build" / "onnx-mnist-8" / "model.c"  # not written by a compile
+    mine.parent.mkdir(parents=True)
+    mine.write_text("mine")
+    assert main([str(MNIST / "model.onnx")]) == 1
+    err = capsys.readouterr().err
+    assert "model.c" in err and err.count("error:") == 1 and "Traceback" not in err
+    assert mine.read_text() == "mine" and sorted(mine.parent.iterdir()) == [mine]
 
 
 def test_the_given_input_range_is_what_the_scales_are_profiled_on(tmp_path, capsys):

@@ -17,8 +17,8 @@ ZOO = Path(__file__).resolve().parent
 #   import: imports, and the float evaluator equals onnxruntime on the 40 stored inputs
 #   fixed16, fixed8: quantizes (profiled on the training data) and the C built for the
 #       Cortex-M4 and run in QEMU gives the bit-exact evaluator's outputs
-#   cli: `minun-compile model.onnx --out DIR` (no option but the output folder) exits 0
-#       and writes model.c, with its report
+#   cli: `minun-compile model.onnx` (no option at all) exits 0 and writes
+#       build/<model>/model.c, with its report saying where
 STAGES = ("import", "fixed16", "fixed8", "cli")
 
 

@@ -142,7 +142,7 @@ def test_uno_label_is_the_evaluators(models, fmt, tmp_path):
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "minun_mlir.tools.minun_compile", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT)
+                          capture_output=True, text=True)
 
 
 def test_run_of_a_one_score_program_agrees(models, tmp_path):

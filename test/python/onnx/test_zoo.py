@@ -200,20 +200,24 @@ def test_fixed_point_c_on_cortex_m4_equals_the_evaluator(name, bits, tmp_path):
         _m4(name, bits, tmp_path)
 
 
-def _cli(name: str, out: Path) -> tuple[int, str, str]:
+def _cli(name: str, out: Path | None) -> tuple[int, str, str]:
+    """minun-compile on the zoo file, into `out` (None: no option at all)."""
     from minun_mlir.tools import minun_compile
 
     stdout, stderr = io.StringIO(), io.StringIO()
     with warnings.catch_warnings(), contextlib.redirect_stdout(stdout), \
             contextlib.redirect_stderr(stderr):
         warnings.simplefilter("default")  # printed as the tool prints them
-        rc = minun_compile.main([str(MODELS[name].path), "--out", str(out)])
+        rc = minun_compile.main([str(MODELS[name].path),
+                                 *(["--out", str(out)] if out is not None else [])])
     return rc, stdout.getvalue(), stderr.getvalue()
 
 
 @pytest.mark.parametrize("name", _params())
-def test_minun_compile_with_no_option(name, tmp_path, capsys):
-    rc, out, err = _cli(name, tmp_path / "c")
+def test_minun_compile_with_no_option(name, capsys):
+    """`minun-compile model.onnx` alone (in the test's own empty folder, conftest.py):
+    writes the C into build/<the file's stem> and says where."""
+    rc, out, err = _cli(name, None)
     with capsys.disabled():
         print(f"\n  {name}: {' | '.join(err.strip().splitlines()) or 'no warning'}")
     if _known(name, "cli"):
@@ -222,8 +226,10 @@ def test_minun_compile_with_no_option(name, tmp_path, capsys):
         return
     assert rc == 0, err
     assert all("warning: " in line for line in err.strip().splitlines()), err  # one line each
-    assert (tmp_path / "c" / "model.c").stat().st_size > 0
+    folder = Path("build") / MODELS[name].path.stem
+    assert (folder / "model.c").stat().st_size > 0
     assert "[fixed16]" in out and "C for x86" in out, out
+    assert f"  wrote {folder} (no --out given" in out, out
 
 
 def test_a_symbolic_sequence_length_compiles_as_one_step_with_a_warning(tmp_path):

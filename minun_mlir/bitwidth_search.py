@@ -25,6 +25,7 @@ the search data, and memory-plan on the candidate's L3, in a process pool when a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import sys
@@ -342,144 +343,151 @@ class _Problem:
     input_in_scratch: bool = False  # the input planned in the scratch (counted in RAM)
 
 
-_STATE: dict[str, object] = {}
-
-
 def _values(module: ModuleOp):
     for op in module.walk():
         yield from op.results
 
 
-def _init_worker(problem: _Problem) -> None:
-    from minun_mlir.ir_text import parse_ir
+class _Worker:
+    """What evaluating candidates of one problem needs, built once per process that
+    evaluates them: the L1 module parsed from the problem's text (so every process starts
+    from the same module) and its profile keyed by that module's values. The serial path
+    holds one in its Evaluator; a pool or Ray worker process keeps the one of the problem
+    it serves in `_Worker.in_this_process` (set by the pool's initializer)."""
 
-    l1 = parse_ir(problem.l1_text)
-    values = list(_values(l1))
-    _STATE.update(problem=problem, l1=l1, key=problem.key,
-                  profile={values[i]: stats for i, stats in problem.profile})
+    in_this_process: _Worker | None = None
+
+    def __init__(self, problem: _Problem):
+        from minun_mlir.ir_text import parse_ir
+
+        self.problem = problem
+        self.l1 = parse_ir(problem.l1_text)
+        values = list(_values(self.l1))
+        self.profile = {values[i]: stats for i, stats in problem.profile}
+
+    def evaluate(self, c: Candidate) -> Result:
+        """A candidate's result; one the compiler rejects (say, a demotion a loop cannot
+        take) gets an infinite loss and the diagnostic, so the search goes on without it."""
+        from minun_mlir.diagnostics import MinunError
+
+        try:
+            return self._evaluate_checked(c)
+        except MinunError as e:
+            return Result(math.inf, None, error=str(e).removeprefix("error: "))
+
+    def _evaluate_checked(self, c: Candidate) -> Result:
+        from minun_mlir.data import accuracy, disagreement, predictions
+        from minun_mlir.modules import decision_threshold
+        from minun_mlir.native import evaluate_outputs
+        from minun_mlir.numerics.l2_eval import decode_outputs
+
+        problem = self.problem
+        l2 = self.quantized(c)
+        out = decode_outputs(l2, evaluate_outputs(l2, problem.features, problem.evaluator))[0]
+        acc = sqnr = None
+        if problem.metric == "mae":
+            from minun_mlir.driver import output_error
+
+            loss = float(np.mean(np.abs(np.asarray(out, np.float64)
+                                        - np.asarray(problem.reference, np.float64))))
+            sqnr = (output_error(problem.reference, out) or {}).get("sqnr_db")
+        else:
+            threshold = decision_threshold(l2)
+            pred, ref = predictions(out, threshold), predictions(problem.reference, threshold)
+            acc = accuracy(pred, problem.labels) if problem.labels is not None else None
+            if problem.metric == "accuracy":
+                loss = 100 * (accuracy(ref, problem.labels) - acc)
+            else:
+                loss = 100 * disagreement(ref, pred)
+        return Result(round(loss, 12), self.planned_ram(l2), acc, param_bytes(l2),
+                      l2_types(l2), sqnr_db=sqnr)
+
+    def planned_ram(self, l2: ModuleOp) -> int:
+        """The program's static RAM: the memory planner's scratch and the runtime's quires
+        (the Uno's .data + .bss of model.c), as minun-compile reports them."""
+        from minun_mlir.memory_map import memory_map
+        from minun_mlir.pipeline import lower_l2
+
+        l3 = lower_l2(l2, stop="memory-plan", planner=self.problem.planner,
+                      input_in_scratch=self.problem.input_in_scratch)
+        return int(memory_map(l3, self.problem.planner).static_ram)
+
+    def quantized(self, c: Candidate) -> ModuleOp:
+        from minun_mlir.passes.quantize import quantize_module
+
+        bits, tensors = c
+        config = dataclasses.replace(
+            self.problem.config, bits=bits, bits_by_name={n: b for n, b, _ in tensors},
+            scale_by_name={n: s for n, _, s in tensors if s is not None})
+        return quantize_module(self.l1, config, self.problem.representation,
+                               profile=self.profile)
+
+    def ram_or_none(self, c: Candidate) -> int | None:
+        """RAM only (quantize, lower-to-loops, memory-plan; no evaluation); None when the
+        compiler rejects the candidate."""
+        from minun_mlir.diagnostics import MinunError
+
+        try:
+            return self.planned_ram(self.quantized(c))
+        except MinunError:
+            return None
+
+    def value_map(self, c: Candidate) -> dict[str, np.ndarray]:
+        """MinUn's value map: the reals every named tensor holds on the search data (all loop
+        iterations; a constant once). Natively (`native.value_maps`) when the evaluator option
+        and the work say so, else with the numpy L2 evaluator (the reference it is tested
+        against)."""
+        from minun_mlir import native
+        from minun_mlir.modules import main_function
+        from minun_mlir.numerics import float_eval
+        from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
+
+        problem = self.problem
+        l2 = self.quantized(c)
+        if native.use_native(problem.evaluator, l2, len(problem.features)):
+            return native.value_maps(l2, problem.features)
+        fn = main_function(l2)
+        recorded = native.recorded_values(l2)
+        names = {v: n for v, n in recorded.items() if not native.is_constant(v)}
+        seen = {n: [a] for n, a in native.constant_values(recorded).items()}
+
+        class Recorder(dict):
+            def setdefault(self, value, default=None):
+                return _Record(value)
+
+        class _Record:
+            def __init__(self, value):
+                self.value = value
+
+            def add(self, array):
+                if self.value in names:
+                    el = self.value.type.element_type
+                    real = formats.of_element(el).decode(np.asarray(array), el)
+                    seen.setdefault(names[self.value], []).append(np.ravel(real))
+
+        (inp,) = float_eval.model_inputs(fn)
+        encoded = encode_input(fn)(inp, np.asarray(problem.features, np.float64))
+        evaluator = float_eval._Evaluator({inp.sym_name.data: encoded}, Recorder(), {}, l2_lookup)
+        evaluator.run_block(fn.body.block, {}, len(encoded))
+        return {n: np.concatenate(v) for n, v in seen.items()}
+
+
+
+def _init_pool_worker(problem: _Problem) -> None:
+    _Worker.in_this_process = _Worker(problem)
+
+
+def _evaluate_in_pool(c: Candidate) -> Result:
+    return _Worker.in_this_process.evaluate(c)  # type: ignore[union-attr]
 
 
 def _evaluate_in_worker(problem: _Problem, c: Candidate) -> Result:
-    """A Ray task: (re)initialise this worker for `problem` when it serves another one."""
-    if _STATE.get("key") != problem.key or not problem.key:
-        _init_worker(problem)
-    return _evaluate_one(c)
-
-
-def _evaluate_one(c: Candidate) -> Result:
-    """A candidate's result; one the compiler rejects (say, a demotion a loop cannot
-    take) gets an infinite loss and the diagnostic, so the search goes on without it."""
-    from minun_mlir.diagnostics import MinunError
-
-    try:
-        return _evaluate_checked(c)
-    except MinunError as e:
-        return Result(math.inf, None, error=str(e).removeprefix("error: "))
-
-
-def _evaluate_checked(c: Candidate) -> Result:
-    from minun_mlir.data import accuracy, disagreement, predictions
-    from minun_mlir.modules import decision_threshold
-    from minun_mlir.native import evaluate_outputs
-    from minun_mlir.numerics.l2_eval import decode_outputs
-
-    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
-    l2 = _quantized(c)
-    out = decode_outputs(l2, evaluate_outputs(l2, problem.features, problem.evaluator))[0]
-    acc = sqnr = None
-    if problem.metric == "mae":
-        from minun_mlir.driver import output_error
-
-        loss = float(np.mean(np.abs(np.asarray(out, np.float64)
-                                    - np.asarray(problem.reference, np.float64))))
-        sqnr = (output_error(problem.reference, out) or {}).get("sqnr_db")
-    else:
-        threshold = decision_threshold(l2)
-        pred, ref = predictions(out, threshold), predictions(problem.reference, threshold)
-        acc = accuracy(pred, problem.labels) if problem.labels is not None else None
-        if problem.metric == "accuracy":
-            loss = 100 * (accuracy(ref, problem.labels) - acc)
-        else:
-            loss = 100 * disagreement(ref, pred)
-    return Result(round(loss, 12), _planned_ram(l2), acc, param_bytes(l2), l2_types(l2),
-                  sqnr_db=sqnr)
-
-
-def _planned_ram(l2: ModuleOp) -> int:
-    """The program's static RAM: the memory planner's scratch and the runtime's quires
-    (the Uno's .data + .bss of model.c), as minun-compile reports them."""
-    from minun_mlir.memory_map import memory_map
-    from minun_mlir.pipeline import lower_l2
-
-    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
-    l3 = lower_l2(l2, stop="memory-plan", planner=problem.planner,
-                  input_in_scratch=problem.input_in_scratch)
-    return int(memory_map(l3, problem.planner).static_ram)
-
-
-def _quantized(c: Candidate) -> ModuleOp:
-    from minun_mlir.passes.quantize import quantize_module
-
-    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
-    bits, tensors = c
-    config = dataclasses.replace(
-        problem.config, bits=bits, bits_by_name={n: b for n, b, _ in tensors},
-        scale_by_name={n: s for n, _, s in tensors if s is not None})
-    return quantize_module(_STATE["l1"], config, problem.representation,  # type: ignore[arg-type]
-                           profile=_STATE["profile"])
-
-
-def _ram_one(c: Candidate) -> int:
-    return _planned_ram(_quantized(c))
-
-
-def _ram_or_none(c: Candidate) -> int | None:
-    from minun_mlir.diagnostics import MinunError
-
-    try:
-        return _ram_one(c)
-    except MinunError:
-        return None
-
-
-def _value_map(c: Candidate) -> dict[str, np.ndarray]:
-    """MinUn's value map: the reals every named tensor holds on the search data (all loop
-    iterations; a constant once). Natively (`native.value_maps`) when the evaluator option
-    and the work say so, else with the numpy L2 evaluator (the reference it is tested
-    against)."""
-    from minun_mlir import native
-    from minun_mlir.modules import main_function
-    from minun_mlir.numerics import float_eval
-    from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
-
-    problem: _Problem = _STATE["problem"]  # type: ignore[assignment]
-    l2 = _quantized(c)
-    if native.use_native(problem.evaluator, l2, len(problem.features)):
-        return native.value_maps(l2, problem.features)
-    fn = main_function(l2)
-    recorded = native.recorded_values(l2)
-    names = {v: n for v, n in recorded.items() if not native.is_constant(v)}
-    seen = {n: [a] for n, a in native.constant_values(recorded).items()}
-
-    class Recorder(dict):
-        def setdefault(self, value, default=None):
-            return _Record(value)
-
-    class _Record:
-        def __init__(self, value):
-            self.value = value
-
-        def add(self, array):
-            if self.value in names:
-                el = self.value.type.element_type
-                real = formats.of_element(el).decode(np.asarray(array), el)
-                seen.setdefault(names[self.value], []).append(np.ravel(real))
-
-    (inp,) = float_eval.model_inputs(fn)
-    encoded = encode_input(fn)(inp, np.asarray(problem.features, np.float64))
-    evaluator = float_eval._Evaluator({inp.sym_name.data: encoded}, Recorder(), {}, l2_lookup)
-    evaluator.run_block(fn.body.block, {}, len(encoded))
-    return {n: np.concatenate(v) for n, v in seen.items()}
+    """A Ray task: (re)initialise this worker process for `problem` when it served
+    another one."""
+    worker = _Worker.in_this_process
+    if worker is None or worker.problem.key != problem.key or not problem.key:
+        worker = _Worker.in_this_process = _Worker(problem)
+    return worker.evaluate(c)
 
 
 class Evaluator:
@@ -578,24 +586,23 @@ class Evaluator:
             self._note(bar, ray.get(done[0]))
         return ray.get(refs)
 
-    def _local(self) -> None:
-        if _STATE.get("problem") is not self.problem:
-            _init_worker(self.problem)
+    @functools.cached_property
+    def worker(self) -> _Worker:
+        """This process's worker for the problem (the serial path, RAM and value maps)."""
+        return _Worker(self.problem)
 
     def ram(self, candidates: Sequence[Candidate]) -> list[int]:
         """RAM only (quantize, lower-to-loops, memory-plan; no evaluation), here."""
-        self._local()
         out = []
         for c in candidates:
             if c not in self.ram_cache:
                 self.ram_cache[c] = (self.cache[c].ram if c in self.cache
-                                     else _ram_or_none(c))
+                                     else self.worker.ram_or_none(c))
             out.append(self.ram_cache[c])
         return out
 
     def values(self, c: Candidate) -> dict[str, np.ndarray]:
-        self._local()
-        return _value_map(c)
+        return self.worker.value_map(c)
 
     def __call__(self, candidates: Sequence[Candidate]) -> list[Result]:
         todo = list(dict.fromkeys(c for c in candidates if c not in self.cache))
@@ -606,9 +613,8 @@ class Evaluator:
                 for c, r in zip(todo, self._ray_map(todo, bar), strict=True):
                     self.cache[c] = r
             elif self.jobs == 1 or len(todo) <= 1:
-                self._local()
                 for c in todo:
-                    self.cache[c] = _evaluate_one(c)
+                    self.cache[c] = self.worker.evaluate(c)
                     self._note(bar, self.cache[c])
             else:
                 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -617,8 +623,8 @@ class Evaluator:
                 if self._pool is None:
                     self._pool = ProcessPoolExecutor(
                         max_workers=self.jobs, mp_context=get_context("spawn"),
-                        initializer=_init_worker, initargs=(self.problem,))
-                futures = {self._pool.submit(_evaluate_one, c): c for c in todo}
+                        initializer=_init_pool_worker, initargs=(self.problem,))
+                futures = {self._pool.submit(_evaluate_in_pool, c): c for c in todo}
                 for f in as_completed(futures):
                     self.cache[futures[f]] = f.result()
                     self._note(bar, self.cache[futures[f]])

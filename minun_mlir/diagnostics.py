@@ -32,22 +32,16 @@ def warn(message: str, at: Operation | str | Path | None = None) -> None:
                   MinunWarning, stacklevel=2)
 
 
-_STAGES: list[str] = []  # the stages running now, innermost last
-
-
 @contextmanager
 def stage(name: str) -> Iterator[None]:
     """Name the compile stage that runs inside (a pass, the frontend, the evaluator): an
     internal error is reported as a bug in that stage."""
-    _STAGES.append(name)
     try:
         yield
     except Exception as e:
         if not hasattr(e, "minun_stage"):
             e.minun_stage = name  # type: ignore[attr-defined]  # the innermost stage
         raise
-    finally:
-        _STAGES.pop()
 
 
 def stage_of(e: BaseException) -> str | None:

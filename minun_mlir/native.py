@@ -174,14 +174,10 @@ def in_parallel(handles: list[ctypes.CDLL], n: int, run) -> None:
         f.result()
 
 
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
+@functools.cache
 def _pool(k: int) -> ThreadPoolExecutor:
     """A thread pool of k threads kept for the process (threads start once, not per batch)."""
-    if k not in _POOLS:
-        _POOLS[k] = ThreadPoolExecutor(k, thread_name_prefix="minun-native")
-    return _POOLS[k]
+    return ThreadPoolExecutor(k, thread_name_prefix="minun-native")
 
 
 def _c_files(l2: ModuleOp) -> dict[str, str]:

@@ -24,6 +24,8 @@ minun_runtime.h (`minun_bf16_*`, lowering/loops/bf16_ops.py).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, ModuleOp, StringAttr, bf16
 from xdsl.ir import Attribute, Operation
@@ -122,19 +124,17 @@ _FUNCTIONS = {
     "log": np.log,
     "sqrt": np.sqrt,
 }
-_TABLES: dict[str, np.ndarray] = {}
 
 
+@functools.cache
 def function_table(name: str) -> np.ndarray:
     """The pattern of f(x) for each of the 65,536 patterns x: f in float64, rounded once
     to bfloat16 (a NaN x gives x quieted, log and sqrt of a negative 0x7fc0). The C
     computes the same on integers (lowering/c_runtime.py's minun_bf16_functions)."""
-    if name not in _TABLES:
-        p = np.arange(1 << 16, dtype=np.int64)
-        with np.errstate(all="ignore"):
-            t = round_f64(_FUNCTIONS[name](pattern_to_f32(p).astype(np.float64)))
-        _TABLES[name] = np.where((p & 0x7FFF) > 0x7F80, p | 0x40, t)
-    return _TABLES[name]
+    p = np.arange(1 << 16, dtype=np.int64)
+    with np.errstate(all="ignore"):
+        t = round_f64(_FUNCTIONS[name](pattern_to_f32(p).astype(np.float64)))
+    return np.where((p & 0x7FFF) > 0x7F80, p | 0x40, t)
 
 
 def apply(name: str, k: np.ndarray) -> np.ndarray:

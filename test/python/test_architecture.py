@@ -1,11 +1,13 @@
-"""The architecture's two structural rules, checked on the source (docs/architecture.md):
+"""The architecture's structural rules, checked on the source (docs/architecture.md):
 
 - a number format is asked, never named: outside a format's own modules no code compares
   a value with a format's name ("fixed", "posit", ...); it asks the format's
   `Representation` (numerics/formats.py) for its options, bitwidths, searches or label;
 - no import circle among the project's modules, counting imports inside functions (a
   lazy import that closes a circle only hides it); imports under `if TYPE_CHECKING:`
-  are for annotations only, never executed, and do not count.
+  are for annotations only, never executed, and do not count;
+- no module-global state: no module keeps an empty container to fill as it runs (state
+  lives in objects or ContextVars), but for the bounded caches listed with their reason.
 """
 
 from __future__ import annotations
@@ -168,3 +170,56 @@ def test_type_checking_imports_do_not_count():
 def test_the_circle_finder_finds_one():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+# -- no module-global state ----------------------------------------------------------------
+
+# Module-level mutable containers allowed, and why: each is a bounded cache of values that
+# are a pure function of their key, so no result depends on what ran before.
+MUTABLE_GLOBALS_ALLOWED = {
+    ("minun_mlir.native", "_PROGRAMS"): "built host programs keyed by their IR text "
+                                        "(cleared past 32)",
+    ("minun_mlir.fuzz", "KNOWN_DEFECTS"): "a constant table (empty: no defect open)",
+}
+_MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "Counter"}
+
+
+def _mutable_globals(tree: ast.Module) -> list[str]:
+    """Names bound at module level to an empty mutable container (to be filled as the
+    program runs)."""
+    found = []
+    for node in tree.body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        if not isinstance(target, ast.Name) or value is None:
+            continue
+        # an empty container is there to be filled later; a filled literal is a table
+        mutable = (isinstance(value, ast.List) and not value.elts) or (
+            isinstance(value, ast.Dict) and not value.keys) or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id in _MUTABLE_CALLS and not value.args[1:]
+            and (not value.args or value.func.id == "defaultdict"))
+        if mutable:
+            found.append(target.id)
+    return found
+
+
+def test_no_module_global_state():
+    """State that outlives a call lives in an object (a pass, an Evaluator, a worker) or
+    a ContextVar, not in a module: the same compile gives the same result whatever ran
+    before it in the process (a search's workers, the tests)."""
+    found = []
+    for module, path in modules().items():
+        for name in _mutable_globals(ast.parse(path.read_text())):
+            if (module, name) not in MUTABLE_GLOBALS_ALLOWED:
+                found.append(f"{path.relative_to(ROOT)}: {name}")
+    assert not found, "module-level mutable state:\n" + "\n".join(found)
+
+
+def test_the_state_checker_sees_a_global():
+    tree = ast.parse("A: dict[str, int] = {}\nB = []\nC = (1, 2)\nD = {'k': 1}\n"
+                     "E = defaultdict(list)\nF = set()\nG = [1]\n")
+    assert _mutable_globals(tree) == ["A", "B", "E", "F"]

@@ -12,11 +12,8 @@ import pytest
 
 from minun_mlir import native
 from minun_mlir.bitwidth_search import (
-    _STATE,
     Evaluator,
     _prepare,
-    _quantized,
-    _value_map,
     candidate,
     haunter_model,
 )
@@ -48,10 +45,10 @@ def _both_maps(l1, data, representation: str):
     with Evaluator(prepared, profile, data.features, data.labels, reference,
                    QuantizeConfig(bits=8, es=2), metric, "greedy", "numpy", 1, False, None,
                    representation) as run:
-        run._local()
         for c in (candidate({}, 8), candidate({}, 16)):
-            assert _STATE["problem"].evaluator == "numpy"
-            out.append((_value_map(c), native.value_maps(_quantized(c), data.features)))
+            assert run.worker.problem.evaluator == "numpy"
+            out.append((run.worker.value_map(c),
+                        native.value_maps(run.worker.quantized(c), data.features)))
     return out
 
 

@@ -127,3 +127,23 @@ def test_the_c_equals_tflm_on_every_clip(target, tmp_path):
     np.testing.assert_array_equal(np.asarray(r.outputs).reshape(len(CLIPS), -1),
                                   tflm_outputs())
     assert [LABELS[i] for i in np.asarray(r.labels).reshape(-1)] == [EXPECTED[c] for c in CLIPS]
+
+
+def test_the_bench_section_is_the_rendering_of_its_record(tmp_path):
+    """BENCHMARKS.md's "TFLM micro_speech" (`tools/bench.py --tflm`) renders
+    benchmarks/tflm.json, whose TFLM integers and labels are the interpreter's now and whose
+    M4 static RAM and flash are what model.c takes now."""
+    import json
+
+    from minun_bench import face as bench_face
+    from minun_bench import tflm_speech
+
+    record = json.loads((ROOT / "benchmarks" / "tflm.json").read_text())
+    _, parts = bench_face.split_sections((ROOT / "BENCHMARKS.md").read_text())
+    assert parts[tflm_speech.SECTION] == tflm_speech.render(record)
+    assert record["clips"] == list(CLIPS)
+    np.testing.assert_array_equal(record["tflm_outputs"], tflm_outputs())
+    assert record["labels"] == [EXPECTED[c] for c in CLIPS]
+    emit_c(l2(), "cortex-m4", tmp_path / "c")
+    sizes = tflm_speech.object_sizes(tmp_path / "c", "cortex-m4", tmp_path / "obj")
+    assert {k: record["cortex-m4"][k] for k in sizes} == sizes

@@ -147,3 +147,19 @@ def test_the_bench_section_is_the_rendering_of_its_record(tmp_path):
     emit_c(l2(), "cortex-m4", tmp_path / "c")
     sizes = tflm_speech.object_sizes(tmp_path / "c", "cortex-m4", tmp_path / "obj")
     assert {k: record["cortex-m4"][k] for k in sizes} == sizes
+
+
+def test_the_uno_has_too_little_ram(tmp_path):
+    """micro_speech does not fit the Uno (nor does TFLM run there): linking it for the
+    ATmega328P is refused with the RAM it needs, its own scratch alone over the 2,048 B."""
+    import re
+
+    from minun_mlir.targets.errors import BudgetExceeded
+
+    emit_c(l2(), "avr", tmp_path)
+    with pytest.raises(BudgetExceeded) as info:
+        run_model(tmp_path, "avr", storage_inputs(l2(), reals()[:1]), name="micro_speech")
+    message = str(info.value)
+    assert "does not fit avr" in message and "RAM budget of 2,048 bytes" in message, message
+    scratch = re.search(r"minun_scratch ([\d,]+) B", message)
+    assert scratch and int(scratch.group(1).replace(",", "")) > 2048, message

@@ -43,6 +43,7 @@ bench: setup
 	$(BIN)/python tools/bench.py --profile
 	$(BIN)/python tools/bench.py --cmsis
 	$(BIN)/python tools/bench.py --int4
+	$(BIN)/python tools/bench.py --tflm
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -474,11 +474,11 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
 
 
 # The sections at the end of BENCHMARKS.md that their own runs write (`tools/bench.py
-# --face`, `--posit`, `--ort`, `--profile`), in this order; `make bench` rewrites what
-# comes before them.
+# --face`, `--posit`, `--ort`, `--profile`, `--cmsis`, `--int4`, `--tflm`), in this order;
+# `make bench` rewrites what comes before them.
 TRAILING = (SECTION, "## RNNPool face-4 under a RAM budget", "## Posits",
             "## Fixed point beside onnxruntime int8", "## Per-layer profile",
-            "## Beside CMSIS-NN", "## 4-bit weights")
+            "## Beside CMSIS-NN", "## 4-bit weights", "## TFLM micro_speech")
 
 
 def split_sections(markdown: str) -> tuple[str, dict[str, str]]:

@@ -21,6 +21,7 @@ from minun_bench import ort as bench_ort  # noqa: E402
 from minun_bench import posit as bench_posit  # noqa: E402
 from minun_bench import profile as bench_profile  # noqa: E402
 from minun_bench import suite as bench  # noqa: E402
+from minun_bench import tflm_speech as bench_tflm  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,9 +66,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the 4-bit weights section (LeNet, FastGRNN, ProtoNN with 8-bit "
                    "and packed 4-bit weights: flash, Uno cycles, M4 instructions, accuracy): "
                    "rewrites that section of --out and benchmarks/int4.json")
+    p.add_argument("--tflm", action="store_true",
+                   help="only the TFLM micro_speech section (TFLM's keyword model on its four "
+                   "clips' features: minun's RAM, flash and M4 instructions beside TFLM's "
+                   "arena, the outputs checked against TFLM's interpreter): rewrites that "
+                   "section of --out and benchmarks/tflm.json")
     args = p.parse_args(argv)
     for flag, module in (("int4", bench_int4), ("cmsis", bench_cmsis),
-                         ("profile", bench_profile)):
+                         ("profile", bench_profile), ("tflm", bench_tflm)):
         if getattr(args, flag):
             return measured_section(args, module, flag)
     if args.ort:

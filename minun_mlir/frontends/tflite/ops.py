@@ -124,7 +124,9 @@ def _conv(c: Converter, op, ins, outs, depthwise: bool) -> None:
     xt = c.node("Transpose", [c.value(x)], perm=NCHW)
     q = c.qparams(w)
     mult = fshape[3] // ch if depthwise else 1
-    if mult > 1 and q is not None and len(q[0]) > 1:
+    # on one input channel a depthwise convolution is an ordinary one (one group), whose
+    # per-channel scales zero-skew takes as they are: no split, no interleaving copy
+    if mult > 1 and ch > 1 and q is not None and len(q[0]) > 1:
         _split_depthwise(c, op, ins, outs, xt, ch, mult, dict(
             kernel_shape=kernel, strides=strides, dilations=dil, pads=pads, group=ch))
         return

@@ -224,4 +224,8 @@ def test_minun_compile_takes_several_inputs(model, tmp_path):
     proc = subprocess.run([str(BIN / "minun-compile"), str(model), "--train",
                            str(tmp_path / "bad.npz")], capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().count("\n") == 0 and "missing b" in proc.stderr
+    # one error line (and a note naming the files of the compile before, which wrote
+    # into the same default folder, build/two, and are removed)
+    error_line, *notes = proc.stderr.strip().splitlines()
+    assert "error:" in error_line and "missing b" in error_line
+    assert [n.startswith("build/two: note: removed the earlier compile's") for n in notes] == [True]

@@ -187,6 +187,22 @@ def _argmax(imp: Importer, node: Node) -> list[Value]:
     return [Value(shape, ssa=ssa)]
 
 
+def _pow(imp: Importer, node: Node) -> list[Value]:
+    """x ** n for a constant integer n in 1..4 (a Pow of 2 squares the deviation in a
+    decomposed LayerNorm): exact repeated products. Other exponents (a square root, a
+    negative power) have no integer form here."""
+    x, e = node.inputs[0], node.inputs[1]
+    exponent = np.asarray(imp.const(e, "the exponent"), dtype=np.float64).reshape(-1)
+    if len(set(exponent.tolist())) != 1 or exponent[0] not in (1.0, 2.0, 3.0, 4.0):
+        raise imp.error(f"Pow with exponent {exponent.tolist()[:4]}: only a constant "
+                        "integer exponent 1 to 4 is supported")
+    y = x
+    for _ in range(int(exponent[0]) - 1):
+        y = imp.binary(minun.HadamardOp, y, x)
+    return [imp.reshape(y, np.broadcast_shapes(x.shape, e.shape)) if e.rank > x.rank
+            else y]
+
+
 HANDLERS = {
     "Add": _add,
     "Sub": _sub,
@@ -200,6 +216,8 @@ HANDLERS = {
     "Sigmoid": _unary(minun.SigmoidOp),
     "Tanh": _unary(minun.TanhOp),
     "Exp": _unary(minun.ExpOp),
+    "Erf": _unary(minun.ErfOp),
+    "Pow": _pow,
     "LeakyRelu": _leaky_relu,
     "HardSigmoid": _hard_sigmoid,
     "HardSwish": _hard_swish,

@@ -50,7 +50,6 @@ def test_exclusions_name_relevant_tests() -> None:
 
 def test_every_operator_has_passing_tests() -> None:
     ops = {op for test, op in relevant_tests().items() if test not in EXCLUDED}
-    # ReduceMean's node tests are all 3-D; its NCHW spatial mean is checked against
-    # onnx.reference in test_onnx_activations.py. The opset-5 TreeEnsemble's two tests
-    # use a double input and set membership (EXCLUDED); test_sklearn_zoo.py tests it
-    assert ops == set(relevant_tests().values()) - {"ArgMax", "ReduceMean", "TreeEnsemble"}
+    # The opset-5 TreeEnsemble's two tests use a double input and set membership
+    # (EXCLUDED); test_sklearn_zoo.py tests it
+    assert ops == set(relevant_tests().values()) - {"ArgMax", "TreeEnsemble"}

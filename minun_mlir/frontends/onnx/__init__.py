@@ -20,6 +20,7 @@ from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.inputs import problem, read_input
 
 from . import convpool, elementwise, linear, ml, quantized, recurrent, reduce, shape
+from .batch import unfix_batch
 from .fold_bn import fold_batchnorm
 from .fuse import fuse_rms_norm
 from .importer import DEFAULT_INPUT_RANGE, Importer
@@ -108,6 +109,7 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
         path = os.fspath(model)
         model = read_model(path)
     try:
+        model, dims = unfix_batch(model, dims)
         return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, input_ranges,
                         outputs).run()
     except MinunError as e:
@@ -161,6 +163,8 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     outputs = getattr(args, "output", []) or None
     model = load_model(stream.read(), path)
     try:
-        return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, ranges, outputs).run()
+        model, dims = unfix_batch(model, dims)
+        return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, ranges,
+                        outputs).run()
     except MinunError as e:
         raise error(f"{e}", at=path) from None

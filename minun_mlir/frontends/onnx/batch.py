@@ -1,0 +1,56 @@
+"""A fixed batch > 1 (an input declared [3, 4]) compiles as a batch of 1, with a warning.
+
+Models exported with an example batch keep its size as a fixed leading dimension of
+their inputs and outputs. A microcontroller program classifies one example per call, so
+that dimension becomes a symbolic one named `batch` (or `batch_2`, ... if the model has
+one of that name): it then compiles as 1, like any symbolic batch, and `--dim batch=3`
+compiles all the rows. Only when every run-time input of rank >= 2 leads with the same
+size B > 1; outputs leading with B follow. A node that spells B out (a Reshape to
+[3, -1]) is then reported at that node.
+"""
+
+from __future__ import annotations
+
+import onnx
+
+from minun_mlir.diagnostics import warn
+
+
+def _dims(info: onnx.ValueInfoProto):
+    tt = info.type.tensor_type
+    return tt.shape.dim if info.type.HasField("tensor_type") and tt.HasField("shape") else []
+
+
+def unfix_batch(model: onnx.ModelProto, dims: dict[str, int] | None
+                ) -> tuple[onnx.ModelProto, dict[str, int] | None]:
+    """The model with its fixed batch made symbolic, and `dims` with that dimension
+    (1 unless `dims` names it); the model and dims as given when there is none."""
+    graph = model.graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    leading = [_dims(i)[0] for i in inputs if len(_dims(i)) >= 2]
+    sizes = {d.dim_value if d.HasField("dim_value") else 0 for d in leading}
+    if not leading or len(sizes) != 1 or min(sizes) <= 1:
+        return model, dims
+    batch = sizes.pop()
+    names = {d.dim_param for v in (*graph.input, *graph.output) for d in _dims(v)}
+    name, k = "batch", 1
+    while name in names:
+        k += 1
+        name = f"batch_{k}"
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    for v in (*out.graph.input, *out.graph.output):
+        if v.name in initializers or not _dims(v):
+            continue
+        first = _dims(v)[0]
+        if first.HasField("dim_value") and first.dim_value == batch:
+            first.dim_param = name  # clears dim_value (a oneof)
+    del out.graph.value_info[:]  # shapes inferred for batch B; the importer re-infers
+    dims = dict(dims or {})
+    if name not in dims:
+        dims[name] = 1
+        shown = ", ".join(f"'{i.name}'" for i in inputs if len(_dims(i)) >= 2)
+        warn(f"graph input {shown}: a fixed batch of {batch}; compiled for a batch of 1 "
+             f"(all {batch} rows: `--dim {name}={batch}`)")
+    return out, dims

@@ -4,9 +4,12 @@ Models exported with an example batch keep its size as a fixed leading dimension
 their inputs and outputs. A microcontroller program classifies one example per call, so
 that dimension becomes a symbolic one named `batch` (or `batch_2`, ... if the model has
 one of that name): it then compiles as 1, like any symbolic batch, and `--dim batch=3`
-compiles all the rows. Only when every run-time input of rank >= 2 leads with the same
-size B > 1; outputs leading with B follow. A node that spells B out (a Reshape to
-[3, -1]) is then reported at that node.
+compiles all the rows. Only where the leading axis is the examples' by definition: a
+graph with ai.onnx.ml operators (their inputs are [N, F]) whose run-time inputs are all
+[B, F] with one B > 1 and whose tensor outputs all lead with B. Elsewhere a fixed
+leading size may be anything (a sequence's steps, a matrix's rows that a LayerNorm or a
+Concat mixes), so a [3, 4] neural network input keeps its shape and the program computes
+all of it. A node that spells B out (a Reshape to [3, -1]) is reported at that node.
 """
 
 from __future__ import annotations
@@ -28,11 +31,20 @@ def unfix_batch(model: onnx.ModelProto, dims: dict[str, int] | None
     graph = model.graph
     initializers = {t.name for t in graph.initializer}
     inputs = [i for i in graph.input if i.name not in initializers]
-    leading = [_dims(i)[0] for i in inputs if len(_dims(i)) >= 2]
-    sizes = {d.dim_value if d.HasField("dim_value") else 0 for d in leading}
-    if not leading or len(sizes) != 1 or min(sizes) <= 1:
+    if not any(n.domain == "ai.onnx.ml" for n in graph.node):
+        return model, dims
+    if not inputs or any(len(_dims(i)) != 2 for i in inputs):
+        return model, dims
+    sizes = {d.dim_value if d.HasField("dim_value") else 0 for i in inputs
+             for d in _dims(i)[:1]}
+    if len(sizes) != 1 or min(sizes) <= 1:
         return model, dims
     batch = sizes.pop()
+    for o in graph.output:
+        first = _dims(o)[:1]
+        if o.type.HasField("tensor_type") and not (
+                first and first[0].HasField("dim_value") and first[0].dim_value == batch):
+            return model, dims  # an output without the rows: not a batch
     names = {d.dim_param for v in (*graph.input, *graph.output) for d in _dims(v)}
     name, k = "batch", 1
     while name in names:
@@ -50,7 +62,7 @@ def unfix_batch(model: onnx.ModelProto, dims: dict[str, int] | None
     dims = dict(dims or {})
     if name not in dims:
         dims[name] = 1
-        shown = ", ".join(f"'{i.name}'" for i in inputs if len(_dims(i)) >= 2)
+        shown = ", ".join(f"'{i.name}'" for i in inputs)
         warn(f"graph input {shown}: a fixed batch of {batch}; compiled for a batch of 1 "
              f"(all {batch} rows: `--dim {name}={batch}`)")
     return out, dims

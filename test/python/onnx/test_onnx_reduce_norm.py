@@ -125,6 +125,22 @@ def _transformer_ops():
     return _model(nodes, [1, 4, d], 18, inits)
 
 
+def _gelu():
+    """GELU as exporters write it, 0.5 x (1 + erf(x / sqrt 2)), then a mean over tokens."""
+    consts = [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in
+              (("r2", math.sqrt(2)), ("one", 1.0), ("half", 0.5))]
+    nodes = [helper.make_node("Div", ["x", "r2"], ["h2"]),
+             helper.make_node("Erf", ["h2"], ["e"]),
+             helper.make_node("Add", ["e", "one"], ["e1"]),
+             helper.make_node("Mul", ["x", "e1"], ["he"]),
+             helper.make_node("Mul", ["he", "half"], ["g"]),
+             helper.make_node("ReduceMean", ["g"], ["y"], axes=[1], keepdims=0)]
+    return _model(nodes, [1, 4, 8], 13, consts)
+
+
+MODELS = {"conv1d_pool": _conv1d_pool, "transformer_ops": _transformer_ops, "gelu": _gelu}
+
+
 def _train(x: np.ndarray, tmp_path) -> str:
     path = tmp_path / "train.npy"
     np.save(path, np.concatenate([np.zeros((len(x), 1)), x.reshape(len(x), -1)], 1))
@@ -133,14 +149,13 @@ def _train(x: np.ndarray, tmp_path) -> str:
 
 @pytest.mark.parametrize("repr_bits", [("fixed", 16), ("fixed", 8), ("posit", 16),
                                        ("bfloat16", 16), ("zero-skew", 8)])
-@pytest.mark.parametrize("which", ("conv1d_pool", "transformer_ops"))
+@pytest.mark.parametrize("which", tuple(MODELS))
 def test_quantized_c_equals_the_evaluator(which, repr_bits, tmp_path):
     """Each format's C (built for the host) gives its evaluator's stored outputs, which
     stay close to onnxruntime at 16 bits."""
     rep, bits = repr_bits
-    model = _conv1d_pool() if which == "conv1d_pool" else _transformer_ops()
-    shape = (1, 4, 8)
-    x = RNG.standard_normal((24, *shape)).astype(np.float32)
+    model = MODELS[which]()
+    x = RNG.standard_normal((24, 1, 4, 8)).astype(np.float32) * 2
     want = _ort(model, x)
     l1 = import_model(model)
     np.testing.assert_allclose(np.asarray(evaluate(l1, x).outputs[0]), want, rtol=1e-5,

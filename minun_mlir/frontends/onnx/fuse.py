@@ -1,13 +1,14 @@
 """Fuse the decomposed layer normalisation of older exporters into one node.
 
 Exporters before opset 17 (and models that write their own LayerNorm or RMSNorm) spell
-the normalisation as `d / Sqrt(ReduceMean(Pow(d, 2)) + eps)`, with `d = x - mean(x)` for
-a LayerNorm. The division by a run-time square root has no integer form, but the whole
-expression is an L2 normalisation (reduce.py), so the Div becomes one `minun:RmsNorm(d)`
-node (axes, epsilon) and the Pow, ReduceMean, Add and Sqrt it alone read are dropped.
-The Sub, the scale Mul and the bias Add stay ordinary nodes. Nothing else changes: a
-chain with another reader in between, or other axes than the trailing ones, is left
-alone (and its Sqrt is reported as unsupported).
+the normalisation as `d / Sqrt(ReduceMean(Pow(d, 2)) + eps)` (or as `d` times
+`Reciprocal(Sqrt(...))`), with `d = x - mean(x)` for a LayerNorm. A division by a run-time
+square root has no integer form, but the whole expression is an L2 normalisation
+(reduce.py), so the Div (or Mul) becomes one `minun:RmsNorm(d)` node (axes, epsilon) and
+the Pow, ReduceMean, Add, Sqrt (and Reciprocal) that nothing else reads are dropped. The
+Sub, the scale Mul and the bias Add stay ordinary nodes. A chain node read elsewhere stays
+(a Sqrt then is reported as unsupported); axes other than the trailing ones are refused by
+the RmsNorm handler.
 """
 
 from __future__ import annotations
@@ -37,9 +38,19 @@ def _constants(graph: onnx.GraphProto) -> dict[str, np.ndarray]:
 
 
 def _match(div: onnx.NodeProto, writer: dict, consts: dict, opset: int):
-    """(chain nodes, axes, eps) when `div` is d / Sqrt(ReduceMean(d^2) + eps), else None."""
-    d = div.input[0]
-    sqrt = writer.get(div.input[1])
+    """(chain nodes, axes, eps) when `div` is d / Sqrt(ReduceMean(d^2) + eps), or a Mul
+    of d by Reciprocal(Sqrt(...)) (either order), else None."""
+    d, den = div.input[0], div.input[1]
+    recip = None
+    if div.op_type == "Mul":
+        for a, b in ((div.input[0], div.input[1]), (div.input[1], div.input[0])):
+            w = writer.get(b)
+            if w is not None and w.op_type == "Reciprocal":
+                d, den, recip = a, w.input[0], w
+                break
+        else:
+            return None
+    sqrt = writer.get(den)
     if sqrt is None or sqrt.op_type != "Sqrt":
         return None
     add = writer.get(sqrt.input[0])
@@ -68,7 +79,8 @@ def _match(div: onnx.NodeProto, writer: dict, consts: dict, opset: int):
     elif square.op_type != "Mul" or list(square.input) != [d, d]:
         return None
     eps = float(consts[eps_name].reshape(-1)[0])
-    return [sqrt, add, mean, square], [int(a) for a in np.asarray(axes).reshape(-1)], eps
+    chain = [sqrt, add, mean, square] + ([recip] if recip is not None else [])
+    return chain, [int(a) for a in np.asarray(axes).reshape(-1)], eps
 
 
 def fuse_rms_norm(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -80,13 +92,15 @@ def fuse_rms_norm(model: onnx.ModelProto) -> onnx.ModelProto:
     fused: dict[int, onnx.NodeProto] = {}
     chains: list[list[onnx.NodeProto]] = []
     for k, node in enumerate(graph.node):
-        if node.op_type != "Div" or node.domain not in ("", "ai.onnx"):
+        if node.op_type not in ("Div", "Mul") or node.domain not in ("", "ai.onnx"):
             continue
         found = _match(node, writer, consts, opset)
         if found is None:
             continue
         chain, axes, eps = found
-        fused[k] = helper.make_node("RmsNorm", [node.input[0]], list(node.output),
+        d = node.input[0] if node.op_type == "Div" else next(
+            i for i in node.input if i != chain[-1].output[0])
+        fused[k] = helper.make_node("RmsNorm", [d], list(node.output),
                                     name=node.name, domain=FUSED_DOMAIN, axes=axes,
                                     epsilon=eps)
         chains.append(chain)

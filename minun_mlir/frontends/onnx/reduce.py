@@ -1,12 +1,14 @@
-"""ReduceMean / ReduceSum / ReduceMax over any axes, and the normalisations built on them
-(LayerNormalization, RMSNormalization and the importer's fused `minun:RmsNorm`).
+"""ReduceMean / ReduceSum / ReduceMax / ReduceMin / ReduceSumSquare over any axes, and the
+normalisations built on them (LayerNormalization, RMSNormalization and the importer's
+fused `minun:RmsNorm`).
 
 A reduction flattens the value to a matrix whose one side is the reduced axes (K
 elements) and the other the kept ones, in whichever of the two orders the value's layout
 already has (no transpose for the last axis of a row-major value, nor for the time axis of
 a Conv1d's NHWC output). The sum and the mean are then one `minun.matmul` with a constant
 vector (ones, or 1/K), exact in real arithmetic and computed by every number format; the
-maximum is a `minun.maxpool` whose window is the K elements. The mean over H and W of an
+maximum is a `minun.maxpool` whose window is the K elements (the minimum that of the
+negation, negated; the sum of squares the sum of a hadamard square). The mean over H and W of an
 NCHW tensor stays `minun.global_avgpool`, as before.
 
 Normalisation: `d / sqrt(mean(d^2) + eps)` over the last K elements is
@@ -107,6 +109,10 @@ def _reduce(kind: str):
             return [imp.reshape(y, out_shape)]
         if kind == "max":
             y = _reduce_max(imp, x, axes)
+        elif kind == "min":  # min = -max(-x), exact
+            y = imp.unary(minun.NegOp, _reduce_max(imp, imp.unary(minun.NegOp, x), axes))
+        elif kind == "sum_square":
+            y = _reduce_linear(imp, imp.binary(minun.HadamardOp, x, x), axes, 1.0)
         else:
             k = math.prod(x.shape[a] for a in axes)
             y = _reduce_linear(imp, x, axes, 1.0 / k if kind == "mean" else 1.0)
@@ -183,6 +189,8 @@ HANDLERS = {
     "ReduceMean": _reduce("mean"),
     "ReduceSum": _reduce("sum"),
     "ReduceMax": _reduce("max"),
+    "ReduceMin": _reduce("min"),
+    "ReduceSumSquare": _reduce("sum_square"),
     "LayerNormalization": _layer_norm,
     "RMSNormalization": _rms_norm,
     "minun:RmsNorm": _fused_rms,

@@ -31,7 +31,8 @@ OP_TOKENS = {
     "unsqueeze": "Unsqueeze", "batchnorm": "BatchNormalization", "identity": "Identity",
     "dropout": "Dropout", "training_dropout": "Dropout", "constant": "Constant",
     "shape": "Shape", "gru": "GRU", "lstm": "LSTM", "rnn": "RNN", "simple_rnn": "RNN",
-    "reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "erf": "Erf", "pow": "Pow",
+    "reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin",
+    "reduce_sum_square": "ReduceSumSquare", "erf": "Erf", "pow": "Pow",
     "layer_normalization": "LayerNormalization", "rms_normalization": "RMSNormalization",
     # domain ai.onnx.ml
     "ai_onnx_ml_array_feature_extractor": "ArrayFeatureExtractor",
@@ -44,7 +45,7 @@ OP_TOKENS = {
 STATIC_INPUTS = {
     "Reshape": {1}, "Squeeze": {1}, "Unsqueeze": {1}, "Clip": {1, 2}, "Dropout": {1, 2},
     "PRelu": {1}, "Gather": {1}, "Split": {1}, "ReduceMean": {1}, "Slice": {1, 2, 3, 4},
-    "ReduceSum": {1}, "ReduceMax": {1}, "Pow": {1},
+    "ReduceSum": {1}, "ReduceMax": {1}, "Pow": {1}, "ReduceMin": {1}, "ReduceSumSquare": {1},
     "GRU": {4}, "LSTM": {4}, "RNN": {4}, "ArrayFeatureExtractor": {1},
 }
 
@@ -145,8 +146,10 @@ EXCLUDED: dict[str, str] = {
     **{t: "Pow exponents other than one integer 1 to 4 (a square root, a mix): no integer "
           "form" for t in ("test_pow", "test_pow_example", "test_pow_bcast_array")},
     "test_reduce_max_bool_inputs": _INT,
+    "test_reduce_min_bool_inputs": _INT,
     **{t: "zero-size tensor (an input dimension is 0): not supported"
        for t in ("test_reduce_max_empty_set", "test_reduce_sum_empty_set",
+                 "test_reduce_min_empty_set", "test_reduce_sum_square_empty_set",
                  "test_reduce_sum_empty_set_non_reduced_axis_zero",
                  "test_reduce_sum_square_empty_set_expanded")},
     "test_ai_onnx_ml_tree_ensemble_single_tree":

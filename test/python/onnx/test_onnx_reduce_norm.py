@@ -66,7 +66,8 @@ AXES = ([0], [1], [2], [-1], [0, 2], [1, 2], [-3, -2], None)
 
 
 @pytest.mark.parametrize("opset", (13, 18))
-@pytest.mark.parametrize("op", ("ReduceMean", "ReduceSum", "ReduceMax"))
+@pytest.mark.parametrize("op", ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+                                "ReduceSumSquare"))
 def test_reductions_on_any_axes_equal_onnxruntime(op, opset):
     x = RNG.standard_normal((4, 2, 3, 5)).astype(np.float32)
     for axes in AXES:
@@ -82,14 +83,15 @@ def test_reduction_noop_with_empty_axes_is_the_identity():
 
 def _conv1d_pool():
     """Conv1d then mean and max over the time axis of its [1, C, T] output (PyTorch's
-    `mean(dim=2)`, `amax(dim=2)`) and the sum over channels."""
+    `mean(dim=2)`, `amax(dim=2)`), the sum over channels and the minimum over time."""
     w = numpy_helper.from_array(RNG.standard_normal((6, 4, 3)).astype(np.float32) * 0.4, "W")
     nodes = [helper.make_node("Conv", ["x", "W"], ["c"], pads=[1, 1]),
              helper.make_node("Relu", ["c"], ["r"]),
              helper.make_node("ReduceMean", ["r", "a2"], ["m"], keepdims=0),
              helper.make_node("ReduceMax", ["r", "a2"], ["k"], keepdims=0),
              helper.make_node("ReduceSum", ["r", "a1"], ["s"], keepdims=0),
-             helper.make_node("Concat", ["m", "k", "s"], ["y"], axis=1)]
+             helper.make_node("ReduceMin", ["c", "a2"], ["n"], keepdims=0),
+             helper.make_node("Concat", ["m", "k", "s", "n"], ["y"], axis=1)]
     inits = [w, helper.make_tensor("a2", TensorProto.INT64, [1], [2]),
              helper.make_tensor("a1", TensorProto.INT64, [1], [1])]
     return _model(nodes, [1, 4, 8], 18, inits)
@@ -200,6 +202,21 @@ def test_decomposed_layer_norm_is_fused_and_equals_onnxruntime(opset):
         inits.append(helper.make_tensor("am", TensorProto.INT64, [1], [-1]))
     model = _model(nodes, [2, 6], opset, inits)
     _float_equals_ort(model, RNG.standard_normal((5, 2, 6)).astype(np.float32) * 0.3)
+
+
+def test_decomposed_norm_with_a_reciprocal_is_fused_and_equals_onnxruntime():
+    """d * Reciprocal(Sqrt(ReduceMean(Pow(d, 2)) + eps)), the product in either order."""
+    for order in (["r", "x"], ["x", "r"]):
+        nodes = [helper.make_node("Pow", ["x", "two"], ["p"]),
+                 helper.make_node("ReduceMean", ["p"], ["v"], axes=[-2, -1]),
+                 helper.make_node("Add", ["eps", "v"], ["ve"]),
+                 helper.make_node("Sqrt", ["ve"], ["s"]),
+                 helper.make_node("Reciprocal", ["s"], ["r"]),
+                 helper.make_node("Mul", order, ["y"])]
+        inits = [numpy_helper.from_array(np.array(v, np.float32), n)
+                 for n, v in (("eps", 0.01), ("two", 2.0))]
+        model = _model(nodes, [2, 3, 4], 13, inits)
+        _float_equals_ort(model, RNG.standard_normal((3, 2, 3, 4)).astype(np.float32))
 
 
 def test_a_sqrt_read_elsewhere_is_not_fused_and_is_refused_at_the_sqrt():

@@ -32,7 +32,7 @@ OP_TOKENS = {
     "dropout": "Dropout", "training_dropout": "Dropout", "constant": "Constant",
     "shape": "Shape", "gru": "GRU", "lstm": "LSTM", "rnn": "RNN", "simple_rnn": "RNN",
     "reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin",
-    "reduce_sum_square": "ReduceSumSquare", "erf": "Erf", "pow": "Pow",
+    "reduce_sum_square": "ReduceSumSquare", "gelu": "Gelu", "erf": "Erf", "pow": "Pow",
     "layer_normalization": "LayerNormalization", "rms_normalization": "RMSNormalization",
     # domain ai.onnx.ml
     "ai_onnx_ml_array_feature_extractor": "ArrayFeatureExtractor",

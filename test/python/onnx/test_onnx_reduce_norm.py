@@ -174,6 +174,13 @@ def test_quantized_c_equals_the_evaluator(which, repr_bits, tmp_path):
         assert err < 0.02 * max(1.0, float(np.abs(want).max()))
 
 
+@pytest.mark.parametrize("approximate", ("none", "tanh"))
+def test_gelu_operator_equals_onnxruntime(approximate):
+    model = _model([helper.make_node("Gelu", ["x"], ["y"], approximate=approximate)], [2, 5],
+                   20)
+    _float_equals_ort(model, RNG.standard_normal((4, 2, 5)).astype(np.float32) * 3)
+
+
 def test_erf_expansion_is_within_its_bound():
     """lower-composite-ops' erf (tanh of an odd quintic) against math.erf."""
     model = _model([helper.make_node("Erf", ["x"], ["y"])], [1, 4001], 13)

@@ -51,7 +51,8 @@ def _axes(imp: Importer, node: Node, rank: int) -> list[int] | None:
 def _as_matrix(imp: Importer, x: Value, axes: list[int]) -> tuple[Value, bool]:
     """x as [rows, K] (reduced axes last, `True`) or [K, rows] (reduced axes first,
     `False`), read in the order its layout already has when that keeps the reduced axes
-    together at one end (size-1 axes do not order elements), else transposed once."""
+    together at one end and the kept ones in ONNX order (size-1 axes do not order
+    elements), else transposed once."""
     kept = [a for a in range(x.rank) if a not in axes]
     k = math.prod(x.shape[a] for a in axes)
     rows = math.prod(x.shape[a] for a in kept)
@@ -59,9 +60,11 @@ def _as_matrix(imp: Importer, x: Value, axes: list[int]) -> tuple[Value, bool]:
     physical = [a for a in layout if x.shape[a] != 1]
     r = sum(a in axes for a in physical)
     order, last = tuple(kept + axes), True
-    if all(a in axes for a in physical[len(physical) - r:]):
+    rows_in_order = [a for a in physical if a not in axes] == sorted(
+        a for a in physical if a not in axes)  # the result's elements in ONNX order
+    if rows_in_order and all(a in axes for a in physical[len(physical) - r:]):
         order = tuple(layout)
-    elif all(a in axes for a in physical[:r]):
+    elif rows_in_order and all(a in axes for a in physical[:r]):
         order, last = tuple(layout), False
     ordered = Value.of(imp.ir(x, order), None)  # its dimensions in `order`
     return imp.reshape(ordered, (rows, k) if last else (k, rows)), last

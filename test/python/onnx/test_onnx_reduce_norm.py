@@ -75,6 +75,19 @@ def test_reductions_on_any_axes_equal_onnxruntime(op, opset):
             _float_equals_ort(_reduce(op, axes, keepdims, opset), x)
 
 
+@pytest.mark.parametrize("op", ("ReduceMean", "ReduceMax"))
+def test_reductions_of_a_conv_output_in_its_nhwc_layout_equal_onnxruntime(op):
+    """A Conv's output is held NHWC: every axis set, whichever order it is read in."""
+    w = numpy_helper.from_array(RNG.standard_normal((3, 2, 3, 3)).astype(np.float32), "W")
+    x = RNG.standard_normal((2, 1, 2, 4, 5)).astype(np.float32)
+    for axes in ([1], [2], [3], [1, 2], [1, 3], [2, 3], [1, 2, 3], [0, 2]):
+        for keepdims in (0, 1):
+            model = _model([helper.make_node("Conv", ["x", "W"], ["c"], pads=[1, 1, 1, 1]),
+                            helper.make_node(op, ["c"], ["y"], axes=axes,
+                                             keepdims=keepdims)], [1, 2, 4, 5], 13, [w])
+            _float_equals_ort(model, x)
+
+
 def test_reduction_noop_with_empty_axes_is_the_identity():
     model = _model([helper.make_node("ReduceSum", ["x", "axes"], ["y"], noop_with_empty_axes=1)],
                    [2, 3], 13, [helper.make_tensor("axes", TensorProto.INT64, [0], [])])

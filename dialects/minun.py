@@ -653,6 +653,13 @@ class SigmoidOp(_UnaryOp):
 
 
 @irdl_op_definition
+class ErfOp(_UnaryOp):
+    """The error function (ONNX Erf, GELU's); composite: lower-composite-ops expands it."""
+
+    name = "minun.erf"
+
+
+@irdl_op_definition
 class ClipOp(_UnaryOp):
     """`min(max(x, lo), hi)` (ONNX Clip with constant bounds)."""
 
@@ -1522,7 +1529,7 @@ Minun = Dialect(
         InputOp, ParamOp, ConstantOp, InitOp,
         AddOp, SubOp, HadamardOp, DivOp, MaxOp, MinOp, BiasAddOp, BiasSubOp,
         MatMulOp, SparseMatMulOp, ScalarMulOp,
-        NegOp, ReluOp, Relu6Op, ExpOp, TanhOp, SigmoidOp, ClipOp, LeakyReluOp,
+        NegOp, ReluOp, Relu6Op, ExpOp, TanhOp, SigmoidOp, ErfOp, ClipOp, LeakyReluOp,
         SoftmaxOp, LogSoftmaxOp, ReverseOp, NormaliseL2Op, ArgMaxOp, SgnOp,
         TransposeOp, ReshapeOp, SpliceOp, SpliceAssignOp, IndexOp, ConcatOp,
         Conv2DOp, MBConvOp, MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp, BatchNormOp,

@@ -211,6 +211,13 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
+_ERF = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return _ERF(x)
+
+
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -527,6 +534,7 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     minun.ExpOp: lambda op, x: np.exp(x),
     minun.TanhOp: lambda op, x: np.tanh(x),
     minun.SigmoidOp: lambda op, x: _sigmoid(x),
+    minun.ErfOp: lambda op, x: _erf(x),
     minun.ClipOp: lambda op, x: np.clip(x, _attr_float(op.lo), _attr_float(op.hi)),
     minun.LeakyReluOp: lambda op, x: np.where(x >= 0, x, _attr_float(op.alpha) * x),
     minun.SoftmaxOp: lambda op, x: _softmax(x, _axis(op)),

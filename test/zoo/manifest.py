@@ -55,6 +55,14 @@ _SKLEARN = {  # name: dataset
 _TORCH = ("mlp", "mlp_softmax", "mlp_bn", "cnn", "cnn_logsoftmax", "dscnn", "mobile_res",
           "gru", "bigru", "lstm", "rnn", "kws1d")
 
+# PyTorch models of the issue-32 failure classes: LayerNormalization and Erf (GELU) in a
+# transformer block (also exported at opset 14, where LayerNorm is decomposed), ReduceMean
+# and ReduceMax over the time axis of a Conv1d's 3-D output
+_TORCH_OPS = {"transformer": ("ts", "dynamo", "ts14"), "conv1d_pool": ("ts", "dynamo")}
+_TORCH_LABELS = {"ts": "torch.onnx.export(dynamo=False)",
+                 "dynamo": "torch.onnx.export(dynamo=True)",
+                 "ts14": "torch.onnx.export(dynamo=False, opset_version=14)"}
+
 _ONNX2C = {  # name: source
     "atmega_mnist": "onnx2c examples/atmega_mnist (PyTorch)",
     "pytorch_mnist": "onnx2c test/mnist (PyTorch)",
@@ -81,6 +89,12 @@ def models() -> list[Model]:
                                 ("dynamo", "torch.onnx.export(dynamo=True)")):
             out.append(Model(
                 f"torch/{name}_{exporter}", f"PyTorch 2.13.0, {label}",
+                f"torch/{name}_{exporter}.onnx", f"torch/{name}.npz",
+                "torch/data/digits01-train.npz", f"torch/{name}"))
+    for name, exporters in _TORCH_OPS.items():
+        for exporter in exporters:
+            out.append(Model(
+                f"torch/{name}_{exporter}", f"PyTorch 2.13.0, {_TORCH_LABELS[exporter]}",
                 f"torch/{name}_{exporter}.onnx", f"torch/{name}.npz",
                 "torch/data/digits01-train.npz", f"torch/{name}"))
     for name in ("keras_mlp", "keras_cnn"):

@@ -9,6 +9,7 @@ predicted labels for them (`y`), and `data/digits01-train.npz`, 200 training ima
     .venv/bin/pip install torch==2.13.0 onnxscript   # not a dependency of the project
     .venv/bin/python tools/zoo/export_torch.py            # rewrite the zoo
     .venv/bin/python tools/zoo/export_torch.py --check    # exit 1 if a model would change
+    .venv/bin/python tools/zoo/export_torch.py --only transformer   # one model
 
 Deterministic: fixed seeds, one thread, full-batch training for a fixed number of steps,
 fixed opsets. The models are small (a few KB each); test/zoo/torch/README.md lists the
@@ -32,6 +33,8 @@ N_TEST = 40
 N_TRAIN = 200
 TS_OPSET = 17
 DYNAMO_OPSET = 18
+OLD_OPSET = 14  # the TorchScript exporter before LayerNormalization (opset 17) existed
+OLD_OPSET_TOO = ("transformer",)
 STEPS = 150  # full-batch Adam steps (a few seconds per model on one core)
 
 
@@ -85,6 +88,43 @@ def _models():
         def forward(self, x):
             return torch.log_softmax(self.body(x), dim=1)
 
+    class Transformer(nn.Module):
+        """One pre-norm transformer block over the digit's 8 rows as 8 tokens: a 2-head
+        self-attention (MatMul, Softmax, Transpose, Reshape), LayerNorms and a GELU MLP
+        (Erf), then the mean over the tokens and a linear classifier."""
+
+        def __init__(self, d: int = 16, heads: int = 2):
+            super().__init__()
+            self.heads, self.dh = heads, d // heads
+            self.embed = nn.Linear(8, d)
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+            self.head = nn.Linear(d, 10)
+
+        def forward(self, x):
+            h = self.embed(x)
+            b, t, d = h.shape
+            q, k, v = self.qkv(self.ln1(h)).chunk(3, dim=-1)
+            q, k, v = (z.reshape(b, t, self.heads, self.dh).transpose(1, 2) for z in (q, k, v))
+            att = torch.softmax((q @ k.transpose(-2, -1)) * self.dh ** -0.5, dim=-1)
+            h = h + self.proj((att @ v).transpose(1, 2).reshape(b, t, d))
+            h = h + self.mlp(self.ln2(h))
+            return self.head(h.mean(dim=1))
+
+    class Conv1dPool(nn.Module):
+        """Conv1d over the 8 rows (as time), then the mean and the maximum over the time
+        axis of the 3-D activation (ReduceMean and ReduceMax on axis 2), concatenated."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(8, 16, 3, padding=1)
+            self.fc = nn.Linear(32, 10)
+
+        def forward(self, x):
+            h = torch.relu(self.conv(x))
+            return self.fc(torch.cat([h.mean(dim=2), h.amax(dim=2)], dim=1))
+
     def cnn():
         return nn.Sequential(
             nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
@@ -123,6 +163,8 @@ def _models():
             nn.Conv1d(8, 16, 3, padding=1), nn.ReLU(),
             nn.Conv1d(16, 16, 3, stride=2, padding=1), nn.ReLU(),
             nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(16, 10), nn.Softmax(dim=1))),
+        "transformer": ((8, 8), Transformer),
+        "conv1d_pool": ((8, 8), Conv1dPool),
     }
 
 
@@ -152,7 +194,7 @@ def _train(name, shape, factory, x_train, y_train):
     return model
 
 
-def _export(model, example, dynamo: bool) -> bytes:
+def _export(model, example, dynamo: bool, opset: int | None = None) -> bytes:
     import onnx
     import torch
 
@@ -165,7 +207,8 @@ def _export(model, example, dynamo: bool) -> bytes:
                                      verbose=False)
             prog.save(path)
         else:
-            torch.onnx.export(model, (example,), path, dynamo=False, opset_version=TS_OPSET,
+            torch.onnx.export(model, (example,), path, dynamo=False,
+                              opset_version=opset or TS_OPSET,
                               input_names=["input"], output_names=["output"])
         m = onnx.load(path)
     # drop what changes from run to run without changing the model (stack traces, names
@@ -178,7 +221,7 @@ def _export(model, example, dynamo: bool) -> bytes:
     return m.SerializeToString(deterministic=True)
 
 
-def export_all() -> dict[str, bytes]:
+def export_all(only: list[str] | None = None) -> dict[str, bytes]:
     import torch
 
     torch.set_num_threads(1)
@@ -186,6 +229,8 @@ def export_all() -> dict[str, bytes]:
     x_train, x_test, y_train, _ = _data()
     files = {"data/digits01-train.npz": _npz(x=x_train[:N_TRAIN], y=y_train[:N_TRAIN])}
     for name, (shape, factory) in _models().items():
+        if only and name not in only:
+            continue
         model = _train(name, shape, factory, x_train, y_train)
         x = x_test[:N_TEST].reshape(-1, *shape)
         with torch.no_grad():
@@ -193,6 +238,9 @@ def export_all() -> dict[str, bytes]:
         example = torch.from_numpy(x[:1])
         files[f"{name}_ts.onnx"] = _export(model, example, dynamo=False)
         files[f"{name}_dynamo.onnx"] = _export(model, example, dynamo=True)
+        if name in OLD_OPSET_TOO:  # LayerNormalization decomposed, as before opset 17
+            files[f"{name}_ts{OLD_OPSET}.onnx"] = _export(model, example, dynamo=False,
+                                                        opset=OLD_OPSET)
         files[f"{name}.npz"] = _npz(x=x, y=pred.astype(np.int64))
     return files
 
@@ -207,6 +255,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
                         help="compare with the committed files instead of writing")
+    parser.add_argument("--only", nargs="+", metavar="MODEL",
+                        help="export (or check) only these models")
     args = parser.parse_args(argv)
     try:
         import torch  # noqa: F401
@@ -216,7 +266,7 @@ def main(argv=None) -> int:
     sys.path.insert(0, HERE)
     from export_sklearn import write_or_check
 
-    return write_or_check(export_all(), OUT, args.check)
+    return write_or_check(export_all(args.only), OUT, args.check)
 
 
 if __name__ == "__main__":

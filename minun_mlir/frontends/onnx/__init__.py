@@ -19,15 +19,18 @@ from xdsl.dialects.builtin import ModuleOp
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.inputs import problem, read_input
 
-from . import convpool, elementwise, linear, ml, quantized, recurrent, shape
+from . import convpool, elementwise, linear, ml, quantized, recurrent, reduce, shape
+from .batch import unfix_batch
 from .fold_bn import fold_batchnorm
+from .fuse import fuse_rms_norm
 from .importer import DEFAULT_INPUT_RANGE, Importer
 
 __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model",
            "read_model"]
 
 HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
-            **shape.HANDLERS, **recurrent.HANDLERS, **quantized.HANDLERS, **ml.HANDLERS}
+            **shape.HANDLERS, **recurrent.HANDLERS, **quantized.HANDLERS, **ml.HANDLERS,
+            **reduce.HANDLERS}
 
 
 def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:
@@ -106,7 +109,9 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
         path = os.fspath(model)
         model = read_model(path)
     try:
-        return Importer(fold_batchnorm(model), HANDLERS, dims, input_ranges, outputs).run()
+        model, dims = unfix_batch(model, dims)
+        return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, input_ranges,
+                        outputs).run()
     except MinunError as e:
         if path is None:
             raise
@@ -158,6 +163,8 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     outputs = getattr(args, "output", []) or None
     model = load_model(stream.read(), path)
     try:
-        return Importer(fold_batchnorm(model), HANDLERS, dims, ranges, outputs).run()
+        model, dims = unfix_batch(model, dims)
+        return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, ranges,
+                        outputs).run()
     except MinunError as e:
         raise error(f"{e}", at=path) from None

@@ -163,26 +163,6 @@ def _global_avg(imp: Importer, node: Node) -> list[Value]:
     return [_back_to_1d(imp, y, was_1d)]
 
 
-def _reduce_mean(imp: Importer, node: Node) -> list[Value]:
-    """The mean over the spatial axes of an NCHW tensor (what PyTorch exports for adaptive
-    average pooling to 1x1): GlobalAveragePool; other axes are not supported."""
-    x = node.inputs[0]
-    if node.version >= 18:
-        axes_v = node.input(1)
-        axes = None if axes_v is None else [int(a) for a in imp.const(axes_v, "the axes")]
-    else:
-        axes = node.attr("axes")
-        axes = None if axes is None else [int(a) for a in axes]
-    axes = sorted(a % x.rank for a in axes) if axes else None
-    if x.rank != 4 or axes != [2, 3]:
-        raise imp.error(f"ReduceMean over axes {axes} of a {x.rank}-D tensor: only the mean "
-                        "over H and W of NCHW (axes [2, 3]) is supported")
-    y = Value.of(imp.make(minun.GlobalAvgPoolOp, imp.ir(x, NHWC)), NHWC)
-    if int(node.attr("keepdims", 1)):
-        return [y]
-    return [imp.reshape(y, x.shape[:2])]
-
-
 def _global_max(imp: Importer, node: Node) -> list[Value]:
     x, was_1d = _spatial_2d(imp, node.inputs[0])
     attrs = {"kernel": _arr(x.shape[2:]), "strides": _arr((1, 1)), "pads": _arr((0,) * 4)}
@@ -223,7 +203,6 @@ HANDLERS = {
     "MaxPool": _pool(minun.MaxPoolOp),
     "AveragePool": _pool(minun.AvgPoolOp),
     "GlobalAveragePool": _global_avg,
-    "ReduceMean": _reduce_mean,
     "GlobalMaxPool": _global_max,
     "BatchNormalization": _batchnorm,
 }

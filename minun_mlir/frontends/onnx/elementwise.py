@@ -4,6 +4,8 @@ chain conv -> add -> relu -> pool stays NHWC with no transposes in between.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i32, i64
 
@@ -187,6 +189,40 @@ def _argmax(imp: Importer, node: Node) -> list[Value]:
     return [Value(shape, ssa=ssa)]
 
 
+def _gelu(imp: Importer, node: Node) -> list[Value]:
+    """Gelu (opset 20): 0.5 x (1 + erf(x / sqrt 2)), or with approximate="tanh"
+    0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as the ops it is defined by."""
+    x = node.inputs[0]
+    approximate = node.attr("approximate", "none")
+    approximate = approximate.decode() if isinstance(approximate, bytes) else approximate
+    if approximate == "tanh":
+        cube = imp.binary(minun.HadamardOp, imp.binary(minun.HadamardOp, x, x), x)
+        inner = imp.binary(minun.AddOp, x, _mul_const(imp, cube, 0.044715))
+        t = imp.unary(minun.TanhOp, _mul_const(imp, inner, math.sqrt(2.0 / math.pi)))
+    elif approximate == "none":
+        t = imp.unary(minun.ErfOp, _mul_const(imp, x, 1.0 / math.sqrt(2.0)))
+    else:
+        raise imp.error(f"approximate='{approximate}': only 'none' and 'tanh' exist")
+    one_plus = imp.binary(minun.AddOp, t, Value.const(np.float32(1.0)))
+    return [_mul_const(imp, imp.binary(minun.HadamardOp, x, one_plus), 0.5)]
+
+
+def _pow(imp: Importer, node: Node) -> list[Value]:
+    """x ** n for a constant integer n in 1..4 (a Pow of 2 squares the deviation in a
+    decomposed LayerNorm): exact repeated products. Other exponents (a square root, a
+    negative power) have no integer form here."""
+    x, e = node.inputs[0], node.inputs[1]
+    exponent = np.asarray(imp.const(e, "the exponent"), dtype=np.float64).reshape(-1)
+    if len(set(exponent.tolist())) != 1 or exponent[0] not in (1.0, 2.0, 3.0, 4.0):
+        raise imp.error(f"Pow with exponent {exponent.tolist()[:4]}: only a constant "
+                        "integer exponent 1 to 4 is supported")
+    y = x
+    for _ in range(int(exponent[0]) - 1):
+        y = imp.binary(minun.HadamardOp, y, x)
+    return [imp.reshape(y, np.broadcast_shapes(x.shape, e.shape)) if e.rank > x.rank
+            else y]
+
+
 HANDLERS = {
     "Add": _add,
     "Sub": _sub,
@@ -200,6 +236,9 @@ HANDLERS = {
     "Sigmoid": _unary(minun.SigmoidOp),
     "Tanh": _unary(minun.TanhOp),
     "Exp": _unary(minun.ExpOp),
+    "Erf": _unary(minun.ErfOp),
+    "Gelu": _gelu,
+    "Pow": _pow,
     "LeakyRelu": _leaky_relu,
     "HardSigmoid": _hard_sigmoid,
     "HardSwish": _hard_swish,

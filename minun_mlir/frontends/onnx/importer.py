@@ -52,6 +52,8 @@ from minun_mlir.limits import params_size_problem, tensor_size_problem
 from minun_mlir.modules import mark_regression
 from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
+from .fuse import FUSED_DOMAIN
+
 # Opsets we read. Handlers branch on each operator's `since_version` at the model's
 # opset, so later opsets work as long as the operators we use did not change meaning
 # (the onnx package's schemas tell us when they did).
@@ -750,7 +752,8 @@ class Importer:
             if domain not in self.opsets:
                 raise self.error(f"the model does not import the domain '{domain}' it uses")
             try:
-                schema = onnx.defs.get_schema(proto.op_type, self.opsets[domain], domain)
+                schema = None if domain == FUSED_DOMAIN else onnx.defs.get_schema(
+                    proto.op_type, self.opsets[domain], domain)  # fuse.py's nodes: none
             except onnx.defs.SchemaError:  # the operator came after the model's opset
                 first = min((s.since_version for s in onnx.defs.get_all_schemas_with_history()
                              if s.name == proto.op_type and s.domain == domain), default=None)
@@ -758,9 +761,10 @@ class Importer:
                                  f"domain '{domain or 'ai.onnx'}'" + (
                                      f"; it was introduced in opset {first}" if first else
                                      "")) from None
-            self._check_schema(proto, schema)
+            if schema is not None:
+                self._check_schema(proto, schema)
             attrs = {a.name: _attr_value(a) for a in proto.attribute}
-            version = schema.since_version
+            version = schema.since_version if schema is not None else 1
             node = Node(proto, inputs, attrs, version)
             try:
                 outputs = list(handler(self, node))
@@ -824,7 +828,8 @@ class Importer:
     def _unsupported(self, domain: str) -> str:
         shown = domain or "ai.onnx"
         ops = ", ".join(sorted(k for k in self.handlers if ":" not in k))
-        ml = ", ".join(sorted(k.split(":")[1] for k in self.handlers if ":" in k))
+        ml = ", ".join(sorted(k.split(":")[1] for k in self.handlers
+                              if k.startswith("ai.onnx.ml:")))
         return (f"unsupported operator {self.node.op_type} in domain '{shown}'; supported "
                 f"(domain ai.onnx): {ops}, Shape, Size, and any operator whose inputs are "
                 f"all constant (folded at import)" + (f"; (domain ai.onnx.ml): {ml}" if ml

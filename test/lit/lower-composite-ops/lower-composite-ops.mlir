@@ -65,3 +65,27 @@ func.func @div() -> (tensor<2xf32>, tensor<2xf32>) {
   // CHECK-NEXT: minun.div %x, %x
   func.return %d, %e : tensor<2xf32>, tensor<2xf32>
 }
+
+// Erf becomes tanh of an odd quintic of x clipped to [-4, 4], stretched by 1 + 2^-16
+// and clipped to [-1, 1] (so it reaches +-1, as a fixed-point tanh does).
+// CHECK-LABEL: func.func @erf
+func.func @erf() -> tensor<2x3xf32> {
+  %x = minun.input "X" [-4.0, 4.0] : tensor<2x3xf32>
+  %y = minun.erf %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK:      %[[C:.*]] = minun.clip %x {lo = -4.000000e+00 : f64, hi = 4.000000e+00 : f64}
+  // CHECK-NEXT: %[[S:.*]] = minun.hadamard %[[C]], %[[C]]
+  // CHECK-NEXT: %[[K5:.*]] = minun.constant dense<-0.00178647{{[0-9]*}}> : tensor<f32>
+  // CHECK-NEXT: %[[T5:.*]] = minun.scalar_mul %[[K5]], %[[S]]
+  // CHECK-NEXT: %[[K3:.*]] = minun.constant dense<0.104081{{[0-9]*}}> : tensor<f32>
+  // CHECK-NEXT: %[[T3:.*]] = minun.add %[[T5]], %[[K3]]
+  // CHECK-NEXT: %[[U2:.*]] = minun.hadamard %[[S]], %[[T3]]
+  // CHECK-NEXT: %[[K1:.*]] = minun.constant dense<1.12814{{[0-9]*}}> : tensor<f32>
+  // CHECK-NEXT: %[[U1:.*]] = minun.add %[[U2]], %[[K1]]
+  // CHECK-NEXT: %[[U:.*]] = minun.hadamard %[[C]], %[[U1]]
+  // CHECK-NEXT: %[[T:.*]] = minun.tanh %[[U]]
+  // CHECK-NEXT: %[[ST:.*]] = minun.constant dense<1.0000{{[0-9]*}}> : tensor<f32>
+  // CHECK-NEXT: %[[R:.*]] = minun.scalar_mul %[[ST]], %[[T]]
+  // CHECK-NEXT: minun.clip %[[R]] {lo = -1.000000e+00 : f64, hi = 1.000000e+00 : f64}
+  // CHECK-NOT:  minun.erf
+  func.return %y : tensor<2x3xf32>
+}

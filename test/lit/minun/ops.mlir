@@ -55,6 +55,8 @@ func.func @main() -> i32 {
   %th = minun.tanh %e : (tensor<10x1xf32>) -> tensor<10x1xf32>
   // CHECK: minun.sigmoid %th
   %sg = minun.sigmoid %th : (tensor<10x1xf32>) -> tensor<10x1xf32>
+  // CHECK: minun.erf %sg
+  %erf = minun.erf %sg : (tensor<10x1xf32>) -> tensor<10x1xf32>
   // CHECK: minun.clip %sg {lo = -1.000000e+00 : f64, hi = 1.000000e+00 : f64}
   %cl = minun.clip %sg {lo = -1.0 : f64, hi = 1.0 : f64} : (tensor<10x1xf32>) -> tensor<10x1xf32>
   // CHECK: minun.leaky_relu %cl {alpha = 1.000000e-01 : f64}

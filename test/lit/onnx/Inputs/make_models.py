@@ -125,7 +125,7 @@ def qdq_matmul() -> onnx.ModelProto:
 
 
 def unsupported() -> onnx.ModelProto:
-    return model([helper.make_node("Erf", ["x"], ["y"], name="erf1")],
+    return model([helper.make_node("Sqrt", ["x"], ["y"], name="sqrt1")],
                  [tensor("x", [1, 4])], [tensor("y", [1, 4])])
 
 

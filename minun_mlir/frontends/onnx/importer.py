@@ -104,6 +104,7 @@ CLASS_LABELS = "minun.class_labels"  # the func attribute naming a classifier's 
 # on the func of a pre-quantized model: quantize{repr=zero-skew} requantizes its int32
 # accumulators as onnxruntime does (float32, half to even), not as TFLite
 REQUANTIZE = "minun.requantize"
+CONTRIB = object()  # the schema of a com.microsoft operator: its handler checks its inputs
 # the ai.onnx.ml operators whose output is a predicted value (no label: minun.regression)
 REGRESSORS = ("LinearRegressor", "TreeEnsembleRegressor", "SVMRegressor", "TreeEnsemble")
 PASS_THROUGH = ("Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast")
@@ -749,8 +750,9 @@ class Importer:
                 raise self.error(self._unsupported(domain))
             if domain not in self.opsets:
                 raise self.error(f"the model does not import the domain '{domain}' it uses")
-            try:
-                schema = onnx.defs.get_schema(proto.op_type, self.opsets[domain], domain)
+            try:  # onnxruntime's contrib operators have no ONNX schema (quantized.py)
+                schema = CONTRIB if domain == "com.microsoft" else onnx.defs.get_schema(
+                    proto.op_type, self.opsets[domain], domain)
             except onnx.defs.SchemaError:  # the operator came after the model's opset
                 first = min((s.since_version for s in onnx.defs.get_all_schemas_with_history()
                              if s.name == proto.op_type and s.domain == domain), default=None)
@@ -758,9 +760,10 @@ class Importer:
                                  f"domain '{domain or 'ai.onnx'}'" + (
                                      f"; it was introduced in opset {first}" if first else
                                      "")) from None
-            self._check_schema(proto, schema)
+            if schema is not CONTRIB:
+                self._check_schema(proto, schema)
             attrs = {a.name: _attr_value(a) for a in proto.attribute}
-            version = schema.since_version
+            version = self.opsets[domain] if schema is CONTRIB else schema.since_version
             node = Node(proto, inputs, attrs, version)
             try:
                 outputs = list(handler(self, node))

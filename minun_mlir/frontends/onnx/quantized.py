@@ -194,9 +194,119 @@ def _qlinear_conv(imp: Importer, node: Node) -> list[Value]:
     return _qlinear(imp, node, inputs, _conv)
 
 
+# the standard operator's version a com.microsoft QLinear operator follows (its
+# semantics are the current ones'; QLinearSoftmax says its own with `opset`)
+CURRENT = 21
+
+
+def _plain(node: Node, inputs: list[Value], drop: tuple[str, ...] = (), **attrs) -> Node:
+    """The float node a com.microsoft QLinear operator stands for: its dequantized inputs,
+    its attributes without the quantized ones (`drop`; `attrs` override)."""
+    kept = {k: v for k, v in node.attrs.items() if k not in drop}
+    version = node.version if not node.proto.domain else CURRENT
+    return dataclasses.replace(node, inputs=inputs, attrs={**kept, **attrs}, version=version)
+
+
+def _deq(imp: Importer, node: Node, i: int, what: str) -> Value:
+    """Input i of a QLinear operator (its scale and zero point at i + 1, i + 2), as reals."""
+    return dequantize(imp, node.inputs[i], *qparams(imp, node.input(i + 1), node.input(i + 2),
+                                                    what))
+
+
+def _out(imp: Importer, node: Node, y: Value, i: int) -> list[Value]:
+    """The result y quantized with the scale and zero point at inputs i, i + 1."""
+    return [annotate(imp, y, *qparams(imp, node.input(i), node.input(i + 1), "the output"))]
+
+
+def _qgemm(imp: Importer, node: Node) -> list[Value]:
+    """com.microsoft QGemm (onnxruntime's quantized Gemm): A, a_scale, a_zp, B, b_scale,
+    b_zp, C (int32 at a_scale * b_scale), y_scale, y_zp; no y_scale: a float output."""
+    from .linear import _gemm
+
+    s_a, zp_a = qparams(imp, node.input(1), node.input(2), "a")
+    s_b, zp_b = axis_qparams(imp, node.input(4), node.input(5), "b")
+    a = dequantize(imp, node.inputs[0], s_a, zp_a)
+    # per-column scales: the output columns are B's axis 0 when transB, else axis 1
+    b = dequantize(imp, node.inputs[3], s_b, zp_b, axis=0 if node.attr("transB", 0) else -1)
+    inputs = [a, b]
+    c = node.input(6)
+    if c is not None:
+        bias = imp.const(c, "the bias")
+        if bias.dtype != np.int32:
+            raise imp.error(f"the bias must be int32, got {bias.dtype}")
+        alpha = float(node.attr("alpha", 1.0))
+        inputs.append(Value.const((bias.astype(np.float64) * (s_a * np.asarray(
+            s_b, dtype=np.float64)) / alpha).astype(np.float32), c.name))
+    # QGemm's C is added as it is (beta 1); the alpha of A B is kept
+    (y,) = _gemm(imp, _plain(node, inputs, ("beta",), beta=1.0))
+    if node.input(7) is None:
+        return [y]
+    return _out(imp, node, y, 7)
+
+
+def _qbinary(standard: str):
+    """com.microsoft QLinearAdd / QLinearMul: A, A_scale, A_zp, B, B_scale, B_zp,
+    C_scale, C_zp."""
+
+    def handler(imp: Importer, node: Node) -> list[Value]:
+        from . import elementwise
+
+        a, b = _deq(imp, node, 0, "a"), _deq(imp, node, 3, "b")
+        (y,) = elementwise.HANDLERS[standard](imp, _plain(node, [a, b]))
+        return _out(imp, node, y, 6)
+
+    return handler
+
+
+def _qunary(standard: str):
+    """com.microsoft QLinear operators of one input: X, X_scale, X_zp, Y_scale, Y_zp
+    (QLinearGlobalAveragePool, QLinearAveragePool, QLinearSigmoid, QLinearLeakyRelu,
+    QLinearSoftmax); channels_last (NHWC data) is refused."""
+
+    def handler(imp: Importer, node: Node) -> list[Value]:
+        from . import HANDLERS as STANDARD
+
+        if int(node.attr("channels_last", 0)):
+            raise imp.error("channels_last=1 (NHWC data) is not supported")
+        x = _deq(imp, node, 0, "x")
+        plain = _plain(node, [x], ("channels_last", "opset"))
+        if node.attr("opset") is not None:
+            plain = dataclasses.replace(plain, version=int(node.attr("opset")))
+        y = STANDARD[standard](imp, plain)[0]
+        return _out(imp, node, y, 3)
+
+    return handler
+
+
+def _qconcat(imp: Importer, node: Node) -> list[Value]:
+    """com.microsoft QLinearConcat: Y_scale, Y_zp, then (X, X_scale, X_zp) per input."""
+    from .shape import HANDLERS as SHAPE
+
+    if (len(node.inputs) - 2) % 3 or len(node.inputs) < 5:
+        raise imp.error(f"needs Y_scale, Y_zero_point and (X, X_scale, X_zero_point) "
+                        f"triples, got {len(node.inputs)} inputs")
+    xs = [_deq(imp, node, i, f"input {(i - 2) // 3}") for i in range(2, len(node.inputs), 3)]
+    (y,) = SHAPE["Concat"](imp, _plain(node, xs))
+    return _out(imp, node, y, 0)
+
+
 HANDLERS = {
     "QuantizeLinear": _quantize_linear,
     "DequantizeLinear": _dequantize_linear,
     "QLinearMatMul": _qlinear_matmul,
     "QLinearConv": _qlinear_conv,
+    # onnxruntime's QOperator format (its com.microsoft contrib operators)
+    "com.microsoft:QGemm": _qgemm,
+    "com.microsoft:QLinearAdd": _qbinary("Add"),
+    "com.microsoft:QLinearMul": _qbinary("Mul"),
+    "com.microsoft:QLinearConcat": _qconcat,
+    "com.microsoft:QLinearGlobalAveragePool": _qunary("GlobalAveragePool"),
+    "com.microsoft:QLinearAveragePool": _qunary("AveragePool"),
+    "com.microsoft:QLinearSigmoid": _qunary("Sigmoid"),
+    "com.microsoft:QLinearLeakyRelu": _qunary("LeakyRelu"),
+    "com.microsoft:QLinearSoftmax": _qunary("Softmax"),
+    "com.microsoft:QLinearConv": _qlinear_conv,
+    "com.microsoft:QLinearMatMul": _qlinear_matmul,
+    "com.microsoft:QuantizeLinear": _quantize_linear,
+    "com.microsoft:DequantizeLinear": _dequantize_linear,
 }

@@ -95,6 +95,9 @@ TFLITE_AVGPOOL = "minun.tflite_avgpool"
 # per-channel array<f64: s_0, ..., s_(C-1), 0>): from a pre-quantized ONNX model, or
 # pinned by weight rounding
 QUANTIZATION = "quantization"
+# on a minun.clip to the reals of its operand's given int8 type (a QuantizeLinear's
+# saturation, frontends/onnx/quantized.py): that type is the clamp, the op is dropped
+SATURATE = "minun.saturate"
 
 
 def el_of(value: SSAValue) -> AffineType:
@@ -222,6 +225,10 @@ class ZeroSkewConverter(L2Converter):
         return self.requantize(value, AffineType(32, t.real_scale, 0))
 
     def convert_op(self, op: Operation) -> None:
+        if SATURATE in op.attributes and self.given(op.operands[0]) == self.given(
+                op.results[0]) is not None:
+            self.map[op.results[0]] = self.map[op.operands[0]]
+            return
         cond = None
         if isinstance(op, (minun.SgnOp, minun.IfNonNegOp)) and \
                 isinstance(op.operands[0].type, TensorType):

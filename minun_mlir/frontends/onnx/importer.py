@@ -669,7 +669,12 @@ class Importer:
         if not inp.type.HasField("tensor_type"):
             raise MinunError(f"graph input '{inp.name}' is not a tensor; only tensor inputs "
                              f"are supported")
-        if tt.elem_type != onnx.TensorProto.FLOAT:
+        quantized = None
+        if tt.elem_type == onnx.TensorProto.INT8:  # its reals, with the model's quantization
+            from .quantized import int8_input
+
+            quantized = int8_input(self, inp.name)
+        elif tt.elem_type != onnx.TensorProto.FLOAT:
             dtype = (onnx.TensorProto.DataType.Name(tt.elem_type)
                      if tt.elem_type in onnx.TensorProto.DataType.values()
                      else f"element type {tt.elem_type} (not an ONNX type)")
@@ -693,7 +698,11 @@ class Importer:
         if why:
             raise MinunError(why)
         lo, hi = self.input_ranges.get(inp.name, DEFAULT_INPUT_RANGE)
+        if quantized is not None:
+            lo, hi = quantized[1]
         ssa = self.leaf(minun.InputOp(inp.name, shape, lo, hi), inp.name)
+        if quantized is not None:
+            ssa.owner.attributes[QUANTIZATION] = quantized[0]
         return Value.of(ssa, None, inp.name)
 
     def _output(self, out: onnx.ValueInfoProto) -> SSAValue:

@@ -40,12 +40,14 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, f64
+from xdsl.dialects.builtin import DenseArrayBase, UnitAttr, f64
 from xdsl.ir import Operation
 
-from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
+from minun_mlir.diagnostics import MinunError
+from minun_mlir.dialects import minun
+from minun_mlir.numerics.zero_skew_repr import QUANTIZATION, SATURATE
 
-from .importer import Importer, Node, Value
+from .importer import Importer, Node, Value, node_label
 
 ATTR = QUANTIZATION
 
@@ -123,6 +125,21 @@ def annotate(imp: Importer, v: Value, scale: float, zp: int) -> Value:
     return v
 
 
+def saturate(imp: Importer, v: Value, scale: float, zp: int) -> Value:
+    """v quantized with (scale, zp), clamped to the reals its int8 range stands for: a
+    QuantizeLinear saturates, and onnxruntime's quantizer relies on it when it removes a
+    Relu or Clip (ReLU6) before one (the range [0, hi] is the activation's). The float and
+    fixed-point formats compute this clamp (a minun.clip marked SATURATE); zero-skew's int8
+    type is it, and drops the op."""
+    v = annotate(imp, v, scale, zp)
+    if v.is_const:
+        return v
+    y = imp.unary(minun.ClipOp, v, lo=minun.f64_attr(scale * (-128 - zp)),
+                  hi=minun.f64_attr(scale * (127 - zp)))
+    y.ssa.owner.attributes[SATURATE] = UnitAttr()
+    return annotate(imp, y, scale, zp)
+
+
 def dequantize(imp: Importer, x: Value, scale: float | list[float], zp: int,
                name: str | None = None, axis: int = 1) -> Value:
     """The reals of int8 tensor x (named `name` when it is an initializer); a list of
@@ -147,9 +164,40 @@ def dequantize(imp: Importer, x: Value, scale: float | list[float], zp: int,
     return annotate(imp, x, scale, zp)  # a run-time int8 tensor is already its reals
 
 
+def int8_input(imp: Importer, name: str) -> tuple[DenseArrayBase, tuple[float, float]]:
+    """An int8 graph input (TFLite's int8-in form): imported as the reals its integers
+    stand for, with the (scale, zero point) of the nodes reading it (a DequantizeLinear or a
+    QLinear operator: the scale and zero point follow it in their inputs), which must
+    agree. Returns the quantization attribute and the reals' range; zero-skew's C then
+    takes the int8 integers as they are."""
+    found = set()
+    for node in imp.graph.node:
+        for i, x in enumerate(node.input):
+            if x != name:
+                continue
+            if node.op_type != "DequantizeLinear" and not node.op_type.startswith("QLinear") \
+                    and node.op_type != "QGemm" or len(node.input) < i + 2:
+                raise MinunError(f"graph input '{name}' is int8 and {node_label(node)} "
+                                 "reads it; only DequantizeLinear and QLinear operators can")
+            scale = imp.values.get(node.input[i + 1])
+            zp = imp.values.get(node.input[i + 2]) if len(node.input) > i + 2 and \
+                node.input[i + 2] else None
+            if scale is None or not scale.is_const or zp is not None and not zp.is_const:
+                raise MinunError(f"graph input '{name}': the scale and zero point of "
+                                 f"{node_label(node)} must be initializers")
+            found.add(qparams(imp, scale, zp, f"graph input '{name}'"))
+    if len(found) != 1:
+        raise MinunError(f"graph input '{name}' is int8 and read with "
+                         f"{len(found) or 'no'} different (scale, zero point)s; one needed")
+    s, zp = found.pop()
+    imp.prequantized = True
+    return (DenseArrayBase.from_list(f64, [s, float(zp)]),
+            (s * (-128 - zp), s * (127 - zp)))
+
+
 def _quantize_linear(imp: Importer, node: Node) -> list[Value]:
     s, zp = qparams(imp, node.input(1), node.input(2), "The input")
-    return [annotate(imp, node.inputs[0], s, zp)]
+    return [saturate(imp, node.inputs[0], s, zp)]
 
 
 def _dequantize_linear(imp: Importer, node: Node) -> list[Value]:
@@ -164,7 +212,7 @@ def _dequantize_linear(imp: Importer, node: Node) -> list[Value]:
 def _qlinear(imp: Importer, node: Node, inputs: list[Value], handler) -> list[Value]:
     s_y, zp_y = qparams(imp, node.input(6), node.input(7), "the output")
     (y,) = handler(imp, dataclasses.replace(node, inputs=inputs))
-    return [annotate(imp, y, s_y, zp_y)]
+    return [saturate(imp, y, s_y, zp_y)]
 
 
 def _qlinear_matmul(imp: Importer, node: Node) -> list[Value]:
@@ -215,7 +263,7 @@ def _deq(imp: Importer, node: Node, i: int, what: str) -> Value:
 
 def _out(imp: Importer, node: Node, y: Value, i: int) -> list[Value]:
     """The result y quantized with the scale and zero point at inputs i, i + 1."""
-    return [annotate(imp, y, *qparams(imp, node.input(i), node.input(i + 1), "the output"))]
+    return [saturate(imp, y, *qparams(imp, node.input(i), node.input(i + 1), "the output"))]
 
 
 def _qgemm(imp: Importer, node: Node) -> list[Value]:

@@ -7,14 +7,17 @@ activations and weights, per-tensor and (for the models with convolutions) per-c
     .venv/bin/python tools/zoo/export_ortquant.py           # rewrite test/zoo/ortquant
     .venv/bin/python tools/zoo/export_ortquant.py --check   # exit 1 if a file would change
 
-The float models are test/zoo/torch/<model>_ts.onnx, plus `cnn_relu6`: the torch cnn with
-its ReLUs made ReLU6 (Clip 0..6), whose clamp onnxruntime's quantizer removes, leaving it
-to the range of the QuantizeLinear after the convolution. Calibration: MinMax on the 200
+The float models are test/zoo/torch/<model>_ts.onnx, plus two edits of them: `cnn_relu6`,
+the torch cnn with its ReLUs made ReLU6 (Clip 0..6), whose clamp onnxruntime's quantizer
+removes, leaving it to the range of the QuantizeLinear after the convolution; and
+`mlp_leaky`, the torch mlp with its ReLU made LeakyRelu(0.01) (QOperator:
+QLinearLeakyRelu). `_wpair` keeps the weights float with a QuantizeLinear /
+DequantizeLinear pair each (extra option AddQDQPairToWeight). `cnn_int8io` is a QDQ model
+with its first QuantizeLinear and last DequantizeLinear cut off: an int8 graph input and
+an int8 graph output, the form TFLite's int8 models take. Calibration: MinMax on the 200
 training digits (test/zoo/torch/data/digits01-train.npz), in order, so the output is
-deterministic. `<name>_int8io` is a QDQ model with its first QuantizeLinear and last
-DequantizeLinear cut off: an int8 graph input and an int8 graph output, the form TFLite's
-int8 models take. The test inputs are the torch model's (test/zoo/torch/<model>.npz),
-copied (quantized for the int8 input).
+deterministic. The test inputs are the torch model's (test/zoo/torch/<model>.npz),
+copied (quantized with the model's input scale for the int8 input).
 
 Needs only onnxruntime and onnx (the project's own test dependencies).
 """
@@ -28,52 +31,61 @@ import tempfile
 
 import numpy as np
 import onnx
-from onnx import TensorProto, numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZOO = os.path.join(HERE, "..", "..", "test", "zoo")
 OUT = os.path.join(ZOO, "ortquant")
 
-# name: (float model, format, per_channel)
+# name: (float model, format, per_channel, quantize_static's extra_options)
 MODELS = {
-    "mlp_qdq": ("mlp", "QDQ", False),
-    "mlp_qop": ("mlp", "QOperator", False),
-    "cnn_qdq_pc": ("cnn", "QDQ", True),
-    "cnn_qop": ("cnn", "QOperator", False),
-    "dscnn_qdq": ("dscnn", "QDQ", False),
-    "dscnn_qop_pc": ("dscnn", "QOperator", True),
-    "mobile_res_qdq_pc": ("mobile_res", "QDQ", True),
-    "mobile_res_qop": ("mobile_res", "QOperator", False),
-    "cnn_relu6_qdq": ("cnn_relu6", "QDQ", False),
-    "cnn_relu6_qop_pc": ("cnn_relu6", "QOperator", True),
-    "cnn_int8io": ("cnn", "QDQ", False),
+    "mlp_qdq": ("mlp", "QDQ", False, {}),
+    "mlp_qop": ("mlp", "QOperator", False, {}),
+    "mlp_leaky_qop": ("mlp_leaky", "QOperator", False, {}),
+    "cnn_qdq_pc": ("cnn", "QDQ", True, {}),
+    "cnn_qdq_wpair_pc": ("cnn", "QDQ", True, {"AddQDQPairToWeight": True}),
+    "cnn_qop": ("cnn", "QOperator", False, {}),
+    "dscnn_qdq": ("dscnn", "QDQ", False, {}),
+    "dscnn_qop_pc": ("dscnn", "QOperator", True, {}),
+    "mobile_res_qdq_pc": ("mobile_res", "QDQ", True, {}),
+    "mobile_res_qop": ("mobile_res", "QOperator", False, {}),
+    "cnn_relu6_qdq": ("cnn_relu6", "QDQ", False, {}),
+    "cnn_relu6_qop_pc": ("cnn_relu6", "QOperator", True, {}),
+    "cnn_int8io": ("cnn", "QDQ", False, {}),
 }
 
 
-def _relu6(model: onnx.ModelProto) -> onnx.ModelProto:
-    """The model with every Relu made Clip(0, 6)."""
+DERIVED = {"cnn_relu6": "cnn", "mlp_leaky": "mlp"}  # float model: the torch model it edits
+
+
+def _activation(model: onnx.ModelProto, base: str) -> onnx.ModelProto:
+    """The model with every Relu made Clip(0, 6) (cnn_relu6) or LeakyRelu(0.01)
+    (mlp_leaky)."""
     model = onnx.ModelProto.FromString(model.SerializeToString())
-    model.graph.initializer.extend([numpy_helper.from_array(np.float32(0), "relu6_min"),
-                                    numpy_helper.from_array(np.float32(6), "relu6_max")])
+    if base == "cnn_relu6":
+        model.graph.initializer.extend([numpy_helper.from_array(np.float32(0), "relu6_min"),
+                                        numpy_helper.from_array(np.float32(6), "relu6_max")])
     for node in model.graph.node:
-        if node.op_type == "Relu":
+        if node.op_type == "Relu" and base == "cnn_relu6":
             node.op_type = "Clip"
             node.input.extend(["relu6_min", "relu6_max"])
+        elif node.op_type == "Relu":
+            node.op_type = "LeakyRelu"
+            node.attribute.append(helper.make_attribute("alpha", 0.01))
     return model
 
 
 def _float_model(base: str) -> onnx.ModelProto:
-    torch_name = "cnn" if base == "cnn_relu6" else base
-    model = onnx.load(os.path.join(ZOO, "torch", f"{torch_name}_ts.onnx"))
-    return _relu6(model) if base == "cnn_relu6" else model
+    model = onnx.load(os.path.join(ZOO, "torch", f"{DERIVED.get(base, base)}_ts.onnx"))
+    return _activation(model, base) if base in DERIVED else model
 
 
 def _inputs(base: str) -> np.ndarray:
-    torch_name = "cnn" if base == "cnn_relu6" else base
-    return np.load(os.path.join(ZOO, "torch", f"{torch_name}.npz"))["x"]
+    return np.load(os.path.join(ZOO, "torch", f"{DERIVED.get(base, base)}.npz"))["x"]
 
 
-def _quantize(model: onnx.ModelProto, fmt: str, per_channel: bool, shape) -> onnx.ModelProto:
+def _quantize(model: onnx.ModelProto, fmt: str, per_channel: bool, extra: dict, shape
+              ) -> onnx.ModelProto:
     from onnxruntime.quantization import (
         CalibrationDataReader,
         CalibrationMethod,
@@ -97,7 +109,8 @@ def _quantize(model: onnx.ModelProto, fmt: str, per_channel: bool, shape) -> onn
         onnx.save(model, src)
         quantize_static(src, dst, Reader(), quant_format=getattr(QuantFormat, fmt),
                         per_channel=per_channel, activation_type=QuantType.QInt8,
-                        weight_type=QuantType.QInt8, calibrate_method=CalibrationMethod.MinMax)
+                        weight_type=QuantType.QInt8, calibrate_method=CalibrationMethod.MinMax,
+                        extra_options=extra)
         out = onnx.load(dst)
     for node in out.graph.node:
         node.doc_string = ""
@@ -132,10 +145,10 @@ def build() -> dict[str, bytes]:
     import io
 
     files = {}
-    for name, (base, fmt, per_channel) in MODELS.items():
+    for name, (base, fmt, per_channel, extra) in MODELS.items():
         float_model = _float_model(base)
         x = _inputs(base)
-        q = _quantize(float_model, fmt, per_channel, (1, *x.shape[1:]))
+        q = _quantize(float_model, fmt, per_channel, extra, (1, *x.shape[1:]))
         if name.endswith("_int8io"):
             q, (s, zp), _ = _int8io(q)
             x = np.clip(np.rint(x / np.float32(s)) + zp, -128, 127).astype(np.int8)

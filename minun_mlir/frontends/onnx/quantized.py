@@ -196,8 +196,33 @@ def int8_input(imp: Importer, name: str) -> tuple[DenseArrayBase, tuple[float, f
 
 
 def _quantize_linear(imp: Importer, node: Node) -> list[Value]:
+    x = node.inputs[0]
+    if x.is_const:  # a float weight with its QDQ pair (onnxruntime's AddQDQPairToWeight)
+        return [_quantize_const(imp, node, x)]
     s, zp = qparams(imp, node.input(1), node.input(2), "The input")
-    return [saturate(imp, node.inputs[0], s, zp)]
+    return [saturate(imp, x, s, zp)]
+
+
+def _quantize_const(imp: Importer, node: Node, x: Value) -> Value:
+    """QuantizeLinear of a float initializer, folded: its int8 integers (or int32, by the
+    zero point's type), per tensor or per index of `axis` (ONNX: round half to even,
+    saturate), which the DequantizeLinear after it reads as any int8 weight."""
+    s, zp = axis_qparams(imp, node.input(1), node.input(2), "The input")
+    z = node.input(2)
+    dtype = np.int32 if z is not None and imp.const(z, "the zero point").dtype == np.int32 \
+        else np.int8
+    scale = np.asarray(s, dtype=np.float32)
+    if scale.ndim:
+        axis = int(node.attr("axis", 1)) % max(x.rank, 1)
+        shape = [1] * x.rank
+        shape[axis] = scale.size
+        if x.shape[axis] != scale.size:
+            raise imp.error(f"initializer '{x.name}' of shape {list(x.shape)} has "
+                            f"{scale.size} scales along axis {axis}")
+        scale = scale.reshape(shape)
+    info = np.iinfo(dtype)
+    q = np.rint(x.array.astype(np.float32) / scale).astype(np.float64) + zp
+    return Value.const(np.clip(q, info.min, info.max).astype(dtype), node.proto.output[0])
 
 
 def _dequantize_linear(imp: Importer, node: Node) -> list[Value]:

@@ -126,9 +126,11 @@ class PoolToDepthwiseConv(RewritePattern):
         else:
             return
         k = kernel[0] * kernel[1]
-        if isinstance(op, minun.GlobalAvgPoolOp) and QUANTIZATION in op.attributes and \
-                _tflite_model(op):
-            # TFLM's int8 MEAN: the sum (weights 1 stored as 1), 1/k in the requantization
+        if QUANTIZATION in op.attributes and (
+                isinstance(op, minun.GlobalAvgPoolOp) and _tflite_model(op) or
+                count_pad and _tflite_model(op, "onnxruntime")):
+            # TFLM's int8 MEAN, onnxruntime's QLinearGlobalAveragePool / AveragePool: the
+            # sum (weights 1 stored as 1), 1/k in the requantization
             filt = _const(np.ones((c, kernel[0], kernel[1], 1, 1)))
             filt.attributes[QUANTIZATION] = DenseArrayBase.from_list(f64, [1.0, 0.0])
             conv = _conv(op.operands[0], filt.result, strides, pads, c)
@@ -155,12 +157,13 @@ class PoolToDepthwiseConv(RewritePattern):
         rewriter.replace(op, ops)
 
 
-def _tflite_model(op: Operation) -> bool:
-    """Whether op is in a TFLite model's function (its frontend marks it)."""
+def _tflite_model(op: Operation, producer: str = "tflite") -> bool:
+    """Whether op is in a TFLite model's function (its frontend marks it), or another
+    pre-quantized model's (`producer` "onnxruntime": the ONNX importer's mark)."""
     fn = op.parent_op()
     while fn is not None and not isinstance(fn, func.FuncOp):
         fn = fn.parent_op()
-    return fn is not None and fn.attributes.get(REQUANTIZE) == StringAttr("tflite")
+    return fn is not None and fn.attributes.get(REQUANTIZE) == StringAttr(producer)
 
 
 class DivByConstant(RewritePattern):

@@ -293,7 +293,8 @@ def _out(imp: Importer, node: Node, y: Value, i: int) -> list[Value]:
 
 def _qgemm(imp: Importer, node: Node) -> list[Value]:
     """com.microsoft QGemm (onnxruntime's quantized Gemm): A, a_scale, a_zp, B, b_scale,
-    b_zp, C (int32 at a_scale * b_scale), y_scale, y_zp; no y_scale: a float output."""
+    b_zp, C (int32, added to the accumulator), y_scale, y_zp; no y_scale: a float output.
+    Its reals: alpha s_a s_b (A B + C)."""
     from .linear import _gemm
 
     s_a, zp_a = qparams(imp, node.input(1), node.input(2), "a")
@@ -309,8 +310,9 @@ def _qgemm(imp: Importer, node: Node) -> list[Value]:
             raise imp.error(f"the bias must be int32, got {bias.dtype}")
         alpha = float(node.attr("alpha", 1.0))
         inputs.append(Value.const((bias.astype(np.float64) * (s_a * np.asarray(
-            s_b, dtype=np.float64)) / alpha).astype(np.float32), c.name))
-    # QGemm's C is added as it is (beta 1); the alpha of A B is kept
+            s_b, dtype=np.float64)) * alpha).astype(np.float32), c.name))
+    # onnxruntime: alpha (A B + C) s_a s_b, C at the accumulator's scale: C's reals are
+    # scaled by alpha here and added with beta 1
     (y,) = _gemm(imp, _plain(node, inputs, ("beta",), beta=1.0))
     if node.input(7) is None:
         return [y]

@@ -1215,6 +1215,25 @@ class SigmoidOp(_TableOp):
 
 
 @irdl_op_definition
+class LutOp(_TableOp):
+    """A zero-skew int8 -> int8 function given by its 256 outputs (`table`, for inputs
+    -128..127): the float ops a pre-quantized model runs between a DequantizeLinear and a
+    QuantizeLinear (a HardSwish, say), evaluated once per input integer at import.
+
+    `%y = num.lut %x {table = array<i8: ...>} : tensor<4x!num.affine<8, 0.05, 3>>
+           -> tensor<4x!num.affine<8, 0.02, -128>>`"""
+
+    name = "num.lut"
+    table = attr_def(DenseArrayBase)
+
+    def verify_(self) -> None:
+        _check_table(self)
+        if len(self.table.get_values()) != 256:
+            raise VerifyException(f"{self.name}: the table needs 256 entries, got "
+                                  f"{len(self.table.get_values())}")
+
+
+@irdl_op_definition
 class TanhOp(_TableOp):
     """Shiftry §5.4.1 / Library 9 on the exp tables; 16-bit in 11 / out 14, 8-bit 4 / 6."""
 
@@ -1552,7 +1571,7 @@ class SgnOp(_LabelOp):
 Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, ConvertOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp,
-     Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
+     Conv2DOp, ExpOp, SigmoidOp, TanhOp, LutOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, AvgPoolOp, ArgMaxOp, SgnOp,
      RequantizeOp],
     [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr,

@@ -41,6 +41,7 @@ from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun
 from minun_mlir.numerics.zero_skew_repr import (
     MEAN_DIVISOR,
+    ORT_AVGPOOL,
     QUANTIZATION,
     REQUANTIZE,
     TFLITE_AVGPOOL,
@@ -126,11 +127,9 @@ class PoolToDepthwiseConv(RewritePattern):
         else:
             return
         k = kernel[0] * kernel[1]
-        if QUANTIZATION in op.attributes and (
-                isinstance(op, minun.GlobalAvgPoolOp) and _tflite_model(op) or
-                count_pad and _tflite_model(op, "onnxruntime")):
-            # TFLM's int8 MEAN, onnxruntime's QLinearGlobalAveragePool / AveragePool: the
-            # sum (weights 1 stored as 1), 1/k in the requantization
+        if isinstance(op, minun.GlobalAvgPoolOp) and QUANTIZATION in op.attributes and \
+                _tflite_model(op):
+            # TFLM's int8 MEAN: the sum (weights 1 stored as 1), 1/k in the requantization
             filt = _const(np.ones((c, kernel[0], kernel[1], 1, 1)))
             filt.attributes[QUANTIZATION] = DenseArrayBase.from_list(f64, [1.0, 0.0])
             conv = _conv(op.operands[0], filt.result, strides, pads, c)
@@ -141,6 +140,11 @@ class PoolToDepthwiseConv(RewritePattern):
         filt = _const(np.full((c, kernel[0], kernel[1], 1, 1), 1.0 / k))
         conv = _conv(op.operands[0], filt.result, strides, pads, c)
         ops: list[Operation] = [filt, conv]
+        if QUANTIZATION in op.attributes and count_pad and _tflite_model(op, "onnxruntime"):
+            # zero-skew: onnxruntime's QLinear(Global)AveragePool, the int32 sum requantized
+            # with MLAS's float32 scale s_x / (s_y k); other formats: the 1/k filter
+            conv.attributes[ORT_AVGPOOL] = UnitAttr()
+            conv.attributes[MEAN_DIVISOR] = IntegerAttr(k, i64)
         if not count_pad:
             # divide by the number of real pixels instead of k at the borders
             ones = np.pad(np.ones((h, w)), ((pads[0], pads[1]), (pads[2], pads[3])))

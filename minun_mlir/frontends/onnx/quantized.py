@@ -132,7 +132,7 @@ def saturate(imp: Importer, v: Value, scale: float, zp: int) -> Value:
     fixed-point formats compute this clamp (a minun.clip marked SATURATE); zero-skew's int8
     type is it, and drops the op."""
     v = annotate(imp, v, scale, zp)
-    if v.is_const:
+    if v.is_const or imp.requantize != "onnxruntime":  # TFLite's activations are explicit
         return v
     y = imp.unary(minun.ClipOp, v, lo=minun.f64_attr(scale * (-128 - zp)),
                   hi=minun.f64_attr(scale * (127 - zp)))

@@ -249,6 +249,7 @@ class ZeroSkewConverter(L2Converter):
             result_types=[self.tensor(op.results[0], r)]))
         for old in reversed(ops):
             _erase_dead(self.map.pop(old.results[0], None))
+        self.unranged = [o for o in self.unranged if o not in ops]  # their ranges are moot
         return y
 
     def convert_op(self, op: Operation) -> None:

@@ -680,7 +680,8 @@ class Importer:
                      else f"element type {tt.elem_type} (not an ONNX type)")
             raise MinunError(
                 f"graph input '{inp.name}' has element type {dtype}; the L1 dialect computes "
-                f"in float32 (only FLOAT inputs are supported)")
+                f"in float32 (only FLOAT inputs, and INT8 ones a model dequantizes, are "
+                f"supported)")
         if not tt.HasField("shape"):
             raise MinunError(f"graph input '{inp.name}' has no declared shape; the importer "
                              f"needs static shapes")

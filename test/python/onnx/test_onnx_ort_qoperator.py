@@ -304,3 +304,21 @@ def test_refusals_name_the_input_or_node(case, message):
         import_model(int8_model(nodes, inits, shape))
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("op", ["HardSwish", "Elu"])
+def test_float_ops_between_qdq_pairs_are_one_table(op):
+    """A HardSwish (Elu) onnxruntime runs in float32 between DequantizeLinear and
+    QuantizeLinear: zero-skew computes the L1's steps (x * clip(x / 6 + 1/2, 0, 1); relu,
+    exp, ...) as one num.lut of the 256 input integers, onnxruntime's integers exactly
+    (before: each step quantized, off by 1 on some outputs)."""
+    inits = [*qparams("x", SX, ZX), *qparams("y", SY, ZY)]
+    nodes = [helper.make_node("DequantizeLinear", ["X", "x_s", "x_z"], ["d"]),
+             helper.make_node(op, ["d"], ["h"]),
+             helper.make_node("QuantizeLinear", ["h", "y_s", "y_z"], ["Y"])]
+    q = np.arange(-128, 128, dtype=np.int8).reshape(4, 1, 64)  # every integer
+    ours, theirs, l1 = compare(int8_model(nodes, inits, (1, 64), (1, 64), opset=14), q)
+    np.testing.assert_array_equal(ours, theirs)
+    l2 = lower_to_l2(l1, repr="zero-skew", bits=8)
+    assert [o.name for o in l2.walk() if o.name.startswith("num.") and o.name != "num.input"
+            ] == ["num.lut"]

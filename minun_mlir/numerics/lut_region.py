@@ -1,7 +1,10 @@
 """The float ops a pre-quantized model runs between a DequantizeLinear and a QuantizeLinear
 (onnxruntime runs a HardSwish, say, in float32 there), as one int8 -> int8 table: the
 element-wise L1 ops computing a value the model quantizes from one other value it
-quantizes, with scalar constants only, are a function of that value's 256 integers.
+quantizes, with scalar constants only, are a function of that value's 256 integers. A
+region of one op (a Relu, an Add, a Sigmoid, a LeakyRelu) keeps the op, which zero-skew
+computes as onnxruntime does; two or more ops (the steps of a HardSwish, an Elu) would
+each be quantized.
 zero-skew (zero_skew_repr.py) computes them as num.lut with this table instead of
 quantizing each step: onnxruntime's integers, where the steps would round each."""
 
@@ -18,8 +21,6 @@ from minun_mlir.numerics import affine as af
 ELEMENTWISE = (minun.ScalarMulOp, minun.AddOp, minun.SubOp, minun.HadamardOp, minun.DivOp,
                minun.MaxOp, minun.MinOp, minun.ClipOp, minun.ReluOp, minun.Relu6Op,
                minun.LeakyReluOp, minun.SigmoidOp, minun.TanhOp, minun.ExpOp, minun.NegOp)
-# regions zero-skew already computes exactly without a table (an int8 requantization)
-EXACT = (minun.ReluOp, minun.Relu6Op, minun.ClipOp, minun.MaxOp, minun.MinOp)
 
 
 def region(value: SSAValue, given: Callable[[SSAValue], object]
@@ -50,8 +51,8 @@ def region(value: SSAValue, given: Callable[[SSAValue], object]
     if not visit(value) or len(sources) != 1:
         return None
     source = sources.pop()
-    if source.type.get_shape() != shape or all(isinstance(o, EXACT) for o in ops):
-        return None
+    if source.type.get_shape() != shape or len(ops) < 2:
+        return None  # one op: zero-skew computes it as onnxruntime does already
     return ops, source
 
 

@@ -33,6 +33,14 @@ scale per output channel in that order (zero_skew_repr.py; per-channel whatever 
 `per-channel` option) and checks that the values are integers of those scales along the
 op's output channels. Otherwise per-tensor scales and int8 (or int32 bias) zero points
 only: per-axis scales of run-time tensors and uint8 are refused with the node's name.
+
+onnxruntime's quantizer (issue 32): its QOperator contrib ops (com.microsoft QGemm,
+QLinearAdd / Mul / Concat / GlobalAveragePool / AveragePool / Sigmoid / LeakyRelu /
+Softmax) are their float ops between dequantized inputs, the output annotated; a
+QuantizeLinear saturates (`saturate`: the clamp of a Relu / ReLU6 the quantizer removed,
+kept in the float model, dropped by zero-skew); a QuantizeLinear of a float initializer
+folds to its integers (AddQDQPairToWeight); an INT8 graph input is its reals with the
+quantization of the nodes reading it (`int8_input`).
 """
 
 from __future__ import annotations

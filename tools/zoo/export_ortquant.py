@@ -14,10 +14,12 @@ removes, leaving it to the range of the QuantizeLinear after the convolution; an
 QLinearLeakyRelu). `_wpair` keeps the weights float with a QuantizeLinear /
 DequantizeLinear pair each (extra option AddQDQPairToWeight). `cnn_int8io` is a QDQ model
 with its first QuantizeLinear and last DequantizeLinear cut off: an int8 graph input and
-an int8 graph output, the form TFLite's int8 models take. Calibration: MinMax on the 200
-training digits (test/zoo/torch/data/digits01-train.npz), in order, so the output is
-deterministic. The test inputs are the torch model's (test/zoo/torch/<model>.npz),
-copied (quantized with the model's input scale for the int8 input).
+an int8 graph output, the form TFLite's int8 models take. `_u8`: uint8 activations
+(QuantType.QUInt8, onnxruntime's usual choice for QOperator), int8 weights.
+Calibration: MinMax on the 200 training digits (test/zoo/torch/data/digits01-train.npz),
+in order, so the output is deterministic. The test inputs are the torch model's
+(test/zoo/torch/<model>.npz), copied (quantized with the model's input scale for the int8
+input).
 
 Needs only onnxruntime and onnx (the project's own test dependencies).
 """
@@ -45,6 +47,7 @@ MODELS = {
     "cnn_qdq_pc": ("cnn", "QDQ", True, {}),
     "cnn_qdq_wpair_pc": ("cnn", "QDQ", True, {"AddQDQPairToWeight": True}),
     "cnn_qop": ("cnn", "QOperator", False, {}),
+    "cnn_qop_u8": ("cnn", "QOperator", False, {}),
     "dscnn_qdq": ("dscnn", "QDQ", False, {}),
     "dscnn_qop_pc": ("dscnn", "QOperator", True, {}),
     "mobile_res_qdq_pc": ("mobile_res", "QDQ", True, {}),
@@ -84,8 +87,8 @@ def _inputs(base: str) -> np.ndarray:
     return np.load(os.path.join(ZOO, "torch", f"{DERIVED.get(base, base)}.npz"))["x"]
 
 
-def _quantize(model: onnx.ModelProto, fmt: str, per_channel: bool, extra: dict, shape
-              ) -> onnx.ModelProto:
+def _quantize(model: onnx.ModelProto, fmt: str, per_channel: bool, extra: dict, shape,
+              u8: bool = False) -> onnx.ModelProto:
     from onnxruntime.quantization import (
         CalibrationDataReader,
         CalibrationMethod,
@@ -95,6 +98,7 @@ def _quantize(model: onnx.ModelProto, fmt: str, per_channel: bool, extra: dict, 
     )
 
     train = np.load(os.path.join(ZOO, "torch", "data", "digits01-train.npz"))["x"]
+    activations = QuantType.QUInt8 if u8 else QuantType.QInt8
     feed = model.graph.input[0].name
 
     class Reader(CalibrationDataReader):
@@ -108,7 +112,7 @@ def _quantize(model: onnx.ModelProto, fmt: str, per_channel: bool, extra: dict, 
         src, dst = os.path.join(tmp, "float.onnx"), os.path.join(tmp, "q.onnx")
         onnx.save(model, src)
         quantize_static(src, dst, Reader(), quant_format=getattr(QuantFormat, fmt),
-                        per_channel=per_channel, activation_type=QuantType.QInt8,
+                        per_channel=per_channel, activation_type=activations,
                         weight_type=QuantType.QInt8, calibrate_method=CalibrationMethod.MinMax,
                         extra_options=extra)
         out = onnx.load(dst)
@@ -148,7 +152,8 @@ def build() -> dict[str, bytes]:
     for name, (base, fmt, per_channel, extra) in MODELS.items():
         float_model = _float_model(base)
         x = _inputs(base)
-        q = _quantize(float_model, fmt, per_channel, extra, (1, *x.shape[1:]))
+        q = _quantize(float_model, fmt, per_channel, extra, (1, *x.shape[1:]),
+                      name.endswith("_u8"))
         if name.endswith("_int8io"):
             q, (s, zp), _ = _int8io(q)
             x = np.clip(np.rint(x / np.float32(s)) + zp, -128, 127).astype(np.int8)

@@ -32,7 +32,8 @@ the filter's axis 0, B's columns). The weight's minun.param records
 scale per output channel in that order (zero_skew_repr.py; per-channel whatever its
 `per-channel` option) and checks that the values are integers of those scales along the
 op's output channels. Otherwise per-tensor scales and int8 (or int32 bias) zero points
-only: per-axis scales of run-time tensors and uint8 are refused with the node's name.
+only: per-axis scales of run-time tensors are refused with the node's name. uint8
+tensors (onnxruntime's QUInt8) are their int8 q - 128, zero point - 128 (the same reals).
 
 onnxruntime's quantizer (issue 32): its QOperator contrib ops (com.microsoft QGemm,
 QLinearAdd / Mul / Concat / GlobalAveragePool / AveragePool / Sigmoid / LeakyRelu /
@@ -71,7 +72,7 @@ def axis_qparams(imp: Importer, scale: Value | None, zero_point: Value | None, w
     if s.ndim != 1:
         raise imp.error(f"{where}per-axis scales must be 1-D, got shape {s.shape}")
     if zero_point is not None:
-        z = imp.const(zero_point, f"{what}'s zero point")
+        z = _signed(imp.const(zero_point, f"{what}'s zero point"))
         if z.dtype not in (np.int8, np.int32) or np.any(z != 0):
             raise imp.error(f"{where}per-axis scales need int8 (or an int32 bias's) zero "
                             f"points 0 (symmetric weights), got {z.dtype} {z.tolist()}")
@@ -101,15 +102,21 @@ def qparams(imp: Importer, scale: Value | None, zero_point: Value | None, what: 
     if zero_point is None:
         zp = 0
     else:
-        z = imp.const(zero_point, f"{what}'s zero point")
+        z = _signed(imp.const(zero_point, f"{what}'s zero point"))
         if z.dtype not in (np.int8, np.int32) or z.size != 1:
             raise imp.error(f"{where}zero point of type {z.dtype} and size {z.size}: only "
-                            "one int8 (or an int32 bias's) zero point is supported")
+                            "one int8 or uint8 (or an int32 bias's) zero point is supported")
         zp = int(z.reshape(-1)[0])
     value = float(np.float32(s.reshape(-1)[0]))
     if not value > 0:
         raise imp.error(f"{where}scale {value} must be positive")
     return value, zp
+
+
+def _signed(x: np.ndarray) -> np.ndarray:
+    """uint8 integers (onnxruntime's QUInt8 activations) as the int8 q - 128 with the same
+    reals (a zero point moves by 128 too): zero-skew computes them in int8."""
+    return (x.astype(np.int16) - 128).astype(np.int8) if x.dtype == np.uint8 else x
 
 
 def annotate(imp: Importer, v: Value, scale: float, zp: int) -> Value:
@@ -161,6 +168,7 @@ def dequantize(imp: Importer, x: Value, scale: float | list[float], zp: int,
                             f"{len(scale)} scales along axis {axis}")
         if x.array.dtype == np.int32:  # a bias: int32 at the accumulator's scale
             return Value.const(per_axis(x.array, scale, zp, axis), name)
+        x = Value.const(_signed(x.array), x.name)
         if x.array.dtype != np.int8:
             raise imp.error(f"initializer '{x.name}' of type {x.array.dtype}: only int8 "
                             "(and int32 biases) are supported")
@@ -218,7 +226,7 @@ def _quantize_const(imp: Importer, node: Node, x: Value) -> Value:
     s, zp = axis_qparams(imp, node.input(1), node.input(2), "The input")
     z = node.input(2)
     dtype = np.int32 if z is not None and imp.const(z, "the zero point").dtype == np.int32 \
-        else np.int8
+        else np.int8  # (uint8: its integers - 128, as the zero point from axis_qparams)
     scale = np.asarray(s, dtype=np.float32)
     if scale.ndim:
         axis = int(node.attr("axis", 1)) % max(x.rank, 1)

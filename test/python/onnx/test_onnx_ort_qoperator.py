@@ -322,3 +322,36 @@ def test_float_ops_between_qdq_pairs_are_one_table(op):
     l2 = lower_to_l2(l1, repr="zero-skew", bits=8)
     assert [o.name for o in l2.walk() if o.name.startswith("num.") and o.name != "num.input"
             ] == ["num.lut"]
+
+
+def test_uint8_activations_are_their_int8_minus_128():
+    """onnxruntime's QUInt8 activations (a float-input QDQ MatMul with bias, uint8 zero
+    points 140 and 100): the import's int8 integers are onnxruntime's minus 128, on every
+    output, and the input is quantized as its QuantizeLinear does."""
+    rng = np.random.default_rng(8)
+    w = rng.integers(-127, 128, (16, 8)).astype(np.int8)
+    inits = [_c("x_s", SX, np.float32), _c("x_z", 140, np.uint8), _c("W", w, np.int8),
+             *qparams("w", 0.01, 0), _c("B", rng.integers(-900, 900, 8), np.int32),
+             _c("b_s", np.float32(SX * np.float32(0.01)), np.float32),
+             _c("b_z", 0, np.int32), _c("y_s", SY, np.float32), _c("y_z", 100, np.uint8)]
+    nodes = [helper.make_node("QuantizeLinear", ["X", "x_s", "x_z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "x_s", "x_z"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["W", "w_s", "w_z"], ["wd"]),
+             helper.make_node("DequantizeLinear", ["B", "b_s", "b_z"], ["bd"]),
+             helper.make_node("MatMul", ["xd", "wd"], ["m"]),
+             helper.make_node("Add", ["m", "bd"], ["a"]),
+             helper.make_node("QuantizeLinear", ["a", "y_s", "y_z"], ["Y"])]
+    graph = helper.make_graph(
+        nodes, "q", [helper.make_tensor_value_info("X", TensorProto.FLOAT, (1, 16))],
+        [helper.make_tensor_value_info("Y", TensorProto.UINT8, (1, 8))], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = rng.normal(0, 1.5, (300, 1, 16)).astype(np.float32)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    theirs = np.stack([sess.run(["Y"], {"X": xi})[0] for xi in x]).astype(np.int64)
+    l2 = lower_to_l2(import_model(model), repr="zero-skew", bits=8)
+    stored = storage_inputs(l2, x[:, None]).astype(np.int64)
+    q_in = np.clip(np.rint(x / SX) + 140, 0, 255).astype(np.int64) - 128
+    np.testing.assert_array_equal(stored.reshape(q_in.shape), q_in)
+    ours = np.asarray(evaluate_l2(l2, x[:, None].astype(np.float64)).outputs[0])
+    np.testing.assert_array_equal(ours.reshape(theirs.shape), theirs - 128)

@@ -668,8 +668,6 @@ class RequantizeOp(IRDLOperation):
 
         if mode == RequantizeMode.ONNXRUNTIME:
             if divisor is not None:  # MLAS's average pool: float32(s_in / float32(s_out n))
-                import numpy as np
-
                 s_out = float(np.float32(s_out) * np.float32(divisor))
             return ort_multiplier(s_in, s_out) if width == 32 else f32_parts(s_out)
         pair = quantize_multiplier(s_in / (s_out * 2.0**left_shift))

@@ -649,7 +649,8 @@ class RequantizeOp(IRDLOperation):
     channel_shifts = opt_attr_def(DenseArrayBase)
     mode = opt_attr_def(RequantizeModeAttr)
     # a mean's count n folded into the multiplier as TFLM's int8 MEAN does
-    # (affine.fold_divisor): the requantized sum is the requantized mean
+    # (affine.fold_divisor), or onnxruntime's average pools (MLAS: the scale
+    # float32(s_in / float32(s_out n))): the requantized sum is the requantized mean
     divisor = opt_attr_def(IntegerAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
@@ -666,6 +667,8 @@ class RequantizeOp(IRDLOperation):
         )
 
         if mode == RequantizeMode.ONNXRUNTIME:
+            if divisor is not None:  # MLAS's average pool: float32(s_in / float32(s_out n))
+                s_out = float(np.float32(s_out) * np.float32(divisor))
             return ort_multiplier(s_in, s_out) if width == 32 else f32_parts(s_out)
         pair = quantize_multiplier(s_in / (s_out * 2.0**left_shift))
         return pair if divisor is None else fold_divisor(*pair, divisor)
@@ -741,9 +744,10 @@ class RequantizeOp(IRDLOperation):
             raise VerifyException(f"{self.name}: needs multiplier and shift (or the "
                                   "channel_ attributes)")
         divisor = None if self.divisor is None else self.divisor.value.data
-        if divisor is not None and (divisor < 1 or mode != RequantizeMode.TFLITE or left):
-            raise VerifyException(f"{self.name}: a divisor is a count >= 1 of a TFLite "
-                                  "mode requantization with no left shift")
+        if divisor is not None and (divisor < 1 or left or mode == RequantizeMode.ONNXRUNTIME
+                                    and a.width != 32):
+            raise VerifyException(f"{self.name}: a divisor is a count >= 1 of a requantization "
+                                  "with no left shift (onnxruntime mode: of an int32 sum)")
         want = self._pair(a.real_scale, b.real_scale, left, mode, a.width, divisor)
         got = (self.multiplier.value.data, self.shift.value.data)
         if got != want:
@@ -1209,6 +1213,25 @@ class SigmoidOp(_TableOp):
 
 
 @irdl_op_definition
+class LutOp(_TableOp):
+    """A zero-skew int8 -> int8 function given by its 256 outputs (`table`, for inputs
+    -128..127): the float ops a pre-quantized model runs between a DequantizeLinear and a
+    QuantizeLinear (a HardSwish, say), evaluated once per input integer at import.
+
+    `%y = num.lut %x {table = array<i8: ...>} : tensor<4x!num.affine<8, 0.05, 3>>
+           -> tensor<4x!num.affine<8, 0.02, -128>>`"""
+
+    name = "num.lut"
+    table = attr_def(DenseArrayBase)
+
+    def verify_(self) -> None:
+        _check_table(self)
+        if len(self.table.get_values()) != 256:
+            raise VerifyException(f"{self.name}: the table needs 256 entries, got "
+                                  f"{len(self.table.get_values())}")
+
+
+@irdl_op_definition
 class TanhOp(_TableOp):
     """Shiftry §5.4.1 / Library 9 on the exp tables; 16-bit in 11 / out 14, 8-bit 4 / 6."""
 
@@ -1546,7 +1569,7 @@ class SgnOp(_LabelOp):
 Num = Dialect(
     "num",
     [ParamOp, InputOp, RescaleOp, ConvertOp, AddOp, SubOp, MulOp, MatMulOp, SparseMatMulOp,
-     Conv2DOp, ExpOp, SigmoidOp, TanhOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
+     Conv2DOp, ExpOp, SigmoidOp, TanhOp, LutOp, NormaliseL2Op, SoftmaxOp, LogSoftmaxOp,
      ReluOp, Relu6Op, ClipOp, NegOp, MaxOp, MinOp, MaxPoolOp, AvgPoolOp, ArgMaxOp, SgnOp,
      RequantizeOp],
     [FixedType, PositType, AffineType, RoundingAttr, OverflowAttr, ExpMethodAttr,

@@ -132,7 +132,7 @@ PROBE = "minun.probe"
 
 # Consumers that read an operand once per element of their result (see consumed_once).
 ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.SigmoidOp,
-               num.TanhOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.NegOp, num.MaxOp,
+               num.TanhOp, num.LutOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.NegOp, num.MaxOp,
                num.MinOp, num.RequantizeOp)
 # Element-wise consumers whose handlers build an `Elementwise` of their operands (so a
 # value computed row by row through row windows stays lazy into them, see `row_consumer`).

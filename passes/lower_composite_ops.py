@@ -42,6 +42,7 @@ from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun
 from minun_mlir.numerics.zero_skew_repr import (
     MEAN_DIVISOR,
+    ORT_AVGPOOL,
     QUANTIZATION,
     REQUANTIZE,
     TFLITE_AVGPOOL,
@@ -140,6 +141,11 @@ class PoolToDepthwiseConv(RewritePattern):
         filt = _const(np.full((c, kernel[0], kernel[1], 1, 1), 1.0 / k))
         conv = _conv(op.operands[0], filt.result, strides, pads, c)
         ops: list[Operation] = [filt, conv]
+        if QUANTIZATION in op.attributes and count_pad and _tflite_model(op, "onnxruntime"):
+            # zero-skew: onnxruntime's QLinear(Global)AveragePool, the int32 sum requantized
+            # with MLAS's float32 scale s_x / (s_y k); other formats: the 1/k filter
+            conv.attributes[ORT_AVGPOOL] = UnitAttr()
+            conv.attributes[MEAN_DIVISOR] = IntegerAttr(k, i64)
         if not count_pad:
             # divide by the number of real pixels instead of k at the borders
             ones = np.pad(np.ones((h, w)), ((pads[0], pads[1]), (pads[2], pads[3])))
@@ -156,12 +162,13 @@ class PoolToDepthwiseConv(RewritePattern):
         rewriter.replace(op, ops)
 
 
-def _tflite_model(op: Operation) -> bool:
-    """Whether op is in a TFLite model's function (its frontend marks it)."""
+def _tflite_model(op: Operation, producer: str = "tflite") -> bool:
+    """Whether op is in a TFLite model's function (its frontend marks it), or another
+    pre-quantized model's (`producer` "onnxruntime": the ONNX importer's mark)."""
     fn = op.parent_op()
     while fn is not None and not isinstance(fn, func.FuncOp):
         fn = fn.parent_op()
-    return fn is not None and fn.attributes.get(REQUANTIZE) == StringAttr("tflite")
+    return fn is not None and fn.attributes.get(REQUANTIZE) == StringAttr(producer)
 
 
 class DivByConstant(RewritePattern):

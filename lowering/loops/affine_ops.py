@@ -422,6 +422,7 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.ExpOp: lower_table,
     num.SigmoidOp: lower_table,
     num.TanhOp: lower_table,
+    num.LutOp: lower_table,
     num.SoftmaxOp: lower_softmax,
     num.LogSoftmaxOp: lower_log_softmax,
     num.ReluOp: lower_relu,

@@ -58,7 +58,16 @@ Ops (docs/numerics.md has the table):
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i8,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import error, warn
@@ -68,6 +77,7 @@ from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import float_eval
 from minun_mlir.numerics import int4_weights as int4
+from minun_mlir.numerics import lut_region as lut
 from minun_mlir.numerics import tflite_softmax as tsm
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, _align
@@ -91,10 +101,17 @@ MEAN_DIVISOR = "minun.mean_divisor"
 # on the convolution (and the border correction) of a TFLite model's quantized
 # AVERAGE_POOL_2D (lower-composite-ops): zero-skew computes TFLite's num.avgpool instead
 TFLITE_AVGPOOL = "minun.tflite_avgpool"
+# on the convolution (1/k filter, MEAN_DIVISOR k) of an onnxruntime model's quantized
+# average pool (lower-composite-ops): zero-skew sums with a filter of ones and requantizes
+# as MLAS does (num.requantize divisor k, mode onnxruntime)
+ORT_AVGPOOL = "minun.ort_avgpool"
 # the attribute that gives an L1 value its quantization (array<f64: s, zp>, or a weight's
 # per-channel array<f64: s_0, ..., s_(C-1), 0>): from a pre-quantized ONNX model, or
 # pinned by weight rounding
 QUANTIZATION = "quantization"
+# on a minun.clip to the reals of its operand's given int8 type (a QuantizeLinear's
+# saturation, frontends/onnx/quantized.py): that type is the clamp, the op is dropped
+SATURATE = "minun.saturate"
 
 
 def el_of(value: SSAValue) -> AffineType:
@@ -221,7 +238,28 @@ class ZeroSkewConverter(L2Converter):
             return value
         return self.requantize(value, AffineType(32, t.real_scale, 0))
 
+    def _lut(self, op: Operation, ops: list[Operation], source: SSAValue) -> SSAValue:
+        """The region `ops` from `source` to op's operand as one num.lut (lut_region.py);
+        the steps converted before it are erased."""
+        a, r = self.given(source), self.given(op.results[0])
+        values = lut.table(ops, source, a.real_scale, a.zp, r.real_scale, r.zp)
+        y = self.emit(num.LutOp.create(
+            operands=[self.map[source]],
+            attributes={"table": DenseArrayBase.from_list(i8, values.tolist())},
+            result_types=[self.tensor(op.results[0], r)]))
+        for old in reversed(ops):
+            _erase_dead(self.map.pop(old.results[0], None))
+        self.unranged = [o for o in self.unranged if o not in ops]  # their ranges are moot
+        return y
+
     def convert_op(self, op: Operation) -> None:
+        if SATURATE in op.attributes and self.given(op.operands[0]) == self.given(
+                op.results[0]) is not None:
+            found = self.mode == num.RequantizeMode.ONNXRUNTIME and lut.region(
+                op.operands[0], self.given)
+            self.map[op.results[0]] = self.map[op.operands[0]] if not found else \
+                self._lut(op, *found)
+            return
         cond = None
         if isinstance(op, (minun.SgnOp, minun.IfNonNegOp)) and \
                 isinstance(op.operands[0].type, TensorType):
@@ -470,6 +508,16 @@ class ZeroSkewConverter(L2Converter):
             shift=0), result_types=[self.tensor(op.result, self._product_type(a, b))]))
 
     def conv2d(self, op: minun.Conv2DOp, x, f) -> SSAValue:
+        if ORT_AVGPOOL in op.attributes:  # the window sums (weights 1 stored as 1)
+            name, shape = f.owner.sym_name.data, shape_of(op.filter)
+            _drop_unused(f)
+            f = self.emit(num.ParamOp.build_param(name, np.ones(shape, np.int64),
+                                                  minun.tensor_of(shape, AffineType(8, 1.0, 0))))
+            attrs = {k: op.attributes[k] for k in ("strides", "pads", "dilations", "groups")}
+            return self.emit(num.Conv2DOp.create(operands=[self.narrow(x, op.input), f],
+                                                 attributes={**attrs, **self._attrs(halvings=0)},
+                                                 result_types=[self.tensor(
+                                                     op.result, self._product_type(x, f))]))
         if TFLITE_AVGPOOL in op.attributes:  # a TFLite model's AVERAGE_POOL_2D
             x = self.narrow(x, op.input)
             if self.given(op.results[0]) == el_of(x):  # TFLite's kernel, in its type
@@ -667,12 +715,27 @@ def _conv2d(op, x, f):
 def op_table(op: Operation) -> np.ndarray:
     """The 256 int8 outputs of an exp / sigmoid / tanh op, for inputs -128..127."""
     a, r = _t(op.operands[0]), _t(op.results[0])
+    if op.name == "num.lut":
+        return np.asarray(op.table.get_values(), dtype=np.int64)
     function = {"num.exp": "exp", "num.sigmoid": "sigmoid", "num.tanh": "tanh"}[op.name]
     return af.table(function, a.real_scale, a.zp, r.real_scale, r.zp)
 
 
 def _table(op, x):
     return op_table(op)[np.asarray(x, dtype=np.int64) - af.QMIN]
+
+
+def _erase_dead(value: SSAValue | None) -> None:
+    """Erase the op computing value if nothing reads it, and so on up its operands."""
+    owner = getattr(value, "owner", None)
+    if not isinstance(owner, Operation) or isinstance(owner, num.InputOp) or \
+            owner.parent is None or any(r.uses for r in owner.results):
+        return  # (a leaf not placed yet: an unused num.param is dropped at the end)
+    operands = list(owner.operands)
+    owner.detach()
+    owner.erase()
+    for x in operands:
+        _erase_dead(x)
 
 
 def clip_bounds(op: Operation) -> tuple[int, int]:
@@ -752,6 +815,7 @@ _KERNELS = {
     "num.exp": _table,
     "num.sigmoid": _table,
     "num.tanh": _table,
+    "num.lut": _table,
     "num.softmax": lambda op, x: tsm.softmax(x, _t(op.input).real_scale) if op.tflite
     else af.softmax(x, _t(op.input).real_scale, num.softmax_levels(_t(op.result))),
     "num.log_softmax": lambda op, x: af.log_softmax(x, _t(op.input).real_scale,

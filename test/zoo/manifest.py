@@ -35,6 +35,11 @@ class Model:
     dims: dict = field(default_factory=dict)  # symbolic dimensions other than the batch
     known: dict = field(default_factory=dict)  # stage: (its error message, why)
     third_party: bool = True  # False: built in this repository by hand
+    # a pre-quantized model (QDQ, QOperator): also compiled at zero-skew with the file's own
+    # scales and zero points, its integers checked against onnxruntime's; ort_bound: (the
+    # largest difference in output integers, the least fraction equal), where they differ
+    prequantized: bool = False
+    ort_bound: tuple[int, float] | None = None
 
     @property
     def path(self) -> Path:
@@ -75,6 +80,26 @@ _ONNX2C = {  # name: source
 }
 
 
+_ORTQUANT = {  # name: (format, the torch model it quantizes)
+    "mlp_qdq": ("QDQ", "mlp"), "mlp_qop": ("QOperator", "mlp"),
+    "mlp_leaky_qop": ("QOperator", "mlp, ReLU made LeakyRelu"),
+    "cnn_qdq_pc": ("QDQ", "cnn"), "cnn_qdq_wpair_pc": ("QDQ", "cnn"),
+    "cnn_qop": ("QOperator", "cnn"), "cnn_qop_u8": ("QOperator, uint8 activations", "cnn"),
+    "dscnn_qdq": ("QDQ", "dscnn"),
+    "dscnn_qop_pc": ("QOperator", "dscnn"), "mobile_res_qdq_pc": ("QDQ", "mobile_res"),
+    "mobile_res_qop": ("QOperator", "mobile_res"),
+    "cnn_relu6_qdq": ("QDQ", "cnn, ReLU made ReLU6"),
+    "cnn_relu6_qop_pc": ("QOperator", "cnn, ReLU made ReLU6"),
+    "cnn_int8io": ("QDQ, int8 input and output", "cnn"),
+}
+# zero-skew against onnxruntime where its integers are not all equal (docs/onnx-frontend.md,
+# "onnxruntime's quantizer"), as measured on the 40 stored inputs: onnxruntime's
+# QLinearAveragePool rounds a float32 sum (1 off on some ties there, 8 after dscnn's
+# depthwise layers), its QLinearSoftmax computes in float32 (1 off)
+_ORT_BOUNDS = {"dscnn_qdq": (8, 0.39), "mobile_res_qdq_pc": (1, 0.9),
+               "mobile_res_qop": (1, 0.98)}
+
+
 def models() -> list[Model]:
     out = []
     for name, dataset in _SKLEARN.items():
@@ -111,4 +136,9 @@ def models() -> list[Model]:
         out.append(Model(
             f"onnx2c/{name}", source, f"onnx2c/{name}.onnx", f"onnx2c/{name}.npz",
             f"onnx2c/{name}.npz", f"onnx2c/{name}", dims=dims, known=known))
+    for name, (fmt, base) in _ORTQUANT.items():
+        out.append(Model(
+            f"ortquant/{name}", f"onnxruntime 1.31.1 quantize_static ({fmt}) of torch {base}",
+            f"ortquant/{name}.onnx", f"ortquant/{name}.npz", "torch/data/digits01-train.npz",
+            f"ortquant/{name}", prequantized=True, ort_bound=_ORT_BOUNDS.get(name)))
     return out

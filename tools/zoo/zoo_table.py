@@ -70,6 +70,16 @@ def table() -> str:
         f"({100 * files_ok / len(third):.0f}%); files passing each stage: {per_stage}. "
         f"The {len(hand)} hand-built models: "
         f"{sum(not m.known for m in hand)} pass every stage."]
+    quantized = [m for m in models if getattr(m, "prequantized", False)]
+    if quantized:
+        lines += ["", "Pre-quantized models at zero-skew with the file's own scales and zero "
+                  "points (the C on the M4 = the evaluator for each):", "",
+                  "| model | the evaluator's integers vs onnxruntime's (40 inputs) |",
+                  "|---|---|"]
+        for m in quantized:
+            bound = m.ort_bound
+            lines.append(f"| {m.name} | " + ("equal" if bound is None else
+                         f"within {bound[0]}, at least {100 * bound[1]:.0f}% equal") + " |")
     return "\n".join(lines)
 
 

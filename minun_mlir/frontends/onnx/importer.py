@@ -106,6 +106,9 @@ CLASS_LABELS = "minun.class_labels"  # the func attribute naming a classifier's 
 # on the func of a pre-quantized model: quantize{repr=zero-skew} requantizes its int32
 # accumulators as onnxruntime does (float32, half to even), not as TFLite
 REQUANTIZE = "minun.requantize"
+# Domains whose operators have no ONNX schema: the importer's own fused nodes (fuse.py)
+# and onnxruntime's contrib operators (quantized.py); their handlers check their inputs.
+SCHEMALESS_DOMAINS = (FUSED_DOMAIN, "com.microsoft")
 # the ai.onnx.ml operators whose output is a predicted value (no label: minun.regression)
 REGRESSORS = ("LinearRegressor", "TreeEnsembleRegressor", "SVMRegressor", "TreeEnsemble")
 PASS_THROUGH = ("Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast")
@@ -670,13 +673,19 @@ class Importer:
         if not inp.type.HasField("tensor_type"):
             raise MinunError(f"graph input '{inp.name}' is not a tensor; only tensor inputs "
                              f"are supported")
-        if tt.elem_type != onnx.TensorProto.FLOAT:
+        quantized = None
+        if tt.elem_type == onnx.TensorProto.INT8:  # its reals, with the model's quantization
+            from .quantized import int8_input
+
+            quantized = int8_input(self, inp.name)
+        elif tt.elem_type != onnx.TensorProto.FLOAT:
             dtype = (onnx.TensorProto.DataType.Name(tt.elem_type)
                      if tt.elem_type in onnx.TensorProto.DataType.values()
                      else f"element type {tt.elem_type} (not an ONNX type)")
             raise MinunError(
                 f"graph input '{inp.name}' has element type {dtype}; the L1 dialect computes "
-                f"in float32 (only FLOAT inputs are supported)")
+                f"in float32 (only FLOAT inputs, and INT8 ones a model dequantizes, are "
+                f"supported)")
         if not tt.HasField("shape"):
             raise MinunError(f"graph input '{inp.name}' has no declared shape; the importer "
                              f"needs static shapes")
@@ -694,7 +703,11 @@ class Importer:
         if why:
             raise MinunError(why)
         lo, hi = self.input_ranges.get(inp.name, DEFAULT_INPUT_RANGE)
+        if quantized is not None:
+            lo, hi = quantized[1]
         ssa = self.leaf(minun.InputOp(inp.name, shape, lo, hi), inp.name)
+        if quantized is not None:
+            ssa.owner.attributes[QUANTIZATION] = quantized[0]
         return Value.of(ssa, None, inp.name)
 
     def _output(self, out: onnx.ValueInfoProto) -> SSAValue:
@@ -751,9 +764,9 @@ class Importer:
                 raise self.error(self._unsupported(domain))
             if domain not in self.opsets:
                 raise self.error(f"the model does not import the domain '{domain}' it uses")
-            try:
-                schema = None if domain == FUSED_DOMAIN else onnx.defs.get_schema(
-                    proto.op_type, self.opsets[domain], domain)  # fuse.py's nodes: none
+            try:  # fuse.py's nodes and onnxruntime's contrib operators have no ONNX schema
+                schema = None if domain in SCHEMALESS_DOMAINS else onnx.defs.get_schema(
+                    proto.op_type, self.opsets[domain], domain)
             except onnx.defs.SchemaError:  # the operator came after the model's opset
                 first = min((s.since_version for s in onnx.defs.get_all_schemas_with_history()
                              if s.name == proto.op_type and s.domain == domain), default=None)
@@ -761,10 +774,10 @@ class Importer:
                                  f"domain '{domain or 'ai.onnx'}'" + (
                                      f"; it was introduced in opset {first}" if first else
                                      "")) from None
-            if schema is not None:
+            if schema is not None:  # a contrib operator's handler checks its inputs
                 self._check_schema(proto, schema)
             attrs = {a.name: _attr_value(a) for a in proto.attribute}
-            version = schema.since_version if schema is not None else 1
+            version = schema.since_version if schema is not None else self.opsets[domain]
             node = Node(proto, inputs, attrs, version)
             try:
                 outputs = list(handler(self, node))

@@ -58,3 +58,9 @@
 %s = "test.op"() : () -> tensor<1x4x!num.affine<8, 0.1, 3>>
 %p = num.softmax %s : tensor<1x4x!num.affine<8, 0.1, 3>> -> tensor<1x4x!num.affine<8, 0.005, -128>>
 // CHECK: error: num.softmax: a zero-skew result is !num.affine<8, 1/255 or 1/256, -128>, got tensor<1x4x!num.affine<8, 0.005, -128>>
+
+// -----
+// num.lut's table has an entry per int8 input: 256 of them.
+%l = "test.op"() : () -> tensor<2x!num.affine<8, 0.1, 3>>
+%m = num.lut %l {table = array<i8: 1, 2, 3>} : tensor<2x!num.affine<8, 0.1, 3>> -> tensor<2x!num.affine<8, 0.1, 3>>
+// CHECK: error: num.lut: the table needs 256 entries, got 3

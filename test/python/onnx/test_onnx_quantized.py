@@ -193,8 +193,8 @@ def test_the_l1_carries_the_quantization_and_other_representations_ignore_it():
 @pytest.mark.parametrize("what,scale,zp,message", [
     ("per-axis", np.array([0.1, 0.2], dtype=np.float32), np.array([0, 0], dtype=np.int8),
      "per-axis scales (2 of them) are not supported"),
-    ("uint8", np.float32(0.1), np.uint8(128), "zero point of type uint8 and size 1: only one "
-     "int8"),
+    ("int16", np.float32(0.1), np.int16(128), "zero point of type int16 and size 1: only one "
+     "int8 or uint8"),
 ])
 def test_unsupported_quantizations_are_refused_by_node(what, scale, zp, message):
     nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["Xq"], name="q1"),

@@ -6,7 +6,12 @@ tf2onnx-style hand-built models; listed in test/zoo/manifest.py), stage by stage
 - fixed16, fixed8: quantized with its training data, the C built for the Cortex-M4 and
   run in QEMU on 3 stored inputs gives exactly the bit-exact evaluator's outputs;
 - cli: `minun-compile model.onnx --out DIR` exits 0 and writes model.c, its report on
-  stdout (the one-line warnings it prints are shown).
+  stdout (the one-line warnings it prints are shown);
+- zero-skew, for pre-quantized models (test/zoo/ortquant: onnxruntime's quantizer):
+  compiled with the file's own scales and zero points, the evaluator's output integers
+  equal onnxruntime's on the 40 stored inputs (or stay within the manifest's ort_bound),
+  and the C on the Cortex-M4 equals the evaluator. Their import stage compares labels
+  (the float model does not round its activations).
 
 A stage listed in a model's `known` fails, and the test checks it fails with that message
 (so a fix shows up as a failing test, and the manifest and docs table get updated).
@@ -83,7 +88,7 @@ def _inputs(name: str) -> np.ndarray:
 
 
 @functools.cache
-def _ort(name: str) -> np.ndarray:
+def _ort_raw(name: str) -> np.ndarray:
     """onnxruntime's output on every stored input, one at a time (batch 1)."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
@@ -93,6 +98,38 @@ def _ort(name: str) -> np.ndarray:
     x = _inputs(name)
     return np.stack([np.asarray(session.run(None, {feed: x[i:i + 1]})[0]).reshape(-1)
                      for i in range(len(x))])
+
+
+def _quantization(op) -> tuple[float, int]:
+    s, zp = op.attributes["quantization"].get_values()
+    return float(s), int(zp)
+
+
+def _output_quantization(name: str) -> tuple[float, int]:
+    """The (scale, zero point) the model gives its output (a pre-quantized model's)."""
+    ret = next(op for op in _l1(name).walk() if op.name == "func.return")
+    return _quantization(ret.operands[0].owner)
+
+
+@functools.cache
+def _ort(name: str) -> np.ndarray:
+    """onnxruntime's outputs as reals (an int8 output: the reals its integers stand for)."""
+    y = _ort_raw(name)
+    if y.dtype != np.int8:
+        return y
+    s, zp = _output_quantization(name)
+    return (s * (y.astype(np.float64) - zp)).astype(np.float32)
+
+
+@functools.cache
+def _reals(name: str) -> np.ndarray:
+    """The stored inputs as the reals the evaluator takes (an int8 input: the reals its
+    integers stand for, with the model's quantization)."""
+    x = _inputs(name)
+    if x.dtype != np.int8:
+        return x
+    s, zp = _quantization(next(op for op in _l1(name).walk() if op.name == "minun.input"))
+    return (s * (x.astype(np.float64) - zp)).astype(np.float32)
 
 
 @functools.cache
@@ -129,11 +166,15 @@ def _expect_failure(name: str, stage: str, run) -> None:
 @pytest.mark.parametrize("name", _params())
 def test_import_and_float_equal_onnxruntime(name):
     assert "import" not in MODELS[name].known  # none is known to fail importing
-    x = _inputs(name)
+    x = _reals(name)
     got = np.asarray(evaluate(_l1(name), x[:, None]).outputs[0]).reshape(len(x), -1)
     want = _ort(name)
     assert got.shape == want.shape
-    if want.dtype.kind in "iu":  # a label
+    if MODELS[name].prequantized:
+        # the float model a quantized one stands for: its weights, no rounding of the
+        # activations but their saturation (test_zero_skew_... checks the integers)
+        assert np.mean(got.argmax(1) == want.argmax(1)) >= 0.95
+    elif want.dtype.kind in "iu":  # a label
         np.testing.assert_array_equal(got, want)
     else:
         np.testing.assert_allclose(got, want, rtol=1e-4,
@@ -150,7 +191,7 @@ def _agreement(name: str, bits: int) -> float:
     """fixed-point vs onnxruntime on the 40 stored inputs: label agreement, or for
     NOT_CLASSIFIERS the largest error over the largest |output|."""
     l2 = _l2(name, bits)
-    x = _inputs(name)
+    x = _reals(name)
     out = np.asarray(decode_outputs(l2, evaluate_l2(l2, x[:, None]).outputs)[0]).reshape(
         len(x), -1)
     ref = _ort(name)
@@ -177,12 +218,15 @@ def test_fixed16_agrees_with_onnxruntime(name, capsys):
 
 
 def _m4(name: str, bits: int, tmp_path: Path) -> None:
-    l2 = _l2(name, bits)
-    x = _inputs(name)[:N_RUN][:, None]
+    _c_equals_the_evaluator(name, _l2(name, bits), f"fixed{bits}", tmp_path)
+
+
+def _c_equals_the_evaluator(name: str, l2, config: str, tmp_path: Path) -> None:
+    x = _reals(name)[:N_RUN][:, None]
     stored = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(N_RUN, -1)
     emit_c(l2, "cortex-m4", tmp_path)
     r = run_model(tmp_path, "cortex-m4", storage_inputs(l2, x), name=name.replace("/", "_"),
-                  config=f"fixed{bits}")
+                  config=config)
     if MODELS[name].output == "output_label":  # the program returns the label
         np.testing.assert_array_equal(r.labels, stored.reshape(-1))
     else:
@@ -198,6 +242,42 @@ def test_fixed_point_c_on_cortex_m4_equals_the_evaluator(name, bits, tmp_path):
         _expect_failure(name, stage, lambda: _m4(name, bits, tmp_path))
     else:
         _m4(name, bits, tmp_path)
+
+
+@functools.cache
+def _zero_skew(name: str):
+    """The model at zero-skew with the file's own scales and zero points only (no
+    profile: every value it computes is one the file quantizes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. a value with no range of its own
+        return lower_to_l2(_l1(name), repr="zero-skew", bits=8)
+
+
+@pytest.mark.parametrize("name", [n for n, m in MODELS.items() if m.prequantized])
+def test_zero_skew_gives_onnxruntime_s_integers(name):
+    """A pre-quantized model at zero-skew with its own quantization: its input is stored
+    as the model's int8 (an int8 graph input: the stored integers themselves), and the
+    evaluator's output integers equal onnxruntime's on the 40 stored inputs, or differ
+    within the model's documented bound (manifest.py, ort_bound)."""
+    l2 = _zero_skew(name)
+    x = _reals(name)
+    stored = storage_inputs(l2, x[:, None])
+    if _inputs(name).dtype == np.int8:
+        np.testing.assert_array_equal(stored.reshape(_inputs(name).shape), _inputs(name))
+    ours = np.asarray(evaluate_l2(l2, x[:, None]).outputs[0]).reshape(len(x), -1)
+    theirs = _ort_raw(name).astype(np.int64)
+    if _ort_raw(name).dtype != np.int8:
+        s, zp = _output_quantization(name)
+        theirs = np.rint(_ort_raw(name).astype(np.float64) / s).astype(np.int64) + zp
+    diff = np.abs(ours - theirs)
+    most, equal = MODELS[name].ort_bound or (0, 1.0)
+    assert diff.max() <= most and np.mean(diff == 0) >= equal, (diff.max(), np.mean(diff == 0))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n, m in MODELS.items() if m.prequantized])
+def test_zero_skew_c_on_cortex_m4_equals_the_evaluator(name, tmp_path):
+    _c_equals_the_evaluator(name, _zero_skew(name), "zero-skew8", tmp_path)
 
 
 def _cli(name: str, out: Path | None) -> tuple[int, str, str]:

@@ -66,6 +66,27 @@ _ONNX2C = {  # name: source
     "lstm_k1_b1_r1": "onnx2c test/simple_networks (Keras, keras2onnx)",
 }
 
+_TREES = {  # name: (source, training data under test/zoo) -- tools/zoo/export_trees.py
+    "xgboost/xgb_clf_iris": ("XGBoost 3.2.0, onnxmltools 1.16.0", "sklearn/data/iris-train.npz"),
+    "xgboost/xgb_bin_iris": ("XGBoost 3.2.0, onnxmltools 1.16.0", "sklearn/data/iris-train.npz"),
+    "xgboost/xgb_reg_diabetes": ("XGBoost 3.2.0, onnxmltools 1.16.0",
+                                 "sklearn/data/diabetes-train.npz"),
+    "lightgbm/lgbm_clf_wine": ("LightGBM 4.7.0, onnxmltools 1.16.0",
+                               "sklearn/data/wine-train.npz"),
+    "lightgbm/lgbm_bin_iris": ("LightGBM 4.7.0, onnxmltools 1.16.0",
+                               "sklearn/data/iris-train.npz"),
+    "lightgbm/lgbm_reg_diabetes": ("LightGBM 4.7.0, onnxmltools 1.16.0",
+                                   "sklearn/data/diabetes-train.npz"),
+    "catboost/cb_clf_iris": ("CatBoost 1.2.10, save_model(format='onnx')",
+                             "sklearn/data/iris-train.npz"),
+    "catboost/cb_bin_iris": ("CatBoost 1.2.10, save_model(format='onnx')",
+                             "sklearn/data/iris-train.npz"),
+    "catboost/cb_reg_diabetes": ("CatBoost 1.2.10, save_model(format='onnx')",
+                                 "sklearn/data/diabetes-train.npz"),
+    "onnxruntime/logreg_iris": ("onnxruntime 1.31.1 wheel, datasets/logreg_iris.onnx "
+                                "(OnnxMLTools 1.2)", "onnxruntime/logreg_iris-train.npz"),
+}
+
 
 def models() -> list[Model]:
     out = []
@@ -97,4 +118,9 @@ def models() -> list[Model]:
         out.append(Model(
             f"onnx2c/{name}", source, f"onnx2c/{name}.onnx", f"onnx2c/{name}.npz",
             f"onnx2c/{name}.npz", f"onnx2c/{name}", dims=dims, known=known))
+    for name, (source, train) in _TREES.items():
+        # logreg_iris: its probabilities are a Normalizer L1 of sigmoids (a run-time
+        # division, not imported); the label is compiled, as minun-compile does
+        out.append(Model(name, source, f"{name}.onnx", f"{name}.npz", train, name,
+                         output="label" if name == "onnxruntime/logreg_iris" else None))
     return out

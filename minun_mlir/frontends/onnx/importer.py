@@ -628,13 +628,16 @@ class Importer:
 
     def _one_example(self, inp: onnx.ValueInfoProto) -> None:
         """A [B, F] input with a fixed B > 1 read only by ai.onnx.ml operators (which
-        compute each row alone: onnxruntime's datasets/logreg_iris.onnx declares 3 rows)
-        compiles one row, with a one-line warning."""
+        compute each row alone and take one: onnxruntime's datasets/logreg_iris.onnx
+        declares 3 rows) compiles one row, with a one-line warning; the graph outputs'
+        declared batch is then read as unknown."""
         dims = inp.type.tensor_type.shape.dim
         if len(dims) != 2 or not dims[0].HasField("dim_value") or dims[0].dim_value <= 1:
             return
+        from .ml import ML, ONE_EXAMPLE  # ml.py imports this module
+
         readers = [n for n in self.graph.node if inp.name in n.input]
-        if readers and all(n.domain == "ai.onnx.ml" for n in readers):
+        if readers and all(n.domain == ML and n.op_type in ONE_EXAMPLE for n in readers):
             self.one_row.add(inp.name)
             warn(f"graph input '{inp.name}': a fixed batch of {dims[0].dim_value} rows, read "
                  f"only by ai.onnx.ml operators (row by row); compiled for one row")
@@ -724,6 +727,8 @@ class Importer:
         declared = out.type.tensor_type.shape
         if out.type.tensor_type.HasField("shape"):
             dims = [d.dim_value if d.HasField("dim_value") else None for d in declared.dim]
+            if self.one_row and dims:
+                dims[0] = None  # the fixed batch compiled as one row
             fitted = _fit_declared(dims, v.shape)
             if fitted is not None and fitted != v.shape:  # CatBoost's [N] for a [N, 1]
                 v = self.reshape(v, fitted)

@@ -107,6 +107,10 @@ REQUANTIZE = "minun.requantize"
 # the ai.onnx.ml operators whose output is a predicted value (no label: minun.regression)
 REGRESSORS = ("LinearRegressor", "TreeEnsembleRegressor", "SVMRegressor", "TreeEnsemble")
 PASS_THROUGH = ("Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast")
+# the ai.onnx.ml operators that take one example ([1, F] or [F], ml.py's `_row`)
+ONE_EXAMPLE = ("LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
+               "TreeEnsembleClassifier", "TreeEnsembleRegressor", "TreeEnsemble",
+               "SVMClassifier", "SVMRegressor")
 
 
 @dataclass(eq=False)
@@ -634,10 +638,9 @@ class Importer:
         dims = inp.type.tensor_type.shape.dim
         if len(dims) != 2 or not dims[0].HasField("dim_value") or dims[0].dim_value <= 1:
             return
-        from .ml import ML, ONE_EXAMPLE  # ml.py imports this module
-
         readers = [n for n in self.graph.node if inp.name in n.input]
-        if readers and all(n.domain == ML and n.op_type in ONE_EXAMPLE for n in readers):
+        if readers and all(n.domain == "ai.onnx.ml" and n.op_type in ONE_EXAMPLE
+                           for n in readers):
             self.one_row.add(inp.name)
             warn(f"graph input '{inp.name}': a fixed batch of {dims[0].dim_value} rows, read "
                  f"only by ai.onnx.ml operators (row by row); compiled for one row")

@@ -24,10 +24,6 @@ from .importer import Importer, Node, Value, identity, node_label
 from .linear import matmul2d
 
 ML = "ai.onnx.ml"
-# the operators that take one example ([1, F] or [F], `_row`)
-ONE_EXAMPLE = ("LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
-               "TreeEnsembleClassifier", "TreeEnsembleRegressor", "TreeEnsemble",
-               "SVMClassifier", "SVMRegressor")
 POST_TRANSFORMS = ("NONE", "LOGISTIC", "SOFTMAX")
 
 

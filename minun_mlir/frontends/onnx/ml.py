@@ -104,13 +104,33 @@ def _linear_classifier(imp: Importer, node: Node) -> list[Value]:
              f"{x.shape[1]} features; onnxruntime reads the first {need} (one row per "
              f"class), and so does the compile")
         coef = coef[:need]
+    intercepts = _floats(node, "intercepts")
+    if n == 2 and coef.size == x.shape[1]:
+        return _one_row_binary(imp, node, x, coef, intercepts)
     if coef.size != n * x.shape[1]:
         rows = coef.size // max(x.shape[1], 1)
         raise imp.error(f"{rows} coefficient rows for {n} classes; only one row per class "
-                        f"is supported (the binary one-row form is not)")
-    intercepts = _floats(node, "intercepts")
+                        f"(or one row for two classes) is supported")
     scores = _post_transform(imp, node, _affine(imp, x, coef.reshape(n, -1), intercepts))
     return [_label(imp, scores), scores]
+
+
+def _one_row_binary(imp: Importer, node: Node, x: Value, coef: np.ndarray,
+                    intercepts: np.ndarray) -> list[Value]:
+    """Two classes from one coefficient row, as onnxruntime computes them: s = w.x + b,
+    label s > 0 (compiled exactly: the argmax of [-s, s]), probabilities [1 - t(s), t(s)]
+    for t = LOGISTIC or NONE."""
+    kind = node.attr("post_transform", "NONE")
+    if kind not in ("NONE", "LOGISTIC"):
+        raise imp.error(f"post_transform {kind} is not supported for the binary one-row "
+                        f"form (NONE, LOGISTIC)")
+    if intercepts.size > 1:
+        raise imp.error(f"{intercepts.size} intercepts for one coefficient row")
+    s = _affine(imp, x, coef.reshape(1, -1), intercepts)
+    p = imp.unary(minun.SigmoidOp, s) if kind == "LOGISTIC" else s
+    one = Value.const(np.ones((1, 1), np.float32), "one")
+    scores = imp.concat([imp.binary(minun.SubOp, one, p), p], 1)
+    return [_label(imp, imp.concat([imp.unary(minun.NegOp, s), s], 1)), scores]
 
 
 def _linear_regressor(imp: Importer, node: Node) -> list[Value]:

@@ -4,7 +4,8 @@ mixed-sign weights onnxruntime labels s > 0, with every weight >= 0 it labels s 
 before the post_transform); its probabilities are [t(-s), t(s)] or [1 - t(s), t(s)] for
 t = LOGISTIC or NONE. The float evaluator gives onnxruntime's probabilities and labels; the
 fixed-point C's label (x86), the bit-exact evaluator's and the report's (compile_model's
-predictions) are onnxruntime's on every input, inputs on the thresholds included."""
+predictions) are onnxruntime's on every input, inputs on the thresholds included. The
+same failure class in a LinearClassifier: one coefficient row for two classes."""
 
 from __future__ import annotations
 
@@ -112,3 +113,39 @@ def test_other_binary_forms_are_refused_with_the_node(kwargs, message):
     with pytest.raises(MinunError, match=message) as info:
         import_model(model, outputs=["prob"])
     assert "TreeEnsembleClassifier" in str(info.value) and "\n" not in str(info.value)
+
+
+def _one_row_linear(post: str, intercept: float):
+    node = helper.make_node(
+        "LinearClassifier", ["x"], ["label", "prob"], domain="ai.onnx.ml",
+        classlabels_ints=[0, 1], coefficients=[1.0, -1.0], intercepts=[intercept],
+        post_transform=post)
+    graph = helper.make_graph(
+        [node], "linear", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 2])],
+        [helper.make_tensor_value_info("label", TensorProto.INT64, [None]),
+         helper.make_tensor_value_info("prob", TensorProto.FLOAT, [None, 2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("ai.onnx.ml", 3)])
+    model.ir_version = 8
+    return model
+
+
+@pytest.mark.parametrize("post", ["NONE", "LOGISTIC"])
+def test_one_row_linear_classifier_is_onnxruntime(post, tmp_path):
+    """The same failure class in a LinearClassifier: two classes from one coefficient row
+    (s = w.x + b; onnxruntime labels s > 0, probabilities [1 - t(s), t(s)]); rows with
+    s = 0 exactly (x0 = x1 - 0.25) take class 0. Float probabilities and labels, and the
+    fixed16 label of the x86 C, are onnxruntime's."""
+    model = _one_row_linear(post, 0.25)
+    x = np.concatenate([_inputs(), [[0.0, 0.25], [0.5, 0.75]]]).astype(np.float32)
+    want_label, want_prob = _ort(model, x)
+    for name, want in (("prob", want_prob), ("label", want_label)):
+        l1 = import_model(model, outputs=[name])
+        got = np.asarray(evaluate(l1, x[:, None]).outputs[0]).reshape(len(x), -1)
+        np.testing.assert_allclose(got, want.reshape(len(x), -1), rtol=1e-6, atol=1e-6)
+    data = tmp_path / "data.npz"
+    np.savez(data, x=x, y=want_label)
+    l2 = lower_to_l2(import_model(model, outputs=["label"]), bits=16, data=str(data))
+    emit_c(l2, "x86", tmp_path / "c")
+    r = run_model(tmp_path / "c", "x86", storage_inputs(l2, x[:, None]), name="linear")
+    np.testing.assert_array_equal(r.labels, want_label)

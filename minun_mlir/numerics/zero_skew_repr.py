@@ -328,24 +328,14 @@ class ZeroSkewConverter(L2Converter):
         its node unconditional (both children the same, as in fixed point). Leaves and
         base in int32 at one scale (zero point 0) where the worst-case sum is 2^30: an
         int32 accumulator, read as it is by an argmax and requantized for anything else."""
-        from minun_mlir.numerics.fixed_repr import _tree_bound, _tree_leaves
+        from minun_mlir.numerics.fixed_repr import integer_thresholds, tree_sum_bound
 
         tx = el_of(x)
         a = op.arrays()
-        leq = op.mode.data == "leq"
-        lo, hi = af.int_range(tx.width)
         grid = a["thresholds"].astype(np.float64) / tx.real_scale + tx.zp
-        t_int = np.floor(grid) if leq else np.ceil(grid)
-        nodes = a["nodes"].reshape(-1, 3).copy()
-        always = (t_int >= hi) if leq else (t_int > hi)
-        never = (t_int < lo) if leq else (t_int <= lo)
-        nodes[always, 2] = nodes[always, 1]
-        nodes[never, 1] = nodes[never, 2]
-        t_int = np.clip(t_int, lo, hi).astype(np.int64)
+        nodes, t_int = integer_thresholds(op, grid, af.int_range(tx.width))
         leaves, base = a["leaves"].astype(np.float64), a["base"].astype(np.float64)
-        bound = _tree_bound(_tree_leaves(nodes, a["roots"].reshape(-1)), np.abs(leaves),
-                            np.abs(base))
-        scale = max(bound, 1e-30) / 2.0 ** 30
+        scale = max(tree_sum_bound(op, nodes), 1e-30) / 2.0 ** 30
         out = AffineType(32, scale, 0)
         attrs = dict(op.attributes)
         attrs.update(nodes=minun.dense_ints(nodes), thresholds=minun.dense_ints(

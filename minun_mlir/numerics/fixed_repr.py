@@ -65,6 +65,31 @@ def _tree_leaves(nodes: np.ndarray, roots: np.ndarray) -> list[list[int]]:
     return out
 
 
+def integer_thresholds(op: minun.TreeEnsembleOp, grid: np.ndarray, bounds: tuple[int, int]
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The node table and integer thresholds of a tree ensemble whose thresholds are
+    `grid` in units of the input's integers: <= nodes keep floor, < nodes ceil (the integer
+    comparison is then the real one); a threshold past `bounds` makes its node
+    unconditional (both children the same) before it is clamped."""
+    lo, hi = bounds
+    leq = op.mode.data == "leq"
+    t_int = np.floor(grid) if leq else np.ceil(grid)
+    nodes = op.arrays()["nodes"].reshape(-1, 3).copy()
+    always = (t_int >= hi) if leq else (t_int > hi)
+    never = (t_int < lo) if leq else (t_int <= lo)
+    nodes[always, 2] = nodes[always, 1]
+    nodes[never, 1] = nodes[never, 2]
+    return nodes, np.clip(t_int, lo, hi).astype(np.int64)
+
+
+def tree_sum_bound(op: minun.TreeEnsembleOp, nodes: np.ndarray) -> float:
+    """The largest |sum| the ensemble can produce: over outputs, |base| + the sum over
+    trees of their largest |leaf|."""
+    a = op.arrays()
+    return _tree_bound(_tree_leaves(nodes, a["roots"].reshape(-1)), np.abs(a["leaves"]),
+                       np.abs(a["base"]))
+
+
 def _tree_bound(trees: list[list[int]], leaves: np.ndarray, base: np.ndarray) -> float:
     """max over outputs of |base| + the sum over trees of their largest |leaf|."""
     total = base.astype(np.float64).copy()
@@ -209,16 +234,8 @@ class FixedConverter(L2Converter):
         tree) fits: the sum over trees is then an exact integer sum in the output width."""
         tx = self.t(x)
         a = op.arrays()
-        leq = op.mode.data == "leq"
-        lo, hi = fx.int_range(tx.width)
         scaled = a["thresholds"].astype(np.float64) * math.ldexp(1.0, tx.frac)
-        t_int = np.floor(scaled) if leq else np.ceil(scaled)
-        nodes = a["nodes"].reshape(-1, 3).copy()
-        always = (t_int >= hi) if leq else (t_int > hi)
-        never = (t_int < lo) if leq else (t_int <= lo)
-        nodes[always, 2] = nodes[always, 1]
-        nodes[never, 1] = nodes[never, 2]
-        t_int = np.clip(t_int, lo, hi).astype(np.int64)
+        nodes, t_int = integer_thresholds(op, scaled, fx.int_range(tx.width))
         bits = self.bits(op.result)
         leaves, base = a["leaves"].astype(np.float64), a["base"].astype(np.float64)
         trees = _tree_leaves(nodes, a["roots"].reshape(-1))

@@ -50,6 +50,9 @@ Ops (docs/numerics.md has the table):
 - log_softmax: per row, the sum of softmax's exp table, its ln by fixed point's
   ln_sum (16 fraction bits), s_in (max - q) at 2^16 added, requantized (MBQM) to the
   output's calibrated scale;
+- tree_ensemble: thresholds on the input's int8 grid (q <= floor(t/s + zp), q <
+  ceil(t/s + zp): each node decides as on the real s (q - zp)), leaves and base in int32
+  at the scale where the worst-case sum is 2^30: an int32 accumulator;
 - relu: max(q, zp); relu6 / clip: clamps at the bounds quantized at the operand's type;
   max, min, maxpool, argmax: integer comparisons (the order of q is the values' order);
   sgn and conditions read an int32 value with zero point 0 (q - zp, exactly).
@@ -356,6 +359,28 @@ class ZeroSkewConverter(L2Converter):
         return AffineType(8, *af.choose_params(fill, fill))
 
     # -- arithmetic ------------------------------------------------------------------------
+
+    def tree_ensemble(self, op: minun.TreeEnsembleOp, x: SSAValue) -> SSAValue:
+        """Thresholds on the input's int8 grid: s (q - zp) <= t iff q <= floor(t/s + zp),
+        s (q - zp) < t iff q < ceil(t/s + zp), exact; a threshold past [-128, 127] makes
+        its node unconditional (both children the same, as in fixed point). Leaves and
+        base in int32 at one scale (zero point 0) where the worst-case sum is 2^30: an
+        int32 accumulator, read as it is by an argmax and requantized for anything else."""
+        from minun_mlir.numerics.fixed_repr import integer_thresholds, tree_sum_bound
+
+        tx = el_of(x)
+        a = op.arrays()
+        grid = a["thresholds"].astype(np.float64) / tx.real_scale + tx.zp
+        nodes, t_int = integer_thresholds(op, grid, af.int_range(tx.width))
+        leaves, base = a["leaves"].astype(np.float64), a["base"].astype(np.float64)
+        scale = max(tree_sum_bound(op, nodes), 1e-30) / 2.0 ** 30
+        out = AffineType(32, scale, 0)
+        attrs = dict(op.attributes)
+        attrs.update(nodes=minun.dense_ints(nodes), thresholds=minun.dense_ints(
+            t_int, tx.width), leaves=minun.dense_ints(np.round(leaves / scale), 32),
+            base=minun.dense_ints(np.round(base / scale), 32))
+        return self.emit(minun.TreeEnsembleOp.create(
+            operands=[x], attributes=attrs, result_types=[self.tensor(op.result, out)]))
 
     def _bias(self, op: Operation, acc: SSAValue, other: SSAValue) -> SSAValue | None:
         """A parameter or literal added to an int32 accumulator, stored in int32 at its

@@ -79,6 +79,27 @@ _ONNX2C = {  # name: source
     "lstm_k1_b1_r1": "onnx2c test/simple_networks (Keras, keras2onnx)",
 }
 
+_TREES = {  # name: (source, training data under test/zoo) -- tools/zoo/export_trees.py
+    "xgboost/xgb_clf_iris": ("XGBoost 3.2.0, onnxmltools 1.16.0", "sklearn/data/iris-train.npz"),
+    "xgboost/xgb_bin_iris": ("XGBoost 3.2.0, onnxmltools 1.16.0", "sklearn/data/iris-train.npz"),
+    "xgboost/xgb_reg_diabetes": ("XGBoost 3.2.0, onnxmltools 1.16.0",
+                                 "sklearn/data/diabetes-train.npz"),
+    "lightgbm/lgbm_clf_wine": ("LightGBM 4.7.0, onnxmltools 1.16.0",
+                               "sklearn/data/wine-train.npz"),
+    "lightgbm/lgbm_bin_iris": ("LightGBM 4.7.0, onnxmltools 1.16.0",
+                               "sklearn/data/iris-train.npz"),
+    "lightgbm/lgbm_reg_diabetes": ("LightGBM 4.7.0, onnxmltools 1.16.0",
+                                   "sklearn/data/diabetes-train.npz"),
+    "catboost/cb_clf_iris": ("CatBoost 1.2.10, save_model(format='onnx')",
+                             "sklearn/data/iris-train.npz"),
+    "catboost/cb_bin_iris": ("CatBoost 1.2.10, save_model(format='onnx')",
+                             "sklearn/data/iris-train.npz"),
+    "catboost/cb_reg_diabetes": ("CatBoost 1.2.10, save_model(format='onnx')",
+                                 "sklearn/data/diabetes-train.npz"),
+    "onnxruntime/logreg_iris": ("onnxruntime 1.31.1 wheel, datasets/logreg_iris.onnx "
+                                "(OnnxMLTools 1.2)", "onnxruntime/logreg_iris-train.npz"),
+}
+
 
 _ORTQUANT = {  # name: (format, the torch model it quantizes)
     "mlp_qdq": ("QDQ", "mlp"), "mlp_qop": ("QOperator", "mlp"),
@@ -140,5 +161,12 @@ def models() -> list[Model]:
         out.append(Model(
             f"ortquant/{name}", f"onnxruntime 1.31.1 quantize_static ({fmt}) of torch {base}",
             f"ortquant/{name}.onnx", f"ortquant/{name}.npz", "torch/data/digits01-train.npz",
-            f"ortquant/{name}", prequantized=True, ort_bound=_ORT_BOUNDS.get(name)))
+            # one network per quantized torch network (QDQ and QOperator files alike)
+            f"ortquant/{base.replace(', ', '_').replace(' ', '_')}", prequantized=True,
+            ort_bound=_ORT_BOUNDS.get(name)))
+    for name, (source, train) in _TREES.items():
+        # logreg_iris: its probabilities are a Normalizer L1 of sigmoids (a run-time
+        # division, not imported); the label is compiled, as minun-compile does
+        out.append(Model(name, source, f"{name}.onnx", f"{name}.npz", train, name,
+                         output="label" if name == "onnxruntime/logreg_iris" else None))
     return out

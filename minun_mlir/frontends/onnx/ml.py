@@ -17,9 +17,10 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, i32, i64
 
+from minun_mlir.diagnostics import warn
 from minun_mlir.dialects import minun
 
-from .importer import Importer, Node, Value, identity
+from .importer import Importer, Node, Value, identity, node_label
 from .linear import matmul2d
 
 ML = "ai.onnx.ml"
@@ -97,13 +98,39 @@ def _linear_classifier(imp: Importer, node: Node) -> list[Value]:
     x = _row(imp, node.inputs[0])
     n = _class_count(imp, node)
     coef = _floats(node, "coefficients")
+    need = n * x.shape[1]
+    if coef.size > need and coef.size % n == 0:
+        warn(f"{node_label(imp.node)}: {coef.size} coefficients for {n} classes of "
+             f"{x.shape[1]} features; onnxruntime reads the first {need} (one row per "
+             f"class), and so does the compile")
+        coef = coef[:need]
+    intercepts = _floats(node, "intercepts")
+    if n == 2 and coef.size == x.shape[1]:
+        return _one_row_binary(imp, node, x, coef, intercepts)
     if coef.size != n * x.shape[1]:
         rows = coef.size // max(x.shape[1], 1)
         raise imp.error(f"{rows} coefficient rows for {n} classes; only one row per class "
-                        f"is supported (the binary one-row form is not)")
-    intercepts = _floats(node, "intercepts")
+                        f"(or one row for two classes) is supported")
     scores = _post_transform(imp, node, _affine(imp, x, coef.reshape(n, -1), intercepts))
     return [_label(imp, scores), scores]
+
+
+def _one_row_binary(imp: Importer, node: Node, x: Value, coef: np.ndarray,
+                    intercepts: np.ndarray) -> list[Value]:
+    """Two classes from one coefficient row, as onnxruntime computes them: s = w.x + b,
+    label s > 0 (compiled exactly: the argmax of [-s, s]), probabilities [1 - t(s), t(s)]
+    for t = LOGISTIC or NONE."""
+    kind = node.attr("post_transform", "NONE")
+    if kind not in ("NONE", "LOGISTIC"):
+        raise imp.error(f"post_transform {kind} is not supported for the binary one-row "
+                        f"form (NONE, LOGISTIC)")
+    if intercepts.size > 1:
+        raise imp.error(f"{intercepts.size} intercepts for one coefficient row")
+    s = _affine(imp, x, coef.reshape(1, -1), intercepts)
+    p = imp.unary(minun.SigmoidOp, s) if kind == "LOGISTIC" else s
+    one = Value.const(np.ones((1, 1), np.float32), "one")
+    scores = imp.concat([imp.binary(minun.SubOp, one, p), p], 1)
+    return [_label(imp, imp.concat([imp.unary(minun.NegOp, s), s], 1)), scores]
 
 
 def _linear_regressor(imp: Importer, node: Node) -> list[Value]:
@@ -381,12 +408,57 @@ def _tree_classifier(imp: Importer, node: Node) -> list[Value]:
     n = _class_count(imp, node)
     ids = set(node.attr("class_ids", []))
     if len(ids) == 1 and n == 2:
-        raise imp.error("the binary form (weights for one class only) is not supported; "
-                        "the scores of both classes are needed")
+        return _binary_trees(imp, node)
     x, mode, roots, table, thr, weights, base = _tree_ensemble(imp, node, "class", n)
     scores = _emit_trees(imp, x, mode, roots, table, thr, weights, base)
     scores = _post_transform(imp, node, scores)
     return [_label(imp, scores), scores]
+
+
+def _binary_trees(imp: Importer, node: Node) -> list[Value]:
+    """The binary form XGBoost and LightGBM export (onnxmltools): weights for class 0 only,
+    one score s = base + the leaves, which onnxruntime reads as class 1's. Its rule, as
+    onnxruntime's tree aggregator applies it: when every weight is >= 0, label s > 0.5 and
+    probabilities [1 - t(s), t(s)]; otherwise label s > 0 and probabilities
+    [t(-s), t(s)] (t the post_transform: LOGISTIC or NONE). The label is compiled exactly:
+    the argmax of [-s, s], or for the 0.5 threshold a one-node tree over s (an exact
+    comparison in every representation trees support)."""
+    if set(node.attr("class_ids", [])) != {0}:
+        raise imp.error("the binary form with weights for class 1 only is not supported "
+                        "(onnxruntime gives class 0 no score); weights for class 0 (as "
+                        "XGBoost and LightGBM export) or for both classes are")
+    if node.attr("post_transform", "NONE") not in ("NONE", "LOGISTIC"):
+        raise imp.error(f"post_transform {node.attr('post_transform')} is not supported for "
+                        f"the binary form (NONE, LOGISTIC)")
+    if len(node.attr("base_values", []) or []) > 1:
+        raise imp.error("the binary form with two base values is not supported (one or "
+                        "none: onnxruntime reads class 1's score from the first)")
+    x, mode, roots, table, thr, weights, base = _tree_ensemble(imp, node, "class", 1)
+    s = _emit_trees(imp, x, mode, roots, table, thr, weights, base)
+    logistic = node.attr("post_transform", "NONE") == "LOGISTIC"
+    if np.all(_floats(node, "class_weights") >= 0):
+        one = Value.const(np.ones((1, 1), np.float32), "one")
+        p = imp.unary(minun.SigmoidOp, s) if logistic else s
+        scores = imp.concat([imp.binary(minun.SubOp, one, p), p], 1)
+        return [_label(imp, _threshold_votes(imp, s, 0.5)), scores]
+    neg = imp.unary(minun.NegOp, s)
+    margins = imp.concat([neg, s], 1)
+    scores = (imp.concat([imp.unary(minun.SigmoidOp, neg), imp.unary(minun.SigmoidOp, s)], 1)
+              if logistic else margins)
+    return [_label(imp, margins), scores]
+
+
+def _threshold_votes(imp: Importer, s: Value, threshold: float) -> Value:
+    """[1, 0] when s <= threshold, else [0, 1], for s [1, 1]: a one-node tree."""
+    op = minun.TreeEnsembleOp.create(
+        operands=[imp.ir(s, identity(2))],
+        attributes={"mode": StringAttr("leq"), "roots": minun.dense_ints(np.zeros(1)),
+                    "nodes": minun.dense_ints(np.array([[0, -1, -2]])),
+                    "thresholds": minun.dense_f32(np.full(1, threshold, np.float32)),
+                    "leaves": minun.dense_f32(np.eye(2, dtype=np.float32)),
+                    "base": minun.dense_f32(np.zeros(2, np.float32))},
+        result_types=[minun.tensor_of((1, 2))])
+    return Value.of(imp.emit(op))
 
 
 def _tree_regressor(imp: Importer, node: Node) -> list[Value]:

@@ -38,6 +38,7 @@ from onnx import TensorProto, helper
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.frontends.onnx import import_model
+from minun_mlir.modules import is_regression
 from minun_mlir.numerics.float_eval import evaluate
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, storage_inputs
 from minun_mlir.pipeline import lower_to_l2
@@ -94,10 +95,11 @@ def _ort_raw(name: str) -> np.ndarray:
     options.intra_op_num_threads = 1
     session = ort.InferenceSession(_model(name).SerializeToString(), options,
                                    providers=["CPUExecutionProvider"])
-    feed = session.get_inputs()[0].name
+    feed = session.get_inputs()[0]
+    rows = feed.shape[0] if isinstance(feed.shape[0], int) else 1  # a fixed batch: row 0
     x = _inputs(name)
-    return np.stack([np.asarray(session.run(None, {feed: x[i:i + 1]})[0]).reshape(-1)
-                     for i in range(len(x))])
+    return np.stack([np.asarray(session.run(None, {feed.name: np.repeat(
+        x[i:i + 1], rows, 0)})[0])[:1].reshape(-1) for i in range(len(x))])
 
 
 def _quantization(op) -> tuple[float, int]:
@@ -195,7 +197,7 @@ def _agreement(name: str, bits: int) -> float:
     out = np.asarray(decode_outputs(l2, evaluate_l2(l2, x[:, None]).outputs)[0]).reshape(
         len(x), -1)
     ref = _ort(name)
-    if name in NOT_CLASSIFIERS:
+    if name in NOT_CLASSIFIERS or is_regression(_l1(name)):
         return float(np.abs(out - ref).max() / np.abs(ref).max())
     return float(np.mean(out.argmax(1) == ref.argmax(1)))
 
@@ -208,10 +210,11 @@ def test_fixed16_agrees_with_onnxruntime(name, capsys):
     does this for the scikit-learn models). The 8-bit numbers are printed, not asserted:
     docs/onnx-frontend.md, "Model zoo", says what they measure."""
     a16, a8 = _agreement(name, 16), _agreement(name, 8)
-    what = "max error / max |output|" if name in NOT_CLASSIFIERS else "label agreement"
+    what = ("max error / max |output|" if name in NOT_CLASSIFIERS or is_regression(_l1(name))
+            else "label agreement")
     with capsys.disabled():
         print(f"\n  {name}: {what} fixed16 {a16:.4f}, fixed8 {a8:.4f}")
-    if name in NOT_CLASSIFIERS:
+    if name in NOT_CLASSIFIERS or is_regression(_l1(name)):
         assert a16 <= 0.002
     else:
         assert a16 >= 0.95
@@ -227,7 +230,7 @@ def _c_equals_the_evaluator(name: str, l2, config: str, tmp_path: Path) -> None:
     emit_c(l2, "cortex-m4", tmp_path)
     r = run_model(tmp_path, "cortex-m4", storage_inputs(l2, x), name=name.replace("/", "_"),
                   config=config)
-    if MODELS[name].output == "output_label":  # the program returns the label
+    if MODELS[name].output in ("output_label", "label"):  # the program returns the label
         np.testing.assert_array_equal(r.labels, stored.reshape(-1))
     else:
         np.testing.assert_array_equal(np.asarray(r.outputs).reshape(stored.shape), stored)

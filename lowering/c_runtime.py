@@ -688,6 +688,63 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_dsp(
 #endif
 """
 
+# zero-skew int8 (lowering/loops/affine_ops.py): the terms (a[i] - z) * b[i] with the
+# offset k = -z added as CMSIS-NN does, SXTAB16 widening the bytes of a and adding k to
+# both halves (a[i] + k is within [-255, 255]: exact in 16 bits), then SMLAD
+_ARM_DOT8_OFF = r"""
+#if defined(__ARM_FEATURE_DSP)
+/* acc + sum of (a[i] + k) * b[i] for i < n over int8_t arrays, modulo 2^32, |k| <= 128:
+ * one word of each array per step, SXTAB16 giving the int16 pairs a[0] + k, a[2] + k and
+ * a[1] + k, a[3] + k, SXTB16 those of b, two SMLADs; the last products one by one. */
+static inline __attribute__((always_inline)) int32_t minun_dot8_off_dsp(
+    int32_t acc, const int8_t *a, const int8_t *b, int n, int32_t k)
+{
+    int m;
+    int32_t t0, t1, t2, t3, kk = (int32_t)(((uint32_t)k & 0xffffu) * 0x10001u);
+    if (n <= 0)
+        return acc;
+    m = n >> 2;
+    if (m) {
+        __asm__ ("1:\n\t"
+                 "ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "sxtab16 %[t2], %[kk], %[t0], ror #8\n\t"
+                 "sxtb16 %[t3], %[t1], ror #8\n\t"
+                 "sxtab16 %[t0], %[kk], %[t0]\n\t"
+                 "sxtb16 %[t1], %[t1]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "subs %[m], %[m], #1\n\t"
+                 "bne 1b"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b), [m] "+r" (m),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
+                 : [kk] "r" (kk) : "cc", "memory");
+    }
+    for (m = n & 3; m > 0; m--)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)(((int32_t)*a++ + k) * (int32_t)*b++));
+    return acc;
+}
+#endif
+"""
+
+_ARM_DOT8_OFF_ROWS = r"""
+#if defined(__ARM_FEATURE_DSP)
+/* The sum of `rows` dot products of n zero-skew terms (minun_dot8_off_dsp), the arrays
+ * advancing by sa and sb elements from one to the next (a convolution's window rows). */
+static inline __attribute__((always_inline)) int32_t minun_dot8_off_rows_dsp(
+    int32_t acc, const int8_t *a, int sa, const int8_t *b, int sb, int n, int rows,
+    int32_t k)
+{
+    for (; rows > 0; rows--) {
+        acc = minun_dot8_off_dsp(acc, a, b, n, k);
+        a += sa;
+        b += sb;
+    }
+    return acc;
+}
+#endif
+"""
+
 
 def _arm_rows(bits: int) -> str:
     t = f"int{bits}_t"
@@ -715,6 +772,8 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot8_rows_dsp": (("minun_dot8_dsp",), lambda p: _arm_rows(8)),
     "minun_dot16_dsp": (("minun_pair16", "minun_smlad"), lambda p: _ARM_DOT16),
     "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
+    "minun_dot8_off_dsp": ((), lambda p: _ARM_DOT8_OFF),
+    "minun_dot8_off_rows_dsp": (("minun_dot8_off_dsp",), lambda p: _ARM_DOT8_OFF_ROWS),
     "minun_pair16": ((), lambda p: _ARM_PAIR16),
     "minun_smlad": ((), lambda p: _ARM_SMLAD),
     "minun_mul16": ((), lambda p: _AVR_MUL16),
@@ -1490,6 +1549,9 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot8_dsp": (("i16|i32", "ptr8", "ptr8", "int"), "i32"),
     "minun_dot16_rows_dsp": (("i32", "ptr16", "int", "ptr16", "int", "int", "int"), "i32"),
     "minun_dot8_rows_dsp": (("i16|i32", "ptr8", "int", "ptr8", "int", "int", "int"), "i32"),
+    "minun_dot8_off_dsp": (("i32", "ptr8", "ptr8", "int", "int"), "i32"),
+    "minun_dot8_off_rows_dsp": (("i32", "ptr8", "int", "ptr8", "int", "int", "int", "int"),
+                                "i32"),
     "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),
     "minun_scatter16": (("ptr32", "ptr8", "ptr16", "i8|i16", "int"), None),
 }

@@ -169,13 +169,17 @@ def for_(block: Block, var: str, lower: SSAValue, upper: SSAValue) -> Block:
 
 
 def dot_call(block: Block, loop: cemit.ForOp, stmt: cemit.AssignOp, name: str,
-             loads: list[cemit.LoadOp], cast: bool = False, bare_upper: bool = False) -> None:
-    """`acc = [(T)]name(acc, &a[..], &b[..], upper - v);` (sse2 takes acc last)."""
+             loads: list[cemit.LoadOp], cast: bool = False, bare_upper: bool = False,
+             offset: int | None = None) -> None:
+    """`acc = [(T)]name(acc, &a[..], &b[..], upper - v[, offset]);` (sse2 takes acc
+    last; the zero-skew kernels take the offset added to each a[i])."""
     acc, ty = stmt.var.data, stmt.value.type
     acc_ref = ref(block, acc, ty)
     ptrs = [load_addr(block, ld) for ld in loads]
     n = count(block, loop, bare_upper)
     args = [*ptrs, n, acc_ref] if name == "minun_dot16_sse2" else [acc_ref, *ptrs, n]
+    if offset is not None:
+        args.append(lit(block, offset))
     value = kernel(block, name, args, i32)
     if cast and km.ctype(ty) != "int32_t":
         value = add(block, cemit.CastOp.create(operands=[value], result_types=[ty]))
@@ -318,12 +322,17 @@ class DspDot(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
         found = None if portable(op) else km.dsp_dot(op)
+        k = None
+        if found is None and not portable(op):
+            off = km.offset_dot(op)
+            if off is not None:
+                found, k = (off[0], off[1], "minun_dot8_off_dsp"), off[2]
         if found is None:
             return
         stmt, loads, name = found
         body = Block()
         start(body, op)
-        dot_call(body, op, stmt, name, loads, cast=True)
+        dot_call(body, op, stmt, name, loads, cast=True, offset=k)
         new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(body)]))
         replace_loop(rewriter, op, new, keep=other)
 
@@ -338,7 +347,7 @@ class DspRows(RewritePattern):
         found = None if portable(op) else km.dot_rows(op)
         if found is None:
             return
-        first, decls, inner, stmt, loads, name, strides = found
+        first, decls, inner, stmt, loads, name, strides, offset = found
         outer_var, ty = first.init.owner.var.data, stmt.value.type
         body = Block()
         for d in decls:
@@ -349,6 +358,8 @@ class DspRows(RewritePattern):
         for load, k in zip(loads, strides):
             args += [load_addr(body, load), lit(body, k)]
         args += [count(body, inner), count(body, op)]
+        if offset is not None:
+            args.append(lit(body, offset))
         value = kernel(body, name, args, i32)
         if km.ctype(ty) != "int32_t":
             value = add(body, cemit.CastOp.create(operands=[value], result_types=[ty]))

@@ -694,31 +694,54 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_dsp(
 _ARM_DOT8_OFF = r"""
 #if defined(__ARM_FEATURE_DSP)
 /* acc + sum of (a[i] + k) * b[i] for i < n over int8_t arrays, modulo 2^32, |k| <= 128:
- * one word of each array per step, SXTAB16 giving the int16 pairs a[0] + k, a[2] + k and
- * a[1] + k, a[3] + k, SXTB16 those of b, two SMLADs; the last products one by one. */
+ * two words of each array per step, SXTAB16 giving the int16 pairs a[0] + k, a[2] + k
+ * and a[1] + k, a[3] + k, SXTB16 those of b, four SMLADs; then one word of each, and the
+ * last products one by one. */
 static inline __attribute__((always_inline)) int32_t minun_dot8_off_dsp(
     int32_t acc, const int8_t *a, const int8_t *b, int n, int32_t k)
 {
     int m;
-    int32_t t0, t1, t2, t3, kk = (int32_t)(((uint32_t)k & 0xffffu) * 0x10001u);
+    int32_t t0, t1, t2, t3, t4, t5, kk = (int32_t)(((uint32_t)k & 0xffffu) * 0x10001u);
     if (n <= 0)
         return acc;
-    m = n >> 2;
+    m = n >> 3;
     if (m) {
         __asm__ ("1:\n\t"
                  "ldr %[t0], [%[a]], #4\n\t"
                  "ldr %[t1], [%[b]], #4\n\t"
+                 "ldr %[t4], [%[a]], #4\n\t"
+                 "ldr %[t5], [%[b]], #4\n\t"
                  "sxtab16 %[t2], %[kk], %[t0], ror #8\n\t"
                  "sxtb16 %[t3], %[t1], ror #8\n\t"
                  "sxtab16 %[t0], %[kk], %[t0]\n\t"
                  "sxtb16 %[t1], %[t1]\n\t"
                  "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
                  "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "sxtab16 %[t2], %[kk], %[t4], ror #8\n\t"
+                 "sxtb16 %[t3], %[t5], ror #8\n\t"
+                 "sxtab16 %[t4], %[kk], %[t4]\n\t"
+                 "sxtb16 %[t5], %[t5]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t4], %[t5], %[acc]\n\t"
                  "subs %[m], %[m], #1\n\t"
                  "bne 1b"
                  : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b), [m] "+r" (m),
-                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3),
+                   [t4] "=&r" (t4), [t5] "=&r" (t5)
                  : [kk] "r" (kk) : "cc", "memory");
+    }
+    if (n & 4) {
+        __asm__ ("ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "sxtab16 %[t2], %[kk], %[t0], ror #8\n\t"
+                 "sxtb16 %[t3], %[t1], ror #8\n\t"
+                 "sxtab16 %[t0], %[kk], %[t0]\n\t"
+                 "sxtb16 %[t1], %[t1]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
+                 : [kk] "r" (kk) : "memory");
     }
     for (m = n & 3; m > 0; m--)
         acc = (int32_t)((uint32_t)acc + (uint32_t)(((int32_t)*a++ + k) * (int32_t)*b++));

@@ -508,6 +508,55 @@ static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const i
     return make
 
 
+def _avr_dot8_z128(kind: str) -> Callable[[Profile], str]:
+    """acc + sum of a[i] * (b[i] + 128) over n int8 elements, modulo 2^32 (zero-skew terms
+    of an input whose zero point is -128): minun_dot8's loop with b + 128 taken as its
+    unsigned byte (SUBI 0x80) and MULSU for the signed x unsigned product (within
+    [-32640, 32385]: exact in 16 bits)."""
+    load_a = ("lpm" if kind == "fr" else "ld") + " %[a], Z+"
+    name = f"minun_dot8_z128_{kind}"
+    what = "program memory" if kind == "fr" else "RAM"
+
+    def make(p: Profile) -> str:
+        return f"""
+/* acc + a[0]*(b[0] + 128) + ... + a[n-1]*(b[n-1] + 128) (int8_t, modulo 2^32), a in {what},
+ * b in RAM: b + 128 is b's byte read as unsigned, MULSU the 16-bit product. */
+static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int8_t *pa,
+                                                               const int8_t *pb, int n)
+{{
+    int8_t a, b;
+    uint8_t s;
+    if (n <= 0)
+        return acc;
+    __asm__ __volatile__ ("1:\\n\\t"
+             "{load_a}\\n\\t" "ld %[b], X+\\n\\t" "subi %[b], 0x80\\n\\t"
+             "mulsu %[a], %[b]\\n\\t"
+             "mov %[s], r1\\n\\t" "lsl %[s]\\n\\t" "sbc %[s], %[s]\\n\\t"
+             "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+             "adc %C[acc], %[s]\\n\\t" "adc %D[acc], %[s]\\n\\t"
+             "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
+             "clr __zero_reg__"
+             : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [n] "+d" (n),
+               [a] "=&a" (a), [b] "=&a" (b), [s] "=&r" (s)
+             :
+             : "r0", "memory");
+    return acc;
+}}
+"""
+
+    return make
+
+
+def avr_dot8_z128_helper(flash_a: bool) -> str:
+    """The AVR zero-skew int8 dot-product kernel for an input zero point of -128
+    (registered on first use)."""
+    kind = "fr" if flash_a else "rr"
+    name = f"minun_dot8_z128_{kind}"
+    if name not in HELPERS:
+        HELPERS[name] = ((), _avr_dot8_z128(kind))
+    return name
+
+
 def avr_dot8_helper(flash_a: bool) -> str:
     """The AVR int8 dot-product kernel (stride 1, 32-bit sum; registered on first use)."""
     kind = "fr" if flash_a else "rr"
@@ -1587,6 +1636,10 @@ def kernel_signature(name: str) -> tuple[tuple[str, ...], str | None] | None:
     and registered as helpers here, so IR read back from text prints."""
     if name in _KERNELS:
         return _KERNELS[name]
+    m = re.fullmatch(r"minun_dot8_z128_(fr|rr)", name)
+    if m:
+        avr_dot8_z128_helper(m.group(1) == "fr")
+        return ("i32", "ptr8", "ptr8", "int"), "i32"
     m = re.fullmatch(r"minun_asr32_(\d+)", name)
     if m and int(m.group(1)) in AVR_ASR32:
         return ("i32",), "i32"

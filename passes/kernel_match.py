@@ -406,9 +406,10 @@ def scatter(op: cemit.ForOp, spell):
 
 def dot_rows(op: cemit.ForOp):
     """A loop over the rows of a convolution's window whose body is one SMLAD dot product
-    (dsp_dot, or offset_dot's zero-skew terms) over a count and start that do not depend on the row, each array advancing
-    by a constant stride per row: `{ acc2 = acc; [invariant declarations] for (j...)
-    acc2 = acc2 + a[e + k*ky + j] * b[f + l*ky + j]; acc = acc2; }`: (the first
+    (dsp_dot, or offset_dot's zero-skew terms) over a count and start that do not depend
+    on the row, each array advancing by a constant stride per row: `{ acc2 = acc;
+    [invariant declarations] for (j...) acc2 = acc2 + a[e + k*ky + j] * b[f + l*ky + j];
+    acc = acc2; }`: (the first
     declaration, the invariant declarations, the inner loop, its statement, the loads,
     the row kernel's name, the strides, offset_dot's k or None), or None."""
     body = cemit.statements(op.body)

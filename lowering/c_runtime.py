@@ -744,8 +744,8 @@ _ARM_DOT8_OFF = r"""
 #if defined(__ARM_FEATURE_DSP)
 /* acc + sum of (a[i] + k) * b[i] for i < n over int8_t arrays, modulo 2^32, |k| <= 128:
  * two words of each array per step, SXTAB16 giving the int16 pairs a[0] + k, a[2] + k
- * and a[1] + k, a[3] + k, SXTB16 those of b, four SMLADs; then one word of each, and the
- * last products one by one. */
+ * and a[1] + k, a[3] + k, SXTB16 those of b, four SMLADs; then one word of each, a
+ * pair and a product (no loop: a convolution's rows are often short). */
 static inline __attribute__((always_inline)) int32_t minun_dot8_off_dsp(
     int32_t acc, const int8_t *a, const int8_t *b, int n, int32_t k)
 {
@@ -792,8 +792,14 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_off_dsp(
                    [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
                  : [kk] "r" (kk) : "memory");
     }
-    for (m = n & 3; m > 0; m--)
-        acc = (int32_t)((uint32_t)acc + (uint32_t)(((int32_t)*a++ + k) * (int32_t)*b++));
+    if (n & 2) {
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((a[0] + k) * b[0])
+                        + (uint32_t)((a[1] + k) * b[1]));
+        a += 2;
+        b += 2;
+    }
+    if (n & 1)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((*a + k) * *b));
     return acc;
 }
 #endif

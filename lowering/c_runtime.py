@@ -547,6 +547,67 @@ static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const i
     return make
 
 
+def _avr_dot8_off(kind: str) -> Callable[[Profile], str]:
+    """acc + sum of a[i] * (b[i] + k) over n int8 elements, modulo 2^32, k in [-127, 128]
+    (zero-skew terms of an input at zero point -k): b + k = u + (k - 128) with u = b +
+    128, b's byte read as unsigned, so the sum is sum a*u (minun_dot8_z128's loop) plus
+    (k - 128) times sum a, kept in 16 bits beside it (exact over at most 255 elements a
+    chunk)."""
+    load_a = ("lpm" if kind == "fr" else "ld") + " %[a], Z+"
+    name = f"minun_dot8_off_{kind}"
+    what = "program memory" if kind == "fr" else "RAM"
+
+    def make(p: Profile) -> str:
+        return f"""
+/* acc + a[0]*(b[0] + k) + ... + a[n-1]*(b[n-1] + k) (int8_t, modulo 2^32), a in {what},
+ * b in RAM: per chunk of at most 255 elements, MULSU's a * (b + 128) summed with the sum
+ * of a (int16_t: exact), then (k - 128) times that sum added. */
+static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int8_t *pa,
+                                                              const int8_t *pb, int n,
+                                                              int16_t k)
+{{
+    int8_t a, b;
+    uint8_t s, z;
+    int16_t w;
+    int c;
+    while (n > 0) {{
+        c = n > 255 ? 255 : n;
+        n -= c;
+        w = 0;
+        __asm__ __volatile__ ("clr %[z]\\n"
+                 "1:\\n\\t"
+                 "{load_a}\\n\\t" "ld %[b], X+\\n\\t" "subi %[b], 0x80\\n\\t"
+                 "mulsu %[a], %[b]\\n\\t"
+                 "mov %[s], r1\\n\\t" "lsl %[s]\\n\\t" "sbc %[s], %[s]\\n\\t"
+                 "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+                 "adc %C[acc], %[s]\\n\\t" "adc %D[acc], %[s]\\n\\t"
+                 "add %A[w], %[a]\\n\\t" "adc %B[w], %[z]\\n\\t"
+                 "sbrc %[a], 7\\n\\t" "dec %B[w]\\n\\t"
+                 "subi %A[c], 1\\n\\t" "sbci %B[c], 0\\n\\t" "brne 1b\\n\\t"
+                 "clr __zero_reg__"
+                 : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [c] "+d" (c),
+                   [w] "+r" (w), [a] "=&a" (a), [b] "=&a" (b), [s] "=&r" (s), [z] "=&r" (z)
+                 :
+                 : "r0", "memory");
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)(int16_t)(k - 128) * (int32_t)w));
+    }}
+    return acc;
+}}
+"""
+
+    return make
+
+
+def avr_dot8_off_helper(flash_a: bool) -> str:
+    """The AVR zero-skew int8 dot-product kernel for any input zero point (registered on
+    first use)."""
+    kind = "fr" if flash_a else "rr"
+    name = f"minun_dot8_off_{kind}"
+    if name not in HELPERS:
+        HELPERS[name] = ((), _avr_dot8_off(kind))
+    return name
+
+
 def avr_dot8_z128_helper(flash_a: bool) -> str:
     """The AVR zero-skew int8 dot-product kernel for an input zero point of -128
     (registered on first use)."""
@@ -1642,10 +1703,13 @@ def kernel_signature(name: str) -> tuple[tuple[str, ...], str | None] | None:
     and registered as helpers here, so IR read back from text prints."""
     if name in _KERNELS:
         return _KERNELS[name]
-    m = re.fullmatch(r"minun_dot8_z128_(fr|rr)", name)
-    if m:
-        avr_dot8_z128_helper(m.group(1) == "fr")
+    m = re.fullmatch(r"minun_dot8_(z128|off)_(fr|rr)", name)
+    if m and m.group(1) == "z128":
+        avr_dot8_z128_helper(m.group(2) == "fr")
         return ("i32", "ptr8", "ptr8", "int"), "i32"
+    if m:
+        avr_dot8_off_helper(m.group(2) == "fr")
+        return ("i32", "ptr8", "ptr8", "int", "int"), "i32"
     m = re.fullmatch(r"minun_asr32_(\d+)", name)
     if m and int(m.group(1)) in AVR_ASR32:
         return ("i32",), "i32"

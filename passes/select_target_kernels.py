@@ -50,6 +50,7 @@ from minun_mlir.lowering.c_runtime import (
     AVR_ASR32,
     PROFILE_OF_TARGET,
     avr_dot8_helper,
+    avr_dot8_off_helper,
     avr_dot8_z128_helper,
     avr_dot_helper,
 )
@@ -228,7 +229,8 @@ class AvrDot(RewritePattern):
     """AVR: `acc = acc + (int32_t)a[e + k*i] * (int32_t)b[f + l*i]` over int16_t arrays
     (at most one in program memory) -> minun_dot16_{fr,rr}_k_l; the same over int8_t with
     stride 1 and a modular int32_t sum -> minun_dot8_{fr,rr}; the zero-skew terms
-    `a * (b + 128)` (kernel_match.offset_dot, b in RAM) -> minun_dot8_z128_{fr,rr}."""
+    `a * (b + 128)` (kernel_match.offset_dot, b in RAM) -> minun_dot8_z128_{fr,rr}, with
+    any other offset k -> minun_dot8_off_{fr,rr}(..., k)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
@@ -242,8 +244,15 @@ class AvrDot(RewritePattern):
             (la, ka), (lb, kb) = strided
             name = avr_dot_helper(la.flash is not None, ka, kb)
         elif (off := km.offset_dot(op)) is not None:
-            stmt, (lb, la), k = off  # b + k: b in RAM (X), k = 128 (zero point -128)
-            if k != 128 or lb.flash is not None:
+            stmt, (lb, la), k = off  # b + k, b in RAM (X); k = 128: zero point -128
+            if lb.flash is not None:
+                return
+            if k != 128:
+                body = Block()
+                start(body, op)
+                dot_call(body, op, stmt, avr_dot8_off_helper(la.flash is not None),
+                         [la, lb], offset=k)
+                replace_loop(rewriter, op, block_op(body))
                 return
             name = avr_dot8_z128_helper(la.flash is not None)
         else:

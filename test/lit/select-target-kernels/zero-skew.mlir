@@ -6,8 +6,8 @@
 // filter advancing by 12 elements a row (3 columns x 4 channels); the dense loop ->
 // minun_dot8_off_dsp with k = -3; the loops stay for #else.
 // On AVR a window row of an input at zero point -128 (b + 128 = b's unsigned byte) -> the
-// asm minun_dot8_z128_fr (filter in flash, input in RAM); the dense loop (k = -3) has no
-// AVR kernel and stays a loop.
+// asm minun_dot8_z128_fr (filter in flash, input in RAM); the dense loop (k = -3) -> the
+// asm minun_dot8_off_fr with k = -3 (weights in flash, the requantized input in RAM).
 // RUN: minun-opt %S/Inputs/zero-skew-conv.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=ARM
 // RUN: minun-opt %S/Inputs/zero-skew-conv.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=avr}' | filecheck %s --check-prefix=AVR
 // RUN: minun-opt %S/Inputs/zero-skew-conv.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc' -t 'c{profile=cortex-m}' | filecheck %s --check-prefix=C
@@ -28,9 +28,10 @@
 // AVR:      %[[F:.*]] = cemit.addr "p_F_t"[%{{.*}}] flash : index -> !cemit.ptr<i8>
 // AVR:      %[[X:.*]] = cemit.addr "x"[%{{.*}}] : index -> !cemit.ptr<i8>
 // AVR:      cemit.kernel "minun_dot8_z128_fr"(%{{.*}}, %[[F]], %[[X]], %{{.*}})
-// AVR:      cemit.for "i5"
-// AVR-NOT:  cemit.kernel "minun_dot8
-// AVR:      cemit.assign "acc1"
+// AVR:      %[[W:.*]] = cemit.addr "p_W_t"[%{{.*}}] flash : index -> !cemit.ptr<i8>
+// AVR:      %[[Y:.*]] = cemit.addr "minun_scratch.i8"[%{{.*}}] : index -> !cemit.ptr<i8>
+// AVR:      %[[K:.*]] = cemit.literal -3 : index
+// AVR-NEXT: cemit.kernel "minun_dot8_off_fr"(%{{.*}}, %[[W]], %[[Y]], %{{.*}}, %[[K]])
 
 // The printed C, where model.c calls the kernels, the runtime header (printed after it) defines
 // them, SXTAB16 adding the offset while widening.

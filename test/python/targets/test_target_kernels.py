@@ -388,6 +388,48 @@ int main(void)
     assert [int(v) for v in r.output.split()] == want
 
 
+@pytest.mark.parametrize("flash_a", [True, False])
+def test_avr_zero_skew_dot_product_with_any_offset_equals_python(tmp_path, flash_a):
+    """minun_dot8_off_*: acc + sum a[i] * (b[i] + k) modulo 2^32 for k = -127, -3, 0, 77
+    and 128 (zero points 127 .. -128) over n = 0, 1, 7, 255, 256 and 600 int8 elements
+    (chunks of 255 inside), a in program memory or RAM, extreme and random values."""
+    from minun_mlir.lowering.c_runtime import avr_dot8_off_helper
+
+    rng = np.random.default_rng(77)
+    size = 600
+    a = [-128] * 300 + [int(v) for v in rng.integers(-128, 128, size - 300)]
+    b = [127] * 280 + [-128] * 20 + [int(v) for v in rng.integers(-128, 128, size - 300)]
+    name = avr_dot8_off_helper(flash_a)
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], [name]))
+    a_decl = _array("int8_t", "A" if flash_a else "A0", a)
+    a_init = "" if flash_a else f"static int8_t A[{size}];\n"
+    cases = [(n, k) for n in (0, 1, 7, 255, 256, 600) for k in (-127, -3, 0, 77, 128)]
+    rows = ", ".join(f"{{{n}, {k}}}" for n, k in cases)
+    (tmp_path / "dot.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n' + a_decl + a_init
+        + _array("int8_t", "B0", b) + f"""
+static int8_t B[{size}];
+static const int16_t CASES[][2] = {{{rows}}};
+int main(void)
+{{
+    {"" if flash_a else f"for (int i = 0; i < {size}; i++) A[i] = (int8_t)pgm_read_byte(&A0[i]);"}
+    for (int i = 0; i < {size}; i++)
+        B[i] = (int8_t)pgm_read_byte(&B0[i]);
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        minun_print_i32({name}((int32_t)987654321L * (int32_t)(i & 1), &A[0], &B[0],
+                              CASES[i][0], CASES[i][1]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "dot.c"], "avr", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    want = [_wrap32(987654321 * (i & 1) + sum(a[j] * (b[j] + k) for j in range(n)))
+            for i, (n, k) in enumerate(cases)]
+    assert [int(v) for v in r.output.split()] == want
+
+
 BF16_FUNCTIONS = ("exp", "sigmoid", "tanh", "log", "sqrt")
 
 

@@ -1382,7 +1382,20 @@ _ZS_MBQM_WIDE = _ZS_MBQM_HEAD.replace(
 # RoundingDivideByPOT as one shift: for x >= 0, floor((x + 2^(r-1)) / 2^r) =
 # (floor(x / 2^(r-1)) + 1) >> 1; for x < 0 the same of x - 1 (no overflow: here
 # |high| < 2^31), whole bytes first.
-_ZS_MBQM_NARROW = _ZS_MBQM_HEAD + """    int neg = (a < 0) != (m < 0);
+# (the left shift by whole bytes, then bits: avr-gcc shifts a 32-bit value by a variable
+# count one bit a loop iteration)
+_ZS_MBQM_NARROW = _ZS_MBQM_HEAD.replace(
+    "    int32_t a = (int32_t)((uint32_t)x << left), high;\n", """    uint32_t ux = (uint32_t)x;
+    int32_t a, high;
+    uint8_t k;
+    if (left & 16)
+        ux <<= 16;
+    if (left & 8)
+        ux <<= 8;
+    for (k = (uint8_t)(left & 7); k; k--)
+        ux <<= 1;
+    a = (int32_t)ux;
+""") + """    int neg = (a < 0) != (m < 0);
     uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
     uint32_t um = m < 0 ? 0u - (uint32_t)m : (uint32_t)m;
     uint32_t lo, hi, sum;

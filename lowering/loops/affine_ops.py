@@ -6,14 +6,17 @@ Python at compile time.
 - matmul, conv2d, sparse matmul, mul: each term `(qa - zpa) * (qb - zpb)`, its factors
   in 16 bits (exact: at most 255 in magnitude each), the product in 16 bits when one zero
   point is 0 (weights: at most 255 * 128), else in 32, summed in int32 (a padded
-  convolution input adds nothing, as TFLite pads with the zero point);
+  convolution input adds nothing, as TFLite pads with the zero point); the dot loops of
+  such terms become select-target-kernels' minun_dot8_off_dsp (SXTAB16 + SMLAD) and AVR
+  minun_dot8_z128 / minun_dot8_off (MULSU) kernels;
 - requantize: `zp_out + minun_zs_mbqm((q - zp_in) << left_shift, multiplier, shift)`,
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
   RoundingDivideByPOT, minun_runtime.h); with mode onnxruntime, `zp_out +
   minun_zs_ortq(q, m, e)` (onnxruntime's float32 multiply and round half to even, in
   integers), of an int8 value minun_zs_ortadd(q - zp_in, 0, ...) (its DequantizeLinear
   then QuantizeLinear); per channel, the multiplier and the shift are read from constant tables
-  (int32_t and int8_t, in flash) indexed by the channel;
+  (int32_t and int8_t, in flash) indexed by the channel; a per-tensor TFLite requantization
+  of a constant (a parameter or a view of one) is computed at compile time (fold_constant);
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
   log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;

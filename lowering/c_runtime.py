@@ -1356,8 +1356,9 @@ static inline int32_t minun_zs_mbqm(int32_t x, int32_t m, int32_t shift)
     int32_t a = (int32_t)((uint32_t)x << left), high;
 """
 # the 64-bit product: one instruction on Cortex-M3/M4 (SMULL) and x86
-_ZS_MBQM_WIDE = _ZS_MBQM_HEAD.replace(
-    "static inline int32_t", "static inline __attribute__((always_inline)) int32_t") + """    int32_t mask, remainder, threshold;
+_ZS_MBQM_INLINE = _ZS_MBQM_HEAD.replace(
+    "static inline int32_t", "static inline __attribute__((always_inline)) int32_t")
+_ZS_MBQM_WIDE = _ZS_MBQM_INLINE + """    int32_t mask, remainder, threshold;
     int64_t ab;
     if (a == INT32_MIN && m == INT32_MIN)
         high = INT32_MAX;

@@ -508,6 +508,116 @@ static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const i
     return make
 
 
+def _avr_dot8_z128(kind: str) -> Callable[[Profile], str]:
+    """acc + sum of a[i] * (b[i] + 128) over n int8 elements, modulo 2^32 (zero-skew terms
+    of an input whose zero point is -128): minun_dot8's loop with b + 128 taken as its
+    unsigned byte (SUBI 0x80) and MULSU for the signed x unsigned product (within
+    [-32640, 32385]: exact in 16 bits)."""
+    load_a = ("lpm" if kind == "fr" else "ld") + " %[a], Z+"
+    name = f"minun_dot8_z128_{kind}"
+    what = "program memory" if kind == "fr" else "RAM"
+
+    def make(p: Profile) -> str:
+        return f"""
+/* acc + a[0]*(b[0] + 128) + ... + a[n-1]*(b[n-1] + 128) (int8_t, modulo 2^32), a in {what},
+ * b in RAM: b + 128 is b's byte read as unsigned, MULSU the 16-bit product. */
+static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int8_t *pa,
+                                                               const int8_t *pb, int n)
+{{
+    int8_t a, b;
+    uint8_t s;
+    if (n <= 0)
+        return acc;
+    __asm__ __volatile__ ("1:\\n\\t"
+             "{load_a}\\n\\t" "ld %[b], X+\\n\\t" "subi %[b], 0x80\\n\\t"
+             "mulsu %[a], %[b]\\n\\t"
+             "mov %[s], r1\\n\\t" "lsl %[s]\\n\\t" "sbc %[s], %[s]\\n\\t"
+             "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+             "adc %C[acc], %[s]\\n\\t" "adc %D[acc], %[s]\\n\\t"
+             "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
+             "clr __zero_reg__"
+             : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [n] "+d" (n),
+               [a] "=&a" (a), [b] "=&a" (b), [s] "=&r" (s)
+             :
+             : "r0", "memory");
+    return acc;
+}}
+"""
+
+    return make
+
+
+def _avr_dot8_off(kind: str) -> Callable[[Profile], str]:
+    """acc + sum of a[i] * (b[i] + k) over n int8 elements, modulo 2^32, k in [-127, 128]
+    (zero-skew terms of an input at zero point -k): b + k = u + (k - 128) with u = b +
+    128, b's byte read as unsigned, so the sum is sum a*u (minun_dot8_z128's loop) plus
+    (k - 128) times sum a, kept in 16 bits beside it (exact over at most 255 elements a
+    chunk)."""
+    load_a = ("lpm" if kind == "fr" else "ld") + " %[a], Z+"
+    name = f"minun_dot8_off_{kind}"
+    what = "program memory" if kind == "fr" else "RAM"
+
+    def make(p: Profile) -> str:
+        return f"""
+/* acc + a[0]*(b[0] + k) + ... + a[n-1]*(b[n-1] + k) (int8_t, modulo 2^32), a in {what},
+ * b in RAM: per chunk of at most 255 elements, MULSU's a * (b + 128) summed with the sum
+ * of a (int16_t: exact), then (k - 128) times that sum added. */
+static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int8_t *pa,
+                                                              const int8_t *pb, int n,
+                                                              int16_t k)
+{{
+    int8_t a, b;
+    uint8_t s, z;
+    int16_t w;
+    int c;
+    while (n > 0) {{
+        c = n > 255 ? 255 : n;
+        n -= c;
+        w = 0;
+        __asm__ __volatile__ ("clr %[z]\\n"
+                 "1:\\n\\t"
+                 "{load_a}\\n\\t" "ld %[b], X+\\n\\t" "subi %[b], 0x80\\n\\t"
+                 "mulsu %[a], %[b]\\n\\t"
+                 "mov %[s], r1\\n\\t" "lsl %[s]\\n\\t" "sbc %[s], %[s]\\n\\t"
+                 "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
+                 "adc %C[acc], %[s]\\n\\t" "adc %D[acc], %[s]\\n\\t"
+                 "add %A[w], %[a]\\n\\t" "adc %B[w], %[z]\\n\\t"
+                 "sbrc %[a], 7\\n\\t" "dec %B[w]\\n\\t"
+                 "subi %A[c], 1\\n\\t" "sbci %B[c], 0\\n\\t" "brne 1b\\n\\t"
+                 "clr __zero_reg__"
+                 : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [c] "+d" (c),
+                   [w] "+r" (w), [a] "=&a" (a), [b] "=&a" (b), [s] "=&r" (s), [z] "=&r" (z)
+                 :
+                 : "r0", "memory");
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)(int16_t)(k - 128) * (int32_t)w));
+    }}
+    return acc;
+}}
+"""
+
+    return make
+
+
+def avr_dot8_off_helper(flash_a: bool) -> str:
+    """The AVR zero-skew int8 dot-product kernel for any input zero point (registered on
+    first use)."""
+    kind = "fr" if flash_a else "rr"
+    name = f"minun_dot8_off_{kind}"
+    if name not in HELPERS:
+        HELPERS[name] = ((), _avr_dot8_off(kind))
+    return name
+
+
+def avr_dot8_z128_helper(flash_a: bool) -> str:
+    """The AVR zero-skew int8 dot-product kernel for an input zero point of -128
+    (registered on first use)."""
+    kind = "fr" if flash_a else "rr"
+    name = f"minun_dot8_z128_{kind}"
+    if name not in HELPERS:
+        HELPERS[name] = ((), _avr_dot8_z128(kind))
+    return name
+
+
 def avr_dot8_helper(flash_a: bool) -> str:
     """The AVR int8 dot-product kernel (stride 1, 32-bit sum; registered on first use)."""
     kind = "fr" if flash_a else "rr"
@@ -688,6 +798,92 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_dsp(
 #endif
 """
 
+# zero-skew int8 (lowering/loops/affine_ops.py): the terms (a[i] - z) * b[i] with the
+# offset k = -z added as CMSIS-NN does, SXTAB16 widening the bytes of a and adding k to
+# both halves (a[i] + k is within [-255, 255]: exact in 16 bits), then SMLAD
+_ARM_DOT8_OFF = r"""
+#if defined(__ARM_FEATURE_DSP)
+/* acc + sum of (a[i] + k) * b[i] for i < n over int8_t arrays, modulo 2^32, |k| <= 128:
+ * two words of each array per step, SXTAB16 giving the int16 pairs a[0] + k, a[2] + k
+ * and a[1] + k, a[3] + k, SXTB16 those of b, four SMLADs; then one word of each, a
+ * pair and a product (no loop: a convolution's rows are often short). */
+static inline __attribute__((always_inline)) int32_t minun_dot8_off_dsp(
+    int32_t acc, const int8_t *a, const int8_t *b, int n, int32_t k)
+{
+    int m;
+    int32_t t0, t1, t2, t3, t4, t5, kk = (int32_t)(((uint32_t)k & 0xffffu) * 0x10001u);
+    if (n <= 0)
+        return acc;
+    m = n >> 3;
+    if (m) {
+        __asm__ ("1:\n\t"
+                 "ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "ldr %[t4], [%[a]], #4\n\t"
+                 "ldr %[t5], [%[b]], #4\n\t"
+                 "sxtab16 %[t2], %[kk], %[t0], ror #8\n\t"
+                 "sxtb16 %[t3], %[t1], ror #8\n\t"
+                 "sxtab16 %[t0], %[kk], %[t0]\n\t"
+                 "sxtb16 %[t1], %[t1]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "sxtab16 %[t2], %[kk], %[t4], ror #8\n\t"
+                 "sxtb16 %[t3], %[t5], ror #8\n\t"
+                 "sxtab16 %[t4], %[kk], %[t4]\n\t"
+                 "sxtb16 %[t5], %[t5]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t4], %[t5], %[acc]\n\t"
+                 "subs %[m], %[m], #1\n\t"
+                 "bne 1b"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b), [m] "+r" (m),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3),
+                   [t4] "=&r" (t4), [t5] "=&r" (t5)
+                 : [kk] "r" (kk) : "cc", "memory");
+    }
+    if (n & 4) {
+        __asm__ ("ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "sxtab16 %[t2], %[kk], %[t0], ror #8\n\t"
+                 "sxtb16 %[t3], %[t1], ror #8\n\t"
+                 "sxtab16 %[t0], %[kk], %[t0]\n\t"
+                 "sxtb16 %[t1], %[t1]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3)
+                 : [kk] "r" (kk) : "memory");
+    }
+    if (n & 2) {
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((a[0] + k) * b[0])
+                        + (uint32_t)((a[1] + k) * b[1]));
+        a += 2;
+        b += 2;
+    }
+    if (n & 1)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((*a + k) * *b));
+    return acc;
+}
+#endif
+"""
+
+_ARM_DOT8_OFF_ROWS = r"""
+#if defined(__ARM_FEATURE_DSP)
+/* The sum of `rows` dot products of n zero-skew terms (minun_dot8_off_dsp), the arrays
+ * advancing by sa and sb elements from one to the next (a convolution's window rows). */
+static inline __attribute__((always_inline)) int32_t minun_dot8_off_rows_dsp(
+    int32_t acc, const int8_t *a, int sa, const int8_t *b, int sb, int n, int rows,
+    int32_t k)
+{
+    for (; rows > 0; rows--) {
+        acc = minun_dot8_off_dsp(acc, a, b, n, k);
+        a += sa;
+        b += sb;
+    }
+    return acc;
+}
+#endif
+"""
+
 
 def _arm_rows(bits: int) -> str:
     t = f"int{bits}_t"
@@ -715,6 +911,8 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot8_rows_dsp": (("minun_dot8_dsp",), lambda p: _arm_rows(8)),
     "minun_dot16_dsp": (("minun_pair16", "minun_smlad"), lambda p: _ARM_DOT16),
     "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
+    "minun_dot8_off_dsp": ((), lambda p: _ARM_DOT8_OFF),
+    "minun_dot8_off_rows_dsp": (("minun_dot8_off_dsp",), lambda p: _ARM_DOT8_OFF_ROWS),
     "minun_pair16": ((), lambda p: _ARM_PAIR16),
     "minun_smlad": ((), lambda p: _ARM_SMLAD),
     "minun_mul16": ((), lambda p: _AVR_MUL16),
@@ -1158,7 +1356,9 @@ static inline int32_t minun_zs_mbqm(int32_t x, int32_t m, int32_t shift)
     int32_t a = (int32_t)((uint32_t)x << left), high;
 """
 # the 64-bit product: one instruction on Cortex-M3/M4 (SMULL) and x86
-_ZS_MBQM_WIDE = _ZS_MBQM_HEAD + """    int32_t mask, remainder, threshold;
+_ZS_MBQM_INLINE = _ZS_MBQM_HEAD.replace(
+    "static inline int32_t", "static inline __attribute__((always_inline)) int32_t")
+_ZS_MBQM_WIDE = _ZS_MBQM_INLINE + """    int32_t mask, remainder, threshold;
     int64_t ab;
     if (a == INT32_MIN && m == INT32_MIN)
         high = INT32_MAX;
@@ -1183,7 +1383,20 @@ _ZS_MBQM_WIDE = _ZS_MBQM_HEAD + """    int32_t mask, remainder, threshold;
 # RoundingDivideByPOT as one shift: for x >= 0, floor((x + 2^(r-1)) / 2^r) =
 # (floor(x / 2^(r-1)) + 1) >> 1; for x < 0 the same of x - 1 (no overflow: here
 # |high| < 2^31), whole bytes first.
-_ZS_MBQM_NARROW = _ZS_MBQM_HEAD + """    int neg = (a < 0) != (m < 0);
+# (the left shift by whole bytes, then bits: avr-gcc shifts a 32-bit value by a variable
+# count one bit a loop iteration)
+_ZS_MBQM_NARROW = _ZS_MBQM_HEAD.replace(
+    "    int32_t a = (int32_t)((uint32_t)x << left), high;\n", """    uint32_t ux = (uint32_t)x;
+    int32_t a, high;
+    uint8_t k;
+    if (left & 16)
+        ux <<= 16;
+    if (left & 8)
+        ux <<= 8;
+    for (k = (uint8_t)(left & 7); k; k--)
+        ux <<= 1;
+    a = (int32_t)ux;
+""") + """    int neg = (a < 0) != (m < 0);
     uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
     uint32_t um = m < 0 ? 0u - (uint32_t)m : (uint32_t)m;
     uint32_t lo, hi, sum;
@@ -1490,6 +1703,9 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot8_dsp": (("i16|i32", "ptr8", "ptr8", "int"), "i32"),
     "minun_dot16_rows_dsp": (("i32", "ptr16", "int", "ptr16", "int", "int", "int"), "i32"),
     "minun_dot8_rows_dsp": (("i16|i32", "ptr8", "int", "ptr8", "int", "int", "int"), "i32"),
+    "minun_dot8_off_dsp": (("i32", "ptr8", "ptr8", "int", "int"), "i32"),
+    "minun_dot8_off_rows_dsp": (("i32", "ptr8", "int", "ptr8", "int", "int", "int", "int"),
+                                "i32"),
     "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),
     "minun_scatter16": (("ptr32", "ptr8", "ptr16", "i8|i16", "int"), None),
 }
@@ -1502,6 +1718,13 @@ def kernel_signature(name: str) -> tuple[tuple[str, ...], str | None] | None:
     and registered as helpers here, so IR read back from text prints."""
     if name in _KERNELS:
         return _KERNELS[name]
+    m = re.fullmatch(r"minun_dot8_(z128|off)_(fr|rr)", name)
+    if m and m.group(1) == "z128":
+        avr_dot8_z128_helper(m.group(2) == "fr")
+        return ("i32", "ptr8", "ptr8", "int"), "i32"
+    if m:
+        avr_dot8_off_helper(m.group(2) == "fr")
+        return ("i32", "ptr8", "ptr8", "int", "int"), "i32"
     m = re.fullmatch(r"minun_asr32_(\d+)", name)
     if m and int(m.group(1)) in AVR_ASR32:
         return ("i32",), "i32"

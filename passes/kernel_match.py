@@ -194,6 +194,73 @@ def dot_loop(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[tuple[cemit.LoadOp, 
     return stmt, loads  # type: ignore[return-value]
 
 
+def offset_load(f: SSAValue, v: str) -> tuple[cemit.LoadOp, int] | None:
+    """(load, k) when f is, under casts to wider or same-width integers, `(int16_t)a[e +
+    v] - z` of an int8_t array with a literal zero point z in [-128, 127], k = -z (so
+    a[..] + k is within [-255, 255]); k = 0 for a bare `a[e + v]`."""
+    def strip(x: SSAValue) -> SSAValue:
+        while isinstance(x.owner, cemit.CastOp) and \
+                ctype(x.type) in ("int16_t", "int32_t", "int", "unsigned"):
+            x = x.owner.input
+        return x
+
+    f = strip(f)
+    k = 0
+    sub = f.owner
+    if isinstance(sub, cemit.BinaryOp) and sub.op.data == "-" and \
+            ctype(sub.result.type) == "int16_t":
+        z = literal_int(sub.rhs)
+        if z is None or not -128 <= z <= 127:
+            return None
+        k, f = -z, strip(sub.lhs)
+    load = f.owner
+    if not (isinstance(load, cemit.LoadOp) and ctype(load.result.type) == "int8_t"
+            and coefficient(load.index, v) == 1):
+        return None
+    return load, k
+
+
+def offset_dot(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], int] | None:
+    """(statement, loads, k) when the loop's body is one zero-skew term summed modulo 2^32,
+    `acc = acc + (int16_t)((a[e + i] + k) * b[f + i])` over int8_t arrays (stride 1), k
+    a nonzero literal (minus the zero point of a): the product is exact in 16 bits (at
+    most 255 * 128), the load carrying k first."""
+    body = cemit.statements(op.body)
+    if len(body) != 1 or not isinstance(body[0], cemit.AssignOp):
+        return None
+    stmt, v = body[0], op.var.data
+    if stmt.var.data == v or ctype(stmt.value.type) != "int32_t":
+        return None
+    add = uncast(stmt.value, "int32_t")
+    if add is None or not (isinstance(add.owner, cemit.BinaryOp) and add.owner.op.data == "+"
+                           and ctype(add.type) == "uint32_t"):
+        return None
+    terms = [uncast(t, "uint32_t") for t in (add.owner.lhs, add.owner.rhs)]
+    if any(t is None for t in terms):
+        return None
+    for acc, prod in (terms, terms[::-1]):
+        if not (isinstance(acc.owner, cemit.RefOp) and acc.owner.var.data == stmt.var.data):
+            continue
+        if ctype(prod.type) != "int32_t":
+            return None
+        while isinstance(prod.owner, cemit.CastOp) and \
+                ctype(prod.type) in ("int16_t", "int32_t", "int", "unsigned"):
+            prod = prod.owner.input
+        mul = prod.owner
+        if not (isinstance(mul, cemit.BinaryOp) and mul.op.data == "*"):
+            return None
+        found = [offset_load(f, v) for f in (mul.lhs, mul.rhs)]
+        if any(x is None for x in found):
+            return None
+        (la, ka), (lb, kb) = found
+        if ka == 0:
+            (la, ka), (lb, kb) = (lb, kb), (la, ka)
+        if ka == 0 or kb != 0:
+            return None
+        return stmt, [la, lb], ka
+    return None
+
+
 def dsp_dot(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], str] | None:
     """(statement, loads, kernel) when the loop's body is one `acc = acc + a[e + i] *
     b[f + i]` (stride 1): int16_t arrays with an int32_t sum (exact or modular), or
@@ -339,11 +406,12 @@ def scatter(op: cemit.ForOp, spell):
 
 def dot_rows(op: cemit.ForOp):
     """A loop over the rows of a convolution's window whose body is one SMLAD dot product
-    (dsp_dot) over a count and start that do not depend on the row, each array advancing
-    by a constant stride per row: `{ acc2 = acc; [invariant declarations] for (j...)
-    acc2 = acc2 + a[e + k*ky + j] * b[f + l*ky + j]; acc = acc2; }`: (the first
+    (dsp_dot, or offset_dot's zero-skew terms) over a count and start that do not depend
+    on the row, each array advancing by a constant stride per row: `{ acc2 = acc;
+    [invariant declarations] for (j...) acc2 = acc2 + a[e + k*ky + j] * b[f + l*ky + j];
+    acc = acc2; }`: (the first
     declaration, the invariant declarations, the inner loop, its statement, the loads,
-    the row kernel's name, the strides), or None."""
+    the row kernel's name, the strides, offset_dot's k or None), or None."""
     body = cemit.statements(op.body)
     if len(body) < 3:
         return None
@@ -361,14 +429,19 @@ def dot_rows(op: cemit.ForOp):
                not mentions(d.init, ky) for d in decls):
         return None
     found = dsp_dot(inner)
+    k = None
+    if found is None:
+        off = offset_dot(inner)
+        if off is not None:
+            found, k = (off[0], off[1], "minun_dot8_off_dsp"), off[2]
     if found is None or found[0].var.data != acc or mentions(inner.lower, ky) or \
             mentions(inner.upper, ky):
         return None
     stmt, loads, name = found
     strides = [coefficient(load.index, ky) for load in loads]
-    if any(k is None for k in strides):
+    if any(s is None for s in strides):
         return None
-    return first, decls, inner, stmt, loads, name.replace("_dsp", "_rows_dsp"), strides
+    return first, decls, inner, stmt, loads, name.replace("_dsp", "_rows_dsp"), strides, k
 
 
 def split_rows(op: cemit.ForOp):

@@ -50,6 +50,8 @@ from minun_mlir.lowering.c_runtime import (
     AVR_ASR32,
     PROFILE_OF_TARGET,
     avr_dot8_helper,
+    avr_dot8_off_helper,
+    avr_dot8_z128_helper,
     avr_dot_helper,
 )
 from minun_mlir.passes import kernel_match as km
@@ -169,13 +171,17 @@ def for_(block: Block, var: str, lower: SSAValue, upper: SSAValue) -> Block:
 
 
 def dot_call(block: Block, loop: cemit.ForOp, stmt: cemit.AssignOp, name: str,
-             loads: list[cemit.LoadOp], cast: bool = False, bare_upper: bool = False) -> None:
-    """`acc = [(T)]name(acc, &a[..], &b[..], upper - v);` (sse2 takes acc last)."""
+             loads: list[cemit.LoadOp], cast: bool = False, bare_upper: bool = False,
+             offset: int | None = None) -> None:
+    """`acc = [(T)]name(acc, &a[..], &b[..], upper - v[, offset]);` (sse2 takes acc
+    last; the zero-skew kernels take the offset added to each a[i])."""
     acc, ty = stmt.var.data, stmt.value.type
     acc_ref = ref(block, acc, ty)
     ptrs = [load_addr(block, ld) for ld in loads]
     n = count(block, loop, bare_upper)
     args = [*ptrs, n, acc_ref] if name == "minun_dot16_sse2" else [acc_ref, *ptrs, n]
+    if offset is not None:
+        args.append(lit(block, offset))
     value = kernel(block, name, args, i32)
     if cast and km.ctype(ty) != "int32_t":
         value = add(block, cemit.CastOp.create(operands=[value], result_types=[ty]))
@@ -222,7 +228,9 @@ def target_if(feature: str, then: Block) -> tuple[cemit.TargetIfOp, Block]:
 class AvrDot(RewritePattern):
     """AVR: `acc = acc + (int32_t)a[e + k*i] * (int32_t)b[f + l*i]` over int16_t arrays
     (at most one in program memory) -> minun_dot16_{fr,rr}_k_l; the same over int8_t with
-    stride 1 and a modular int32_t sum -> minun_dot8_{fr,rr}."""
+    stride 1 and a modular int32_t sum -> minun_dot8_{fr,rr}; the zero-skew terms
+    `a * (b + 128)` (kernel_match.offset_dot, b in RAM) -> minun_dot8_z128_{fr,rr}, with
+    any other offset k -> minun_dot8_off_{fr,rr}(..., k)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
@@ -235,6 +243,18 @@ class AvrDot(RewritePattern):
                 return
             (la, ka), (lb, kb) = strided
             name = avr_dot_helper(la.flash is not None, ka, kb)
+        elif (off := km.offset_dot(op)) is not None:
+            stmt, (lb, la), k = off  # b + k, b in RAM (X); k = 128: zero point -128
+            if lb.flash is not None:
+                return
+            if k != 128:
+                body = Block()
+                start(body, op)
+                dot_call(body, op, stmt, avr_dot8_off_helper(la.flash is not None),
+                         [la, lb], offset=k)
+                replace_loop(rewriter, op, block_op(body))
+                return
+            name = avr_dot8_z128_helper(la.flash is not None)
         else:
             dot8 = km.dsp_dot(op)
             if dot8 is None or dot8[2] != "minun_dot8_dsp" or \
@@ -318,12 +338,17 @@ class DspDot(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
         found = None if portable(op) else km.dsp_dot(op)
+        k = None
+        if found is None and not portable(op):
+            off = km.offset_dot(op)
+            if off is not None:
+                found, k = (off[0], off[1], "minun_dot8_off_dsp"), off[2]
         if found is None:
             return
         stmt, loads, name = found
         body = Block()
         start(body, op)
-        dot_call(body, op, stmt, name, loads, cast=True)
+        dot_call(body, op, stmt, name, loads, cast=True, offset=k)
         new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(body)]))
         replace_loop(rewriter, op, new, keep=other)
 
@@ -338,7 +363,7 @@ class DspRows(RewritePattern):
         found = None if portable(op) else km.dot_rows(op)
         if found is None:
             return
-        first, decls, inner, stmt, loads, name, strides = found
+        first, decls, inner, stmt, loads, name, strides, offset = found
         outer_var, ty = first.init.owner.var.data, stmt.value.type
         body = Block()
         for d in decls:
@@ -349,6 +374,8 @@ class DspRows(RewritePattern):
         for load, k in zip(loads, strides):
             args += [load_addr(body, load), lit(body, k)]
         args += [count(body, inner), count(body, op)]
+        if offset is not None:
+            args.append(lit(body, offset))
         value = kernel(body, name, args, i32)
         if km.ctype(ty) != "int32_t":
             value = add(body, cemit.CastOp.create(operands=[value], result_types=[ty]))

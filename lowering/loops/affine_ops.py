@@ -6,14 +6,17 @@ Python at compile time.
 - matmul, conv2d, sparse matmul, mul: each term `(qa - zpa) * (qb - zpb)`, its factors
   in 16 bits (exact: at most 255 in magnitude each), the product in 16 bits when one zero
   point is 0 (weights: at most 255 * 128), else in 32, summed in int32 (a padded
-  convolution input adds nothing, as TFLite pads with the zero point);
+  convolution input adds nothing, as TFLite pads with the zero point); the dot loops of
+  such terms become select-target-kernels' minun_dot8_off_dsp (SXTAB16 + SMLAD) and AVR
+  minun_dot8_z128 / minun_dot8_off (MULSU) kernels;
 - requantize: `zp_out + minun_zs_mbqm((q - zp_in) << left_shift, multiplier, shift)`,
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
   RoundingDivideByPOT, minun_runtime.h); with mode onnxruntime, `zp_out +
   minun_zs_ortq(q, m, e)` (onnxruntime's float32 multiply and round half to even, in
   integers), of an int8 value minun_zs_ortadd(q - zp_in, 0, ...) (its DequantizeLinear
   then QuantizeLinear); per channel, the multiplier and the shift are read from constant tables
-  (int32_t and int8_t, in flash) indexed by the channel;
+  (int32_t and int8_t, in flash) indexed by the channel; a per-tensor TFLite requantization
+  of a constant (a parameter or a view of one) is computed at compile time (fold_constant);
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
   log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IntegerType, i32
 from xdsl.ir import Operation, SSAValue
 
@@ -44,6 +47,7 @@ from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.skeleton import Dot
 from minun_mlir.lowering.loops.values import (
+    Buf,
     Const,
     Elementwise,
     Reduction,
@@ -121,9 +125,40 @@ def lower_channel_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     return _Indexed(fn, [src], shape_of(op.result), element_of(op.result))
 
 
+def fold_constant(lw: Lowering, op: num.RequantizeOp) -> Val | None:
+    """A per-tensor TFLite requantization of a constant (a parameter or a view of one:
+    ProtoNN's B[i] in its loop over prototypes) as a constant global of its results,
+    computed by the evaluator's integers (numerics/affine.py, requantize), read through
+    the same view: no requantization left at run time. None for anything else."""
+    src = lw.vals[op.input]
+    if op.channels() is not None or num.in_ort_mode(op) or not isinstance(src, Buf) or \
+            not isinstance(src.buffer.ref.owner, memref.GetGlobalOp):
+        return None
+    name = src.buffer.ref.owner.name_.root_reference.data
+    glob = next((o for o in lw.g.module_ops if isinstance(o, memref.GlobalOp)
+                 and o.sym_name.data == name), None)
+    if glob is None or name in lw.packed or not isinstance(src.buffer.elem, IntegerType):
+        return None
+    key = (op.input, f"zs{op.multiplier.value.data},{op.shift.value.data},"
+                     f"{op.left_shift.value.data}")
+    if key not in lw.folded:
+        a, r = _t(op.input), _t(op.result)
+        dt = {8: "<i1", 16: "<i2", 32: "<i4"}[src.buffer.elem.width.data]
+        x = np.frombuffer(glob.initial_value.data.data, dtype=dt).astype(np.int64)
+        y = af.requantize(x, a.zp, r.zp, op.left_shift.value.data, op.multiplier.value.data,
+                          op.shift.value.data, r.width)
+        buf = lw.g.global_(f"{name}_rq", np.asarray(y, dtype=np.int64),
+                           IntegerType(r.width))
+        lw.folded[key] = Buf(buf, src.shape, element_of(op.result), src.offset, src.strides)
+    return lw.folded[key]
+
+
 def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     if op.channels() is not None:
         return lower_channel_requantize(lw, op)
+    folded = fold_constant(lw, op)
+    if folded is not None:
+        return folded
     a, r = _t(op.input), _t(op.result)
     left = op.left_shift.value.data
     m, s = op.multiplier.value.data, op.shift.value.data

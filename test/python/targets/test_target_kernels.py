@@ -103,7 +103,7 @@ def test_avr_zero_skew_requantization_equals_python(tmp_path):
     xs = EDGES32 + [46341, -46341] + [int(v) for v in rng.integers(-(1 << 31), 1 << 31, 9)]
     ms = [1 << 30, (1 << 31) - 1, 1518500250, 0, 1, -(1 << 31)] + [
         int(v) for v in rng.integers(1 << 30, 1 << 31, 2)]
-    shifts = [-31, -9, -8, -7, -1, 0, 1, 30]  # (flash holds about 1,500 cases)
+    shifts = [-31, -9, -8, -7, -1, 0, 1, 16, 30]  # (flash holds about 1,600 cases)
     cases = [(x, m, e) for x in xs for m in ms for e in shifts]
     us = [(1 << 32) - 1, 1 << 31, 0xFFFF0000, 0x0000FFFF, 1, 0] + [
         int(v) for v in rng.integers(0, 1 << 32, 30)]
@@ -300,6 +300,134 @@ int main(void)
     want = [_wrap32(acc + sum(a[oa + i] * b[ob + i] for i in range(max(n, 0))))
             for n, oa, ob, acc in cases]
     assert got == want
+
+
+def test_cortex_m4_zero_skew_dot_products_equal_python(tmp_path):
+    """minun_dot8_off_dsp (SXTAB16 + SMLAD) and minun_dot8_off_rows_dsp: acc + sum (a[i] +
+    k) * b[i] modulo 2^32 for every n from -1 to 19 and 40, offsets k = 128, -127, 3
+    and 0 (k = -z of zero points 127 down to -128), unaligned and aligned int8 arrays of
+    extreme and random values; the rows kernel over 3 rows at strides 5 and 7."""
+    rng = np.random.default_rng(31)
+    size = 96
+    a = [-128, -128, 127, -128] * 4 + [int(v) for v in rng.integers(-128, 128, size - 16)]
+    b = [-128, 127, -128, -128] * 4 + [int(v) for v in rng.integers(-128, 128, size - 16)]
+    cases = [(n, oa, ob, acc, k) for n in list(range(-1, 20)) + [40]
+             for oa, ob in ((0, 0), (1, 3)) for k in (128, -127, 3, 0)
+             for acc in (0, int(rng.integers(-(1 << 31), 1 << 31)))]
+    names = ["minun_dot8_off_dsp", "minun_dot8_off_rows_dsp"]
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], names))
+    rows = ", ".join(f"{{{n}, {oa}, {ob}, {acc}, {k}}}" for n, oa, ob, acc, k in cases)
+    (tmp_path / "dot.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int8_t", "A", a) + _array("int8_t", "B", b) + f"""
+static const int32_t CASES[][5] = {{{rows}}};
+int main(void)
+{{
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        const int32_t *c = CASES[i];
+        minun_print_i32(minun_dot8_off_dsp(c[3], &A[c[1]], &B[c[2]], (int)c[0], c[4]));
+        minun_putc('\\n');
+        minun_print_i32(minun_dot8_off_rows_dsp(c[3], &A[c[1]], 5, &B[c[2]], 7,
+                                                c[0] < 5 ? (int)c[0] : 5, 3, c[4]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "dot.c"], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = []
+    for n, oa, ob, acc, k in cases:
+        want.append(_wrap32(acc + sum((a[oa + i] + k) * b[ob + i] for i in range(max(n, 0)))))
+        m = max(min(n, 5), 0)
+        want.append(_wrap32(acc + sum((a[oa + 5 * r + i] + k) * b[ob + 7 * r + i]
+                                      for r in range(3) for i in range(m))))
+    assert got == want
+
+
+@pytest.mark.parametrize("flash_a", [True, False])
+def test_avr_zero_skew_dot_product_loop_equals_python(tmp_path, flash_a):
+    """minun_dot8_z128_*: acc + sum a[i] * (b[i] + 128) modulo 2^32 (an input at zero
+    point -128) over n = 0, 1, 7 and 300 int8 elements (a in program memory or RAM, b in
+    RAM), extreme and random values; b is rewritten between calls."""
+    from minun_mlir.lowering.c_runtime import avr_dot8_z128_helper
+
+    rng = np.random.default_rng(128)
+    size = 300
+    a = [-128, 127, -128, -128] * 4 + [int(v) for v in rng.integers(-128, 128, size - 16)]
+    b = [127, 127, -128, 127] * 4 + [int(v) for v in rng.integers(-128, 128, size - 16)]
+    name = avr_dot8_z128_helper(flash_a)
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], [name]))
+    a_decl = _array("int8_t", "A" if flash_a else "A0", a)
+    a_init = "" if flash_a else f"static int8_t A[{size}];\n"
+    (tmp_path / "dot.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n' + a_decl + a_init
+        + _array("int8_t", "B0", b) + f"""
+static int8_t B[{size}];
+int main(void)
+{{
+    static const int ns[4] = {{0, 1, 7, {size}}};
+    {"" if flash_a else f"for (int i = 0; i < {size}; i++) A[i] = (int8_t)pgm_read_byte(&A0[i]);"}
+    for (int k = 0; k < 4; k++) {{
+        for (int i = 0; i < {size}; i++)
+            B[i] = (int8_t)((int8_t)pgm_read_byte(&B0[i]) ^ (k == 2 ? 0x55 : 0));
+        minun_print_i32({name}((int32_t)-123456789L * k, &A[0], &B[0], ns[k]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "dot.c"], "avr", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    want = []
+    for k, n in enumerate((0, 1, 7, size)):
+        bk = [((v & 0xFF) ^ (0x55 if k == 2 else 0)) for v in b]
+        bk = [v - 256 if v > 127 else v for v in bk]
+        want.append(_wrap32(-123456789 * k + sum(a[i] * (bk[i] + 128) for i in range(n))))
+    assert [int(v) for v in r.output.split()] == want
+
+
+@pytest.mark.parametrize("flash_a", [True, False])
+def test_avr_zero_skew_dot_product_with_any_offset_equals_python(tmp_path, flash_a):
+    """minun_dot8_off_*: acc + sum a[i] * (b[i] + k) modulo 2^32 for k = -127, -3, 0, 77
+    and 128 (zero points 127 .. -128) over n = 0, 1, 7, 255, 256 and 600 int8 elements
+    (chunks of 255 inside), a in program memory or RAM, extreme and random values."""
+    from minun_mlir.lowering.c_runtime import avr_dot8_off_helper
+
+    rng = np.random.default_rng(77)
+    size = 600
+    a = [-128] * 300 + [int(v) for v in rng.integers(-128, 128, size - 300)]
+    b = [127] * 280 + [-128] * 20 + [int(v) for v in rng.integers(-128, 128, size - 300)]
+    name = avr_dot8_off_helper(flash_a)
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["avr"], [name]))
+    a_decl = _array("int8_t", "A" if flash_a else "A0", a)
+    a_init = "" if flash_a else f"static int8_t A[{size}];\n"
+    cases = [(n, k) for n in (0, 1, 7, 255, 256, 600) for k in (-127, -3, 0, 77, 128)]
+    rows = ", ".join(f"{{{n}, {k}}}" for n, k in cases)
+    (tmp_path / "dot.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n' + a_decl + a_init
+        + _array("int8_t", "B0", b) + f"""
+static int8_t B[{size}];
+static const int16_t CASES[][2] = {{{rows}}};
+int main(void)
+{{
+    {"" if flash_a else f"for (int i = 0; i < {size}; i++) A[i] = (int8_t)pgm_read_byte(&A0[i]);"}
+    for (int i = 0; i < {size}; i++)
+        B[i] = (int8_t)pgm_read_byte(&B0[i]);
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        minun_print_i32({name}((int32_t)987654321L * (int32_t)(i & 1), &A[0], &B[0],
+                              CASES[i][0], CASES[i][1]));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "dot.c"], "avr", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    want = [_wrap32(987654321 * (i & 1) + sum(a[j] * (b[j] + k) for j in range(n)))
+            for i, (n, k) in enumerate(cases)]
+    assert [int(v) for v in r.output.split()] == want
 
 
 BF16_FUNCTIONS = ("exp", "sigmoid", "tanh", "log", "sqrt")

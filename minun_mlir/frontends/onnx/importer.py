@@ -731,6 +731,8 @@ class Importer:
                 raise self.error(f"input '{name}' is not produced by an earlier node (the "
                                  f"graph is not topologically sorted, or it is corrupt)")
         present = [v for v in inputs if v is not None]
+        # values an If/Loop/Scan body reads from this scope by name count as its inputs
+        present += [self.values[n] for n in sorted(subgraph_reads(proto)) if n in self.values]
         if proto.op_type in ("Shape", "Size") and domain == "" and present:
             outputs = self._static_shape(proto, present[0])
         elif (all(v.array is not None for v in present) and
@@ -845,6 +847,9 @@ class Importer:
 
         names = [n for n in proto.input if n]
         feeds = {n: v.array for n, v in zip(proto.input, inputs) if n and v is not None}
+        outer = sorted(n for n in subgraph_reads(proto) if n in self.values)
+        names += outer  # the constants a subgraph reads from this scope
+        feeds.update({n: self.values[n].array for n in outer})
         undefined = onnx.TensorProto.UNDEFINED
         graph = helper.make_graph(
             [proto], "fold", [helper.make_tensor_value_info(n, undefined, None)
@@ -860,6 +865,17 @@ class Importer:
             raise self.error(f"cannot fold this constant node: {type(e).__name__}: {e}") from None
         outs = iter(results)
         return [Value.const(np.asarray(next(outs)), o) if o else None for o in proto.output]
+
+
+def subgraph_reads(node: onnx.NodeProto) -> set[str]:
+    """Every name the node's subgraphs (If, Loop, Scan bodies) read, at any depth."""
+    names: set[str] = set()
+    for a in node.attribute:
+        for g in (*([a.g] if a.HasField("g") else []), *a.graphs):
+            for n in g.node:
+                names.update(x for x in n.input if x)
+                names |= subgraph_reads(n)
+    return names
 
 
 def _concat_type(operands: Sequence[SSAValue], axis: int) -> TensorType:

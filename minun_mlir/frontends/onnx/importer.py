@@ -231,7 +231,8 @@ class Importer:
         self.class_labels: list[str] | list[int] | None = None
         self.prequantized = False  # the model has QDQ pairs or QLinear operators
         self.inferred: dict[str, tuple[int, ...]] = {}  # ONNX shape inference's shapes
-        self.used = {n for node in self.graph.node for n in node.input if n}
+        self.used = {n for node in self.graph.node
+                     for n in (*node.input, *subgraph_reads(node)) if n}
         self.used |= {o.name for o in self.graph.output}
 
     # -- diagnostics -------------------------------------------------------------------
@@ -545,7 +546,8 @@ class Importer:
                                  f"{', '.join(by_name) or 'none'}")
             outs = [by_name[n] for n in self.outputs]
             nodes = self._needed(nodes, self.outputs)
-            self.used = {n for node in nodes for n in node.input if n} | set(self.outputs)
+            self.used = {n for node in nodes for n in (*node.input, *subgraph_reads(node))
+                         if n} | set(self.outputs)
         for proto in nodes:
             self.node = proto
             self._import_node(proto)
@@ -597,7 +599,7 @@ class Importer:
         for node in reversed(nodes):
             if wanted & set(node.output):
                 kept.append(node)
-                wanted |= {n for n in node.input if n}
+                wanted |= {n for n in node.input if n} | subgraph_reads(node)
         return kept[::-1]
 
     def _default_dims(self, initializers: set[str]) -> None:

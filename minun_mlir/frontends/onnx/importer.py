@@ -60,8 +60,10 @@ DEFAULT_INPUT_RANGE = (-1.0, 1.0)
 
 # Operators whose outputs depend on a random generator are never folded.
 # handled even on initializers (frontends/onnx/quantized.py): folded, the float weights
-# would lose the scale and zero point the zero-skew representation keeps
-NOT_FOLDED = {"QuantizeLinear", "DequantizeLinear"}
+# would lose the scale and zero point the zero-skew representation keeps; Loop and Scan
+# are unrolled by frontends/onnx/loop.py, whose body nodes fold one by one (onnx's
+# reference Loop runs no iteration when the optional condition is absent)
+NOT_FOLDED = {"QuantizeLinear", "DequantizeLinear", "Loop", "Scan"}
 NONDETERMINISTIC = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                     "Multinomial", "Bernoulli"}
 

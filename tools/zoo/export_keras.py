@@ -3,8 +3,9 @@ export them with tf2onnx into test/zoo/keras/, as a Keras user would:
 
 - `tf2onnx.convert.from_keras` (opset 17): a Dense MLP, a Conv2D CNN (NHWC input), a GRU
   (tf2onnx writes Keras 3's GRU as a `Loop` over the time steps), an LSTM (tf2onnx
-  rewrites it into ONNX's LSTM) and a Dense MLP on the RAW breast-cancer features
-  (values from 0.001 to 4,000, no normalisation);
+  rewrites it into ONNX's LSTM), and two Dense MLPs on the RAW breast-cancer features
+  (values from 0.001 to 4,000): without normalisation, and with a Keras Normalization
+  layer (adapted on the training data) as its first layer;
 - the TFLite converter (full-integer int8, a representative dataset), then
   `tf2onnx.convert.from_tflite`: the MLP with float input/output (`tflite_int8_mlp`) and
   with int8 input/output (`tflite_int8io_mlp`, TFLite's usual int8-in/int8-out form).
@@ -70,14 +71,22 @@ def _models(keras):
         "lstm_digits": ("digits", (8, 8), lambda: [layers.LSTM(16), layers.Dense(10)]),
         "mlp_raw_breast_cancer": ("breast_cancer", (30,), lambda: [
             layers.Dense(16, activation="relu"), layers.Dense(2)]),
+        # the usual remedy in Keras: a Normalization layer (adapted on the training
+        # data) inside the model, which still takes the raw features
+        "mlp_norm_breast_cancer": ("breast_cancer", (30,), lambda: [
+            "normalization", layers.Dense(16, activation="relu"), layers.Dense(2)]),
     }
 
 
 def _train(keras, shape, make, x, y, classes):
+    keras.backend.clear_session()  # layer names restart: the same names on every run
     keras.utils.set_random_seed(0)
     inp = keras.Input(shape, name="x")
     h = inp
     for layer in make():
+        if layer == "normalization":
+            layer = keras.layers.Normalization()
+            layer.adapt(x.reshape((-1, *shape)))
         h = layer(h)
     model = keras.Model(inp, h)
     model.compile(optimizer=keras.optimizers.Adam(0.01),
@@ -115,6 +124,9 @@ def _tflite_run(tf, data: bytes, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def main() -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":  # TensorFlow's graph names follow set order
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, *sys.argv])
     import keras
     import onnx
     import tensorflow as tf

@@ -71,6 +71,7 @@ _KERAS = {  # name: (training data, exporter)
     "mlp_digits": ("digits", "from_keras"), "cnn_digits": ("digits", "from_keras"),
     "gru_digits": ("digits", "from_keras"), "lstm_digits": ("digits", "from_keras"),
     "mlp_raw_breast_cancer": ("breast_cancer", "from_keras"),
+    "mlp_norm_breast_cancer": ("breast_cancer", "from_keras"),
 }
 # Not listed yet (files committed, test/zoo/keras/README.md): keras/tflite_int8_mlp.onnx
 # (TFLite int8 via tf2onnx.convert.from_tflite, float in/out: a QDQ model, whose float

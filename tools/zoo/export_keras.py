@@ -24,6 +24,7 @@ number of epochs. The tests never import TensorFlow: the files are committed.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 
@@ -123,6 +124,49 @@ def _tflite_run(tf, data: bytes, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return np.stack(outs), x
 
 
+_COUNTER = re.compile(r"(__|_frozen_|unk__|_)(\d{3,})")
+
+
+def _canonical(proto):
+    """tf2onnx's names carry TensorFlow's and its own global counters (`while_body_frozen_
+    10698`, `const_fold_opt__63`, `unk__174`), which differ from run to run: renumber them
+    in order of first appearance, so the same model gives the same bytes."""
+    import onnx
+
+    seen: dict[str, str] = {}
+
+    def fix(name: str) -> str:
+        def sub(m):
+            key = m.group(0)
+            if key not in seen:
+                seen[key] = f"{m.group(1)}{len(seen)}"
+            return seen[key]
+
+        return _COUNTER.sub(sub, name)
+
+    def graph(g) -> None:
+        g.name = fix(g.name)
+        for vi in (*g.input, *g.output, *g.value_info):
+            vi.name = fix(vi.name)
+            for d in vi.type.tensor_type.shape.dim:
+                if d.dim_param:
+                    d.dim_param = fix(d.dim_param)
+        for t in g.initializer:
+            t.name = fix(t.name)
+        for n in g.node:
+            n.name = fix(n.name)
+            n.input[:] = [fix(x) for x in n.input]
+            n.output[:] = [fix(x) for x in n.output]
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    graph(a.g)
+                for sub_graph in a.graphs:
+                    graph(sub_graph)
+
+    graph(proto.graph)
+    return proto
+
+
 def main() -> int:
     if os.environ.get("PYTHONHASHSEED") != "0":  # TensorFlow's graph names follow set order
         os.environ["PYTHONHASHSEED"] = "0"
@@ -149,7 +193,7 @@ def main() -> int:
         y = np.argmax(model.predict(x, verbose=0), axis=-1)
         spec = (tf.TensorSpec((None, *shape), tf.float32, name="x"),)
         proto, _ = tf2onnx.convert.from_keras(model, input_signature=spec, opset=OPSET)
-        onnx.save(proto, os.path.join(OUT, f"{name}.onnx"))
+        onnx.save(_canonical(proto), os.path.join(OUT, f"{name}.onnx"))
         np.savez(os.path.join(OUT, f"{name}.npz"), x=x, y=y)
         full = np.argmax(model.predict(xte.reshape((-1, *shape)), verbose=0), axis=-1)
         print(f"{name}: Keras accuracy on the {len(xte)} test rows {np.mean(full == yte):.3f}, "
@@ -164,7 +208,7 @@ def main() -> int:
             with open(path, "wb") as f:
                 f.write(flat)
             proto, _ = tf2onnx.convert.from_tflite(path, opset=OPSET)
-        onnx.save(proto, os.path.join(OUT, f"{name}.onnx"))
+        onnx.save(_canonical(proto), os.path.join(OUT, f"{name}.onnx"))
         y = np.argmax(scores, axis=-1)
         np.savez(os.path.join(OUT, f"{name}.npz"), x=x, y=y)
         print(f"{name}: TFLite accuracy on the 40 stored {np.mean(y == yte[:N_TEST]):.3f}; "

@@ -18,8 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import onnx
+from xdsl.dialects.builtin import IntegerAttr, i64
 
 from minun_mlir.diagnostics import MinunError
+from minun_mlir.dialects import minun
 
 from .importer import Importer, Node, Value, node_label, normalize_axis
 
@@ -192,4 +194,41 @@ def _scan(imp: Importer, node: Node) -> list[Value]:
     return results
 
 
-HANDLERS = {"Loop": _loop, "Scan": _scan}
+def _reverse(imp: Importer, v: Value, axis: int) -> Value:
+    """v reversed along ONNX axis `axis` (`minun.reverse` in v's layout)."""
+    if v.shape[axis] == 1:
+        return v
+    perm = v.perm if v.ssa is not None else tuple(range(v.rank))
+    ir = imp.ir(v, perm)
+    return Value.of(imp.make(minun.ReverseOp, ir, axis=IntegerAttr(perm.index(axis), i64)),
+                    perm)
+
+
+def _reverse_sequence(imp: Importer, node: Node) -> list[Value]:
+    """ReverseSequence with constant sequence_lens (tf2onnx's go_backwards and the
+    backward half of a Bidirectional layer): per batch row, the first lens[b] steps
+    reversed and the rest kept; one `minun.reverse` when every row is reversed whole."""
+    x = node.inputs[0]
+    lens = np.asarray(imp.const(node.input(1), "sequence_lens")).reshape(-1)
+    batch_axis = normalize_axis(int(node.attr("batch_axis", 1)), x.rank)
+    time_axis = normalize_axis(int(node.attr("time_axis", 0)), x.rank)
+    if {batch_axis, time_axis} != {0, 1}:
+        raise imp.error(f"batch_axis and time_axis must be 0 and 1, got {batch_axis} and "
+                        f"{time_axis}")
+    steps = x.shape[time_axis]
+    if len(lens) != x.shape[batch_axis] or np.any(lens < 0) or np.any(lens > steps):
+        raise imp.error(f"sequence_lens {lens.tolist()} must give one length in 0..{steps} "
+                        f"per batch row ({x.shape[batch_axis]})")
+    if np.all(lens == steps):
+        return [_reverse(imp, x, time_axis)]
+    rows = []
+    for b, n in enumerate(int(k) for k in lens):
+        row = imp.slice(x, batch_axis, b, 1)
+        pieces = [_reverse(imp, imp.slice(row, time_axis, 0, n), time_axis)] if n else []
+        if n < steps:
+            pieces.append(imp.slice(row, time_axis, n, steps - n))
+        rows.append(imp.concat(pieces, time_axis))
+    return [imp.concat(rows, batch_axis)]
+
+
+HANDLERS = {"Loop": _loop, "Scan": _scan, "ReverseSequence": _reverse_sequence}

@@ -224,3 +224,17 @@ def test_a_run_time_condition_is_a_located_error():
                    [_c("M", np.int64(8))])
     message = _error(model)
     assert "(Loop)" in message
+
+
+@pytest.mark.parametrize("time_axis,lens", [(0, [4, 4]), (0, [4, 2]), (1, [3, 0, 1])])
+def test_reverse_sequence(time_axis, lens):
+    """tf2onnx's go_backwards / Bidirectional: whole rows reversed (one minun.reverse),
+    or each row's first lens[b] steps, in either axis order, as onnxruntime."""
+    batch_axis = 1 - time_axis
+    shape = [4, len(lens), 3] if time_axis == 0 else [len(lens), 4, 3]
+    node = helper.make_node("ReverseSequence", ["x", "lens"], ["r"], batch_axis=batch_axis,
+                            time_axis=time_axis)
+    tanh = helper.make_node("Tanh", ["r"], ["y"])
+    model = _model([node, tanh], [_t("x", TensorProto.FLOAT, shape)],
+                   [_t("y", TensorProto.FLOAT, None)], [_c("lens", np.array(lens, np.int64))])
+    _check(model, {"x": RNG.standard_normal(shape).astype(np.float32)})

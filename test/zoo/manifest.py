@@ -70,6 +70,7 @@ _ONNX2C = {  # name: source
 _KERAS = {  # name: (training data, exporter)
     "mlp_digits": ("digits", "from_keras"), "cnn_digits": ("digits", "from_keras"),
     "gru_digits": ("digits", "from_keras"), "lstm_digits": ("digits", "from_keras"),
+    "bigru_digits": ("digits", "from_keras"), "simplernn_digits": ("digits", "from_keras"),
     "mlp_raw_breast_cancer": ("breast_cancer", "from_keras"),
     "mlp_norm_breast_cancer": ("breast_cancer", "from_keras"),
 }

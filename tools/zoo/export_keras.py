@@ -70,6 +70,10 @@ def _models(keras):
             layers.Conv2D(8, 3, activation="relu"), layers.Flatten(), layers.Dense(10)]),
         "gru_digits": ("digits", (8, 8), lambda: [layers.GRU(16), layers.Dense(10)]),
         "lstm_digits": ("digits", (8, 8), lambda: [layers.LSTM(16), layers.Dense(10)]),
+        "bigru_digits": ("digits", (8, 8), lambda: [
+            layers.Bidirectional(layers.GRU(8)), layers.Dense(10)]),
+        "simplernn_digits": ("digits", (8, 8), lambda: [
+            layers.SimpleRNN(16), layers.Dense(10)]),
         "mlp_raw_breast_cancer": ("breast_cancer", (30,), lambda: [
             layers.Dense(16, activation="relu"), layers.Dense(2)]),
         # the usual remedy in Keras: a Normalization layer (adapted on the training

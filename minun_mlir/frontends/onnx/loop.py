@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.dialects import minun
 
-from .importer import Importer, Node, Value, node_label, normalize_axis
+from .importer import Importer, Node, Value, node_label, normalize_axis, subgraph_reads
 
 # Unrolling copies the body: a bound keeps a mis-read trip count from exploding the C.
 MAX_STEPS = 1024
@@ -50,13 +50,16 @@ class _Body:
                             f"{len(bound)}")
         scope = {**outer, **self.inits}
         materialize = imp.materialize
+        wrapped = "materialize" in vars(imp)  # an enclosing loop's body shares its params
         scope.update({n: v for n, v in zip(names, bound) if v is not None})
         saved_node = imp.node
         imp.values = scope
         imp.materialize = self._materialize(materialize)
         try:
             for k, proto in enumerate(self.graph.node):
-                ins = [scope.get(n) if n else None for n in proto.input]
+                # what a nested Loop's body reads from here counts as its input too
+                ins = [scope.get(n) if n else None
+                       for n in (*proto.input, *sorted(subgraph_reads(proto)))]
                 hit = self.memo.get(k)
                 if hit is not None and all(a is b for a, b in zip(hit[0], ins)):
                     for name, v in zip(proto.output, hit[1]):
@@ -79,10 +82,10 @@ class _Body:
             return outs
         finally:
             imp.values, imp.node = outer, saved_node
-            if materialize is Importer.materialize.__get__(imp):
-                del imp.materialize
-            else:
+            if wrapped:
                 imp.materialize = materialize
+            else:
+                del imp.materialize
 
     def _materialize(self, materialize):
         """The importer's `materialize`, but one parameter for one constant array: a

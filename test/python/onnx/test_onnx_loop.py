@@ -238,3 +238,35 @@ def test_reverse_sequence(time_axis, lens):
     model = _model([node, tanh], [_t("x", TensorProto.FLOAT, shape)],
                    [_t("y", TensorProto.FLOAT, None)], [_c("lens", np.array(lens, np.int64))])
     _check(model, {"x": RNG.standard_normal(shape).astype(np.float32)})
+
+
+def test_a_loop_inside_a_loop_body_reads_the_outer_body_values():
+    """The inner Loop's inputs are the same every outer iteration, but its body reads x_t,
+    a value of the outer body that changes: it is imported again each time, not reused
+    as a loop invariant."""
+    inner = helper.make_graph(
+        [helper.make_node("Identity", ["c2"], ["c2_out"]),
+         helper.make_node("MatMul", ["x_t", "W"], ["xw"]),
+         helper.make_node("MatMul", ["g_in", "R"], ["gr"]),
+         helper.make_node("Add", ["xw", "gr"], ["s"]),
+         helper.make_node("Tanh", ["s"], ["g_out"])],
+        "inner", [_t("j", TensorProto.INT64, []), _t("c2", TensorProto.BOOL, []),
+                  _t("g_in", TensorProto.FLOAT, [1, H])],
+        [_t("c2_out", TensorProto.BOOL, []), _t("g_out", TensorProto.FLOAT, [1, H])])
+    outer = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Gather", ["X_tm", "it"], ["x_t"], axis=0),
+         helper.make_node("Loop", ["two", "", "h0"], ["g"], body=inner),
+         helper.make_node("Add", ["g", "h_in"], ["h_out"])],
+        "outer", [_t("it", TensorProto.INT64, []), _t("cond_in", TensorProto.BOOL, []),
+                  _t("h_in", TensorProto.FLOAT, [1, H])],
+        [_t("cond_out", TensorProto.BOOL, []), _t("h_out", TensorProto.FLOAT, [1, H])])
+    nodes = [helper.make_node("Transpose", ["X"], ["X_tm"], perm=[1, 0, 2]),
+             helper.make_node("Loop", ["M", "", "h0"], ["h_f"], body=outer)]
+    inits = [_c("M", np.int64(T)), _c("two", np.int64(2)),
+             _c("h0", np.zeros((1, H), np.float32)),
+             _c("W", RNG.standard_normal((F, H)).astype(np.float32)),
+             _c("R", RNG.standard_normal((H, H)).astype(np.float32) * 0.5)]
+    model = _model(nodes, [_t("X", TensorProto.FLOAT, [1, T, F])],
+                   [_t("h_f", TensorProto.FLOAT, None)], inits)
+    _check(model, {"X": _x()})

@@ -313,8 +313,8 @@ def _feature_scales(module: ModuleOp, config: QuantizeConfig, data, evaluator: s
     from minun_mlir.numerics import input_scales
 
     if data is None:
-        raise error("quantize: input-scales=feature needs data= (each feature's range on "
-                    "the training data)")
+        raise error("quantize: input-scales=feature needs the training data (minun-compile "
+                    "--train FILE, the pass's data=): each feature's range comes from it")
     if config.scales == "maxscale" or config.bias_correction \
             or config.weight_rounding != "nearest":
         raise error("quantize: input-scales=feature is for scales=data-driven, without "

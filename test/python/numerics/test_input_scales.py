@@ -139,7 +139,7 @@ def test_the_c_takes_raw_features_in_minun_predict_float(data, folded, train, tm
 
 
 @pytest.mark.parametrize("options,message", [
-    ({}, "input-scales=feature needs data="),
+    ({}, "input-scales=feature needs the training data (minun-compile --train FILE"),
     ({"scales": "maxscale", "maxscale": 8}, "input-scales=feature is for scales=data-driven"),
     ({"repr": "posit", "bits": 16}, "input-scales=feature is for repr=fixed"),
 ])

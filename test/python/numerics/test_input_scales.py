@@ -159,7 +159,7 @@ def test_the_keras_normalization_zoo_model(data):
 
     zoo = Path(__file__).resolve().parents[2] / "zoo" / "keras"
     x, y = data[1], data[3]
-    l1 = import_model(zoo / "mlp_norm_breast_cancer.onnx")
+    l1 = import_model(zoo / "mlp_norm_breast_cancer.onnx", dims={"unk__0": 1})
     train = str(zoo / "data" / "breast_cancer-train.npz")
     acc = {"float": np.mean(_labels(l1, x, l2=False) == y)}
     for scales, bits in (("tensor", 16), ("feature", 16), ("feature", 8)):

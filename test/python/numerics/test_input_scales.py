@@ -168,3 +168,21 @@ def test_the_keras_normalization_zoo_model(data):
     assert acc["feature", 16] >= acc["float"] - 0.01
     assert acc["feature", 8] >= acc["float"] - 0.02
     assert acc["tensor", 16] < acc["float"] - 0.02
+
+
+def test_the_cli_needs_train_and_compiles_with_it(folded, train, tmp_path, capsys):
+    """minun-compile --input-scales feature: refused in one line without --train; with it,
+    model.h gives the centres and half-widths."""
+    import onnx
+
+    from minun_mlir.tools import minun_compile
+
+    path = tmp_path / "m.onnx"
+    onnx.save(folded, path)
+    assert minun_compile.main([str(path), "--input-scales", "feature", "--out",
+                               str(tmp_path / "a")]) != 0
+    err = capsys.readouterr().err
+    assert "--input-scales feature needs --train" in err
+    assert minun_compile.main([str(path), "--input-scales", "feature", "--train", train,
+                               "--out", str(tmp_path / "b")]) == 0
+    assert "MINUN_INPUT_HALF_WIDTHS" in (tmp_path / "b" / "model.h").read_text()

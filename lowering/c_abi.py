@@ -59,6 +59,9 @@ class Model:
     # "onnxruntime" for a pre-quantized model (minun.requantize): its zero-skew input is
     # quantized as onnxruntime's QuantizeLinear (float32, half to even)
     requantize: str | None = None
+    # per-feature input scales (numerics/input_scales.py): each input element's centre
+    # and half-width, taken off before the input's fixed-point scale
+    feature_scales: tuple[tuple[float, ...], tuple[float, ...]] | None = None
 
 
 
@@ -106,13 +109,33 @@ def model_info(fn: cemit.FuncOp) -> Model:
                  tuple(x.value.data if isinstance(x, IntegerAttr) else x.data
                        for x in a["minun.class_labels"].data)
                  if "minun.class_labels" in a else (),
-                 a["minun.requantize"].data if "minun.requantize" in a else None)
+                 a["minun.requantize"].data if "minun.requantize" in a else None,
+                 feature_scales=_feature_scales(a))
+
+
+def _feature_scales(a) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    from minun_mlir.numerics.input_scales import ATTR
+
+    if ATTR not in a:
+        return None
+    values = [float(v) for v in a[ATTR].get_values()[1:]]
+    n = len(values) // 2
+    return tuple(values[:n]), tuple(values[n:])
 
 # -- model.h and the float wrapper ---------------------------------------------------
 
 def header(m: Model, name: str, profile: str) -> str:
     scales = ""
-    if m.input_scale is not None:
+    if m.input_scale is not None and m.feature_scales is not None:
+        centre, half = m.feature_scales
+        scales += (f"#define MINUN_INPUT_SCALE {m.input_scale}   /* input element i = round((x[i] "
+                   "- centre[i]) / half_width[i] * 2^scale),\n * saturated, in float32 "
+                   "(per-feature input scales; minun_predict_float does it) */\n"
+                   "#define MINUN_INPUT_CENTRES {"
+                   + ", ".join(float_literal(v) for v in centre) + "}\n"
+                   "#define MINUN_INPUT_HALF_WIDTHS {"
+                   + ", ".join(float_literal(v) for v in half) + "}\n")
+    elif m.input_scale is not None:
         scales += (f"#define MINUN_INPUT_SCALE {m.input_scale}   "
                    "/* input element = round(x * 2^scale), saturated */\n")
     if m.output_scale is not None:
@@ -259,6 +282,13 @@ def float_wrapper(m: Model) -> str:
         loops = ("    for (i = 0; i < MINUN_INPUT_SIZE; i++)\n"
                  "        q[i] = minun_quantize_input(x[i]);\n")
         exact = "the scaling by a power of two is exact"
+        if m.feature_scales is not None:  # each feature centred and scaled first (float32)
+            loops = ("    static const float centre[MINUN_INPUT_SIZE] = MINUN_INPUT_CENTRES;\n"
+                     "    static const float half_width[MINUN_INPUT_SIZE] = "
+                     "MINUN_INPUT_HALF_WIDTHS;\n"
+                     "    for (i = 0; i < MINUN_INPUT_SIZE; i++)\n"
+                     "        q[i] = minun_quantize_input((x[i] - centre[i]) / "
+                     "half_width[i]);\n")
     return f"""/* Reals -> stored input: {what}as the evaluator encodes inputs ({exact}). */
 static minun_input_t minun_quantize_input({params})
 {{

@@ -124,6 +124,7 @@ from minun_mlir.modules import (
     require_level,
 )
 from minun_mlir.numerics.fixed import rounding_in
+from minun_mlir.numerics.input_scales import ATTR as FEATURE_SCALES
 
 ENTRY = "minun_predict"
 # `minun.probe = array<i64: result, id, ...>` on an L2 op: record those results' values
@@ -285,6 +286,8 @@ class Lowering:
         if len(inputs) == 1:
             attrs["minun.input_shape"] = StringAttr("x".join(map(str, shape_of(
                 inputs[0].result))))
+            if FEATURE_SCALES in inputs[0].attributes:  # numerics/input_scales.py
+                attrs[FEATURE_SCALES] = inputs[0].attributes[FEATURE_SCALES]
             attrs["minun.input_name"] = inputs[0].sym_name
         else:  # the C's input buffer holds them one after another (docs/codegen.md)
             attrs["minun.input_names"] = StringAttr(",".join(op.sym_name.data

@@ -271,11 +271,13 @@ class NativeProgram:
         self.out_shape = tuple(scores.type.get_shape())
         self.out_dtype = _storage_dtype(scores.type.element_type)
         from minun_mlir.numerics import formats
+        from minun_mlir.numerics.input_scales import ATTR as FEATURE_SCALES
 
         element = inp.results[0].type.element_type
         rep = formats.of_element(element)
+        # several inputs, or per-feature input scales: encoded by numpy
         encode = rep.c_encode(element, rep.input_rounding(fn)) \
-            if self.single else None  # several inputs: encoded by numpy, per input
+            if self.single and FEATURE_SCALES not in inp.attributes else None
         self.encodes_reals = encode is not None
         reals = REALS_DRIVER % {"encode": "    " + encode.replace("\n", "\n    ")} \
             if encode is not None else ""

@@ -78,6 +78,11 @@ class QuantizeOptions:
                        "result's scale), to reproduce its paper")
     overflow: str = option("wrap", Flag("--overflow", choices=("wrap", "saturate")))
     input_scale: int | None = option(None, Flag("--input-scale", type=int))
+    input_scales: str = option("tensor", Flag(
+        "--input-scales", choices=("tensor", "feature"),
+        help="tensor: one scale for the whole input (default); feature: each input "
+        "feature's training-data range folded into the weights that read it, for inputs "
+        "whose features span very different ranges (raw measurements; needs --train)"))
     exp: str = option("auto", no_flag="the exp table's rule follows --scales (SeeDot's "
                       "under maxscale, Shiftry's otherwise)")
     demote: tuple[str, ...] = option(tuple, Flag(
@@ -141,6 +146,7 @@ class QuantizeOptions:
         return QuantizeConfig(
             bits=self.bits, es=self.es, scales=self.scales, maxscale=self.maxscale,
             rounding=self.rounding, overflow=self.overflow, input_scale=self.input_scale,
+            input_scales=self.input_scales,
             shift_rounding=self.shift_rounding or None, adds=self.adds, exp=self.exp,
             demote=tuple(self.demote), param_bits=self.param_bits,
             input_bits=self.input_bits, per_channel=self.per_channel, quire=self.quire,

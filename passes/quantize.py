@@ -188,6 +188,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                           ("shift_rounding", (None, *fx.ROUNDING_MODES)),
                           ("adds", ("exact", "result-scale")),
                           ("scales", ("maxscale", "data-driven")),
+                          ("input_scales", ("tensor", "feature")),
                           ("exp", ("auto", "seedot", "shiftry"))):
         if getattr(config, name) not in allowed:
             raise error(f"quantize: {name} must be one of {', '.join(a for a in allowed if a)}, "
@@ -243,6 +244,8 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     reject_composite_ops(module)
     check_names(module, config.demote, "quantize: demote")
     check_weights(module)
+    if config.input_scales == "feature":
+        module, profile = _feature_scales(module, config, data, evaluator, profile)
     if not formats.get(representation).needs_profile:
         pass  # one type per program: nothing to profile
     elif data is not None and profile is None:
@@ -297,7 +300,41 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
         raise out_of_range_scales(l2) or error(
             f"quantize produced invalid IR (a bug, please report): {e}") from None
     warn_far_apart_scales(l2)
+    copy_feature_scales(module, l2)
     return l2
+
+
+def _feature_scales(module: ModuleOp, config: QuantizeConfig, data, evaluator: str,
+                    profile: Profile | None) -> tuple[ModuleOp, Profile | None]:
+    """input-scales=feature: a copy of `module` with the input's per-feature ranges
+    folded into its first weights (numerics/input_scales.py), and its profile on the
+    training data as that program takes them."""
+    from minun_mlir import native
+    from minun_mlir.numerics import input_scales
+
+    if data is None:
+        raise error("quantize: input-scales=feature needs the training data (minun-compile "
+                    "--train FILE, the pass's data=): each feature's range comes from it")
+    if config.scales == "maxscale" or config.bias_correction \
+            or config.weight_rounding != "nearest":
+        raise error("quantize: input-scales=feature is for scales=data-driven, without "
+                    "bias-correction or weight-rounding")
+    module = module.clone()
+    features = input_scales.fold(module, load_training_data(module, data).features)
+    if features is None:
+        return module, profile
+    return module, native.profile(module, features, evaluator)
+
+
+def copy_feature_scales(l1: ModuleOp, l2: ModuleOp) -> None:
+    """The per-feature input ranges of an L1 input onto its L2 input (its encoding)."""
+    from minun_mlir.numerics.input_scales import ATTR
+
+    found = {op.sym_name.data: op.attributes[ATTR] for op in l1.walk()
+             if op.name == "minun.input" and ATTR in op.attributes}
+    for op in l2.walk():
+        if op.name == "num.input" and op.sym_name.data in found:
+            op.attributes[ATTR] = found[op.sym_name.data]
 
 
 def out_of_range_scales(l2: ModuleOp) -> Exception | None:

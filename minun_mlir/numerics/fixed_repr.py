@@ -867,7 +867,8 @@ def _init(op, ):
 class FixedRepresentation(Representation):
     name = "fixed"
     options = frozenset({"bits", "scales", "maxscale", "input_scale", "input_bits", "demote",
-                         "rounding", "overflow", "per_channel", "param_bits", "weight_bits"})
+                         "rounding", "overflow", "per_channel", "param_bits", "weight_bits",
+                         "input_scales"})
     searches = frozenset({"shiftry", "haunter"})
 
     def label(self, o) -> str:

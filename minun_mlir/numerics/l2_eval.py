@@ -23,6 +23,7 @@ from minun_mlir.modules import main_function
 from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import EvalResult, evaluate, l1_lookup
+from minun_mlir.numerics.input_scales import normalize
 
 
 def _element(op: Operation) -> Attribute | None:
@@ -59,6 +60,7 @@ def encode_input(module: ModuleOp | func.FuncOp) -> Callable[[Operation, np.ndar
     def encode(op: Operation, values: np.ndarray) -> np.ndarray:
         el = op.results[0].type.element_type
         rep = formats.of_element(el)
+        values = normalize(op, values)  # per-feature input scales, if any
         with fx.attributed_to(op):  # inputs beyond the profiled range saturate here
             return rep.encode(values, el, rep.input_rounding(fn))
 

@@ -44,6 +44,9 @@ class QuantizeConfig:
     shift_rounding: str | None = None  # rescales and reductions; None: `rounding`
     adds: str = "exact"  # or "result-scale"
     input_scale: int | None = None
+    # "feature": per-feature input ranges folded into the first weights
+    # (numerics/input_scales.py); "tensor": one input scale
+    input_scales: str = "tensor"
     exp: str = "auto"  # "shiftry", "seedot", or auto: seedot under maxscale
     demote: tuple[str, ...] = ()  # names (params, inputs, SSA name hints) at bits // 2
     bits_by_name: dict[str, int] = field(default_factory=dict)

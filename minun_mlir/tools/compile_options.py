@@ -138,6 +138,12 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     if args.weight_bits is not None and (args.search or args.assign):
         raise refuse("--weight-bits 4 is not searched: the precision searches and their "
                      "assignments choose 8-, 16- or 32-bit tensors")
+    if args.input_scales == "feature" and (args.search or args.assign):
+        raise refuse("--input-scales feature is not searched: the precision searches and "
+                     "their assignments name the tensors of the unfolded program")
+    if args.input_scales == "feature" and not args.train:
+        raise refuse("--input-scales feature needs --train: each feature's range comes from "
+                     "the training data")
     if args.bias_correction and not args.train:
         raise refuse("--bias-correction needs --train: the inputs it measures the quantized "
                      "program's errors on")

@@ -121,6 +121,20 @@ _ORT_BOUNDS = {"dscnn_qdq": (8, 0.39), "mobile_res_qdq_pc": (1, 0.9),
                "mobile_res_qop": (1, 0.98)}
 
 
+_KERAS = {  # name: (training data, exporter)
+    "mlp_digits": ("digits", "from_keras"), "cnn_digits": ("digits", "from_keras"),
+    "gru_digits": ("digits", "from_keras"), "lstm_digits": ("digits", "from_keras"),
+    "bigru_digits": ("digits", "from_keras"), "simplernn_digits": ("digits", "from_keras"),
+    "mlp_raw_breast_cancer": ("breast_cancer", "from_keras"),
+    "mlp_norm_breast_cancer": ("breast_cancer", "from_keras"),
+}
+# Not listed yet (files committed, test/zoo/keras/README.md): keras/tflite_int8_mlp.onnx
+# (TFLite int8 via tf2onnx.convert.from_tflite, float in/out: a QDQ model, whose float
+# import ignores the activations' quantization, so the import stage's float == onnxruntime
+# cannot hold) and keras/tflite_int8io_mlp.onnx (int8 in/out: "graph input
+# 'serving_default_x:0' has element type INT8", the int8-graph-input work of quantized.py).
+
+
 def models() -> list[Model]:
     out = []
     for name, dataset in _SKLEARN.items():
@@ -169,4 +183,9 @@ def models() -> list[Model]:
         # division, not imported); the label is compiled, as minun-compile does
         out.append(Model(name, source, f"{name}.onnx", f"{name}.npz", train, name,
                          output="label" if name == "onnxruntime/logreg_iris" else None))
+    for name, (dataset, how) in _KERAS.items():
+        out.append(Model(
+            f"keras/{name}", f"Keras 3.15.1 (TensorFlow 2.21.0), tf2onnx 1.17.0 {how}",
+            f"keras/{name}.onnx", f"keras/{name}.npz", f"keras/data/{dataset}-train.npz",
+            f"keras/{name}"))
     return out

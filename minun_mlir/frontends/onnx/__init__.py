@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.inputs import problem, read_input
 
-from . import convpool, elementwise, linear, ml, quantized, recurrent, reduce, shape
+from . import convpool, elementwise, linear, loop, ml, quantized, recurrent, reduce, shape
 from .batch import unfix_batch
 from .fold_bn import fold_batchnorm
 from .fuse import fuse_rms_norm
@@ -29,8 +29,8 @@ __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_
            "read_model"]
 
 HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
-            **shape.HANDLERS, **recurrent.HANDLERS, **quantized.HANDLERS, **ml.HANDLERS,
-            **reduce.HANDLERS}
+            **shape.HANDLERS, **recurrent.HANDLERS, **loop.HANDLERS, **quantized.HANDLERS,
+            **ml.HANDLERS, **reduce.HANDLERS}
 
 
 def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:

@@ -62,8 +62,10 @@ DEFAULT_INPUT_RANGE = (-1.0, 1.0)
 
 # Operators whose outputs depend on a random generator are never folded.
 # handled even on initializers (frontends/onnx/quantized.py): folded, the float weights
-# would lose the scale and zero point the zero-skew representation keeps
-NOT_FOLDED = {"QuantizeLinear", "DequantizeLinear"}
+# would lose the scale and zero point the zero-skew representation keeps; Loop and Scan
+# are unrolled by frontends/onnx/loop.py, whose body nodes fold one by one (onnx's
+# reference Loop runs no iteration when the optional condition is absent)
+NOT_FOLDED = {"QuantizeLinear", "DequantizeLinear", "Loop", "Scan"}
 NONDETERMINISTIC = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                     "Multinomial", "Bernoulli"}
 
@@ -241,7 +243,8 @@ class Importer:
         self.class_labels: list[str] | list[int] | None = None
         self.prequantized = False  # the model has QDQ pairs or QLinear operators
         self.inferred: dict[str, tuple[int, ...]] = {}  # ONNX shape inference's shapes
-        self.used = {n for node in self.graph.node for n in node.input if n}
+        self.used = {n for node in self.graph.node
+                     for n in (*node.input, *subgraph_reads(node)) if n}
         self.used |= {o.name for o in self.graph.output}
 
     # -- diagnostics -------------------------------------------------------------------
@@ -555,7 +558,8 @@ class Importer:
                                  f"{', '.join(by_name) or 'none'}")
             outs = [by_name[n] for n in self.outputs]
             nodes = self._needed(nodes, self.outputs)
-            self.used = {n for node in nodes for n in node.input if n} | set(self.outputs)
+            self.used = {n for node in nodes for n in (*node.input, *subgraph_reads(node))
+                         if n} | set(self.outputs)
         for proto in nodes:
             self.node = proto
             self._import_node(proto)
@@ -607,7 +611,7 @@ class Importer:
         for node in reversed(nodes):
             if wanted & set(node.output):
                 kept.append(node)
-                wanted |= {n for n in node.input if n}
+                wanted |= {n for n in node.input if n} | subgraph_reads(node)
         return kept[::-1]
 
     def _default_dims(self, initializers: set[str]) -> None:
@@ -777,6 +781,8 @@ class Importer:
                 raise self.error(f"input '{name}' is not produced by an earlier node (the "
                                  f"graph is not topologically sorted, or it is corrupt)")
         present = [v for v in inputs if v is not None]
+        # values an If/Loop/Scan body reads from this scope by name count as its inputs
+        present += [self.values[n] for n in sorted(subgraph_reads(proto)) if n in self.values]
         if proto.op_type in ("Shape", "Size") and domain == "" and present:
             outputs = self._static_shape(proto, present[0])
         elif (all(v.array is not None for v in present) and
@@ -894,6 +900,9 @@ class Importer:
 
         names = [n for n in proto.input if n]
         feeds = {n: v.array for n, v in zip(proto.input, inputs) if n and v is not None}
+        outer = sorted(n for n in subgraph_reads(proto) if n in self.values)
+        names += outer  # the constants a subgraph reads from this scope
+        feeds.update({n: self.values[n].array for n in outer})
         undefined = onnx.TensorProto.UNDEFINED
         graph = helper.make_graph(
             [proto], "fold", [helper.make_tensor_value_info(n, undefined, None)
@@ -922,6 +931,15 @@ def _fit_declared(dims: list[int | None], shape: tuple[int, ...]) -> tuple[int, 
         return None
     fitted = tuple(1 if d is None else d for d in dims)
     return fitted if [d for d in fitted if d != 1] == [d for d in shape if d != 1] else None
+def subgraph_reads(node: onnx.NodeProto) -> set[str]:
+    """Every name the node's subgraphs (If, Loop, Scan bodies) read, at any depth."""
+    names: set[str] = set()
+    for a in node.attribute:
+        for g in (*([a.g] if a.HasField("g") else []), *a.graphs):
+            for n in g.node:
+                names.update(x for x in n.input if x)
+                names |= subgraph_reads(n)
+    return names
 
 
 def _concat_type(operands: Sequence[SSAValue], axis: int) -> TensorType:

@@ -34,6 +34,8 @@ OP_TOKENS = {
     "reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin",
     "reduce_sum_square": "ReduceSumSquare", "gelu": "Gelu", "erf": "Erf", "pow": "Pow",
     "layer_normalization": "LayerNormalization", "rms_normalization": "RMSNormalization",
+    "loop11": "Loop", "loop13_seq": "Loop", "loop16_seq_none": "Loop", "scan": "Scan",
+    "scan9": "Scan",
     # domain ai.onnx.ml
     "ai_onnx_ml_array_feature_extractor": "ArrayFeatureExtractor",
     "ai_onnx_ml_binarizer": "Binarizer", "ai_onnx_ml_tree_ensemble": "TreeEnsemble",
@@ -46,7 +48,7 @@ STATIC_INPUTS = {
     "Reshape": {1}, "Squeeze": {1}, "Unsqueeze": {1}, "Clip": {1, 2}, "Dropout": {1, 2},
     "PRelu": {1}, "Gather": {1}, "Split": {1}, "ReduceMean": {1}, "Slice": {1, 2, 3, 4},
     "ReduceSum": {1}, "ReduceMax": {1}, "Pow": {1}, "ReduceMin": {1}, "ReduceSumSquare": {1},
-    "GRU": {4}, "LSTM": {4}, "RNN": {4}, "ArrayFeatureExtractor": {1},
+    "GRU": {4}, "LSTM": {4}, "RNN": {4}, "ArrayFeatureExtractor": {1}, "Loop": {0, 1},
 }
 
 # Stored expected outputs that are rounded: the absolute tolerance their rounding needs.
@@ -76,6 +78,9 @@ EXCLUDED: dict[str, str] = {
        for t in ("inbounds", "inbounds_expanded", "max", "max_expanded", "min",
                  "min_expanded")},
     "test_maxpool_2d_uint8": _INT,
+    "test_loop13_seq": "a sequence graph input (the L1 dialect has tensors only)",
+    "test_loop16_seq_none": "an optional sequence graph input (tensors only)",
+    "test_scan_sum": "Scan-8 (a batch axis and sequence_lens) is refused; Scan-9+ is unrolled",
     **{f"test_argmax_{case}": _ARGMAX
        for case in ("default_axis_example", "default_axis_random", "keepdims_example",
                     "keepdims_random", "negative_axis_keepdims_example",

@@ -53,6 +53,7 @@ class Dataset:
     label_base: int  # how the file numbers its labels: 0 or 1
     name: str = "<array>"
     labelled: bool = True  # False: an .npz without 'y' (labels are 0, no accuracy)
+    targets: np.ndarray | None = None  # a regressor's data: the values to predict (float64)
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -79,10 +80,14 @@ def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
     labels = np.asarray(labels)
     if labels.size == 0:
         return 0
+    # a model with one output value reads its data as 2 classes (score > threshold); data
+    # whose first column is not 0/1 is then likely a regressor's
+    hint = ("; if the model predicts a value (a regressor), give --regression"
+            if num_classes == 2 else "")
     if not np.all(np.isfinite(labels)) or not np.all(labels == np.round(labels)):
         row = int(np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))[0])
         raise error(f"the labels (column 0) must be whole numbers; row {row} has "
-                    f"{float(labels[row])!r}", at=name)
+                    f"{float(labels[row])!r}{hint}", at=name)
     lo, hi = int(labels.min()), int(labels.max())
     if lo < 0:
         raise error(f"labels must be 0- or 1-based class numbers, found {lo}", at=name)
@@ -93,17 +98,17 @@ def detect_label_base(labels: np.ndarray, num_classes: int | None = None,
     else:
         base = 1
     if num_classes is not None and hi - base >= num_classes:
-        raise error(f"label {hi} is too large for {num_classes} classes ({base}-based)",
+        raise error(f"label {hi} is too large for {num_classes} classes ({base}-based){hint}",
                     at=name)
     return base
 
 
 def dataset_from_array(data: np.ndarray, input_shape: Shapes | None = None,
                        num_classes: int | None = None, name: str = "<array>",
-                       label_base: int | None = None) -> Dataset:
+                       label_base: int | None = None, targets: bool = False) -> Dataset:
     """Split `[N, 1 + features]` into features shaped `(N, *input_shape)` (or, for several
     inputs `{name: shape}`, a dict of them, cut from the row in that order) and 0-based
-    labels."""
+    labels, or with `targets` the regression targets (column 0, any finite reals)."""
     data = np.asarray(data)
     if data.ndim != 2 or data.shape[1] < 2:
         raise error(f"a SeeDot dataset is a 2-D array [N, 1 + features], got shape "
@@ -143,20 +148,31 @@ def dataset_from_array(data: np.ndarray, input_shape: Shapes | None = None,
             raise error(f"{count} features per example, but the program's input is {shown} "
                         f"({math.prod(shape)} values)", at=name)
         features = features.reshape((n, *shape))
+    if targets:
+        values = data[:, 0].astype(np.float64)
+        if not np.all(np.isfinite(values)):
+            row = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise error(f"the regression target of row {row} is {values[row]}; targets must "
+                        "be finite", at=name)
+        return Dataset(features, np.zeros(n, np.int64), 0, name, labelled=False,
+                       targets=values)
     base = detect_label_base(data[:, 0], num_classes, name) if label_base is None else label_base
     labels = data[:, 0].astype(np.int64) - base
     return Dataset(features, labels, base, name)
 
 
 def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
-                 num_classes: int | None = None, threshold: float | None = 0.0) -> Dataset:
+                 num_classes: int | None = None, threshold: float | None = 0.0,
+                 targets: bool = False) -> Dataset:
     """Read a dataset: a SeeDot `.npy` array (label first, see `dataset_from_array`), an
     `.npz` archive with arrays `x` and (optionally) `y`, a `.csv` file (label first, a
     header line allowed), or a folder of ONNX test data (`input_0.pb`, with `output_0.pb`
     giving the label as its argmax, or for one value as `predictions` labels it, by
     `threshold`), or a folder of such `test_data_set_*` folders.
     For several inputs (`input_shape` a dict): the rows hold the inputs one after another,
-    an `.npz` one array per input name, an ONNX folder `input_<k>.pb` per input."""
+    an `.npz` one array per input name, an ONNX folder `input_<k>.pb` per input.
+    With `targets` (a regressor's data) the first column or 'y' holds the values to
+    predict, any real numbers: `Dataset.targets`, no labels."""
     p = check_input(path, "the dataset", directory=True)
     names = list(input_shape) if isinstance(input_shape, Mapping) and len(input_shape) > 1 \
         else None
@@ -166,10 +182,13 @@ def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
                                   label_base=0)  # labels of the expected outputs
     if p.suffix == ".npz":
         data, labelled = _npz(p, names)
-        return dataclasses.replace(
-            dataset_from_array(data, input_shape, num_classes, str(path)), labelled=labelled)
+        dataset = dataset_from_array(data, input_shape, num_classes, str(path),
+                                     targets=targets)
+        return dataclasses.replace(dataset, labelled=labelled and not targets,
+                                   targets=dataset.targets if labelled else None)
     if p.suffix == ".csv":
-        return dataset_from_array(_csv(p), input_shape, num_classes, str(path))
+        return dataset_from_array(_csv(p), input_shape, num_classes, str(path),
+                                  targets=targets)
     try:
         data = np.load(path, allow_pickle=False)
     except Exception as e:  # a damaged header raises anything from ValueError to TokenError
@@ -180,7 +199,7 @@ def load_dataset(path: str | os.PathLike, input_shape: Shapes | None = None,
         data.close()
         raise error("an .npz archive; a dataset is one .npy array [N, 1 + features]",
                     at=path)
-    return dataset_from_array(data, input_shape, num_classes, name=str(path))
+    return dataset_from_array(data, input_shape, num_classes, name=str(path), targets=targets)
 
 
 def _labelled(x: np.ndarray, y: np.ndarray | None) -> np.ndarray:

@@ -89,6 +89,8 @@ class Compiled:
     # data; None when the native evaluator ran (it does not count overflow)
     stored_outputs: np.ndarray | None = None  # the evaluator's stored outputs (integers)
     error: dict[str, float] | None = None  # fixed vs float output: SQNR (dB), max abs error
+    target_error: dict[str, float] | None = None  # a regressor's mean absolute error vs the
+    # test data's targets: float_mae (the float program), mae (this program)
     classes: int = 2  # labels the model tells apart (num_classes)
     l4: ModuleOp | None = None
     l3: ModuleOp | None = None  # after memory-plan: the live ranges of a per-layer profile
@@ -149,6 +151,10 @@ class Compiled:
                 lines.append(f"  float accuracy: {self.float_accuracy:.2%}   "
                              f"{self.options.label} accuracy: {self.accuracy:.2%}   "
                              f"disagreement: {self.disagreement:.2%}")
+            elif is_regression(self.l1) and self.target_error is not None:
+                lines.append(f"  mean absolute error vs the test targets: float "
+                             f"{self.target_error['float_mae']:.4g}   {self.options.label} "
+                             f"{self.target_error['mae']:.4g} (a regressor: no label)")
             elif is_regression(self.l1):
                 lines.append("  accuracy: not reported (a regressor: the output is a "
                              "predicted value, not a label)")
@@ -385,8 +391,8 @@ def compile_model(model: str | Path, options: Options = Options(), *,
     seconds["frontend"] = time.perf_counter() - t0
     shape = _input_shape(l1)
     threshold = decision_threshold(l1)  # the label of a one-value output: value > it
-    test_set = (load_dataset(test, shape, num_classes(l1), threshold) if test is not None
-                else None)
+    test_set = (load_dataset(test, shape, num_classes(l1), threshold,
+                             targets=is_regression(l1)) if test is not None else None)
     float_pred = None
     float_out = None
     if test_set is not None:
@@ -444,6 +450,11 @@ def compile_model(model: str | Path, options: Options = Options(), *,
                 result.nearest_disagreement = disagreement(
                     float_pred, predictions(decode_outputs(l2n, stored_n)[0]))
         result.error = output_error(float_out, outputs[0])
+        if test_set.targets is not None:
+            result.target_error = {
+                f"{k}mae": float(np.mean(np.abs(np.ravel(o) - test_set.targets)))
+                for k, o in (("float_", np.reshape(float_out, len(test_set))),
+                             ("", np.reshape(outputs[0], len(test_set))))}
     if out_dir is not None:
         from minun_mlir.codegen import check_tensor_sizes, select_kernels, write_c
         from minun_mlir.memory_map import memory_map, render_png

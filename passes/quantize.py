@@ -50,7 +50,9 @@ def load_training_data(module: ModuleOp, data_path: str | Path):
     shapes = input_shapes(module)
     if not shapes:
         raise error("profiling from a file needs a model with an input")
-    return load_dataset(data_path, shapes)
+    # profiling reads only the inputs: the first column (or 'y') may be a classifier's
+    # labels or a regressor's targets, and is not checked as either
+    return load_dataset(data_path, shapes, targets=True)
 
 
 def profile_module(module: ModuleOp, data_path: str | Path, evaluator: str = "auto"

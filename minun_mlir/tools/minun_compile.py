@@ -229,6 +229,7 @@ def run_with(args: argparse.Namespace, options: Options, dims: dict[str, int],
         "float_accuracy": result.float_accuracy, "accuracy": result.accuracy,
         "disagreement": result.disagreement, "seconds": result.seconds,
         "pipeline": result.pipeline, "overflow": result.overflow, "output_error": result.error,
+        "target_error": result.target_error,
     }
     if result.memory:
         report["memory"] = result.memory
@@ -341,18 +342,17 @@ def run_search(args: argparse.Namespace, options: Options, dims: dict[str, int]
     from minun_mlir.bitwidth_search import ROUNDINGS, haunter_model, search_model
     from minun_mlir.data import load_dataset
     from minun_mlir.driver import _input_shape, load_model, num_classes
+    from minun_mlir.modules import is_regression, mark_regression
     from minun_mlir.search_report import choice_text, write_report
 
     l1 = load_model(args.model, args.weights, dims or None, args.synthetic_weights)
     if args.regression:  # the search's metric is then the output error
-        from minun_mlir.modules import mark_regression
-
         mark_regression(l1)
     shape = _input_shape(l1)
     if isinstance(shape, dict):
         raise error(f"--search takes a model with one input; this one has {len(shape)} "
                     f"({', '.join(shape)})")
-    train = load_dataset(args.train, shape, num_classes(l1))
+    train = load_dataset(args.train, shape, num_classes(l1), targets=is_regression(l1))
     roundings = (args.rounding,) if args.rounding else ROUNDINGS
     if args.search == "haunter":
         search = haunter_model(l1, train, args.ram_budget,

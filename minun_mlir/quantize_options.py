@@ -78,11 +78,12 @@ class QuantizeOptions:
                        "result's scale), to reproduce its paper")
     overflow: str = option("wrap", Flag("--overflow", choices=("wrap", "saturate")))
     input_scale: int | None = option(None, Flag("--input-scale", type=int))
-    input_scales: str = option("tensor", Flag(
-        "--input-scales", choices=("tensor", "feature"),
-        help="tensor: one scale for the whole input (default); feature: each input "
-        "feature's training-data range folded into the weights that read it, for inputs "
-        "whose features span very different ranges (raw measurements; needs --train)"))
+    input_scales: str = option("auto", Flag(
+        "--input-scales", choices=("auto", "tensor", "feature"),
+        help="tensor: one scale for the whole input; feature: each input feature's "
+        "training-data range folded into the weights that read it (needs --train); auto "
+        "(default): feature where the training data's features span very different "
+        "ranges (raw measurements) and the input is read by weights only, else tensor"))
     exp: str = option("auto", no_flag="the exp table's rule follows --scales (SeeDot's "
                       "under maxscale, Shiftry's otherwise)")
     demote: tuple[str, ...] = option(tuple, Flag(

@@ -190,7 +190,7 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
                           ("shift_rounding", (None, *fx.ROUNDING_MODES)),
                           ("adds", ("exact", "result-scale")),
                           ("scales", ("maxscale", "data-driven")),
-                          ("input_scales", ("tensor", "feature")),
+                          ("input_scales", ("auto", "tensor", "feature")),
                           ("exp", ("auto", "seedot", "shiftry"))):
         if getattr(config, name) not in allowed:
             raise error(f"quantize: {name} must be one of {', '.join(a for a in allowed if a)}, "
@@ -248,6 +248,9 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     check_weights(module)
     if config.input_scales == "feature":
         module, profile = _feature_scales(module, config, data, evaluator, profile)
+    elif config.input_scales == "auto" and _auto_feature_scales(config, representation, data,
+                                                                profile):
+        module, profile = _feature_scales(module, config, data, evaluator, profile, auto=True)
     if not formats.get(representation).needs_profile:
         pass  # one type per program: nothing to profile
     elif data is not None and profile is None:
@@ -306,8 +309,23 @@ def quantize_module(module: ModuleOp, config: QuantizeConfig, representation: st
     return l2
 
 
+def _auto_feature_scales(config: QuantizeConfig, representation: str, data,
+                         profile: Profile | None) -> bool:
+    """Whether input-scales=auto may fold: a format that takes per-feature input scales,
+    data-driven scales profiled here on training data, and no per-tensor choice (a
+    search's or an assignment's names and scales are the unfolded program's)."""
+    return (data is not None and profile is None
+            and "input_scales" in formats.get(representation).options
+            and config.scales == "data-driven" and not config.bias_correction
+            and config.weight_rounding == "nearest" and config.weight_bits is None
+            and not (config.demote or config.bits_by_name or config.scale_by_name)
+            and config.param_bits is None and config.input_bits is None
+            and config.input_scale is None)
+
+
 def _feature_scales(module: ModuleOp, config: QuantizeConfig, data, evaluator: str,
-                    profile: Profile | None) -> tuple[ModuleOp, Profile | None]:
+                    profile: Profile | None, auto: bool = False
+                    ) -> tuple[ModuleOp, Profile | None]:
     """input-scales=feature: a copy of `module` with the input's per-feature ranges
     folded into its first weights (numerics/input_scales.py), and its profile on the
     training data as that program takes them."""
@@ -321,10 +339,11 @@ def _feature_scales(module: ModuleOp, config: QuantizeConfig, data, evaluator: s
             or config.weight_rounding != "nearest":
         raise error("quantize: input-scales=feature is for scales=data-driven, without "
                     "bias-correction or weight-rounding")
-    module = module.clone()
-    features = input_scales.fold(module, load_training_data(module, data).features)
+    folded = module.clone()
+    features = input_scales.fold(folded, load_training_data(module, data).features, auto)
     if features is None:
         return module, profile
+    module = folded
     return module, native.profile(module, features, evaluator)
 
 

@@ -64,8 +64,8 @@ OPTIONS: dict[str, list[Value]] = {
                  Value(("--demote", "W1,U1"), 'demote="W1","U1"'),
                  Value(("--demote", "W1,,U1"), "", False)],
     "--input-bits": values("--input-bits", "input_bits={v}", 8, 16, 32),
-    "--input-scales": values("--input-scales", 'input_scales="{v}"', "tensor", "feature",
-                             default="tensor", invalid=("feature",)),  # needs --train
+    "--input-scales": values("--input-scales", 'input_scales="{v}"', "auto", "tensor",
+                             "feature", default="auto", invalid=("feature",)),  # needs --train
     "--param-bits": values("--param-bits", "param_bits={v}", 8, 16, 32),
     "--weight-bits": values("--weight-bits", "weight_bits={v}", 4),
     "--per-channel": switch("--per-channel", "per_channel=true"),

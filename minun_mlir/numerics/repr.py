@@ -45,8 +45,9 @@ class QuantizeConfig:
     adds: str = "exact"  # or "result-scale"
     input_scale: int | None = None
     # "feature": per-feature input ranges folded into the first weights
-    # (numerics/input_scales.py); "tensor": one input scale
-    input_scales: str = "tensor"
+    # (numerics/input_scales.py); "tensor": one input scale; "auto": feature where the
+    # features' ranges are far apart (input_scales.AUTO_SPREAD) and it applies
+    input_scales: str = "auto"
     exp: str = "auto"  # "shiftry", "seedot", or auto: seedot under maxscale
     demote: tuple[str, ...] = ()  # names (params, inputs, SSA name hints) at bits // 2
     bits_by_name: dict[str, int] = field(default_factory=dict)

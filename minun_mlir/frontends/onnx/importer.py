@@ -114,10 +114,6 @@ SCHEMALESS_DOMAINS = (FUSED_DOMAIN, "com.microsoft")
 # the ai.onnx.ml operators whose output is a predicted value (no label: minun.regression)
 REGRESSORS = ("LinearRegressor", "TreeEnsembleRegressor", "SVMRegressor", "TreeEnsemble")
 PASS_THROUGH = ("Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast")
-# the ai.onnx.ml operators that take one example ([1, F] or [F], ml.py's `_row`)
-ONE_EXAMPLE = ("LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
-               "TreeEnsembleClassifier", "TreeEnsembleRegressor", "TreeEnsemble",
-               "SVMClassifier", "SVMRegressor")
 
 
 @dataclass(eq=False)
@@ -220,7 +216,6 @@ class Importer:
         self.graph = model.graph
         self.handlers = handlers
         self.dims = dict(dims or {})
-        self.one_row: set[str] = set()  # inputs of a fixed batch compiled as one row
         self.input_ranges = dict(input_ranges or {})
         self.opsets = {(d.domain or ""): d.version for d in model.opset_import}
         if "ai.onnx" in self.opsets:
@@ -623,7 +618,6 @@ class Importer:
             if inp.name in initializers or not inp.type.tensor_type.HasField("shape"):
                 continue
             dims = inp.type.tensor_type.shape.dim
-            self._one_example(inp)
             for k, d in enumerate(dims):
                 if d.HasField("dim_value"):  # a size (0 or negative is refused in _input)
                     continue
@@ -638,21 +632,6 @@ class Importer:
                 else:
                     warn(f"graph input '{inp.name}': dimension {k} is {what}; compiled as 1 "
                          f"(choose with `--dim {key}=<size>`)")
-
-    def _one_example(self, inp: onnx.ValueInfoProto) -> None:
-        """A [B, F] input with a fixed B > 1 read only by ai.onnx.ml operators (which
-        compute each row alone and take one: onnxruntime's datasets/logreg_iris.onnx
-        declares 3 rows) compiles one row, with a one-line warning; the graph outputs'
-        declared batch is then read as unknown."""
-        dims = inp.type.tensor_type.shape.dim
-        if len(dims) != 2 or not dims[0].HasField("dim_value") or dims[0].dim_value <= 1:
-            return
-        readers = [n for n in self.graph.node if inp.name in n.input]
-        if readers and all(n.domain == "ai.onnx.ml" and n.op_type in ONE_EXAMPLE
-                           for n in readers):
-            self.one_row.add(inp.name)
-            warn(f"graph input '{inp.name}': a fixed batch of {dims[0].dim_value} rows, read "
-                 f"only by ai.onnx.ml operators (row by row); compiled for one row")
 
     def _check_dims(self) -> None:
         symbolic = {d.dim_param for i in self.graph.input
@@ -677,8 +656,6 @@ class Importer:
         model.CopyFrom(self.model)
         for inp in model.graph.input:
             for k, d in enumerate(inp.type.tensor_type.shape.dim):
-                if k == 0 and inp.name in self.one_row:
-                    d.dim_value = 1
                 key = d.dim_param or f"{inp.name}:{k}"
                 if not d.HasField("dim_value") and key in self.dims:
                     d.dim_value = self.dims[key]
@@ -718,9 +695,6 @@ class Importer:
                              f"needs static shapes")
         shape = []
         for k, d in enumerate(tt.shape.dim):
-            if k == 0 and inp.name in self.one_row:
-                shape.append(1)
-                continue
             if d.HasField("dim_value") and d.dim_value > 0:
                 shape.append(d.dim_value)
                 continue
@@ -749,8 +723,6 @@ class Importer:
         declared = out.type.tensor_type.shape
         if out.type.tensor_type.HasField("shape"):
             dims = [d.dim_value if d.HasField("dim_value") else None for d in declared.dim]
-            if self.one_row and dims:
-                dims[0] = None  # the fixed batch compiled as one row
             fitted = _fit_declared(dims, v.shape)
             if fitted is not None and fitted != v.shape:  # CatBoost's [N] for a [N, 1]
                 v = self.reshape(v, fitted)

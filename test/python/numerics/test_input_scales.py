@@ -186,3 +186,31 @@ def test_the_cli_needs_train_and_compiles_with_it(folded, train, tmp_path, capsy
     assert minun_compile.main([str(path), "--input-scales", "feature", "--train", train,
                                "--out", str(tmp_path / "b")]) == 0
     assert "MINUN_INPUT_HALF_WIDTHS" in (tmp_path / "b" / "model.h").read_text()
+
+
+def test_auto_folds_raw_measurements_and_nothing_else(data, folded, train):
+    """input-scales=auto (the default): the raw breast-cancer features (largest magnitude
+    thousands of times a typical feature's range) get a scale per feature, the same
+    program as `feature`; the suite's pixel and standardised inputs keep one scale, the
+    same program as `tensor`."""
+    from minun_mlir.numerics.input_scales import AUTO_SPREAD, spread
+
+    l1 = import_model(folded)
+    auto = lower_to_l2(l1, bits=8, data=train, evaluator="numpy")  # the default
+    feature = lower_to_l2(l1, bits=8, data=train, input_scales="feature", evaluator="numpy")
+    assert str(auto) == str(feature)
+    assert spread(data[0][:, None], 1) > 100 * AUTO_SPREAD
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    for model in ("protonn-digits10", "bonsai-breast-cancer", "protonn-wine"):
+        d = root / "benchmarks" / "models" / model
+        x = np.load(d / "train.npy")[:, 1:]
+        assert spread(x[:, None], 1) < AUTO_SPREAD / 8
+        from minun_mlir.driver import load_model
+
+        sd = load_model(d / "model.sd", d)
+        kept = lower_to_l2(sd, bits=16, data=str(d / "train.npy"), evaluator="numpy")
+        tensor = lower_to_l2(sd, bits=16, data=str(d / "train.npy"), input_scales="tensor",
+                             evaluator="numpy")
+        assert str(kept) == str(tensor)

@@ -72,7 +72,8 @@ def test_a_fixed_batch_read_by_a_classifier_compiles_one_row():
         helper.make_tensor_value_info("scores", TensorProto.FLOAT, [3, 3])])
     rows = np.array([[0.5, -1.0], [-0.3, 0.8], [1.2, 0.4]], np.float32)
     labels, scores = _ort(model, rows)
-    with pytest.warns(UserWarning, match="a fixed batch of 3 rows.*compiled for one row"):
+    with pytest.warns(UserWarning, match=r"a fixed batch of 3; compiled for a batch of 1 "
+                      r"\(all 3 rows: `--dim batch=3`\)"):
         l1 = import_model(model, outputs=["scores"])
     for i in range(3):
         got = np.asarray(evaluate(l1, rows[i:i + 1][None]).outputs[0]).reshape(-1)

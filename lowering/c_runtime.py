@@ -13,6 +13,7 @@ are plain `const` arrays (flash on Cortex-M, .rodata on x86).
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -915,37 +916,28 @@ def _arm_mv(kind: str) -> str:
     t = "int16_t" if kind == "16" else "int8_t"
     off = kind == "8_off"
     name = f"minun_dot{kind}_mv_dsp"
+    step = 8
     if kind == "16":
-        step, what = 4, "two words of x and of each row, four SMLADs"
-        body = ("ldr %[t0], [%[x]], #4\\n\\t"
-                "ldr %[t1], [%[x]], #4\\n\\t"
-                "ldr %[t2], [%[w0]], #4\\n\\t"
-                "ldr %[t3], [%[w0]], #4\\n\\t"
-                "smlad %[a0], %[t0], %[t2], %[a0]\\n\\t"
-                "smlad %[a0], %[t1], %[t3], %[a0]\\n\\t"
-                "ldr %[t2], [%[w1]], #4\\n\\t"
-                "ldr %[t3], [%[w1]], #4\\n\\t"
-                "smlad %[a1], %[t0], %[t2], %[a1]\\n\\t"
-                "smlad %[a1], %[t1], %[t3], %[a1]\\n\\t")
+        what = "four words of x, each row's four, eight SMLADs"
+        xs = [f"ldr %[t{j}], [%[x]], #4" for j in range(4)]
+        row = ["ldr %[t4], [%[w]], #4", "ldr %[t5], [%[w]], #4",
+               "smlad %[a], %[t0], %[t4], %[a]", "smlad %[a], %[t1], %[t5], %[a]",
+               "ldr %[t4], [%[w]], #4", "ldr %[t5], [%[w]], #4",
+               "smlad %[a], %[t2], %[t4], %[a]", "smlad %[a], %[t3], %[t5], %[a]"]
     else:
-        step = 4
-        what = ("a word of x widened once, " + ("SXTAB16 adding k, " if off else "") +
-                "one of each row, four SMLADs")
-        wx = ("sxtab16 %[t1], %[kk], %[t0], ror #8\\n\\t"
-              "sxtab16 %[t0], %[kk], %[t0]\\n\\t") if off else \
-             ("sxtb16 %[t1], %[t0], ror #8\\n\\t"
-              "sxtb16 %[t0], %[t0]\\n\\t")
-        body = ("ldr %[t0], [%[x]], #4\\n\\t" + wx +
-                "ldr %[t2], [%[w0]], #4\\n\\t"
-                "sxtb16 %[t3], %[t2], ror #8\\n\\t"
-                "sxtb16 %[t2], %[t2]\\n\\t"
-                "smlad %[a0], %[t1], %[t3], %[a0]\\n\\t"
-                "smlad %[a0], %[t0], %[t2], %[a0]\\n\\t"
-                "ldr %[t2], [%[w1]], #4\\n\\t"
-                "sxtb16 %[t3], %[t2], ror #8\\n\\t"
-                "sxtb16 %[t2], %[t2]\\n\\t"
-                "smlad %[a1], %[t1], %[t3], %[a1]\\n\\t"
-                "smlad %[a1], %[t0], %[t2], %[a1]\\n\\t")
+        what = ("two words of x widened once" + (" adding k (SXTAB16)" if off else "") +
+                ", each row's two, eight SMLADs")
+        ext = [("sxtab16 %[{d}], %[kk], %[{s}]" if off else "sxtb16 %[{d}], %[{s}]") + r
+               for r in ("", ", ror #8")]
+        xs = ["ldr %[t1], [%[x]], #4", "ldr %[t3], [%[x]], #4",
+              ext[0].format(d="t0", s="t1"), ext[1].format(d="t1", s="t1"),
+              ext[0].format(d="t2", s="t3"), ext[1].format(d="t3", s="t3")]
+        word = ["ldr %[t4], [%[w]], #4", "sxtb16 %[t5], %[t4], ror #8", "sxtb16 %[t4], %[t4]"]
+        row = [*word, "smlad %[a], %[t0], %[t4], %[a]", "smlad %[a], %[t1], %[t5], %[a]",
+               *word, "smlad %[a], %[t2], %[t4], %[a]", "smlad %[a], %[t3], %[t5], %[a]"]
+    rows = [ln.replace("%[w]", f"%[w{r}]").replace("%[a]", f"%[a{r}]")
+            for r in (0, 1) for ln in row]
+    body = "".join(ln + "\\n\\t" for ln in xs + rows)
     lines = "".join(f'                 "{ln}"\n' for ln in
                     ["1:\\n\\t", *re.findall(r".*?\\n\\t", body),
                      "subs %[m], %[m], #1\\n\\t", "bne 1b"])
@@ -956,16 +948,19 @@ def _arm_mv(kind: str) -> str:
              if off else "")
     last = ("minun_dot8_off_dsp(0, x, w, n, k)" if off
             else f"minun_dot{kind}_dsp(0, w, x, n)")
+    doc = textwrap.fill(
+        f"out[r] = sum over i < n of {xk.replace('xp', 'x')} * w[r * sw + i] for r < rows, "
+        f"modulo 2^32, two rows at a time: {step} elements a step ({what}); the last n % "
+        f"{step} one by one, an odd last row by {last.split('(')[0]}. */", width=88,
+        initial_indent="/* ", subsequent_indent=" * ")
     return f"""
 #if defined(__ARM_FEATURE_DSP)
-/* out[r] = sum over i < n of {xk.replace("xp", "x")} * w[r * sw + i] for r < rows, modulo 2^32,
- * two rows at a time, {step} elements a step ({what}); the last n % {step} one by one, an odd
- * last row by {last.split("(")[0]}. */
+{doc}
 static inline __attribute__((always_inline)) void {name}(
     int32_t *out, const {t} *w, int sw, const {t} *x, int n, int rows{karg})
 {{
     int r, i, m;
-    int32_t t0, t1, t2, t3;{kdecl}
+    int32_t t0, t1, t2, t3, t4, t5;{kdecl}
     if (n <= 0) {{
         for (r = 0; r < rows; r++)
             out[r] = 0;
@@ -979,7 +974,7 @@ static inline __attribute__((always_inline)) void {name}(
             __asm__ (
 {lines}                 : [a0] "+r" (a0), [a1] "+r" (a1), [x] "+r" (xp), [w0] "+r" (w0),
                    [w1] "+r" (w1), [m] "+r" (m), [t0] "=&r" (t0), [t1] "=&r" (t1),
-                   [t2] "=&r" (t2), [t3] "=&r" (t3)
+                   [t2] "=&r" (t2), [t3] "=&r" (t3), [t4] "=&r" (t4), [t5] "=&r" (t5)
                 {kin} "cc", "memory");
         }}
         for (i = 0; i < n % {step}; i++) {{

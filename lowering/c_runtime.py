@@ -13,6 +13,7 @@ are plain `const` arrays (flash on Cortex-M, .rodata on x86).
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -905,6 +906,92 @@ static inline __attribute__((always_inline)) int32_t minun_dot{bits}_rows_dsp(
 """
 
 
+
+# Register blocking (issue 31): a matrix times a vector two rows at a time, each word of
+# the vector loaded (and widened) once for both rows, as CMSIS-NN's blocked kernels do;
+# every row's sum is the same integer modulo 2^32 as its single-row dot product.
+def _arm_mv(kind: str) -> str:
+    """minun_dot{16,8,8_off}_mv_dsp: out[r] = the dot product of row r of w (rows sw
+    elements apart) and x, for r < rows; an odd last row by the single-row kernel."""
+    t = "int16_t" if kind == "16" else "int8_t"
+    off = kind == "8_off"
+    name = f"minun_dot{kind}_mv_dsp"
+    step = 8
+    if kind == "16":
+        what = "four words of x, each row's four, eight SMLADs"
+        xs = [f"ldr %[t{j}], [%[x]], #4" for j in range(4)]
+        row = ["ldr %[t4], [%[w]], #4", "ldr %[t5], [%[w]], #4",
+               "smlad %[a], %[t0], %[t4], %[a]", "smlad %[a], %[t1], %[t5], %[a]",
+               "ldr %[t4], [%[w]], #4", "ldr %[t5], [%[w]], #4",
+               "smlad %[a], %[t2], %[t4], %[a]", "smlad %[a], %[t3], %[t5], %[a]"]
+    else:
+        what = ("two words of x widened once" + (" adding k (SXTAB16)" if off else "") +
+                ", each row's two, eight SMLADs")
+        ext = [("sxtab16 %[{d}], %[kk], %[{s}]" if off else "sxtb16 %[{d}], %[{s}]") + r
+               for r in ("", ", ror #8")]
+        xs = ["ldr %[t1], [%[x]], #4", "ldr %[t3], [%[x]], #4",
+              ext[0].format(d="t0", s="t1"), ext[1].format(d="t1", s="t1"),
+              ext[0].format(d="t2", s="t3"), ext[1].format(d="t3", s="t3")]
+        word = ["ldr %[t4], [%[w]], #4", "sxtb16 %[t5], %[t4], ror #8", "sxtb16 %[t4], %[t4]"]
+        row = [*word, "smlad %[a], %[t0], %[t4], %[a]", "smlad %[a], %[t1], %[t5], %[a]",
+               *word, "smlad %[a], %[t2], %[t4], %[a]", "smlad %[a], %[t3], %[t5], %[a]"]
+    rows = [ln.replace("%[w]", f"%[w{r}]").replace("%[a]", f"%[a{r}]")
+            for r in (0, 1) for ln in row]
+    body = "".join(ln + "\\n\\t" for ln in xs + rows)
+    lines = "".join(f'                 "{ln}"\n' for ln in
+                    ["1:\\n\\t", *re.findall(r".*?\\n\\t", body),
+                     "subs %[m], %[m], #1\\n\\t", "bne 1b"])
+    xk = "(xp[i] + k)" if off else "xp[i]"
+    karg = ", int32_t k" if off else ""
+    kin = ' : [kk] "r" (kk) :' if off else " : :"
+    kdecl = ("\n    const int32_t kk = (int32_t)(((uint32_t)k & 0xffffu) * 0x10001u);"
+             if off else "")
+    last = ("minun_dot8_off_dsp(0, x, w, n, k)" if off
+            else f"minun_dot{kind}_dsp(0, w, x, n)")
+    doc = textwrap.fill(
+        f"out[r] = sum over i < n of {xk.replace('xp', 'x')} * w[r * sw + i] for r < rows, "
+        f"modulo 2^32, two rows at a time: {step} elements a step ({what}); the last n % "
+        f"{step} one by one, an odd last row by {last.split('(')[0]}. */", width=88,
+        initial_indent="/* ", subsequent_indent=" * ")
+    return f"""
+#if defined(__ARM_FEATURE_DSP)
+{doc}
+static inline __attribute__((always_inline)) void {name}(
+    int32_t *out, const {t} *w, int sw, const {t} *x, int n, int rows{karg})
+{{
+    int r, i, m;
+    int32_t t0, t1, t2, t3, t4, t5;{kdecl}
+    if (n <= 0) {{
+        for (r = 0; r < rows; r++)
+            out[r] = 0;
+        return;
+    }}
+    for (r = 0; r + 2 <= rows; r += 2) {{
+        const {t} *w0 = w + r * sw, *w1 = w0 + sw, *xp = x;
+        int32_t a0 = 0, a1 = 0;
+        m = n / {step};
+        if (m) {{
+            __asm__ (
+{lines}                 : [a0] "+r" (a0), [a1] "+r" (a1), [x] "+r" (xp), [w0] "+r" (w0),
+                   [w1] "+r" (w1), [m] "+r" (m), [t0] "=&r" (t0), [t1] "=&r" (t1),
+                   [t2] "=&r" (t2), [t3] "=&r" (t3), [t4] "=&r" (t4), [t5] "=&r" (t5)
+                {kin} "cc", "memory");
+        }}
+        for (i = 0; i < n % {step}; i++) {{
+            a0 = (int32_t)((uint32_t)a0 + (uint32_t)({xk} * w0[i]));
+            a1 = (int32_t)((uint32_t)a1 + (uint32_t)({xk} * w1[i]));
+        }}
+        out[r] = a0;
+        out[r + 1] = a1;
+    }}
+    if (r < rows)
+        out[r] = {last.replace(" w,", " w + r * sw,")};
+}}
+#endif
+"""
+
+
+
 HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot16_sse2": ((), lambda p: _X86_DOT16),
     "minun_dot16_rows_dsp": (("minun_dot16_dsp",), lambda p: _arm_rows(16)),
@@ -913,6 +1000,9 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
     "minun_dot8_off_dsp": ((), lambda p: _ARM_DOT8_OFF),
     "minun_dot8_off_rows_dsp": (("minun_dot8_off_dsp",), lambda p: _ARM_DOT8_OFF_ROWS),
+    "minun_dot16_mv_dsp": (("minun_dot16_dsp",), lambda p: _arm_mv("16")),
+    "minun_dot8_mv_dsp": (("minun_dot8_dsp",), lambda p: _arm_mv("8")),
+    "minun_dot8_off_mv_dsp": (("minun_dot8_off_dsp",), lambda p: _arm_mv("8_off")),
     "minun_pair16": ((), lambda p: _ARM_PAIR16),
     "minun_smlad": ((), lambda p: _ARM_SMLAD),
     "minun_mul16": ((), lambda p: _AVR_MUL16),
@@ -1706,6 +1796,9 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot8_off_dsp": (("i32", "ptr8", "ptr8", "int", "int"), "i32"),
     "minun_dot8_off_rows_dsp": (("i32", "ptr8", "int", "ptr8", "int", "int", "int", "int"),
                                 "i32"),
+    "minun_dot16_mv_dsp": (("ptr32", "ptr16", "int", "ptr16", "int", "int"), None),
+    "minun_dot8_mv_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int"), None),
+    "minun_dot8_off_mv_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int", "int"), None),
     "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),
     "minun_scatter16": (("ptr32", "ptr8", "ptr16", "i8|i16", "int"), None),
 }

@@ -444,7 +444,15 @@ def dot_rows(op: cemit.ForOp):
     return first, decls, inner, stmt, loads, name.replace("_dsp", "_rows_dsp"), strides, k
 
 
-def split_rows(op: cemit.ForOp):
+def stride1_dot(loop: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp]] | None:
+    """dot_loop's statement and loads when every stride is 1 (x86's SSE2 dot product)."""
+    dot = dot_loop(loop)
+    if dot is None or any(k != 1 for _, k in dot[1]):
+        return None
+    return dot[0], [load for load, _ in dot[1]]
+
+
+def split_rows(op: cemit.ForOp, dot=stride1_dot):
     """x86: a loop over rows whose body computes dot products (`acc = 0;` then a stride-1
     dot loop into acc) and then uses them (rescales, stores): (lo, hi, [(the declaration,
     the dot loop)], the other statements) when it can run as two loops (every row's dot
@@ -466,10 +474,9 @@ def split_rows(op: cemit.ForOp):
         nxt = body[k + 1] if k + 1 < len(body) else None
         if (isinstance(s, cemit.DeclOp) and s.is_const is None
                 and literal_int(s.init) == 0 and isinstance(nxt, cemit.ForOp)):
-            dot = dot_loop(nxt)
-            if dot is not None and dot[0].var.data == s.var.data and \
-                    all(stride == 1 for _, stride in dot[1]):
-                pairs.append((s, nxt, dot[1]))
+            found = dot(nxt)
+            if found is not None and found[0].var.data == s.var.data:
+                pairs.append((s, nxt, found[1]))
                 k += 2
                 continue
         if not isinstance(s, (cemit.DeclOp, cemit.StoreOp, cemit.AssignOp)):
@@ -486,13 +493,13 @@ def split_rows(op: cemit.ForOp):
     reads = []
     for _, loop, loads in pairs:
         if any(mentions(x, name) for name in local
-               for x in (loop.lower, loop.upper, *(ld.index for ld, _ in loads))):
+               for x in (loop.lower, loop.upper, *(ld.index for ld in loads))):
             return None
         first, last = interval(loop.lower, known), interval(loop.upper, known)
         inner = {**known, loop.var.data: (first[0], last[1] - 1)} \
             if first is not None and last is not None else known
         reads += [(ld.array.data, ld.index, inner, ctype(ld.result.type))
-                  for ld, _ in loads]
+                  for ld in loads]
     writes = [(st.array.data, st.index, known, ctype(st.value.type))
               for st in rest if isinstance(st, cemit.StoreOp)]
     for wa, wi, wk, wt in writes:
@@ -503,3 +510,47 @@ def split_rows(op: cemit.ForOp):
             if w is None or r is None or not (w[1] < r[0] or r[1] < w[0]):
                 return None
     return lo, hi, [(d, loop) for d, loop, _ in pairs], rest
+
+
+def m4_dot(loop: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], str, int | None] | None:
+    """The Cortex-M dot loop: dsp_dot's (statement, loads, kernel) with None, or
+    offset_dot's zero-skew terms as minun_dot8_off_dsp with their offset k (added to
+    loads[0])."""
+    found = dsp_dot(loop)
+    if found is not None:
+        return (*found, None)
+    off = offset_dot(loop)
+    if off is None:
+        return None
+    return off[0], list(off[1]), "minun_dot8_off_dsp", off[2]
+
+
+MAT_VEC_ROWS = 128  # the row sums go to a local int32_t array: at most 512 bytes of stack
+
+
+def mat_vec(op: cemit.ForOp):
+    """A loop over the rows of a matrix times a vector (split_rows with one Cortex-M dot
+    product a row, started at 0): the matrix operand advancing by a constant stride per
+    row, the vector (the zero-skew offset's operand) the same for every row, the dot's
+    bounds independent of the row: (lo, hi, the declaration, the dot loop, its
+    statement, matrix load, stride, vector load, the blocked kernel's name, k or None,
+    the other statements), or None."""
+    found = split_rows(op, dot=m4_dot)
+    if found is None or len(found[2]) != 1 or found[1] - found[0] > MAT_VEC_ROWS:
+        return None
+    lo, hi, [(d, loop)], rest = found
+    stmt, loads, name, k = m4_dot(loop)
+    v = op.var.data
+    if mentions(loop.lower, v) or mentions(loop.upper, v):
+        return None
+    strides = [coefficient(ld.index, v) for ld in loads]
+    if None in strides:
+        return None
+    if strides[0] == 0 and strides[1] != 0:
+        vec, mat, stride = loads[0], loads[1], strides[1]
+    elif strides[1] == 0 and strides[0] != 0 and k is None:
+        vec, mat, stride = loads[1], loads[0], strides[0]
+    else:
+        return None
+    return (lo, hi, d, loop, stmt, mat, stride, vec, name.replace("_dsp", "_mv_dsp"), k,
+            rest)

@@ -384,6 +384,55 @@ class DspRows(RewritePattern):
         replace_loop(rewriter, op, new, keep=other)
 
 
+def copy_stmt(stmt: Operation, block: Block) -> None:
+    """A copy of a flat statement (declaration, store, assignment) and its expressions at
+    the end of `block`."""
+    operands = [clone(x, block) for x in stmt.operands]
+    block.add_op(stmt.clone(value_mapper=dict(zip(stmt.operands, operands))))
+
+
+class DspMatVec(RewritePattern):
+    """Cortex-M: a loop over the rows of a matrix times a vector (kernel_match.mat_vec)
+    -> under __ARM_FEATURE_DSP, minun_dot{16,8,8_off}_mv_dsp (two rows at a time, the
+    vector's words loaded once for both) into a local `acc_rows` array, then the row
+    loop of the other statements reading it; the loop for #else."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        found = None if portable(op) else km.mat_vec(op)
+        if found is None:
+            return
+        lo, hi, d, loop, stmt, mat, stride, vec, name, k, rest = found
+        acc, v = d.var.data, op.var.data
+        rows = acc + "_rows"
+        outer = Block()
+        outer.add_op(cemit.LocalArrayOp.create(attributes={
+            "var": StringAttr(rows), "elem": i32, "size": IntAttr(hi - lo)}))
+        call = Block()
+        start(call, op)
+        start(call, loop)
+        args = [addr(call, None, rows, lit(call, 0), i32), load_addr(call, mat),
+                lit(call, stride), load_addr(call, vec), count(call, loop),
+                lit(call, hi - lo)]
+        if k is not None:
+            args.append(lit(call, k))
+        call.add_op(cemit.KernelStmtOp.create(operands=args,
+                                              attributes={"callee": StringAttr(name)}))
+        outer.add_op(block_op(call))
+        uses = for_(outer, v, lit(outer, lo), lit(outer, hi))
+        i = ref(uses, v, IndexType())
+        row = i if lo == 0 else bare(uses, binary(uses, "-", i, lit(uses, lo)))
+        value = add(uses, cemit.LoadOp.create(operands=[row], attributes={
+            "array": StringAttr(rows)}, result_types=[i32]))
+        if km.ctype(d.init.type) != "int32_t":
+            value = add(uses, cemit.CastOp.create(operands=[value], result_types=[d.init.type]))
+        decl(uses, acc, value, const=False)
+        for s in rest:
+            copy_stmt(s, uses)
+        new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(outer)]))
+        replace_loop(rewriter, op, new, keep=other)
+
+
 class Sse2Dot(RewritePattern):
     """x86: a stride-1 int16 dot loop -> minun_dot16_sse2 (PMADDWD) under __SSE2__, the
     loop for #else."""
@@ -512,7 +561,7 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     if profile == "x86":
         walk(module, SplitRows(), Sse2Dot())
     elif profile == "cortex-m":
-        walk(module, DspRows(), DspDot(), GuardedLoop(avr=False))
+        walk(module, DspMatVec(), DspRows(), DspDot(), GuardedLoop(avr=False))
     elif profile == "avr":
         walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
         walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match

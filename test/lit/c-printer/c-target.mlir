@@ -12,7 +12,7 @@
 // RUN: minun-opt %S/Inputs/conv-dense-16.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t c | filecheck %s --check-prefix=ALL
 
 // KERNELS: minun_dot16_rows_dsp(
-// KERNELS: minun_dot16_dsp(
+// KERNELS: minun_dot16_mv_dsp(
 // OTHER: error: C printer: the module's kernels were selected for avr, not cortex-m
 // PROFILE: error: unknown C profile 'nope' (known: x86, avr, cortex-m)
 // FILE: error: -t c: file must be all, header, source, runtime

@@ -4,7 +4,8 @@
 // c + 1), so channel 0 holds 1..27 in order, channel 1 their negations; W (18x2,
 // W[k][j] = 2k + j + 1) is stored transposed (odd numbers, then even). The window's rows
 // are one minun_dot*_rows_dsp call (clipped columns x channels, rows 9 elements apart in
-// the input and the filter), the dense rows one minun_dot*_dsp call; the portable loops
+// the input and the filter), the dense layer's 2 rows one minun_dot*_mv_dsp call (both
+// rows in one pass over the input, into acc1_rows); the portable loops
 // stay in the #else branch (M0+, M3). int8: SXTB16 kernels, the int16_t sum their low half.
 // RUN: minun-opt %S/Inputs/conv-dense-16.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{profile=cortex-m file=source}' | filecheck %s --check-prefix=M16
 // RUN: minun-opt %S/Inputs/conv-dense-8.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{profile=cortex-m file=source}' | filecheck %s --check-prefix=M8
@@ -24,18 +25,22 @@
 // M16-NOT:  minun_dot16
 // M16:      acc0 = (int32_t)((uint32_t)acc0 + (uint32_t)((int32_t)x[{{.*}}] * (int32_t)p_F_t[{{.*}}]));
 // M16:      #endif
-// M16:      acc1 = minun_dot16_dsp(acc1, &minun_scratch.i16[i5], &p_W_t[(i4 * 18) + i5], 18 - i5);
+// M16:      int32_t acc1_rows[2];
+// M16:      minun_dot16_mv_dsp(&acc1_rows[0], &p_W_t[(i4 * 18) + i5], 18, &minun_scratch.i16[i5], 18 - i5, 2);
+// M16:      int32_t acc1 = acc1_rows[i4];
 // M16:      #else
 
 // M8:       static const int8_t p_F_t[54] = {
 // M8:       acc = (int16_t)minun_dot8_rows_dsp(acc, &x[{{.*}}], 9, &p_F_t[{{.*}}], 9, v8 - i3, v6 - i2);
-// M8:       acc1 = (int16_t)minun_dot8_dsp(acc1, &minun_scratch.i8[i5], &p_W_t[(i4 * 18) + i5], 18 - i5);
+// M8:       minun_dot8_mv_dsp(&acc1_rows[0], &p_W_t[(i4 * 18) + i5], 18, &minun_scratch.i8[i5], 18 - i5, 2);
+// M8:       int16_t acc1 = (int16_t)acc1_rows[i4];
 
 // RT:       static inline int32_t minun_pair16(
 // RT:       static inline int32_t minun_smlad(
 // RT:       int32_t minun_dot16_dsp(
 // RT-NEXT:      int32_t acc, const int16_t *a, const int16_t *b, int n)
 // RT:       "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+// RT:       void minun_dot16_mv_dsp(
 // RT:       int32_t minun_dot16_rows_dsp(
 
 // x86 has no DSP kernels; its stride-1 int16 dot products use SSE2's PMADDWD instead.

@@ -30,8 +30,9 @@
 // CHECK-NEXT:       cemit.assign "acc" = %{{.*}} : i32
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
-// The dense layer after it: one minun_dot16_dsp
-// CHECK:      cemit.kernel "minun_dot16_dsp"
+// The dense layer after it (2 rows of 18): minun_dot16_mv_dsp, both rows in one pass
+// CHECK:      cemit.array "acc1_rows" : i32[2]
+// CHECK:      cemit.kernel_stmt "minun_dot16_mv_dsp"
 
 // OTHER: error: C printer: the module's kernels were selected for avr, not x86
 // UNKNOWN: error: select-target-kernels: unknown target 'z80' (known: x86, avr, cortex-m,

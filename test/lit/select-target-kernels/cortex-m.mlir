@@ -3,7 +3,7 @@
 // one loop-invariant test gets the test once, before a loop without it. Refused: stride
 // 2, float and int32 elements, a test that reads the loop variable. The target name is
 // a harness target (cortex-m4) or the profile (cortex-m).
-// The recognisers are passes/kernel_match.py's (dsp_dot, guarded_dot); the pass only
+// The recognisers are passes/kernel_match.py's (dsp_dot, guarded_dot, mat_vec); the pass only
 // rewrites.
 // RUN: minun-opt %S/Inputs/loops.mlir -p 'select-target-kernels{target=cortex-m4}' | filecheck %s
 // RUN: minun-opt %S/Inputs/loops.mlir -p 'select-target-kernels{target=cortex-m}' | filecheck %s
@@ -45,7 +45,27 @@
 // CHECK-NOT:  cemit.block
 // CHECK:      cemit.for "c"
 // CHECK:        cemit.if
+// A row loop of one dot product a row (a matrix times a vector, constant rows) ->
+// minun_dot16_mv_dsp (two rows a pass over x) into "acc_rows", then the row loop of the
+// rest reading it; the loop for #else. With an unknown row count: the dot loop only.
 // CHECK-LABEL: cemit.func "rows"
+// CHECK:      cemit.target_if "__ARM_FEATURE_DSP" {
+// CHECK-NEXT:   cemit.block {
+// CHECK-NEXT:     cemit.array "acc_rows" : i32[4]
+// CHECK:          %[[OUT:.*]] = cemit.addr "acc_rows"[%{{.*}}] : index -> !cemit.ptr<i32>
+// CHECK:          %[[W:.*]] = cemit.addr "W"[%{{.*}}] : index -> !cemit.ptr<i16>
+// CHECK-NEXT:     %[[SW:.*]] = cemit.literal 8 : index
+// CHECK:          %[[X:.*]] = cemit.addr "x"[%{{.*}}] : index -> !cemit.ptr<i16>
+// CHECK:          %[[R:.*]] = cemit.literal 4 : index
+// CHECK-NEXT:     cemit.kernel_stmt "minun_dot16_mv_dsp"(%[[OUT]], %[[W]], %[[SW]], %[[X]], %{{.*}}, %[[R]])
+// CHECK:          cemit.for "j"
+// CHECK:            cemit.load "acc_rows"
+// CHECK-NEXT:       cemit.decl "acc"
+// CHECK:            cemit.store
+// CHECK:      } else {
+// CHECK-NOT:    cemit.kernel
+// CHECK:        cemit.for "j"
+// CHECK-LABEL: cemit.func "rows_n"
 // CHECK-NOT:  cemit.array
 // CHECK:      cemit.kernel "minun_dot16_dsp"
 // CHECK-LABEL: cemit.func "shifts"

@@ -3,8 +3,9 @@
 // weights symmetric) become kernels: each term is (x - zp) * w, so the kernels take the
 // offset k = -zp added to every x.
 // On the Cortex-M the window's rows -> minun_dot8_off_rows_dsp with k = 128, the input and the
-// filter advancing by 12 elements a row (3 columns x 4 channels); the dense loop ->
-// minun_dot8_off_dsp with k = -3; the loops stay for #else.
+// filter advancing by 12 elements a row (3 columns x 4 channels); the dense layer's rows
+// -> minun_dot8_off_mv_dsp (two rows a pass over the input, weights 18 apart) with
+// k = -3; the loops stay for #else.
 // On AVR a window row of an input at zero point -128 (b + 128 = b's unsigned byte) -> the
 // asm minun_dot8_z128_fr (filter in flash, input in RAM); the dense loop (k = -3) -> the
 // asm minun_dot8_off_fr with k = -3 (weights in flash, the requantized input in RAM).
@@ -22,8 +23,11 @@
 // ARM:        } else {
 // ARM-NOT:      cemit.kernel
 // ARM:          cemit.for "i2"
+// ARM:      %[[W2:.*]] = cemit.addr "p_W_t"[%{{.*}}] flash : index -> !cemit.ptr<i8>
+// ARM-NEXT: %[[S2:.*]] = cemit.literal 18 : index
+// ARM:      %[[Y2:.*]] = cemit.addr "minun_scratch.i8"[%{{.*}}] : index -> !cemit.ptr<i8>
 // ARM:      %[[K2:.*]] = cemit.literal -3 : index
-// ARM-NEXT: cemit.kernel "minun_dot8_off_dsp"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[K2]]) : (i32, !cemit.ptr<i8>, !cemit.ptr<i8>, index, index) -> i32
+// ARM-NEXT: cemit.kernel_stmt "minun_dot8_off_mv_dsp"(%{{.*}}, %[[W2]], %[[S2]], %[[Y2]], %{{.*}}, %{{.*}}, %[[K2]]) : !cemit.ptr<i32>, !cemit.ptr<i8>, index, !cemit.ptr<i8>, index, index, index
 
 // AVR:      %[[F:.*]] = cemit.addr "p_F_t"[%{{.*}}] flash : index -> !cemit.ptr<i8>
 // AVR:      %[[X:.*]] = cemit.addr "x"[%{{.*}}] : index -> !cemit.ptr<i8>
@@ -35,7 +39,8 @@
 
 // The printed C, where model.c calls the kernels, the runtime header (printed after it) defines
 // them, SXTAB16 adding the offset while widening.
-// C:     acc1 = minun_dot8_off_dsp(acc1, &minun_scratch.i8[i5], &p_W_t[(i4 * 18) + i5], 18 - i5, -3);
+// C:     minun_dot8_off_mv_dsp(&acc1_rows[0], &p_W_t[(i4 * 18) + i5], 18, &minun_scratch.i8[i5], 18 - i5, 2, -3);
 // C:     int32_t minun_dot8_off_dsp(
 // C:     sxtab16
+// C:     void minun_dot8_off_mv_dsp(
 // C:     int32_t minun_dot8_off_rows_dsp(

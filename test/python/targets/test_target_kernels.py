@@ -487,3 +487,50 @@ def test_bfloat16_functions_on_the_boards_equal_the_evaluator(tmp_path, target):
 @pytest.mark.parametrize("target", ("avr", "cortex-m4"))
 def test_bfloat16_functions_on_the_boards_equal_the_evaluator_on_every_key(tmp_path, target):
     _bf16_functions_on_the_board(tmp_path, 1, target)
+
+
+@pytest.mark.parametrize("kind", ["16", "8", "8_off"])
+def test_cortex_m4_blocked_matrix_vector_kernels_equal_python(tmp_path, kind):
+    """minun_dot{16,8,8_off}_mv_dsp (two rows per pass over x, SMLAD; SXTB16/SXTAB16 for
+    int8): out[r] = sum (x[i] [+ k]) * w[r * sw + i] modulo 2^32 for every n from -1 to
+    19 and 40 (tails of every length after the 8-element steps), 1, 2, 3 and 5 rows
+    (an odd last row), row strides n + 3 and 1 (rows overlapping), unaligned and aligned
+    arrays of extreme and random values, offsets k = 128, -127 and 3."""
+    bits = 16 if kind == "16" else 8
+    ctype, name = f"int{bits}_t", f"minun_dot{kind}_mv_dsp"
+    lo, hi = -(1 << (bits - 1)), 1 << (bits - 1)
+    rng = np.random.default_rng(310 + bits)
+    size = 5 * 43 + 48
+    w = [lo, lo, hi - 1, lo] * 4 + [int(v) for v in rng.integers(lo, hi, size - 16)]
+    x = [lo, lo, lo, hi - 1] * 4 + [int(v) for v in rng.integers(lo, hi, 48 - 16)]
+    ks = (128, -127, 3) if kind == "8_off" else (0,)
+    cases = [(n, rows, sw, ow, ox, k) for n in list(range(-1, 20)) + [40]
+             for rows in (1, 2, 3, 5) for sw in (max(n, 0) + 3, 1)
+             for ow, ox in ((0, 0), (1, 3)) for k in ks]
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], [name]))
+    table = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in cases)
+    karg = ", c[5]" if kind == "8_off" else ""
+    (tmp_path / "mv.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array(ctype, "W", w) + _array(ctype, "X", x) + f"""
+static const int32_t CASES[][6] = {{{table}}};
+int main(void)
+{{
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        const int32_t *c = CASES[i];
+        int32_t out[5];
+        {name}(out, &W[c[3]], (int)c[2], &X[c[4]], (int)c[0], (int)c[1]{karg});
+        for (int r = 0; r < c[1]; r++) {{
+            minun_print_i32(out[r]);
+            minun_putc('\\n');
+        }}
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "mv.c"], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = [_wrap32(sum((x[ox + i] + k) * w[ow + r * sw + i] for i in range(max(n, 0))))
+            for n, rows, sw, ow, ox, k in cases for r in range(rows)]
+    _assert_lines(got, want)

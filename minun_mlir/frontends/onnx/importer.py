@@ -113,6 +113,8 @@ REQUANTIZE = "minun.requantize"
 SCHEMALESS_DOMAINS = (FUSED_DOMAIN, "com.microsoft")
 # the ai.onnx.ml operators whose output is a predicted value (no label: minun.regression)
 REGRESSORS = ("LinearRegressor", "TreeEnsembleRegressor", "SVMRegressor", "TreeEnsemble")
+# float attributes where NaN is a value, not a damaged file: the missing-value marker
+NAN_MARKERS = {("Imputer", "replaced_value_float")}
 PASS_THROUGH = ("Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast")
 
 
@@ -840,7 +842,8 @@ class Importer:
                 raise self.error(f"attribute '{attr.name}' must be {want}, got {got}")
             floats = ([attr.f] if attr.type == onnx.AttributeProto.FLOAT else
                       list(attr.floats) if attr.type == onnx.AttributeProto.FLOATS else [])
-            if not all(math.isfinite(v) for v in floats):
+            if not all(math.isfinite(v) for v in floats) and (
+                    proto.op_type, attr.name) not in NAN_MARKERS:
                 raise self.error(f"attribute '{attr.name}' must be finite, got "
                                  f"{helper.get_attribute_value(attr)}")
             if attr.name in POSITIVE_ATTRIBUTES and attr.type == onnx.AttributeProto.INT \

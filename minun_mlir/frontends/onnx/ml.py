@@ -165,6 +165,22 @@ def _scaler(imp: Importer, node: Node) -> list[Value]:
     return [imp.reshape(y, shape)]
 
 
+def _imputer(imp: Importer, node: Node) -> list[Value]:
+    """Replaces missing values (NaN, the default `replaced_value_float`) by the imputed
+    ones: the identity, since the compiled program's inputs are never NaN (as for the
+    trees' missing-value tracking; docs/onnx-frontend.md). Another replaced value would
+    need an equality test and is refused."""
+    x = node.inputs[0]
+    if x.is_int:
+        raise imp.error("the input must be a float tensor (replaced_value_int64 is for "
+                        "integer inputs)")
+    replaced = float(node.attr("replaced_value_float", float("nan")))
+    if not np.isnan(replaced):
+        raise imp.error(f"replaced_value_float {replaced:g}: only NaN (missing values) is "
+                        "supported; inputs equal to a number are not replaced")
+    return [x]
+
+
 def _normalizer(imp: Importer, node: Node) -> list[Value]:
     """L2: minun.normalise_l2 (on the row seen as one NHWC pixel). L1 only right after a
     softmax over the same row (whose values are positive and sum to 1: the identity, as
@@ -678,6 +694,7 @@ def _svm_regressor(imp: Importer, node: Node) -> list[Value]:
 
 HANDLERS = {f"{ML}:{name}": handler for name, handler in {
     "Binarizer": _binarizer,
+    "Imputer": _imputer,
     "SVMClassifier": _svm_classifier,
     "SVMRegressor": _svm_regressor,
     "LinearClassifier": _linear_classifier,

@@ -82,3 +82,23 @@ def test_a_fixed_batch_read_by_a_classifier_compiles_one_row():
     got = [int(np.asarray(evaluate(l1, rows[i:i + 1][None]).outputs[0]).reshape(-1)[0])
            for i in range(3)]
     assert got == labels.tolist()
+
+
+def test_an_imputer_of_missing_values_is_the_identity_on_real_inputs():
+    """skl2onnx's SimpleImputer before a classifier: NaN (the default replaced value, a
+    marker the attribute check lets through) is replaced, and the compiled program's
+    inputs are never NaN; onnxruntime gives the inputs back on finite rows. Another
+    replaced value is refused in one line."""
+    node = helper.make_node("Imputer", ["x"], ["y"], domain="ai.onnx.ml",
+                            imputed_value_floats=[1.5, -2.0, 0.25],
+                            replaced_value_float=float("nan"))
+    model = _model(node, [1, 3], [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                                [1, 3])])
+    x = np.array([[0.5, -1.0, 3.0]], np.float32)
+    got = np.asarray(evaluate(import_model(model), x[None]).outputs[0]).reshape(1, 3)
+    np.testing.assert_array_equal(got, _ort(model, x)[0])
+    node = helper.make_node("Imputer", ["x"], ["y"], domain="ai.onnx.ml",
+                            imputed_value_floats=[1.5], replaced_value_float=0.0)
+    with pytest.raises(MinunError, match="replaced_value_float 0: only NaN"):
+        import_model(_model(node, [1, 3], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, [1, 3])]))

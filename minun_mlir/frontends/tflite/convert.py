@@ -81,6 +81,9 @@ class Converter:
         self.padded: dict[int, tuple[int, list[int]]] = {}
         # the declared range of each int8 graph input (the reals its integers stand for)
         self.input_ranges: dict[str, tuple[float, float]] = {}
+        # tensors computed at import from constants (a SHAPE of a static tensor, the
+        # STRIDED_SLICE and PACK of it that Keras' Flatten writes before a RESHAPE)
+        self.folded: dict[int, np.ndarray] = {}
 
     # -- tensors -----------------------------------------------------------------------
 
@@ -109,6 +112,8 @@ class Converter:
         return [float(s) for s in q.ScaleAsNumpy()], zps, q.QuantizedDimension()
 
     def buffer(self, i: int) -> np.ndarray | None:
+        if i in self.folded:
+            return self.folded[i]
         t = self.tensor(i)
         if t.Buffer() <= 0 or t.Buffer() >= self.model.BuffersLength():
             return None

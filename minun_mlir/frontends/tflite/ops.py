@@ -33,9 +33,27 @@ def _reshape(c: Converter, op, ins, outs) -> None:
     c.define(outs[0], c.node("Reshape", [c.value(ins[0]), c.const(shape, "shape")]))
 
 
+def _shape(c: Converter, op, ins, outs) -> None:
+    """The static shape of its input, a constant (folded: nothing runs)."""
+    opts = c.options(op, tflite.ShapeOptions)
+    dtype = np.int64 if opts is not None and opts.OutType() == tflite.TensorType.INT64 \
+        else np.int32
+    c.folded[outs[0]] = np.array(c.shape(ins[0]), dtype)
+
+
+def _pack(c: Converter, op, ins, outs) -> None:
+    """Constants stacked at import (Keras' Flatten packs [batch, -1] for a RESHAPE)."""
+    opts = c.options(op, tflite.PackOptions)
+    parts = [c.buffer(i) for i in ins]
+    if any(p is None for p in parts):
+        raise c.unsupported("only a PACK of constants (a shape) is supported")
+    c.folded[outs[0]] = np.stack(parts, axis=opts.Axis() if opts is not None else 0)
+
+
 def _strided_slice(c: Converter, op, ins, outs) -> None:
     """Constant begin / end / strides with begin, end and shrink-axis masks, as ONNX
-    Slice then a Reshape to the output's shape (the shrunk axes dropped)."""
+    Slice then a Reshape to the output's shape (the shrunk axes dropped); of a constant
+    (a folded SHAPE), computed at import."""
     opts = c.options(op, tflite.StridedSliceOptions)
     begin, end, strides = (c.buffer(i) for i in ins[1:4])
     if begin is None or end is None or strides is None:
@@ -55,6 +73,12 @@ def _strided_slice(c: Converter, op, ins, outs) -> None:
         starts.append(start)
         ends.append(stop)
         steps.append(st)
+    data = c.buffer(ins[0])
+    if data is not None and data.dtype.kind in "iu":  # index arithmetic on constants
+        index = tuple(slice(a, None if abs(b) >= 1 << 62 else b, st)
+                      for a, b, st in zip(starts, ends, steps, strict=True))
+        c.folded[outs[0]] = np.asarray(data[index]).reshape(c.shape(outs[0]))
+        return
     arr = lambda v: c.const(np.array(v, np.int64), "slice")  # noqa: E731
     y = c.node("Slice", [c.value(ins[0]), arr(starts), arr(ends),
                          arr(list(range(len(starts)))), arr(steps)])
@@ -249,6 +273,8 @@ HANDLERS = {
     "EXPAND_DIMS": _reshape,
     "TRANSPOSE": _transpose,
     "STRIDED_SLICE": _strided_slice,
+    "SHAPE": _shape,
+    "PACK": _pack,
     "MAXIMUM": _binary("Max", None),
     "MINIMUM": _binary("Min", None),
     "SOFTMAX": _softmax,

@@ -260,6 +260,7 @@ def render(r: dict) -> str:
     m4, uno, tflm, fc = r["cortex-m4"], r["avr"], r["tflm"], r["fc"]
     instr = m4["instructions"]
     stack = m4["stack"]
+    ratio = np.median(fc["minun"]["instructions"]) / np.median(fc["cmsis"]["instructions"])
     uno_fits = ("does not fit" if uno["static_ram"] > UNO_RAM
                 else "leaves room for a stack on")
     rows = "\n".join(
@@ -308,6 +309,7 @@ def render(r: dict) -> str:
         f"{fc['cmsis']['flash']:,} B (the kernels' symbols the image keeps) |",
         f"| minun zero-skew8 | {int(np.median(fc['minun']['instructions'])):,} | "
         f"{fc['minun']['flash']:,} B (model.c's .text + .rodata + .data) |", "",
-        "minun's convolution is a generic loop nest in its C (no target kernel replaces a "
-        "convolution on one input channel), where CMSIS-NN's hand-written kernels gain.", ""]
+        f"minun takes {ratio:.2f}x CMSIS-NN's instructions: its convolution's window rows "
+        "are the zero-skew offset dot kernel (SXTAB16 + SMLAD), and it copies no im2col "
+        "buffer.", ""]
     return "\n".join(lines)

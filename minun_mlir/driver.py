@@ -110,8 +110,8 @@ class Compiled:
         moves = (f", {m['defrag_moves']} defragmentation move"
                  f"{'' if m['defrag_moves'] == 1 else 's'}"
                  if m.get("defrag_moves") is not None else "")
-        what = "buffers" + "".join(f" and the {side}" for side in ("input", "output")
-                                   if m.get(f"{side}_in_scratch"))
+        sides = [f"the {side}" for side in ("input", "output") if m.get(f"{side}_in_scratch")]
+        what = ", ".join(["buffers", *sides[:-1]]) + (f" and {sides[-1]}" if sides else "")
         where = f"; memory map: {m['map']}" if m.get("map") else ""
         return (f"  RAM for {what} ({m['planner']}): {m['scratch_bytes']:,} B, lower bound "
                 f"{m['lower_bound_bytes']:,} B{moves}{where}")

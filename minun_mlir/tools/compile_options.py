@@ -138,6 +138,9 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     if args.weight_bits is not None and (args.search or args.assign):
         raise refuse("--weight-bits 4 is not searched: the precision searches and their "
                      "assignments choose 8-, 16- or 32-bit tensors")
+    if getattr(args, "output_in_scratch", False) and args.search:
+        raise refuse("--output-in-scratch with --search: the searches do not count the "
+                     "output in each candidate's RAM yet; search without it")
     if args.bias_correction and not args.train:
         raise refuse("--bias-correction needs --train: the inputs it measures the quantized "
                      "program's errors on")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from codegen_support import EXAMPLES, build_host, expected, run_host
+from codegen_support import EXAMPLES, build_host, expected, quantized, run_host
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.data import load_dataset
@@ -86,6 +86,32 @@ def test_output_in_scratch_equals_the_evaluator(input_in_scratch, tmp_path):
     shape = tuple(model_inputs(l1)[0].results[0].type.get_shape())
     features = load_dataset(m.test, shape).features[:N]
     check_c(l2, features, tmp_path, ("avr", "cortex-m4"), input_in_scratch)
+
+
+@pytest.mark.parametrize("config", ["float32", "posit8", "zero-skew8", "bfloat16"])
+def test_other_representations_read_their_scores_in_scratch(config, tmp_path):
+    """Every form of minun_predict_float (float32, posit, zero-skew, bfloat16) and the
+    copying minun_predict with both sides in scratch, on x86 with the strict flags (float32
+    is not promised bit-exact, libm: within test_crosscheck's tolerance)."""
+    l2, test = quantized("lenet", config)
+    features = test.features[:4]
+    exp = expected(l2, features)
+    emit_c(l2, "x86", tmp_path / "c", input_in_scratch=True, output_in_scratch=True)
+    exe = build_host(tmp_path / "c", tmp_path / "host")
+    tol = 1e-4 * max(1.0, float(np.abs(exp.scores).max())) if config == "float32" else 0
+
+    def same(got) -> None:
+        got = np.asarray(got).reshape(exp.scores.shape)
+        np.testing.assert_allclose(got, exp.scores, rtol=1e-4 if tol else 0, atol=tol)
+
+    labels, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
+    same(scores)
+    np.testing.assert_array_equal(labels, exp.labels)
+    float_labels, _ = run_host(exe, features.reshape(len(features), -1).astype(np.float32),
+                               np.dtype("<f4"), exp.scores.shape[1], as_float=True)
+    np.testing.assert_array_equal(float_labels, exp.labels)
+    same(run_model(tmp_path / "c", "x86", exp.inputs, name="out-scratch",
+                   config=config).outputs)
 
 
 @pytest.mark.parametrize("planner", PLANNERS)

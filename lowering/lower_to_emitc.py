@@ -9,7 +9,10 @@ What changes on the way, and why:
 - The input: the `x` parameter of `minun_predict`, or, when memory-plan planned it
   (`minun.input_in_scratch`), the buffer marked `minun.input`: the function is then
   `minun_predict_in_place(out)` and `minun.input_buffer` says where the caller writes the
-  input (`minun_input_buffer`, beside a copying `minun_predict`).
+  input (`minun_input_buffer`, beside a copying `minun_predict`). Likewise the output
+  (`minun.output_in_scratch`, the buffer marked `minun.output`): `out` leaves the
+  parameters and `minun.output_buffer` says where the caller reads it
+  (`minun_output_buffer`).
 - The C interface beside the model's function (lowering/c_abi.py): `minun_predict_float`
   (reals quantized as the evaluator encodes them, scores dequantized) and the in-place
   API, appended as `cemit.func`s.
@@ -107,6 +110,7 @@ class EmitC:
         self.flash_globals: set[str] = set()
         self.input_ref: ArrayRef | None = None  # the input's buffer (memory-plan's
         # input-in-scratch): where minun_input_buffer() points
+        self.output_ref: ArrayRef | None = None  # likewise minun_output_buffer()
         self.counters: dict[str, int] = {}
 
     def unique(self, base: str) -> str:
@@ -130,7 +134,8 @@ class EmitC:
     def run(self) -> ModuleOp:
         entry = None
         self.names.update({"x", "out", "minun_predict", "minun_predict_float",
-                           "minun_predict_in_place", "minun_input_buffer", *C_RESERVED})
+                           "minun_predict_in_place", "minun_input_buffer",
+                           "minun_output_buffer", *C_RESERVED})
         for op in self.module.ops:
             if isinstance(op, memref.GlobalOp):
                 self.global_(op)
@@ -183,15 +188,18 @@ class EmitC:
         self.block = self.body = body
         self.lower_block(block, None)
         in_scratch = "minun.input_in_scratch" in fn.attributes
-        if in_scratch:  # the input is a planned buffer (memory-plan{input-in-scratch})
-            if self.input_ref is None:
-                raise error("lower-to-emitc: minun.input_in_scratch but no buffer is "
-                            "marked minun.input")
-            params = [StringAttr("minun_output_t *out")]
-        else:
-            params = [StringAttr("const minun_input_t *x"), StringAttr("minun_output_t *out")]
+        out_scratch = "minun.output_in_scratch" in fn.attributes
+        if in_scratch and self.input_ref is None:  # memory-plan{input-in-scratch}
+            raise error("lower-to-emitc: minun.input_in_scratch but no buffer is "
+                        "marked minun.input")
+        if out_scratch and self.output_ref is None:  # memory-plan{output-in-scratch}
+            raise error("lower-to-emitc: minun.output_in_scratch but no buffer is "
+                        "marked minun.output")
+        params = ([] if in_scratch else [StringAttr("const minun_input_t *x")]) + \
+            ([] if out_scratch else [StringAttr("minun_output_t *out")])
         attrs: dict[str, Attribute] = {
-            "sym_name": StringAttr("minun_predict_in_place" if in_scratch else "minun_predict"),
+            "sym_name": StringAttr("minun_predict_in_place" if in_scratch or out_scratch
+                                   else "minun_predict"),
             "params": ArrayAttr(params),
             "result": cemit.OpaqueType("int"),
             "minun.input_type": x.type.element_type,
@@ -205,6 +213,9 @@ class EmitC:
         if in_scratch:
             ref = self.input_ref
             attrs["minun.input_buffer"] = StringAttr(f"&{ref.name}[{ref.offset}]")
+        if out_scratch:
+            ref = self.output_ref
+            attrs["minun.output_buffer"] = StringAttr(f"&{ref.name}[{ref.offset}]")
         return cemit.FuncOp.create(attributes=attrs, regions=[Region(body)])
 
     # -- blocks and statements -----------------------------------------------------------
@@ -272,6 +283,8 @@ class EmitC:
         self.arrays[op.memref] = ArrayRef(name, 0, False)
         if "minun.input" in op.attributes:
             self.input_ref = self.arrays[op.memref]
+        if "minun.output" in op.attributes:
+            self.output_ref = self.arrays[op.memref]
 
     def get_global(self, op: memref.GetGlobalOp) -> None:
         name = op.name_.root_reference.data
@@ -308,6 +321,8 @@ class EmitC:
         self.arrays[op.result] = ArrayRef(f"{self.scratch[0]}.{member}", offset // size, False)
         if "minun.input" in op.attributes:
             self.input_ref = self.arrays[op.result]
+        if "minun.output" in op.attributes:
+            self.output_ref = self.arrays[op.result]
 
     def copy(self, op: memref.CopyOp) -> None:
         """A buffer moved by memory-plan (Shiftry's defragmentation): an element loop in

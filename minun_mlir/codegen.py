@@ -48,15 +48,18 @@ class CFiles(dict):
 
 def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = None, *,
            planner: str = "greedy", budget: int = 0, name: str = "model",
-           input_in_scratch: bool = False) -> CFiles:
+           input_in_scratch: bool = False, output_in_scratch: bool = False) -> CFiles:
     """The C files of an L2 model ({"model.h", "model.c", "minun_runtime.h"} -> text),
     written to out_dir when given. `target` is a profile (x86, avr, cortex-m) or a harness
     target name; `budget` (bytes) makes the planner fail with a diagnostic when RAM is short;
-    `input_in_scratch` plans the input in the scratch (memory-plan's option)."""
+    `input_in_scratch` / `output_in_scratch` plan the input / output in the scratch
+    (memory-plan's options)."""
     check_tensor_sizes(module, target)
     plan: dict[str, object] = {"planner": planner, "budget": budget}
     if input_in_scratch:
         plan["input_in_scratch"] = True
+    if output_in_scratch:
+        plan["output_in_scratch"] = True
     return write_c(lower_l2(module, **plan), target, out_dir, name)
 
 

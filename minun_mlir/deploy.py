@@ -220,6 +220,14 @@ void loop()
 """
 
 
+IN_PLACE_CALL = """#ifdef MINUN_INPUT_IN_SCRATCH
+    int label = minun_predict_in_place(scores);
+#else
+    int label = minun_predict(x, scores);
+#endif
+"""
+
+
 def stored_input(result) -> tuple[np.ndarray, int, str]:
     """The example's input as the C takes it (raw minun_input_t values), the evaluator's
     label for it, and where it comes from: the first --test example, else the real input
@@ -278,7 +286,10 @@ def write_arduino(out: Path, model: str | Path, result) -> list[str]:
               "#endif\n")
     src = c_folder("arduino", out)
     write_files({f"{lib}.h": header}, src)
-    example = {f"{name}.ino": SKETCH.format(name=name, lib=lib, input_h=TEST_INPUT),
+    sketch = SKETCH.format(name=name, lib=lib, input_h=TEST_INPUT)
+    if result.options.output_in_scratch:  # minun_predict copies the scores out of the model
+        sketch = sketch.replace(IN_PLACE_CALL, "    int label = minun_predict(MINUN_X, scores);\n")
+    example = {f"{name}.ino": sketch,
                TEST_INPUT: input_header(values, label, origin)}
     write_files(example, out / "examples" / name)
     props = properties(lib, model, result)

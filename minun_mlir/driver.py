@@ -46,6 +46,7 @@ class Options(QuantizeOptions):
     target: str = "x86"  # x86, avr, cortex-m0plus, cortex-m3, cortex-m4(f), cortex-m4-mps2
     planner: str = "greedy"
     input_in_scratch: bool = False  # the input a planned buffer (minun_predict_in_place)
+    output_in_scratch: bool = False  # the output a planned buffer (minun_output_buffer)
     budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
 
     def pipeline(self, train: str | Path | None = None) -> str:
@@ -67,7 +68,8 @@ class Options(QuantizeOptions):
             quantize["synthetic"] = self.synthetic
         return {"quantize": quantize, "memory-plan": {
             "planner": self.planner, "budget": self.budget,
-            "input_in_scratch": self.input_in_scratch}}
+            "input_in_scratch": self.input_in_scratch,
+            "output_in_scratch": self.output_in_scratch}}
 
     @property
     def label(self) -> str:
@@ -110,7 +112,8 @@ class Compiled:
         moves = (f", {m['defrag_moves']} defragmentation move"
                  f"{'' if m['defrag_moves'] == 1 else 's'}"
                  if m.get("defrag_moves") is not None else "")
-        what = "buffers and the input" if m.get("input_in_scratch") else "buffers"
+        sides = [f"the {side}" for side in ("input", "output") if m.get(f"{side}_in_scratch")]
+        what = ", ".join(["buffers", *sides[:-1]]) + (f" and {sides[-1]}" if sides else "")
         where = f"; memory map: {m['map']}" if m.get("map") else ""
         return (f"  RAM for {what} ({m['planner']}): {m['scratch_bytes']:,} B, lower bound "
                 f"{m['lower_bound_bytes']:,} B{moves}{where}")
@@ -475,6 +478,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         moves = main_function(l3).attributes.get("minun.defrag_moves")
         result.memory = {"planner": options.planner, "scratch_bytes": plan.scratch,
                          "input_in_scratch": options.input_in_scratch,
+                         "output_in_scratch": options.output_in_scratch,
                          "lower_bound_bytes": plan.lower_bound,
                          "defrag_moves": moves.value.data if moves is not None else None,
                          "map": str(result.c_dir / MEMORY_MAP)}

@@ -20,6 +20,12 @@ replaced by a buffer (`memref.alloc {minun.input}`, named `input`) that the call
 before the call, so it is live from the first op to its last read and its bytes are
 reused once it is dead. The function gets `minun.input_in_scratch`, and lower-to-emitc
 prints the in-place entry point (`minun_input_buffer`, `minun_predict_in_place`).
+
+With `output-in-scratch=true` the output is planned the same way: `%out` is replaced by a
+buffer (`memref.alloc {minun.output}`, named `output`) that the caller reads after the
+call, so it lives from its first write to the function's last op, and buffers dead before
+that write may share its bytes. The function gets `minun.output_in_scratch`; the C gives
+the caller `minun_output_buffer()` (docs/memory-planning.md).
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ from minun_mlir.passes.planners import optimal
 from minun_mlir.passes.planners.buffers import (  # noqa: F401  (the names passes use)
     IN_SCRATCH,
     INPUT,
+    OUT_SCRATCH,
+    OUTPUT,
     SCRATCH,
     Buffer,
     buffers_of,
@@ -96,6 +104,23 @@ def input_into_scratch(fn: func.FuncOp) -> None:
     fn.attributes[IN_SCRATCH] = UnitAttr()
 
 
+def output_into_scratch(fn: func.FuncOp) -> None:
+    """The output argument `%out` replaced by a planned buffer the caller reads after the
+    call (the module docstring); the signature keeps `%out`, unused, for its type."""
+    if OUT_SCRATCH in fn.attributes:
+        return
+    block = fn.body.block
+    out = block.args[1]
+    ty = out.type
+    assert isinstance(ty, MemRefType)
+    alloc = memref.AllocOp.get(ty.element_type, shape=list(ty.get_shape()))
+    alloc.attributes[OUTPUT] = UnitAttr()
+    alloc.memref.name_hint = "output"
+    block.insert_op_before(alloc, block.first_op)
+    out.replace_all_uses_with(alloc.memref)
+    fn.attributes[OUT_SCRATCH] = UnitAttr()
+
+
 # planner -> placement function (sizes, live ranges, alignments) -> offsets; the planners
 # live in passes/planners/, one module each.
 PLACERS: dict[Planner, Callable[[Sequence[int], Sequence[tuple[int, int]], Sequence[int]],
@@ -139,8 +164,10 @@ def check_plan_fits(planner: Planner, total: int, buffers: list[Buffer], budget:
 
 
 def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int,
-                  input_in_scratch: bool = False) -> int:
+                  input_in_scratch: bool = False, output_in_scratch: bool = False) -> int:
     """Rewrite fn's allocs per the planner; returns the bytes of buffer memory used."""
+    if output_in_scratch:
+        output_into_scratch(fn)
     if input_in_scratch:
         input_into_scratch(fn)
     planned = buffers_of(fn)
@@ -172,8 +199,9 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
         shift = arith.ConstantOp(IntegerAttr(offset, IndexType()), IndexType())
         view = memref.ViewOp(get.memref, shift.result, [], alloc.memref.type)
         view.result.name_hint = alloc.memref.name_hint
-        if INPUT in alloc.attributes:
-            view.attributes[INPUT] = UnitAttr()
+        for mark in (INPUT, OUTPUT):
+            if mark in alloc.attributes:
+                view.attributes[mark] = UnitAttr()
         block = alloc.parent_block()
         block.insert_op_before(shift, alloc)
         block.insert_op_before(view, alloc)
@@ -185,11 +213,12 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
 
 
 def memory_plan(module: ModuleOp, planner: str = Planner.GREEDY, budget: int = 0,
-                input_in_scratch: bool = False) -> int:
+                input_in_scratch: bool = False, output_in_scratch: bool = False) -> int:
     planner = planner_named(planner)
     total = 0
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp) and not op.is_declaration]:
-        total += plan_function(module, fn, planner, budget, input_in_scratch)
+        total += plan_function(module, fn, planner, budget, input_in_scratch,
+                               output_in_scratch)
     return total
 
 
@@ -203,6 +232,7 @@ class MemoryPlan(ModulePass):
     budget: int = 0
     time_limit: int = optimal.DEFAULT_TIME_LIMIT  # seconds, planner=optimal only
     input_in_scratch: bool = False  # the input a planned buffer, reused once dead
+    output_in_scratch: bool = False  # the output a planned buffer, read after the call
 
     def __post_init__(self) -> None:
         planner_named(self.planner)  # a bad option fails when the pipeline is built
@@ -213,6 +243,7 @@ class MemoryPlan(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         with optimal.time_limit(self.time_limit):
-            memory_plan(op, self.planner, self.budget, self.input_in_scratch)
+            memory_plan(op, self.planner, self.budget, self.input_in_scratch,
+                        self.output_in_scratch)
 
 

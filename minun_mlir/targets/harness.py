@@ -3,7 +3,9 @@
 Contract with the model directory (written down in docs/targets.md): model.h defines
 MINUN_INPUT_SIZE, MINUN_OUTPUT_SIZE, the types minun_input_t / minun_output_t and
 `int minun_predict(const minun_input_t *x, minun_output_t *out)`; with
-MINUN_INPUT_IN_SCRATCH also `minun_input_buffer()` and `minun_predict_in_place(out)`.
+MINUN_INPUT_IN_SCRATCH also `minun_input_buffer()` and `minun_predict_in_place(out)`;
+with MINUN_OUTPUT_IN_SCRATCH `minun_output_buffer()`, where the harness reads the scores
+after the run (minun_predict_in_place then takes neither planned side as a parameter).
 
 The inputs are embedded as raw little-endian bytes of minun_input_t (exact for every
 type, floats included) in flash (PROGMEM on AVR, .rodata on Cortex-M), and copied one
@@ -54,7 +56,12 @@ const uint8_t {symbol}[MINUN_HARNESS_N][MINUN_HARNESS_INPUT_BYTES] MINUN_FLASH =
 static minun_input_t minun_harness_x[MINUN_INPUT_SIZE];
 #define MINUN_HARNESS_X minun_harness_x
 #endif
+#ifdef MINUN_OUTPUT_IN_SCRATCH /* the model's own output buffer, in its scratch memory */
+#define MINUN_HARNESS_Y minun_output_buffer()
+#else
 static minun_output_t minun_harness_y[MINUN_OUTPUT_SIZE];
+#define MINUN_HARNESS_Y minun_harness_y
+#endif
 
 static void minun_harness_type(char kind, unsigned size)
 {{
@@ -100,17 +107,21 @@ int main(void)
             /* again before each run: a model with its input in scratch overwrites it */
             minun_copy_from_flash(MINUN_HARNESS_X, {symbol}[i], MINUN_HARNESS_INPUT_BYTES);
             minun_marker_start();
-#ifdef MINUN_INPUT_IN_SCRATCH
-            label = minun_predict_in_place(minun_harness_y);
+#if defined(MINUN_INPUT_IN_SCRATCH) && defined(MINUN_OUTPUT_IN_SCRATCH)
+            label = minun_predict_in_place();
+#elif defined(MINUN_INPUT_IN_SCRATCH)
+            label = minun_predict_in_place(MINUN_HARNESS_Y);
+#elif defined(MINUN_OUTPUT_IN_SCRATCH)
+            label = minun_predict_in_place(MINUN_HARNESS_X);
 #else
-            label = minun_predict(MINUN_HARNESS_X, minun_harness_y);
+            label = minun_predict(MINUN_HARNESS_X, MINUN_HARNESS_Y);
 #endif
             minun_marker_end();
         }}
         minun_puts("R ");
         minun_print_i32(label);
         for (j = 0; j < MINUN_OUTPUT_SIZE; j++)
-            minun_harness_print(minun_harness_y[j]);
+            minun_harness_print(MINUN_HARNESS_Y[j]);
         minun_putc('\\n');
     }}
     minun_flush();

@@ -98,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="plan the input as a buffer of the scratch memory, reused once it "
                         "is dead: model.h gets minun_input_buffer() and "
                         "minun_predict_in_place(out), and the RAM figures count the input")
+    p.add_argument("--output-in-scratch", action="store_true",
+                   help="plan the output as a buffer of the scratch memory, shared with "
+                        "buffers dead before it is written: model.h gets "
+                        "minun_output_buffer(), read after minun_predict_in_place, and the "
+                        "RAM figures count the output")
     p.add_argument("--ram-budget", type=int, default=0, metavar="BYTES",
                    help="fail (naming the instruction and the live buffers) when the "
                         "buffers need more RAM than this; shiftry moves buffers to fit")
@@ -164,7 +169,8 @@ def run(args: argparse.Namespace) -> dict:
     dims = validate(args)  # every option checked before any work
     options = Options(
         **from_args(args), target=args.target, planner=args.planner,
-        input_in_scratch=args.input_in_scratch, budget=args.ram_budget,
+        input_in_scratch=args.input_in_scratch, output_in_scratch=args.output_in_scratch,
+        budget=args.ram_budget,
         synthetic=0 if args.train else SYNTHETIC_INPUTS)
     if args.search is not None:
         options = run_search(args, options, dims)

@@ -1,5 +1,6 @@
 """What the planners read off an L3 function: op positions, the live range of every
-buffer, and the names memory-plan gives the scratch global and the input it places.
+buffer, and the names memory-plan gives the scratch global and the input and output it
+places (the output, read by the caller after the call, lives to the function's last op).
 Its own module so that the planners (greedy, Shiftry's, optimal) and memory-plan, which
 chooses among them, all import it and none imports another's pass module.
 """
@@ -17,6 +18,8 @@ from minun_mlir.diagnostics import error
 SCRATCH = "minun_scratch"
 INPUT = "minun.input"  # on the alloc (then the first view) holding the input in scratch
 IN_SCRATCH = "minun.input_in_scratch"  # on the function whose input is planned
+OUTPUT = "minun.output"  # on the alloc (then the last view) holding the output in scratch
+OUT_SCRATCH = "minun.output_in_scratch"  # on the function whose output is planned
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,13 @@ def _loops_of(op: Operation) -> list[Operation]:
 
 def live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
     """[first, last] op positions during which the buffer `value` holds live data."""
+    first, last = _live_range(value, pos, spans)
+    if OUTPUT in getattr(value.owner, "attributes", {}):  # the caller reads it after the call
+        last = max(pos.values())
+    return first, last
+
+
+def _live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
     users = [u.operation for u in value.uses]
     # the input in scratch is written by the caller: live from the function's first op
     start = 0 if INPUT in getattr(value.owner, "attributes", {}) else None

@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, Region
 
 from minun_mlir.diagnostics import error
-from minun_mlir.passes.planners.buffers import INPUT, SCRATCH, positions
+from minun_mlir.passes.planners.buffers import INPUT, OUTPUT, SCRATCH, positions
 
 
 @dataclass(frozen=True)
@@ -241,6 +241,8 @@ def plan_with_moves(module: ModuleOp, fn: func.FuncOp, planned, budget: int) -> 
             if INPUT in alloc.attributes and not mine:  # where the caller writes it
                 view.attributes[INPUT] = UnitAttr()
             mine.append(view)
+        if OUTPUT in alloc.attributes:  # where the caller reads it: its last place
+            mine[-1].attributes[OUTPUT] = UnitAttr()
         for use in list(alloc.memref.uses):
             at = pos[use.operation]
             k = sum(1 for start, _ in places[1:] if start <= at)

@@ -43,7 +43,7 @@ def test_minun_compile_writes_a_deterministic_png_and_reports_the_plan(tmp_path)
         report = json.loads((tmp_path / f"r{seed}.json").read_text())
         assert report["memory"] == {"planner": "shiftry", "scratch_bytes": 192,
                                     "lower_bound_bytes": 192, "defrag_moves": 2,
-                                    "input_in_scratch": False,
+                                    "input_in_scratch": False, "output_in_scratch": False,
                                     "map": str(out / "memory_map.png")}
     assert runs[0] == runs[1]
     assert runs[0].startswith(b"\x89PNG") and b"Date" not in runs[0]

@@ -161,3 +161,24 @@ def test_calibrated_zero_skew_options_on_the_host_match_the_evaluator(flags, lab
         bad = compile_(str(LENET / "model.onnx"), *extra)
         assert bad.returncode == 1 and "Traceback" not in bad.stderr
         assert bad.stderr.strip().splitlines() == [message]
+
+
+def test_output_in_scratch_runs_on_the_host_and_reports_the_output_in_its_ram(tmp_path):
+    """--output-in-scratch through the CLI: the run matches the evaluator, the report and
+    its line name the output among what the planned RAM holds; with --search, a one-line
+    diagnostic (the searches do not count the output yet)."""
+    report = tmp_path / "r.json"
+    args = (str(ROOT / "examples" / "fastgrnn_lr_usps.sd"), "--train", str(USPS / "test.npy"))
+    r = compile_(*args, "--test", str(USPS / "test.npy"), "--out", str(tmp_path / "c"),
+                 "--output-in-scratch", "--run", "--json", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "RAM for buffers and the output (greedy)" in r.stdout
+    data = json.loads(report.read_text())
+    assert data["memory"]["output_in_scratch"] is True
+    assert data["run"]["agreement"] == 1.0
+    assert "#define MINUN_OUTPUT_IN_SCRATCH 1" in (tmp_path / "c" / "model.h").read_text()
+    r = compile_(*args, "--output-in-scratch", "--search", "shiftry", "--ram-budget", "100")
+    assert r.returncode != 0
+    assert r.stderr.strip().splitlines() == [
+        "minun-compile: error: --output-in-scratch with --search: the searches do not count "
+        "the output in each candidate's RAM yet; search without it"]

@@ -19,7 +19,17 @@ from xdsl.dialects.builtin import ModuleOp
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.inputs import problem, read_input
 
-from . import convpool, elementwise, linear, ml, quantized, recurrent, reduce, shape
+from . import (
+    convpool,
+    elementwise,
+    linear,
+    ml,
+    quantized,
+    recurrent,
+    reduce,
+    resize,
+    shape,
+)
 from .batch import unfix_batch
 from .fold_bn import fold_batchnorm
 from .fuse import fuse_rms_norm
@@ -30,7 +40,7 @@ __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_
 
 HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
             **shape.HANDLERS, **recurrent.HANDLERS, **quantized.HANDLERS, **ml.HANDLERS,
-            **reduce.HANDLERS}
+            **reduce.HANDLERS, **resize.HANDLERS}
 
 
 def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:

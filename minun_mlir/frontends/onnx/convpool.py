@@ -186,6 +186,41 @@ def _conv_transpose(imp: Importer, node: Node) -> list[Value]:
             small, large = total // 2, total - total // 2
             begin[i], end[i] = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
     v = Value.of(imp.ir(x4, NHWC))  # [N, H, W, C], identity layout
+    if list(kernel) == list(strides) and dilations == [1, 1] and g == 1 and adj == [0, 0]:
+        out = _pixel_blocks(imp, v, filt, begin, end)
+    else:
+        out = _zero_inserted_conv(imp, v, filt, g, strides, dilations, begin, end, adj)
+    if b is not None:
+        out = Value.of(imp.make(minun.BiasAddOp, imp.ir(out), imp.ir(b)), NHWC)
+    return [_back_to_1d(imp, out, was_1d)]
+
+
+def _pixel_blocks(imp: Importer, v: Value, filt: np.ndarray, begin, end) -> Value:
+    """Kernel = stride (nn.ConvTranspose2d(k, stride=k), a decoder's upsampling): each
+    input pixel writes its own KH x KW block, so one matmul [N H W, C] x [C, KH KW M]
+    and a reshape that reads the blocks in place (no zeros, a quarter of the zero-insertion
+    conv's multiplications at stride 2); pads crop."""
+    n, h, w, c = v.shape
+    _, m, kh, kw = filt.shape
+    rows = imp.reshape(v, (n * h * w, c))
+    wm = Value.const(np.ascontiguousarray(filt.transpose(0, 2, 3, 1)).reshape(c, -1), "W")
+    y = Value.of(imp.make(minun.MatMulOp, imp.ir(rows), imp.ir(wm)))
+    blocks = imp.transpose(imp.reshape(y, (n, h, w, kh, kw, m)), (0, 1, 3, 2, 4, 5))
+    out = imp.reshape(blocks, (n, h * kh, w * kw, m))
+    for axis, lo, hi in ((1, begin[0], end[0]), (2, begin[1], end[1])):
+        if lo or hi:
+            if out.shape[axis] - lo - hi < 1:
+                raise imp.error(f"pads {begin + end} leave no output")
+            out = imp.slice(out, axis, lo, out.shape[axis] - lo - hi)
+    return Value.of(imp.ir(out), NHWC)
+
+
+def _zero_inserted_conv(imp: Importer, v: Value, filt: np.ndarray, g: int, strides,
+                        dilations, begin, end, adj) -> Value:
+    """The general case (see _conv_transpose)."""
+    c, mg, kh, kw = filt.shape
+    kernel = (kh, kw)
+    pads = begin + end
     for axis in (1, 2):
         v = _zero_insert(imp, v, axis, strides[axis - 1])
     ir_pads = []
@@ -201,11 +236,8 @@ def _conv_transpose(imp: Importer, node: Node) -> list[Value]:
     flipped = filt.reshape(g, c // g, mg, kh, kw)[:, :, :, ::-1, ::-1]
     flipped = np.ascontiguousarray(flipped.transpose(0, 2, 1, 3, 4)).reshape(
         g * mg, c // g, kh, kw)
-    out = _emit_conv(imp, Value.of(imp.ir(v), NHWC), Value.const(flipped, w.name), g,
-                     (1, 1), ir_pads, dilations)
-    if b is not None:
-        out = Value.of(imp.make(minun.BiasAddOp, imp.ir(out), imp.ir(b)), NHWC)
-    return [_back_to_1d(imp, out, was_1d)]
+    return _emit_conv(imp, Value.of(imp.ir(v), NHWC), Value.const(flipped, "W"), g,
+                      (1, 1), ir_pads, dilations)
 
 
 def _instance_norm(imp: Importer, node: Node) -> list[Value]:

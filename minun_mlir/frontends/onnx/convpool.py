@@ -182,11 +182,14 @@ def _conv_transpose(imp: Importer, node: Node) -> list[Value]:
             begin[i] = end[i] = 0
         elif out_shape is not None or auto_pad != "NOTSET":  # onnxruntime's rule
             want = out_shape[i] if out_shape is not None else size[i] * strides[i]
-            total = max(0, full - want)
+            total = full - want
             small, large = total // 2, total - total // 2
             begin[i], end[i] = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+            if total < 0:  # a larger output: zeros (the bias) at the end
+                begin[i], end[i] = 0, total
     v = Value.of(imp.ir(x4, NHWC))  # [N, H, W, C], identity layout
-    if list(kernel) == list(strides) and dilations == [1, 1] and g == 1 and adj == [0, 0]:
+    if list(kernel) == list(strides) and dilations == [1, 1] and g == 1 and adj == [0, 0] \
+            and min(begin + end) >= 0:
         out = _pixel_blocks(imp, v, filt, begin, end)
     else:
         out = _zero_inserted_conv(imp, v, filt, g, strides, dilations, begin, end, adj)

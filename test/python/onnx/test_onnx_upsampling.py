@@ -69,6 +69,10 @@ CONV_T = {
     "same_lower": ((1, 2, 3, 4), (2, 2, 3, 3), {"strides": [2, 2], "auto_pad": "SAME_LOWER"}),
     "valid": ((1, 2, 3, 4), (2, 2, 3, 3), {"strides": [2, 2], "auto_pad": "VALID"}),
     "output_shape": ((1, 2, 3, 3), (2, 2, 3, 3), {"strides": [2, 2], "output_shape": [6, 7]}),
+    "output_shape_larger": ((1, 2, 3, 3), (2, 2, 3, 3), {"strides": [3, 2],
+                                                         "output_shape": [10, 8]}),
+    "blocks_output_shape": ((1, 2, 3, 3), (2, 2, 2, 2), {"strides": [2, 2],
+                                                         "output_shape": [5, 7]}),
 }
 
 

@@ -181,11 +181,31 @@ def test_resize_of_a_conv_output_in_nhwc_layout_equals_onnxruntime():
     _float_equals_ort(model, (1, 1, 5, 5))
 
 
-@pytest.mark.parametrize("mode", ("linear", "cubic"))
-def test_resize_linear_and_cubic_are_refused_naming_the_node(mode):
-    model = _resize(13, (1, 2, 3, 4), [1, 1, 2, 2], mode=mode)
-    with pytest.raises(MinunError, match=rf"node 'rs' \(Resize\): mode '{mode}' is not "
-                                         r"supported") as e:
+@pytest.mark.parametrize("mode,coords", [
+    ("linear", "half_pixel"), ("linear", "align_corners"), ("linear", "pytorch_half_pixel"),
+    ("linear", "asymmetric"), ("cubic", "half_pixel"), ("cubic", "align_corners")])
+@pytest.mark.parametrize("scales", ([1, 1, 2, 2], [1, 1, 1.5, 0.5]))
+def test_resize_linear_and_cubic_equal_onnxruntime(mode, coords, scales):
+    """nn.Upsample(mode="bilinear" / "bicubic", align_corners=False / True) and others:
+    a constant matrix per resized axis."""
+    model = _resize(13, (1, 2, 4, 6), scales, mode=mode, coordinate_transformation_mode=coords)
+    _float_equals_ort(model, (1, 2, 4, 6))
+
+
+def test_bilinear_resize_of_a_conv_output_reads_each_axis_with_one_matmul():
+    w = RNG.standard_normal((3, 1, 3, 3)).astype(np.float32)
+    model = _model([helper.make_node("Conv", ["x", "W"], ["c"]),
+                    helper.make_node("Resize", ["c", "", "scales"], ["y"], mode="linear")],
+                   (1, 1, 5, 5), 13, [_init("W", w),
+                                      _init("scales", np.float32([1, 1, 2, 2]))])
+    _float_equals_ort(model, (1, 1, 5, 5))
+    ops = [op.name for op in import_model(model).walk()]
+    assert ops.count("minun.matmul") == 2
+
+
+def test_upsample_linear_is_refused_naming_the_node():
+    model = _resize(9, (1, 2, 3, 4), [1, 1, 2, 2], mode="linear")
+    with pytest.raises(MinunError, match=r"\(Upsample\): mode 'linear' is not supported") as e:
         import_model(model)
     assert "\n" not in str(e.value)
 
@@ -221,8 +241,8 @@ def test_softplus_and_mish_equal_onnxruntime(op, opset, shape):
 
 
 def _pipeline(norm: bool = True):
-    """Conv, ConvTranspose, Resize by 2, InstanceNormalization (if `norm`), Mish and
-    Softplus."""
+    """Conv, ConvTranspose, Mish, InstanceNormalization (if `norm`), Resize by 2
+    (nearest), Softplus and a bilinear Resize."""
     w = (RNG.standard_normal((4, 1, 3, 3)) * 0.5).astype(np.float32)
     wt = (RNG.standard_normal((4, 2, 2, 2)) * 0.5).astype(np.float32)
     nodes = [helper.make_node("Conv", ["x", "W"], ["c"], strides=[2, 2]),
@@ -233,11 +253,12 @@ def _pipeline(norm: bool = True):
              helper.make_node("Resize", ["n", "", "scales"], ["r"],
                               coordinate_transformation_mode="asymmetric",
                               nearest_mode="floor"),
-             helper.make_node("Softplus", ["r"], ["y"])]
+             helper.make_node("Softplus", ["r"], ["p"]),
+             helper.make_node("Resize", ["p", "", "half"], ["y"], mode="linear")]
     return _model(nodes, (1, 1, 5, 5), 18, [
         _init("W", w), _init("Wt", wt), _init("Bt", np.float32([0.1, -0.2])),
         _init("s", np.float32([1.5, 0.5])), _init("b", np.float32([0.2, -0.1])),
-        _init("scales", np.float32([1, 1, 2, 2]))])
+        _init("scales", np.float32([1, 1, 2, 2])), _init("half", np.float32([1, 1, 0.5, 1.5]))])
 
 
 @pytest.mark.parametrize("repr_bits", [("fixed", 16), ("fixed", 8), ("float32", 32),

@@ -64,7 +64,7 @@ _TORCH = ("mlp", "mlp_softmax", "mlp_bn", "cnn", "cnn_logsoftmax", "dscnn", "mob
 # transformer block (also exported at opset 14, where LayerNorm is decomposed), ReduceMean
 # and ReduceMax over the time axis of a Conv1d's 3-D output
 _TORCH_OPS = {"transformer": ("ts", "dynamo", "ts14"), "conv1d_pool": ("ts", "dynamo")}
-# PyTorch decoder-style layers: nn.Upsample (Resize nearest), nn.ConvTranspose2d,
+# PyTorch decoder-style layers: nn.Upsample (Resize nearest and bilinear), nn.ConvTranspose2d,
 # nn.GroupNorm / nn.InstanceNorm2d (InstanceNormalization) and nn.Mish (the TorchScript
 # exporter writes Softplus, Tanh, Mul; dynamo writes Mish)
 _TORCH_UPSAMPLING = ("upsample", "convtranspose", "groupnorm", "mish")

@@ -170,7 +170,9 @@ def _models():
         "upsample": ((1, 8, 8), lambda: nn.Sequential(
             nn.Conv2d(1, 4, 3, stride=2, padding=1), nn.ReLU(),
             nn.Upsample(scale_factor=2, mode="nearest"),
-            nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(4, 8, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+            nn.Conv2d(8, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
             nn.Flatten(), nn.Linear(8 * 4 * 4, 10))),
         "convtranspose": ((1, 8, 8), lambda: nn.Sequential(
             nn.Conv2d(1, 8, 3, stride=2, padding=1), nn.ReLU(),

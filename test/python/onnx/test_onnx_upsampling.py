@@ -296,3 +296,22 @@ def test_instance_normalization_at_zero_skew_is_refused_in_one_line(tmp_path):
     with pytest.raises(MinunError, match="normalise_l2: not supported by the zero-skew") as e:
         lower_to_l2(import_model(model), repr="zero-skew", bits=8, data=str(train))
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("repr_bits", [("fixed", 16), ("posit", 16), ("zero-skew", 8)])
+@pytest.mark.parametrize("lo,hi", [(-4, 4), (-6, 1), (-1, 6)])
+def test_softplus_stays_within_a_few_output_steps_of_log1p_exp(repr_bits, lo, hi, tmp_path):
+    """On one-sided input ranges too (a neg keeping its operand's zero-skew type
+    saturated there: the pair uses relu(x) - x, the result a product by -1)."""
+    rep, bits = repr_bits
+    model = _model([helper.make_node("Softplus", ["x"], ["y"])], (1, 64), 17)
+    x = np.linspace(lo, hi, 64, dtype=np.float32).reshape(1, 1, 64)
+    want = np.log1p(np.exp(x.astype(np.float64)))
+    train = tmp_path / "train.npy"
+    np.save(train, np.concatenate([np.zeros((1, 1)), x.reshape(1, -1)], 1))
+    l2 = lower_to_l2(import_model(model), repr=rep, bits=bits, data=str(train),
+                     evaluator="numpy")
+    got = decode_outputs(l2, evaluate_l2(l2, x).outputs)[0].reshape(want.shape)
+    # 4 output steps at 8 bits; at 16 the exp table inside log_softmax (about 2^-9) rules
+    step = want.max() / 2 ** (bits - 1)
+    assert np.abs(got - want).max() < max(4 * step, 2e-3)

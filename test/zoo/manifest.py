@@ -65,8 +65,9 @@ _TORCH = ("mlp", "mlp_softmax", "mlp_bn", "cnn", "cnn_logsoftmax", "dscnn", "mob
 # and ReduceMax over the time axis of a Conv1d's 3-D output
 _TORCH_OPS = {"transformer": ("ts", "dynamo", "ts14"), "conv1d_pool": ("ts", "dynamo")}
 # PyTorch decoder-style layers: nn.Upsample (Resize nearest and bilinear), nn.ConvTranspose2d,
-# nn.GroupNorm / nn.InstanceNorm2d (InstanceNormalization) and nn.Mish (the TorchScript
-# exporter writes Softplus, Tanh, Mul; dynamo writes Mish)
+# nn.GroupNorm / nn.InstanceNorm2d (InstanceNormalization), nn.Mish (the TorchScript
+# exporter writes Softplus, Tanh, Mul; dynamo writes Mish) and nn.Softplus (dynamo adds
+# its threshold: Greater, Where)
 _TORCH_UPSAMPLING = ("upsample", "convtranspose", "groupnorm", "mish")
 _TORCH_LABELS = {"ts": "torch.onnx.export(dynamo=False)",
                  "dynamo": "torch.onnx.export(dynamo=True)",

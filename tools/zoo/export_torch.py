@@ -184,7 +184,8 @@ def _models():
             nn.Conv2d(8, 8, 3, padding=1), nn.InstanceNorm2d(8, affine=True), nn.ReLU(),
             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))),
         "mish": ((64,), lambda: nn.Sequential(
-            nn.Linear(64, 32), nn.Mish(), nn.Linear(32, 16), nn.Mish(), nn.Linear(16, 10))),
+            nn.Linear(64, 32), nn.Mish(), nn.Linear(32, 16), nn.Softplus(beta=2),
+            nn.Linear(16, 10))),
     }
 
 

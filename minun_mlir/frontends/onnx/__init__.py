@@ -34,6 +34,7 @@ from .batch import unfix_batch
 from .fold_bn import fold_batchnorm
 from .fuse import fuse_rms_norm
 from .importer import DEFAULT_INPUT_RANGE, Importer
+from .softplus_threshold import drop_softplus_threshold
 
 __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model",
            "read_model"]
@@ -41,6 +42,12 @@ __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_
 HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
             **shape.HANDLERS, **recurrent.HANDLERS, **quantized.HANDLERS, **ml.HANDLERS,
             **reduce.HANDLERS, **resize.HANDLERS}
+
+
+def _rewritten(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The graph rewrites before import: exporters' spellings of one operation made one
+    node (softplus_threshold.py, fuse.py, fold_bn.py)."""
+    return fold_batchnorm(fuse_rms_norm(drop_softplus_threshold(model)))
 
 
 def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:
@@ -120,7 +127,7 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
         model = read_model(path)
     try:
         model, dims = unfix_batch(model, dims)
-        return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, input_ranges,
+        return Importer(_rewritten(model), HANDLERS, dims, input_ranges,
                         outputs).run()
     except MinunError as e:
         if path is None:
@@ -174,7 +181,7 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     model = load_model(stream.read(), path)
     try:
         model, dims = unfix_batch(model, dims)
-        return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, ranges,
+        return Importer(_rewritten(model), HANDLERS, dims, ranges,
                         outputs).run()
     except MinunError as e:
         raise error(f"{e}", at=path) from None

@@ -1,7 +1,8 @@
-"""ConvTranspose, Resize / Upsample (nearest), InstanceNormalization, Softplus and Mish
-on small onnx.helper models: the float evaluator equals onnxruntime for every attribute
-form the importer takes, the refused forms get one-line messages naming the node, and
-the quantized programs' C equals their bit-exact evaluator in each format."""
+"""ConvTranspose, Resize / Upsample, InstanceNormalization, Softplus (also with the
+threshold PyTorch's dynamo exporter writes) and Mish on small onnx.helper models: the
+float evaluator equals onnxruntime for every attribute form the importer takes, the
+refused forms get one-line messages naming the node, and the quantized programs' C
+equals their bit-exact evaluator in each format."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 from minun_mlir import native
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.frontends.onnx import import_model
+from minun_mlir.frontends.onnx.softplus_threshold import drop_softplus_threshold
 from minun_mlir.numerics.float_eval import evaluate
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
 from minun_mlir.pipeline import lower_to_l2
@@ -315,3 +317,36 @@ def test_softplus_stays_within_a_few_output_steps_of_log1p_exp(repr_bits, lo, hi
     # 4 output steps at 8 bits; at 16 the exp table inside log_softmax (about 2^-9) rules
     step = want.max() / 2 ** (bits - 1)
     assert np.abs(got - want).max() < max(4 * step, 2e-3)
+
+
+def _thresholded_softplus(beta: float, threshold: float, true_branch: str = "x"):
+    """nn.Softplus(beta, threshold) as PyTorch's dynamo exporter writes it."""
+    nodes, s, b = [], "x", "sp"
+    if beta != 1.0:
+        nodes.append(helper.make_node("Mul", ["x", "beta"], ["s"]))
+        s, b = "s", "spd"
+    nodes.append(helper.make_node("Softplus", [s], ["sp"]))
+    if beta != 1.0:
+        nodes.append(helper.make_node("Div", ["sp", "beta"], ["spd"]))
+    nodes += [helper.make_node("Greater", [s, "t"], ["c"]),
+              helper.make_node("Where", ["c", true_branch, b], ["y"], name="w")]
+    inits = [_init("beta", np.float32(beta)), _init("t", np.float32(threshold)),
+             _init("other", np.float32(0.5))]
+    return _model(nodes, (2, 6), 18, inits)
+
+
+@pytest.mark.parametrize("beta", (1.0, 2.0))
+def test_dynamo_thresholded_softplus_equals_onnxruntime(beta):
+    """The Where of nn.Softplus' threshold (20) is dropped: both branches agree there."""
+    model = _thresholded_softplus(beta, 20.0)
+    _float_equals_ort(model, (2, 6), scale=15.0)
+    assert "Where" not in {n.op_type for n in drop_softplus_threshold(model).graph.node}
+
+
+@pytest.mark.parametrize("threshold,true_branch", [(5.0, "x"), (20.0, "other")])
+def test_other_wheres_stay_and_are_refused_naming_the_node(threshold, true_branch):
+    """A threshold where the branches differ (5), or another true branch, is a real Where
+    (its Greater, first in the graph, is the node refused)."""
+    with pytest.raises(MinunError, match=r"node 'c' \(Greater\): unsupported operator") as e:
+        import_model(_thresholded_softplus(2.0, threshold, true_branch))
+    assert "\n" not in str(e.value)

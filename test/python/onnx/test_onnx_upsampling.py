@@ -58,6 +58,8 @@ CONV_T = {
     "stride2_k2": ((1, 3, 4, 4), (3, 2, 2, 2), {"strides": [2, 2]}),  # pixel blocks
     "blocks_pads": ((2, 3, 3, 4), (3, 2, 2, 3), {"strides": [2, 3], "pads": [1, 0, 0, 2]}),
     "blocks_1d": ((1, 2, 5), (2, 3, 3), {"strides": [3]}),
+    "one_wide": ((1, 1, 3, 1), (1, 1, 3, 2), {"strides": [2, 2]}),  # a 1-element zero block
+    "one_pixel": ((1, 1, 1, 1), (1, 2, 3, 3), {"strides": [2, 2]}),
     "stride1_k3": ((1, 2, 5, 5), (2, 3, 3, 3), {}),
     "stride2_k3_pads": ((1, 2, 4, 5), (2, 3, 3, 3), {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
     "output_padding": ((1, 2, 4, 4), (2, 2, 3, 3),

@@ -24,10 +24,8 @@ from .importer import Importer, Node, Value
 MAX_PIECES = 256  # slices of one axis for a non-repeat index map
 
 
-def _old_maps(imp: Importer, node: Node) -> list[np.ndarray]:
-    """Upsample (opsets 7-9) and Resize-10: output index o reads floor(o / s), or
-    ceil(o / s) on a downsampled axis (onnxruntime's rule before opset 11, where the
-    reference implementation has no separate version), for floor(n s) outputs."""
+def _old_scales(imp: Importer, node: Node) -> np.ndarray:
+    """The scales of Upsample (an attribute before opset 9, an input after) and Resize-10."""
     x = node.inputs[0]
     if node.op_type == "Upsample" and node.version < 9:
         scales = node.attr("scales")
@@ -40,6 +38,15 @@ def _old_maps(imp: Importer, node: Node) -> list[np.ndarray]:
         raise imp.error(f"scales {scales.tolist()}: {x.rank} positive values are expected")
     if node.op_type == "Upsample" and np.any(scales < 1):
         raise imp.error(f"scales {scales.tolist()}: Upsample scales must be at least 1")
+    return scales
+
+
+def _old_maps(imp: Importer, node: Node) -> list[np.ndarray]:
+    """Upsample (opsets 7-9) and Resize-10: output index o reads floor(o / s), or
+    ceil(o / s) on a downsampled axis (onnxruntime's rule before opset 11, where the
+    reference implementation has no separate version), for floor(n s) outputs."""
+    x = node.inputs[0]
+    scales = _old_scales(imp, node)
     maps = []
     for n, s in zip(x.shape, scales):
         o = np.arange(int(np.floor(n * s)))
@@ -53,18 +60,25 @@ def _reference(imp: Importer, node: Node):
     constants)."""
     from onnx.reference import ReferenceEvaluator
 
-    names = ["x"] + [f"in{i}" if v is not None else "" for i, v in enumerate(node.inputs)
-                     if i > 0]
-    feeds = {}
-    for i, v in enumerate(node.inputs[1:], 1):
-        if v is not None:
-            what = {1: "roi", 2: "scales", 3: "sizes"}[i]
-            feeds[f"in{i}"] = imp.const(v, f"the {what} input")
-    proto = helper.make_node(node.op_type, names, ["y"])
-    proto.attribute.extend(node.proto.attribute)
+    opset = imp.opset
+    if node.op_type == "Upsample" or node.version < 11:  # linear: asymmetric, as Resize-11
+        names, opset = ["x", "", "in2"], 13
+        feeds = {"in2": _old_scales(imp, node).astype(np.float32)}
+        proto = helper.make_node("Resize", names, ["y"], mode=node.attr("mode", "nearest"),
+                                 coordinate_transformation_mode="asymmetric")
+    else:
+        names = ["x"] + [f"in{i}" if v is not None else "" for i, v in
+                         enumerate(node.inputs) if i > 0]
+        feeds = {}
+        for i, v in enumerate(node.inputs[1:], 1):
+            if v is not None:
+                what = {1: "roi", 2: "scales", 3: "sizes"}[i]
+                feeds[f"in{i}"] = imp.const(v, f"the {what} input")
+        proto = helper.make_node(node.op_type, names, ["y"])
+        proto.attribute.extend(node.proto.attribute)
     graph = helper.make_graph([proto], "resize", [helper.make_tensor_value_info(
         n, 0, None) for n in names if n], [helper.make_tensor_value_info("y", 0, None)])
-    evaluator = ReferenceEvaluator(graph, opsets={"": imp.opset})
+    evaluator = ReferenceEvaluator(graph, opsets={"": opset})
 
     def run(x: np.ndarray) -> np.ndarray:
         try:
@@ -199,9 +213,10 @@ def _resize(imp: Importer, node: Node) -> list[Value]:
         for ir_axis, a in enumerate(perm):
             v = _gather_axis(imp, v, ir_axis, maps[a])
         return [Value.of(imp.ir(v), perm)]
-    if mode not in ("linear", "cubic") or node.op_type == "Upsample" or node.version < 11:
-        raise imp.error(f"mode '{mode}' is not supported (nearest; linear and cubic from "
-                        f"opset 11)")
+    old = node.op_type == "Upsample" or node.version < 11
+    if mode not in (("linear",) if old else ("linear", "cubic")):
+        raise imp.error(f"mode '{mode}' is not supported (nearest, linear; cubic from "
+                        f"Resize-11)")
     mats = _weight_matrices(imp, node)
     for ir_axis, a in enumerate(perm):
         if mats[a].shape[0] != mats[a].shape[1] or not np.allclose(

@@ -207,9 +207,16 @@ def test_bilinear_resize_of_a_conv_output_reads_each_axis_with_one_matmul():
     assert ops.count("minun.matmul") == 2
 
 
-def test_upsample_linear_is_refused_naming_the_node():
-    model = _resize(9, (1, 2, 3, 4), [1, 1, 2, 2], mode="linear")
-    with pytest.raises(MinunError, match=r"\(Upsample\): mode 'linear' is not supported") as e:
+@pytest.mark.parametrize("opset", (7, 9, 10))
+def test_upsample_and_resize_10_linear_equal_onnxruntime(opset):
+    """Before opset 11 linear is asymmetric (the Resize-11 mode of that name)."""
+    _float_equals_ort(_resize(opset, (1, 2, 3, 4), [1, 1, 2, 2.5], mode="linear"),
+                      (1, 2, 3, 4))
+
+
+def test_upsample_cubic_is_refused_naming_the_node():
+    model = _resize(10, (1, 2, 3, 4), [1, 1, 2, 2], mode="cubic")
+    with pytest.raises(MinunError, match=r"\(Resize\): mode 'cubic' is not supported") as e:
         import_model(model)
     assert "\n" not in str(e.value)
 

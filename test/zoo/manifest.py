@@ -64,6 +64,11 @@ _TORCH = ("mlp", "mlp_softmax", "mlp_bn", "cnn", "cnn_logsoftmax", "dscnn", "mob
 # transformer block (also exported at opset 14, where LayerNorm is decomposed), ReduceMean
 # and ReduceMax over the time axis of a Conv1d's 3-D output
 _TORCH_OPS = {"transformer": ("ts", "dynamo", "ts14"), "conv1d_pool": ("ts", "dynamo")}
+# PyTorch decoder-style layers: nn.Upsample (Resize nearest and bilinear), nn.ConvTranspose2d,
+# nn.GroupNorm / nn.InstanceNorm2d (InstanceNormalization), nn.Mish (the TorchScript
+# exporter writes Softplus, Tanh, Mul; dynamo writes Mish) and nn.Softplus (dynamo adds
+# its threshold: Greater, Where)
+_TORCH_UPSAMPLING = ("upsample", "convtranspose", "groupnorm", "mish")
 _TORCH_LABELS = {"ts": "torch.onnx.export(dynamo=False)",
                  "dynamo": "torch.onnx.export(dynamo=True)",
                  "ts14": "torch.onnx.export(dynamo=False, opset_version=14)"}
@@ -153,6 +158,12 @@ def models() -> list[Model]:
                 "torch/data/digits01-train.npz", f"torch/{name}"))
     for name, exporters in _TORCH_OPS.items():
         for exporter in exporters:
+            out.append(Model(
+                f"torch/{name}_{exporter}", f"PyTorch 2.13.0, {_TORCH_LABELS[exporter]}",
+                f"torch/{name}_{exporter}.onnx", f"torch/{name}.npz",
+                "torch/data/digits01-train.npz", f"torch/{name}"))
+    for name in _TORCH_UPSAMPLING:
+        for exporter in ("ts", "dynamo"):
             out.append(Model(
                 f"torch/{name}_{exporter}", f"PyTorch 2.13.0, {_TORCH_LABELS[exporter]}",
                 f"torch/{name}_{exporter}.onnx", f"torch/{name}.npz",

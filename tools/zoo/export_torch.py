@@ -165,6 +165,27 @@ def _models():
             nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(16, 10), nn.Softmax(dim=1))),
         "transformer": ((8, 8), Transformer),
         "conv1d_pool": ((8, 8), Conv1dPool),
+        # decoder-style upsampling and normalisation layers (Resize, ConvTranspose,
+        # InstanceNormalization, Softplus / Mish)
+        "upsample": ((1, 8, 8), lambda: nn.Sequential(
+            nn.Conv2d(1, 4, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Upsample(scale_factor=2, mode="nearest"),
+            nn.Conv2d(4, 8, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+            nn.Conv2d(8, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(8 * 4 * 4, 10))),
+        "convtranspose": ((1, 8, 8), lambda: nn.Sequential(
+            nn.Conv2d(1, 8, 3, stride=2, padding=1), nn.ReLU(),
+            nn.ConvTranspose2d(8, 4, 2, stride=2), nn.ReLU(),
+            nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1, output_padding=1), nn.ReLU(),
+            nn.MaxPool2d(4), nn.Flatten(), nn.Linear(4 * 4 * 4, 10))),
+        "groupnorm": ((1, 8, 8), lambda: nn.Sequential(
+            nn.Conv2d(1, 8, 3, padding=1), nn.GroupNorm(2, 8), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 8, 3, padding=1), nn.InstanceNorm2d(8, affine=True), nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))),
+        "mish": ((64,), lambda: nn.Sequential(
+            nn.Linear(64, 32), nn.Mish(), nn.Linear(32, 16), nn.Softplus(beta=2),
+            nn.Linear(16, 10))),
     }
 
 

@@ -19,18 +19,36 @@ from xdsl.dialects.builtin import ModuleOp
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.inputs import problem, read_input
 
-from . import convpool, elementwise, linear, loop, ml, quantized, recurrent, reduce, shape
+from . import (
+    convpool,
+    elementwise,
+    linear,
+    loop,
+    ml,
+    quantized,
+    recurrent,
+    reduce,
+    resize,
+    shape,
+)
 from .batch import unfix_batch
 from .fold_bn import fold_batchnorm
 from .fuse import fuse_rms_norm
 from .importer import DEFAULT_INPUT_RANGE, Importer
+from .softplus_threshold import drop_softplus_threshold
 
 __all__ = ["DEFAULT_INPUT_RANGE", "HANDLERS", "frontend", "import_model", "load_model",
            "read_model"]
 
 HANDLERS = {**elementwise.HANDLERS, **linear.HANDLERS, **convpool.HANDLERS,
             **shape.HANDLERS, **recurrent.HANDLERS, **loop.HANDLERS, **quantized.HANDLERS,
-            **ml.HANDLERS, **reduce.HANDLERS}
+            **ml.HANDLERS, **reduce.HANDLERS, **resize.HANDLERS}
+
+
+def _rewritten(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The graph rewrites before import: exporters' spellings of one operation made one
+    node (softplus_threshold.py, fuse.py, fold_bn.py)."""
+    return fold_batchnorm(fuse_rms_norm(drop_softplus_threshold(model)))
 
 
 def load_model(data: bytes, path: str | None = None) -> onnx.ModelProto:
@@ -110,7 +128,7 @@ def import_model(model: str | os.PathLike | onnx.ModelProto,
         model = read_model(path)
     try:
         model, dims = unfix_batch(model, dims)
-        return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, input_ranges,
+        return Importer(_rewritten(model), HANDLERS, dims, input_ranges,
                         outputs).run()
     except MinunError as e:
         if path is None:
@@ -164,7 +182,7 @@ def frontend(stream: IO[bytes], args: argparse.Namespace) -> ModuleOp:
     model = load_model(stream.read(), path)
     try:
         model, dims = unfix_batch(model, dims)
-        return Importer(fold_batchnorm(fuse_rms_norm(model)), HANDLERS, dims, ranges,
+        return Importer(_rewritten(model), HANDLERS, dims, ranges,
                         outputs).run()
     except MinunError as e:
         raise error(f"{e}", at=path) from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i64
 
 from minun_mlir.dialects import minun
@@ -100,6 +101,16 @@ def _conv(imp: Importer, node: Node) -> list[Value]:
     dilations = _ints(imp, node, "dilations", x.rank - 2, was_1d)
     pads = window_pads(imp, node, x4.shape[2:], (kh, kw), strides, dilations,
                        _ints(imp, node, "pads", x.rank - 2, was_1d), False)
+    out = _emit_conv(imp, x4, w4, g, strides, pads, dilations)
+    if b is not None:
+        out = Value.of(imp.make(minun.BiasAddOp, imp.ir(out), imp.ir(b)), NHWC)
+    return [_back_to_1d(imp, out, was_1d)]
+
+
+def _emit_conv(imp: Importer, x4: Value, w4: Value, g: int, strides, pads,
+               dilations) -> Value:
+    """minun.conv2d of NCHW-viewed x4 with ONNX filter w4 [M, C/G, KH, KW]; NHWC result."""
+    m, cg, kh, kw = w4.shape
     # [M, C/G, KH, KW] -> [G, M/G, C/G, KH, KW] -> L1's [G, KH, KW, C/G, M/G]
     filt = imp.ir(imp.reshape(w4, (g, m // g, cg, kh, kw)), (0, 3, 4, 2, 1))
     y = imp.emit(minun.Conv2DOp.create(
@@ -108,10 +119,146 @@ def _conv(imp: Importer, node: Node) -> list[Value]:
                     "dilations": _arr(dilations), "groups": IntegerAttr(g, i64)},
         result_types=[minun.tensor_of(
             (x4.shape[0], *_out_hw(x4.shape[2:], (kh, kw), strides, pads, dilations), m))]))
-    out = Value.of(y, NHWC)
+    return Value.of(y, NHWC)
+
+
+def _zero_insert(imp: Importer, v: Value, axis: int, s: int) -> Value:
+    """s - 1 zeros between neighbours along `axis` of v (identity layout): a reshape, a
+    concat with a zero block on a new axis, a reshape and a slice of the last zeros."""
+    if s == 1:
+        return v
+    n = v.shape[axis]
+    col = imp.reshape(v, v.shape[:axis + 1] + (1,) + v.shape[axis + 1:])
+    zeros = Value.const(np.zeros(v.shape[:axis + 1] + (s - 1,) + v.shape[axis + 1:],
+                                 np.float32), "zeros")
+    spread = imp.reshape(imp.concat([col, zeros], axis + 1),
+                         v.shape[:axis] + (n * s,) + v.shape[axis + 1:])
+    return imp.slice(spread, axis, 0, (n - 1) * s + 1)
+
+
+def _conv_transpose(imp: Importer, node: Node) -> list[Value]:
+    """The transposed convolution as a convolution: s - 1 zeros inserted between the
+    input's pixels, padded by d (k - 1) - pad on each side (+ output_padding at the end;
+    a negative padding crops), convolved at stride 1 with the filter flipped in space and
+    its input/output channels swapped per group ([C, M/G, KH, KW] -> [M, C/G, KH, KW])."""
+    x, w, b = node.inputs[0], node.inputs[1], node.input(2)
+    x4, was_1d = _spatial_2d(imp, x)
+    spatial = x.rank - 2
+    filt = imp.const(w, "the filter W")
+    if filt.ndim != x.rank:
+        raise imp.error(f"filter {minun.shape_str(w.shape)} does not match input "
+                        f"{minun.shape_str(x.shape)}")
+    if was_1d:
+        filt = filt.reshape(filt.shape[0], filt.shape[1], 1, filt.shape[2])
+    g = int(node.attr("group", 1))
+    c, mg, kh, kw = filt.shape
+    if c % g or x4.shape[1] != c:
+        raise imp.error(f"channels do not match group={g}: input {minun.shape_str(x.shape)}, "
+                        f"filter {minun.shape_str(w.shape)}")
+    if node.attr("kernel_shape") is not None and \
+            _ints(imp, node, "kernel_shape", spatial, was_1d) != [kh, kw]:
+        raise imp.error(f"kernel_shape {node.attr('kernel_shape')} does not match the filter "
+                        f"{minun.shape_str(w.shape)}")
+    strides = _ints(imp, node, "strides", spatial, was_1d)
+    dilations = _ints(imp, node, "dilations", spatial, was_1d)
+    pads = _ints(imp, node, "pads", spatial, was_1d)
+    adj = node.attr("output_padding")
+    adj = [0] * spatial if adj is None else list(adj)
+    if len(adj) != spatial or any(a < 0 for a in adj):
+        raise imp.error(f"output_padding {adj}: {spatial} values of at least 0 are expected")
+    adj = [0] + adj if was_1d else adj
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    if auto_pad not in ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"):
+        raise imp.error(f"unknown auto_pad '{auto_pad}'")
+    out_shape = node.attr("output_shape")
+    if out_shape is not None:
+        out_shape = list(out_shape)[-spatial:]
+        out_shape = [1] + out_shape if was_1d else out_shape
+    size, kernel = x4.shape[2:], (kh, kw)
+    begin, end = [pads[0], pads[1]], [pads[2], pads[3]]
+    for i in range(2):
+        full = (size[i] - 1) * strides[i] + adj[i] + dilations[i] * (kernel[i] - 1) + 1
+        if auto_pad == "VALID":
+            begin[i] = end[i] = 0
+        elif out_shape is not None or auto_pad != "NOTSET":  # onnxruntime's rule
+            want = out_shape[i] if out_shape is not None else size[i] * strides[i]
+            total = full - want
+            small, large = total // 2, total - total // 2
+            begin[i], end[i] = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+            if total < 0:  # a larger output: zeros (the bias) at the end
+                begin[i], end[i] = 0, total
+    v = Value.of(imp.ir(x4, NHWC))  # [N, H, W, C], identity layout
+    if list(kernel) == list(strides) and dilations == [1, 1] and g == 1 and adj == [0, 0] \
+            and min(begin + end) >= 0:
+        out = _pixel_blocks(imp, v, filt, begin, end)
+    else:
+        out = _zero_inserted_conv(imp, v, filt, g, strides, dilations, begin, end, adj)
     if b is not None:
         out = Value.of(imp.make(minun.BiasAddOp, imp.ir(out), imp.ir(b)), NHWC)
     return [_back_to_1d(imp, out, was_1d)]
+
+
+def _pixel_blocks(imp: Importer, v: Value, filt: np.ndarray, begin, end) -> Value:
+    """Kernel = stride (nn.ConvTranspose2d(k, stride=k), a decoder's upsampling): each
+    input pixel writes its own KH x KW block, so one matmul [N H W, C] x [C, KH KW M]
+    and a reshape that reads the blocks in place (no zeros, a quarter of the zero-insertion
+    conv's multiplications at stride 2); pads crop."""
+    n, h, w, c = v.shape
+    _, m, kh, kw = filt.shape
+    rows = imp.reshape(v, (n * h * w, c))
+    wm = Value.const(np.ascontiguousarray(filt.transpose(0, 2, 3, 1)).reshape(c, -1), "W")
+    y = Value.of(imp.make(minun.MatMulOp, imp.ir(rows), imp.ir(wm)))
+    blocks = imp.transpose(imp.reshape(y, (n, h, w, kh, kw, m)), (0, 1, 3, 2, 4, 5))
+    out = imp.reshape(blocks, (n, h * kh, w * kw, m))
+    for axis, lo, hi in ((1, begin[0], end[0]), (2, begin[1], end[1])):
+        if lo or hi:
+            if out.shape[axis] - lo - hi < 1:
+                raise imp.error(f"pads {begin + end} leave no output")
+            out = imp.slice(out, axis, lo, out.shape[axis] - lo - hi)
+    return Value.of(imp.ir(out), NHWC)
+
+
+def _zero_inserted_conv(imp: Importer, v: Value, filt: np.ndarray, g: int, strides,
+                        dilations, begin, end, adj) -> Value:
+    """The general case (see _conv_transpose)."""
+    c, mg, kh, kw = filt.shape
+    kernel = (kh, kw)
+    pads = begin + end
+    for axis in (1, 2):
+        v = _zero_insert(imp, v, axis, strides[axis - 1])
+    ir_pads = []
+    for i, axis in enumerate((1, 2)):
+        lo = dilations[i] * (kernel[i] - 1) - begin[i]
+        hi = dilations[i] * (kernel[i] - 1) - end[i] + adj[i]
+        if lo < 0 or hi < 0:
+            n = v.shape[axis] + min(lo, 0) + min(hi, 0)
+            if n < 1:
+                raise imp.error(f"pads {pads} leave no output along spatial axis {i}")
+            v = imp.slice(v, axis, -min(lo, 0), n)
+        ir_pads += [max(lo, 0), max(hi, 0)]
+    flipped = filt.reshape(g, c // g, mg, kh, kw)[:, :, :, ::-1, ::-1]
+    flipped = np.ascontiguousarray(flipped.transpose(0, 2, 1, 3, 4)).reshape(
+        g * mg, c // g, kh, kw)
+    return _emit_conv(imp, Value.of(imp.ir(v), NHWC), Value.const(flipped, "W"), g,
+                      (1, 1), ir_pads, dilations)
+
+
+def _instance_norm(imp: Importer, node: Node) -> list[Value]:
+    """(x - mean) / sqrt(var + eps) over the spatial axes of each (n, c), then scale and
+    bias per channel: reduce.py's LayerNormalization code from axis 2."""
+    from .reduce import affine, standardise
+
+    x, scale, bias = node.inputs
+    if x.rank < 3:
+        raise imp.error(f"input must be [N, C, D1, ...], got {minun.shape_str(x.shape)}")
+    c = x.shape[1]
+    for v, what in ((scale, "scale"), (bias, "B")):
+        if v.shape != (c,):
+            raise imp.error(f"{what} must be 1-D of the {c} channels, got "
+                            f"{minun.shape_str(v.shape)}")
+    y = standardise(imp, x, 2, float(node.attr("epsilon", 1e-5)))
+    per_channel = (c,) + (1,) * (x.rank - 2)
+    return [affine(imp, y, imp.reshape(scale, per_channel), imp.reshape(bias, per_channel))]
 
 
 def _out_hw(size, kernel, strides, pads, dilations) -> tuple[int, int]:
@@ -205,4 +352,6 @@ HANDLERS = {
     "GlobalAveragePool": _global_avg,
     "GlobalMaxPool": _global_max,
     "BatchNormalization": _batchnorm,
+    "ConvTranspose": _conv_transpose,
+    "InstanceNormalization": _instance_norm,
 }

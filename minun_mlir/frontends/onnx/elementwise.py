@@ -124,6 +124,41 @@ def _elu(imp: Importer, node: Node) -> list[Value]:
     return [imp.binary(minun.AddOp, imp.unary(minun.ReluOp, x), _scaled(imp, e, alpha, -alpha))]
 
 
+def softplus_of(imp: Importer, x: Value) -> Value:
+    """log(1 + exp(x)) = -log_softmax([x, 0])[1], exact, built on log_softmax, which every
+    format computes (no log table needed). The pair is [relu(x), relu(x) - x], [x, 0]
+    shifted by min(x, 0) (log_softmax is shift invariant), so no zero tensor is stored; it
+    is stacked on a new last IR axis and the result keeps x's layout. No neg: zero-skew's
+    keeps its operand's type, which saturates on a one-sided range; the subtraction and
+    the product by -1 get their own profiled ranges."""
+    if x.array is not None:
+        raise imp.error("the input is a constant")
+    perm = imp._perm_of(x)
+    ir_shape = tuple(x.shape[p] for p in perm)
+
+    def column(v: Value) -> Value:
+        return Value.of(imp.emit(minun.ReshapeOp(imp.ir(v, perm), (*ir_shape, 1))))
+
+    relu = imp.unary(minun.ReluOp, x)
+    pos, neg = column(relu), column(imp.binary(minun.SubOp, relu, x))
+    pair = imp.concat([pos, neg], len(ir_shape))
+    rank = len(ir_shape) + 1
+    ls = Value.of(imp.make(minun.LogSoftmaxOp, imp.ir(pair), axis=IntegerAttr(rank - 1, i64)))
+    second = imp.slice(ls, rank - 1, 1, 1)
+    flat = Value.of(imp.emit(minun.ReshapeOp(imp.ir(second), ir_shape)), perm)
+    return _mul_const(imp, flat, -1.0)
+
+
+def _softplus(imp: Importer, node: Node) -> list[Value]:
+    return [softplus_of(imp, node.inputs[0])]
+
+
+def _mish(imp: Importer, node: Node) -> list[Value]:
+    """Mish (opset 18): x * tanh(softplus(x))."""
+    x = node.inputs[0]
+    return [imp.binary(minun.HadamardOp, x, imp.unary(minun.TanhOp, softplus_of(imp, x)))]
+
+
 def _clip(imp: Importer, node: Node) -> list[Value]:
     """Bounds are attributes before opset 11 and optional constant inputs after. One
     bound becomes max/min with a scalar; min > max is legal ONNX (the result is max),
@@ -244,6 +279,8 @@ HANDLERS = {
     "HardSwish": _hard_swish,
     "PRelu": _prelu,
     "Elu": _elu,
+    "Softplus": _softplus,
+    "Mish": _mish,
     "Clip": _clip,
     "Softmax": _softmax(minun.SoftmaxOp),
     "LogSoftmax": _softmax(minun.LogSoftmaxOp),

@@ -142,7 +142,7 @@ def rms_normalise(imp: Importer, d: Value, axis: int, eps: float) -> Value:
     return imp.reshape(n, d.shape)
 
 
-def _affine(imp: Importer, y: Value, scale: Value | None, bias: Value | None) -> Value:
+def affine(imp: Importer, y: Value, scale: Value | None, bias: Value | None) -> Value:
     from .elementwise import _add, _mul
 
     def run(fn, a, b):
@@ -160,13 +160,18 @@ def _layer_norm(imp: Importer, node: Node) -> list[Value | None]:
     optional mean and inverse-deviation outputs (training) are refused if used."""
     x = node.inputs[0]
     axis = normalize_axis(int(node.attr("axis", -1)), x.rank)
-    eps = float(node.attr("epsilon", 1e-5))
+    y = standardise(imp, x, axis, float(node.attr("epsilon", 1e-5)))
+    return [affine(imp, y, node.inputs[1], node.input(2)), None, None]
+
+
+def standardise(imp: Importer, x: Value, axis: int, eps: float) -> Value:
+    """(x - mean) / sqrt(var + eps) over the axes from `axis` on (LayerNormalization;
+    InstanceNormalization in convpool.py, from axis 2)."""
     axes = list(range(axis, x.rank))
     mean = imp.reshape(_reduce_linear(imp, x, axes, 1.0 / math.prod(x.shape[axis:])),
                        x.shape[:axis] + (1,) * len(axes))
     d = imp.binary(minun.SubOp, x, mean)
-    y = rms_normalise(imp, d, axis, eps)
-    return [_affine(imp, y, node.inputs[1], node.input(2)), None, None]
+    return rms_normalise(imp, d, axis, eps)
 
 
 def _rms_norm(imp: Importer, node: Node) -> list[Value]:
@@ -174,7 +179,7 @@ def _rms_norm(imp: Importer, node: Node) -> list[Value]:
     x = node.inputs[0]
     axis = normalize_axis(int(node.attr("axis", -1)), x.rank)
     y = rms_normalise(imp, x, axis, float(node.attr("epsilon", 1e-5)))
-    return [_affine(imp, y, node.input(1), None)]
+    return [affine(imp, y, node.input(1), None)]
 
 
 def _fused_rms(imp: Importer, node: Node) -> list[Value]:

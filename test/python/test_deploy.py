@@ -198,7 +198,8 @@ def test_cmake_package_builds_for_the_m4_and_runs_in_qemu(tmp_path):
      "--format arduino is for the Arduino boards' targets"),
     (["--target", "cortex-m4-mps2", "--format", "arduino", "--out", "{tmp}/a"],
      "not --target cortex-m4-mps2"),
-    (["--target", "avr", "--format", "cmake"], "--format cmake needs --out DIR"),
+    # with --run and no --out the C goes to a temporary folder: no package to fill
+    (["--target", "avr", "--format", "cmake", "--run"], "--format cmake needs --out DIR"),
 ])
 def test_format_refusals_are_one_line(tmp_path, capsys, argv, message):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]

@@ -27,13 +27,23 @@ def _attr(node: onnx.NodeProto, name: str, default):
     return default
 
 
+def _array(t: onnx.TensorProto) -> np.ndarray | None:
+    """The tensor's values, or None for a damaged one (its data does not fit its shape):
+    left for the importer, which reports it at its name."""
+    try:
+        return numpy_helper.to_array(t)
+    except Exception:  # numpy_helper raises ValueError, TypeError, ... on damaged data
+        return None
+
+
 def _constants(graph: onnx.GraphProto) -> dict[str, np.ndarray]:
-    out = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    out = {t.name: a for t in graph.initializer if (a := _array(t)) is not None}
     for n in graph.node:
-        if n.op_type == "Constant" and n.domain in ("", "ai.onnx"):
+        if n.op_type == "Constant" and n.domain in ("", "ai.onnx") and n.output:
             value = _attr(n, "value", None)
-            if value is not None:
-                out[n.output[0]] = numpy_helper.to_array(value)
+            array = _array(value) if isinstance(value, onnx.TensorProto) else None
+            if array is not None:
+                out[n.output[0]] = array
     return out
 
 

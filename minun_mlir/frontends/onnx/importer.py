@@ -113,6 +113,9 @@ REQUANTIZE = "minun.requantize"
 SCHEMALESS_DOMAINS = (FUSED_DOMAIN, "com.microsoft")
 # the ai.onnx.ml operators whose output is a predicted value (no label: minun.regression)
 REGRESSORS = ("LinearRegressor", "TreeEnsembleRegressor", "SVMRegressor", "TreeEnsemble")
+# the handler table's entry for an int8 graph input (quantized.py's int8_input): its
+# reals and quantization, found from the nodes that dequantize it
+INT8_INPUT = "<int8 graph input>"
 # float attributes where NaN is a value, not a damaged file: the missing-value marker
 NAN_MARKERS = {("Imputer", "replaced_value_float")}
 PASS_THROUGH = ("Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast")
@@ -680,10 +683,9 @@ class Importer:
             raise MinunError(f"graph input '{inp.name}' is not a tensor; only tensor inputs "
                              f"are supported")
         quantized = None
-        if tt.elem_type == onnx.TensorProto.INT8:  # its reals, with the model's quantization
-            from .quantized import int8_input
-
-            quantized = int8_input(self, inp.name)
+        if tt.elem_type == onnx.TensorProto.INT8 and INT8_INPUT in self.handlers:
+            # its reals, with the model's quantization (quantized.py)
+            quantized = self.handlers[INT8_INPUT](self, inp.name)
         elif tt.elem_type != onnx.TensorProto.FLOAT:
             dtype = (onnx.TensorProto.DataType.Name(tt.elem_type)
                      if tt.elem_type in onnx.TensorProto.DataType.values()
@@ -852,7 +854,7 @@ class Importer:
 
     def _unsupported(self, domain: str) -> str:
         shown = domain or "ai.onnx"
-        ops = ", ".join(sorted(k for k in self.handlers if ":" not in k))
+        ops = ", ".join(sorted(k for k in self.handlers if ":" not in k and k != INT8_INPUT))
         ml = ", ".join(sorted(k.split(":")[1] for k in self.handlers
                               if k.startswith("ai.onnx.ml:")))
         return (f"unsupported operator {self.node.op_type} in domain '{shown}'; supported "

@@ -56,7 +56,7 @@ from minun_mlir.diagnostics import MinunError
 from minun_mlir.dialects import minun
 from minun_mlir.numerics.zero_skew_repr import QUANTIZATION, SATURATE
 
-from .importer import Importer, Node, Value, node_label
+from .importer import INT8_INPUT, Importer, Node, Value, node_label
 
 ATTR = QUANTIZATION
 
@@ -355,15 +355,13 @@ def _qunary(standard: str):
     QLinearSoftmax); channels_last (NHWC data) is refused."""
 
     def handler(imp: Importer, node: Node) -> list[Value]:
-        from . import HANDLERS as STANDARD
-
         if int(node.attr("channels_last", 0)):
             raise imp.error("channels_last=1 (NHWC data) is not supported")
         x = _deq(imp, node, 0, "x")
         plain = _plain(node, [x], ("channels_last", "opset"))
         if node.attr("opset") is not None:
             plain = dataclasses.replace(plain, version=int(node.attr("opset")))
-        y = STANDARD[standard](imp, plain)[0]
+        y = imp.handlers[standard](imp, plain)[0]
         return _out(imp, node, y, 3)
 
     return handler
@@ -382,6 +380,7 @@ def _qconcat(imp: Importer, node: Node) -> list[Value]:
 
 
 HANDLERS = {
+    INT8_INPUT: int8_input,
     "QuantizeLinear": _quantize_linear,
     "DequantizeLinear": _dequantize_linear,
     "QLinearMatMul": _qlinear_matmul,

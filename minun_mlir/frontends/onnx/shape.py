@@ -221,7 +221,72 @@ def _slice(imp: Importer, node: Node) -> list[Value]:
     return [out]
 
 
+def _pad_block(imp: Importer, x: Value, axis: int, count: int, at_start: bool, mode: str,
+               value: float) -> list[Value]:
+    """The `count` elements Pad puts before (`at_start`) or after x along `axis`."""
+    n = x.shape[axis]
+    if mode == "constant":
+        shape = list(x.shape)
+        shape[axis] = count
+        return [Value.const(np.full(shape, value, np.float32), "pad")]
+    if mode == "edge":
+        index = [0 if at_start else n - 1] * count
+    elif mode == "reflect":
+        index = list(range(count, 0, -1)) if at_start else [n - 2 - i for i in range(count)]
+    else:  # wrap
+        index = ([(i - count) % n for i in range(count)] if at_start
+                 else [i % n for i in range(count)])
+    return [imp.slice(x, axis, i, 1) for i in index]
+
+
+def _pad(imp: Importer, node: Node) -> list[Value]:
+    """Constant pads (an attribute before opset 11, an input after; axes from opset 18):
+    per axis, blocks of the constant value (mode constant), copies of the border element
+    (edge), the mirrored elements (reflect) or the other end's (wrap) concatenated before
+    and after, and negative pads cropped: data movement, exact in every format."""
+    x = node.inputs[0]
+    if x.is_int:
+        raise imp.error("the input must be a float tensor, not a label")
+    mode = node.attr("mode", "constant")
+    mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+    if node.version < 11:
+        pads, value, axes = node.attr("pads"), float(node.attr("value", 0.0)), None
+    else:
+        pads = imp.const(node.input(1), "pads")
+        value = 0.0 if node.input(2) is None else float(
+            np.asarray(imp.const(node.input(2), "constant_value")).reshape(-1)[0])
+        axes = None if node.input(3) is None else imp.const(node.input(3), "axes")
+    pads = [int(p) for p in np.asarray(pads).reshape(-1)]
+    axes = list(range(x.rank)) if axes is None else [
+        normalize_axis(int(a), x.rank) for a in np.asarray(axes).reshape(-1)]
+    if len(pads) != 2 * len(axes):
+        raise imp.error(f"{len(pads)} pads for {len(axes)} axes (two per axis)")
+    if mode not in ("constant", "edge", "reflect", "wrap"):
+        raise imp.error(f"mode '{mode}' is not supported (constant, edge, reflect, wrap)")
+    out = x
+    for k, axis in enumerate(axes):
+        before, after = pads[k], pads[k + len(axes)]
+        n = out.shape[axis]
+        if before < 0 or after < 0:  # a crop
+            start, stop = max(-before, 0), n - max(-after, 0)
+            if stop <= start:
+                raise imp.error(f"the pads crop axis {axis} to nothing")
+            out = imp.slice(out, axis, start, stop - start)
+            before, after, n = max(before, 0), max(after, 0), stop - start
+        if not before and not after:
+            continue
+        if mode == "reflect" and max(before, after) > n - 1:
+            raise imp.error(f"reflect pads of {max(before, after)} on an axis of {n}: at "
+                            "most one less than its size")
+
+        parts = (_pad_block(imp, out, axis, before, True, mode, value) if before else []) \
+            + [out] + (_pad_block(imp, out, axis, after, False, mode, value) if after else [])
+        out = imp.concat(parts, axis)
+    return [out]
+
+
 HANDLERS = {
+    "Pad": _pad,
     "Gather": _gather,
     "Slice": _slice,
     "Split": _split,

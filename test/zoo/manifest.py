@@ -133,11 +133,9 @@ _KERAS = {  # name: (training data, exporter)
     "mlp_raw_breast_cancer": ("breast_cancer", "from_keras"),
     "mlp_norm_breast_cancer": ("breast_cancer", "from_keras"),
 }
-# Not listed yet (files committed, test/zoo/keras/README.md): keras/tflite_int8_mlp.onnx
-# (TFLite int8 via tf2onnx.convert.from_tflite, float in/out: a QDQ model, whose float
-# import ignores the activations' quantization, so the import stage's float == onnxruntime
-# cannot hold) and keras/tflite_int8io_mlp.onnx (int8 in/out: "graph input
-# 'serving_default_x:0' has element type INT8", the int8-graph-input work of quantized.py).
+# TFLite full-int8 conversions of mlp_digits through tf2onnx.convert.from_tflite: QDQ
+# models, float in and out, and int8 in and out (TFLite's usual form)
+_KERAS_TFLITE = ("tflite_int8_mlp", "tflite_int8io_mlp")
 
 
 def models() -> list[Model]:
@@ -199,4 +197,9 @@ def models() -> list[Model]:
             f"keras/{name}", f"Keras 3.15.1 (TensorFlow 2.21.0), tf2onnx 1.17.0 {how}",
             f"keras/{name}.onnx", f"keras/{name}.npz", f"keras/data/{dataset}-train.npz",
             f"keras/{name}"))
+    for name in _KERAS_TFLITE:
+        out.append(Model(
+            f"keras/{name}", "Keras 3.15.1 (TensorFlow 2.21.0), TFLite converter, tf2onnx "
+            "1.17.0 from_tflite", f"keras/{name}.onnx", f"keras/{name}.npz",
+            "keras/data/digits-train.npz", "keras/tflite_int8_mlp", prequantized=True))
     return out

@@ -50,9 +50,11 @@ def load_training_data(module: ModuleOp, data_path: str | Path):
     shapes = input_shapes(module)
     if not shapes:
         raise error("profiling from a file needs a model with an input")
-    # profiling reads only the inputs: the first column (or 'y') may be a classifier's
-    # labels or a regressor's targets, and is not checked as either
-    return load_dataset(data_path, shapes, targets=True)
+    # a regressor's first column (or 'y') holds targets, any reals; a classifier's labels
+    # (maxscale's tuning measures accuracy on them)
+    from minun_mlir.modules import is_regression
+
+    return load_dataset(data_path, shapes, targets=is_regression(module))
 
 
 def profile_module(module: ModuleOp, data_path: str | Path, evaluator: str = "auto"

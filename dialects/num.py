@@ -1412,13 +1412,56 @@ class ClipOp(_SameTypeUnaryOp):
 
 
 @irdl_op_definition
-class NegOp(_SameTypeUnaryOp):
-    """-x. Fixed-point negation wraps to the width: -(-2^(b-1)) = -2^(b-1).
+class NegOp(IRDLOperation):
+    """-x. Fixed-point negation wraps to the width: -(-2^(b-1)) = -2^(b-1). A zero-skew
+    value's negation takes the complementary zero point -1 - zp, which makes it exact for
+    every stored value: -(s (q - zp)) = s ((-1 - q) - (-1 - zp)), so q becomes ~q (with
+    the operand's own zero point a one-sided range, [0, 6] say, has no room for its
+    negatives and saturated).
 
     `%y = num.neg %x : tensor<8x!num.fixed<16, 12>>`
+    `%y = num.neg %x : tensor<8x!num.affine<8, 0.02, -128>> -> tensor<8x!num.affine<8, 0.02, 127>>`
     """
 
     name = "num.neg"
+    input = operand_def(TensorType.constr(NUMBER))
+    result = result_def(TensorType.constr(NUMBER))
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        a, b = self.input.type, self.result.type
+        assert isinstance(a, TensorType) and isinstance(b, TensorType)
+        if a.get_shape() != b.get_shape():
+            raise VerifyException(f"num.neg: the result's shape {shape_str(b.get_shape())} "
+                                  f"is not the operand's {shape_str(a.get_shape())}")
+        x, y = a.element_type, b.element_type
+        if x == y or (isinstance(x, AffineType) and isinstance(y, AffineType)
+                      and (x.width, x.real_scale) == (y.width, y.real_scale)
+                      and y.zp == -1 - x.zp):
+            return
+        raise VerifyException(f"num.neg: the result's element type must be the operand's "
+                              f"{x} (or for !num.affine its width and scale with zero point "
+                              f"-1 - zp), got {y}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.input)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        if self.result.type != self.input.type:
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> NegOp:
+        x = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ty = parser.parse_type()
+        result = parser.parse_type() if parser.parse_optional_punctuation("->") else ty
+        (x,) = parser.resolve_operands([x], [ty], parser.pos)
+        return cls.create(operands=[x], result_types=[result], attributes=attrs)
 
 
 class _SelectOp(IRDLOperation):

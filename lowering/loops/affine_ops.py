@@ -391,12 +391,13 @@ def lower_clip(lw: Lowering, op: Operation) -> Val:
 
 
 def lower_neg(lw: Lowering, op: Operation) -> Val:
-    t = _t(op.input)
+    """zp + zr - q at the result's zero point zr (zero_skew_repr._neg)."""
+    t, r = _t(op.input), _t(op.result)
     lo, hi = af.int_range(t.width)
 
     def fn(g: Gen, x: SSAValue) -> SSAValue:
         w = 2 * t.width if t.width == 8 else 64
-        y = g.binop(arith.SubiOp, g.iconst(2 * t.zp, w), g.resize(x, w), nsw=True)
+        y = g.binop(arith.SubiOp, g.iconst(t.zp + r.zp, w), g.resize(x, w), nsw=True)
         return g.resize(g.clamp(y, lo, hi), t.width)
 
     return elementwise(lw, op, fn, op.input)

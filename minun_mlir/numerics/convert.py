@@ -165,6 +165,20 @@ class L2Converter:
                                         attributes=dict(op.attributes), result_types=results)
         return self.emit(new)
 
+    def convert_neg(self, op: minun.NegOp) -> SSAValue:
+        """num.neg, its result in `negated_type` (the operand's type, where the format's
+        values are symmetric about 0)."""
+        x = self.map[op.operands[0]]
+        if not isinstance(x.type, TensorType):
+            return self.copy(op, [x], num.NegOp)
+        el = self.negated_type(x)
+        return self.emit(num.NegOp.create(
+            operands=[x], attributes=dict(op.attributes),
+            result_types=[minun.tensor_of(op.results[0].type.get_shape(), el)]))
+
+    def negated_type(self, x: SSAValue) -> Attribute:
+        return x.type.element_type
+
     # -- ops every representation handles alike ----------------------------------------
 
     def convert_move(self, op: Operation) -> SSAValue:
@@ -480,7 +494,7 @@ HANDLERS: dict[type[Operation], Handler] = {
     minun.ReluOp: as_num(num.ReluOp),
     minun.Relu6Op: as_num(num.Relu6Op),
     minun.ClipOp: as_num(num.ClipOp),
-    minun.NegOp: as_num(num.NegOp),
+    minun.NegOp: L2Converter.convert_neg,
     minun.MaxOp: as_num(num.MaxOp, unify=True),
     minun.MinOp: as_num(num.MinOp, unify=True),
     minun.MaxPoolOp: as_num(num.MaxPoolOp),

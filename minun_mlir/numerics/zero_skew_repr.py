@@ -166,6 +166,14 @@ class ZeroSkewConverter(L2Converter):
         self.join_to: AffineType | None = None  # the given type of a concat / max / min
         self.tflite_kernels = False
 
+    def negated_type(self, x: SSAValue) -> AffineType:
+        """-x at the complementary zero point (num.neg: q -> ~q, exact); a per-channel
+        accumulator keeps its type."""
+        t = el_of(x)
+        if channel_scales(x) is not None:
+            return t
+        return AffineType(t.width, t.real_scale, -1 - t.zp)
+
     # -- calibration ---------------------------------------------------------------------
 
     def value_range_rounded(self, old: SSAValue | None) -> tuple[float, float] | None:
@@ -777,8 +785,10 @@ def _clip(op, x):
 
 
 def _neg(op, x):
-    t = _t(op.input)
-    return np.clip(2 * t.zp - np.asarray(x, dtype=np.int64), *af.int_range(t.width))
+    """-(s (q - zp)) stored at the result's zero point zr: zp + zr - q (~q where zr is
+    -1 - zp, num.neg's exact form), saturated where zr is zp."""
+    t, r = _t(op.input), _t(op.result)
+    return np.clip(t.zp + r.zp - np.asarray(x, dtype=np.int64), *af.int_range(t.width))
 
 
 def _maxpool(op, x):

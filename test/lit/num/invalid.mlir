@@ -7,7 +7,8 @@
 // CHECK: error: num.relu: operand 'input' at position 0 does not verify: an L2 number type (!num.fixed, !num.posit, !num.affine, f32 or bf16) expected
 
 // -----
-// relu, relu6, clip and neg keep the operand's type (shape and representation).
+// relu, relu6 and clip keep the operand's type (shape and representation); neg too, but
+// for !num.affine, whose result takes the complementary zero point -1 - zp.
 %x = "test.op"() : () -> tensor<4x!num.fixed<16, 12>>
 %r = "num.relu6"(%x) : (tensor<4x!num.fixed<16, 12>>) -> tensor<4x!num.fixed<16, 11>>
 // CHECK: error: num.relu6: result 'result' at position 0 does not verify: attribute tensor<4x!num.fixed<16, 12>> expected from variable 'T', but got tensor<4x!num.fixed<16, 11>>
@@ -15,7 +16,12 @@
 // -----
 %x = "test.op"() : () -> tensor<4xf32>
 %r = "num.neg"(%x) : (tensor<4xf32>) -> tensor<2xf32>
-// CHECK: error: num.neg: result 'result' at position 0 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<2xf32>
+// CHECK: error: num.neg: the result's shape 2 is not the operand's 4
+
+// -----
+%x = "test.op"() : () -> tensor<4x!num.affine<8, 0.5, -128>>
+%r = num.neg %x : tensor<4x!num.affine<8, 0.5, -128>> -> tensor<4x!num.affine<8, 0.5, 126>>
+// CHECK: error: num.neg: the result's element type must be the operand's !num.affine<8, 0.5, -128> (or for !num.affine its width and scale with zero point -1 - zp), got !num.affine<8, 0.5, 126>
 
 // -----
 %x = "test.op"() : () -> tensor<4x!num.fixed<16, 12>>

@@ -23,6 +23,11 @@ func.func @main() -> i32 attributes {num.rounding = "trunc"} {
   // CHECK: %n = num.neg %c : tensor<1x4x4x2x!num.fixed<16, 12>>
   // GENERIC: %n = "num.neg"(%c) : (tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
   %n = num.neg %c : tensor<1x4x4x2x!num.fixed<16, 12>>
+  // zero-skew: the complementary zero point (-1 - zp), printed as a result type
+  %za = "test.op"() : () -> tensor<4x!num.affine<8, 0.0235, -128>>
+  // CHECK: %na = num.neg %za : tensor<4x!num.affine<8, 0.0235, -128>> -> tensor<4x!num.affine<8, 0.0235, 127>>
+  // GENERIC: %na = "num.neg"(%za) : (tensor<4x!num.affine<8, 0.0235, -128>>) -> tensor<4x!num.affine<8, 0.0235, 127>>
+  %na = num.neg %za : tensor<4x!num.affine<8, 0.0235, -128>> -> tensor<4x!num.affine<8, 0.0235, 127>>
   // CHECK: %mx = num.max %n, %x : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
   // GENERIC: %mx = "num.max"(%n, %x) : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>
   %mx = num.max %n, %x : (tensor<1x4x4x2x!num.fixed<16, 12>>, tensor<1x4x4x2x!num.fixed<16, 12>>) -> tensor<1x4x4x2x!num.fixed<16, 12>>

@@ -470,75 +470,51 @@ static inline __attribute__((always_inline)) void minun_scatter16(int32_t *y,
 """
 
 
-def _avr_dot8(kind: str) -> Callable[[Profile], str]:
+def _avr_dot8(kind: str, z128: bool = False) -> Callable[[Profile], str]:
     """acc + sum of a[i] * b[i] over n int8 elements, modulo 2^32 (per-channel 8-bit
     weights accumulate in 32 bits): one asm loop, a in Z (program memory when kind is
-    "fr"), b in X, MULS and the sign-extended product added without a branch."""
+    "fr"), b in X, MULS and the sign-extended product added without a branch. With
+    `z128`, a[i] * (b[i] + 128) (zero-skew terms of an input whose zero point is -128):
+    b + 128 taken as b's unsigned byte (SUBI 0x80) and MULSU for the signed x unsigned
+    product (within [-32640, 32385]: exact in 16 bits)."""
     load_a = ("lpm" if kind == "fr" else "ld") + " %[a], Z+"
-    name = f"minun_dot8_{kind}"
+    name = f"minun_dot8_z128_{kind}" if z128 else f"minun_dot8_{kind}"
     what = "program memory" if kind == "fr" else "RAM"
+    indent = " " * (63 if z128 else 58)
+    if z128:
+        about = (f"acc + a[0]*(b[0] + 128) + ... + a[n-1]*(b[n-1] + 128) (int8_t, modulo "
+                 f"2^32), a in {what},\n * b in RAM: b + 128 is b's byte read as unsigned, "
+                 "MULSU the 16-bit product.")
+        why, offset, mul, regs = "", '"subi %[b], 0x80\\n\\t"', "mulsu", "a"
+    else:
+        about = (f"acc + a[0]*b[0] + ... + a[n-1]*b[n-1] (int8_t, modulo 2^32), a in {what}, "
+                 "b in RAM:\n * MULS gives the 16-bit product, its sign (LSL, SBC) the two "
+                 "upper bytes.")
+        why = ("    /* volatile: it reads memory (gcc 5.4 hoists a plain asm out of a loop "
+               "storing there) */\n")
+        offset, mul, regs = "", "muls", "d"
+    load_b = '"ld %[b], X+\\n\\t"' + (f" {offset}" if offset else "")
 
     def make(p: Profile) -> str:
         return f"""
-/* acc + a[0]*b[0] + ... + a[n-1]*b[n-1] (int8_t, modulo 2^32), a in {what}, b in RAM:
- * MULS gives the 16-bit product, its sign (LSL, SBC) the two upper bytes. */
+/* {about} */
 static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int8_t *pa,
-                                                          const int8_t *pb, int n)
+{indent}const int8_t *pb, int n)
 {{
     int8_t a, b;
     uint8_t s;
     if (n <= 0)
         return acc;
-    /* volatile: it reads memory (gcc 5.4 hoists a plain asm out of a loop storing there) */
-    __asm__ __volatile__ ("1:\\n\\t"
-             "{load_a}\\n\\t" "ld %[b], X+\\n\\t"
-             "muls %[a], %[b]\\n\\t"
+{why}    __asm__ __volatile__ ("1:\\n\\t"
+             "{load_a}\\n\\t" {load_b}
+             "{mul} %[a], %[b]\\n\\t"
              "mov %[s], r1\\n\\t" "lsl %[s]\\n\\t" "sbc %[s], %[s]\\n\\t"
              "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
              "adc %C[acc], %[s]\\n\\t" "adc %D[acc], %[s]\\n\\t"
              "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
              "clr __zero_reg__"
              : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [n] "+d" (n),
-               [a] "=&d" (a), [b] "=&d" (b), [s] "=&r" (s)
-             :
-             : "r0", "memory");
-    return acc;
-}}
-"""
-
-    return make
-
-
-def _avr_dot8_z128(kind: str) -> Callable[[Profile], str]:
-    """acc + sum of a[i] * (b[i] + 128) over n int8 elements, modulo 2^32 (zero-skew terms
-    of an input whose zero point is -128): minun_dot8's loop with b + 128 taken as its
-    unsigned byte (SUBI 0x80) and MULSU for the signed x unsigned product (within
-    [-32640, 32385]: exact in 16 bits)."""
-    load_a = ("lpm" if kind == "fr" else "ld") + " %[a], Z+"
-    name = f"minun_dot8_z128_{kind}"
-    what = "program memory" if kind == "fr" else "RAM"
-
-    def make(p: Profile) -> str:
-        return f"""
-/* acc + a[0]*(b[0] + 128) + ... + a[n-1]*(b[n-1] + 128) (int8_t, modulo 2^32), a in {what},
- * b in RAM: b + 128 is b's byte read as unsigned, MULSU the 16-bit product. */
-static inline __attribute__((always_inline)) int32_t {name}(int32_t acc, const int8_t *pa,
-                                                               const int8_t *pb, int n)
-{{
-    int8_t a, b;
-    uint8_t s;
-    if (n <= 0)
-        return acc;
-    __asm__ __volatile__ ("1:\\n\\t"
-             "{load_a}\\n\\t" "ld %[b], X+\\n\\t" "subi %[b], 0x80\\n\\t"
-             "mulsu %[a], %[b]\\n\\t"
-             "mov %[s], r1\\n\\t" "lsl %[s]\\n\\t" "sbc %[s], %[s]\\n\\t"
-             "add %A[acc], r0\\n\\t" "adc %B[acc], r1\\n\\t"
-             "adc %C[acc], %[s]\\n\\t" "adc %D[acc], %[s]\\n\\t"
-             "subi %A[n], 1\\n\\t" "sbci %B[n], 0\\n\\t" "brne 1b\\n\\t"
-             "clr __zero_reg__"
-             : [acc] "+r" (acc), [pa] "+z" (pa), [pb] "+x" (pb), [n] "+d" (n),
-               [a] "=&a" (a), [b] "=&a" (b), [s] "=&r" (s)
+               [a] "=&{regs}" (a), [b] "=&{regs}" (b), [s] "=&r" (s)
              :
              : "r0", "memory");
     return acc;
@@ -615,7 +591,7 @@ def avr_dot8_z128_helper(flash_a: bool) -> str:
     kind = "fr" if flash_a else "rr"
     name = f"minun_dot8_z128_{kind}"
     if name not in HELPERS:
-        HELPERS[name] = ((), _avr_dot8_z128(kind))
+        HELPERS[name] = ((), _avr_dot8(kind, z128=True))
     return name
 
 

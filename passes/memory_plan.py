@@ -90,35 +90,30 @@ def planner_named(name: str) -> Planner:
 def input_into_scratch(fn: func.FuncOp) -> None:
     """The input argument `%x` replaced by a planned buffer the caller writes (the module
     docstring); the signature keeps `%x`, unused, for its type."""
-    if IN_SCRATCH in fn.attributes:
-        return
-    block = fn.body.block
-    x = block.args[0]
-    ty = x.type
-    assert isinstance(ty, MemRefType)
-    alloc = memref.AllocOp.get(ty.element_type, shape=list(ty.get_shape()))
-    alloc.attributes[INPUT] = UnitAttr()
-    alloc.memref.name_hint = "input"
-    block.insert_op_before(alloc, block.first_op)
-    x.replace_all_uses_with(alloc.memref)
-    fn.attributes[IN_SCRATCH] = UnitAttr()
+    _argument_into_scratch(fn, 0, INPUT, IN_SCRATCH, "input")
 
 
 def output_into_scratch(fn: func.FuncOp) -> None:
     """The output argument `%out` replaced by a planned buffer the caller reads after the
     call (the module docstring); the signature keeps `%out`, unused, for its type."""
-    if OUT_SCRATCH in fn.attributes:
+    _argument_into_scratch(fn, 1, OUTPUT, OUT_SCRATCH, "output")
+
+
+def _argument_into_scratch(fn: func.FuncOp, index: int, mark: str, done: str,
+                           hint: str) -> None:
+    """Argument `index` replaced by an allocation marked `mark` (once: `done` on fn)."""
+    if done in fn.attributes:
         return
     block = fn.body.block
-    out = block.args[1]
-    ty = out.type
+    arg = block.args[index]
+    ty = arg.type
     assert isinstance(ty, MemRefType)
     alloc = memref.AllocOp.get(ty.element_type, shape=list(ty.get_shape()))
-    alloc.attributes[OUTPUT] = UnitAttr()
-    alloc.memref.name_hint = "output"
+    alloc.attributes[mark] = UnitAttr()
+    alloc.memref.name_hint = hint
     block.insert_op_before(alloc, block.first_op)
-    out.replace_all_uses_with(alloc.memref)
-    fn.attributes[OUT_SCRATCH] = UnitAttr()
+    arg.replace_all_uses_with(alloc.memref)
+    fn.attributes[done] = UnitAttr()
 
 
 # planner -> placement function (sizes, live ranges, alignments) -> offsets; the planners

@@ -24,7 +24,7 @@ from minun_mlir.pipeline import lower_l2, lower_to_l2
 from minun_mlir.targets import run_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "native"))
-from face_program import images, small_face_program  # noqa: E402
+from face_program import small_face_l2_8bit_image  # noqa: E402
 
 N = 8  # test inputs per model
 BOARD_RAM = 256 * 1024  # the cortex-m4 target's RAM (STM32F4 class)
@@ -88,12 +88,7 @@ def test_input_in_scratch_at_8_bits_equals_the_evaluator(model, tmp_path):
 
 
 def test_face_detection_at_test_size_with_the_image_in_scratch(tmp_path):
-    program = tmp_path / "face.sd"
-    program.write_text(small_face_program())
-    np.save(tmp_path / "train.npy", images(8, seed=0))
-    l1 = load_model(program, synthetic=0)
-    l2 = lower_to_l2(l1, bits=16, data=str(tmp_path / "train.npy"), input_bits=8)
-    features = images(1, seed=1)[:, 1:].reshape(1, 1280, 1)  # numpy evaluator: ~8 s each
+    l2, features = small_face_l2_8bit_image(tmp_path)  # numpy evaluator: ~8 s each
     check_c(l2, features, tmp_path)
     plan = memory_map(lower_l2(l2, stop="memory-plan", input_in_scratch=True))
     assert input_piece(plan).size == 1280

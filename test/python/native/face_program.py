@@ -58,3 +58,17 @@ def images(n: int, seed: int, pixels: int = 1280) -> np.ndarray:
     (label 0 first)."""
     x = np.random.default_rng(seed).uniform(*X_RANGE, size=(n, pixels)).astype(np.float32)
     return np.concatenate([np.zeros((n, 1), np.float32), x], axis=1)
+
+
+def small_face_l2_8bit_image(folder: Path) -> tuple:
+    """The test-size face program at fixed16 with its image at 8 bits, profiled on 8
+    images, and one other image's features: (L2 module, features [1, 1280, 1])."""
+    from minun_mlir.driver import load_model
+    from minun_mlir.pipeline import lower_to_l2
+
+    program = folder / "face.sd"
+    program.write_text(small_face_program())
+    np.save(folder / "train.npy", images(8, seed=0))
+    l1 = load_model(program, synthetic=0)
+    l2 = lower_to_l2(l1, bits=16, data=str(folder / "train.npy"), input_bits=8)
+    return l2, images(1, seed=1)[:, 1:].reshape(1, 1280, 1)

@@ -29,6 +29,18 @@ LEAVES = [(0, 2), (0, 3), (0, 4), (1, 1), (1, 2)]
 WEIGHTS = {"mixed": [-0.4, 0.7, 0.35, -0.3, 0.55], "positive": [0.12, 0.3, 0.05, 0.15, 0.41]}  # no sum at 0 or 0.5
 
 
+
+def _classifier_model(node, name: str):
+    """A model of one ai.onnx.ml classifier node: x [N, 2] in, label and prob out."""
+    graph = helper.make_graph(
+        [node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 2])],
+        [helper.make_tensor_value_info("label", TensorProto.INT64, [None]),
+         helper.make_tensor_value_info("prob", TensorProto.FLOAT, [None, 2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("ai.onnx.ml", 3)])
+    model.ir_version = 8
+    return model
+
 def _model(weights, post: str, base=None, ids=0, mode="BRANCH_LEQ"):
     node = helper.make_node(
         "TreeEnsembleClassifier", ["x"], ["label", "prob"], domain="ai.onnx.ml",
@@ -41,14 +53,7 @@ def _model(weights, post: str, base=None, ids=0, mode="BRANCH_LEQ"):
         class_ids=[ids] * len(LEAVES), class_weights=list(weights),
         classlabels_int64s=[0, 1], post_transform=post,
         **({} if base is None else {"base_values": base}))
-    graph = helper.make_graph(
-        [node], "binary", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 2])],
-        [helper.make_tensor_value_info("label", TensorProto.INT64, [None]),
-         helper.make_tensor_value_info("prob", TensorProto.FLOAT, [None, 2])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                    helper.make_opsetid("ai.onnx.ml", 3)])
-    model.ir_version = 8
-    return model
+    return _classifier_model(node, "binary")
 
 
 def _inputs() -> np.ndarray:
@@ -120,14 +125,7 @@ def _one_row_linear(post: str, intercept: float):
         "LinearClassifier", ["x"], ["label", "prob"], domain="ai.onnx.ml",
         classlabels_ints=[0, 1], coefficients=[1.0, -1.0], intercepts=[intercept],
         post_transform=post)
-    graph = helper.make_graph(
-        [node], "linear", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 2])],
-        [helper.make_tensor_value_info("label", TensorProto.INT64, [None]),
-         helper.make_tensor_value_info("prob", TensorProto.FLOAT, [None, 2])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                    helper.make_opsetid("ai.onnx.ml", 3)])
-    model.ir_version = 8
-    return model
+    return _classifier_model(node, "linear")
 
 
 @pytest.mark.parametrize("post", ["NONE", "LOGISTIC"])

@@ -202,21 +202,28 @@ def test_mean_c_equals_the_evaluator(tmp_path):
     assert_c_equals_evaluator(l2, x, tmp_path, "mean")
 
 
-def test_quantize_dequantize_around_an_int8_layer(tmp_path):
-    """float in -> QUANTIZE -> int8 FULLY_CONNECTED -> DEQUANTIZE -> float out: the
-    evaluator's reals are TFLM's, the int8 path's integers exactly."""
-    rng = np.random.default_rng(2)
+def _quantized_fc(rng):
+    """A model builder holding float x -> QUANTIZE -> int8 FULLY_CONNECTED (4 x 6, seeded
+    weights and biases) -> int8 y: (builder, x, y)."""
     m = ModelBuilder()
     x = m.tensor([1, 6], "float32")
     xq = m.tensor([1, 6], "int8", scale=SX, zp=ZX)
     w = m.tensor([4, 6], "int8", data=rng.integers(-127, 128, (4, 6)), scale=0.01, zp=0)
     b = m.tensor([4], "int32", data=rng.integers(-500, 500, 4),
                  scale=np.float32(SX) * np.float32(0.01), zp=0)
-    yq = m.tensor([1, 4], "int8", scale=0.05, zp=3)
-    y = m.tensor([1, 4], "float32")
+    y = m.tensor([1, 4], "int8", scale=0.05, zp=3)
     m.op("QUANTIZE", [x], [xq])
-    m.op("FULLY_CONNECTED", [xq, w, b], [yq], "FullyConnectedOptions",
+    m.op("FULLY_CONNECTED", [xq, w, b], [y], "FullyConnectedOptions",
          FusedActivationFunction=0)
+    return m, x, y
+
+
+def test_quantize_dequantize_around_an_int8_layer(tmp_path):
+    """float in -> QUANTIZE -> int8 FULLY_CONNECTED -> DEQUANTIZE -> float out: the
+    evaluator's reals are TFLM's, the int8 path's integers exactly."""
+    rng = np.random.default_rng(2)
+    m, x, yq = _quantized_fc(rng)
+    y = m.tensor([1, 4], "float32")
     m.op("DEQUANTIZE", [yq], [y])
     path = tmp_path / "model.tflite"
     path.write_bytes(m.build([x], [y]))
@@ -488,17 +495,7 @@ def test_leaky_relu_is_within_one_of_tflm(s_out, z_out, alpha, tmp_path, capsys)
 
 def quantize_model() -> bytes:
     """float in -> QUANTIZE -> int8 FULLY_CONNECTED -> int8 out."""
-    rng = np.random.default_rng(11)
-    m = ModelBuilder()
-    x = m.tensor([1, 6], "float32")
-    xq = m.tensor([1, 6], "int8", scale=SX, zp=ZX)
-    w = m.tensor([4, 6], "int8", data=rng.integers(-127, 128, (4, 6)), scale=0.01, zp=0)
-    b = m.tensor([4], "int32", data=rng.integers(-500, 500, 4),
-                 scale=np.float32(SX) * np.float32(0.01), zp=0)
-    y = m.tensor([1, 4], "int8", scale=0.05, zp=3)
-    m.op("QUANTIZE", [x], [xq])
-    m.op("FULLY_CONNECTED", [xq, w, b], [y], "FullyConnectedOptions",
-         FusedActivationFunction=0)
+    m, x, y = _quantized_fc(np.random.default_rng(11))
     return m.build([x], [y])
 
 

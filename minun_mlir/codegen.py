@@ -60,7 +60,8 @@ def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = N
         plan["input_in_scratch"] = True
     if output_in_scratch:
         plan["output_in_scratch"] = True
-    return write_c(lower_l2(module, **plan), target, out_dir, name)
+    l4 = select_kernels(lower_l2(module, **plan), target, copy=False)  # ours: no copy
+    return write_c(l4, target, out_dir, name)
 
 
 # The largest value of C's `int` per profile: loop counters and indices are ints.
@@ -146,14 +147,15 @@ def write_c(l4: ModuleOp, target: str = "x86", out_dir: str | Path | None = None
     return files
 
 
-def select_kernels(l4: ModuleOp, target: str) -> ModuleOp:
+def select_kernels(l4: ModuleOp, target: str, copy: bool = True) -> ModuleOp:
     """`l4` after select-target-kernels for `target` (its target kernels as IR, what the C
-    printer spells): a copy, or `l4` itself when its kernels were selected already."""
+    printer spells): a copy (`copy=False`: `l4` itself, rewritten), or `l4` itself when
+    its kernels were selected already."""
     from minun_mlir.passes.select_target_kernels import SelectTargetKernels
 
     if cemit.KERNELS_MARK in l4.attributes:
         return l4
-    out = l4.clone()
+    out = l4.clone() if copy else l4
     run_pipeline(out, (SelectTargetKernels(target=profile_for(target)),))
     return out
 

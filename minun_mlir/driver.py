@@ -467,7 +467,7 @@ def compile_model(model: str | Path, options: Options = Options(), *,
         l4 = l2.clone()
         l3 = run_pipeline(l4, passes[to_l2:], keep=("memory-plan",))["memory-plan"]
         with stage("select-target-kernels"):
-            l4 = select_kernels(l4, options.target)  # the loops the target runs as kernels
+            l4 = select_kernels(l4, options.target, copy=False)  # its loops as kernels
         result.l4, result.l3 = l4, l3
         plan = memory_map(l3, options.planner)
         with stage("memory map"):

@@ -17,7 +17,9 @@ One test per chain of commands or per block, named `file:line` (its first comman
 Everything runs with bash from a copy of the repository root: every top-level entry is a
 symlink to the real one except `build/`, a fresh directory, so documented commands write
 their outputs (always under `build/`, which is gitignored) into a temporary place and
-never see another test's files. The virtualenv's `bin/` comes first on PATH. A command
+never see another test's files, and `.venv/`, whose minun-opt, minun-compile and
+minun-run run warm (cli_tools.py: the real main in a fork of an imported compiler, not an
+interpreter start per command). The virtualenv's `bin/` comes first on PATH. A command
 may use what the commands before it in the same block wrote (compile, then run): the
 commands of a block that share a `build/` path (transitively) form a chain, run in order
 in one test, each checked as it runs; so no command runs twice.
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from cli_tools import tool as cli_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -52,6 +55,7 @@ EXCLUDED = {
 # checkout's build/demo/, which tools/demo.py locates from its own path; build/ is
 # gitignored.)
 SLOW = {"make demo"}
+WARM = {"minun-opt", "minun-compile", "minun-run"}  # the scripts cli_tools.py runs warm
 
 
 @dataclass
@@ -149,15 +153,31 @@ def workdir(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
     for entry in ROOT.iterdir():
-        if entry.name not in ("build", ".git"):
+        if entry.name not in ("build", ".git", ".venv"):
             (root / entry.name).symlink_to(entry)
     (root / "build").mkdir()
+    warm_venv(ROOT / ".venv", root / ".venv")
     return root
+
+
+def warm_venv(real: Path, copy: Path) -> None:
+    """`copy` is the virtualenv `real` with its minun-* scripts run by the warm server
+    (cli_tools.py: the real script's main in a fork, no interpreter start per command);
+    everything else is a link to the real entry."""
+    copy.mkdir()
+    for entry in real.iterdir():
+        if entry.name != "bin":
+            (copy / entry.name).symlink_to(entry)
+    (copy / "bin").mkdir()
+    for entry in (real / "bin").iterdir():
+        target = cli_tool(entry.name) if entry.name in WARM else entry
+        (copy / "bin" / entry.name).symlink_to(target)
 
 
 def environment() -> dict[str, str]:
     env = dict(os.environ)
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    warm = Path(cli_tool("minun-compile")).parent  # the warm clients, then the real venv
+    env["PATH"] = f"{warm}{os.pathsep}{BIN}{os.pathsep}{env.get('PATH', '')}"
     env.pop("PYTHONPATH", None)
     return env
 
@@ -263,7 +283,7 @@ def test_documented_seedot_program(block: Block, tmp_path: Path):
     program, weights = tmp_path / "program.sd", tmp_path / "weights.npz"
     program.write_text(block.text + "\n")
     np.savez(weights, **arrays)
-    proc = subprocess.run([str(BIN / "minun-opt"), str(program), "--weights", str(weights)],
+    proc = subprocess.run([cli_tool("minun-opt"), str(program), "--weights", str(weights)],
                           capture_output=True, text=True, timeout=TIMEOUT, env=environment())
     assert proc.returncode == 0, f"{block.id}:\n{proc.stderr}"
     assert "func.func @main" in proc.stdout

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_tools import tool as cli_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -16,7 +17,7 @@ USPS = ROOT / "examples" / "fastgrnn_lr_usps"
 
 
 def compile_(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "minun-compile"), *args], capture_output=True,
+    return subprocess.run([cli_tool("minun-compile"), *args], capture_output=True,
                           text=True)
 
 

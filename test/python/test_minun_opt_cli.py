@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_tools import tool as cli_tool
+
 BIN = Path(sys.executable).parent
 GOOD = """func.func @main() -> tensor<2xf32> {
   %x = minun.input "X" [-1.0, 1.0] : tensor<2xf32>
@@ -18,7 +20,7 @@ GOOD = """func.func @main() -> tensor<2xf32> {
 
 
 def opt(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "minun-opt"), *args], capture_output=True, text=True,
+    return subprocess.run([cli_tool("minun-opt"), *args], capture_output=True, text=True,
                           cwd=cwd)
 
 
@@ -103,7 +105,7 @@ def test_truncated_string_literal_fails_fast(tmp_path):
     blob = "0x" + "0123456789ABCDEF" * 40
     src.write_text('func.func @main() -> tensor<2xf32> {\n'
                    f'  %w = minun.param "W" [-1.0, 1.0] dense<"{blob}')
-    r = subprocess.run([str(BIN / "minun-opt"), str(src)], capture_output=True, text=True,
+    r = subprocess.run([cli_tool("minun-opt"), str(src)], capture_output=True, text=True,
                        timeout=20)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"{src}:2:42: error: End of file reached before closing string")

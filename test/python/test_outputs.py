@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_tools import tool as cli_tool
 
 from minun_mlir.outputs import MANIFEST
 from minun_mlir.pipeline import parse_pipeline, pipeline_text, quote
@@ -25,7 +26,7 @@ TEST = ROOT / "benchmarks" / "models" / "protonn-digits10" / "test.npy"
 
 
 def tool(name: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / name), *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([cli_tool(name), *map(str, args)], capture_output=True, text=True,
                           cwd=cwd, timeout=120)
 
 

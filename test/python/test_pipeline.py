@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_tools import tool as cli_tool
 
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.ir_text import parse_ir
@@ -27,7 +28,7 @@ TRAIN = ROOT / "benchmarks/models/lenet-digits10/train.npy"
 
 
 def run(tool: str, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / tool), *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([cli_tool(tool), *args], capture_output=True, text=True, cwd=cwd)
 
 
 def test_stages_are_registered_passes_in_level_order():

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import pytest
+from cli_tools import tool as cli_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -36,7 +37,7 @@ def test_a_regressor_reports_its_error_against_real_targets(tmp_path, bits):
     targets = predicted + rng.normal(0, 30, len(x))  # reals, far from 0/1 labels
     np.savez(tmp_path / "test.npz", x=x, y=targets)
     report = tmp_path / "report.json"
-    r = subprocess.run([BIN / "minun-compile", LINREG, "--train", tmp_path / "test.npz",
+    r = subprocess.run([cli_tool("minun-compile"), LINREG, "--train", tmp_path / "test.npz",
                         "--test", tmp_path / "test.npz", "--bits", str(bits), "--json",
                         report], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -65,7 +66,7 @@ def test_a_one_score_network_with_value_targets_names_the_regression_flag(tmp_pa
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), model)
     x = np.random.default_rng(1).uniform(-1, 1, (20, 4)).astype(np.float32)
     np.savez(tmp_path / "d.npz", x=x, y=(x @ w).ravel() + 0.25)  # 0.25 off everywhere
-    args = [BIN / "minun-compile", model, "--train", tmp_path / "d.npz", "--test",
+    args = [cli_tool("minun-compile"), model, "--train", tmp_path / "d.npz", "--test",
             tmp_path / "d.npz"]
     r = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 1 and "Traceback" not in r.stderr

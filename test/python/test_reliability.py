@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_tools import tool as cli_tool
 
 from minun_mlir.diagnostics import MinunError, stage
 from minun_mlir.tools.errors import run_tool
@@ -19,7 +20,7 @@ COMPILE = 'lower-composite-ops,quantize{scales="maxscale" maxscale=4},lower-to-l
 
 
 def opt(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "minun-opt"), *args], capture_output=True, text=True,
+    return subprocess.run([cli_tool("minun-opt"), *args], capture_output=True, text=True,
                           timeout=timeout)
 
 
@@ -83,7 +84,7 @@ TRAIN = ROOT / "benchmarks" / "models" / "protonn-digits10" / "train.npy"
 
 
 def compile_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "minun-compile"), *args], capture_output=True,
+    return subprocess.run([cli_tool("minun-compile"), *args], capture_output=True,
                           text=True, cwd=cwd, timeout=120)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from cli_tools import tool as cli_tool
 from onnx import TensorProto, helper, numpy_helper
 
 from minun_mlir.tools import minun_compile, minun_opt
@@ -48,7 +49,7 @@ def _limited() -> None:  # a child that misbehaves must not take the machine wit
 def tool(name: str, *args, timeout: float = 30) -> subprocess.CompletedProcess:
     """A tool in a child process with 2 GB of address space and a time limit: the old
     code blocked on a FIFO or read /dev/zero without end."""
-    return subprocess.run([str(BIN / name), *map(str, args)], capture_output=True,
+    return subprocess.run([cli_tool(name), *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, preexec_fn=_limited)
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from cli_tools import tool as cli_tool
 
 from minun_mlir.data import load_dataset
 
@@ -38,7 +39,7 @@ def test_an_npz_without_labels_is_read_as_unlabelled(tmp_path):
 
 def test_the_report_gives_no_accuracy_for_unlabelled_test_data(tmp_path):
     report = tmp_path / "r.json"
-    r = subprocess.run([str(BIN / "minun-compile"), str(PROTONN), "--train",
+    r = subprocess.run([cli_tool("minun-compile"), str(PROTONN), "--train",
                         str(DATA / "train.npy"), "--test", str(unlabelled(tmp_path, "test")),
                         "--json", str(report)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -46,7 +47,7 @@ def test_the_report_gives_no_accuracy_for_unlabelled_test_data(tmp_path):
     data = json.loads(report.read_text())
     assert data["accuracy"] is None and data["float_accuracy"] is None
     # the disagreement is between the float and the integer program: no labels needed
-    labelled = subprocess.run([str(BIN / "minun-compile"), str(PROTONN), "--train",
+    labelled = subprocess.run([cli_tool("minun-compile"), str(PROTONN), "--train",
                                str(DATA / "train.npy"), "--test", str(DATA / "test.npy"),
                                "--json", str(tmp_path / "l.json")],
                               capture_output=True, text=True)

@@ -11,11 +11,10 @@ import itertools
 import json
 import re
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_tools import tool as cli_tool
 from codegen_support import SUITE, expected_for, quantized
 from test_crosscheck import check_x86
 
@@ -159,7 +158,7 @@ MISTAKES = [
 
 
 def minun_compile(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(Path(sys.executable).parent / "minun-compile"), *args],
+    return subprocess.run([cli_tool("minun-compile"), *args],
                           capture_output=True, text=True, timeout=600)
 
 

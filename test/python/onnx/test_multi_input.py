@@ -13,6 +13,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from cli_tools import tool as cli_tool
 from onnx import TensorProto, helper, numpy_helper
 
 from minun_mlir import native
@@ -208,7 +209,7 @@ def test_minun_compile_takes_several_inputs(model, tmp_path):
     x = batch(20, seed=8)
     labels = np.argmax(onnxruntime_outputs(model, x).reshape(20, -1), axis=1)
     np.savez(tmp_path / "test.npz", a=x["a"], b=x["b"], y=labels)
-    proc = subprocess.run([str(BIN / "minun-compile"), str(model), "--train", str(train),
+    proc = subprocess.run([cli_tool("minun-compile"), str(model), "--train", str(train),
                            "--test", str(tmp_path / "test.npz"), "--out", str(tmp_path / "c"),
                            "--target", "avr", "--run"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -216,12 +217,12 @@ def test_minun_compile_takes_several_inputs(model, tmp_path):
     assert "on avr: 20 test inputs" in proc.stdout
     assert "labels equal to the evaluator's on 100.00%" in proc.stdout
     assert (tmp_path / "c" / "model.c").is_file()
-    proc = subprocess.run([str(BIN / "minun-compile"), str(model)], capture_output=True,
+    proc = subprocess.run([cli_tool("minun-compile"), str(model)], capture_output=True,
                           text=True)  # no data: profiled in the declared ranges
     assert proc.returncode == 0, proc.stderr
     assert "declared input ranges (a [-1, 1], b [-1, 1])" in proc.stderr
     np.savez(tmp_path / "bad.npz", a=x["a"])
-    proc = subprocess.run([str(BIN / "minun-compile"), str(model), "--train",
+    proc = subprocess.run([cli_tool("minun-compile"), str(model), "--train",
                            str(tmp_path / "bad.npz")], capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     # one error line (and a note naming the files of the compile before, which wrote

@@ -4,18 +4,18 @@ exit code 1 from minun-opt, never a Python traceback."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
+from cli_tools import tool as cli_tool
 from onnx import TensorProto, helper, numpy_helper
 
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.frontends.onnx import import_model
 
-MINUN_OPT = Path(sys.executable).parent / "minun-opt"
+MINUN_OPT = Path(cli_tool("minun-opt"))
 
 
 def make(nodes, inputs, outputs, inits=None, opset: int = 17, elem=TensorProto.FLOAT):

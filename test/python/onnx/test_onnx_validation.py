@@ -5,15 +5,15 @@ model's folder and within its file."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
+from cli_tools import tool as cli_tool
 from onnx import TensorProto, helper, numpy_helper
 
-MINUN_OPT = Path(sys.executable).parent / "minun-opt"
+MINUN_OPT = Path(cli_tool("minun-opt"))
 
 
 def model(nodes, initializers=(), opset=13) -> onnx.ModelProto:

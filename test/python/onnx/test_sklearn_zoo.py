@@ -24,6 +24,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from cli_tools import tool as cli_tool
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import StringAttr
 
@@ -440,7 +441,7 @@ def test_a_model_fit_on_class_names_names_its_labels(tmp_path):
     np.savez(tmp_path / "test.npz", x=x, y=y)
     report = tmp_path / "report.json"
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "minun-compile"), str(ZOO / f"{name}.onnx"),
+        [cli_tool("minun-compile"), str(ZOO / f"{name}.onnx"),
          "--train", str(ZOO / "data" / "iris-train.npz"), "--test", str(tmp_path / "test.npz"),
          "--out", str(tmp_path / "c"), "--json", str(report), "--run"],
         capture_output=True, text=True)
@@ -543,7 +544,7 @@ def test_a_model_with_integer_labels_lists_them_in_model_h(tmp_path):
     np.savez(tmp_path / "test.npz", x=x, y=(theirs > 0).astype(np.int64))
     report = tmp_path / "report.json"
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "minun-compile"), str(tmp_path / "m.onnx"),
+        [cli_tool("minun-compile"), str(tmp_path / "m.onnx"),
          "--train", train, "--test",
          str(tmp_path / "test.npz"), "--out", str(tmp_path / "c"), "--json", str(report),
          "--run"], capture_output=True, text=True)
@@ -579,7 +580,7 @@ int main(void) {{
 def test_the_command_line_reports_an_unsupported_node_without_a_traceback(tmp_path):
     path = tmp_path / "probit.onnx"
     onnx.save(_ml_model(_linear(post_transform="PROBIT")), str(path))
-    proc = subprocess.run([str(Path(sys.executable).parent / "minun-opt"), str(path)],
+    proc = subprocess.run([cli_tool("minun-opt"), str(path)],
                           capture_output=True, text=True)
     assert proc.returncode == 1
     lines = [ln for ln in proc.stderr.splitlines() if "warning:" not in ln]
@@ -647,7 +648,7 @@ def test_minun_compile_takes_a_classifier_with_its_label_output(tmp_path):
     compiles the label (the C writes the probabilities it is the argmax of), says so, and
     its labels agree with scikit-learn's own predictions (the test file's y)."""
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "minun-compile"), str(ZOO / "rf_digits.onnx"),
+        [cli_tool("minun-compile"), str(ZOO / "rf_digits.onnx"),
          "--train", str(ZOO / "data" / "digits-train.npz"), "--test",
          str(ZOO / "rf_digits.npz"), "--bits", "16", "--out", str(tmp_path / "c")],
         capture_output=True, text=True)
@@ -668,7 +669,7 @@ def test_several_outputs_without_one_label_are_refused(tmp_path):
     model.graph.output.append(helper.make_tensor_value_info("B", TensorProto.FLOAT, None))
     path = tmp_path / "two.onnx"
     onnx.save(model, str(path))
-    proc = subprocess.run([str(Path(sys.executable).parent / "minun-compile"), str(path),
+    proc = subprocess.run([cli_tool("minun-compile"), str(path),
                            "--bits", "16"], capture_output=True, text=True)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
@@ -741,7 +742,7 @@ def test_minun_opt_keeps_the_chosen_output(tmp_path):
     """minun-opt --output NAME imports that graph output and only the nodes it needs (the
     multiclass SVC's label, without skl2onnx's decision_function emulation, whose Less it
     would refuse); an unknown name is a one-line error listing the outputs."""
-    opt = str(Path(sys.executable).parent / "minun-opt")
+    opt = cli_tool("minun-opt")
     path = str(ZOO / "svc_rbf_iris.onnx")
     whole = subprocess.run([opt, path], capture_output=True, text=True)
     assert whole.returncode == 1 and "node 'Less' (Less): unsupported operator" in whole.stderr

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_tools import tool as cli_tool
 
 from minun_mlir.bitwidth_search import (
     haunter_explore,
@@ -121,7 +121,7 @@ def test_chosen_configuration_fits_by_the_real_planner(wine, tmp_path):
 
 
 def test_minun_compile_haunter_then_assign(tmp_path):
-    exe = Path(sys.executable).parent / "minun-compile"
+    exe = Path(cli_tool("minun-compile"))
     common = [str(MODEL / "model.sd"), "--train", str(MODEL / "train.npy"), "--evaluator",
               "numpy"]
     a = subprocess.run([exe, *common, "--search", "haunter", "--ram-budget", "24", "--jobs",

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_tools import tool as cli_tool
 
 from minun_mlir.bitwidth_search import Assignment, l2_types, load_assignment, search_model
 from minun_mlir.data import accuracy, load_dataset, predictions
@@ -119,7 +119,7 @@ def test_replayed_assignment_gives_the_searched_types(setup, tmp_path):
 
 
 def test_minun_compile_search_then_assign_gives_the_same_c(tmp_path):
-    exe = Path(sys.executable).parent / "minun-compile"
+    exe = Path(cli_tool("minun-compile"))
     common = [str(MODEL / "model.sd"), "--train", str(MODEL / "train.npy"), "--evaluator",
               "numpy"]
     out = subprocess.run([exe, *common, "--search", "shiftry", "--ram-budget", str(BUDGET),

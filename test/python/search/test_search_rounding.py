@@ -28,10 +28,11 @@ from minun_mlir.driver import Options, compile_model, load_model, num_classes
 from minun_mlir.search_report import choice_text, write_report
 
 sys.path.insert(0, str(Path(__file__).parent))
+from cli_tools import tool as cli_tool
 from rnnpool_case import make_case  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-EXE = Path(sys.executable).parent / "minun-compile"
+EXE = Path(cli_tool("minun-compile"))
 
 
 @pytest.fixture(scope="module")

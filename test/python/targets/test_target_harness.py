@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_tools import tool as cli_tool
 
 from minun_mlir.targets import (
     TARGET_NAMES,
@@ -382,8 +383,11 @@ def test_helpers_are_built_into_the_cache_dir(tmp_path, monkeypatch):
 # ---- command line -------------------------------------------------------------------------
 
 def minun_run(*args, env=None):
-    script = Path(sys.executable).with_name("minun-run")
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "minun_mlir.targets.cli"]
+    """minun-run; with an environment of its own (no tools on PATH) the installed script,
+    whose `#!` names the interpreter (the warm client's looks python3 up on PATH)."""
+    script = Path(cli_tool("minun-run")) if env is None else Path(sys.executable).with_name(
+        "minun-run")
+    cmd = [str(script)]
     return subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True, env=env)
 
 

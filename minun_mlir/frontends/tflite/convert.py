@@ -37,6 +37,7 @@ TYPES = {tflite.TensorType.FLOAT32: np.float32, tflite.TensorType.FLOAT16: np.fl
          tflite.TensorType.INT16: np.int16, tflite.TensorType.BOOL: np.bool_}
 TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 ACT = tflite.ActivationFunctionType
+CONTROL_FLOW = ("WHILE", "IF", "CALL_ONCE", "CALL")
 ACT_NAMES = {v: k for k, v in vars(ACT).items() if not k.startswith("_")}
 
 
@@ -253,6 +254,12 @@ class Converter:
             kind = op_name(self.model, op)
             self.label = f"operator {k} ({kind})"
             handler = self.handlers.get(kind)
+            if handler is None and kind in CONTROL_FLOW:
+                raise self.unsupported(
+                    "control flow (subgraphs) is not supported; TensorFlow converts a "
+                    "Keras 3 recurrent layer (or a Keras 2 one with an activation other "
+                    "than tanh) to a WHILE loop: convert it from tf_keras with a fixed "
+                    "batch for UNIDIRECTIONAL_SEQUENCE_LSTM")
             if handler is None:
                 raise self.unsupported("not supported by the TFLite frontend (supported: "
                                        f"{', '.join(self.handlers)})")
@@ -271,7 +278,10 @@ class Converter:
             outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT,
                                                          self.shape(i)))
         onnx_graph = helper.make_graph(self.nodes, "tflite", inputs, outputs, self.inits)
-        model = helper.make_model(onnx_graph, opset_imports=[helper.make_opsetid("", OPSET)],
+        opsets = [helper.make_opsetid("", OPSET)]
+        domains = sorted({n.domain for n in self.nodes} - {""})  # the importer's own (minun)
+        opsets += [helper.make_opsetid(d, 1) for d in domains]
+        model = helper.make_model(onnx_graph, opset_imports=opsets,
                                   producer_name="minun tflite frontend")
         model.ir_version = 8
         return model

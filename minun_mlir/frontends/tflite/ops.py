@@ -8,6 +8,7 @@ import numpy as np
 import tflite
 
 from .convert import Converter
+from .lstm import HANDLERS as LSTM_HANDLERS
 
 NCHW, NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
 
@@ -295,4 +296,5 @@ HANDLERS = {
     "MEAN": _mean,
     "CONCATENATION": _concatenation,
     "PAD": _pad,
+    **LSTM_HANDLERS,
 }

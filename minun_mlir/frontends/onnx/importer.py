@@ -683,8 +683,9 @@ class Importer:
             raise MinunError(f"graph input '{inp.name}' is not a tensor; only tensor inputs "
                              f"are supported")
         quantized = None
-        if tt.elem_type == onnx.TensorProto.INT8 and INT8_INPUT in self.handlers:
-            # its reals, with the model's quantization (quantized.py)
+        if tt.elem_type in (onnx.TensorProto.INT8, onnx.TensorProto.UINT8) and \
+                INT8_INPUT in self.handlers:
+            # its reals, with the model's quantization (quantized.py; uint8: the int8 q - 128)
             quantized = self.handlers[INT8_INPUT](self, inp.name)
         elif tt.elem_type != onnx.TensorProto.FLOAT:
             dtype = (onnx.TensorProto.DataType.Name(tt.elem_type)
@@ -692,8 +693,8 @@ class Importer:
                      else f"element type {tt.elem_type} (not an ONNX type)")
             raise MinunError(
                 f"graph input '{inp.name}' has element type {dtype}; the L1 dialect computes "
-                f"in float32 (only FLOAT inputs, and INT8 ones a model dequantizes, are "
-                f"supported)")
+                f"in float32 (only FLOAT inputs, and INT8 or UINT8 ones a model dequantizes, "
+                f"are supported)")
         if not tt.HasField("shape"):
             raise MinunError(f"graph input '{inp.name}' has no declared shape; the importer "
                              f"needs static shapes")

@@ -196,20 +196,20 @@ class Converter:
         point) when i is a quantized int8 tensor (float32: `name` itself)."""
         q = self.qparams(i)
         dtype = TYPES.get(self.tensor(i).Type())
-        if q is not None and dtype == np.int8:
+        if q is not None and dtype in (np.int8, np.uint8):  # uint8: the int8 u - 128
             scales, zps, _ = q
             if len(scales) != 1:
                 raise self.unsupported(f"tensor '{self.tname(i)}' has per-axis scales; "
                                        "run-time tensors take one scale")
             s = self.const(np.float32(scales[0]), f"{self.tname(i)}/scale")
-            z = self.const(np.int8(zps[0]), f"{self.tname(i)}/zero_point")
+            z = self.const(dtype(zps[0]), f"{self.tname(i)}/zero_point")
             qn = self.node("QuantizeLinear", [name, s, z], [self.fresh(f"{self.tname(i)}/q")])
             return self.node("DequantizeLinear", [qn, s, z], [self.fresh(self.tname(i))])
         if dtype != np.float32:
             kind = TYPE_NAMES.get(self.tensor(i).Type(), "?")
-            why = " without quantization parameters" if dtype == np.int8 else ""
+            why = " without quantization parameters" if dtype in (np.int8, np.uint8) else ""
             raise self.unsupported(f"tensor '{self.tname(i)}' is {kind}{why}; float32 "
-                                   "and quantized int8 only")
+                                   "and quantized int8 or uint8 only")
         return name
 
     def pad(self, i: int) -> str:
@@ -247,7 +247,8 @@ class Converter:
             q = self.qparams(i)
             if q is not None and len(q[0]) == 1:  # an int8 input's reals: its whole range
                 s, z = float(np.float32(q[0][0])), q[1][0]
-                self.input_ranges[name] = (s * (-128 - z), s * (127 - z))
+                lo = 0 if self.tensor(i).Type() == tflite.TensorType.UINT8 else -128
+                self.input_ranges[name] = (s * (lo - z), s * (lo + 255 - z))
             self.define(i, name)
         for k in range(g.OperatorsLength()):
             op = g.Operators(k)

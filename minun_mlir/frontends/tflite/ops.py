@@ -106,10 +106,12 @@ def _softmax(c: Converter, op, ins, outs) -> None:
 
 def _quantize(c: Converter, op, ins, outs) -> None:
     """float -> int8: the input's reals, quantized as the output. int8 -> int8 (TFLite's
-    requantization): max(x, x), an op of its own whose result has the output's type, so
-    zero-skew requantizes x to it (MultiplyByQuantizedMultiplier, as TFLite)."""
+    requantization; uint8 <-> int8 too, a uint8 tensor being the int8 u - 128): max(x, x),
+    an op of its own whose result has the output's type, so zero-skew requantizes x to it
+    (MultiplyByQuantizedMultiplier, as TFLite)."""
     x = c.value(ins[0])
-    if c.qparams(ins[0]) is not None and c.tensor(ins[0]).Type() == tflite.TensorType.INT8:
+    if c.qparams(ins[0]) is not None and c.tensor(ins[0]).Type() in (
+            tflite.TensorType.INT8, tflite.TensorType.UINT8):
         x = c.node("Max", [x, x])
     c.define(outs[0], x)
 

@@ -7,6 +7,8 @@ TFLite's MultiplyByQuantizedMultiplier) and the x86 C equal to the evaluator."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from tflite_builder import ModelBuilder
@@ -61,4 +63,27 @@ def test_uint8_input_and_output_equal_tflm(s_int8, z_int8, tmp_path):
     np.testing.assert_array_equal(ours.astype(np.int64) + 128, theirs)
     emit_c(l2, "x86", tmp_path / "c")
     run = run_model(tmp_path / "c", "x86", stored[:5], name="uint8")
+    np.testing.assert_array_equal(np.asarray(run.outputs).reshape(5, -1), ours[:5])
+
+
+def test_tensorflow_s_uint8_model_equals_tflm(tmp_path):
+    """TensorFlow's own uint8-in, uint8-out conversion (test/zoo/tflite/uint8/)."""
+    path = Path(__file__).resolve().parents[2] / "zoo/tflite/uint8/mlp_uint8io.tflite"
+    interp = runtime.Interpreter.from_file(str(path))
+    q = interp.get_input_details(0)["quantization_parameters"]
+    (s,), (z,) = q["scales"], q["zero_points"]
+    u = np.random.default_rng(1).integers(0, 256, (60, 1, 10)).astype(np.uint8)
+    theirs = []
+    for ui in u:
+        interp.set_input(ui, 0)
+        interp.invoke()
+        theirs.append(interp.get_output(0).copy())
+    theirs = np.array(theirs).reshape(len(u), -1)
+    assert theirs.dtype == np.uint8 and len(np.unique(theirs)) > 50
+    x = (np.float32(s) * (u.astype(np.float32) - z)).astype(np.float64)
+    l2 = lower_to_l2(import_model(path), repr="zero-skew", bits=8)
+    ours = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(theirs.shape)
+    np.testing.assert_array_equal(ours.astype(np.int64) + 128, theirs)
+    emit_c(l2, "x86", tmp_path)
+    run = run_model(tmp_path, "x86", storage_inputs(l2, x[:5]), name="mlp_uint8io")
     np.testing.assert_array_equal(np.asarray(run.outputs).reshape(5, -1), ours[:5])

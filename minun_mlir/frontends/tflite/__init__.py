@@ -25,7 +25,7 @@ from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.inputs import read_input
 
 from ..onnx import HANDLERS as ONNX_HANDLERS
-from ..onnx.importer import Importer
+from ..onnx.importer import Importer, mark_uint8_io
 from .convert import Converter
 from .ops import HANDLERS
 
@@ -73,8 +73,13 @@ def _import(model: tflite.Model, data: bytes, where: str,
         onnx_model, ranges = to_onnx(model, data)
         ranges = ranges if input_range is None else {
             i.name: input_range for i in onnx_model.graph.input}
-        return Importer(onnx_model, ONNX_HANDLERS, None, ranges, None,
-                        requantize="tflite").run()
+        module = Importer(onnx_model, ONNX_HANDLERS, None, ranges, None,
+                          requantize="tflite").run()
+        graph = model.Subgraphs(0)
+        uint8 = [[graph.Tensors(int(i)).Type() == tflite.TensorType.UINT8
+                  for i in getattr(graph, side)()] for side in ("InputsAsNumpy", "OutputsAsNumpy")]
+        mark_uint8_io(next(iter(module.ops)), *uint8)
+        return module
     except MinunError as e:
         raise error(_NODE.sub(r"\1: ", str(e)), at=where) from None
 

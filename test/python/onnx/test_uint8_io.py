@@ -1,19 +1,27 @@
 """uint8 graph inputs and outputs (issue 32: onnxruntime's QUInt8 activations, TFLite's
 uint8 input and output tensors): a uint8 tensor is computed as the int8 u - 128 with its
 zero point - 128 (the same reals), so zero-skew's integers are onnxruntime's uint8 ones
-minus 128, checked here, and the C takes them (u - 128) as minun_input_t."""
+minus 128, checked here; minun_predict takes them as u - 128, and minun_predict_uint8
+takes onnxruntime's uint8 inputs as they are and gives its outputs (uint8, or int8)."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from minun_mlir.codegen import emit_c
 from minun_mlir.frontends.onnx import import_model
 from minun_mlir.numerics.float_eval import evaluate
 from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
 from minun_mlir.pipeline import lower_to_l2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "codegen"))
+from codegen_support import build_host, run_host  # noqa: E402
 
 SX, ZX = np.float32(0.02), 131  # the input's (uint8) quantization
 SY, ZY = np.float32(0.04), 97  # the output's
@@ -48,7 +56,7 @@ def uint8_model(out_type: int) -> object:
 
 
 @pytest.mark.parametrize("out_type", [TensorProto.UINT8, TensorProto.INT8])
-def test_uint8_input_equals_onnxruntime(out_type):
+def test_uint8_input_equals_onnxruntime(out_type, tmp_path):
     model = uint8_model(out_type)
     u = np.random.default_rng(0).integers(0, 256, (200, 1, 12)).astype(np.uint8)
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -66,3 +74,8 @@ def test_uint8_input_equals_onnxruntime(out_type):
     zy = ZY if out_type == TensorProto.UINT8 else ZY - 128
     got = np.asarray(evaluate(l1, x).outputs[0]).reshape(theirs.shape)
     assert np.max(np.abs(got - float(SY) * (theirs - zy))) <= 0.51 * float(SY)
+    emit_c(l2, "x86", tmp_path / "c")
+    exe = build_host(tmp_path / "c", tmp_path / "host")
+    odt = np.uint8 if out_type == TensorProto.UINT8 else np.int8
+    _, c_out = run_host(exe, u.reshape(len(u), -1), np.dtype(odt), 5, uint8=True)
+    np.testing.assert_array_equal(c_out, theirs.reshape(len(u), -1))

@@ -3,10 +3,12 @@
 back before the output. A uint8 tensor is computed as the int8 u - 128 with its zero
 point - 128 (the same reals), so the program's integers are TFLM's uint8 ones minus 128,
 checked here, with the input's requantization (same scale: exact; another scale:
-TFLite's MultiplyByQuantizedMultiplier) and the x86 C equal to the evaluator."""
+TFLite's MultiplyByQuantizedMultiplier) and the x86 C equal to the evaluator; the C's
+minun_predict_uint8 takes TFLM's uint8 inputs as they are and gives its uint8 outputs."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,21 @@ from minun_mlir.numerics.l2_eval import evaluate_l2, storage_inputs
 from minun_mlir.pipeline import lower_to_l2
 from minun_mlir.targets import run_model
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "codegen"))
+from codegen_support import build_host, run_host  # noqa: E402
+
 SU, ZU = 0.06, 131  # the uint8 input's quantization
+
+
+def assert_uint8_c_equals(c_dir: Path, u: np.ndarray, theirs: np.ndarray, tmp_path) -> None:
+    """The x86 C's minun_predict_uint8, given the uint8 inputs as they are, writes the
+    oracle's uint8 outputs."""
+    assert "int minun_predict_uint8(const minun_uint8_input_t *x, minun_uint8_output_t " \
+        "*out);" in (c_dir / "model.h").read_text()
+    exe = build_host(c_dir, tmp_path / "host")
+    _, got = run_host(exe, u.reshape(len(u), -1), np.dtype(np.uint8), theirs.shape[1],
+                      uint8=True)
+    np.testing.assert_array_equal(got, theirs)
 
 
 def uint8_model(s_int8: float, z_int8: int) -> bytes:
@@ -64,6 +80,7 @@ def test_uint8_input_and_output_equal_tflm(s_int8, z_int8, tmp_path):
     emit_c(l2, "x86", tmp_path / "c")
     run = run_model(tmp_path / "c", "x86", stored[:5], name="uint8")
     np.testing.assert_array_equal(np.asarray(run.outputs).reshape(5, -1), ours[:5])
+    assert_uint8_c_equals(tmp_path / "c", u, theirs, tmp_path)
 
 
 def test_tensorflow_s_uint8_model_equals_tflm(tmp_path):
@@ -84,6 +101,7 @@ def test_tensorflow_s_uint8_model_equals_tflm(tmp_path):
     l2 = lower_to_l2(import_model(path), repr="zero-skew", bits=8)
     ours = np.asarray(evaluate_l2(l2, x).outputs[0]).reshape(theirs.shape)
     np.testing.assert_array_equal(ours.astype(np.int64) + 128, theirs)
-    emit_c(l2, "x86", tmp_path)
-    run = run_model(tmp_path, "x86", storage_inputs(l2, x[:5]), name="mlp_uint8io")
+    emit_c(l2, "x86", tmp_path / "c")
+    run = run_model(tmp_path / "c", "x86", storage_inputs(l2, x[:5]), name="mlp_uint8io")
     np.testing.assert_array_equal(np.asarray(run.outputs).reshape(5, -1), ours[:5])
+    assert_uint8_c_equals(tmp_path / "c", u, theirs, tmp_path)

@@ -2,8 +2,7 @@
 test/zoo/tflite/lstm/. TensorFlow fuses a recurrent layer into TFLite's
 UNIDIRECTIONAL_SEQUENCE_LSTM only from Keras 2 (`tf_keras`) with a fixed batch and the
 default tanh; Keras 3's LSTM (and a Keras 2 LSTM with another activation) converts to a
-WHILE loop over subgraphs, which the frontend refuses in one line (`keras3_lstm_float`
-is kept for that test). Files:
+WHILE loop over subgraphs, which the frontend unrolls. Files:
 
 - `lstm_float.tflite`: LSTM(8) over 8 steps of 3 features, Dense(3) softmax on the last
   step (UNIDIRECTIONAL_SEQUENCE_LSTM, STRIDED_SLICE, FULLY_CONNECTED, SOFTMAX);
@@ -11,13 +10,15 @@ is kept for that test). Files:
   output sequence of the first read by the second;
 - `lstm2_int8.tflite`: the same, full-integer int8 (int8 input and output; TFLite's
   integer LSTM, int16 cell state), which the frontend refuses in one line;
-- `keras3_lstm_float.tflite`: Keras 3's LSTM(5), a WHILE loop;
+- `keras3_lstm_float.tflite`, `keras3_gru_float.tflite`, `keras3_rnn_float.tflite`:
+  Keras 3's LSTM(5), GRU(5) and SimpleRNN(5), each a WHILE loop over subgraphs (the
+  frontend unrolls it, frontends/tflite/control.py);
 - `peephole_float.tflite`, `relu_float.tflite`: one LSTM with peepholes, one with ReLU as
   its fused activation (which Keras does not write), built by the tests' flatbuffer writer
   (test/python/tflite/tflite_builder.py `lstm_model`): TFLM refuses peepholes and computes
   something else than TensorFlow Lite with ReLU (TFLite applies it to the cell gate and
   the output, as ONNX's activations), so their oracle is TensorFlow Lite's interpreter;
-- `lstm.npz`: `x` (8 seeded random inputs, 1 x 8 x 3 each) and `lstm_float`, `lstm2_float`:
+- `lstm.npz`: `x` (8 seeded random inputs, 1 x 8 x 3 each) and the float models' outputs:
   TensorFlow Lite's interpreter's outputs on them (the state reset before each input);
   `builder_x` (6 inputs, 2 x 5 x 3) and `peephole_float`, `relu_float` their outputs: the
   tests need no TensorFlow.
@@ -75,9 +76,12 @@ def main() -> int:
     conv.inference_input_type = conv.inference_output_type = tf.int8
     write("lstm2_int8", conv.convert())
 
-    i = keras.Input((T, F), batch_size=1)
-    k3 = keras.Model(i, keras.layers.LSTM(5)(i))
-    write("keras3_lstm_float", tf.lite.TFLiteConverter.from_keras_model(k3).convert())
+    for name, layer in (("keras3_lstm_float", keras.layers.LSTM),
+                        ("keras3_gru_float", keras.layers.GRU),
+                        ("keras3_rnn_float", keras.layers.SimpleRNN)):
+        i = keras.Input((T, F), batch_size=1)
+        k3 = keras.Model(i, layer(5)(i))
+        write(name, tf.lite.TFLiteConverter.from_keras_model(k3).convert())
 
     import tflite
 
@@ -90,7 +94,8 @@ def main() -> int:
         write(name, lstm_model(time_major=False, peephole=peephole, clip=0.0, act=fused))
     xs = rng.standard_normal((8, 1, T, F)).astype(np.float32)
     outputs = {"x": xs, "builder_x": rng.uniform(-3, 3, (6, 2, 5, 3)).astype(np.float32)}
-    for name, key in (("lstm_float", "x"), ("lstm2_float", "x"),
+    for name, key in (("lstm_float", "x"), ("lstm2_float", "x"), ("keras3_lstm_float", "x"),
+                      ("keras3_gru_float", "x"), ("keras3_rnn_float", "x"),
                       ("peephole_float", "builder_x"), ("relu_float", "builder_x")):
         interp = tf.lite.Interpreter(os.path.join(OUT, f"{name}.tflite"))
         interp.allocate_tensors()

@@ -26,13 +26,15 @@ from minun_mlir.inputs import read_input
 
 from ..onnx import HANDLERS as ONNX_HANDLERS
 from ..onnx.importer import Importer, mark_uint8_io
+from ..onnx.loop import sharing
+from .control import BODY
 from .convert import Converter
 from .ops import HANDLERS
 
 __all__ = ["import_model", "load_model", "read_model", "to_onnx"]
 
 # the importer's "node 'operator 3 (ADD)' (Add): ..." names the TFLite operator
-_NODE = re.compile(r"node '(operator \d+ \([^)]*\))' \([^)]*\): ")
+_NODE = re.compile(r"node '(operator \d+ \([^)]*\)[^']*)' \([^)]*\): ")
 
 
 def load_model(data: bytes, path: str | None = None) -> tflite.Model:
@@ -73,8 +75,10 @@ def _import(model: tflite.Model, data: bytes, where: str,
         onnx_model, ranges = to_onnx(model, data)
         ranges = ranges if input_range is None else {
             i.name: input_range for i in onnx_model.graph.input}
-        module = Importer(onnx_model, ONNX_HANDLERS, None, ranges, None,
-                          requantize="tflite").run()
+        imp = Importer(onnx_model, ONNX_HANDLERS, None, ranges, None, requantize="tflite")
+        if any(BODY in n.name for n in onnx_model.graph.node):
+            imp.materialize = sharing(imp.materialize, {})  # one bias for all the steps
+        module = imp.run()
         graph = model.Subgraphs(0)
         uint8 = [[graph.Tensors(int(i)).Type() == tflite.TensorType.UINT8
                   for i in getattr(graph, side)()] for side in ("InputsAsNumpy", "OutputsAsNumpy")]

@@ -38,6 +38,12 @@ TYPES = {tflite.TensorType.FLOAT32: np.float32, tflite.TensorType.FLOAT16: np.fl
 TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 ACT = tflite.ActivationFunctionType
 CONTROL_FLOW = ("WHILE", "IF", "CALL_ONCE", "CALL")
+# integer and boolean operators computed at import when their inputs are constants
+FOLD = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "LESS": np.less,
+        "LESS_EQUAL": np.less_equal, "GREATER": np.greater,
+        "GREATER_EQUAL": np.greater_equal, "EQUAL": np.equal, "NOT_EQUAL": np.not_equal,
+        "LOGICAL_AND": np.logical_and, "LOGICAL_OR": np.logical_or, "MAXIMUM": np.maximum,
+        "MINIMUM": np.minimum}
 ACT_NAMES = {v: k for k, v in vars(ACT).items() if not k.startswith("_")}
 
 
@@ -85,6 +91,9 @@ class Converter:
         # tensors computed at import from constants (a SHAPE of a static tensor, the
         # STRIDED_SLICE and PACK of it that Keras' Flatten writes before a RESHAPE)
         self.folded: dict[int, np.ndarray] = {}
+        # inside a loop body (control.py): its constants' permuted views by (tensor,
+        # layout, selection), converted once for all the steps
+        self.views: dict[tuple, str] | None = None
 
     # -- tensors -----------------------------------------------------------------------
 
@@ -152,6 +161,16 @@ class Converter:
         per-channel scales)."""
         if i in self.names and layout is None and select is None:
             return self.names[i]
+        key = (i, layout, None if select is None else (select[0], tuple(select[1])))
+        if self.views is not None and key in self.views:  # a loop body's weight, again
+            return self.views[key]
+        name = self._value(i, layout, select)
+        if self.views is not None and self.buffer(i) is not None:
+            self.views[key] = name
+        return name
+
+    def _value(self, i: int, layout: tuple[int, ...] | None,
+               select: tuple[int, list[int]] | None) -> str:
         if i in self.padded:  # read by something other than a convolution: the zeros
             return self.pad(i)
         array = self.buffer(i)
@@ -250,23 +269,7 @@ class Converter:
                 lo = 0 if self.tensor(i).Type() == tflite.TensorType.UINT8 else -128
                 self.input_ranges[name] = (s * (lo - z), s * (lo + 255 - z))
             self.define(i, name)
-        for k in range(g.OperatorsLength()):
-            op = g.Operators(k)
-            kind = op_name(self.model, op)
-            self.label = f"operator {k} ({kind})"
-            handler = self.handlers.get(kind)
-            if handler is None and kind in CONTROL_FLOW:
-                raise self.unsupported(
-                    "control flow (subgraphs) is not supported; TensorFlow converts a "
-                    "Keras 3 recurrent layer (or a Keras 2 one with an activation other "
-                    "than tanh) to a WHILE loop: convert it from tf_keras with a fixed "
-                    "batch for UNIDIRECTIONAL_SEQUENCE_LSTM")
-            if handler is None:
-                raise self.unsupported("not supported by the TFLite frontend (supported: "
-                                       f"{', '.join(self.handlers)})")
-            ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
-            outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
-            handler(self, op, ins, outs)
+        self.run_ops(g)
         self.label = ""
         outputs = []
         for i in (int(k) for k in g.OutputsAsNumpy()):
@@ -286,6 +289,35 @@ class Converter:
                                   producer_name="minun tflite frontend")
         model.ir_version = 8
         return model
+
+    def run_ops(self, g: tflite.SubGraph, where: str = "") -> None:
+        """Convert subgraph g's operators in order (`where`: the enclosing operator, for
+        a loop body's labels); integer bookkeeping on constants (a loop's counters and
+        its condition) is computed here (FOLD)."""
+        for k in range(g.OperatorsLength()):
+            op = g.Operators(k)
+            kind = op_name(self.model, op)
+            self.label = f"{where}operator {k} ({kind})"
+            ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
+            outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
+            if kind in FOLD and len(outs) == 1:
+                args = [self.buffer(i) for i in ins]
+                if all(a is not None and a.dtype.kind in "iub" and self.qparams(i) is None
+                       for a, i in zip(args, ins, strict=True)):
+                    self.folded[outs[0]] = np.asarray(FOLD[kind](*args)).astype(
+                        TYPES.get(self.tensor(outs[0]).Type(), np.int32))
+                    continue
+            handler = self.handlers.get(kind)
+            if handler is None and kind in CONTROL_FLOW:
+                raise self.unsupported(
+                    "control flow (subgraphs) is not supported; TensorFlow converts a "
+                    "Keras 3 recurrent layer (or a Keras 2 one with an activation other "
+                    "than tanh) to a WHILE loop: convert it from tf_keras with a fixed "
+                    "batch for UNIDIRECTIONAL_SEQUENCE_LSTM")
+            if handler is None:
+                raise self.unsupported("not supported by the TFLite frontend (supported: "
+                                       f"{', '.join(self.handlers)})")
+            handler(self, op, ins, outs)
 
     def activation(self, name: str, fused: int, out: int) -> str:
         """A fused activation after `name`, output tensor `out`. TFLite's int8 kernels

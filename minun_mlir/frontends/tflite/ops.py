@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import tflite
 
+from .control import HANDLERS as CONTROL_HANDLERS
 from .convert import Converter
 from .lstm import HANDLERS as LSTM_HANDLERS
 
@@ -299,4 +300,5 @@ HANDLERS = {
     "CONCATENATION": _concatenation,
     "PAD": _pad,
     **LSTM_HANDLERS,
+    **CONTROL_HANDLERS,
 }

@@ -3,8 +3,8 @@ through the ONNX frontend's recurrent lowering). Keras LSTMs converted by Tensor
 (test/zoo/tflite/lstm/, tools/zoo/export_tflite_lstm.py) against TensorFlow Lite's
 interpreter's stored outputs and TFLM's interpreter; one-operator models built here for
 what Keras does not write (time-major input, peepholes, a cell clip that bites, ReLU),
-against TFLM; the fixed16 C equals the evaluator; the int8 LSTM and Keras 3's WHILE form
-are one-line refusals naming the operator."""
+against TFLM; Keras 3's recurrent layers, WHILE loops, unrolled; the fixed16 C equals the
+evaluator; the int8 LSTM is a one-line refusal naming the operator."""
 
 from __future__ import annotations
 
@@ -46,8 +46,11 @@ def ours(path: Path, xs: np.ndarray) -> np.ndarray:
     return np.asarray(y.outputs[0])
 
 
-@pytest.mark.parametrize("name", ["lstm_float", "lstm2_float"])
+@pytest.mark.parametrize("name", ["lstm_float", "lstm2_float", "keras3_lstm_float",
+                                  "keras3_gru_float", "keras3_rnn_float"])
 def test_keras_lstm_equals_the_interpreters(name):
+    """tf_keras' fused LSTMs, and Keras 3's LSTM, GRU and SimpleRNN as WHILE loops
+    (unrolled at import, frontends/tflite/control.py)."""
     path, x = ZOO / f"{name}.tflite", STORED["x"]
     theirs = STORED[name]
     got = ours(path, x).reshape(theirs.shape)
@@ -57,15 +60,16 @@ def test_keras_lstm_equals_the_interpreters(name):
     assert np.ptp(theirs[..., 0]) > 1e-3  # the inputs move the output
 
 
-def test_fixed16_c_equals_the_evaluator_and_stays_close(tmp_path):
-    path, x = ZOO / "lstm2_float.tflite", STORED["x"]
+@pytest.mark.parametrize("name", ["lstm2_float", "keras3_gru_float"])
+def test_fixed16_c_equals_the_evaluator_and_stays_close(name, tmp_path):
+    path, x = ZOO / f"{name}.tflite", STORED["x"]
     x3 = x.reshape(len(x), *x.shape[2:]).astype(np.float64)
     l2 = lower_to_l2(import_model(path, input_range=(-4.0, 4.0)), repr="fixed", bits=16)
     result = evaluate_l2(l2, x3)
     reals = np.asarray(decode_outputs(l2, result.outputs)[0]).reshape(len(x), -1)
-    assert np.max(np.abs(reals - STORED["lstm2_float"].reshape(len(x), -1))) < 0.01
+    assert np.max(np.abs(reals - STORED[name].reshape(len(x), -1))) < 0.01
     emit_c(l2, "x86", tmp_path)
-    run = run_model(tmp_path, "x86", storage_inputs(l2, x3[:3]), name="lstm2")
+    run = run_model(tmp_path, "x86", storage_inputs(l2, x3[:3]), name=name)
     np.testing.assert_array_equal(np.asarray(run.outputs).reshape(3, -1),
                                   np.asarray(result.outputs[0]).reshape(len(x), -1)[:3])
 
@@ -101,7 +105,6 @@ def test_peepholes_and_relu_equal_tflite_s_interpreter(name, peephole, act):
 @pytest.mark.parametrize("name,message", [
     ("lstm2_int8", "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): tensor 'serving_default_"
      "input_2:0' is INT8: only the float32 LSTM is supported"),
-    ("keras3_lstm_float", "operator 1 (WHILE): control flow (subgraphs) is not supported"),
 ])
 def test_refusals_name_the_operator(name, message):
     with pytest.raises(MinunError) as e:

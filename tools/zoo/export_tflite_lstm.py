@@ -13,6 +13,11 @@ WHILE loop over subgraphs, which the frontend unrolls. Files:
 - `keras3_lstm_float.tflite`, `keras3_gru_float.tflite`, `keras3_rnn_float.tflite`:
   Keras 3's LSTM(5), GRU(5) and SimpleRNN(5), each a WHILE loop over subgraphs (the
   frontend unrolls it, frontends/tflite/control.py);
+- `keras3_seq_float.tflite` (Keras 3 LSTM(5, return_sequences): each step's row written
+  with SLICE and CONCATENATION) and `keras3_stack_float.tflite` (GRU(6, return_sequences),
+  LSTM(4), Dense(3) softmax: two WHILEs); TFLM's interpreter gives other values than
+  TensorFlow Lite on these (zero rows in the sequence), so their oracle is TensorFlow
+  Lite's;
 - `peephole_float.tflite`, `relu_float.tflite`: one LSTM with peepholes, one with ReLU as
   its fused activation (which Keras does not write), built by the tests' flatbuffer writer
   (test/python/tflite/tflite_builder.py `lstm_model`): TFLM refuses peepholes and computes
@@ -82,6 +87,13 @@ def main() -> int:
         i = keras.Input((T, F), batch_size=1)
         k3 = keras.Model(i, layer(5)(i))
         write(name, tf.lite.TFLiteConverter.from_keras_model(k3).convert())
+    i = keras.Input((T, F), batch_size=1)
+    k3 = keras.Model(i, keras.layers.LSTM(5, return_sequences=True)(i))
+    write("keras3_seq_float", tf.lite.TFLiteConverter.from_keras_model(k3).convert())
+    i = keras.Input((T, F), batch_size=1)
+    x = keras.layers.LSTM(4)(keras.layers.GRU(6, return_sequences=True)(i))
+    k3 = keras.Model(i, keras.layers.Dense(3, activation="softmax")(x))
+    write("keras3_stack_float", tf.lite.TFLiteConverter.from_keras_model(k3).convert())
 
     import tflite
 
@@ -96,6 +108,7 @@ def main() -> int:
     outputs = {"x": xs, "builder_x": rng.uniform(-3, 3, (6, 2, 5, 3)).astype(np.float32)}
     for name, key in (("lstm_float", "x"), ("lstm2_float", "x"), ("keras3_lstm_float", "x"),
                       ("keras3_gru_float", "x"), ("keras3_rnn_float", "x"),
+                      ("keras3_seq_float", "x"), ("keras3_stack_float", "x"),
                       ("peephole_float", "builder_x"), ("relu_float", "builder_x")):
         interp = tf.lite.Interpreter(os.path.join(OUT, f"{name}.tflite"))
         interp.allocate_tensors()

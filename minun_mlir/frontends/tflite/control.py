@@ -1,5 +1,5 @@
-"""TFLite's WHILE with a trip count known at import, unrolled; GATHER and SPLIT, which
-its bodies use.
+"""TFLite's WHILE with a trip count known at import, unrolled; GATHER, SPLIT and SLICE,
+which its bodies use.
 
 TensorFlow converts a Keras 3 recurrent layer (and a Keras 2 one it cannot fuse) to a
 WHILE whose condition subgraph compares counters with constants and whose body subgraph
@@ -8,6 +8,9 @@ counters. As the ONNX frontend does with tf2onnx's Loop (frontends/onnx/loop.py)
 iteration's condition is computed here from the counters (Converter.run_ops folds the
 integer bookkeeping), and each iteration's body is converted with the ordinary handlers,
 its inputs bound to that iteration's values: the loop becomes straight-line ONNX nodes.
+A `return_sequences` layer writes each step's row into its output with SLICEs of the rows
+before and after it and a CONCATENATION (TensorFlow's lowered TensorListSetItem); the
+slices of no row (the first and last steps) are left out.
 A body's constants (the weights) are converted once, not once per step. A condition that
 reads run-time values, or more than MAX_STEPS iterations, is refused in one line.
 """
@@ -29,12 +32,12 @@ BODY = ", body step "  # in the names of an unrolled WHILE body's nodes
 def _subgraph(c: Converter, k: int, bound: list):
     """Convert inside subgraph k, its inputs bound to `bound` (constants as arrays, run-time
     tensors as ONNX names); the subgraph's constants keep their ONNX names across calls."""
-    saved = (c.graph, c.names, c.folded, c.padded, c.label, c.views)
+    saved = (c.graph, c.names, c.folded, c.padded, c.label, c.views, c.empty)
     if not 0 <= k < c.model.SubgraphsLength():
         raise c.unsupported(f"subgraph {k} does not exist")
     g = c.model.Subgraphs(k)
     cache = c.__dict__.setdefault("subgraph_constants", {}).setdefault(k, {})
-    c.graph, c.names, c.folded, c.padded = g, dict(cache), {}, {}
+    c.graph, c.names, c.folded, c.padded, c.empty = g, dict(cache), {}, {}, set()
     c.views = c.__dict__.setdefault("subgraph_views", {}).setdefault(k, {})
     inputs = [int(i) for i in g.InputsAsNumpy()]
     if len(inputs) != len(bound):
@@ -49,7 +52,7 @@ def _subgraph(c: Converter, k: int, bound: list):
         cache.update({i: n for i, n in c.names.items()
                       if i not in inputs and c.buffer(i) is not None})
     finally:
-        c.graph, c.names, c.folded, c.padded, c.label, c.views = saved
+        c.graph, c.names, c.folded, c.padded, c.label, c.views, c.empty = saved
 
 
 def _results(c: Converter, g) -> list:
@@ -115,4 +118,22 @@ def _split(c: Converter, op, ins, outs) -> None:
         c.define(i, name)
 
 
-HANDLERS = {"WHILE": _while, "GATHER": _gather, "SPLIT": _split}
+def _slice(c: Converter, op, ins, outs) -> None:
+    """SLICE with constant begin and size (-1: to the end), as ONNX Slice; a slice of no
+    element (a loop's first or last step writing its output row) is marked empty."""
+    begin, size = c.buffer(ins[1]), c.buffer(ins[2])
+    if begin is None or size is None:
+        raise c.unsupported("begin and size must be constants (known at import)")
+    shape = c.shape(ins[0])
+    begin = [int(b) for b in np.ravel(begin)]
+    ends = [n if int(k) < 0 else b + int(k)
+            for n, b, k in zip(shape, begin, np.ravel(size), strict=True)]
+    if any(e <= b for b, e in zip(begin, ends, strict=True)):
+        c.empty.add(outs[0])
+        return
+    arr = lambda v: c.const(np.array(v, np.int64), "slice")  # noqa: E731
+    c.define(outs[0], c.node("Slice", [c.value(ins[0]), arr(begin), arr(ends),
+                                       arr(list(range(len(shape))))]))
+
+
+HANDLERS = {"WHILE": _while, "GATHER": _gather, "SPLIT": _split, "SLICE": _slice}

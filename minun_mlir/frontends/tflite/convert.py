@@ -94,6 +94,9 @@ class Converter:
         # inside a loop body (control.py): its constants' permuted views by (tensor,
         # layout, selection), converted once for all the steps
         self.views: dict[tuple, str] | None = None
+        # tensors with no element (a loop body's SLICE of zero rows): left out of the
+        # CONCATENATION reading them
+        self.empty: set[int] = set()
 
     # -- tensors -----------------------------------------------------------------------
 
@@ -300,12 +303,10 @@ class Converter:
             self.label = f"{where}operator {k} ({kind})"
             ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
             outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
-            if kind in FOLD and len(outs) == 1:
-                args = [self.buffer(i) for i in ins]
-                if all(a is not None and a.dtype.kind in "iub" and self.qparams(i) is None
-                       for a, i in zip(args, ins, strict=True)):
-                    self.folded[outs[0]] = np.asarray(FOLD[kind](*args)).astype(
-                        TYPES.get(self.tensor(outs[0]).Type(), np.int32))
+            if kind in (*FOLD, "RESHAPE", "CONCATENATION") and len(outs) == 1:
+                value = self.fold(kind, op, ins, outs[0])
+                if value is not None:
+                    self.folded[outs[0]] = value
                     continue
             handler = self.handlers.get(kind)
             if handler is None and kind in CONTROL_FLOW:
@@ -318,6 +319,23 @@ class Converter:
                 raise self.unsupported("not supported by the TFLite frontend (supported: "
                                        f"{', '.join(self.handlers)})")
             handler(self, op, ins, outs)
+
+    def fold(self, kind: str, op, ins: list[int], out: int) -> np.ndarray | None:
+        """The value of an integer or boolean operator on constants (None: not one)."""
+        args = [self.buffer(i) for i in ins]
+        if kind == "RESHAPE":
+            args = args[:1]
+        if not args or not all(a is not None and a.dtype.kind in "iub" and
+                               self.qparams(i) is None for a, i in zip(args, ins)):
+            return None
+        dtype = TYPES.get(self.tensor(out).Type(), np.int32)
+        if kind == "RESHAPE":
+            shape = self.shape(out)
+            return args[0].reshape(shape).astype(dtype) if -1 not in shape else None
+        if kind == "CONCATENATION":
+            axis = self.options(op, tflite.ConcatenationOptions).Axis()
+            return np.concatenate([np.atleast_1d(a) for a in args], axis=axis).astype(dtype)
+        return np.asarray(FOLD[kind](*args)).astype(dtype)
 
     def activation(self, name: str, fused: int, out: int) -> str:
         """A fused activation after `name`, output tensor `out`. TFLite's int8 kernels

@@ -47,20 +47,26 @@ def ours(path: Path, xs: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name", ["lstm_float", "lstm2_float", "keras3_lstm_float",
-                                  "keras3_gru_float", "keras3_rnn_float"])
+                                  "keras3_gru_float", "keras3_rnn_float", "keras3_seq_float",
+                                  "keras3_stack_float"])
 def test_keras_lstm_equals_the_interpreters(name):
     """tf_keras' fused LSTMs, and Keras 3's LSTM, GRU and SimpleRNN as WHILE loops
-    (unrolled at import, frontends/tflite/control.py)."""
+    (unrolled at import, frontends/tflite/control.py), equal TensorFlow Lite's stored
+    outputs, and TFLM's except on the return_sequences loops (where TFLM's WHILE leaves
+    rows of zeros)."""
     path, x = ZOO / f"{name}.tflite", STORED["x"]
     theirs = STORED[name]
     got = ours(path, x).reshape(theirs.shape)
     np.testing.assert_allclose(got, theirs, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(got, tflm(path, x).reshape(theirs.shape), rtol=1e-5,
-                               atol=1e-6)
+    micro = tflm(path, x).reshape(theirs.shape)
+    if name in ("keras3_seq_float", "keras3_stack_float"):
+        assert np.max(np.abs(micro - theirs)) > 1e-2
+    else:
+        np.testing.assert_allclose(got, micro, rtol=1e-5, atol=1e-6)
     assert np.ptp(theirs[..., 0]) > 1e-3  # the inputs move the output
 
 
-@pytest.mark.parametrize("name", ["lstm2_float", "keras3_gru_float"])
+@pytest.mark.parametrize("name", ["lstm2_float", "keras3_stack_float"])
 def test_fixed16_c_equals_the_evaluator_and_stays_close(name, tmp_path):
     path, x = ZOO / f"{name}.tflite", STORED["x"]
     x3 = x.reshape(len(x), *x.shape[2:]).astype(np.float64)

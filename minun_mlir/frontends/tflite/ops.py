@@ -267,8 +267,8 @@ def _pad(c: Converter, op, ins, outs) -> None:
 def _concatenation(c: Converter, op, ins, outs) -> None:
     opts = c.options(op, tflite.ConcatenationOptions)
     parts = [c.value(i) for i in ins if i not in c.empty]  # (a loop body's empty slices)
-    y = c.node("Concat", parts, axis=opts.Axis()) if len(parts) > 1 else \
-        c.node("Identity", parts)
+    y = c.node("Identity", parts) if len(parts) == 1 < len(ins) else \
+        c.node("Concat", parts, axis=opts.Axis())
     c.define(outs[0], c.activation(y, opts.FusedActivationFunction(), outs[0]))
 
 

@@ -66,16 +66,18 @@ def test_keras_lstm_equals_the_interpreters(name):
     assert np.ptp(theirs[..., 0]) > 1e-3  # the inputs move the output
 
 
-@pytest.mark.parametrize("name", ["lstm2_float", "keras3_stack_float"])
-def test_fixed16_c_equals_the_evaluator_and_stays_close(name, tmp_path):
+@pytest.mark.parametrize("name,target", [
+    ("lstm2_float", "x86"), ("keras3_stack_float", "x86"),
+    pytest.param("keras3_stack_float", "cortex-m4", marks=pytest.mark.slow)])
+def test_fixed16_c_equals_the_evaluator_and_stays_close(name, target, tmp_path):
     path, x = ZOO / f"{name}.tflite", STORED["x"]
     x3 = x.reshape(len(x), *x.shape[2:]).astype(np.float64)
     l2 = lower_to_l2(import_model(path, input_range=(-4.0, 4.0)), repr="fixed", bits=16)
     result = evaluate_l2(l2, x3)
     reals = np.asarray(decode_outputs(l2, result.outputs)[0]).reshape(len(x), -1)
     assert np.max(np.abs(reals - STORED[name].reshape(len(x), -1))) < 0.01
-    emit_c(l2, "x86", tmp_path)
-    run = run_model(tmp_path, "x86", storage_inputs(l2, x3[:3]), name=name)
+    emit_c(l2, target, tmp_path)
+    run = run_model(tmp_path, target, storage_inputs(l2, x3[:3]), name=name)
     np.testing.assert_array_equal(np.asarray(run.outputs).reshape(3, -1),
                                   np.asarray(result.outputs[0]).reshape(len(x), -1)[:3])
 

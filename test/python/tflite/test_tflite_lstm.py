@@ -118,3 +118,20 @@ def test_refusals_name_the_operator(name, message):
     with pytest.raises(MinunError) as e:
         import_model(ZOO / f"{name}.tflite")
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_loop_condition_on_run_time_values_is_a_located_error(tmp_path):
+    """Keras 3's LSTM with its condition's LESS reading the float state instead of the
+    counter (input 0 -> 2 in the bytes): the trip count is not known at import."""
+    data = bytearray((ZOO / "keras3_lstm_float.tflite").read_bytes())
+    model = tflite.Model.GetRootAsModel(bytes(data), 0)
+    less = model.Subgraphs(1).Operators(0)
+    start = less._tab.Vector(less._tab.Offset(6))  # Operator.inputs, its first element
+    assert int.from_bytes(data[start:start + 4], "little") == 0
+    data[start:start + 4] = (2).to_bytes(4, "little")
+    path = tmp_path / "model.tflite"
+    path.write_bytes(bytes(data))
+    with pytest.raises(MinunError) as e:
+        import_model(path)
+    assert "operator 1 (WHILE), condition: operator 0 (LESS): not supported" in \
+        str(e.value) and "\n" not in str(e.value)

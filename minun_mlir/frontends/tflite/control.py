@@ -10,9 +10,9 @@ integer bookkeeping), and each iteration's body is converted with the ordinary h
 its inputs bound to that iteration's values: the loop becomes straight-line ONNX nodes.
 A `return_sequences` layer writes each step's row into its output with SLICEs of the rows
 before and after it and a CONCATENATION (TensorFlow's lowered TensorListSetItem); the
-slices of no row (the first and last steps) are left out.
-A body's constants (the weights) are converted once, not once per step. A condition that
-reads run-time values, or more than MAX_STEPS iterations, is refused in one line.
+slices of no row (the first and last steps) are left out. A body's constants (the
+weights) are converted once, not once per step. A condition that reads run-time values,
+or more than MAX_STEPS iterations, is refused in one line.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def _subgraph(c: Converter, k: int, bound: list):
     if not 0 <= k < c.model.SubgraphsLength():
         raise c.unsupported(f"subgraph {k} does not exist")
     g = c.model.Subgraphs(k)
-    cache = c.__dict__.setdefault("subgraph_constants", {}).setdefault(k, {})
+    cache = c.subgraph_names.setdefault(k, {})
     c.graph, c.names, c.folded, c.padded, c.empty = g, dict(cache), {}, {}, set()
-    c.views = c.__dict__.setdefault("subgraph_views", {}).setdefault(k, {})
+    c.views = c.subgraph_views.setdefault(k, {})
     inputs = [int(i) for i in g.InputsAsNumpy()]
     if len(inputs) != len(bound):
         raise c.unsupported(f"subgraph {k} takes {len(inputs)} inputs, given {len(bound)}")

@@ -94,6 +94,9 @@ class Converter:
         # inside a loop body (control.py): its constants' permuted views by (tensor,
         # layout, selection), converted once for all the steps
         self.views: dict[tuple, str] | None = None
+        # per loop subgraph: its constants' ONNX names and views, kept across the steps
+        self.subgraph_names: dict[int, dict[int, str]] = {}
+        self.subgraph_views: dict[int, dict[tuple, str]] = {}
         # tensors with no element (a loop body's SLICE of zero rows): left out of the
         # CONCATENATION reading them
         self.empty: set[int] = set()

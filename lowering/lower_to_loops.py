@@ -277,6 +277,9 @@ class Lowering:
             attrs["minun.class_labels"] = fn.attributes["minun.class_labels"]
         if "minun.requantize" in fn.attributes:  # a pre-quantized model: its input rounding
             attrs["minun.requantize"] = fn.attributes["minun.requantize"]
+        for key in ("minun.input_uint8", "minun.output_uint8"):  # minun_predict_uint8
+            if key in fn.attributes:
+                attrs[key] = fn.attributes[key]
         # the encoding of the C's input and output (the ABI model.h and the wrappers
         # spell): their L2 element types, typed and verified as such; several fixed-point
         # inputs in one buffer have a scale each (minun.input_scales) instead

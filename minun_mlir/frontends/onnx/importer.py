@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     f64,
     i32,
     i64,
@@ -116,6 +117,17 @@ REGRESSORS = ("LinearRegressor", "TreeEnsembleRegressor", "SVMRegressor", "TreeE
 # the handler table's entry for an int8 graph input (quantized.py's int8_input): its
 # reals and quantization, found from the nodes that dequantize it
 INT8_INPUT = "<int8 graph input>"
+# on the func of a model whose one input / one output is uint8 (ONNX UINT8, TFLite's
+# uint8 tensors): the C's minun_predict_uint8 takes / gives those bytes as they are
+# (lowering/c_abi.py), beside minun_predict's int8 u - 128
+UINT8_IO = ("minun.input_uint8", "minun.output_uint8")
+
+
+def mark_uint8_io(main: func.FuncOp, inputs: list[bool], outputs: list[bool]) -> None:
+    """Mark main's single input / single output as uint8 (UINT8_IO) where it is."""
+    for attr, flags in zip(UINT8_IO, (inputs, outputs), strict=True):
+        if flags == [True]:
+            main.attributes[attr] = UnitAttr()
 # float attributes where NaN is a value, not a damaged file: the missing-value marker
 NAN_MARKERS = {("Imputer", "replaced_value_float")}
 PASS_THROUGH = ("Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast")
@@ -586,6 +598,10 @@ class Importer:
                 for x in self.class_labels])
         if all(self._regressor_output(o.name, nodes) for o in outs):
             mark_regression(main)
+        inputs = [i for i in self.graph.input if i.name not in initializers]
+        mark_uint8_io(main, [i.type.tensor_type.elem_type == onnx.TensorProto.UINT8
+                             for i in inputs],
+                      [o.type.tensor_type.elem_type == onnx.TensorProto.UINT8 for o in outs])
         module = ModuleOp([main])
         try:
             module.verify()
@@ -683,8 +699,9 @@ class Importer:
             raise MinunError(f"graph input '{inp.name}' is not a tensor; only tensor inputs "
                              f"are supported")
         quantized = None
-        if tt.elem_type == onnx.TensorProto.INT8 and INT8_INPUT in self.handlers:
-            # its reals, with the model's quantization (quantized.py)
+        if tt.elem_type in (onnx.TensorProto.INT8, onnx.TensorProto.UINT8) and \
+                INT8_INPUT in self.handlers:
+            # its reals, with the model's quantization (quantized.py; uint8: the int8 q - 128)
             quantized = self.handlers[INT8_INPUT](self, inp.name)
         elif tt.elem_type != onnx.TensorProto.FLOAT:
             dtype = (onnx.TensorProto.DataType.Name(tt.elem_type)
@@ -692,8 +709,8 @@ class Importer:
                      else f"element type {tt.elem_type} (not an ONNX type)")
             raise MinunError(
                 f"graph input '{inp.name}' has element type {dtype}; the L1 dialect computes "
-                f"in float32 (only FLOAT inputs, and INT8 ones a model dequantizes, are "
-                f"supported)")
+                f"in float32 (only FLOAT inputs, and INT8 or UINT8 ones a model dequantizes, "
+                f"are supported)")
         if not tt.HasField("shape"):
             raise MinunError(f"graph input '{inp.name}' has no declared shape; the importer "
                              f"needs static shapes")

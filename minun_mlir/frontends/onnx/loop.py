@@ -88,16 +88,22 @@ class _Body:
                 del imp.materialize
 
     def _materialize(self, materialize):
-        """The importer's `materialize`, but one parameter for one constant array: a
-        loop-invariant bias that an op materializes at each use is then shared by all the
-        unrolled steps (kept for the whole node, so the steps share it)."""
-        def shared(array: np.ndarray, name: str):
-            key = (name, array.dtype.str, array.shape, array.tobytes())
-            if key not in self.params:
-                self.params[key] = materialize(array, name)
-            return self.params[key]
+        """The importer's `materialize`, one parameter per constant array for the whole
+        node, so the unrolled steps share it (`sharing`)."""
+        return sharing(materialize, self.params)
 
-        return shared
+
+def sharing(materialize, params: dict):
+    """The importer's `materialize`, but one parameter for one constant array (by name and
+    contents, in `params`): a loop-invariant bias that an op materializes at each use is
+    then shared by all the unrolled steps (also TFLite's unrolled WHILE, tflite/control.py)."""
+    def shared(array: np.ndarray, name: str):
+        key = (name, array.dtype.str, array.shape, array.tobytes())
+        if key not in params:
+            params[key] = materialize(array, name)
+        return params[key]
+
+    return shared
 
 
 def _reads(graph: onnx.GraphProto) -> set[str]:

@@ -181,11 +181,12 @@ def dequantize(imp: Importer, x: Value, scale: float | list[float], zp: int,
 
 
 def int8_input(imp: Importer, name: str) -> tuple[DenseArrayBase, tuple[float, float]]:
-    """An int8 graph input (TFLite's int8-in form): imported as the reals its integers
-    stand for, with the (scale, zero point) of the nodes reading it (a DequantizeLinear or a
-    QLinear operator: the scale and zero point follow it in their inputs), which must
-    agree. Returns the quantization attribute and the reals' range; zero-skew's C then
-    takes the int8 integers as they are."""
+    """An int8 or uint8 graph input (TFLite's int8-in form): imported as the reals its
+    integers stand for, with the (scale, zero point) of the nodes reading it (a
+    DequantizeLinear or a QLinear operator: the scale and zero point follow it in their
+    inputs), which must agree. Returns the quantization attribute and the reals' range;
+    zero-skew's C then takes the int8 integers as they are (a uint8 input's: its u - 128,
+    with the zero point - 128, as every uint8 tensor here)."""
     found = set()
     for node in imp.graph.node:
         for i, x in enumerate(node.input):
@@ -193,7 +194,7 @@ def int8_input(imp: Importer, name: str) -> tuple[DenseArrayBase, tuple[float, f
                 continue
             if node.op_type != "DequantizeLinear" and not node.op_type.startswith("QLinear") \
                     and node.op_type != "QGemm" or len(node.input) < i + 2:
-                raise MinunError(f"graph input '{name}' is int8 and {node_label(node)} "
+                raise MinunError(f"graph input '{name}' is quantized and {node_label(node)} "
                                  "reads it; only DequantizeLinear and QLinear operators can")
             scale = imp.values.get(node.input[i + 1])
             zp = imp.values.get(node.input[i + 2]) if len(node.input) > i + 2 and \
@@ -203,7 +204,7 @@ def int8_input(imp: Importer, name: str) -> tuple[DenseArrayBase, tuple[float, f
                                  f"{node_label(node)} must be initializers")
             found.add(qparams(imp, scale, zp, f"graph input '{name}'"))
     if len(found) != 1:
-        raise MinunError(f"graph input '{name}' is int8 and read with "
+        raise MinunError(f"graph input '{name}' is quantized and read with "
                          f"{len(found) or 'no'} different (scale, zero point)s; one needed")
     s, zp = found.pop()
     imp.prequantized = True

@@ -19,8 +19,13 @@ from xdsl.ir import SSAValue
 
 from minun_mlir.dialects import minun
 
+from .fuse import FUSED_DOMAIN
 from .importer import Importer, Node, Value
 
+# the TFLite frontend's UNIDIRECTIONAL_SEQUENCE_LSTM: an ONNX LSTM whose new cell state
+# is clipped to [-cell_clip, cell_clip], as TFLite's (ONNX's `clip` is the activations'
+# inputs'), in the importer's own schemaless domain (fuse.py)
+CLIPPED_LSTM = f"{FUSED_DOMAIN}:LSTM"
 ACTIVATIONS = {"Sigmoid": minun.SigmoidOp, "Tanh": minun.TanhOp, "Relu": minun.ReluOp}
 
 
@@ -50,6 +55,7 @@ class _Spec:
     directions: list[str]
     activations: list[str]
     clip: float | None
+    cell_clip: float | None  # the TFLite frontend's: TFLite clips the cell state
     linear_before_reset: bool
     input_forget: bool
     layout: int
@@ -94,6 +100,7 @@ def _parse(imp: Importer, node: Node, kind: Kind, x: Value) -> _Spec:
     if node.attr("activation_alpha") or node.attr("activation_beta"):
         raise imp.error("activation_alpha/activation_beta are not supported")
     return _Spec(kind, seq, batch, hidden, dirs, acts, node.attr("clip"),
+                 node.attr("cell_clip") if node.proto.domain == FUSED_DOMAIN else None,
                  bool(int(node.attr("linear_before_reset", 0))),
                  bool(int(node.attr("input_forget", 0))),
                  int(node.attr("layout", 0)) if node.version >= 14 else 0)
@@ -209,6 +216,10 @@ class _Cell:
         candidate = self.act(1, self.gate("c", x, h))
         c_new = self.op(minun.AddOp, self.op(minun.HadamardOp, f, c),
                         self.op(minun.HadamardOp, i, candidate))
+        if self.spec.cell_clip:
+            clip = self.spec.cell_clip
+            c_new = self.op(minun.ClipOp, c_new, lo=minun.f64_attr(-clip),
+                            hi=minun.f64_attr(clip))
         o = self.act(0, peephole("o", self.gate("o", x, h), c_new))
         return [self.op(minun.HadamardOp, o, self.act(2, c_new)), c_new]
 
@@ -292,3 +303,4 @@ def _handler(kind: Kind):
 
 
 HANDLERS = {name: _handler(kind) for name, kind in KINDS.items()}
+HANDLERS[CLIPPED_LSTM] = _handler(KINDS["LSTM"])

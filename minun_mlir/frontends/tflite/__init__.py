@@ -25,14 +25,16 @@ from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.inputs import read_input
 
 from ..onnx import HANDLERS as ONNX_HANDLERS
-from ..onnx.importer import Importer
+from ..onnx.importer import Importer, mark_uint8_io
+from ..onnx.loop import sharing
+from .control import BODY
 from .convert import Converter
 from .ops import HANDLERS
 
 __all__ = ["import_model", "load_model", "read_model", "to_onnx"]
 
 # the importer's "node 'operator 3 (ADD)' (Add): ..." names the TFLite operator
-_NODE = re.compile(r"node '(operator \d+ \([^)]*\))' \([^)]*\): ")
+_NODE = re.compile(r"node '(operator \d+ \([^)]*\)[^']*)' \([^)]*\): ")
 
 
 def load_model(data: bytes, path: str | None = None) -> tflite.Model:
@@ -73,8 +75,15 @@ def _import(model: tflite.Model, data: bytes, where: str,
         onnx_model, ranges = to_onnx(model, data)
         ranges = ranges if input_range is None else {
             i.name: input_range for i in onnx_model.graph.input}
-        return Importer(onnx_model, ONNX_HANDLERS, None, ranges, None,
-                        requantize="tflite").run()
+        imp = Importer(onnx_model, ONNX_HANDLERS, None, ranges, None, requantize="tflite")
+        if any(BODY in n.name for n in onnx_model.graph.node):
+            imp.materialize = sharing(imp.materialize, {})  # one bias for all the steps
+        module = imp.run()
+        graph = model.Subgraphs(0)
+        uint8 = [[graph.Tensors(int(i)).Type() == tflite.TensorType.UINT8
+                  for i in getattr(graph, side)()] for side in ("InputsAsNumpy", "OutputsAsNumpy")]
+        mark_uint8_io(next(iter(module.ops)), *uint8)
+        return module
     except MinunError as e:
         raise error(_NODE.sub(r"\1: ", str(e)), at=where) from None
 

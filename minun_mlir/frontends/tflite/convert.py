@@ -37,6 +37,13 @@ TYPES = {tflite.TensorType.FLOAT32: np.float32, tflite.TensorType.FLOAT16: np.fl
          tflite.TensorType.INT16: np.int16, tflite.TensorType.BOOL: np.bool_}
 TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 ACT = tflite.ActivationFunctionType
+CONTROL_FLOW = ("WHILE", "IF", "CALL_ONCE", "CALL")
+# integer and boolean operators computed at import when their inputs are constants
+FOLD = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "LESS": np.less,
+        "LESS_EQUAL": np.less_equal, "GREATER": np.greater,
+        "GREATER_EQUAL": np.greater_equal, "EQUAL": np.equal, "NOT_EQUAL": np.not_equal,
+        "LOGICAL_AND": np.logical_and, "LOGICAL_OR": np.logical_or, "MAXIMUM": np.maximum,
+        "MINIMUM": np.minimum}
 ACT_NAMES = {v: k for k, v in vars(ACT).items() if not k.startswith("_")}
 
 
@@ -84,6 +91,15 @@ class Converter:
         # tensors computed at import from constants (a SHAPE of a static tensor, the
         # STRIDED_SLICE and PACK of it that Keras' Flatten writes before a RESHAPE)
         self.folded: dict[int, np.ndarray] = {}
+        # inside a loop body (control.py): its constants' permuted views by (tensor,
+        # layout, selection), converted once for all the steps
+        self.views: dict[tuple, str] | None = None
+        # per loop subgraph: its constants' ONNX names and views, kept across the steps
+        self.subgraph_names: dict[int, dict[int, str]] = {}
+        self.subgraph_views: dict[int, dict[tuple, str]] = {}
+        # tensors with no element (a loop body's SLICE of zero rows): left out of the
+        # CONCATENATION reading them
+        self.empty: set[int] = set()
 
     # -- tensors -----------------------------------------------------------------------
 
@@ -151,6 +167,16 @@ class Converter:
         per-channel scales)."""
         if i in self.names and layout is None and select is None:
             return self.names[i]
+        key = (i, layout, None if select is None else (select[0], tuple(select[1])))
+        if self.views is not None and key in self.views:  # a loop body's weight, again
+            return self.views[key]
+        name = self._value(i, layout, select)
+        if self.views is not None and self.buffer(i) is not None:
+            self.views[key] = name
+        return name
+
+    def _value(self, i: int, layout: tuple[int, ...] | None,
+               select: tuple[int, list[int]] | None) -> str:
         if i in self.padded:  # read by something other than a convolution: the zeros
             return self.pad(i)
         array = self.buffer(i)
@@ -195,20 +221,20 @@ class Converter:
         point) when i is a quantized int8 tensor (float32: `name` itself)."""
         q = self.qparams(i)
         dtype = TYPES.get(self.tensor(i).Type())
-        if q is not None and dtype == np.int8:
+        if q is not None and dtype in (np.int8, np.uint8):  # uint8: the int8 u - 128
             scales, zps, _ = q
             if len(scales) != 1:
                 raise self.unsupported(f"tensor '{self.tname(i)}' has per-axis scales; "
                                        "run-time tensors take one scale")
             s = self.const(np.float32(scales[0]), f"{self.tname(i)}/scale")
-            z = self.const(np.int8(zps[0]), f"{self.tname(i)}/zero_point")
+            z = self.const(dtype(zps[0]), f"{self.tname(i)}/zero_point")
             qn = self.node("QuantizeLinear", [name, s, z], [self.fresh(f"{self.tname(i)}/q")])
             return self.node("DequantizeLinear", [qn, s, z], [self.fresh(self.tname(i))])
         if dtype != np.float32:
             kind = TYPE_NAMES.get(self.tensor(i).Type(), "?")
-            why = " without quantization parameters" if dtype == np.int8 else ""
+            why = " without quantization parameters" if dtype in (np.int8, np.uint8) else ""
             raise self.unsupported(f"tensor '{self.tname(i)}' is {kind}{why}; float32 "
-                                   "and quantized int8 only")
+                                   "and quantized int8 or uint8 only")
         return name
 
     def pad(self, i: int) -> str:
@@ -246,19 +272,10 @@ class Converter:
             q = self.qparams(i)
             if q is not None and len(q[0]) == 1:  # an int8 input's reals: its whole range
                 s, z = float(np.float32(q[0][0])), q[1][0]
-                self.input_ranges[name] = (s * (-128 - z), s * (127 - z))
+                lo = 0 if self.tensor(i).Type() == tflite.TensorType.UINT8 else -128
+                self.input_ranges[name] = (s * (lo - z), s * (lo + 255 - z))
             self.define(i, name)
-        for k in range(g.OperatorsLength()):
-            op = g.Operators(k)
-            kind = op_name(self.model, op)
-            self.label = f"operator {k} ({kind})"
-            handler = self.handlers.get(kind)
-            if handler is None:
-                raise self.unsupported("not supported by the TFLite frontend (supported: "
-                                       f"{', '.join(self.handlers)})")
-            ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
-            outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
-            handler(self, op, ins, outs)
+        self.run_ops(g)
         self.label = ""
         outputs = []
         for i in (int(k) for k in g.OutputsAsNumpy()):
@@ -271,10 +288,57 @@ class Converter:
             outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT,
                                                          self.shape(i)))
         onnx_graph = helper.make_graph(self.nodes, "tflite", inputs, outputs, self.inits)
-        model = helper.make_model(onnx_graph, opset_imports=[helper.make_opsetid("", OPSET)],
+        opsets = [helper.make_opsetid("", OPSET)]
+        domains = sorted({n.domain for n in self.nodes} - {""})  # the importer's own (minun)
+        opsets += [helper.make_opsetid(d, 1) for d in domains]
+        model = helper.make_model(onnx_graph, opset_imports=opsets,
                                   producer_name="minun tflite frontend")
         model.ir_version = 8
         return model
+
+    def run_ops(self, g: tflite.SubGraph, where: str = "") -> None:
+        """Convert subgraph g's operators in order (`where`: the enclosing operator, for
+        a loop body's labels); integer bookkeeping on constants (a loop's counters and
+        its condition) is computed here (FOLD)."""
+        for k in range(g.OperatorsLength()):
+            op = g.Operators(k)
+            kind = op_name(self.model, op)
+            self.label = f"{where}operator {k} ({kind})"
+            ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
+            outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
+            if kind in (*FOLD, "RESHAPE", "CONCATENATION") and len(outs) == 1:
+                value = self.fold(kind, op, ins, outs[0])
+                if value is not None:
+                    self.folded[outs[0]] = value
+                    continue
+            handler = self.handlers.get(kind)
+            if handler is None and kind in CONTROL_FLOW:
+                raise self.unsupported(
+                    "control flow (subgraphs) is not supported; TensorFlow converts a "
+                    "Keras 3 recurrent layer (or a Keras 2 one with an activation other "
+                    "than tanh) to a WHILE loop: convert it from tf_keras with a fixed "
+                    "batch for UNIDIRECTIONAL_SEQUENCE_LSTM")
+            if handler is None:
+                raise self.unsupported("not supported by the TFLite frontend (supported: "
+                                       f"{', '.join(self.handlers)})")
+            handler(self, op, ins, outs)
+
+    def fold(self, kind: str, op, ins: list[int], out: int) -> np.ndarray | None:
+        """The value of an integer or boolean operator on constants (None: not one)."""
+        args = [self.buffer(i) for i in ins]
+        if kind == "RESHAPE":
+            args = args[:1]
+        if not args or not all(a is not None and a.dtype.kind in "iub" and
+                               self.qparams(i) is None for a, i in zip(args, ins)):
+            return None
+        dtype = TYPES.get(self.tensor(out).Type(), np.int32)
+        if kind == "RESHAPE":
+            shape = self.shape(out)
+            return args[0].reshape(shape).astype(dtype) if -1 not in shape else None
+        if kind == "CONCATENATION":
+            axis = self.options(op, tflite.ConcatenationOptions).Axis()
+            return np.concatenate([np.atleast_1d(a) for a in args], axis=axis).astype(dtype)
+        return np.asarray(FOLD[kind](*args)).astype(dtype)
 
     def activation(self, name: str, fused: int, out: int) -> str:
         """A fused activation after `name`, output tensor `out`. TFLite's int8 kernels

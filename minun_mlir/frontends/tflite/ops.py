@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import tflite
 
+from .control import HANDLERS as CONTROL_HANDLERS
 from .convert import Converter
+from .lstm import HANDLERS as LSTM_HANDLERS
 
 NCHW, NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
 
@@ -105,10 +107,12 @@ def _softmax(c: Converter, op, ins, outs) -> None:
 
 def _quantize(c: Converter, op, ins, outs) -> None:
     """float -> int8: the input's reals, quantized as the output. int8 -> int8 (TFLite's
-    requantization): max(x, x), an op of its own whose result has the output's type, so
-    zero-skew requantizes x to it (MultiplyByQuantizedMultiplier, as TFLite)."""
+    requantization; uint8 <-> int8 too, a uint8 tensor being the int8 u - 128): max(x, x),
+    an op of its own whose result has the output's type, so zero-skew requantizes x to it
+    (MultiplyByQuantizedMultiplier, as TFLite)."""
     x = c.value(ins[0])
-    if c.qparams(ins[0]) is not None and c.tensor(ins[0]).Type() == tflite.TensorType.INT8:
+    if c.qparams(ins[0]) is not None and c.tensor(ins[0]).Type() in (
+            tflite.TensorType.INT8, tflite.TensorType.UINT8):
         x = c.node("Max", [x, x])
     c.define(outs[0], x)
 
@@ -262,7 +266,9 @@ def _pad(c: Converter, op, ins, outs) -> None:
 
 def _concatenation(c: Converter, op, ins, outs) -> None:
     opts = c.options(op, tflite.ConcatenationOptions)
-    y = c.node("Concat", [c.value(i) for i in ins], axis=opts.Axis())
+    parts = [c.value(i) for i in ins if i not in c.empty]  # (a loop body's empty slices)
+    y = c.node("Identity", parts) if len(parts) == 1 < len(ins) else \
+        c.node("Concat", parts, axis=opts.Axis())
     c.define(outs[0], c.activation(y, opts.FusedActivationFunction(), outs[0]))
 
 
@@ -295,4 +301,6 @@ HANDLERS = {
     "MEAN": _mean,
     "CONCATENATION": _concatenation,
     "PAD": _pad,
+    **LSTM_HANDLERS,
+    **CONTROL_HANDLERS,
 }

@@ -35,7 +35,7 @@ HOST_MAIN = r"""
 
 /* Reads rows of MINUN_INPUT_SIZE inputs from argv[1] (raw bytes); writes, per row, the
  * label (int32) and the MINUN_OUTPUT_SIZE scores (raw) to stdout. argv[2] = "float" runs
- * minun_predict_float on float rows instead. */
+ * minun_predict_float on float rows instead, "uint8" minun_predict_uint8 on its types. */
 int main(int argc, char **argv)
 {
     FILE *f;
@@ -43,6 +43,19 @@ int main(int argc, char **argv)
     f = fopen(argv[1], "rb");
     if (!f)
         return 2;
+#ifdef MINUN_UINT8_IO
+    if (argc > 2 && argv[2][0] == 'u') {
+        minun_uint8_input_t x[MINUN_INPUT_SIZE];
+        minun_uint8_output_t y[MINUN_OUTPUT_SIZE];
+        while (fread(x, sizeof x, 1, f) == 1) {
+            int32_t label = minun_predict_uint8(x, y);
+            fwrite(&label, sizeof label, 1, stdout);
+            fwrite(y, sizeof y, 1, stdout);
+        }
+        fclose(f);
+        return 0;
+    }
+#endif
     if (argc > 2) {
         float x[MINUN_INPUT_SIZE], y[MINUN_OUTPUT_SIZE];
         while (fread(x, sizeof x, 1, f) == 1) {
@@ -110,10 +123,14 @@ def runtime_object(src: Path, cflags: tuple[str, ...], cc: str) -> Path:
 
 
 def run_host(exe: Path, inputs: np.ndarray, out_dtype: np.dtype, n_out: int,
-             as_float: bool = False, env=None) -> tuple[np.ndarray, np.ndarray]:
+             as_float: bool = False, env=None, uint8: bool = False
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, scores) of the host program on raw input rows: minun_predict's, or
+    minun_predict_float's (as_float), or minun_predict_uint8's (uint8)."""
     data = exe.with_suffix(".in")
     np.ascontiguousarray(inputs).tofile(data)
-    args = [str(exe), str(data)] + (["float"] if as_float else [])
+    args = [str(exe), str(data)] + (["float"] if as_float else []) + \
+        (["uint8"] if uint8 else [])
     proc = subprocess.run(args, check=True, capture_output=True, env=env)
     rec = np.dtype([("label", "<i4"), ("scores", out_dtype, (n_out,))])
     out = np.frombuffer(proc.stdout, dtype=rec)

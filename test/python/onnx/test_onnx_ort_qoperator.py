@@ -281,9 +281,9 @@ def test_quantize_linear_of_a_float_weight_folds_to_its_integers(per_channel):
 
 
 @pytest.mark.parametrize("case, message", [
-    ("relu", "graph input 'X' is int8 and node 'r' (Relu) reads it; only DequantizeLinear "
+    ("relu", "graph input 'X' is quantized and node 'r' (Relu) reads it; only DequantizeLinear "
              "and QLinear operators can"),
-    ("two", "graph input 'X' is int8 and read with 2 different (scale, zero point)s"),
+    ("two", "graph input 'X' is quantized and read with 2 different (scale, zero point)s"),
     ("channels_last", "node 'p' (QLinearGlobalAveragePool): channels_last=1 (NHWC data) is "
                       "not supported"),
 ])

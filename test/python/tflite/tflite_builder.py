@@ -17,7 +17,7 @@ import numpy as np
 import tflite
 
 TYPES = {"float32": tflite.TensorType.FLOAT32, "int8": tflite.TensorType.INT8,
-         "int32": tflite.TensorType.INT32}
+         "int32": tflite.TensorType.INT32, "uint8": tflite.TensorType.UINT8}
 OPTION_TYPES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
 
 
@@ -43,13 +43,14 @@ class ModelBuilder:
         self.codes: list[tuple[int, str | None]] = []
 
     def tensor(self, shape, dtype: str, data: np.ndarray | None = None,
-               scale=None, zp=None, axis: int = 0) -> int:
+               scale=None, zp=None, axis: int = 0, variable: bool = False) -> int:
         buffer = 0
         if data is not None:
             self.buffers.append(np.ascontiguousarray(data, dtype=dtype).tobytes())
             buffer = len(self.buffers) - 1
         self.tensors.append(dict(shape=list(shape), dtype=dtype, buffer=buffer, scale=scale,
-                                 zp=zp, axis=axis, name=f"t{len(self.tensors)}"))
+                                 zp=zp, axis=axis, name=f"t{len(self.tensors)}",
+                                 variable=variable))
         return len(self.tensors) - 1
 
     def op(self, name: str, inputs: list[int], outputs: list[int],
@@ -87,6 +88,8 @@ class ModelBuilder:
             fields = dict(Shape=shape, Type=TYPES[t["dtype"]], Buffer=t["buffer"], Name=name)
             if quant is not None:
                 fields["Quantization"] = quant
+            if t["variable"]:  # a state tensor (an LSTM's), zero at start
+                fields["IsVariable"] = True
             tensors.append(_table(b, "Tensor", **fields))
         ops = []
         for code, ins, outs, options, fields in self.ops:
@@ -115,3 +118,24 @@ class ModelBuilder:
         model = _table(b, "Model", Version=3, OperatorCodes=cv, Subgraphs=sv, Buffers=bv)
         b.Finish(model, file_identifier=b"TFL3")
         return bytes(b.Output())
+
+
+def lstm_model(time_major: bool, peephole: bool, clip: float, act: int,
+               seed: int = 0) -> bytes:
+    """One float UNIDIRECTIONAL_SEQUENCE_LSTM, 5 steps, batch 2, 3 features, 4 units."""
+    rng = np.random.default_rng(seed)
+    t, b, f, h = 5, 2, 3, 4
+    m = ModelBuilder()
+    x = m.tensor([t, b, f] if time_major else [b, t, f], "float32")
+
+    def const(*shape):
+        return m.tensor(shape, "float32", data=rng.uniform(-0.9, 0.9, shape))
+
+    ins = [x] + [const(h, f) for _ in range(4)] + [const(h, h) for _ in range(4)]
+    ins += [const(h) if peephole else -1 for _ in range(3)]
+    ins += [const(h) for _ in range(4)] + [-1, -1]
+    ins += [m.tensor([b, h], "float32", variable=True) for _ in range(2)] + [-1] * 4
+    y = m.tensor([t, b, h] if time_major else [b, t, h], "float32")
+    m.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], "UnidirectionalSequenceLSTMOptions",
+         FusedActivationFunction=act, CellClip=clip, ProjClip=0.0, TimeMajor=time_major)
+    return m.build([x], [y])

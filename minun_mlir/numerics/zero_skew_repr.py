@@ -82,6 +82,7 @@ from minun_mlir.numerics import float_eval
 from minun_mlir.numerics import int4_weights as int4
 from minun_mlir.numerics import lut_region as lut
 from minun_mlir.numerics import tflite_softmax as tsm
+from minun_mlir.numerics import zs_hoist
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
@@ -328,6 +329,7 @@ class ZeroSkewConverter(L2Converter):
             warn(f"zero-skew: {count} value(s) have no profiled range and no "
                  f"quantization of their own (the first: {first.name}) and take [-1, 1]: "
                  "profile the model (quantize's data=, minun-compile --train)", at=first)
+        zs_hoist.hoist_requantizes(out)
         # a bias stored in int32 leaves its int8 copy unused
         for op in list(out.walk()):
             if isinstance(op, num.ParamOp) and not op.result.uses:

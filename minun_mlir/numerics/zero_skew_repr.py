@@ -78,11 +78,10 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
-from minun_mlir.numerics import float_eval
+from minun_mlir.numerics import float_eval, zs_hoist
 from minun_mlir.numerics import int4_weights as int4
 from minun_mlir.numerics import lut_region as lut
 from minun_mlir.numerics import tflite_softmax as tsm
-from minun_mlir.numerics import zs_hoist
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation

@@ -41,6 +41,7 @@ from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
+from minun_mlir.lowering.loops import affine_tables as tables
 from minun_mlir.lowering.loops import elementwise as ew
 from minun_mlir.lowering.loops import linear, skeleton
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
@@ -157,6 +158,8 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     if op.channels() is not None:
         return lower_channel_requantize(lw, op)
     folded = fold_constant(lw, op)
+    for tabled in (tables.table_requantize, tables.threshold_requantize):
+        folded = tabled(lw, op) if folded is None else folded
     if folded is not None:
         return folded
     a, r = _t(op.input), _t(op.result)

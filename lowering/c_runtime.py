@@ -1496,27 +1496,33 @@ _ZS_MBQM_NARROW = _ZS_MBQM_INLINE.replace(
         }
     }
     neg = (int32_t)hi < -1 || ((int32_t)hi == -1 && lo < 0xc0000000UL);
-    sum = lo + 0x40000000UL;
-    hi += sum < lo ? 1 : 0;
-    if (right == 0)
+    if (right == 0) {
+        sum = lo + 0x40000000UL;
+        hi += sum < lo ? 1 : 0;
         return (int32_t)((hi << 1) | (sum >> 31));
-    if (neg) {
-        hi -= sum < 0x80000000UL ? 1 : 0;
-        sum -= 0x80000000UL;
     }
-    if (right == 1)
-        t = (int32_t)((hi << 1) | (sum >> 31));
-    else {
-        t = (int32_t)hi;
+    /* + K = 2^30 + 2^(30+r) - 2^31 [high < 0], then the high word shifted right r - 1 */
+    if (right == 1) {
+        sum = lo + (neg ? 0x40000000UL : 0xc0000000UL);
+        hi += sum < lo ? 1 : 0;
+    } else {
+        sum = lo + (neg ? 0xc0000000UL : 0x40000000UL);
+        hi += (sum < lo ? 1 : 0) - (neg ? 1 : 0);
         k = (uint8_t)(right - 2);
         if (k & 16)
-            t >>= 16;
-        if (k & 8)
-            t >>= 8;
-        for (k &= 7; k; k--)
-            t >>= 1;
+            hi += 0x10000UL << (k & 15);
+        else
+            hi += 1UL << k;
     }
-    return (t >> 1) + (t & 1);  /* (t + 1) >> 1 without overflow */
+    t = (int32_t)hi;
+    k = (uint8_t)(right - 1);
+    if (k & 16)
+        t >>= 16;
+    if (k & 8)
+        t >>= 8;
+    for (k &= 7; k; k--)
+        t >>= 1;
+    return t;
 }
 """
 # byte products (i, j) added at byte i + j, each carry taken up to byte 7; the four (i, i)

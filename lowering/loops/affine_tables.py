@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
-from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin
+from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.values import Val, element_of, shape_of
 from minun_mlir.numerics import affine as af
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering
 
 TABLE_RUNS_PER_BYTE = 64
+HOT_RUNS = 32  # an op run this often calls the inlined helper (minun_zs_mbqm_hot)
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 COUNT = af.QMAX - af.QMIN  # 255 thresholds of an int8 result
 
@@ -142,11 +143,16 @@ def threshold_requantize(lw: Lowering, op: num.RequantizeOp) -> Val | None:
         return None
     j, c = consts
     lo, top = int(t[0]) - 1, int(t[-1])
-    buf = lw.g.global_("zs_rq_thresholds", t, IntegerType(32))
+    # an accumulator of at most 16 bits (a product of two int8 values, one with zero
+    # point 0) with thresholds in int16: the count in 16-bit arithmetic, int16 thresholds
+    short = lo >= -(1 << 15) and top - lo < 1 << 15
+    w = 16 if short else 32
+    buf = lw.g.global_("zs_rq_thresholds", t, IntegerType(w))
 
     def fn(g: Gen, x: SSAValue) -> SSAValue:
-        x = g.clamp(g.resize(x, 32), lo, top)
-        d = g.binop(arith.SubiOp, x, g.iconst(lo, 32), nsw=True)
+        x = g.clamp(g.resize(x, w) if width(x) <= w else x, lo, top)
+        x = g.resize(x, w)
+        d = g.binop(arith.SubiOp, x, g.iconst(lo, w), nsw=True)
         dj = g.resize(g.shrsi(d, j), 16)
         p = g.resize(g.shrsi(g.product(dj, g.iconst(c, 16), 32), 15), 16)
         p = g.min(p, g.iconst(COUNT - 2, 16))

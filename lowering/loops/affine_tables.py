@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering
 
 TABLE_RUNS_PER_BYTE = 64
-HOT_RUNS = 32  # an op run this often calls the inlined helper (minun_zs_mbqm_hot)
+HOT_RUNS = 16  # an op run this often calls the inlined helper (minun_zs_mbqm_hot)
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 COUNT = af.QMAX - af.QMIN  # 255 thresholds of an int8 result
 

@@ -1443,17 +1443,20 @@ _ZS_MBQM_WIDE = _ZS_MBQM_INLINE + """    int32_t mask, remainder, threshold;
 }
 """
 # AVR: avr-gcc's 64-bit product and shifts are library calls and loops (about 700 cycles
-# a call); here the same integers from the 64-bit product of the magnitudes in 16 mul
-# (minun_umul32), |ab| + 2^30, less 1 when ab < 0 (which then truncates toward zero),
-# shifted right 31 (|a|, |m| <= 2^31: below 2^31 but for the saturating case).
-# RoundingDivideByPOT as one shift: for x >= 0, floor((x + 2^(r-1)) / 2^r) =
-# (floor(x / 2^(r-1)) + 1) >> 1; for x < 0 the same of x - 1 (no overflow: here
-# |high| < 2^31), whole bytes first.
-# (the left shift by whole bytes, then bits: avr-gcc shifts a 32-bit value by a variable
-# count one bit a loop iteration)
+# a call); here the same integers from one rounding of the exact 64-bit product P = a m
+# (minun_umul32's 16 mul of the two words as unsigned, then a - 2^32 [a < 0] and
+# m - 2^32 [m < 0] corrected in the high word). gemmlowp rounds twice, high =
+# floor((P + 2^30) / 2^31) (SRDHM: its nudge and truncation are that floor), then
+# floor((high + 2^(r-1) - [high < 0]) / 2^r) (RoundingDivideByPOT, r = right); a floor of
+# a floor plus an integer is one floor, so the result is floor((Q + 2^(30+r)) / 2^(31+r))
+# with Q = P + 2^30 - 2^31 [high < 0] ([high < 0] iff P < -2^30), which is
+# (t >> 1) + (t & 1) for t = floor(Q / 2^(30+r)): the high word shifted right r - 2
+# (whole bytes first: avr-gcc shifts a 32-bit value by a variable count one bit a loop
+# iteration). The saturating case (a = m = INT32_MIN, high = INT32_MAX) takes the P that
+# gives INT32_MAX, 2^62 - 2^31 - 2^30.
 _ZS_MBQM_NARROW = _ZS_MBQM_HEAD.replace(
     "    int32_t a = (int32_t)((uint32_t)x << left), high;\n", """    uint32_t ux = (uint32_t)x;
-    int32_t a, high;
+    int32_t a, t;
     uint8_t k;
     if (left & 16)
         ux <<= 16;
@@ -1462,31 +1465,58 @@ _ZS_MBQM_NARROW = _ZS_MBQM_HEAD.replace(
     for (k = (uint8_t)(left & 7); k; k--)
         ux <<= 1;
     a = (int32_t)ux;
-""") + """    int neg = (a < 0) != (m < 0);
-    uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
-    uint32_t um = m < 0 ? 0u - (uint32_t)m : (uint32_t)m;
-    uint32_t lo, hi, sum;
-    uint8_t n;
-    minun_umul32(ua, um, &lo, &hi);
-    sum = lo + (neg ? 0x3fffffffUL : 0x40000000UL);
-    hi += sum < lo ? 1 : 0;
-    if (a == INT32_MIN && m == INT32_MIN)
-        high = INT32_MAX;
-    else {
-        high = (int32_t)((hi << 1) | (sum >> 31));
-        high = neg ? -high : high;
+""") + """    uint32_t lo, hi, sum;
+    int neg;
+    int16_t s = (int16_t)(ux >> 16);
+    if (m > 0 && (!(ux & 0xffffU) || (int32_t)(int16_t)ux == a)) {
+        /* a = s 2^16 or a = s for an int16 s (a requantized int8 or a 16-bit product):
+         * P = s m from 8 mul, less m 2^16 when s < 0, times 2^16 in the first case */
+        uint16_t h16;
+        if (ux & 0xffffU)
+            s = (int16_t)ux;
+        minun_umul16x32((uint16_t)s, (uint32_t)m, &lo, &h16);
+        hi = h16;
+        if (s < 0) {
+            hi -= ((uint32_t)m >> 16) + (lo < ((uint32_t)m << 16) ? 1 : 0);
+            lo -= (uint32_t)m << 16;
+        }
+        if (!(ux & 0xffffU)) {
+            hi = (hi << 16) | (lo >> 16);
+            lo <<= 16;
+        }
+    } else {
+        minun_umul32(ux, (uint32_t)m, &lo, &hi);
+        if (a < 0)
+            hi -= (uint32_t)m;
+        if (m < 0)
+            hi -= ux;
+        if (a == INT32_MIN && m == INT32_MIN) {
+            hi = 0x3fffffffUL;
+            lo = 0x40000000UL;
+        }
     }
+    neg = (int32_t)hi < -1 || ((int32_t)hi == -1 && lo < 0xc0000000UL);
+    sum = lo + 0x40000000UL;
+    hi += sum < lo ? 1 : 0;
     if (right == 0)
-        return high;
-    high -= high < 0 ? 1 : 0;
-    n = (uint8_t)(right - 1);
-    if (n & 16)
-        high >>= 16;
-    if (n & 8)
-        high >>= 8;
-    for (n &= 7; n; n--)
-        high >>= 1;
-    return (high >> 1) + (high & 1);  /* (high + 1) >> 1 without overflow */
+        return (int32_t)((hi << 1) | (sum >> 31));
+    if (neg) {
+        hi -= sum < 0x80000000UL ? 1 : 0;
+        sum -= 0x80000000UL;
+    }
+    if (right == 1)
+        t = (int32_t)((hi << 1) | (sum >> 31));
+    else {
+        t = (int32_t)hi;
+        k = (uint8_t)(right - 2);
+        if (k & 16)
+            t >>= 16;
+        if (k & 8)
+            t >>= 8;
+        for (k &= 7; k; k--)
+            t >>= 1;
+    }
+    return (t >> 1) + (t & 1);  /* (t + 1) >> 1 without overflow */
 }
 """
 # byte products (i, j) added at byte i + j, each carry taken up to byte 7; the four (i, i)
@@ -1541,8 +1571,56 @@ static inline __attribute__((always_inline)) void minun_umul32(uint32_t a, uint3
 }
 """
 HELPERS["minun_umul32"] = ((), lambda p: _AVR_UMUL32 if p.avr_asm else "")
-HELPERS["minun_zs_mbqm"] = (("minun_umul32",), lambda p: (
+_AVR_UMUL16X32 = """
+/* The 48-bit product a * b as a word and a half: 8 mul, no libgcc call. */
+static inline __attribute__((always_inline)) void minun_umul16x32(uint16_t a, uint32_t b,
+                                                                 uint32_t *lo, uint16_t *hi)
+{
+#ifdef __AVR__
+    uint32_t l;
+    uint16_t h;
+    uint8_t z;
+    __asm__ ("clr %[z]\\n\\t" "mul %A[a], %A[b]\\n\\t" "movw %A[l], r0\\n\\t"
+             "mul %A[a], %C[b]\\n\\t" "movw %C[l], r0\\n\\t"
+             "mul %B[a], %D[b]\\n\\t" "movw %A[h], r0\\n\\t"
+             "mul %A[a], %B[b]\\n\\t" "add %B[l], r0\\n\\t" "adc %C[l], r1\\n\\t"
+             "adc %D[l], %[z]\\n\\t" "adc %A[h], %[z]\\n\\t" "adc %B[h], %[z]\\n\\t"
+             "mul %B[a], %A[b]\\n\\t" "add %B[l], r0\\n\\t" "adc %C[l], r1\\n\\t"
+             "adc %D[l], %[z]\\n\\t" "adc %A[h], %[z]\\n\\t" "adc %B[h], %[z]\\n\\t"
+             "mul %B[a], %B[b]\\n\\t" "add %C[l], r0\\n\\t" "adc %D[l], r1\\n\\t"
+             "adc %A[h], %[z]\\n\\t" "adc %B[h], %[z]\\n\\t"
+             "mul %A[a], %D[b]\\n\\t" "add %D[l], r0\\n\\t" "adc %A[h], r1\\n\\t"
+             "adc %B[h], %[z]\\n\\t"
+             "mul %B[a], %C[b]\\n\\t" "add %D[l], r0\\n\\t" "adc %A[h], r1\\n\\t"
+             "adc %B[h], %[z]\\n\\t"
+             "clr __zero_reg__"
+             : [l] "=&r" (l), [h] "=&r" (h), [z] "=&r" (z)
+             : [a] "r" (a), [b] "r" (b)
+             : "r0");
+    *lo = l;
+    *hi = h;
+#else
+    uint64_t p = (uint64_t)a * b;
+    *lo = (uint32_t)p;
+    *hi = (uint16_t)(p >> 32);
+#endif
+}
+"""
+HELPERS["minun_umul16x32"] = ((), lambda p: _AVR_UMUL16X32 if p.avr_asm else "")
+HELPERS["minun_zs_mbqm"] = (("minun_umul32", "minun_umul16x32"), lambda p: (
     _ZS_MBQM_NARROW if p.avr_asm else _ZS_MBQM_WIDE))
+# a requantization run often (affine_ops: in a loop or over many elements): on AVR the same
+# text inlined, its shifts then constants (about 130 cycles less a call, some 500 bytes of
+# flash a call site); elsewhere minun_zs_mbqm, already inline
+HELPERS["minun_zs_mbqm_hot"] = (("minun_zs_mbqm",), lambda p: _ZS_MBQM_NARROW.replace(
+    "static inline int32_t minun_zs_mbqm(", "static inline __attribute__((always_inline)) "
+    "int32_t minun_zs_mbqm_hot(") if p.avr_asm else """
+static inline __attribute__((always_inline)) int32_t minun_zs_mbqm_hot(int32_t x, int32_t m,
+                                                                       int32_t shift)
+{
+    return minun_zs_mbqm(x, m, shift);
+}
+""")
 
 # TFLite's int8 softmax (numerics/tflite_softmax.py): GetReciprocal of a row's sum, then
 # one output before its zero point

@@ -11,7 +11,9 @@ Python at compile time.
   minun_dot8_z128 / minun_dot8_off (MULSU) kernels;
 - requantize: `zp_out + minun_zs_mbqm((q - zp_in) << left_shift, multiplier, shift)`,
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
-  RoundingDivideByPOT, minun_runtime.h); with mode onnxruntime, `zp_out +
+  RoundingDivideByPOT, minun_runtime.h; minun_zs_mbqm_hot, the same inlined on the Uno,
+  for an op run at least HOT_RUNS times an inference); run often, a table of its results
+  or thresholds instead (affine_tables.py); with mode onnxruntime, `zp_out +
   minun_zs_ortq(q, m, e)` (onnxruntime's float32 multiply and round half to even, in
   integers), of an int8 value minun_zs_ortadd(q - zp_in, 0, ...) (its DequantizeLinear
   then QuantizeLinear); per channel, the multiplier and the shift are read from constant tables
@@ -41,6 +43,7 @@ from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
+from minun_mlir.lowering.loops import affine_tables as tables
 from minun_mlir.lowering.loops import elementwise as ew
 from minun_mlir.lowering.loops import linear, skeleton
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
@@ -97,10 +100,11 @@ class _Indexed(Elementwise):
 
 
 def helper_of(op: num.RequantizeOp) -> str:
-    """The C helper of the op's mode: TFLite's MBQM or onnxruntime's float32 emulation."""
+    """The C helper of the op's mode: TFLite's MBQM (minun_zs_mbqm_hot, inlined on the Uno,
+    for an op run often) or onnxruntime's float32 emulation."""
     if num.in_ort_mode(op):
         return "minun_zs_ortq"
-    return "minun_zs_mbqm"
+    return "minun_zs_mbqm_hot" if tables.runs(op) >= tables.HOT_RUNS else "minun_zs_mbqm"
 
 
 def lower_channel_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
@@ -157,6 +161,8 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     if op.channels() is not None:
         return lower_channel_requantize(lw, op)
     folded = fold_constant(lw, op)
+    for tabled in (tables.table_requantize, tables.threshold_requantize):
+        folded = tabled(lw, op) if folded is None else folded
     if folded is not None:
         return folded
     a, r = _t(op.input), _t(op.result)

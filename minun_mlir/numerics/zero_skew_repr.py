@@ -78,7 +78,7 @@ from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import affine as af
-from minun_mlir.numerics import float_eval
+from minun_mlir.numerics import float_eval, zs_hoist
 from minun_mlir.numerics import int4_weights as int4
 from minun_mlir.numerics import lut_region as lut
 from minun_mlir.numerics import tflite_softmax as tsm
@@ -328,6 +328,7 @@ class ZeroSkewConverter(L2Converter):
             warn(f"zero-skew: {count} value(s) have no profiled range and no "
                  f"quantization of their own (the first: {first.name}) and take [-1, 1]: "
                  "profile the model (quantize's data=, minun-compile --train)", at=first)
+        zs_hoist.hoist_requantizes(out)
         # a bias stored in int32 leaves its int8 copy unused
         for op in list(out.walk()):
             if isinstance(op, num.ParamOp) and not op.result.uses:

@@ -95,12 +95,15 @@ def test_avr_multiply_accumulate_and_shifts_equal_python(avr_results):
 
 
 def test_avr_zero_skew_requantization_equals_python(tmp_path):
-    """The AVR text of minun_zs_mbqm (TFLite's MultiplyByQuantizedMultiplier from
-    minun_umul32's 16 mul and one shift) and minun_umul32 itself on the simulated Uno:
+    """The AVR text of minun_zs_mbqm (TFLite's MultiplyByQuantizedMultiplier from one
+    rounding of minun_umul32's 16 mul, or minun_umul16x32's 8 for an int16 operand or one
+    times 2^16) and minun_umul32 itself on the simulated Uno:
     int32 edges and every magnitude, multipliers at both ends of [2^30, 2^31) and every
     shift, against Python integers (gemmlowp's definition, line by line)."""
     rng = np.random.default_rng(31)
-    xs = EDGES32 + [46341, -46341] + [int(v) for v in rng.integers(-(1 << 31), 1 << 31, 9)]
+    # int16 values and int16 values times 2^16 take the helper's 8-mul product
+    xs = EDGES32 + [46341, -46341, -12345, 23456, -77 << 16, 3001 << 16] + [
+        int(v) for v in rng.integers(-(1 << 31), 1 << 31, 5)]
     ms = [1 << 30, (1 << 31) - 1, 1518500250, 0, 1, -(1 << 31)] + [
         int(v) for v in rng.integers(1 << 30, 1 << 31, 2)]
     shifts = [-31, -9, -8, -7, -1, 0, 1, 16, 30]  # (flash holds about 1,600 cases)

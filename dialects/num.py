@@ -6,7 +6,7 @@ q / 2^scale); `f32` is the float32 representation. Tensors carry them as element
 `tensor<10x1x!num.fixed<16, 12>>`.
 
 The ops here say exactly which integers they compute (docs/numerics.md,
-minun_mlir/numerics/fixed.py). Which ops an L2 program uses follows one rule:
+minun_mlir/formats/fixed/arith.py). Which ops an L2 program uses follows one rule:
 
 - An op is a `num` op when its result depends on how numbers are encoded: arithmetic
   (rescale, add, mul, matmul, exp, ...), comparisons and selections on stored values
@@ -76,7 +76,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from minun_mlir.dialects import minun
 from minun_mlir.dialects.minun import shape_str, tensor_of
-from minun_mlir.numerics.fixed import Overflow, Rounding, SeeDotExp
+from minun_mlir.formats.fixed.arith import Overflow, Rounding, SeeDotExp
 
 
 class ExpMethod(StrEnum):
@@ -86,7 +86,7 @@ class ExpMethod(StrEnum):
     SHIFTRY = "shiftry"
     SEEDOT = "seedot"
     FLOAT = "float"
-    POSIT = "posit"  # posit<n, es>: e^x correctly rounded (numerics/posit.py)
+    POSIT = "posit"  # posit<n, es>: e^x correctly rounded (formats/posit/arith.py)
     TABLE = "table"  # zero-skew int8: a 256-entry table from the affine types (affine.py)
 
 
@@ -102,7 +102,7 @@ class RequantizeMode(StrEnum):
 
 # Enum attributes: `#num<rounding trunc>`, `#num<overflow saturate>`, `#num<exp_method
 # seedot>`; `.data` is the member (a str: `op.rounding.data == "trunc"`). The modes
-# themselves are defined once, in numerics/fixed.py (Rounding, Overflow).
+# themselves are defined once, in formats/fixed/arith.py (Rounding, Overflow).
 
 
 @irdl_attr_definition
@@ -383,7 +383,7 @@ class ParamOp(IRDLOperation):
     0), the element type the largest of them; an int8 weight feeds matmul / conv2d, an
     int32 bias (at the products' scales) an add or sub of their accumulator.
 
-    Packed 4-bit weights (`quantize{weight_bits=4}`, numerics/int4_weights.py):
+    Packed 4-bit weights (`quantize{weight_bits=4}`, formats/int4/weights.py):
     `packed_bits = 4` on a per-channel 8-bit weight whose codes all lie in [-8, 7];
     lower-to-loops stores it two codes per byte.
     """
@@ -612,7 +612,7 @@ class RescaleOp(IRDLOperation):
 class RequantizeOp(IRDLOperation):
     """Change the scale and zero point of a zero-skew (affine) value, TFLite's output
     stage: `y = clamp(zp_out + MBQM((x - zp_in) * 2^left_shift, multiplier, shift))` with
-    gemmlowp's rounding (numerics/affine.py), clamped to the result's bits. `multiplier`
+    gemmlowp's rounding (formats/zero_skew/arith.py), clamped to the result's bits. `multiplier`
     and `shift` are QuantizeMultiplier(s_in / (s_out * 2^left_shift)); the verifier checks
     them against the types, so the IR shows the integers the C uses.
 
@@ -659,7 +659,7 @@ class RequantizeOp(IRDLOperation):
     @staticmethod
     def _pair(s_in: float, s_out: float, left_shift: int, mode: RequantizeMode,
               width: int = 32, divisor: int | None = None) -> tuple[int, int]:
-        from minun_mlir.numerics.affine import (
+        from minun_mlir.formats.zero_skew.arith import (
             f32_parts,
             fold_divisor,
             ort_multiplier,
@@ -1286,7 +1286,7 @@ class SoftmaxOp(IRDLOperation):
     name = "num.softmax"
     S: ClassVar = VarConstraint("S", AnyAttr())
     input = operand_def(_same_shape(S))
-    # zero-skew: TFLite's own int8 kernel (numerics/tflite_softmax.py), for TFLite models
+    # zero-skew: TFLite's own int8 kernel (formats/zero_skew/tflite_softmax.py), for TFLite models
     tflite = opt_attr_def(UnitAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
@@ -1295,7 +1295,7 @@ class SoftmaxOp(IRDLOperation):
     def verify_(self) -> None:
         _check_repr(self, self.input, self.result)
         if self.tflite is not None:
-            from minun_mlir.numerics.tflite_softmax import MAX_ROW
+            from minun_mlir.formats.zero_skew.tflite_softmax import MAX_ROW
 
             a = element(self.result)
             if not isinstance(a, AffineType) or softmax_levels(a) != 256 or \
@@ -1322,7 +1322,7 @@ class LogSoftmaxOp(IRDLOperation):
     by minun_lnsum (an integer log2 by repeated squaring, 16 fraction bits, times ln 2),
     then x - m - log at the result's scale, rounded once and saturated. Zero-skew (int8
     in and out): the sum of num.softmax's int32 exp table, the same ln, s_in (m - x) at
-    2^16 added and requantized to the result (numerics/affine.py, log_softmax). Posit and
+    2^16 added and requantized to the result (formats/zero_skew/arith.py, log_softmax). Posit and
     bfloat16: each step rounded (the sum through the quire, or in float32)."""
 
     name = "num.log_softmax"

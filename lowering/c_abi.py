@@ -31,9 +31,9 @@ from minun_mlir.dialects.num import (
     integer_stored,
     storage_type,
 )
+from minun_mlir.formats.fixed.arith import rounding_in
 from minun_mlir.lowering.c_runtime import posit_result
 from minun_mlir.lowering.c_syntax import c_string, ctype, float_literal, int_literal
-from minun_mlir.numerics.fixed import rounding_in
 
 
 @dataclass
@@ -50,9 +50,9 @@ class Model:
     input_buffer: str | None = None  # C address of the input in scratch (in-place API)
     input_posit: tuple[int, int] | None = None  # (n, es) of a posit input / output
     output_posit: tuple[int, int] | None = None
-    bf16: bool = False  # bfloat16 input and output (keys, numerics/bfloat16_repr.py)
+    bf16: bool = False  # bfloat16 input and output (keys, formats/bfloat16/representation.py)
     input_affine: tuple[float, int] | None = None  # zero-skew (scale, zero point) of the
-    output_affine: tuple[float, int] | None = None  # input / output (numerics/affine.py)
+    output_affine: tuple[float, int] | None = None  # input / output (formats/zero_skew/arith.py)
     # several inputs, one after another in x: (name, shape text, offset, size, scale)
     inputs: tuple[tuple[str, str, int, int, int | None], ...] = ()
     # the labels of classes 0..n-1 (minun.class_labels): strings, or int32 labels
@@ -423,11 +423,11 @@ int minun_predict_float(const float *x, float *scores)
 
 def quantize_input(m: Model, lo: int, hi: int) -> str:
     """minun_quantize_input: a real to the stored zero-skew input, as the evaluator
-        encodes it (numerics/affine.py: quantize, or ort_quantize for a pre-quantized
+        encodes it (formats/zero_skew/arith.py: quantize, or ort_quantize for a pre-quantized
         model)."""
     s_in, zp_in = m.input_affine
     if m.requantize == "onnxruntime":
-        from minun_mlir.numerics.affine import c_ort_quantize
+        from minun_mlir.formats.zero_skew.arith import c_ort_quantize
 
         body = c_ort_quantize("v", s_in, zp_in, 32 if lo < -128 else 8)
         return ("/* Reals -> stored input as onnxruntime's QuantizeLinear: the float32 "
@@ -459,7 +459,7 @@ static minun_input_t minun_quantize_input(float v)
 
 def affine_wrapper(m: Model) -> str:
     """Reals <-> zero-skew int8: round(v / scale) + zp (ties away from zero, in double,
-        as numerics/affine.quantize), saturated; scores dequantized (an int32 accumulator
+        as formats/zero_skew/arith.quantize), saturated; scores dequantized (an int32 accumulator
         has zero point 0)."""
     lo, hi = (-128, 127) if m.input_type == "int8_t" else (-(1 << 31), (1 << 31) - 1)
     if m.output_affine is not None:

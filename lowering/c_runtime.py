@@ -2,7 +2,7 @@
 
 The header is generated per model: it holds only the helpers the model calls (and what
 they call), so that nothing unused is compiled (`-Wall` warns about unused static tables).
-Table contents come from the Python functions of numerics/fixed.py that the evaluator
+Table contents come from the Python functions of formats/fixed/arith.py that the evaluator
 uses (`shiftry_tables`), so the evaluator and the C read the same integers; the rounding
 of each shift is spelled by `shift_right` below, the C twin of `fixed.shift_right`.
 
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from minun_mlir.numerics import fixed as fx
+from minun_mlir.formats.fixed import arith as fx
 
 
 @dataclass(frozen=True)
@@ -228,7 +228,7 @@ static inline int{bits}_t minun_isqrt{bits}(int{bits}_t v)
 
 
 _LNSUM = """
-/* ln(s / 2^se) in units of 2^-16, for 2^se <= s < 2^62 (numerics/fixed.py ln_sum): log2 by
+/* ln(s / 2^se) in units of 2^-16, for 2^se <= s < 2^62 (formats/fixed/arith.py ln_sum): log2 by
  * repeated squaring of s normalised to [1, 2) in Q30 (16 fraction bits), times ln 2. */
 static inline int32_t minun_lnsum(int64_t s, int32_t se)
 {
@@ -775,7 +775,7 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_dsp(
 #endif
 """
 
-# zero-skew int8 (lowering/loops/affine_ops.py): the terms (a[i] - z) * b[i] with the
+# zero-skew int8 (minun_mlir/formats/zero_skew/loops.py): the terms (a[i] - z) * b[i] with the
 # offset k = -z added as CMSIS-NN does, SXTAB16 widening the bytes of a and adding k to
 # both halves (a[i] + k is within [-255, 255]: exact in 16 bits), then SMLAD
 _ARM_DOT8_OFF = r"""
@@ -1006,7 +1006,7 @@ for _r in fx.ROUNDING_MODES:
                                         _sigmoid16(_r))
     HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"), _tanh16(_r))
 
-# Posits (!num.posit<n, es>, lowering/loops/posit_ops.py): thin wrappers of the integer-only
+# Posits (!num.posit<n, es>, minun_mlir/formats/posit/loops.py): thin wrappers of the integer-only
 # runtime third_party/softposit/posit.c (shipped with the model's C when it is used), on
 # patterns stored in n-bit signed integers. A dot product accumulates in the quire of its
 # nesting depth d (1 unless a dot product reads a lazy dot product): only the depths a
@@ -1085,7 +1085,7 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} x)\n{{\n"
             f"    return {posit_result(f'posit_{op}(({u})x, {n}, {es})', n)};\n}}\n"))
-    if n != w:  # two's complement of the n-bit pattern (lowering/loops/posit_ops.py)
+    if n != w:  # two's complement of the n-bit pattern (minun_mlir/formats/posit/loops.py)
         out[f"{p}_neg"] = (("minun_posit",), fn(
             f"static inline {t} {p}_neg({t} x)\n{{\n"
             f"    return {posit_result('(0u - (uint32_t)x)', n)};\n}}\n"))
@@ -1117,7 +1117,7 @@ for _n, _es in _POSIT_FORMATS:
     HELPERS.update(_posit_wrappers(_n, _es))
 
 
-# bfloat16 (numerics/bfloat16_repr.py, lowering/loops/bf16_ops.py): values stored as
+# bfloat16 (minun_mlir/formats/bfloat16/: representation.py, loops.py): values stored as
 # 16-bit keys (the pattern with a negative's magnitude bits flipped: integer order = value
 # order); arithmetic in float32, rounded to nearest even once per operation.
 _BF16_BASE = """
@@ -1159,7 +1159,7 @@ for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/")):
 # bfloat16 exp, sigmoid, tanh, log and sqrt: integer-only, so every target computes the
 # same bits (the boards' expf/tanhf/logf differ from each other and from numpy's): each
 # returns the real function's value correctly rounded to bfloat16 (checked on all 65,536
-# inputs against numerics/bfloat16_repr.py's tables, on the host and the simulated Uno
+# inputs against formats/bfloat16/representation.py's tables, on the host and the simulated Uno
 # and M4).
 # exp: |x| log2(e) in Q32 (from the 8-bit significand times log2(e) in Q40), 2^frac by an
 # order-11 polynomial in Q1.31; sigmoid and tanh: quotients of e = exp(-|x|) or
@@ -1409,7 +1409,7 @@ for _op in ("exp", "sigmoid", "tanh", "sqrt", "log"):
     HELPERS[f"minun_bf16_{_op}"] = (("minun_bf16_functions",), lambda p: "")
 
 
-# zero-skew int8 (numerics/affine.py, lowering/loops/affine_ops.py): TFLite's
+# zero-skew int8 (formats/zero_skew/arith.py, minun_mlir/formats/zero_skew/loops.py): TFLite's
 # MultiplyByQuantizedMultiplier with gemmlowp's rounding, integer-only.
 _ZS_MBQM_HEAD = """
 /* TFLite's MultiplyByQuantizedMultiplier(x, m, shift): x * 2^max(shift, 0), then gemmlowp's
@@ -1622,7 +1622,7 @@ static inline __attribute__((always_inline)) int32_t minun_zs_mbqm_hot(int32_t x
 }
 """)
 
-# TFLite's int8 softmax (numerics/tflite_softmax.py): GetReciprocal of a row's sum, then
+# TFLite's int8 softmax (formats/zero_skew/tflite_softmax.py): GetReciprocal of a row's sum, then
 # one output before its zero point
 HELPERS["minun_zs_tflsm"] = (("minun_zs_mbqm",), lambda p: """
 /* gemmlowp's SaturatingRoundingMultiplyByPOT<e>, e > 0 */
@@ -1658,7 +1658,7 @@ static int32_t minun_zs_tflsm(int32_t e, int32_t sum)
 """)
 
 HELPERS["minun_zs_f32"] = ((), lambda p: """
-/* float32 arithmetic on magnitudes, integers only (numerics/affine.py): a float32 is
+/* float32 arithmetic on magnitudes, integers only (formats/zero_skew/arith.py): a float32 is
  * a 2^n with a < 2^24 kept in a uint64_t. */
 static inline uint64_t minun_zs_rne(uint64_t v, int32_t n)
 {

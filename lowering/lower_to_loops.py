@@ -48,7 +48,7 @@ How tensors become memory (why the pass is more than one loop nest per op):
   indices, tree nodes, labels) become `index`.
 - exp/sigmoid/tanh at Shiftry's scales call runtime helpers (`func.func private
   @minun_exp16_trunc` ...) that minun_runtime.h implements with tables generated from
-  numerics/fixed.py; SeeDot's two-table exp is inlined with its tables as globals; TreeSum
+  formats/fixed/arith.py; SeeDot's two-table exp is inlined with its tables as globals; TreeSum
   halvings are unrolled level by level (sizes are static); sparse matmul walks a
   compressed-column copy of the parameter (same terms, same order as SeeDot's format).
 
@@ -87,20 +87,21 @@ from xdsl.passes import ModulePass
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType, FixedType, PositType
+from minun_mlir.formats.bfloat16 import loops as bf16_ops
+from minun_mlir.formats.fixed.arith import rounding_in
+from minun_mlir.formats.int4.packed import pack_globals
+from minun_mlir.formats.posit import loops as posit_ops
+from minun_mlir.formats.zero_skew import loops as affine_ops
 from minun_mlir.lowering.loops import (
-    affine_ops,
-    bf16_ops,
     elementwise,
     functions,
     linear,
     movement,
-    posit_ops,
     regions,
     sources,
     trees,
 )
 from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin
-from minun_mlir.lowering.loops.packed import pack_globals
 from minun_mlir.lowering.loops.values import (
     CHEAP,
     FREE,
@@ -123,7 +124,6 @@ from minun_mlir.modules import (
     replace_module_body,
     require_level,
 )
-from minun_mlir.numerics.fixed import rounding_in
 from minun_mlir.numerics.input_scales import ATTR as FEATURE_SCALES
 
 ENTRY = "minun_predict"
@@ -160,7 +160,7 @@ def _handlers() -> dict[type[Operation], Handler]:
 # lowered result(s): a Val per tensor result, an SSA value per scalar one.
 HANDLERS: dict[type[Operation], Handler] = _handlers()
 # Representations whose arithmetic is runtime calls: element type class -> handlers that
-# take precedence for ops on that element type (lowering/loops/posit_ops.py).
+# take precedence for ops on that element type (minun_mlir/formats/posit/loops.py).
 REPRESENTATION_HANDLERS: dict[type, dict[type[Operation], Handler]] = {
     PositType: posit_ops.HANDLERS,
     BFloat16Type: bf16_ops.HANDLERS,

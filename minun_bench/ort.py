@@ -443,7 +443,7 @@ def cell_weights_int8(path: Path, out: Path) -> Path:
 
 def on_int8_grid(y: np.ndarray, scale: float, zero: int) -> np.ndarray:
     """`y` rounded as onnxruntime's QuantizeLinear (int8) then DequantizeLinear do."""
-    from minun_mlir.numerics import affine
+    from minun_mlir.formats.zero_skew import arith as affine
 
     return affine.dequantize(affine.ort_quantize(y, scale, zero, 8), scale, zero)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minun_mlir.numerics import affine
+from minun_mlir.formats.zero_skew import arith as affine
 
 
 def conv_float(x: np.ndarray, w: np.ndarray, b: np.ndarray, pad: int) -> np.ndarray:

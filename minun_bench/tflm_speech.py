@@ -167,7 +167,7 @@ def cmsis_program(work: Path, inputs: np.ndarray) -> list[Path]:
     import tflite
 
     from minun_bench.cmsis import CMSIS, SOURCES, _arr
-    from minun_mlir.numerics.affine import quantize_multiplier
+    from minun_mlir.formats.zero_skew.arith import quantize_multiplier
 
     m = tflite.Model.GetRootAsModel(MODEL.read_bytes(), 0)
     g = m.Subgraphs(0)

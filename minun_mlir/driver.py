@@ -22,6 +22,7 @@ from xdsl.passes import ModulePass
 
 from minun_mlir.data import Dataset, accuracy, disagreement, load_dataset, predictions
 from minun_mlir.diagnostics import MinunError, error, stage, warn
+from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.modules import (
     class_labels,
     decision_threshold,
@@ -30,7 +31,6 @@ from minun_mlir.modules import (
     mark_regression,
 )
 from minun_mlir.native import evaluate_outputs, float_outputs, use_native
-from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import model_inputs
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, overflow_report

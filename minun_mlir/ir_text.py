@@ -137,7 +137,7 @@ def check_dominance(module: ModuleOp) -> None:
 def check_model_modes(module: ModuleOp) -> None:
     """The model-wide `num.rounding` / `num.overflow` attributes (on the L2 function) name
     modes that exist: the lowering and the evaluator read them as they are."""
-    from minun_mlir.numerics import fixed as fx
+    from minun_mlir.formats.fixed import arith as fx
 
     for op in module.walk():
         for key, modes in (("num.rounding", fx.ROUNDING_MODES),

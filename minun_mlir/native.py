@@ -577,7 +577,7 @@ void minun_profile_batch(const float *x, int32_t n, float *out)
 def _probe_float_program(l1: ModuleOp) -> tuple[ModuleOp, list[SSAValue]]:
     """The float32 L2 program of `l1`, each profiled value's op marked with `minun.probe`
     (result index, id); returns it and the L1 values in id order."""
-    from minun_mlir.numerics.float32_repr import Float32Converter
+    from minun_mlir.formats.float32.representation import Float32Converter
     from minun_mlir.numerics.repr import QuantizeConfig
 
     converter = Float32Converter(QuantizeConfig(), None)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 from dataclasses import MISSING, dataclass, field, fields
 
+from minun_mlir.formats.fixed.arith import DEFAULT_ROUNDING, Rounding
 from minun_mlir.native import EVALUATORS
 from minun_mlir.numerics import formats
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING, Rounding
 from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION, QuantizeConfig
 
 

@@ -40,7 +40,7 @@ from xdsl.pattern_rewriter import (
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun
-from minun_mlir.numerics.zero_skew_repr import (
+from minun_mlir.formats.zero_skew.representation import (
     MEAN_DIVISOR,
     ORT_AVGPOOL,
     QUANTIZATION,

@@ -31,10 +31,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import error, warn
 from minun_mlir.dialects import num
+from minun_mlir.formats.fixed import arith as fx
+from minun_mlir.formats.int4 import weights as int4_weights
 from minun_mlir.limits import check_work
 from minun_mlir.modules import replace_module_body, require_level
-from minun_mlir.numerics import fixed as fx
-from minun_mlir.numerics import formats, int4_weights
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig
 from minun_mlir.passes.lower_composite_ops import is_composite

@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from minun_mlir.diagnostics import error
-from minun_mlir.numerics import fixed as fx
+from minun_mlir.formats.fixed import arith as fx
 
 INDEX = IndexType()
 NSW = arith.IntegerOverflowAttr([arith.IntegerOverflowFlag.NSW])

@@ -15,6 +15,7 @@ from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import num
 from minun_mlir.dialects.num import FixedType
+from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.lowering.loops.builder import Gen
 from minun_mlir.lowering.loops.values import (
     CHEAP,
@@ -30,7 +31,6 @@ from minun_mlir.lowering.loops.values import (
     shape_of,
     storage,
 )
-from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

@@ -15,10 +15,10 @@ from xdsl.dialects.builtin import IntegerType, f32
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import num
+from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.lowering.loops.builder import INDEX, NSW, Buffer, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.values import Buf, Val, element_of, is_float, shape_of, storage
-from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering
@@ -224,7 +224,7 @@ def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
     """Per row of the last axis: the max; the sum of exp(x - max) (fixed point: Shiftry's
     table, as softmax; float32: expf) and its log (minun_lnsum at scale 16, or logf);
     then each (x - max) - log at the result's scale (fixed: rounded once, saturated)."""
-    from minun_mlir.numerics.fixed_repr import log_softmax_scales
+    from minun_mlir.formats.fixed.representation import log_softmax_scales
 
     g = lw.g
     x, out, whole = last_axis_op(lw, op)

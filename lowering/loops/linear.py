@@ -18,6 +18,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType, FixedType
+from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.lowering.loops import skeleton
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, row_major
 from minun_mlir.lowering.loops.skeleton import (  # noqa: F401 (the families' imports)
@@ -37,7 +38,6 @@ from minun_mlir.lowering.loops.values import (
     shape_of,
     storage,
 )
-from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import Attribute, SSAValue
 
 from minun_mlir.dialects import minun, num
+from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.lowering.loops.builder import Gen, Lin
 from minun_mlir.lowering.loops.values import (
     CHEAP,
@@ -41,7 +42,6 @@ from minun_mlir.lowering.loops.values import (
     storage,
     windows,
 )
-from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

@@ -13,9 +13,9 @@ from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
+from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.lowering.loops.builder import Lin
 from minun_mlir.lowering.loops.values import Buf, Const, Val, element_of, shape_of, storage
-from minun_mlir.numerics import fixed as fx
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

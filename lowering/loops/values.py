@@ -31,7 +31,7 @@ def storage(el: Attribute) -> Attribute:
         return IntegerType(el.storage_width)
     if isinstance(el, (FixedType, AffineType)):
         return IntegerType(el.width)
-    if isinstance(el, BFloat16Type):  # an order-preserving key (numerics/bfloat16_repr.py)
+    if isinstance(el, BFloat16Type):  # an order-preserving key (formats/bfloat16/representation.py)
         return IntegerType(16)
     if isinstance(el, Float32Type):
         return f32

@@ -12,12 +12,12 @@ from __future__ import annotations
 from xdsl.ir import Attribute
 
 from minun_mlir.diagnostics import error
-from minun_mlir.numerics.bfloat16_repr import BFloat16Representation
-from minun_mlir.numerics.fixed_repr import FixedRepresentation
-from minun_mlir.numerics.float32_repr import Float32Representation
-from minun_mlir.numerics.posit_repr import PositRepresentation
+from minun_mlir.formats.bfloat16.representation import BFloat16Representation
+from minun_mlir.formats.fixed.representation import FixedRepresentation
+from minun_mlir.formats.float32.representation import Float32Representation
+from minun_mlir.formats.posit.representation import PositRepresentation
+from minun_mlir.formats.zero_skew.representation import ZeroSkewRepresentation
 from minun_mlir.numerics.repr import Representation
-from minun_mlir.numerics.zero_skew_repr import ZeroSkewRepresentation
 
 REGISTRY: dict[str, Representation] = {rep.name: rep for rep in (
     FixedRepresentation(),

@@ -19,8 +19,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 
 from minun_mlir.diagnostics import MinunError
+from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.modules import main_function
-from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import EvalResult, evaluate, l1_lookup
 from minun_mlir.numerics.input_scales import normalize

@@ -17,8 +17,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 
-from minun_mlir.numerics import fixed as fx
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING
+from minun_mlir.formats.fixed import arith as fx
+from minun_mlir.formats.fixed.arith import DEFAULT_ROUNDING
 from minun_mlir.numerics.float_eval import Profile
 
 # the representation a compile uses when none is named (and an assignment that names none)
@@ -61,7 +61,7 @@ class QuantizeConfig:
     # (docs/numerics.md, "Per-channel weight scales")
     per_channel: bool = False
     # fixed point and zero-skew: matmul and convolution weights as packed int4 codes with
-    # a scale per output channel (numerics/int4_weights.py); None: the format's width
+    # a scale per output channel (formats/int4/weights.py); None: the format's width
     weight_bits: int | None = None
     # zero-skew: move each bias by the mean error the quantized program makes there on
     # the calibration data, then quantize again (numerics/bias_correction.py)

@@ -39,12 +39,12 @@ from xdsl.ir import SSAValue
 
 from minun_mlir.diagnostics import warn
 from minun_mlir.dialects import minun, num
+from minun_mlir.formats.zero_skew import arith as af
+from minun_mlir.formats.zero_skew.representation import QUANTIZATION
 from minun_mlir.modules import main_function
-from minun_mlir.numerics import affine as af
 from minun_mlir.numerics import float_eval, formats
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.l2_eval import encode_input, l2_lookup
-from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 METHODS = ("nearest", "gptq")
 # of the mean of H's diagonal (GPTQ uses 0.01), chosen per layer by choose_damping

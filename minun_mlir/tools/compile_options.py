@@ -14,8 +14,9 @@ from pathlib import Path
 
 from minun_mlir.diagnostics import error
 from minun_mlir.driver import MEMORY_MAP
+from minun_mlir.formats.int4 import weights as int4_weights
 from minun_mlir.lowering.c_printer import FILES, RUNTIME_SOURCES
-from minun_mlir.numerics import formats, int4_weights
+from minun_mlir.numerics import formats
 from minun_mlir.numerics.repr import DEFAULT_REPRESENTATION
 from minun_mlir.outputs import check_file, check_folder
 from minun_mlir.profile import PNG_FILE

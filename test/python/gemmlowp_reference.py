@@ -1,5 +1,5 @@
 """gemmlowp's requantization primitives on Python integers (unbounded, so no int32/int64
-step of the code under test can hide an overflow): the oracle for numerics/affine.py and
+step of the code under test can hide an overflow): the oracle for formats/zero_skew/arith.py and
 for the C of minun_zs_mbqm on every target. Written from gemmlowp's fixedpoint.h and
 TFLite's MultiplyByQuantizedMultiplier, line by line."""
 

@@ -1,7 +1,8 @@
 """The architecture's structural rules, checked on the source (docs/architecture.md):
 
-- a number format is asked, never named: outside a format's own modules no code compares
-  a value with a format's name ("fixed", "posit", ...); it asks the format's
+- a number format is asked, never named: outside a format's own package
+  (minun_mlir/formats/<name>/) no code compares a value with a format's name ("fixed",
+  "posit", ...), and a format's package names no other format; code asks the format's
   `Representation` (numerics/formats.py) for its options, bitwidths, searches or label;
 - no import circle among the project's modules, counting imports inside functions (a
   lazy import that closes a circle only hides it); imports under `if TYPE_CHECKING:`
@@ -20,14 +21,19 @@ ROOT = Path(__file__).resolve().parents[2]
 # source folder -> the package it installs as (pyproject.toml's package-dir)
 PACKAGES = {"minun_mlir": "minun_mlir", "dialects": "minun_mlir.dialects",
             "passes": "minun_mlir.passes", "lowering": "minun_mlir.lowering"}
-# the modules that belong to one format (they may name it), and the fuzzers, whose job
-# is to write every format's options as a user would
-FORMAT_MODULES = {
-    "minun_mlir.numerics.fixed_repr", "minun_mlir.numerics.fixed",
-    "minun_mlir.numerics.float32_repr", "minun_mlir.numerics.bfloat16_repr",
-    "minun_mlir.numerics.posit_repr", "minun_mlir.numerics.posit",
-    "minun_mlir.numerics.zero_skew_repr", "minun_mlir.numerics.affine",
-}
+# one package per number format (minun_mlir/formats/<package>/): its modules may name
+# their own format and no other; the fuzzers, whose job is to write every format's
+# options as a user would, may name any
+FORMATS_PACKAGE = "minun_mlir.formats"
+
+
+def own_format(module: str) -> str | None:
+    """The format a module of `minun_mlir.formats.<package>` belongs to (its package's
+    name, with '-' for '_': zero_skew -> zero-skew), else None."""
+    parts = module.split(".")
+    if module.startswith(FORMATS_PACKAGE + ".") and len(parts) > 2:
+        return parts[2].replace("_", "-")
+    return None
 
 
 def modules() -> dict[str, Path]:
@@ -70,12 +76,28 @@ def test_no_code_compares_a_format_name_outside_the_format():
     assert {"fixed", "posit", "zero-skew", "bfloat16", "float32"} <= names
     offenders = []
     for module, path in modules().items():
-        if module in FORMAT_MODULES or module.startswith("minun_mlir.fuzz"):
+        if module.startswith("minun_mlir.fuzz"):
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            for name in _names_compared(node, names):
+            for name in _names_compared(node, names - {own_format(module)}):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: '{name}'")
     assert not offenders, "\n".join(offenders)
+
+
+def test_every_format_is_one_package():
+    """Each registered format's Representation is defined in its own package, whose
+    name is the format's, and nothing but formats lives in minun_mlir/formats/."""
+    from minun_mlir.numerics import formats
+
+    for name, rep in formats.REGISTRY.items():
+        assert type(rep).__module__ == f"{FORMATS_PACKAGE}.{name.replace('-', '_')}." \
+            "representation", (name, type(rep).__module__)
+    packages = {p.name for p in (ROOT / "minun_mlir" / "formats").iterdir()
+                if (p / "__init__.py").is_file()}
+    weight_formats = {"int4"}  # a storage format of other formats' weights, no element type
+    assert packages == {n.replace("-", "_") for n in formats.names()} | weight_formats
+    assert own_format("minun_mlir.formats.zero_skew.loops") == "zero-skew"
+    assert own_format("minun_mlir.numerics.convert") is None
 
 
 def test_the_checker_sees_a_comparison():
@@ -223,3 +245,21 @@ def test_the_state_checker_sees_a_global():
     tree = ast.parse("A: dict[str, int] = {}\nB = []\nC = (1, 2)\nD = {'k': 1}\n"
                      "E = defaultdict(list)\nF = set()\nG = [1]\n")
     assert _mutable_globals(tree) == ["A", "B", "E", "F"]
+
+
+def test_pyproject_installs_every_package():
+    """A regular (non-editable) install gets every package: pyproject.toml lists them
+    one by one, so a new folder left out would import from a checkout and not from a
+    wheel (the TFLite frontend once was)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = set()
+    for folder, package in PACKAGES.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            if folder == "minun_mlir" and parts and parts[0] in PACKAGES:
+                continue
+            found.add(".".join([package, *parts]))
+    assert found == listed, (sorted(found - listed), sorted(listed - found))

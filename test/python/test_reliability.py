@@ -333,8 +333,8 @@ def test_a_stage_given_the_wrong_level_names_it(tmp_path, level, stage, holds):
 # -- overflow accounting ----------------------------------------------------------------
 
 def test_evaluator_counts_wrapped_values_per_tensor():
+    from minun_mlir.formats.fixed import arith as fx
     from minun_mlir.ir_text import parse_ir
-    from minun_mlir.numerics import fixed as fx
     from minun_mlir.numerics.l2_eval import evaluate_l2, overflow_report
 
     l2 = parse_ir("""func.func @main() -> tensor<4x!num.fixed<8, 6>> attributes {num.rounding = "trunc", num.overflow = "wrap"} {

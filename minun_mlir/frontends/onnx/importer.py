@@ -49,9 +49,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from minun_mlir.diagnostics import MinunError, warn
 from minun_mlir.dialects import minun
+from minun_mlir.formats.zero_skew.representation import QUANTIZATION
 from minun_mlir.limits import params_size_problem, tensor_size_problem
 from minun_mlir.modules import mark_regression
-from minun_mlir.numerics.zero_skew_repr import QUANTIZATION
 
 from .fuse import FUSED_DOMAIN
 

@@ -7,7 +7,7 @@ its quantization is recorded on the L1 op that computes it as an attribute
 `quantization = array<f64: scale, zero_point>` (on `minun.input` for the graph's input, on
 `minun.param` for a dequantized initializer). `quantize{repr=zero-skew bits=8}` then gives
 exactly those values the type `!num.affine<8, scale, zero_point>` (numerics/
-zero_skew_repr.py) instead of choosing them from a profile; other representations ignore
+formats/zero_skew/representation.py) instead of choosing them from a profile; other representations ignore
 the attribute and see the float model. So:
 
 - `QuantizeLinear(y, s, zp)` records (s, zp) on y's op and passes y on; the graph's float
@@ -29,7 +29,7 @@ of an int8 weight with a scale per index of its `axis` and zero points 0 (or of 
 bias), and QLinearConv / QLinearMatMul with a 1-D w_scale / b_scale (output channels:
 the filter's axis 0, B's columns). The weight's minun.param records
 `quantization = array<f64: s_0, ..., s_(C-1), 0>`; quantize{repr=zero-skew} gives it a
-scale per output channel in that order (zero_skew_repr.py; per-channel whatever its
+scale per output channel in that order (formats/zero_skew/representation.py; per-channel whatever its
 `per-channel` option) and checks that the values are integers of those scales along the
 op's output channels. Otherwise per-tensor scales and int8 (or int32 bias) zero points
 only: per-axis scales of run-time tensors are refused with the node's name. uint8
@@ -54,7 +54,7 @@ from xdsl.ir import Operation
 
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.dialects import minun
-from minun_mlir.numerics.zero_skew_repr import QUANTIZATION, SATURATE
+from minun_mlir.formats.zero_skew.representation import QUANTIZATION, SATURATE
 
 from .importer import INT8_INPUT, Importer, Node, Value, node_label
 

@@ -1,6 +1,6 @@
 // The avr profile: weights in program memory (PROGMEM) read with pgm_read_word; the runtime
 // header (lowering/c_runtime.py, `file=runtime`) holds the helpers and tables
-// (generated from numerics/fixed.py), only as needed.
+// (generated from formats/fixed/arith.py), only as needed.
 // RUN: minun-opt %S/Inputs/small.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{profile=avr file=source}' | filecheck %s
 // RUN: minun-opt %S/Inputs/small.mlir -p lower-to-loops,memory-plan,lower-to-emitc -t 'c{profile=avr file=runtime}' | filecheck %s --check-prefix=RT
 

@@ -1,4 +1,4 @@
-// packed_bits (4-bit weights, numerics/int4_weights.py) is verified: 4 only, on a
+// packed_bits (4-bit weights, formats/int4/weights.py) is verified: 4 only, on a
 // per-channel 8-bit weight, every code in [-8, 7].
 // RUN: minun-opt %s --split-input-file --verify-diagnostics | filecheck %s
 

@@ -264,7 +264,7 @@ CONFIGS: dict[str, dict[str, object]] = {
     "zero-skew8": {"repr": "zero-skew", "bits": 8},
     # TFLite's per-channel weights: a scale and a requantization multiplier per channel
     "zero-skew8-pc": {"repr": "zero-skew", "bits": 8, "per_channel": True},
-    # packed 4-bit weights (numerics/int4_weights.py)
+    # packed 4-bit weights (formats/int4/weights.py)
     "fixed8-w4": dict(bits=8, weight_bits=4),
     "fixed16-w4": dict(bits=16, weight_bits=4),
     "mixed16-8-w4": dict(bits=16, param_bits=8, weight_bits=4),

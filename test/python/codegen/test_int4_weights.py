@@ -1,4 +1,4 @@
-"""Packed 4-bit weights (`quantize{weight_bits=4}`, numerics/int4_weights.py): the packing
+"""Packed 4-bit weights (`quantize{weight_bits=4}`, formats/int4/weights.py): the packing
 against its definition in plain Python (every code, both nibbles), the L2 codes (int4,
 symmetric, per output channel, every matmul and convolution weight of the suite packed),
 the generated C against the evaluator on x86 (every suite model, fixed8 / fixed16 /
@@ -20,7 +20,7 @@ from test_crosscheck import check_x86
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.dialects import num
-from minun_mlir.numerics import int4_weights as int4
+from minun_mlir.formats.int4 import weights as int4
 from minun_mlir.targets import run_model
 
 CONFIGS = ("fixed8-w4", "fixed16-w4", "mixed16-8-w4", "zero-skew8-w4")

@@ -14,8 +14,8 @@ import pytest
 from codegen_support import build_host, expected, run_host
 
 from minun_mlir.codegen import emit_c
+from minun_mlir.formats.fixed.arith import SeeDotExp
 from minun_mlir.ir_text import parse_ir
-from minun_mlir.numerics.fixed import SeeDotExp
 
 
 def fx(bits: int, scale: int) -> str:

@@ -94,7 +94,7 @@ def test_shifts_match_numpy_integer_math():
     """The evaluator's kernel of a per-channel matmul (the sine model's first layer, 16
     channels) against the contract computed with numpy on every input integer in
     [-40, 40): the exact sum of each channel shifted right by its shift, per rounding."""
-    from minun_mlir.numerics.fixed_repr import _KERNELS
+    from minun_mlir.formats.fixed.representation import _KERNELS
 
     for config, rounding in (("fixed8-pc", "trunc"), ("fixed8-pc-nearest", "nearest"),
                              ("fixed8-pc-floor-sat", "floor")):

@@ -12,9 +12,9 @@ from codegen_support import build_host, expected, run_host
 from minun_mlir.codegen import emit_c
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.dialects import num
+from minun_mlir.formats.posit import arith as P
 from minun_mlir.frontends.seedot import compile_with_weights
 from minun_mlir.frontends.seedot.weights import Weights
-from minun_mlir.numerics import posit as P
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
 from minun_mlir.pipeline import lower_to_l2
 
@@ -69,7 +69,7 @@ def test_minun_table_1_through_the_pipeline(bits, tmp_path):
 @pytest.mark.parametrize("n", [16, 12])
 def test_float_wrapper_encodes_and_decodes_like_the_evaluator(n, tmp_path):
     """minun_predict_float on inputs at every magnitude, ties and special values: the
-    C's float -> posit<n, 2> equals numerics/posit.py's encode, the scores its decode
+    C's float -> posit<n, 2> equals formats/posit/arith.py's encode, the scores its decode
     (posit<12, 2>: patterns sign-extended in int16_t)."""
     l1 = compile_with_weights("let X = (8, 1) in [-1.0, 1.0] in\nX", "id.sd", Weights({}))
     l2 = lower_to_l2(l1, repr="posit", bits=n, es=2)

@@ -1,4 +1,4 @@
-"""One rounding default, stated once (numerics/fixed.py: DEFAULT_ROUNDING, read through
+"""One rounding default, stated once (formats/fixed/arith.py: DEFAULT_ROUNDING, read through
 `rounding_in`): the evaluator read a function without `num.rounding` as `nearest`, the
 loop lowering and the C printer as `trunc`, so such a module's minun_predict_float
 encoded its inputs differently from the evaluator."""
@@ -11,8 +11,8 @@ from codegen_support import test_set as data_of
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.driver import Options
+from minun_mlir.formats.fixed.arith import DEFAULT_ROUNDING, Rounding, rounding_in
 from minun_mlir.modules import main_function
-from minun_mlir.numerics.fixed import DEFAULT_ROUNDING, Rounding, rounding_in
 from minun_mlir.numerics.repr import QuantizeConfig
 from minun_mlir.passes.quantize import Quantize
 from minun_mlir.tools.minun_compile import build_parser

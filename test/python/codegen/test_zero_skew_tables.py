@@ -1,5 +1,5 @@
-"""Zero-skew requantizations as tables (lowering/loops/affine_tables.py): the thresholds
-and the guess the C corrects give the evaluator's integers (numerics/affine.py,
+"""Zero-skew requantizations as tables (minun_mlir/formats/zero_skew/tables.py): the thresholds
+and the guess the C corrects give the evaluator's integers (formats/zero_skew/arith.py,
 requantize, itself checked against gemmlowp's definition in test_zero_skew.py) at every
 threshold and its neighbours, at the int32 extremes and on random accumulators; and a
 program whose requantizations qualify computes the evaluator's integers on x86, the Uno
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minun_mlir.lowering.loops import affine_tables as tables
-from minun_mlir.numerics import affine as af
+from minun_mlir.formats.zero_skew import arith as af
+from minun_mlir.formats.zero_skew import tables as tables
 
 RNG = np.random.default_rng(2031)
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1

@@ -78,7 +78,7 @@ def test_float_wrapper_quantizes_like_the_evaluator(model, tmp_path):
     """minun_predict_float(x) = the evaluator on reals: round(x / s) + zp (ties away from
     zero, saturated) in, scores dequantized as s (q - zp) out; also on inputs beyond the
     profiled range (saturation) and half way between two steps."""
-    from minun_mlir.numerics.zero_skew_repr import el_of
+    from minun_mlir.formats.zero_skew.representation import el_of
 
     l2, test = quantized(f"suite/{model}", CONFIG)
     emit_c(l2, "x86", tmp_path)
@@ -121,10 +121,10 @@ def test_other_ops_follow_the_float_program_and_the_c_equals_the_evaluator(tmp_p
     """clip, leaky relu (max with alpha x), relu6, neg, min, exp and tanh tables, product,
     sub, concat (operands of different types brought to one): the evaluator within a few
     steps of the float program on inputs in the profiled range, and the x86 C equal to it."""
+    from minun_mlir.formats.zero_skew.representation import el_of
     from minun_mlir.ir_text import parse_ir
     from minun_mlir.numerics.float_eval import evaluate
     from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
-    from minun_mlir.numerics.zero_skew_repr import el_of
     from minun_mlir.pipeline import lower_to_l2
 
     l1 = parse_ir(OTHER_OPS)

@@ -1,6 +1,6 @@
 """An independent exact reference for posit<n, es>, written from the definition with
 Python integers and fractions.Fraction (bit strings, no numpy, nothing shared with
-minun_mlir.numerics.posit): decode a pattern to its exact value, and round an exact real
+minun_mlir.formats.posit.arith): decode a pattern to its exact value, and round an exact real
 to a pattern (round to nearest even on the unbounded pattern; never to 0 or NaR)."""
 
 from __future__ import annotations

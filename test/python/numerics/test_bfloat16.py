@@ -1,4 +1,4 @@
-"""The bfloat16 representation's kernels (numerics/bfloat16_repr.py) against ml_dtypes:
+"""The bfloat16 representation's kernels (formats/bfloat16/representation.py) against ml_dtypes:
 rounding float32 to bfloat16 (nearest, ties to even; NaN, infinities, subnormals), the
 order-preserving storage keys, the per-operation roundings and the float32 dot products;
 exp, sigmoid, tanh, log and sqrt correctly rounded, in the evaluator and the C;
@@ -14,8 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from minun_mlir.formats.bfloat16 import representation as B
 from minun_mlir.lowering.c_runtime import PROFILES, runtime_header
-from minun_mlir.numerics import bfloat16_repr as B
 
 BF16_FUNCTIONS = ("exp", "sigmoid", "tanh", "log", "sqrt")
 

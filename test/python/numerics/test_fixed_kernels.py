@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minun_mlir.numerics import fixed as fx
+from minun_mlir.formats.fixed import arith as fx
 
 
 @given(st.integers(-(2**40), 2**40), st.integers(0, 20))

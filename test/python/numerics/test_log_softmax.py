@@ -17,8 +17,8 @@ import pytest
 from test_posit_rowops import FORMATS, inputs, representable, rounding_factor
 
 from minun_mlir import native
+from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.ir_text import parse_ir
-from minun_mlir.numerics import fixed as fx
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2, storage_inputs
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "onnx"))
@@ -137,12 +137,12 @@ def test_float32_log_softmax_is_close_to_numpy():
 @pytest.mark.parametrize(("s_in", "zp_in", "n"), [(0.05, -10, 9), (0.15, 3, 10),
                                                   (0.5, 127, 4), (0.01, -128, 40)])
 def test_zero_skew_log_softmax_within_half_a_step_and_c_equal(s_in, zp_in, n):
-    """Zero-skew (numerics/affine.py, log_softmax) against numpy's float64 log-softmax of
+    """Zero-skew (formats/zero_skew/arith.py, log_softmax) against numpy's float64 log-softmax of
     the int8 inputs' reals: the output's half step and MBQM's double rounding
     (2^-(right + 1) steps, right its final shift), the log's 2^-15, the product's 2^-17
     and the exp table's entries rounded at 2^-K (n of them, the sum >= 1); the output's
     scale covers [-(255 s_in + ln n), 0], so nothing saturates. The C equals it."""
-    from minun_mlir.numerics import affine as af
+    from minun_mlir.formats.zero_skew import arith as af
 
     s_out = (255 * s_in + math.log(n)) / 255
     el, out = f"!num.affine<8, {s_in}, {zp_in}>", f"!num.affine<8, {s_out}, 127>"

@@ -1,4 +1,4 @@
-"""onnxruntime's requantization emulated with integers (numerics/affine.py: ort_multiplier,
+"""onnxruntime's requantization emulated with integers (formats/zero_skew/arith.py: ort_multiplier,
 ort_mul; C minun_zs_ortq), against numpy's float32 arithmetic as the independent
 reference: `np.rint(np.float32(x) * np.float32(scale))` is what MLAS's
 MlasRequantizeOutput computes (cvtepi32_ps, mulps, cvtps_epi32 under round-to-nearest-even),
@@ -15,8 +15,8 @@ import subprocess
 import numpy as np
 import pytest
 
+from minun_mlir.formats.zero_skew import arith as af
 from minun_mlir.lowering.c_runtime import HELPERS, closure
-from minun_mlir.numerics import affine as af
 
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 

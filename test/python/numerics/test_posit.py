@@ -1,4 +1,4 @@
-"""The posit kernels (minun_mlir/numerics/posit.py) against independent references: the
+"""The posit kernels (minun_mlir/formats/posit/arith.py) against independent references: the
 `softposit` package (SoftPosit, PyPI) for the formats it implements (posit<8,0>,
 posit<16,1>, posit<32,2>, posit<x,2> for any x), and for every other format an exact
 reference written from the definition with Python integers and Fraction
@@ -22,7 +22,7 @@ from posit_reference import tanh as ref_tanh
 from posit_reference import values as ref_values
 from softposit_oracle import Oracle, covered
 
-from minun_mlir.numerics import posit as P
+from minun_mlir.formats.posit import arith as P
 
 OPS = ("add", "sub", "mul", "div")
 EXACT = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,

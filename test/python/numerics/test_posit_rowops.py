@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from minun_mlir import native
+from minun_mlir.formats.bfloat16 import representation as bfloat16_repr
+from minun_mlir.formats.posit import arith as P
 from minun_mlir.ir_text import parse_ir
-from minun_mlir.numerics import bfloat16_repr
-from minun_mlir.numerics import posit as P
 from minun_mlir.numerics.l2_eval import decode_outputs, evaluate_l2
 
 FORMATS = {"posit16e1": "!num.posit<16, 1>", "posit16e2": "!num.posit<16, 2>",

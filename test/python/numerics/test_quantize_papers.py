@@ -105,7 +105,7 @@ def test_shiftry_pseudocode_2():
     out = evaluate_l2(q, x)
     assert int(out.outputs[0].ravel()[0]) == -20935
     assert decode_outputs(q, out.outputs)[0].ravel()[0] == pytest.approx(-5.11108398, abs=1e-8)
-    from minun_mlir.numerics import fixed as fx
+    from minun_mlir.formats.fixed import arith as fx
     assert fx.quantize(x, 16, 13, "trunc").ravel().tolist() == [19587, -29351]
     assert inp.result.type.element_type == num.FixedType(16, 13)
 

@@ -1,5 +1,5 @@
 """The C posit runtime (third_party/softposit/posit.c) computes the same bit patterns as
-the Python kernels (minun_mlir/numerics/posit.py, themselves checked against softposit and
+the Python kernels (minun_mlir/formats/posit/arith.py, themselves checked against softposit and
 exact arithmetic in test_posit.py): built for the host with a batch driver and fed the same
 operand arrays. And it builds cleanly, without floating point, for the Uno (avr-gcc) and
 Cortex-M (arm-none-eabi-gcc)."""
@@ -16,7 +16,7 @@ import pytest
 from posit_c import RUNTIME, STRICT, PositC
 from softposit_oracle import Oracle
 
-from minun_mlir.numerics import posit as P
+from minun_mlir.formats.posit import arith as P
 
 CROSS = {
     "host": ["cc", "-O2"],

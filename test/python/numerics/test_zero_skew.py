@@ -1,4 +1,4 @@
-"""The zero-skew int8 representation (numerics/affine.py, numerics/zero_skew_repr.py)
+"""The zero-skew int8 representation (formats/zero_skew/arith.py, formats/zero_skew/representation.py)
 against independent references:
 
 - gemmlowp's primitives against Python integers (unbounded, so the int32/int64 steps of
@@ -33,8 +33,8 @@ from gemmlowp_reference import srdhm as ref_srdhm
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from minun_mlir.dialects.num import AffineType, _float_text
+from minun_mlir.formats.zero_skew import arith as af
 from minun_mlir.ir_text import parse_ir
-from minun_mlir.numerics import affine as af
 from minun_mlir.numerics.l2_eval import evaluate_l2
 
 ROOT = Path(__file__).resolve().parents[3]

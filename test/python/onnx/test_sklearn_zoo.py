@@ -266,7 +266,7 @@ def test_c_equals_the_evaluator_on_x86(name, config, tmp_path):
         return
     if config == "float32" and name == "gb_iris":
         # its softmax calls libm's expf, which may differ from numpy's exp in the last
-        # place (numerics/float32_repr.py); the trees alone are exact in float32 too
+        # place (formats/float32/representation.py); the trees alone are exact in float32 too
         np.testing.assert_allclose(r.outputs.reshape(stored.shape), stored, rtol=1e-6)
     else:
         np.testing.assert_array_equal(r.outputs.reshape(stored.shape), stored)

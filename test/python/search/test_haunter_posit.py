@@ -60,7 +60,7 @@ def example():
 def round_posit(v: Fraction, n: int) -> Fraction:
     """The posit<n, 2> nearest v (ties to even), by exhaustive search over the finite
     values of the format: an independent model of the rounding, fine for n <= 16."""
-    from minun_mlir.numerics import posit as P
+    from minun_mlir.formats.posit import arith as P
 
     pats = np.arange(1 << n, dtype=np.int64)
     pats = pats[pats != 1 << (n - 1)]

@@ -439,8 +439,8 @@ BF16_FUNCTIONS = ("exp", "sigmoid", "tanh", "log", "sqrt")
 def _bf16_functions_on_the_board(tmp_path, stride: int, target: str = "avr") -> None:
     """minun_bf16_{exp,sigmoid,tanh,log,sqrt} on a simulated board, every `stride`-th key:
     per block of 256 keys a hash of each function's results, against the hash of the
-    evaluator's tables (numerics/bfloat16_repr.py)."""
-    from minun_mlir.numerics import bfloat16_repr as B
+    evaluator's tables (formats/bfloat16/representation.py)."""
+    from minun_mlir.formats.bfloat16 import representation as B
 
     profile = PROFILES["avr" if target == "avr" else "cortex-m"]
     (tmp_path / "minun_runtime.h").write_text(runtime_header(profile, [

@@ -265,7 +265,7 @@ def log_softmax(q: np.ndarray, s_in: float, s_out: float, zp_out: int) -> np.nda
     at 2^K, so the sum is at least 2^K), L = ln(sum / 2^K) at 2^16 (fixed.ln_sum, within
     2^-15), a = (d c + 2^15) >> 16 (s_in d at 2^16); y = clamp(zp_out - MBQM(min(a + L,
     2^31 - 1), M, k)): -(s_in d + L) = log_softmax at the output's scale, rounded once."""
-    from minun_mlir.numerics import fixed as fx
+    from minun_mlir.formats.fixed import arith as fx
 
     q = np.asarray(q, dtype=np.int64)
     n = q.shape[-1]

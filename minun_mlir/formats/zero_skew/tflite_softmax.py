@@ -8,7 +8,7 @@ exp_on_negative_values in Q0.31 (`exp_table`, a function of d only: a table of 2
 where TFLite skips d past its input radius); sum = the sum of those exps rounded to Q12.19;
 GetReciprocal(sum) = gemmlowp's one_over_one_plus_x_for_x_in_0_1 Newton-Raphson on the
 sum's normalised mantissa; each output = RoundingDivideByPOT(SRDHM(exp, reciprocal),
-bits_over_unit + 23) - 128, clamped. The C (lowering/loops/affine_ops.py, the runtime's
+bits_over_unit + 23) - 128, clamped. The C (minun_mlir/formats/zero_skew/loops.py, the runtime's
 minun_zs_tflsm) computes the same steps; rows are at most MAX_ROW long, so the shift stays
 below 32.
 """
@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .affine import INT32_MAX, INT32_MIN, quantize_multiplier, rdbpot, srdhm
+from .arith import INT32_MAX, INT32_MIN, quantize_multiplier, rdbpot, srdhm
 
 SCALED_DIFF_BITS = 5  # kScaledDiffIntegerBits
 ACCUM_BITS = 12  # kAccumulationIntegerBits

@@ -19,7 +19,7 @@ one zero: a result (or an encoded real) of -0 is stored as +0, so that those int
 comparisons follow IEEE's -0 == +0 (with -0's key -1 just below +0, an argmax over a
 product with an exact zero depended on whether the C added it to +0). Negation is `~key`
 but for 0. The C converts keys to floats and back in
-minun_runtime.h (`minun_bf16_*`, lowering/loops/bf16_ops.py).
+minun_runtime.h (`minun_bf16_*`, minun_mlir/formats/bfloat16/loops.py).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from xdsl.dialects.builtin import BFloat16Type, ModuleOp, StringAttr, bf16
 from xdsl.ir import Attribute, Operation
 
 from minun_mlir.dialects import minun, num
+from minun_mlir.formats.float32.representation import Float32Converter
 from minun_mlir.numerics import float_eval
-from minun_mlir.numerics.float32_repr import Float32Converter
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
@@ -175,7 +175,7 @@ def _matmul(op, a, b):
 
 
 def _sparse_matmul(op, a, x):
-    from minun_mlir.numerics.posit_repr import compressed
+    from minun_mlir.formats.posit.representation import compressed
 
     _, rows, cols = compressed(a[0])  # the nonzero keys, column by column
     fa, fx = to_f32(a[0]), to_f32(x)

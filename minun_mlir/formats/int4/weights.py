@@ -9,7 +9,7 @@ the activations keep their format (fixed8/fixed16, zero-skew int8). Why so littl
   in [-8, 7], marked `packed_bits = 4` (num.param verifies the range and the users). The
   arithmetic is the format's, so both evaluators compute the same integers unchanged.
 - L3: lower-to-loops stores the marked constants two codes per byte and reads them back
-  with explicit arith ops (lowering/loops/packed.py), so neither the C printer nor the
+  with explicit arith ops (minun_mlir/formats/int4/packed.py), so neither the C printer nor the
   target kernels know of it.
 
 Byte layout: code 2k in the low nibble of byte k, code 2k+1 in the high nibble; the C
@@ -24,7 +24,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Operation
 
-from minun_mlir.numerics import fixed as fx
+from minun_mlir.formats.fixed import arith as fx
 
 CODE_BITS = 4
 LO, HI = -(1 << (CODE_BITS - 1)), (1 << (CODE_BITS - 1)) - 1

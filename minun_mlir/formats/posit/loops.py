@@ -36,13 +36,13 @@ from xdsl.ir import Operation, SSAValue
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import PositType
+from minun_mlir.formats.posit import representation as posit_repr
 from minun_mlir.lowering.c_runtime import MAX_QUIRE_DEPTH
 from minun_mlir.lowering.loops import functions, linear, skeleton
 from minun_mlir.lowering.loops.builder import Gen, Lin
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.skeleton import Dot
 from minun_mlir.lowering.loops.values import Const, Val, element_of, shape_of, storage
-from minun_mlir.numerics import posit_repr
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

@@ -42,7 +42,7 @@ Ops (docs/numerics.md has the table):
   1.0 representable (TFLite's 1/256 stops at 255/256); in a TFLite model (the frontend
   marks its function `minun.requantize = "tflite"`) whose softmax output is (1/256,
   -128), TFLite's own kernel integer for integer (`num.softmax {tflite}`,
-  numerics/tflite_softmax.py);
+  formats/zero_skew/tflite_softmax.py);
 - a TFLite model's quantized average pooling and mean (lower-composite-ops marks them):
   num.avgpool (TFLite's kernel: the window's sum over its count, ties away from zero)
   and the sum requantized with the count folded into the multiplier (num.requantize
@@ -76,12 +76,13 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from minun_mlir.diagnostics import error, warn
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
+from minun_mlir.formats.int4 import weights as int4
+from minun_mlir.formats.zero_skew import arith as af
+from minun_mlir.formats.zero_skew import hoist as zs_hoist
+from minun_mlir.formats.zero_skew import lut_region as lut
+from minun_mlir.formats.zero_skew import tflite_softmax as tsm
 from minun_mlir.modules import main_function
-from minun_mlir.numerics import affine as af
-from minun_mlir.numerics import float_eval, zs_hoist
-from minun_mlir.numerics import int4_weights as int4
-from minun_mlir.numerics import lut_region as lut
-from minun_mlir.numerics import tflite_softmax as tsm
+from minun_mlir.numerics import float_eval
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
@@ -375,7 +376,7 @@ class ZeroSkewConverter(L2Converter):
         its node unconditional (both children the same, as in fixed point). Leaves and
         base in int32 at one scale (zero point 0) where the worst-case sum is 2^30: an
         int32 accumulator, read as it is by an argmax and requantized for anything else."""
-        from minun_mlir.numerics.fixed_repr import integer_thresholds, tree_sum_bound
+        from minun_mlir.formats.fixed.representation import integer_thresholds, tree_sum_bound
 
         tx = el_of(x)
         a = op.arrays()

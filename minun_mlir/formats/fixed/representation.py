@@ -36,9 +36,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import FixedType
-from minun_mlir.numerics import fixed as fx
+from minun_mlir.formats.fixed import arith as fx
+from minun_mlir.formats.int4 import weights as int4
 from minun_mlir.numerics import float_eval
-from minun_mlir.numerics import int4_weights as int4
 from minun_mlir.numerics.convert import L2Converter, shape_of
 from minun_mlir.numerics.float_eval import Profile, ValueStats, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation

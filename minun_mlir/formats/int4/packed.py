@@ -1,4 +1,4 @@
-"""Packed 4-bit weights at L3 (numerics/int4_weights.py): the constant globals of
+"""Packed 4-bit weights at L3 (formats/int4/weights.py): the constant globals of
 `packed_bits = 4` parameters hold two codes per byte, and every read of one becomes
 explicit arith ops, so the C printer and the target kernels need no case of their own.
 
@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 
 from minun_mlir.diagnostics import error
-from minun_mlir.numerics import int4_weights as int4
+from minun_mlir.formats.int4 import weights as int4
 
 I8 = IntegerType(8)
 

@@ -5,7 +5,7 @@ quantizes, with scalar constants only, are a function of that value's 256 intege
 region of one op (a Relu, an Add, a Sigmoid, a LeakyRelu) keeps the op, which zero-skew
 computes as onnxruntime does; two or more ops (the steps of a HardSwish, an Elu) would
 each be quantized.
-zero-skew (zero_skew_repr.py) computes them as num.lut with this table instead of
+zero-skew (formats/zero_skew/representation.py) computes them as num.lut with this table instead of
 quantizing each step: onnxruntime's integers, where the steps would round each."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun
-from minun_mlir.numerics import affine as af
+from minun_mlir.formats.zero_skew import arith as af
 
 ELEMENTWISE = (minun.ScalarMulOp, minun.AddOp, minun.SubOp, minun.HadamardOp, minun.DivOp,
                minun.MaxOp, minun.MinOp, minun.ClipOp, minun.ReluOp, minun.Relu6Op,

@@ -1,4 +1,4 @@
-"""The ops of the bfloat16 representation (`bf16` elements, numerics/bfloat16_repr.py):
+"""The ops of the bfloat16 representation (`bf16` elements, formats/bfloat16/representation.py):
 values are stored as 16-bit keys whose integer order is the values' order, so relu, max,
 min, maxpool, argmax, sgn and clipping are the integer handlers of the other families.
 Here, through the `minun_bf16_*` helpers of minun_runtime.h (lowering/c_runtime.py):
@@ -25,14 +25,14 @@ from xdsl.dialects.builtin import IntegerType, f32
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
+from minun_mlir.formats.bfloat16 import representation as bfloat16_repr
+from minun_mlir.formats.posit.loops import rows
 from minun_mlir.lowering.loops import linear, skeleton
 from minun_mlir.lowering.loops.builder import Gen
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.functions import row_max
-from minun_mlir.lowering.loops.posit_ops import rows
 from minun_mlir.lowering.loops.skeleton import Dot
 from minun_mlir.lowering.loops.values import Const, Val, element_of, shape_of
-from minun_mlir.numerics import bfloat16_repr
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

@@ -1,6 +1,6 @@
-"""Zero-skew requantizations run often, as constant tables (lowering/loops/affine_ops.py).
+"""Zero-skew requantizations run often, as constant tables (minun_mlir/formats/zero_skew/loops.py).
 
-A per-tensor TFLite requantization (`num.requantize`, numerics/affine.py) costs a 32x32-bit
+A per-tensor TFLite requantization (`num.requantize`, formats/zero_skew/arith.py) costs a 32x32-bit
 fixed-point multiply an element: on the 8-bit Uno about 200 cycles, which ProtoNN pays
 some 1,900 times an inference. Two exact replacements, both computed at compile time by
 the evaluator's own integers (affine.requantize), so the C computes the same integers:
@@ -29,10 +29,10 @@ from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
+from minun_mlir.formats.zero_skew import arith as af
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
 from minun_mlir.lowering.loops.elementwise import elementwise
 from minun_mlir.lowering.loops.values import Val, element_of, shape_of
-from minun_mlir.numerics import affine as af
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering

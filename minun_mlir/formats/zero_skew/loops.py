@@ -1,5 +1,5 @@
 """The ops of the zero-skew int8 representation (`!num.affine` elements,
-numerics/zero_skew_repr.py), which take precedence over the fixed-point handlers for
+formats/zero_skew/representation.py), which take precedence over the fixed-point handlers for
 affine values. Integer-only: every multiplier, shift, bias and table is computed in
 Python at compile time.
 
@@ -43,7 +43,9 @@ from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType
-from minun_mlir.lowering.loops import affine_tables as tables
+from minun_mlir.formats.zero_skew import arith as af
+from minun_mlir.formats.zero_skew import representation as zs
+from minun_mlir.formats.zero_skew import tables as tables
 from minun_mlir.lowering.loops import elementwise as ew
 from minun_mlir.lowering.loops import linear, skeleton
 from minun_mlir.lowering.loops.builder import INDEX, Gen, Lin, width
@@ -59,8 +61,6 @@ from minun_mlir.lowering.loops.values import (
     element_of,
     shape_of,
 )
-from minun_mlir.numerics import affine as af
-from minun_mlir.numerics import zero_skew_repr as zs
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering
@@ -132,7 +132,7 @@ def lower_channel_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
 def fold_constant(lw: Lowering, op: num.RequantizeOp) -> Val | None:
     """A per-tensor TFLite requantization of a constant (a parameter or a view of one:
     ProtoNN's B[i] in its loop over prototypes) as a constant global of its results,
-    computed by the evaluator's integers (numerics/affine.py, requantize), read through
+    computed by the evaluator's integers (formats/zero_skew/arith.py, requantize), read through
     the same view: no requantization left at run time. None for anything else."""
     src = lw.vals[op.input]
     if op.channels() is not None or num.in_ort_mode(op) or not isinstance(src, Buf) or \
@@ -263,7 +263,7 @@ def lower_table(lw: Lowering, op: Operation) -> Val:
 
 def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     """Per row: m = max q; sum of T[m - q] (int32); each y = (256 T[m - q] + sum / 2) / sum
-    - 128 in int64 (numerics/affine.py, softmax); T is a constant int32 table."""
+    - 128 in int64 (formats/zero_skew/arith.py, softmax); T is a constant int32 table."""
     from minun_mlir.lowering.loops.functions import last_axis_op, row_max
 
     g = lw.g
@@ -305,11 +305,11 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
 
 
 def _lower_tflite_softmax(lw: Lowering, op: num.SoftmaxOp, x, out, whole, n: int) -> Val:
-    """TFLite's kernel (numerics/tflite_softmax.py): per row, m = max q; sum of S[m - q];
+    """TFLite's kernel (formats/zero_skew/tflite_softmax.py): per row, m = max q; sum of S[m - q];
     each y = clamp(minun_zs_tflsm(T[m - q], sum) - 128); T (exp in Q0.31) and S (its
     Q12.19 rounding) are constant int32 tables."""
+    from minun_mlir.formats.zero_skew import tflite_softmax as tsm
     from minun_mlir.lowering.loops.functions import row_max
-    from minun_mlir.numerics import tflite_softmax as tsm
 
     g = lw.g
     s_in = _t(op.input).real_scale
@@ -344,7 +344,7 @@ def _lower_tflite_softmax(lw: Lowering, op: num.SoftmaxOp, x, out, whole, n: int
 def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
     """Per row: m = max q; sum of softmax's table T[m - q] (int32); L = minun_lnsum(sum, K)
     (ln at 2^16); each y = clamp(zp - minun_zs_mbqm(min(((m - q) c + 2^15) >> 16 + L,
-    2^31 - 1), M, k)) with the int64 product (numerics/affine.py, log_softmax)."""
+    2^31 - 1), M, k)) with the int64 product (formats/zero_skew/arith.py, log_softmax)."""
     from minun_mlir.lowering.loops.functions import last_axis_op, row_max
 
     g = lw.g
@@ -410,7 +410,7 @@ def lower_neg(lw: Lowering, op: Operation) -> Val:
 
 
 def lower_avgpool(lw: Lowering, op: num.AvgPoolOp) -> Val:
-    """TFLite's int8 average pool (numerics/zero_skew_repr.py, _avgpool): the window's sum
+    """TFLite's int8 average pool (formats/zero_skew/representation.py, _avgpool): the window's sum
     of stored values inside the input (int32), then (sum +- count / 2) / count with the
     count from a constant table per output position."""
     x = lw.vals[op.input]

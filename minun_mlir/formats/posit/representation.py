@@ -7,7 +7,7 @@ formats): every value, parameter and constant is a posit pattern, stored as an n
 two's complement integer (the order of those integers is the posit order, so relu, max,
 min, maxpool, argmax and sgn are the fixed-point integer comparisons and negation is
 integer negation). Every operation
-rounds its exact result once (numerics/posit.py): add, sub and mul per element; matmul and
+rounds its exact result once (formats/posit/arith.py): add, sub and mul per element; matmul and
 conv2d accumulate every product of a dot product exactly in a quire and round once;
 sparse matmul adds its rounded terms column by column (as its C loop does); exp, sigmoid
 and tanh are correctly rounded; softmax and normalise_l2 are posit programs of those
@@ -27,9 +27,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import PositType
+from minun_mlir.formats.float32.representation import Float32Converter
+from minun_mlir.formats.posit import arith as pz
 from minun_mlir.numerics import float_eval
-from minun_mlir.numerics import posit as pz
-from minun_mlir.numerics.float32_repr import Float32Converter
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
 

@@ -1,0 +1,1 @@
+"""Fixed point (SeeDot's and Shiftry's representation): `!num.fixed<bits, scale>`."""

@@ -1,0 +1,1 @@
+"""float32: the float program itself as an L2 representation (the baseline)."""

@@ -1,0 +1,1 @@
+"""Posits (MinUn): `!num.posit<n, es>`, arithmetic rounded once per operation."""

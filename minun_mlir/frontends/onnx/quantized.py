@@ -6,9 +6,9 @@ An int8 ONNX tensor is imported as the float tensor it stands for, `scale * (q -
 its quantization is recorded on the L1 op that computes it as an attribute
 `quantization = array<f64: scale, zero_point>` (on `minun.input` for the graph's input, on
 `minun.param` for a dequantized initializer). `quantize{repr=zero-skew bits=8}` then gives
-exactly those values the type `!num.affine<8, scale, zero_point>` (numerics/
-formats/zero_skew/representation.py) instead of choosing them from a profile; other representations ignore
-the attribute and see the float model. So:
+exactly those values the type `!num.affine<8, scale, zero_point>`
+(formats/zero_skew/representation.py) instead of choosing them from a profile; other
+representations ignore the attribute and see the float model. So:
 
 - `QuantizeLinear(y, s, zp)` records (s, zp) on y's op and passes y on; the graph's float
   input followed by QuantizeLinear is the int8 input;
@@ -29,8 +29,8 @@ of an int8 weight with a scale per index of its `axis` and zero points 0 (or of 
 bias), and QLinearConv / QLinearMatMul with a 1-D w_scale / b_scale (output channels:
 the filter's axis 0, B's columns). The weight's minun.param records
 `quantization = array<f64: s_0, ..., s_(C-1), 0>`; quantize{repr=zero-skew} gives it a
-scale per output channel in that order (formats/zero_skew/representation.py; per-channel whatever its
-`per-channel` option) and checks that the values are integers of those scales along the
+scale per output channel in that order (formats/zero_skew/representation.py; per-channel
+whatever its `per-channel` option) and checks that the values are integers of those scales along the
 op's output channels. Otherwise per-tensor scales and int8 (or int32 bias) zero points
 only: per-axis scales of run-time tensors are refused with the node's name. uint8
 tensors (onnxruntime's QUInt8) are their int8 q - 128, zero point - 128 (the same reals).

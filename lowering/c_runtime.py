@@ -883,6 +883,65 @@ static inline __attribute__((always_inline)) int32_t minun_dot{bits}_rows_dsp(
 
 
 
+# Register blocking over output channels (issue 31): a convolution's window for four
+# channels at once, each word of the input loaded once for the four filters (SMLAD is
+# exact for int16 products, so every channel's sum is its dot product modulo 2^32).
+def _arm_rows_mc(block: int = 4) -> str:
+    """minun_dot16_rows_mc_dsp: the sums minun_dot16_rows_dsp gives for `chans` filters
+    sc elements apart, `block` channels a pass over the window, the rest one by one."""
+    ch = range(block)
+    loads = "".join(f'                         "ldr %[t], [%[q{j}]], #4\\n\\t"\n'
+                    f'                         "smlad %[a{j}], %[x], %[t], %[a{j}]\\n\\t"\n'
+                    for j in ch)
+    accs = ", ".join(f"a{j} = 0" for j in ch)
+    ptrs = ", ".join(["*p = ap", "*q0 = w0"] + [f"*q{j} = q{j - 1} + sc" for j in ch if j])
+    outs = ", ".join(f'[a{j}] "+r" (a{j})' for j in ch)
+    qs = ", ".join(f'[q{j}] "+r" (q{j})' for j in ch)
+    tail = "".join(f"\n                a{j} = (int32_t)((uint32_t)a{j} + (uint32_t)(x * *q{j}));"
+                   for j in ch)
+    store = "".join(f"\n        out[c + {j}] = a{j};" for j in ch)
+    return f"""
+#if defined(__ARM_FEATURE_DSP)
+/* out[c] = the sum over r < rows, i < n of a[r * sa + i] * w[c * sc + r * sw + i] for
+ * c < chans, modulo 2^32 (minun_dot16_rows_dsp's sum for each filter): {block} channels a
+ * pass, one word of a (two elements) loaded once for their {block} SMLADs; the rest of
+ * the channels by minun_dot16_rows_dsp. */
+static inline __attribute__((always_inline)) void minun_dot16_rows_mc_dsp(
+    int32_t *out, const int16_t *a, int sa, const int16_t *w, int sw, int sc, int n,
+    int rows, int chans)
+{{
+    int c, r, m;
+    int32_t x, t;
+    for (c = 0; c + {block} <= chans; c += {block}) {{
+        const int16_t *w0 = w + c * sc, *ap = a;
+        int32_t {accs};
+        for (r = rows; r > 0; r--) {{
+            const int16_t {ptrs};
+            m = n >> 1;
+            if (m) {{
+                __asm__ ("1:\\n\\t"
+                         "ldr %[x], [%[p]], #4\\n\\t"
+{loads}                         "subs %[m], %[m], #1\\n\\t"
+                         "bne 1b"
+                         : {outs},
+                           [p] "+r" (p), {qs},
+                           [m] "+r" (m), [x] "=&r" (x), [t] "=&r" (t)
+                         : : "cc", "memory");
+            }}
+            if (n & 1) {{
+                x = *p;{tail}
+            }}
+            ap += sa;
+            w0 += sw;
+        }}{store}
+    }}
+    for (; c < chans; c++)
+        out[c] = minun_dot16_rows_dsp(0, a, sa, w + c * sc, sw, n, rows);
+}}
+#endif
+"""
+
+
 # Register blocking (issue 31): a matrix times a vector two rows at a time, each word of
 # the vector loaded (and widened) once for both rows, as CMSIS-NN's blocked kernels do;
 # every row's sum is the same integer modulo 2^32 as its single-row dot product.
@@ -972,6 +1031,7 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot16_sse2": ((), lambda p: _X86_DOT16),
     "minun_dot16_rows_dsp": (("minun_dot16_dsp",), lambda p: _arm_rows(16)),
     "minun_dot8_rows_dsp": (("minun_dot8_dsp",), lambda p: _arm_rows(8)),
+    "minun_dot16_rows_mc_dsp": (("minun_dot16_rows_dsp",), lambda p: _arm_rows_mc()),
     "minun_dot16_dsp": (("minun_pair16", "minun_smlad"), lambda p: _ARM_DOT16),
     "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
     "minun_dot8_off_dsp": ((), lambda p: _ARM_DOT8_OFF),
@@ -1773,6 +1833,8 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot8_off_rows_dsp": (("i32", "ptr8", "int", "ptr8", "int", "int", "int", "int"),
                                 "i32"),
     "minun_dot16_mv_dsp": (("ptr32", "ptr16", "int", "ptr16", "int", "int"), None),
+    "minun_dot16_rows_mc_dsp": (("ptr32", "ptr16", "int", "ptr16", "int", "int", "int", "int",
+                                 "int"), None),
     "minun_dot8_mv_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int"), None),
     "minun_dot8_off_mv_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int", "int"), None),
     "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),

@@ -54,6 +54,7 @@ from minun_mlir.lowering.c_runtime import (
     avr_dot8_z128_helper,
     avr_dot_helper,
 )
+from minun_mlir.passes import index_bounds as ib
 from minun_mlir.passes import kernel_match as km
 
 MARK = cemit.KERNELS_MARK  # module attribute: the profile the kernels were selected for
@@ -433,6 +434,130 @@ class DspMatVec(RewritePattern):
         replace_loop(rewriter, op, new, keep=other)
 
 
+def clone_at(v: SSAValue, block: Block, var: str, value: int) -> SSAValue:
+    """A copy of the expression tree of `v` at the end of `block` with `var` read as the
+    literal `value`."""
+    op = v.owner
+    if isinstance(op, cemit.RefOp) and op.var.data == var:
+        return lit(block, value)
+    if not isinstance(op, cemit.ExpressionOp):
+        raise error(f"select-target-kernels: {op.name} is not an expression")
+    operands = [clone_at(x, block, var, value) for x in op.operands]
+    new = op.clone(value_mapper=dict(zip(op.operands, operands)))
+    block.add_op(new)
+    return new.results[0]
+
+
+def window_index(block: Block, chain: list[cemit.ForOp], scale: int) -> SSAValue:
+    """`((w1 - lo1) * n2 + (w2 - lo2)) * scale`: the window's place in the sums array."""
+    index = lit(block, 0)
+    for w in chain:
+        lo, hi = km.literal_int(w.lower), km.literal_int(w.upper)
+        at = ref(block, w.var.data, IndexType())
+        if lo:
+            at = binary(block, "-", at, lit(block, lo))
+        index = at if km.is_zero(index) else \
+            binary(block, "+", binary(block, "*", index, lit(block, hi - lo)), at)
+    return index if scale == 1 or km.is_zero(index) else \
+        binary(block, "*", index, lit(block, scale))
+
+
+def drop_unread(op: Operation) -> None:
+    """Erase the const declarations inside `op` that nothing reads (the window's bounds
+    once its loop is gone: C compilers warn about unused variables)."""
+    while True:
+        read = {r.var.data for r in op.walk() if isinstance(r, cemit.RefOp)}
+        dead = [d for d in op.walk() if isinstance(d, cemit.DeclOp) and
+                d.is_const is not None and d.var.data not in read]
+        if not dead:
+            return
+        for d in dead:
+            exprs = tree(d)
+            d.detach()
+            d.erase()
+            for o in reversed(exprs):
+                o.detach()
+                o.erase()
+
+
+class DspConvChannels(RewritePattern):
+    """Cortex-M: a convolution's output-channel loop around its window (and a fused
+    pool's) loops (kernel_match.conv_channels) -> under __ARM_FEATURE_DSP, the windows'
+    sums of every channel first, minun_dot16_rows_mc_dsp (four channels a pass, each
+    input word loaded once for the four) into a local `acc_mc` array, then the channel
+    loop reading it; the loop for #else."""
+
+    def __init__(self):
+        self.scope = None
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        if portable(op):
+            return
+        root = op.get_toplevel_object()
+        if self.scope is None or self.scope[0] is not root:
+            self.scope = (root, ib.Scope(root))
+        found = km.conv_channels(op, self.scope[1])
+        if found is None:
+            return
+        lo, hi, chain, rows, dot, acc_decl, x_load, w_load, stride, copies = found
+        _, decls, inner, _, loads, _, strides, _ = dot
+        acc, chans = acc_decl.var.data, hi - lo
+        sums = acc + "_mc"
+        size = chans
+        for w in chain:
+            size *= km.literal_int(w.upper) - km.literal_int(w.lower)
+        outer = Block()
+        outer.add_op(cemit.LocalArrayOp.create(attributes={
+            "var": StringAttr(sums), "elem": i32, "size": IntAttr(size)}))
+        block = outer
+        for w in chain:
+            block = for_(block, w.var.data, lit(block, km.literal_int(w.lower)),
+                         lit(block, km.literal_int(w.upper)))
+        call = Block()
+        for d in copies:
+            decl(call, d.var.data, clone(d.init, call))
+        for d in decls:
+            decl(call, d.var.data, clone(d.init, call))
+        start(call, rows)
+        start(call, inner)
+        sx, sw = (strides[loads.index(ld)] for ld in (x_load, w_load))
+        w_addr = addr(call, w_load, w_load.array.data,
+                      clone_at(w_load.index, call, op.var.data, lo), w_load.result.type)
+        args = [addr(call, None, sums, window_index(call, chain, chans), i32),
+                load_addr(call, x_load), lit(call, sx), w_addr, lit(call, sw),
+                lit(call, stride), count(call, inner), count(call, rows), lit(call, chans)]
+        call.add_op(cemit.KernelStmtOp.create(
+            operands=args, attributes={"callee": StringAttr("minun_dot16_rows_mc_dsp")}))
+        block.add_op(block_op(call))
+        channels = op.clone()
+        outer.add_op(channels)
+        twin = next(f for f in channels.walk()
+                    if isinstance(f, cemit.ForOp) and f.var.data == rows.var.data)
+        at = twin.parent_block()
+        use = Block()
+        i = ref(use, op.var.data, IndexType())
+        if lo:
+            i = binary(use, "-", i, lit(use, lo))
+        index = window_index(use, chain, chans)
+        index = i if km.is_zero(index) else binary(use, "+", index, i)
+        value = add(use, cemit.LoadOp.create(operands=[index], attributes={
+            "array": StringAttr(sums)}, result_types=[i32]))
+        assign(use, acc, value)
+        for o in list(use.ops):
+            o.detach()
+            at.insert_op_before(o, twin)
+        exprs = tree(twin)
+        twin.detach()
+        twin.erase()
+        for o in reversed(exprs):
+            o.detach()
+            o.erase()
+        drop_unread(channels)
+        new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(outer)]))
+        replace_loop(rewriter, op, new, keep=other)
+
+
 class Sse2Dot(RewritePattern):
     """x86: a stride-1 int16 dot loop -> minun_dot16_sse2 (PMADDWD) under __SSE2__, the
     loop for #else."""
@@ -561,7 +686,8 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     if profile == "x86":
         walk(module, SplitRows(), Sse2Dot())
     elif profile == "cortex-m":
-        walk(module, DspMatVec(), DspRows(), DspDot(), GuardedLoop(avr=False))
+        walk(module, DspConvChannels(), DspMatVec(), DspRows(), DspDot(),
+             GuardedLoop(avr=False))
     elif profile == "avr":
         walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
         walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match

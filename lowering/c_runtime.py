@@ -912,6 +912,8 @@ static inline __attribute__((always_inline)) void minun_dot16_rows_mc_dsp(
 {{
     int c, r, m;
     int32_t x, t;
+    if (n < 0)
+        n = 0;
     for (c = 0; c + {block} <= chans; c += {block}) {{
         const int16_t *w0 = w + c * sc, *ap = a;
         int32_t {accs};

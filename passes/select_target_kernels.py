@@ -448,18 +448,20 @@ def clone_at(v: SSAValue, block: Block, var: str, value: int) -> SSAValue:
     return new.results[0]
 
 
-def window_index(block: Block, chain: list[cemit.ForOp], scale: int) -> SSAValue:
-    """`((w1 - lo1) * n2 + (w2 - lo2)) * scale`: the window's place in the sums array."""
-    index = lit(block, 0)
+def window_index(block: Block, chain: list[cemit.ForOp], scale: int) -> SSAValue | None:
+    """`((w1 - lo1) * n2 + (w2 - lo2)) * scale`: the window's place in the sums array
+    (None: no window loops, place 0)."""
+    index = None
     for w in chain:
         lo, hi = km.literal_int(w.lower), km.literal_int(w.upper)
         at = ref(block, w.var.data, IndexType())
         if lo:
             at = binary(block, "-", at, lit(block, lo))
-        index = at if km.is_zero(index) else \
+        index = at if index is None else \
             binary(block, "+", binary(block, "*", index, lit(block, hi - lo)), at)
-    return index if scale == 1 or km.is_zero(index) else \
-        binary(block, "*", index, lit(block, scale))
+    if index is None or scale == 1:
+        return index
+    return binary(block, "*", index, lit(block, scale))
 
 
 def drop_unread(op: Operation) -> None:
@@ -524,13 +526,15 @@ class DspConvChannels(RewritePattern):
         sx, sw = (strides[loads.index(ld)] for ld in (x_load, w_load))
         w_addr = addr(call, w_load, w_load.array.data,
                       clone_at(w_load.index, call, op.var.data, lo), w_load.result.type)
-        args = [addr(call, None, sums, window_index(call, chain, chans), i32),
+        place = window_index(call, chain, chans)
+        args = [addr(call, None, sums, lit(call, 0) if place is None else place, i32),
                 load_addr(call, x_load), lit(call, sx), w_addr, lit(call, sw),
                 lit(call, stride), count(call, inner), count(call, rows), lit(call, chans)]
         call.add_op(cemit.KernelStmtOp.create(
             operands=args, attributes={"callee": StringAttr("minun_dot16_rows_mc_dsp")}))
         block.add_op(block_op(call))
-        channels = op.clone()
+        bounds = {v: clone(v, outer) for v in (op.lower, op.upper)}
+        channels = op.clone(value_mapper=bounds)
         outer.add_op(channels)
         twin = next(f for f in channels.walk()
                     if isinstance(f, cemit.ForOp) and f.var.data == rows.var.data)
@@ -540,7 +544,7 @@ class DspConvChannels(RewritePattern):
         if lo:
             i = binary(use, "-", i, lit(use, lo))
         index = window_index(use, chain, chans)
-        index = i if km.is_zero(index) else binary(use, "+", index, i)
+        index = i if index is None else binary(use, "+", index, i)
         value = add(use, cemit.LoadOp.create(operands=[index], attributes={
             "array": StringAttr(sums)}, result_types=[i32]))
         assign(use, acc, value)

@@ -534,3 +534,53 @@ int main(void)
     want = [_wrap32(sum((x[ox + i] + k) * w[ow + r * sw + i] for i in range(max(n, 0))))
             for n, rows, sw, ow, ox, k in cases for r in range(rows)]
     _assert_lines(got, want)
+
+
+def test_cortex_m4_channel_blocked_window_kernel_equals_python(tmp_path):
+    """minun_dot16_rows_mc_dsp (a convolution's window for four output channels per pass
+    over the input, SMLAD): out[c] = sum over r < rows, i < n of a[r * sa + i] *
+    w[c * sc + r * sw + i] modulo 2^32 for every n from -2 to 9 and 24 (odd tails, empty
+    and negative counts), 0 to 3 rows, 1 to 9 channels (the channels after the last four
+    by the one-channel kernel), windows of neighbouring and overlapping rows, filters
+    packed and apart, unaligned and aligned arrays of extreme and random values."""
+    name = "minun_dot16_rows_mc_dsp"
+    rng = np.random.default_rng(3131)
+    lo, hi = -(1 << 15), 1 << 15
+    w = [lo, lo, hi - 1, lo] * 4 + [int(v) for v in rng.integers(lo, hi, 9 * 90 + 64)]
+    a = [lo, lo, lo, hi - 1] * 4 + [int(v) for v in rng.integers(lo, hi, 3 * 40 + 16)]
+    cases = []
+    for n in [*range(-2, 10), 24]:
+        m = max(n, 0)
+        for rows in (0, 1, 3):
+            for chans in (1, 4, 5, 9):
+                for sa, sw in ((m + 5, m + 1), (1, m)):
+                    for sc, oa, ow in ((rows * max(sw, m) + 2, 1, 0), (m, 0, 3)):
+                        cases.append((n, rows, chans, sa, sw, sc, oa, ow))
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], [name]))
+    table = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in cases)
+    (tmp_path / "mc.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int16_t", "W", w) + _array("int16_t", "A", a) + f"""
+static const int32_t CASES[][8] = {{{table}}};
+int main(void)
+{{
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        const int32_t *c = CASES[i];
+        int32_t out[9];
+        {name}(out, &A[c[6]], (int)c[3], &W[c[7]], (int)c[4], (int)c[5], (int)c[0],
+               (int)c[1], (int)c[2]);
+        for (int k = 0; k < c[2]; k++) {{
+            minun_print_i32(out[k]);
+            minun_putc('\\n');
+        }}
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "mc.c"], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = [_wrap32(sum(a[oa + r * sa + i] * w[ow + c * sc + r * sw + i]
+                        for r in range(rows) for i in range(max(n, 0))))
+            for n, rows, chans, sa, sw, sc, oa, ow in cases for c in range(chans)]
+    _assert_lines(got, want)

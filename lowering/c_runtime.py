@@ -883,62 +883,80 @@ static inline __attribute__((always_inline)) int32_t minun_dot{bits}_rows_dsp(
 
 
 
-# Register blocking over output channels (issue 31): a convolution's window for four
-# channels at once, each word of the input loaded once for the four filters (SMLAD is
-# exact for int16 products, so every channel's sum is its dot product modulo 2^32).
-def _arm_rows_mc(block: int = 4) -> str:
-    """minun_dot16_rows_mc_dsp: the sums minun_dot16_rows_dsp gives for `chans` filters
-    sc elements apart, `block` channels a pass over the window, the rest one by one."""
+# Register blocking over output channels (issue 31): a convolution's window for several
+# channels at once, each word of the input loaded (and for int8 widened) once for all
+# their filters (SMLAD is exact for int16 products, so every channel's sum is its dot
+# product modulo 2^32). int16: four channels, a word (two elements) a step; int8: two
+# channels (the SXTB16 halves take the registers of two more), a word (four) a step.
+def _arm_rows_mc(bits: int) -> str:
+    """minun_dot{bits}_rows_mc_dsp: the sums minun_dot{bits}_rows_dsp gives for `chans`
+    filters sc elements apart, several channels a pass over the window, the rest one by
+    one."""
+    t, block, step = f"int{bits}_t", (4 if bits == 16 else 2), (2 if bits == 16 else 4)
     ch = range(block)
-    loads = "".join(f'                         "ldr %[t], [%[q{j}]], #4\\n\\t"\n'
-                    f'                         "smlad %[a{j}], %[x], %[t], %[a{j}]\\n\\t"\n'
-                    for j in ch)
+    if bits == 16:
+        x_ops = ["ldr %[x], [%[p]], #4"]
+        per = ["ldr %[t], [%[q{j}]], #4", "smlad %[a{j}], %[x], %[t], %[a{j}]"]
+        temps = '[x] "=&r" (x), [t] "=&r" (t)'
+    else:
+        x_ops = ["ldr %[x], [%[p]], #4", "sxtb16 %[y], %[x], ror #8", "sxtb16 %[x], %[x]"]
+        per = ["ldr %[t], [%[q{j}]], #4", "sxtb16 %[u], %[t], ror #8",
+               "sxtb16 %[t], %[t]", "smlad %[a{j}], %[x], %[t], %[a{j}]",
+               "smlad %[a{j}], %[y], %[u], %[a{j}]"]
+        temps = '[x] "=&r" (x), [y] "=&r" (y), [t] "=&r" (t), [u] "=&r" (u)'
+    lines = ["1:", *x_ops, *(ln.format(j=j) for j in ch for ln in per), "subs %[m], %[m], #1"]
+    asm = "".join(f'                         "{ln}\\n\\t"\n' for ln in lines)
     accs = ", ".join(f"a{j} = 0" for j in ch)
     ptrs = ", ".join(["*p = ap", "*q0 = w0"] + [f"*q{j} = q{j - 1} + sc" for j in ch if j])
     outs = ", ".join(f'[a{j}] "+r" (a{j})' for j in ch)
     qs = ", ".join(f'[q{j}] "+r" (q{j})' for j in ch)
-    tail = "".join(f"\n                a{j} = (int32_t)((uint32_t)a{j} + (uint32_t)(x * *q{j}));"
+    tail = "".join(f"\n                a{j} = (int32_t)((uint32_t)a{j} + (uint32_t)(x * q{j}[i]));"
                    for j in ch)
     store = "".join(f"\n        out[c + {j}] = a{j};" for j in ch)
+    regs = "x, t" if bits == 16 else "x, y, t, u"
+    what = ("one word of a (two elements) loaded once for their four SMLADs" if bits == 16
+            else "one word of a (four elements) loaded and split by SXTB16 once for their "
+                 "two pairs of SMLADs")
+    doc = textwrap.fill(
+        f"out[c] = the sum over r < rows, i < n of a[r * sa + i] * w[c * sc + r * sw + i] "
+        f"for c < chans, modulo 2^32 (minun_dot{bits}_rows_dsp's sum for each filter): "
+        f"{block} channels a pass, {what}; the last n % {step} elements one by one, the "
+        f"channels after the last {block} by minun_dot{bits}_rows_dsp. */", width=88,
+        initial_indent="/* ", subsequent_indent=" * ")
     return f"""
 #if defined(__ARM_FEATURE_DSP)
-/* out[c] = the sum over r < rows, i < n of a[r * sa + i] * w[c * sc + r * sw + i] for
- * c < chans, modulo 2^32 (minun_dot16_rows_dsp's sum for each filter): {block} channels a
- * pass, one word of a (two elements) loaded once for their {block} SMLADs; the rest of
- * the channels by minun_dot16_rows_dsp. */
-static inline __attribute__((always_inline)) void minun_dot16_rows_mc_dsp(
-    int32_t *out, const int16_t *a, int sa, const int16_t *w, int sw, int sc, int n,
-    int rows, int chans)
+{doc}
+static inline __attribute__((always_inline)) void minun_dot{bits}_rows_mc_dsp(
+    int32_t *out, const {t} *a, int sa, const {t} *w, int sw, int sc, int n, int rows,
+    int chans)
 {{
-    int c, r, m;
-    int32_t x, t;
+    int c, r, i, m;
+    int32_t {regs};
     if (n < 0)
         n = 0;
     for (c = 0; c + {block} <= chans; c += {block}) {{
-        const int16_t *w0 = w + c * sc, *ap = a;
+        const {t} *w0 = w + c * sc, *ap = a;
         int32_t {accs};
         for (r = rows; r > 0; r--) {{
-            const int16_t {ptrs};
-            m = n >> 1;
+            const {t} {ptrs};
+            m = n / {step};
             if (m) {{
-                __asm__ ("1:\\n\\t"
-                         "ldr %[x], [%[p]], #4\\n\\t"
-{loads}                         "subs %[m], %[m], #1\\n\\t"
+                __asm__ ({asm.strip()[:-1].rstrip()}"
                          "bne 1b"
                          : {outs},
-                           [p] "+r" (p), {qs},
-                           [m] "+r" (m), [x] "=&r" (x), [t] "=&r" (t)
+                           [p] "+r" (p), {qs}, [m] "+r" (m),
+                           {temps}
                          : : "cc", "memory");
             }}
-            if (n & 1) {{
-                x = *p;{tail}
+            for (i = 0; i < n % {step}; i++) {{
+                x = p[i];{tail}
             }}
             ap += sa;
             w0 += sw;
         }}{store}
     }}
     for (; c < chans; c++)
-        out[c] = minun_dot16_rows_dsp(0, a, sa, w + c * sc, sw, n, rows);
+        out[c] = minun_dot{bits}_rows_dsp(0, a, sa, w + c * sc, sw, n, rows);
 }}
 #endif
 """
@@ -1033,7 +1051,8 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot16_sse2": ((), lambda p: _X86_DOT16),
     "minun_dot16_rows_dsp": (("minun_dot16_dsp",), lambda p: _arm_rows(16)),
     "minun_dot8_rows_dsp": (("minun_dot8_dsp",), lambda p: _arm_rows(8)),
-    "minun_dot16_rows_mc_dsp": (("minun_dot16_rows_dsp",), lambda p: _arm_rows_mc()),
+    "minun_dot16_rows_mc_dsp": (("minun_dot16_rows_dsp",), lambda p: _arm_rows_mc(16)),
+    "minun_dot8_rows_mc_dsp": (("minun_dot8_rows_dsp",), lambda p: _arm_rows_mc(8)),
     "minun_dot16_dsp": (("minun_pair16", "minun_smlad"), lambda p: _ARM_DOT16),
     "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
     "minun_dot8_off_dsp": ((), lambda p: _ARM_DOT8_OFF),
@@ -1837,6 +1856,8 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot16_mv_dsp": (("ptr32", "ptr16", "int", "ptr16", "int", "int"), None),
     "minun_dot16_rows_mc_dsp": (("ptr32", "ptr16", "int", "ptr16", "int", "int", "int", "int",
                                  "int"), None),
+    "minun_dot8_rows_mc_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int", "int", "int",
+                                "int"), None),
     "minun_dot8_mv_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int"), None),
     "minun_dot8_off_mv_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int", "int"), None),
     "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),

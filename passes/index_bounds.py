@@ -89,9 +89,14 @@ class Scope:
             init = self.decls.get(op.var.data)
             return [] if init is None else self.bounds(init, upper)
         if isinstance(op, cemit.CondOp):
-            kind = _clamp(self, op)
-            if kind == ("min" if upper else "max"):
-                return (self.bounds(op.lhs, upper) + self.bounds(op.rhs, upper))[:MAX_TERMS]
+            sides = [self.bounds(x, upper) for x in (op.lhs, op.rhs)]
+            if _clamp(self, op) == ("min" if upper else "max"):  # either side bounds it
+                return (sides[0] + sides[1])[:MAX_TERMS]
+            # any other choice between two sides: the looser of their constant bounds
+            consts = [[f[1] for f in side if not f[0]] for side in sides]
+            if all(consts):
+                best = [min(c) if upper else max(c) for c in consts]
+                return [((), max(best) if upper else min(best))]
             return []
         if isinstance(op, cemit.BinaryOp) and op.op.data in ("+", "-"):
             sign = 1 if op.op.data == "+" else -1

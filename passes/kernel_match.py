@@ -557,7 +557,7 @@ def mat_vec(op: cemit.ForOp):
 
 
 CONV_SUMS = 256  # the window sums of every channel go to a local int32_t array: <= 1 KB
-CONV_BLOCK = 4  # the channels minun_dot16_rows_mc_dsp computes in one pass
+CONV_CHANNELS = 4  # fewer output channels are left to the one-channel kernel
 
 
 def _refs(v: SSAValue) -> set[str]:
@@ -570,10 +570,11 @@ def _refs(v: SSAValue) -> set[str]:
 
 
 def conv_channels(op: cemit.ForOp, bounds):
-    """A loop over a convolution's output channels (constant bounds) holding, under
-    loops with constant bounds (a fused pool's window), one dot_rows window of int16_t
-    started at 0 (`int32_t acc = 0;` then only declarations before it), whose input does
-    not depend on the channel and whose filter advances by a constant stride per channel:
+    """A loop over a convolution's output channels (at least CONV_CHANNELS, constant
+    bounds) holding, under loops with constant bounds (a fused pool's window), one
+    dot_rows window of int16_t or int8_t (no zero-skew offset) started at 0 (`acc = 0;`
+    then only declarations before it), whose input does not depend on the channel and
+    whose filter advances by a constant stride per channel:
     (lo, hi, the window loops, the rows loop, dot_rows' result, the accumulator's
     declaration, the input load, the filter load, the filter's channel stride, the
     declarations the window's bounds and addresses need, in order), or None.
@@ -583,7 +584,7 @@ def conv_channels(op: cemit.ForOp, bounds):
     reads (`bounds`, an index_bounds.Scope of the function, proves it) and no statement
     of the loop other than the rows loop writes memory."""
     lo, hi = literal_int(op.lower), literal_int(op.upper)
-    if lo is None or hi is None or hi - lo < CONV_BLOCK:
+    if lo is None or hi is None or hi - lo < CONV_CHANNELS:
         return None
     c = op.var.data
     found = [f for f in op.walk() if isinstance(f, cemit.ForOp) and f is not op and
@@ -605,7 +606,8 @@ def conv_channels(op: cemit.ForOp, bounds):
         return None
     dot = dot_rows(rows)
     first, decls, inner, stmt, loads, name, strides, k = dot
-    if name != "minun_dot16_rows_dsp" or ctype(stmt.value.type) != "int32_t":
+    if name not in ("minun_dot16_rows_dsp", "minun_dot8_rows_dsp") or \
+            ctype(stmt.value.type) not in ("int32_t", "int16_t"):
         return None
     acc = first.init.owner.var.data
     before = list(rows.parent_block().ops)

@@ -485,9 +485,9 @@ def drop_unread(op: Operation) -> None:
 class DspConvChannels(RewritePattern):
     """Cortex-M: a convolution's output-channel loop around its window (and a fused
     pool's) loops (kernel_match.conv_channels) -> under __ARM_FEATURE_DSP, the windows'
-    sums of every channel first, minun_dot16_rows_mc_dsp (four channels a pass, each
-    input word loaded once for the four) into a local `acc_mc` array, then the channel
-    loop reading it; the loop for #else."""
+    sums of every channel first, minun_dot{16,8}_rows_mc_dsp (four or two channels a
+    pass, each input word loaded once for them) into a local `acc_mc` array, then the
+    channel loop reading it; the loop for #else."""
 
     def __init__(self):
         self.scope = None
@@ -530,8 +530,9 @@ class DspConvChannels(RewritePattern):
         args = [addr(call, None, sums, lit(call, 0) if place is None else place, i32),
                 load_addr(call, x_load), lit(call, sx), w_addr, lit(call, sw),
                 lit(call, stride), count(call, inner), count(call, rows), lit(call, chans)]
+        name = dot[5].replace("_rows_dsp", "_rows_mc_dsp")
         call.add_op(cemit.KernelStmtOp.create(
-            operands=args, attributes={"callee": StringAttr("minun_dot16_rows_mc_dsp")}))
+            operands=args, attributes={"callee": StringAttr(name)}))
         block.add_op(block_op(call))
         bounds = {v: clone(v, outer) for v in (op.lower, op.upper)}
         channels = op.clone(value_mapper=bounds)
@@ -547,6 +548,9 @@ class DspConvChannels(RewritePattern):
         index = i if index is None else binary(use, "+", index, i)
         value = add(use, cemit.LoadOp.create(operands=[index], attributes={
             "array": StringAttr(sums)}, result_types=[i32]))
+        if km.ctype(acc_decl.init.type) != "int32_t":  # an int16_t sum: the low half
+            value = add(use, cemit.CastOp.create(operands=[value],
+                                                 result_types=[acc_decl.init.type]))
         assign(use, acc, value)
         for o in list(use.ops):
             o.detach()

@@ -5,12 +5,13 @@
 // at 18 elements a channel), then the channel loop reading them with no kernel left in
 // it; #else keeps the loop with its rows loop portable. With the input and the output in
 // scratch the stores are proven apart from the windows' reads (index_bounds) and the
-// blocking stays. Refused: int8 windows (minun_dot8_rows_dsp stays), 2 channels
-// (conv-dense-16.mlir), and stores that may write a byte a window reads
-// (Inputs/conv-pool-overlap.mlir: the output moved one element down, onto the input).
+// blocking stays. At 8 bits: minun_dot8_rows_mc_dsp, its int16_t sum the low half of the
+// int32_t one. Refused: 2 channels (conv-dense-16.mlir) and stores that may write a byte
+// a window reads (Inputs/conv-pool-overlap.mlir: the output moved one element down,
+// onto the input): the one-channel kernel stays.
 // RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-16.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s
 // RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-16.mlir -p 'lower-to-loops,memory-plan{input-in-scratch=true output-in-scratch=true},lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=SCRATCH
-// RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-8.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=REFUSED8
+// RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-8.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=EIGHT
 // RUN: minun-opt %S/../c-printer/Inputs/conv-dense-16.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=REFUSED2
 // RUN: minun-opt %S/Inputs/conv-pool-overlap.mlir -p 'select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=OVERLAP
 
@@ -43,9 +44,14 @@
 // SCRATCH:    cemit.kernel_stmt "minun_dot16_rows_mc_dsp"
 // SCRATCH:    cemit.store %{{.*}}, "minun_scratch.i16"
 
-// REFUSED8-NOT: minun_dot16_rows_mc_dsp
-// REFUSED8:     cemit.kernel "minun_dot8_rows_dsp"
-// REFUSED8-NOT: minun_dot16_rows_mc_dsp
+// EIGHT:      cemit.array "acc1_mc" : i32[20]
+// EIGHT:      cemit.kernel_stmt "minun_dot8_rows_mc_dsp"(%{{.*}}) : !cemit.ptr<i32>, !cemit.ptr<i8>, index, !cemit.ptr<i8>, index, index, index, index, index
+// EIGHT:      %[[SUM:.*]] = cemit.load "acc1_mc"[%{{.*}}] : index -> i32
+// EIGHT-NEXT: %[[LOW:.*]] = cemit.cast %[[SUM]] : i32 to i16
+// EIGHT-NEXT: cemit.assign "acc1" = %[[LOW]] : i16
+// EIGHT:      } else {
+// EIGHT-NOT:  cemit.kernel
+// EIGHT:      cemit.func
 
 // REFUSED2-NOT: minun_dot16_rows_mc_dsp
 // REFUSED2:     cemit.kernel "minun_dot16_rows_dsp"

@@ -536,23 +536,25 @@ int main(void)
     _assert_lines(got, want)
 
 
-def test_cortex_m4_channel_blocked_window_kernel_equals_python(tmp_path):
-    """minun_dot16_rows_mc_dsp (a convolution's window for four output channels per pass
-    over the input, SMLAD): out[c] = sum over r < rows, i < n of a[r * sa + i] *
-    w[c * sc + r * sw + i] modulo 2^32 for every n from -2 to 9 and 24 (odd tails, empty
-    and negative counts), 0 to 3 rows, 1 to 9 channels (the channels after the last four
-    by the one-channel kernel), windows of neighbouring and overlapping rows, filters
-    packed and apart, unaligned and aligned arrays of extreme and random values."""
-    name = "minun_dot16_rows_mc_dsp"
-    rng = np.random.default_rng(3131)
-    lo, hi = -(1 << 15), 1 << 15
+@pytest.mark.parametrize("bits", [16, 8])
+def test_cortex_m4_channel_blocked_window_kernels_equal_python(tmp_path, bits):
+    """minun_dot{16,8}_rows_mc_dsp (a convolution's window for four int16 or two int8
+    output channels per pass over the input, SMLAD, SXTB16 for int8): out[c] = sum over
+    r < rows, i < n of a[r * sa + i] * w[c * sc + r * sw + i] modulo 2^32 for every n
+    from -2 to 9 and 24 (every tail, empty and negative counts), 0 to 3 rows, 1 to 9
+    channels (the channels after the last block by the one-channel kernel), windows of
+    neighbouring and overlapping rows, filters packed and apart, unaligned and aligned
+    arrays of extreme and random values."""
+    name, ctype = f"minun_dot{bits}_rows_mc_dsp", f"int{bits}_t"
+    rng = np.random.default_rng(3131 + bits)
+    lo, hi = -(1 << (bits - 1)), 1 << (bits - 1)
     w = [lo, lo, hi - 1, lo] * 4 + [int(v) for v in rng.integers(lo, hi, 9 * 90 + 64)]
     a = [lo, lo, lo, hi - 1] * 4 + [int(v) for v in rng.integers(lo, hi, 3 * 40 + 16)]
     cases = []
     for n in [*range(-2, 10), 24]:
         m = max(n, 0)
         for rows in (0, 1, 3):
-            for chans in (1, 4, 5, 9):
+            for chans in (1, 3, 4, 5, 9):
                 for sa, sw in ((m + 5, m + 1), (1, m)):
                     for sc, oa, ow in ((rows * max(sw, m) + 2, 1, 0), (m, 0, 3)):
                         cases.append((n, rows, chans, sa, sw, sc, oa, ow))
@@ -560,7 +562,7 @@ def test_cortex_m4_channel_blocked_window_kernel_equals_python(tmp_path):
     table = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in cases)
     (tmp_path / "mc.c").write_text(
         '#include "minun_target.h"\n#include "minun_runtime.h"\n'
-        + _array("int16_t", "W", w) + _array("int16_t", "A", a) + f"""
+        + _array(ctype, "W", w) + _array(ctype, "A", a) + f"""
 static const int32_t CASES[][8] = {{{table}}};
 int main(void)
 {{

@@ -572,9 +572,9 @@ def _refs(v: SSAValue) -> set[str]:
 def conv_channels(op: cemit.ForOp, bounds):
     """A loop over a convolution's output channels (at least CONV_CHANNELS, constant
     bounds) holding, under loops with constant bounds (a fused pool's window), one
-    dot_rows window of int16_t or int8_t (no zero-skew offset) started at 0 (`acc = 0;`
-    then only declarations before it), whose input does not depend on the channel and
-    whose filter advances by a constant stride per channel:
+    dot_rows window of int16_t or int8_t (a zero-skew offset on the input only) started
+    at 0 (`acc = 0;` then only declarations before it), whose input does not depend on
+    the channel and whose filter advances by a constant stride per channel:
     (lo, hi, the window loops, the rows loop, dot_rows' result, the accumulator's
     declaration, the input load, the filter load, the filter's channel stride, the
     declarations the window's bounds and addresses need, in order), or None.
@@ -606,8 +606,8 @@ def conv_channels(op: cemit.ForOp, bounds):
         return None
     dot = dot_rows(rows)
     first, decls, inner, stmt, loads, name, strides, k = dot
-    if name not in ("minun_dot16_rows_dsp", "minun_dot8_rows_dsp") or \
-            ctype(stmt.value.type) not in ("int32_t", "int16_t"):
+    if name not in ("minun_dot16_rows_dsp", "minun_dot8_rows_dsp", "minun_dot8_off_rows_dsp") \
+            or ctype(stmt.value.type) not in ("int32_t", "int16_t"):
         return None
     acc = first.init.owner.var.data
     before = list(rows.parent_block().ops)
@@ -620,6 +620,8 @@ def conv_channels(op: cemit.ForOp, bounds):
     if sorted(x != 0 for x in per_channel if x is not None) != [False, True]:
         return None
     x_load, w_load = loads if per_channel[0] == 0 else loads[::-1]
+    if k is not None and x_load is not loads[0]:  # the zero-skew offset is the filter's
+        return None
     stride = coefficient(w_load.index, c)
     # what the window's count, bounds and addresses read, and the declarations giving it
     need = set().union(*(_refs(v) for v in (rows.lower, rows.upper, inner.lower,

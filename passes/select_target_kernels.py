@@ -485,9 +485,9 @@ def drop_unread(op: Operation) -> None:
 class DspConvChannels(RewritePattern):
     """Cortex-M: a convolution's output-channel loop around its window (and a fused
     pool's) loops (kernel_match.conv_channels) -> under __ARM_FEATURE_DSP, the windows'
-    sums of every channel first, minun_dot{16,8}_rows_mc_dsp (four or two channels a
-    pass, each input word loaded once for them) into a local `acc_mc` array, then the
-    channel loop reading it; the loop for #else."""
+    sums of every channel first, minun_dot{16,8,8_off}_rows_mc_dsp (four or two
+    channels a pass, each input word loaded once for them) into a local `acc_mc` array,
+    then the channel loop reading it; the loop for #else."""
 
     def __init__(self):
         self.scope = None
@@ -530,6 +530,8 @@ class DspConvChannels(RewritePattern):
         args = [addr(call, None, sums, lit(call, 0) if place is None else place, i32),
                 load_addr(call, x_load), lit(call, sx), w_addr, lit(call, sw),
                 lit(call, stride), count(call, inner), count(call, rows), lit(call, chans)]
+        if dot[7] is not None:  # the zero-skew offset added to the input
+            args.append(lit(call, dot[7]))
         name = dot[5].replace("_rows_dsp", "_rows_mc_dsp")
         call.add_op(cemit.KernelStmtOp.create(
             operands=args, attributes={"callee": StringAttr(name)}))

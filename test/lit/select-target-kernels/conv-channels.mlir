@@ -6,12 +6,15 @@
 // it; #else keeps the loop with its rows loop portable. With the input and the output in
 // scratch the stores are proven apart from the windows' reads (index_bounds) and the
 // blocking stays. At 8 bits: minun_dot8_rows_mc_dsp, its int16_t sum the low half of the
-// int32_t one. Refused: 2 channels (conv-dense-16.mlir) and stores that may write a byte
+// int32_t one. Zero-skew int8 (Inputs/zero-skew-conv-5ch.mlir: input zero point -128, no
+// pool, so no window loops: the sums of one window, acc_mc[5]): minun_dot8_off_rows_mc_dsp
+// with the offset k = 128 last. Refused: 2 channels (conv-dense-16.mlir) and stores that may write a byte
 // a window reads (Inputs/conv-pool-overlap.mlir: the output moved one element down,
 // onto the input): the one-channel kernel stays.
 // RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-16.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s
 // RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-16.mlir -p 'lower-to-loops,memory-plan{input-in-scratch=true output-in-scratch=true},lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=SCRATCH
 // RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-8.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=EIGHT
+// RUN: minun-opt %S/Inputs/zero-skew-conv-5ch.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=ZS
 // RUN: minun-opt %S/../c-printer/Inputs/conv-dense-16.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=REFUSED2
 // RUN: minun-opt %S/Inputs/conv-pool-overlap.mlir -p 'select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=OVERLAP
 
@@ -52,6 +55,16 @@
 // EIGHT:      } else {
 // EIGHT-NOT:  cemit.kernel
 // EIGHT:      cemit.func
+
+// ZS:      cemit.array "acc_mc" : i32[5]
+// ZS-NOT:  cemit.for "i2"
+// ZS:      %[[C:.*]] = cemit.literal 5 : index
+// ZS-NEXT: %[[K:.*]] = cemit.literal 128 : index
+// ZS-NEXT: cemit.kernel_stmt "minun_dot8_off_rows_mc_dsp"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[C]], %[[K]])
+// ZS:      cemit.for "i1"
+// ZS-NOT:  cemit.kernel
+// ZS:      cemit.load "acc_mc"
+// ZS:      } else {
 
 // REFUSED2-NOT: minun_dot16_rows_mc_dsp
 // REFUSED2:     cemit.kernel "minun_dot16_rows_dsp"

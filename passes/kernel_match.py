@@ -556,7 +556,8 @@ def mat_vec(op: cemit.ForOp):
             rest)
 
 
-CONV_SUMS = 256  # the window sums of every channel go to a local int32_t array: <= 1 KB
+CONV_SUMS = 256  # the window sums of CONV_GROUP channels go to a local int32_t array
+CONV_GROUP = 8  # channels a group: the array (stack) does not grow with the channels
 CONV_CHANNELS = 4  # fewer output channels are left to the one-channel kernel
 
 
@@ -599,7 +600,7 @@ def conv_channels(op: cemit.ForOp, bounds):
             return None
         chain.insert(0, p)
         p = p.parent_op()
-    sums = hi - lo
+    sums = min(hi - lo, CONV_GROUP)
     for w in chain:
         sums *= literal_int(w.upper) - literal_int(w.lower)
     if sums > CONV_SUMS:

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     UnitAttr,
+    i1,
     i32,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -434,12 +435,12 @@ class DspMatVec(RewritePattern):
         replace_loop(rewriter, op, new, keep=other)
 
 
-def clone_at(v: SSAValue, block: Block, var: str, value: int) -> SSAValue:
-    """A copy of the expression tree of `v` at the end of `block` with `var` read as the
-    literal `value`."""
+def clone_at(v: SSAValue, block: Block, var: str, value) -> SSAValue:
+    """A copy of the expression tree of `v` at the end of `block` with `var` read as
+    `value(block)` (a new expression there)."""
     op = v.owner
     if isinstance(op, cemit.RefOp) and op.var.data == var:
-        return lit(block, value)
+        return value(block)
     if not isinstance(op, cemit.ExpressionOp):
         raise error(f"select-target-kernels: {op.name} is not an expression")
     operands = [clone_at(x, block, var, value) for x in op.operands]
@@ -504,15 +505,47 @@ class DspConvChannels(RewritePattern):
             return
         lo, hi, chain, rows, dot, acc_decl, x_load, w_load, stride, copies = found
         _, decls, inner, _, loads, _, strides, _ = dot
-        acc, chans = acc_decl.var.data, hi - lo
+        acc, chans, c = acc_decl.var.data, hi - lo, op.var.data
+        group = min(chans, km.CONV_GROUP)
         sums = acc + "_mc"
-        size = chans
+        size = group
         for w in chain:
             size *= km.literal_int(w.upper) - km.literal_int(w.lower)
         outer = Block()
-        outer.add_op(cemit.LocalArrayOp.create(attributes={
+        if group == chans:  # one group: the channels from the literal lo
+            def first(b: Block) -> SSAValue:
+                return lit(b, lo)
+
+            def width(b: Block) -> SSAValue:
+                return lit(b, chans)
+            body = outer
+        else:  # groups of `group` channels from c_lo, the last one up to hi
+            groups = -(-chans // group)
+            body = for_(outer, c + "_group", lit(outer, 0), lit(outer, groups))
+            start_at = binary(body, "*", ref(body, c + "_group", IndexType()), lit(body, group))
+            decl(body, c + "_lo", start_at if not lo else
+                 binary(body, "+", start_at, lit(body, lo)))
+
+            def first(b: Block) -> SSAValue:
+                return ref(b, c + "_lo", IndexType())
+
+            if chans % group:
+                def end(b: Block) -> SSAValue:
+                    return binary(b, "+", first(b), lit(b, group))
+                test = add(body, cemit.BinaryOp.create(
+                    operands=[end(body), lit(body, hi)], result_types=[i1],
+                    attributes={"op": StringAttr("<")}))
+                decl(body, c + "_hi", add(body, cemit.CondOp.create(
+                    operands=[test, end(body), lit(body, hi)], result_types=[IndexType()])))
+
+                def width(b: Block) -> SSAValue:
+                    return binary(b, "-", ref(b, c + "_hi", IndexType()), first(b))
+            else:
+                def width(b: Block) -> SSAValue:
+                    return lit(b, group)
+        body.add_op(cemit.LocalArrayOp.create(attributes={
             "var": StringAttr(sums), "elem": i32, "size": IntAttr(size)}))
-        block = outer
+        block = body
         for w in chain:
             block = for_(block, w.var.data, lit(block, km.literal_int(w.lower)),
                          lit(block, km.literal_int(w.upper)))
@@ -525,28 +558,35 @@ class DspConvChannels(RewritePattern):
         start(call, inner)
         sx, sw = (strides[loads.index(ld)] for ld in (x_load, w_load))
         w_addr = addr(call, w_load, w_load.array.data,
-                      clone_at(w_load.index, call, op.var.data, lo), w_load.result.type)
-        place = window_index(call, chain, chans)
+                      clone_at(w_load.index, call, c, first), w_load.result.type)
+        place = window_index(call, chain, group)
         args = [addr(call, None, sums, lit(call, 0) if place is None else place, i32),
                 load_addr(call, x_load), lit(call, sx), w_addr, lit(call, sw),
-                lit(call, stride), count(call, inner), count(call, rows), lit(call, chans)]
+                lit(call, stride), count(call, inner), count(call, rows), width(call)]
         if dot[7] is not None:  # the zero-skew offset added to the input
             args.append(lit(call, dot[7]))
         name = dot[5].replace("_rows_dsp", "_rows_mc_dsp")
         call.add_op(cemit.KernelStmtOp.create(
             operands=args, attributes={"callee": StringAttr(name)}))
         block.add_op(block_op(call))
-        bounds = {v: clone(v, outer) for v in (op.lower, op.upper)}
+        if group == chans:
+            bounds = {v: clone(v, body) for v in (op.lower, op.upper)}
+        else:
+            bounds = {op.lower: first(body),
+                      op.upper: (ref(body, c + "_hi", IndexType()) if chans % group
+                                 else binary(body, "+", first(body), lit(body, group)))}
         channels = op.clone(value_mapper=bounds)
-        outer.add_op(channels)
+        body.add_op(channels)
         twin = next(f for f in channels.walk()
                     if isinstance(f, cemit.ForOp) and f.var.data == rows.var.data)
         at = twin.parent_block()
         use = Block()
-        i = ref(use, op.var.data, IndexType())
-        if lo:
+        i = ref(use, c, IndexType())
+        if group != chans:
+            i = binary(use, "-", i, first(use))
+        elif lo:
             i = binary(use, "-", i, lit(use, lo))
-        index = window_index(use, chain, chans)
+        index = window_index(use, chain, group)
         index = i if index is None else binary(use, "+", index, i)
         value = add(use, cemit.LoadOp.create(operands=[index], attributes={
             "array": StringAttr(sums)}, result_types=[i32]))

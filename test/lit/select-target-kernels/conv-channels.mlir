@@ -8,13 +8,16 @@
 // blocking stays. At 8 bits: minun_dot8_rows_mc_dsp, its int16_t sum the low half of the
 // int32_t one. Zero-skew int8 (Inputs/zero-skew-conv-5ch.mlir: input zero point -128, no
 // pool, so no window loops: the sums of one window, acc_mc[5]): minun_dot8_off_rows_mc_dsp
-// with the offset k = 128 last. Refused: 2 channels (conv-dense-16.mlir) and stores that may write a byte
+// with the offset k = 128 last. More than 8 channels (conv-pool-10ch-16.mlir) go in groups
+// of 8 (the sums array does not grow with the channels: acc1_mc[2 * 2 * 8]), the last
+// group up to channel 10. Refused: 2 channels (conv-dense-16.mlir) and stores that may write a byte
 // a window reads (Inputs/conv-pool-overlap.mlir: the output moved one element down,
 // onto the input): the one-channel kernel stays.
 // RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-16.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s
 // RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-16.mlir -p 'lower-to-loops,memory-plan{input-in-scratch=true output-in-scratch=true},lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=SCRATCH
 // RUN: minun-opt %S/../c-printer/Inputs/conv-pool-5ch-8.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=EIGHT
 // RUN: minun-opt %S/Inputs/zero-skew-conv-5ch.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=ZS
+// RUN: minun-opt %S/../c-printer/Inputs/conv-pool-10ch-16.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' -t 'c{profile=cortex-m}' | filecheck %s --check-prefix=GROUP
 // RUN: minun-opt %S/../c-printer/Inputs/conv-dense-16.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=REFUSED2
 // RUN: minun-opt %S/Inputs/conv-pool-overlap.mlir -p 'select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=OVERLAP
 
@@ -65,6 +68,15 @@
 // ZS-NOT:  cemit.kernel
 // ZS:      cemit.load "acc_mc"
 // ZS:      } else {
+
+// GROUP:      for (int i1_group = 0; i1_group < 2; i1_group++) {
+// GROUP-NEXT:   const int i1_lo = (i1_group * 8);
+// GROUP-NEXT:   const int i1_hi = (((i1_lo + 8) < 10) ? (i1_lo + 8) : 10);
+// GROUP-NEXT:   int32_t acc1_mc[32];
+// GROUP:        minun_dot16_rows_mc_dsp(&acc1_mc[((i2 * 2) + i3) * 8], {{.*}}, &p_F_t[((i1_lo * 18) + {{.*}}, 6, 18, v8 - i5, v6 - i4, i1_hi - i1_lo);
+// GROUP:        for (int i1 = i1_lo; i1 < i1_hi; i1++) {
+// GROUP:          acc1 = acc1_mc[((((i2 * 2) + i3) * 8) + (i1 - i1_lo))];
+// GROUP:      #else
 
 // REFUSED2-NOT: minun_dot16_rows_mc_dsp
 // REFUSED2:     cemit.kernel "minun_dot16_rows_dsp"

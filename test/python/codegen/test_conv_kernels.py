@@ -6,9 +6,9 @@ the M3/M4 at 16 and 8 bits, on shapes that exercise every path: odd channel coun
 pair plus a last product), 1x1 kernels, stride 2, asymmetric padding, an input smaller
 than the kernel (every window on the border), a depthwise convolution and a convolution
 of a computed (materialized) input; and the M4's convolutions blocked over output
-channels (minun_dot*_rows_mc_dsp: 4, 5 and 6 channels, int16 blocks of four and int8
-blocks of two with the rest one by one, with and without a fused max pool whose
-windows are clipped too)."""
+channels (minun_dot*_rows_mc_dsp: 4, 5, 8 and 10 channels, the last in groups of 8 and
+2; int16 blocks of four and int8 blocks of two with the rest one by one; with and
+without a fused max pool whose windows are clipped too)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ CASES = {
     "border-only": ((2, 2, 3), (1, 3, 3, 3, 2), (1, 1), (1, 1, 1, 1), False),
     "depthwise": ((5, 5, 4), (4, 3, 3, 1, 1), (1, 1), (1, 1, 1, 1), False),
     "computed-input-5x5": ((6, 6, 1), (1, 5, 5, 1, 3), (1, 1), (2, 2, 2, 2), True),
-    "pooled-6-channels": ((6, 7, 2), (1, 3, 3, 2, 6), (1, 1), (1, 1, 1, 1), False, (2, 2, 0)),
+    "pooled-10-channels": ((6, 7, 2), (1, 3, 3, 2, 10), (1, 1), (1, 1, 1, 1), False, (2, 2, 0)),
     "pooled-padded-5x5": ((7, 7, 1), (1, 5, 5, 1, 8), (1, 1), (2, 2, 2, 2), False, (3, 2, 1)),
 }
 

@@ -483,12 +483,63 @@ def drop_unread(op: Operation) -> None:
                 o.erase()
 
 
+@dataclass(frozen=True)
+class ChannelGroup:
+    """The output channels one pass over the windows computes: all of [lo, hi) (var
+    None), or `size` from `var_lo` inside a loop over the groups, the last group ending
+    at `var_hi` when `size` does not divide the channel count."""
+
+    var: str | None
+    lo: int
+    hi: int
+    size: int
+
+    def first(self, b: Block) -> SSAValue:
+        return lit(b, self.lo) if self.var is None else ref(b, self.var + "_lo", IndexType())
+
+    def upper(self, b: Block) -> SSAValue:
+        if self.var is None:
+            return lit(b, self.hi)
+        if (self.hi - self.lo) % self.size:
+            return ref(b, self.var + "_hi", IndexType())
+        return binary(b, "+", self.first(b), lit(b, self.size))
+
+    def width(self, b: Block) -> SSAValue:
+        if self.var is None:
+            return lit(b, self.hi - self.lo)
+        if (self.hi - self.lo) % self.size:
+            return binary(b, "-", self.upper(b), self.first(b))
+        return lit(b, self.size)
+
+
+def channel_groups(outer: Block, c: str, lo: int, hi: int) -> tuple[ChannelGroup, Block]:
+    """The group of channels (at most CONV_GROUP, so the sums array does not grow with the
+    channel count) and the block that computes and uses one group's sums: `outer`, or
+    the body of `for (c_group ...) { const int c_lo = ...; [const int c_hi = ...;] }`."""
+    chans = hi - lo
+    if chans <= km.CONV_GROUP:
+        return ChannelGroup(None, lo, hi, chans), outer
+    group = ChannelGroup(c, lo, hi, km.CONV_GROUP)
+    body = for_(outer, c + "_group", lit(outer, 0), lit(outer, -(-chans // group.size)))
+    start_at = binary(body, "*", ref(body, c + "_group", IndexType()), lit(body, group.size))
+    decl(body, c + "_lo", binary(body, "+", start_at, lit(body, lo)) if lo else start_at)
+    if chans % group.size:
+        def end(b: Block) -> SSAValue:
+            return binary(b, "+", group.first(b), lit(b, group.size))
+        test = add(body, cemit.BinaryOp.create(operands=[end(body), lit(body, hi)],
+                                               result_types=[i1],
+                                               attributes={"op": StringAttr("<")}))
+        decl(body, c + "_hi", add(body, cemit.CondOp.create(
+            operands=[test, end(body), lit(body, hi)], result_types=[IndexType()])))
+    return group, body
+
+
 class DspConvChannels(RewritePattern):
     """Cortex-M: a convolution's output-channel loop around its window (and a fused
-    pool's) loops (kernel_match.conv_channels) -> under __ARM_FEATURE_DSP, the windows'
-    sums of every channel first, minun_dot{16,8,8_off}_rows_mc_dsp (four or two
+    pool's) loops (kernel_match.conv_channels) -> under __ARM_FEATURE_DSP, per group of
+    channels, the windows' sums first, minun_dot{16,8,8_off}_rows_mc_dsp (four or two
     channels a pass, each input word loaded once for them) into a local `acc_mc` array,
-    then the channel loop reading it; the loop for #else."""
+    then the channel loop over the group reading it; the loop for #else."""
 
     def __init__(self):
         self.scope = None
@@ -504,108 +555,83 @@ class DspConvChannels(RewritePattern):
         if found is None:
             return
         lo, hi, chain, rows, dot, acc_decl, x_load, w_load, stride, copies = found
-        _, decls, inner, _, loads, _, strides, _ = dot
-        acc, chans, c = acc_decl.var.data, hi - lo, op.var.data
-        group = min(chans, km.CONV_GROUP)
-        sums = acc + "_mc"
-        size = group
+        outer = Block()
+        group, body = channel_groups(outer, op.var.data, lo, hi)
+        sums = acc_decl.var.data + "_mc"
+        size = group.size
         for w in chain:
             size *= km.literal_int(w.upper) - km.literal_int(w.lower)
-        outer = Block()
-        if group == chans:  # one group: the channels from the literal lo
-            def first(b: Block) -> SSAValue:
-                return lit(b, lo)
-
-            def width(b: Block) -> SSAValue:
-                return lit(b, chans)
-            body = outer
-        else:  # groups of `group` channels from c_lo, the last one up to hi
-            groups = -(-chans // group)
-            body = for_(outer, c + "_group", lit(outer, 0), lit(outer, groups))
-            start_at = binary(body, "*", ref(body, c + "_group", IndexType()), lit(body, group))
-            decl(body, c + "_lo", start_at if not lo else
-                 binary(body, "+", start_at, lit(body, lo)))
-
-            def first(b: Block) -> SSAValue:
-                return ref(b, c + "_lo", IndexType())
-
-            if chans % group:
-                def end(b: Block) -> SSAValue:
-                    return binary(b, "+", first(b), lit(b, group))
-                test = add(body, cemit.BinaryOp.create(
-                    operands=[end(body), lit(body, hi)], result_types=[i1],
-                    attributes={"op": StringAttr("<")}))
-                decl(body, c + "_hi", add(body, cemit.CondOp.create(
-                    operands=[test, end(body), lit(body, hi)], result_types=[IndexType()])))
-
-                def width(b: Block) -> SSAValue:
-                    return binary(b, "-", ref(b, c + "_hi", IndexType()), first(b))
-            else:
-                def width(b: Block) -> SSAValue:
-                    return lit(b, group)
         body.add_op(cemit.LocalArrayOp.create(attributes={
             "var": StringAttr(sums), "elem": i32, "size": IntAttr(size)}))
         block = body
         for w in chain:
             block = for_(block, w.var.data, lit(block, km.literal_int(w.lower)),
                          lit(block, km.literal_int(w.upper)))
-        call = Block()
-        for d in copies:
-            decl(call, d.var.data, clone(d.init, call))
-        for d in decls:
-            decl(call, d.var.data, clone(d.init, call))
-        start(call, rows)
-        start(call, inner)
-        sx, sw = (strides[loads.index(ld)] for ld in (x_load, w_load))
-        w_addr = addr(call, w_load, w_load.array.data,
-                      clone_at(w_load.index, call, c, first), w_load.result.type)
-        place = window_index(call, chain, group)
-        args = [addr(call, None, sums, lit(call, 0) if place is None else place, i32),
-                load_addr(call, x_load), lit(call, sx), w_addr, lit(call, sw),
-                lit(call, stride), count(call, inner), count(call, rows), width(call)]
-        if dot[7] is not None:  # the zero-skew offset added to the input
-            args.append(lit(call, dot[7]))
-        name = dot[5].replace("_rows_dsp", "_rows_mc_dsp")
-        call.add_op(cemit.KernelStmtOp.create(
-            operands=args, attributes={"callee": StringAttr(name)}))
-        block.add_op(block_op(call))
-        if group == chans:
-            bounds = {v: clone(v, body) for v in (op.lower, op.upper)}
-        else:
-            bounds = {op.lower: first(body),
-                      op.upper: (ref(body, c + "_hi", IndexType()) if chans % group
-                                 else binary(body, "+", first(body), lit(body, group)))}
+        block.add_op(block_op(window_sums(op.var.data, group, found, sums)))
+        bounds = ({v: clone(v, body) for v in (op.lower, op.upper)} if group.var is None
+                  else {op.lower: group.first(body), op.upper: group.upper(body)})
         channels = op.clone(value_mapper=bounds)
         body.add_op(channels)
-        twin = next(f for f in channels.walk()
-                    if isinstance(f, cemit.ForOp) and f.var.data == rows.var.data)
-        at = twin.parent_block()
-        use = Block()
-        i = ref(use, c, IndexType())
-        if group != chans:
-            i = binary(use, "-", i, first(use))
-        elif lo:
-            i = binary(use, "-", i, lit(use, lo))
-        index = window_index(use, chain, group)
-        index = i if index is None else binary(use, "+", index, i)
-        value = add(use, cemit.LoadOp.create(operands=[index], attributes={
-            "array": StringAttr(sums)}, result_types=[i32]))
-        if km.ctype(acc_decl.init.type) != "int32_t":  # an int16_t sum: the low half
-            value = add(use, cemit.CastOp.create(operands=[value],
-                                                 result_types=[acc_decl.init.type]))
-        assign(use, acc, value)
-        for o in list(use.ops):
-            o.detach()
-            at.insert_op_before(o, twin)
-        exprs = tree(twin)
-        twin.detach()
-        twin.erase()
-        for o in reversed(exprs):
-            o.detach()
-            o.erase()
-        drop_unread(channels)
+        read_sums(channels, rows, acc_decl, group, chain, sums)
         new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(outer)]))
         replace_loop(rewriter, op, new, keep=other)
+
+
+def window_sums(c: str, group: ChannelGroup, found, sums: str) -> Block:
+    """The statements computing one window's sums of the group's channels: the window's
+    declarations, then `minun_dot*_rows_mc_dsp(&sums[..], &x[..], sx, &w[..], sw,
+    stride, n, rows, width[, k])` with w at the group's first channel."""
+    _, _, chain, rows, dot, _, x_load, w_load, stride, copies = found
+    _, decls, inner, _, loads, name, strides, k = dot
+    call = Block()
+    for d in [*copies, *decls]:
+        decl(call, d.var.data, clone(d.init, call))
+    start(call, rows)
+    start(call, inner)
+    sx, sw = (strides[loads.index(ld)] for ld in (x_load, w_load))
+    w_addr = addr(call, w_load, w_load.array.data,
+                  clone_at(w_load.index, call, c, group.first), w_load.result.type)
+    place = window_index(call, chain, group.size)
+    args = [addr(call, None, sums, lit(call, 0) if place is None else place, i32),
+            load_addr(call, x_load), lit(call, sx), w_addr, lit(call, sw),
+            lit(call, stride), count(call, inner), count(call, rows), group.width(call)]
+    if k is not None:  # the zero-skew offset added to the input
+        args.append(lit(call, k))
+    call.add_op(cemit.KernelStmtOp.create(operands=args, attributes={
+        "callee": StringAttr(name.replace("_rows_dsp", "_rows_mc_dsp"))}))
+    return call
+
+
+def read_sums(channels: cemit.ForOp, rows: cemit.ForOp, acc_decl: cemit.DeclOp,
+              group: ChannelGroup, chain: list[cemit.ForOp], sums: str) -> None:
+    """In the copy of the channel loop, the window's rows loop -> `acc = sums[..]` (an
+    int16_t sum its low half), and the declarations nothing reads any more dropped."""
+    twin = next(f for f in channels.walk()
+                if isinstance(f, cemit.ForOp) and f.var.data == rows.var.data)
+    use = Block()
+    i = ref(use, channels.var.data, IndexType())
+    if group.var is not None:
+        i = binary(use, "-", i, group.first(use))
+    elif group.lo:
+        i = binary(use, "-", i, lit(use, group.lo))
+    index = window_index(use, chain, group.size)
+    index = i if index is None else binary(use, "+", index, i)
+    value = add(use, cemit.LoadOp.create(operands=[index], attributes={
+        "array": StringAttr(sums)}, result_types=[i32]))
+    if km.ctype(acc_decl.init.type) != "int32_t":
+        value = add(use, cemit.CastOp.create(operands=[value],
+                                             result_types=[acc_decl.init.type]))
+    assign(use, acc_decl.var.data, value)
+    for o in list(use.ops):
+        o.detach()
+        twin.parent_block().insert_op_before(o, twin)
+    exprs = tree(twin)
+    twin.detach()
+    twin.erase()
+    for o in reversed(exprs):
+        o.detach()
+        o.erase()
+    drop_unread(channels)
 
 
 class Sse2Dot(RewritePattern):

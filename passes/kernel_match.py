@@ -580,10 +580,11 @@ def conv_channels(op: cemit.ForOp, bounds):
     declaration, the input load, the filter load, the filter's channel stride, the
     declarations the window's bounds and addresses need, in order), or None.
 
-    Every window's sums can then be computed first, all channels at once, for the loop's
-    stores come after them: only when no store in the loop can write a byte the window
-    reads (`bounds`, an index_bounds.Scope of the function, proves it) and no statement
-    of the loop other than the rows loop writes memory."""
+    Every window's sums of a group of channels can then be computed first, the group's
+    channel loop after them: only when the window's count, bounds and addresses read
+    nothing the loop declares (but those declarations, copied) or assigns, and no store
+    in the loop can write a byte a window reads (`bounds`, an index_bounds.Scope of the
+    function, proves it), no other statement of the loop writing memory."""
     lo, hi = literal_int(op.lower), literal_int(op.upper)
     if lo is None or hi is None or hi - lo < CONV_CHANNELS:
         return None
@@ -644,7 +645,8 @@ def conv_channels(op: cemit.ForOp, bounds):
             copies.insert(0, d)
             need |= _refs(d.init)
     need -= {d.var.data for d in copies} | {w.var.data for w in chain}
-    if (need - {c}) & declared:
+    assigned = {a.var.data for a in op.walk() if isinstance(a, cemit.AssignOp)}
+    if (need - {c}) & (declared | assigned):  # set in the loop: not yet at the windows
         return None
     if any(mentions(v, c) for v in (rows.lower, rows.upper, inner.lower, inner.upper,
                                     *(d.init for d in decls))):

@@ -883,6 +883,93 @@ static inline __attribute__((always_inline)) int32_t minun_dot{bits}_rows_dsp(
 
 
 
+# Register blocking over output channels (issue 31): a convolution's window for several
+# channels at once, each word of the input loaded (and for int8 widened) once for all
+# their filters (SMLAD is exact for int16 products, so every channel's sum is its dot
+# product modulo 2^32). int16: four channels, a word (two elements) a step; int8: two
+# channels (the SXTB16 halves take the registers of two more), a word (four) a step;
+# zero-skew int8 (8_off): the same with SXTAB16 adding k to the input's halves.
+def _arm_rows_mc(kind: str) -> str:
+    """minun_dot{16,8,8_off}_rows_mc_dsp: the sums minun_dot{kind}_rows_dsp gives for
+    `chans` filters sc elements apart, several channels a pass over the window, the rest
+    one by one."""
+    bits, off = (16 if kind == "16" else 8), kind == "8_off"
+    t, block, step = f"int{bits}_t", (4 if bits == 16 else 2), (2 if bits == 16 else 4)
+    ch = range(block)
+    if bits == 16:
+        x_ops = ["ldr %[x], [%[p]], #4"]
+        per = ["ldr %[t], [%[q{j}]], #4", "smlad %[a{j}], %[x], %[t], %[a{j}]"]
+        temps = '[x] "=&r" (x), [t] "=&r" (t)'
+    else:
+        ext = "sxtab16 %[{d}], %[kk], %[x]" if off else "sxtb16 %[{d}], %[x]"
+        x_ops = ["ldr %[x], [%[p]], #4", ext.format(d="y") + ", ror #8", ext.format(d="x")]
+        per = ["ldr %[t], [%[q{j}]], #4", "sxtb16 %[u], %[t], ror #8",
+               "sxtb16 %[t], %[t]", "smlad %[a{j}], %[x], %[t], %[a{j}]",
+               "smlad %[a{j}], %[y], %[u], %[a{j}]"]
+        temps = '[x] "=&r" (x), [y] "=&r" (y), [t] "=&r" (t), [u] "=&r" (u)'
+    lines = ["1:", *x_ops, *(ln.format(j=j) for j in ch for ln in per), "subs %[m], %[m], #1"]
+    asm = "".join(f'                         "{ln}\\n\\t"\n' for ln in lines)
+    accs = ", ".join(f"a{j} = 0" for j in ch)
+    ptrs = ", ".join(["*p = ap", "*q0 = w0"] + [f"*q{j} = q{j - 1} + sc" for j in ch if j])
+    outs = ", ".join(f'[a{j}] "+r" (a{j})' for j in ch)
+    qs = ", ".join(f'[q{j}] "+r" (q{j})' for j in ch)
+    tail = "".join(f"\n                a{j} = (int32_t)((uint32_t)a{j} + (uint32_t)(x * q{j}[i]));"
+                   for j in ch)
+    store = "".join(f"\n        out[c + {j}] = a{j};" for j in ch)
+    regs = "x, t" if bits == 16 else "x, y, t, u"
+    name, one = f"minun_dot{kind}_rows_mc_dsp", f"minun_dot{kind}_rows_dsp"
+    karg, kin, kx = (", int32_t k", ' : [kk] "r" (kk) :', " + k") if off else ("", " : :", "")
+    kdecl = ("\n    const int32_t kk = (int32_t)(((uint32_t)k & 0xffffu) * 0x10001u);"
+             if off else "")
+    what = ("one word of a (two elements) loaded once for their four SMLADs" if bits == 16
+            else "one word of a (four elements) loaded and split by " +
+                 ("SXTAB16, adding k," if off else "SXTB16") + " once for their two pairs "
+                 "of SMLADs")
+    doc = textwrap.fill(
+        f"out[c] = the sum over r < rows, i < n of (a[r * sa + i]{kx}) * w[c * sc + r * sw + "
+        f"i] for c < chans, modulo 2^32 ({one}'s sum for each filter): {block} channels a "
+        f"pass, {what}; the last n % {step} elements one by one, the channels after the "
+        f"last {block} by {one}. */", width=88, initial_indent="/* ",
+        subsequent_indent=" * ")
+    return f"""
+#if defined(__ARM_FEATURE_DSP)
+{doc}
+static inline __attribute__((always_inline)) void {name}(
+    int32_t *out, const {t} *a, int sa, const {t} *w, int sw, int sc, int n, int rows,
+    int chans{karg})
+{{
+    int c, r, i, m;
+    int32_t {regs};{kdecl}
+    if (n < 0)
+        n = 0;
+    for (c = 0; c + {block} <= chans; c += {block}) {{
+        const {t} *w0 = w + c * sc, *ap = a;
+        int32_t {accs};
+        for (r = rows; r > 0; r--) {{
+            const {t} {ptrs};
+            m = n / {step};
+            if (m) {{
+                __asm__ ({asm.strip()[:-1].rstrip()}"
+                         "bne 1b"
+                         : {outs},
+                           [p] "+r" (p), {qs}, [m] "+r" (m),
+                           {temps}
+                        {kin} "cc", "memory");
+            }}
+            for (i = 0; i < n % {step}; i++) {{
+                x = p[i]{kx};{tail}
+            }}
+            ap += sa;
+            w0 += sw;
+        }}{store}
+    }}
+    for (; c < chans; c++)
+        out[c] = {one}(0, a, sa, w + c * sc, sw, n, rows{", k" if off else ""});
+}}
+#endif
+"""
+
+
 # Register blocking (issue 31): a matrix times a vector two rows at a time, each word of
 # the vector loaded (and widened) once for both rows, as CMSIS-NN's blocked kernels do;
 # every row's sum is the same integer modulo 2^32 as its single-row dot product.
@@ -972,6 +1059,10 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot16_sse2": ((), lambda p: _X86_DOT16),
     "minun_dot16_rows_dsp": (("minun_dot16_dsp",), lambda p: _arm_rows(16)),
     "minun_dot8_rows_dsp": (("minun_dot8_dsp",), lambda p: _arm_rows(8)),
+    "minun_dot16_rows_mc_dsp": (("minun_dot16_rows_dsp",), lambda p: _arm_rows_mc("16")),
+    "minun_dot8_rows_mc_dsp": (("minun_dot8_rows_dsp",), lambda p: _arm_rows_mc("8")),
+    "minun_dot8_off_rows_mc_dsp": (("minun_dot8_off_rows_dsp",),
+                                   lambda p: _arm_rows_mc("8_off")),
     "minun_dot16_dsp": (("minun_pair16", "minun_smlad"), lambda p: _ARM_DOT16),
     "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
     "minun_dot8_off_dsp": ((), lambda p: _ARM_DOT8_OFF),
@@ -1851,6 +1942,12 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot8_off_rows_dsp": (("i32", "ptr8", "int", "ptr8", "int", "int", "int", "int"),
                                 "i32"),
     "minun_dot16_mv_dsp": (("ptr32", "ptr16", "int", "ptr16", "int", "int"), None),
+    "minun_dot16_rows_mc_dsp": (("ptr32", "ptr16", "int", "ptr16", "int", "int", "int", "int",
+                                 "int"), None),
+    "minun_dot8_rows_mc_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int", "int", "int",
+                                "int"), None),
+    "minun_dot8_off_rows_mc_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int", "int", "int",
+                                    "int", "int"), None),
     "minun_dot8_mv_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int"), None),
     "minun_dot8_off_mv_dsp": (("ptr32", "ptr8", "int", "ptr8", "int", "int", "int"), None),
     "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),

@@ -554,3 +554,123 @@ def mat_vec(op: cemit.ForOp):
         return None
     return (lo, hi, d, loop, stmt, mat, stride, vec, name.replace("_dsp", "_mv_dsp"), k,
             rest)
+
+
+CONV_SUMS = 256  # the window sums of CONV_GROUP channels go to a local int32_t array
+CONV_GROUP = 8  # channels a group: the array (stack) does not grow with the channels
+CONV_CHANNELS = 4  # fewer output channels are left to the one-channel kernel
+
+
+def _refs(v: SSAValue) -> set[str]:
+    op = v.owner
+    if isinstance(op, cemit.RefOp):
+        return {op.var.data}
+    if isinstance(op, cemit.ExpressionOp):
+        return set().union(*(_refs(o) for o in op.operands))
+    return set()
+
+
+def conv_channels(op: cemit.ForOp, bounds):
+    """A loop over a convolution's output channels (at least CONV_CHANNELS, constant
+    bounds) holding, under loops with constant bounds (a fused pool's window), one
+    dot_rows window of int16_t or int8_t (a zero-skew offset on the input only) started
+    at 0 (`acc = 0;` then only declarations before it), whose input does not depend on
+    the channel and whose filter advances by a constant stride per channel:
+    (lo, hi, the window loops, the rows loop, dot_rows' result, the accumulator's
+    declaration, the input load, the filter load, the filter's channel stride, the
+    declarations the window's bounds and addresses need, in order), or None.
+
+    Every window's sums of a group of channels can then be computed first, the group's
+    channel loop after them: only when the window's count, bounds and addresses read
+    nothing the loop declares (but those declarations, copied) or assigns, and no store
+    in the loop can write a byte a window reads (`bounds`, an index_bounds.Scope of the
+    function, proves it), no other statement of the loop writing memory."""
+    lo, hi = literal_int(op.lower), literal_int(op.upper)
+    if lo is None or hi is None or hi - lo < CONV_CHANNELS:
+        return None
+    c = op.var.data
+    found = [f for f in op.walk() if isinstance(f, cemit.ForOp) and f is not op and
+             dot_rows(f) is not None]
+    if len(found) != 1:
+        return None
+    rows = found[0]
+    chain, p = [], rows.parent_op()
+    while p is not op:
+        if not isinstance(p, cemit.ForOp) or literal_int(p.lower) is None or \
+                literal_int(p.upper) is None:
+            return None
+        chain.insert(0, p)
+        p = p.parent_op()
+    sums = min(hi - lo, CONV_GROUP)
+    for w in chain:
+        sums *= literal_int(w.upper) - literal_int(w.lower)
+    if sums > CONV_SUMS:
+        return None
+    dot = dot_rows(rows)
+    first, decls, inner, stmt, loads, name, strides, k = dot
+    if name not in ("minun_dot16_rows_dsp", "minun_dot8_rows_dsp", "minun_dot8_off_rows_dsp") \
+            or ctype(stmt.value.type) not in ("int32_t", "int16_t"):
+        return None
+    acc = first.init.owner.var.data
+    before = list(rows.parent_block().ops)
+    before = [s for s in before[:before.index(rows)] if not isinstance(s, cemit.ExpressionOp)]
+    acc_decl = [s for s in before if isinstance(s, cemit.DeclOp) and s.var.data == acc]
+    if len(acc_decl) != 1 or not is_zero(acc_decl[0].init) or \
+            not all(isinstance(s, cemit.DeclOp) for s in before[before.index(acc_decl[0]):]):
+        return None
+    per_channel = [coefficient(ld.index, c) for ld in loads]
+    if sorted(x != 0 for x in per_channel if x is not None) != [False, True]:
+        return None
+    x_load, w_load = loads if per_channel[0] == 0 else loads[::-1]
+    if k is not None and x_load is not loads[0]:  # the zero-skew offset is the filter's
+        return None
+    stride = coefficient(w_load.index, c)
+    # what the window's count, bounds and addresses read, and the declarations giving it
+    need = set().union(*(_refs(v) for v in (rows.lower, rows.upper, inner.lower,
+                                            inner.upper, x_load.index, w_load.index)),
+                       *(_refs(d.init) for d in decls))
+    need -= {rows.var.data, inner.var.data} | {d.var.data for d in decls}
+    path = [op, *chain]
+    visible: list[cemit.DeclOp] = []
+    for level, nxt in zip(path, [*chain, rows]):
+        stmts = cemit.statements(level.body)
+        visible += [s for s in stmts[:stmts.index(nxt)] if isinstance(s, cemit.DeclOp)]
+    declared = {d.var.data for d in op.walk() if isinstance(d, cemit.DeclOp)} | \
+        {f.var.data for f in op.walk() if isinstance(f, cemit.ForOp)}
+    copies = []
+    for d in reversed(visible):
+        if d.var.data in need:
+            if d.is_const is None or mentions(d.init, c):
+                return None
+            copies.insert(0, d)
+            need |= _refs(d.init)
+    need -= {d.var.data for d in copies} | {w.var.data for w in chain}
+    assigned = {a.var.data for a in op.walk() if isinstance(a, cemit.AssignOp)}
+    if (need - {c}) & (declared | assigned):  # set in the loop: not yet at the windows
+        return None
+    if any(mentions(v, c) for v in (rows.lower, rows.upper, inner.lower, inner.upper,
+                                    *(d.init for d in decls))):
+        return None
+    # the stores of the loop must not write what any window reads
+    span = bounds.span(x_load.index)
+    for s in op.walk():
+        if isinstance(s, (cemit.KernelStmtOp, cemit.LocalArrayOp)):
+            return None
+        if not isinstance(s, cemit.StoreOp):
+            continue
+        if memory(s.array.data) == memory(w_load.array.data):
+            return None
+        if memory(s.array.data) != memory(x_load.array.data):
+            continue
+        put = bounds.span(s.index)
+        if span is None or put is None:
+            return None
+        size_r, size_w = _CTYPE_BYTES.get(ctype(x_load.result.type)), \
+            _CTYPE_BYTES.get(ctype(s.value.type))
+        if size_r is None or size_w is None:
+            return None
+        r = (span[0] * size_r, span[1] * size_r + size_r - 1)
+        w = (put[0] * size_w, put[1] * size_w + size_w - 1)
+        if not (w[1] < r[0] or r[1] < w[0]):
+            return None
+    return lo, hi, chain, rows, dot, acc_decl[0], x_load, w_load, stride, copies

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     UnitAttr,
+    i1,
     i32,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -54,6 +55,7 @@ from minun_mlir.lowering.c_runtime import (
     avr_dot8_z128_helper,
     avr_dot_helper,
 )
+from minun_mlir.passes import index_bounds as ib
 from minun_mlir.passes import kernel_match as km
 
 MARK = cemit.KERNELS_MARK  # module attribute: the profile the kernels were selected for
@@ -433,6 +435,205 @@ class DspMatVec(RewritePattern):
         replace_loop(rewriter, op, new, keep=other)
 
 
+def clone_at(v: SSAValue, block: Block, var: str, value) -> SSAValue:
+    """A copy of the expression tree of `v` at the end of `block` with `var` read as
+    `value(block)` (a new expression there)."""
+    op = v.owner
+    if isinstance(op, cemit.RefOp) and op.var.data == var:
+        return value(block)
+    if not isinstance(op, cemit.ExpressionOp):
+        raise error(f"select-target-kernels: {op.name} is not an expression")
+    operands = [clone_at(x, block, var, value) for x in op.operands]
+    new = op.clone(value_mapper=dict(zip(op.operands, operands)))
+    block.add_op(new)
+    return new.results[0]
+
+
+def window_index(block: Block, chain: list[cemit.ForOp], scale: int) -> SSAValue | None:
+    """`((w1 - lo1) * n2 + (w2 - lo2)) * scale`: the window's place in the sums array
+    (None: no window loops, place 0)."""
+    index = None
+    for w in chain:
+        lo, hi = km.literal_int(w.lower), km.literal_int(w.upper)
+        at = ref(block, w.var.data, IndexType())
+        if lo:
+            at = binary(block, "-", at, lit(block, lo))
+        index = at if index is None else \
+            binary(block, "+", binary(block, "*", index, lit(block, hi - lo)), at)
+    if index is None or scale == 1:
+        return index
+    return binary(block, "*", index, lit(block, scale))
+
+
+def drop_unread(op: Operation) -> None:
+    """Erase the const declarations inside `op` that nothing reads (the window's bounds
+    once its loop is gone: C compilers warn about unused variables)."""
+    while True:
+        read = {r.var.data for r in op.walk() if isinstance(r, cemit.RefOp)}
+        dead = [d for d in op.walk() if isinstance(d, cemit.DeclOp) and
+                d.is_const is not None and d.var.data not in read]
+        if not dead:
+            return
+        for d in dead:
+            exprs = tree(d)
+            d.detach()
+            d.erase()
+            for o in reversed(exprs):
+                o.detach()
+                o.erase()
+
+
+@dataclass(frozen=True)
+class ChannelGroup:
+    """The output channels one pass over the windows computes: all of [lo, hi) (var
+    None), or `size` from `var_lo` inside a loop over the groups, the last group ending
+    at `var_hi` when `size` does not divide the channel count."""
+
+    var: str | None
+    lo: int
+    hi: int
+    size: int
+
+    def first(self, b: Block) -> SSAValue:
+        return lit(b, self.lo) if self.var is None else ref(b, self.var + "_lo", IndexType())
+
+    def upper(self, b: Block) -> SSAValue:
+        if self.var is None:
+            return lit(b, self.hi)
+        if (self.hi - self.lo) % self.size:
+            return ref(b, self.var + "_hi", IndexType())
+        return binary(b, "+", self.first(b), lit(b, self.size))
+
+    def width(self, b: Block) -> SSAValue:
+        if self.var is None:
+            return lit(b, self.hi - self.lo)
+        if (self.hi - self.lo) % self.size:
+            return binary(b, "-", self.upper(b), self.first(b))
+        return lit(b, self.size)
+
+
+def channel_groups(outer: Block, c: str, lo: int, hi: int) -> tuple[ChannelGroup, Block]:
+    """The group of channels (at most CONV_GROUP, so the sums array does not grow with the
+    channel count) and the block that computes and uses one group's sums: `outer`, or
+    the body of `for (c_group ...) { const int c_lo = ...; [const int c_hi = ...;] }`."""
+    chans = hi - lo
+    if chans <= km.CONV_GROUP:
+        return ChannelGroup(None, lo, hi, chans), outer
+    group = ChannelGroup(c, lo, hi, km.CONV_GROUP)
+    body = for_(outer, c + "_group", lit(outer, 0), lit(outer, -(-chans // group.size)))
+    start_at = binary(body, "*", ref(body, c + "_group", IndexType()), lit(body, group.size))
+    decl(body, c + "_lo", binary(body, "+", start_at, lit(body, lo)) if lo else start_at)
+    if chans % group.size:
+        def end(b: Block) -> SSAValue:
+            return binary(b, "+", group.first(b), lit(b, group.size))
+        test = add(body, cemit.BinaryOp.create(operands=[end(body), lit(body, hi)],
+                                               result_types=[i1],
+                                               attributes={"op": StringAttr("<")}))
+        decl(body, c + "_hi", add(body, cemit.CondOp.create(
+            operands=[test, end(body), lit(body, hi)], result_types=[IndexType()])))
+    return group, body
+
+
+class DspConvChannels(RewritePattern):
+    """Cortex-M: a convolution's output-channel loop around its window (and a fused
+    pool's) loops (kernel_match.conv_channels) -> under __ARM_FEATURE_DSP, per group of
+    channels, the windows' sums first, minun_dot{16,8,8_off}_rows_mc_dsp (four or two
+    channels a pass, each input word loaded once for them) into a local `acc_mc` array,
+    then the channel loop over the group reading it; the loop for #else."""
+
+    def __init__(self):
+        self.scope = None
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        if portable(op):
+            return
+        root = op.get_toplevel_object()
+        if self.scope is None or self.scope[0] is not root:
+            self.scope = (root, ib.Scope(root))
+        found = km.conv_channels(op, self.scope[1])
+        if found is None:
+            return
+        lo, hi, chain, rows, dot, acc_decl, x_load, w_load, stride, copies = found
+        outer = Block()
+        group, body = channel_groups(outer, op.var.data, lo, hi)
+        sums = acc_decl.var.data + "_mc"
+        size = group.size
+        for w in chain:
+            size *= km.literal_int(w.upper) - km.literal_int(w.lower)
+        body.add_op(cemit.LocalArrayOp.create(attributes={
+            "var": StringAttr(sums), "elem": i32, "size": IntAttr(size)}))
+        block = body
+        for w in chain:
+            block = for_(block, w.var.data, lit(block, km.literal_int(w.lower)),
+                         lit(block, km.literal_int(w.upper)))
+        block.add_op(block_op(window_sums(op.var.data, group, found, sums)))
+        bounds = ({v: clone(v, body) for v in (op.lower, op.upper)} if group.var is None
+                  else {op.lower: group.first(body), op.upper: group.upper(body)})
+        channels = op.clone(value_mapper=bounds)
+        body.add_op(channels)
+        read_sums(channels, rows, acc_decl, group, chain, sums)
+        new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(outer)]))
+        replace_loop(rewriter, op, new, keep=other)
+
+
+def window_sums(c: str, group: ChannelGroup, found, sums: str) -> Block:
+    """The statements computing one window's sums of the group's channels: the window's
+    declarations, then `minun_dot*_rows_mc_dsp(&sums[..], &x[..], sx, &w[..], sw,
+    stride, n, rows, width[, k])` with w at the group's first channel."""
+    _, _, chain, rows, dot, _, x_load, w_load, stride, copies = found
+    _, decls, inner, _, loads, name, strides, k = dot
+    call = Block()
+    for d in [*copies, *decls]:
+        decl(call, d.var.data, clone(d.init, call))
+    start(call, rows)
+    start(call, inner)
+    sx, sw = (strides[loads.index(ld)] for ld in (x_load, w_load))
+    w_addr = addr(call, w_load, w_load.array.data,
+                  clone_at(w_load.index, call, c, group.first), w_load.result.type)
+    place = window_index(call, chain, group.size)
+    args = [addr(call, None, sums, lit(call, 0) if place is None else place, i32),
+            load_addr(call, x_load), lit(call, sx), w_addr, lit(call, sw),
+            lit(call, stride), count(call, inner), count(call, rows), group.width(call)]
+    if k is not None:  # the zero-skew offset added to the input
+        args.append(lit(call, k))
+    call.add_op(cemit.KernelStmtOp.create(operands=args, attributes={
+        "callee": StringAttr(name.replace("_rows_dsp", "_rows_mc_dsp"))}))
+    return call
+
+
+def read_sums(channels: cemit.ForOp, rows: cemit.ForOp, acc_decl: cemit.DeclOp,
+              group: ChannelGroup, chain: list[cemit.ForOp], sums: str) -> None:
+    """In the copy of the channel loop, the window's rows loop -> `acc = sums[..]` (an
+    int16_t sum its low half), and the declarations nothing reads any more dropped."""
+    twin = next(f for f in channels.walk()
+                if isinstance(f, cemit.ForOp) and f.var.data == rows.var.data)
+    use = Block()
+    i = ref(use, channels.var.data, IndexType())
+    if group.var is not None:
+        i = binary(use, "-", i, group.first(use))
+    elif group.lo:
+        i = binary(use, "-", i, lit(use, group.lo))
+    index = window_index(use, chain, group.size)
+    index = i if index is None else binary(use, "+", index, i)
+    value = add(use, cemit.LoadOp.create(operands=[index], attributes={
+        "array": StringAttr(sums)}, result_types=[i32]))
+    if km.ctype(acc_decl.init.type) != "int32_t":
+        value = add(use, cemit.CastOp.create(operands=[value],
+                                             result_types=[acc_decl.init.type]))
+    assign(use, acc_decl.var.data, value)
+    for o in list(use.ops):
+        o.detach()
+        twin.parent_block().insert_op_before(o, twin)
+    exprs = tree(twin)
+    twin.detach()
+    twin.erase()
+    for o in reversed(exprs):
+        o.detach()
+        o.erase()
+    drop_unread(channels)
+
+
 class Sse2Dot(RewritePattern):
     """x86: a stride-1 int16 dot loop -> minun_dot16_sse2 (PMADDWD) under __SSE2__, the
     loop for #else."""
@@ -561,7 +762,8 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     if profile == "x86":
         walk(module, SplitRows(), Sse2Dot())
     elif profile == "cortex-m":
-        walk(module, DspMatVec(), DspRows(), DspDot(), GuardedLoop(avr=False))
+        walk(module, DspConvChannels(), DspMatVec(), DspRows(), DspDot(),
+             GuardedLoop(avr=False))
     elif profile == "avr":
         walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
         walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match

@@ -537,3 +537,59 @@ int main(void)
     want = [_wrap32(sum((x[ox + i] + k) * w[ow + r * sw + i] for i in range(max(n, 0))))
             for n, rows, sw, ow, ox, k in cases for r in range(rows)]
     _assert_lines(got, want)
+
+
+@pytest.mark.parametrize("kind", ["16", "8", "8_off"])
+def test_cortex_m4_channel_blocked_window_kernels_equal_python(tmp_path, kind):
+    """minun_dot{16,8,8_off}_rows_mc_dsp (a convolution's window for four int16 or two
+    int8 output channels per pass over the input, SMLAD; SXTB16, or SXTAB16 adding the
+    zero-skew offset k, for int8): out[c] = sum over r < rows, i < n of (a[r * sa + i]
+    [+ k]) * w[c * sc + r * sw + i] modulo 2^32 for every n from -2 to 9 and 24 (every
+    tail, empty and negative counts), 0 to 3 rows, 1 to 9 channels (the channels after
+    the last block by the one-channel kernel), windows of neighbouring and overlapping
+    rows, filters packed and apart, unaligned and aligned arrays of extreme and random
+    values, offsets k = 128, -127 and 3."""
+    bits = 16 if kind == "16" else 8
+    name, ctype = f"minun_dot{kind}_rows_mc_dsp", f"int{bits}_t"
+    rng = np.random.default_rng(3131 + bits)
+    lo, hi = -(1 << (bits - 1)), 1 << (bits - 1)
+    w = [lo, lo, hi - 1, lo] * 4 + [int(v) for v in rng.integers(lo, hi, 9 * 90 + 64)]
+    a = [lo, lo, lo, hi - 1] * 4 + [int(v) for v in rng.integers(lo, hi, 3 * 40 + 16)]
+    cases = []
+    for n in [*range(-2, 10), 24]:
+        m = max(n, 0)
+        for rows in (0, 1, 3):
+            for chans in (1, 3, 4, 5, 9):
+                for sa, sw in ((m + 5, m + 1), (1, m)):
+                    for sc, oa, ow in ((rows * max(sw, m) + 2, 1, 0), (m, 0, 3)):
+                        for k in ((128, -127, 3) if kind == "8_off" else (0,)):
+                            cases.append((n, rows, chans, sa, sw, sc, oa, ow, k))
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], [name]))
+    table = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in cases)
+    karg = ", c[8]" if kind == "8_off" else ""
+    (tmp_path / "mc.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array(ctype, "W", w) + _array(ctype, "A", a) + f"""
+static const int32_t CASES[][9] = {{{table}}};
+int main(void)
+{{
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        const int32_t *c = CASES[i];
+        int32_t out[9];
+        {name}(out, &A[c[6]], (int)c[3], &W[c[7]], (int)c[4], (int)c[5], (int)c[0],
+               (int)c[1], (int)c[2]{karg});
+        for (int k = 0; k < c[2]; k++) {{
+            minun_print_i32(out[k]);
+            minun_putc('\\n');
+        }}
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "mc.c"], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = [_wrap32(sum((a[oa + r * sa + i] + k) * w[ow + c * sc + r * sw + i]
+                        for r in range(rows) for i in range(max(n, 0))))
+            for n, rows, chans, sa, sw, sc, oa, ow, k in cases for c in range(chans)]
+    _assert_lines(got, want)

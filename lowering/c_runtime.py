@@ -1700,9 +1700,9 @@ static inline __attribute__((always_inline)) void minun_umul16x32(uint16_t a, ui
 HELPERS["minun_umul16x32"] = ((), lambda p: _AVR_UMUL16X32 if p.avr_asm else "")
 HELPERS["minun_zs_mbqm"] = (("minun_umul32", "minun_umul16x32"), lambda p: (
     _ZS_MBQM_NARROW if p.avr_asm else _ZS_MBQM_WIDE))
-# a requantization run often (affine_ops: in a loop or over many elements): on AVR the same
-# text inlined, its shifts then constants (about 130 cycles less a call, some 500 bytes of
-# flash a call site); elsewhere minun_zs_mbqm, already inline
+# a requantization run often (formats/zero_skew/loops.py: in a loop or over many elements):
+# on AVR the same text inlined, its shifts then constants (about 130 cycles less a call,
+# some 500 bytes of flash a call site); elsewhere minun_zs_mbqm, already inline
 HELPERS["minun_zs_mbqm_hot"] = (("minun_zs_mbqm",), lambda p: _ZS_MBQM_NARROW.replace(
     "static inline int32_t minun_zs_mbqm(", "static inline __attribute__((always_inline)) "
     "int32_t minun_zs_mbqm_hot(") if p.avr_asm else """

@@ -17,7 +17,7 @@ How tensors become memory (why the pass is more than one loop nest per op):
 - Every tensor buffer is a flat 1-D memref; views (reshape, transpose, splice, index,
   reverse) are strided index maps over a buffer and cost no memory or copy.
 - Parameters become `memref.global` constants (dense integers, never text). A rescale of
-  a parameter is folded at compile time into another global with `numerics.fixed` (the
+  a parameter is folded at compile time into another global with `formats.fixed.arith` (the
   integers the evaluator computes), so no weight is ever copied into RAM.
 - Every other op first becomes a lazy element function (`Val.load(index)`); a value is
   only written to a buffer when its single consumer cannot pull it element by element
@@ -87,11 +87,11 @@ from xdsl.passes import ModulePass
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import AffineType, FixedType, PositType
-from minun_mlir.formats.bfloat16 import loops as bf16_ops
+from minun_mlir.formats.bfloat16 import loops as bfloat16_loops
 from minun_mlir.formats.fixed.arith import rounding_in
 from minun_mlir.formats.int4.packed import pack_globals
-from minun_mlir.formats.posit import loops as posit_ops
-from minun_mlir.formats.zero_skew import loops as affine_ops
+from minun_mlir.formats.posit import loops as posit_loops
+from minun_mlir.formats.zero_skew import loops as zero_skew_loops
 from minun_mlir.lowering.loops import (
     elementwise,
     functions,
@@ -162,9 +162,9 @@ HANDLERS: dict[type[Operation], Handler] = _handlers()
 # Representations whose arithmetic is runtime calls: element type class -> handlers that
 # take precedence for ops on that element type (minun_mlir/formats/posit/loops.py).
 REPRESENTATION_HANDLERS: dict[type, dict[type[Operation], Handler]] = {
-    PositType: posit_ops.HANDLERS,
-    BFloat16Type: bf16_ops.HANDLERS,
-    AffineType: affine_ops.HANDLERS,
+    PositType: posit_loops.HANDLERS,
+    BFloat16Type: bfloat16_loops.HANDLERS,
+    AffineType: zero_skew_loops.HANDLERS,
 }
 
 

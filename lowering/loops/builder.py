@@ -110,7 +110,7 @@ class Gen:
         self.module_ops: list[Operation] = []  # globals and helper declarations
         self.names: set[str] = set()
         self.helpers: dict[str, func.FuncOp] = {}
-        self.quire_depth = 0  # posit dot products being built, nested (posit_ops._nested)
+        self.quire_depth = 0  # posit dot products being built, nested (posit/loops.py)
 
     # -- plumbing ----------------------------------------------------------------------
 

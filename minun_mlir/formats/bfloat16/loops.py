@@ -10,7 +10,7 @@ Here, through the `minun_bf16_*` helpers of minun_runtime.h (lowering/c_runtime.
 - sparse matmul: linear.py's column walk, each added term rounded;
 - neg: `~key` (`-1 - key`), 0 for 0 (-0 is stored as +0); clip, relu6, init: bounds and
   fills encoded at compile time;
-- softmax, normalise_l2, row by row (posit_ops.rows): the float32 sums of the rounded
+- softmax, normalise_l2, row by row (formats/posit/loops.py: rows): the float32 sums of the rounded
   e = exp(x - max), or of the squares, in order, rounded; then the division (and sqrt).
 """
 

@@ -13,7 +13,7 @@ Python at compile time.
   clamped (the helper is gemmlowp's SaturatingRoundingDoublingHighMul and
   RoundingDivideByPOT, minun_runtime.h; minun_zs_mbqm_hot, the same inlined on the Uno,
   for an op run at least HOT_RUNS times an inference); run often, a table of its results
-  or thresholds instead (affine_tables.py); with mode onnxruntime, `zp_out +
+  or thresholds instead (tables.py); with mode onnxruntime, `zp_out +
   minun_zs_ortq(q, m, e)` (onnxruntime's float32 multiply and round half to even, in
   integers), of an int8 value minun_zs_ortadd(q - zp_in, 0, ...) (its DequantizeLinear
   then QuantizeLinear); per channel, the multiplier and the shift are read from constant tables

@@ -61,7 +61,7 @@ def _blur(img: np.ndarray, sigma: float) -> np.ndarray:
     return out
 
 
-def _background(rng: np.random.Generator) -> np.ndarray:
+def background(rng: np.random.Generator) -> np.ndarray:
     img = 128 + rng.uniform(-40, 40) + 50 * _smooth(rng, 3, 4) + 25 * _smooth(rng, 12, 16)
     img += rng.uniform(0, 12) * _smooth(rng, 60, 80)
     yy, xx = np.mgrid[0:H, 0:W]
@@ -83,7 +83,7 @@ def _background(rng: np.random.Generator) -> np.ndarray:
 def scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:
     """Image `index` of the set `seed`: (uint8 [240, 320], float32 boxes [k, 4])."""
     rng = np.random.default_rng([seed, index])
-    img = _background(rng)
+    img = background(rng)
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float64)
     boxes: list[tuple[float, float, float, float]] = []
     for _ in range(rng.integers(1, 6)):

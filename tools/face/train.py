@@ -9,7 +9,7 @@ on the faces' offsets; Adam, projected (parameters clamped into their declared r
 after every step). Seeds: data set 0 (training), model and shuffling 0; one torch thread
 per --threads, deterministic algorithms.
 
-Run by `make train-face` (not by the tests): about 15 minutes on 2 cores.
+Run by `make train-face` (not by the tests): about 35 minutes on 2 shared cores.
 """
 
 from __future__ import annotations
@@ -79,9 +79,9 @@ def export(model: Face4, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--images", type=int, default=600)
-    ap.add_argument("--epochs", type=int, default=6)
-    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--images", type=int, default=480)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", type=Path, default=OUT)

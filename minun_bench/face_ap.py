@@ -30,6 +30,8 @@ MINUN = {"float": (0.643, 0.336, 0.575), "fixed16": (0.628, 0.301, 0.562),
          "posit (searched)": (0.647, 0.333, 0.573)}
 CONFIGS = {
     "fixed16": Options(bits=16, evaluator="native"),
+    # the face benchmark's build (--input-bits 8): the image held as 8-bit camera bytes
+    "fixed16, 8-bit image": Options(bits=16, input_bits=8, evaluator="native"),
     "fixed8": Options(bits=8, evaluator="native"),
     "posit16": Options(repr="posit", bits=16, evaluator="native"),
 }

@@ -503,10 +503,10 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
 
 
 # The sections at the end of BENCHMARKS.md that their own runs write (`tools/bench.py
-# --face`, `--posit`, `--ort`, `--profile`, `--cmsis`, `--int4`, `--tflm`), in this order;
-# `make bench` rewrites what comes before them.
-TRAILING = (SECTION, "## RNNPool face-4 under a RAM budget", "## Posits",
-            "## Fixed point beside onnxruntime int8", "## Per-layer profile",
+# --face`, `--face-ap`, `--face-search`, `--posit`, `--ort`, `--profile`, `--cmsis`,
+# `--int4`, `--tflm`), in this order; `make bench` rewrites what comes before them.
+TRAILING = (SECTION, "## Face detection quality", "## RNNPool face-4 under a RAM budget",
+            "## Posits", "## Fixed point beside onnxruntime int8", "## Per-layer profile",
             "## Beside CMSIS-NN", "## 4-bit weights", "## TFLM micro_speech")
 
 

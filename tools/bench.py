@@ -15,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # minun_bench: not installed
 from minun_bench import cmsis as bench_cmsis  # noqa: E402
 from minun_bench import face as bench_face  # noqa: E402
+from minun_bench import face_ap as bench_face_ap  # noqa: E402
 from minun_bench import face_search as bench_face_search  # noqa: E402
 from minun_bench import int4 as bench_int4  # noqa: E402
 from minun_bench import ort as bench_ort  # noqa: E402
@@ -39,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
                    "under a 180,000 B budget, posits and fixed point, the chosen programs "
                    "run in QEMU): rewrites that section of --out and "
                    "benchmarks/face_search.json")
+    p.add_argument("--face-ap", action="store_true",
+                   help="only the face-detection quality section (the trained face-4's AP "
+                   "and mAP on generated head scenes: float, fixed16, fixed8, posit16): "
+                   "rewrites that section of --out and benchmarks/face_ap.json")
     p.add_argument("--posit", action="store_true",
                    help="only the posit section (accuracy at posit16/posit8 beside fixed "
                    "point, a few models on the Uno and M4, the runtime's cost per call): "
@@ -82,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         return face(args)
     if args.face_search:
         return face_search(args)
+    if args.face_ap:
+        return face_ap(args)
     if args.posit:
         return posit(args)
     entries = [e for e in bench.suite() if not args.models or e.name in args.models]
@@ -165,6 +172,20 @@ def face_search(args) -> int:
                                               bench_face_search.render(record),
                                               bench_face_search.SECTION))
     Path(args.results).with_name("face_search.json").write_text(
+        json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+def face_ap(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="minun-face-ap-") as tmp:
+        record = bench_face_ap.face_ap(Path(tmp))
+    info_path = bench_face_ap.WEIGHTS.parent / "info.json"
+    info = json.loads(info_path.read_text()) if info_path.exists() else None
+    out = Path(args.out)
+    out.write_text(bench_face.replace_section(out.read_text(),
+                                              bench_face_ap.render(record, info),
+                                              bench_face_ap.SECTION))
+    Path(args.results).with_name("face_ap.json").write_text(
         json.dumps(record, indent=1, sort_keys=True) + "\n")
     return 0
 

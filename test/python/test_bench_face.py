@@ -101,3 +101,27 @@ def test_the_face_search_section_sits_between_face_and_posits_and_matches_its_js
     for row in record["rows"].values():  # the budget the section states holds
         assert row["ram_bytes"] <= record["budget_bytes"] == 180_000
         assert row["scratch_bytes"] + row["runtime_bytes"] == row["ram_bytes"]
+
+
+def test_the_face_quality_section_follows_the_face_section_and_matches_its_json():
+    """`tools/bench.py --face-ap` writes its section right after the face section; the
+    committed section is what benchmarks/face_ap.json (and the training record) render to,
+    and fixed16 loses no more mAP than MinUn's FIXED16 does on Face-A (issue 33)."""
+    import json
+
+    from minun_bench import face_ap as bench_face_ap
+    from minun_bench import face_search as bench_face_search
+
+    suite = "# Benchmarks\n\nsuite\n\n## Compile time\n\ntimes\n"
+    face = bench_face.SECTION + "\n\nface numbers\n"
+    search = bench_face_search.SECTION + "\n\nsearch numbers\n"
+    quality = bench_face_ap.SECTION + "\n\nquality numbers\n"
+    doc = bench_face.replace_section(suite + "\n" + face + "\n" + search, quality,
+                                     bench_face_ap.SECTION)
+    assert doc == suite + "\n" + face + "\n" + quality + "\n" + search
+    record = json.loads((ROOT / "benchmarks" / "face_ap.json").read_text())
+    info = json.loads((bench_face_ap.WEIGHTS.parent / "info.json").read_text())
+    _, parts = bench_face.split_sections((ROOT / "BENCHMARKS.md").read_text())
+    assert parts[bench_face_ap.SECTION] == bench_face_ap.render(record, info)
+    minun_drop = bench_face_ap.MINUN["float"][0] - bench_face_ap.MINUN["fixed16"][0]
+    assert record["float"]["map"] - record["fixed16"]["map"] <= minun_drop

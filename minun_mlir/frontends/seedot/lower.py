@@ -321,7 +321,10 @@ class Lowering:
             self.emit(minun.YieldOp(v, *(self.env[b] for b in writes)), node)
         op = minun.LoopOp.create(operands=inits, attributes=self.bounds(node),
                                  result_types=[x.type for x in inits], regions=[Region(block)])
-        return self.finish_region(op, node, writes)
+        result = self.finish_region(op, node, writes)
+        if node in self.c.in_place:  # the carried variable was updated in place
+            self.env[self.c.in_place[node]] = result
+        return result
 
     def finish_region(self, op: Operation, node: ast.Expr, writes: list[Binding]) -> SSAValue:
         self.emit(op, node)

@@ -147,6 +147,10 @@ class Checked:
     binds: dict[ast.Expr, list[Binding]] = field(default_factory=dict)
     # Sum/Loop/Cond -> bindings from outside written by a left splice inside.
     writes: dict[ast.Expr, dict[Binding, None]] = field(default_factory=dict)
+    # Loop -> the outer variable it carries, when the body left-splices into the carried
+    # value: SeeDot's loop works on that variable's buffer in place, so after the loop the
+    # variable holds the loop's final value (EdgeML's face programs read it there).
+    in_place: dict[ast.Expr, Binding] = field(default_factory=dict)
     # Binary -> "matmul", "scalar_mul", "scalar_mul_swap", "add", "addi", ...
     ops: dict[ast.Expr, str] = field(default_factory=dict)
     real_literals: set[ast.Expr] = field(default_factory=set)
@@ -617,6 +621,13 @@ class Checker:
             self.out.binds[node] = [index, carried]
             with self.bound(index, carried):
                 t = self.check(node.body)
+        outer = self.out.refs.get(node.carried)
+        if carried in self.spliced and outer is not None:
+            self.out.in_place[node] = outer
+            self.spliced.add(outer)
+            for k, region in enumerate(self.regions):
+                if outer.depth <= k:
+                    self.out.writes[region][outer] = None
         if isinstance(t, ErrorType) or isinstance(carried_t, ErrorType):
             return ERROR
         if not same_type(t, carried_t):

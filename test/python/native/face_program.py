@@ -15,6 +15,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[3]
 FACE = ROOT / "benchmarks" / "real" / "edgeml-rnnpool-face-4" / "input.sd"
+# face-4's trained weights (`make train-face`): no parameter depends on the image size, so
+# they serve the test-size program too, with the activations of a trained network
+TRAINED = FACE.parent / "trained" / "weights"
 X_RANGE = (-117.0, 137.0)  # the program's declared input range
 
 # (original text, test-size text): image 240x320 -> 32x40, patch grid 30x40 -> 4x5.

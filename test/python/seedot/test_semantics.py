@@ -144,6 +144,28 @@ def test_carried_variable_written_by_a_left_splice():
     assert np.allclose(run(text, x), x + 1)
 
 
+def test_carried_variable_spliced_in_place_is_its_value_after_the_loop():
+    """EdgeML's face programs: a loop left-splices into the variable it carries and the
+    program reads that variable (not the loop's value) after the loop, also through an
+    enclosing loop; SeeDot updates its buffer in place. A plain rebinding stays local."""
+    x = RNG.normal(size=(B, 2, 3))
+    text = """let X = (2, 3) in [-4.0, 4.0] in
+    let out = init([2, 3], 0.0) in
+    let d = init([1, 1], 0.0) in
+    let done = loop(i = [0:2], d) (
+      let acc = init([3, 1], 0.0) in
+      let ignored = loop(j = [0:3], acc) (
+        let acc[j:+1][0:+1] = X[i][j] * 2.0 in acc
+      ) in
+      let out[i:+1][0:+3] = reshape(acc, (1, 3), (1, 2)) in
+      d
+    ) in
+    let H = X in
+    let r = loop(t = [0:2], H) (let H = H + H in H) in
+    out + H                    // H is still X: its loop never spliced into it"""
+    assert np.allclose(run(text, x), 2 * x + x)
+
+
 def test_bias_reverse_argmax_sgn_and_externals():
     x = RNG.normal(size=(B, 2, 3))
     text = """let X = (2, 3) in [-4.0, 4.0] in

@@ -2,9 +2,10 @@
 compiled end to end, and the native evaluator measured against the numpy one.
 
 `make bench` runs it after the suite (`tools/bench.py --face`) and writes the section
-"## Face detection" of BENCHMARKS.md and benchmarks/face.json. The program ships without
-weights: every parameter is drawn inside its declared range (`--synthetic-weights 0`), and
-images uniformly inside X's declared range, all seeded. Times are wall clock on the machine
+"## Face detection" of BENCHMARKS.md and benchmarks/face.json. The program runs with its
+trained weights (benchmarks/real/edgeml-rnnpool-face-4/trained/, `make train-face`) on
+generated head scenes (tools/face/generate.py, seeded), as the "Face detection quality"
+section measures them. Times are wall clock on the machine
 that ran it (they are not part of the byte-for-byte comparison of BENCHMARKS.md).
 """
 
@@ -20,16 +21,21 @@ from minun_bench.suite import MODELS, REAL
 from minun_mlir.driver import Options, compile_model, load_model
 
 FACE = REAL / "edgeml-rnnpool-face-4" / "input.sd"
-X_RANGE = (-117.0, 137.0)
 PIXELS = 76_800
 OUTPUTS = 18_000
 MINUN_FIXED16_KB = 309  # MinUn Table 3: the face models' RAM at FIXED16
 SECTION = "## Face detection"
 
 
+TRAINED = FACE.parent / "trained" / "weights"
+
+
 def images(n: int, seed: int) -> np.ndarray:
-    """n QVGA images in the declared input range, as a SeeDot dataset (label 0 first)."""
-    x = np.random.default_rng(seed).uniform(*X_RANGE, size=(n, PIXELS)).astype(np.float32)
+    """n generated QVGA head scenes (tools/face/generate.py) in X's declared range, as a
+    SeeDot dataset (label 0 first)."""
+    from minun_bench.face_ap import scenes
+
+    x = scenes(seed, n)[0].reshape(n, PIXELS).astype(np.float32)
     return np.concatenate([np.zeros((n, 1), np.float32), x], axis=1)
 
 
@@ -50,7 +56,7 @@ def face_detection(work: Path, run_target: str | None = "cortex-m4",
     options = Options(bits=16, input_bits=INPUT_BITS, input_in_scratch=True,
                       output_in_scratch=True, target="cortex-m4", evaluator="native")
     t0 = time.perf_counter()
-    result = compile_model(FACE, options, synthetic_weights=0, train=work / "train.npy",
+    result = compile_model(FACE, options, weights=TRAINED, train=work / "train.npy",
                            test=work / "test.npy", out_dir=work / "c", name="face-4")
     total = time.perf_counter() - t0
     record: dict = {
@@ -69,7 +75,7 @@ def face_detection(work: Path, run_target: str | None = "cortex-m4",
         result.l2, ("greedy",), input_in_scratch=True)["greedy"]["scratch_bytes"]
     outside = planners(result.l2, ("greedy",))["greedy"]  # the image a caller-owned array
     record["scratch_without_input_bytes"] = outside["scratch_bytes"]
-    l1 = load_model(FACE, synthetic=0)
+    l1 = load_model(FACE, TRAINED)
     run_pipeline(l1, parse_pipeline("lower-composite-ops"))
     x = images(profile_images, seed=2)[:, 1:].reshape(profile_images, PIXELS, 1)
     t0 = time.perf_counter()
@@ -331,12 +337,12 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
     outside = face["scratch_without_input_bytes"] + image
     lines = [
         SECTION, "",
-        "EdgeML's RNNPool face-4 SeeDot program (320x240 input, 18,000 outputs), weights "
-        "drawn in the declared ranges (`--synthetic-weights 0`), images uniform in X's "
-        "range; fixed16, data-driven scales, the image held at 8 bits and planned in the "
-        "scratch (`--input-bits 8 --input-in-scratch`: its bytes are reused once the RNNPool "
-        "stage has read it), the 18,000 scores planned there too (`--output-in-scratch`: "
-        "they take bytes the buffers leave free once the last block runs, and the caller "
+        "EdgeML's RNNPool face-4 SeeDot program (320x240 input, 18,000 outputs) with its "
+        "trained weights (`benchmarks/real/edgeml-rnnpool-face-4/trained/`) on generated "
+        "head scenes (`tools/face/generate.py`); fixed16, data-driven scales, the image "
+        "held at 8 bits and planned in the scratch (`--input-bits 8 --input-in-scratch`: "
+        "its bytes are reused once the RNNPool stage has read it), the 18,000 scores "
+        "planned there too (`--output-in-scratch`: they take bytes the buffers leave free once the last block runs, and the caller "
         "reads them at `minun_output_buffer()`), greedy planner, C for cortex-m4. "
         "Wall-clock times on the machine that ran `make bench`, with the native "
         "evaluator.", "",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minun_bench.face import FACE, MINUN_FIXED16_KB, PIXELS, images
+from minun_bench.face import FACE, MINUN_FIXED16_KB, PIXELS, TRAINED, images
 
 SECTION = "## RNNPool face-4 under a RAM budget"
 BUDGET = 180_000  # bytes of RAM, the image included
@@ -49,7 +49,7 @@ def face_search(work: Path, budget: int = BUDGET, run_target: str | None = "cort
     train, test = images(SEARCH_IMAGES, seed=0), images(TEST_IMAGES, seed=1)
     np.save(work / "train.npy", train)
     np.save(work / "test.npy", test)
-    l1 = load_model(FACE, synthetic=0)
+    l1 = load_model(FACE, TRAINED)
     spread = float_spread(l1, train, test)
     rows = {}
     for rep in REPRESENTATIONS:

@@ -343,9 +343,9 @@ def render(face: dict, speed: dict, onnx_models: dict | None = None,
         "held at 8 bits and planned in the scratch (`--input-bits 8 --input-in-scratch`: "
         "its bytes are reused once the RNNPool stage has read it), the 18,000 scores "
         "planned there too (`--output-in-scratch`: they take bytes the buffers leave "
-        "free once the last block runs, and the caller reads them at `minun_output_buffer()`), greedy planner, C for cortex-m4. "
-        "Wall-clock times on the machine that ran `make bench`, with the native "
-        "evaluator.", "",
+        "free once the last block runs, and the caller reads them at "
+        "`minun_output_buffer()`), greedy planner, C for cortex-m4. Wall-clock times on "
+        "the machine that ran `make bench`, with the native evaluator.", "",
         "| measure | value | target |",
         "|---|---|---|",
         f"| profile 32 images + quantize + plan + C | {face['compile_32_images_s']:.1f} s "

@@ -22,7 +22,7 @@ toolchains:
 demo: setup
 	$(BIN)/python tools/demo.py
 
-# All tests, in parallel on every core: pytest (with progress), then lit; one summary line
+# All tests, in parallel on every core: pytest (with progress) and lit beside it; one summary line
 # at the end. test-fast leaves out the tests marked slow (many seconds each); CI runs all.
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python tools/run_tests.py

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Run the whole test suite (pytest, then lit) and print one summary line.
 
-Both runners always run, so a pytest failure does not hide a lit failure.
-The last line is `tests: N passed, N failed`; the exit code is non-zero when
-anything failed or nothing ran. `--fast` leaves out the tests marked slow.
+Both runners always run, so a pytest failure does not hide a lit failure. lit runs
+on one worker beside pytest's (its output is printed after pytest's), so that the
+cores pytest leaves idle near its end (a worker with nothing left to steal) run lit's
+tests instead of waiting; pytest's workers steal queued tests from each other
+(`--dist worksteal`). The last line is `tests: N passed, N failed`; the exit code is
+non-zero when anything failed or nothing ran. `--fast` leaves out the tests marked slow.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -45,6 +49,24 @@ def run(cmd: list[str]) -> tuple[int, str]:
     return proc.wait(), "".join(out)
 
 
+class Quiet:
+    """`cmd` running with its output collected (not printed) as it comes."""
+
+    def __init__(self, cmd: list[str]):
+        self.cmd = cmd
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, env=environment())
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=self.lines.extend, args=(self.proc.stdout,),
+                                       daemon=True)
+        self.reader.start()
+
+    def wait(self) -> tuple[int, str]:
+        rc = self.proc.wait()
+        self.reader.join()
+        return rc, "".join(self.lines)
+
+
 def count(pattern: str, text: str) -> int:
     return sum(int(m) for m in re.findall(pattern, text))
 
@@ -54,16 +76,19 @@ def main() -> int:
     env_jobs = os.environ.get("MINUN_TEST_JOBS", str(os.cpu_count() or 1))
     start = time.time()
     print(f"tests: pytest on {env_jobs} workers{' (slow tests left out)' if fast else ''}, "
-          "then lit", flush=True)
+          "lit on one beside them", flush=True)
+    lit = Quiet([str(BIN / "lit"), "-sv", "-j", "1", "test/lit"])
     rc_py, out_py = run(
-        [str(BIN / "python"), "-m", "pytest", "-n", env_jobs, "-p", "no:cacheprovider",
-         "--durations=5", *(["-m", "not slow"] if fast else [])]
+        [str(BIN / "python"), "-m", "pytest", "-n", env_jobs, "--dist", "worksteal", "-p",
+         "no:cacheprovider", "--durations=5", *(["-m", "not slow"] if fast else [])]
     )
     tail = out_py.strip().splitlines()[-1] if out_py.strip() else ""
     py_passed = count(r"(\d+) passed", tail)
     py_failed = count(r"(\d+) failed", tail) + count(r"(\d+) errors?", tail)
 
-    rc_lit, out_lit = run([str(BIN / "lit"), "-sv", "-j", env_jobs, "test/lit"])
+    print("$", " ".join(lit.cmd), flush=True)
+    rc_lit, out_lit = lit.wait()
+    sys.stdout.write(out_lit)
     lit_passed = count(r"Passed\s*:\s*(\d+)", out_lit)
     lit_failed = count(r"(?:Failed|Unresolved|Timed Out|Unexpectedly Passed)\s*:\s*(\d+)", out_lit)
 

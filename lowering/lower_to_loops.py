@@ -192,8 +192,9 @@ class Lowering:
     became (`vals`: tensors as `Val`s, `ints`: scalars as `index` SSA values), deciding
     when a lazy value is written to memory. Handlers build IR with `self.g`."""
 
-    def __init__(self, fn: func.FuncOp):
+    def __init__(self, fn: func.FuncOp, requantize_tables: bool = False):
         self.fn = fn
+        self.requantize_tables = requantize_tables  # LowerToLoops's option
         self.rounding = rounding_in(fn)
         self.g = Gen()
         self.vals: dict[SSAValue, Val] = {}
@@ -673,19 +674,26 @@ class Lowering:
         return None
 
 
-def lower_to_loops(module: ModuleOp) -> ModuleOp:
+def lower_to_loops(module: ModuleOp, requantize_tables: bool = False) -> ModuleOp:
     """The pass as a function: returns the L3 module (the input is left unchanged)."""
     require_level(module, "lower-to-loops", 2)
-    return Lowering(main_function(module, "lower-to-loops")).run()
+    return Lowering(main_function(module, "lower-to-loops"), requantize_tables).run()
 
 
 @dataclass(frozen=True)
 class LowerToLoops(ModulePass):
-    """L2 -> L3: buffers (memref), loops (scf) and explicit integer arithmetic (arith)."""
+    """L2 -> L3: buffers (memref), loops (scf) and explicit integer arithmetic (arith).
+
+    `requantize-tables`: zero-skew requantizations run often become constant tables of
+    their results or thresholds (formats/zero_skew/tables.py), the same integers. Worth
+    it where a 32x32-bit product is slow (the Uno: ~200 cycles); a Cortex-M or x86 does
+    it in a few instructions, and the tables would only cost flash. minun-compile sets
+    it for the avr target."""
 
     name = "lower-to-loops"
+    requantize_tables: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        replace_module_body(op, lower_to_loops(op))
+        replace_module_body(op, lower_to_loops(op, self.requantize_tables))
 
 

@@ -32,6 +32,12 @@ def profile_for(target: str) -> str:
     return PROFILE_OF_TARGET[target]
 
 
+def requantize_tables(target: str) -> bool:
+    """Whether lower-to-loops turns frequent zero-skew requantizations into tables for
+    `target`: only where a 32x32-bit product is slow (the AVR profile, the Uno)."""
+    return profile_for(target) == "avr"
+
+
 class CFiles(dict):
     """{file name: C text}; when written to a directory it is also path-like (that
     directory), so `Path(emit_c(l2, "avr", out))` is the model directory."""
@@ -60,7 +66,8 @@ def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = N
         plan["input_in_scratch"] = True
     if output_in_scratch:
         plan["output_in_scratch"] = True
-    l4 = select_kernels(lower_l2(module, **plan), target, copy=False)  # ours: no copy
+    l4 = select_kernels(lower_l2(module, requantize_tables=requantize_tables(target), **plan),
+                        target, copy=False)  # ours: no copy
     return write_c(l4, target, out_dir, name)
 
 

@@ -66,10 +66,15 @@ class Options(QuantizeOptions):
             quantize["data"] = str(train)
         elif self.synthetic:
             quantize["synthetic"] = self.synthetic
-        return {"quantize": quantize, "memory-plan": {
-            "planner": self.planner, "budget": self.budget,
-            "input_in_scratch": self.input_in_scratch,
-            "output_in_scratch": self.output_in_scratch}}
+        from minun_mlir.codegen import requantize_tables
+
+        stages: dict[str, dict[str, object]] = {"quantize": quantize}
+        if requantize_tables(self.target):
+            stages["lower-to-loops"] = {"requantize_tables": True}
+        stages["memory-plan"] = {"planner": self.planner, "budget": self.budget,
+                                 "input_in_scratch": self.input_in_scratch,
+                                 "output_in_scratch": self.output_in_scratch}
+        return stages
 
     @property
     def label(self) -> str:

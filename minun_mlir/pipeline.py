@@ -150,12 +150,14 @@ def lower_to_l2(module: ModuleOp, **quantize: object) -> ModuleOp:
     return l2
 
 
-def lower_l2(module: ModuleOp, stop: str = "lower-to-emitc", **memory_plan: object
-             ) -> ModuleOp:
-    """L2 -> L4 through the declared stages after quantize (lower-to-loops, memory-plan
-    {**memory_plan}, lower-to-emitc), or only up to stage `stop`: a new module; `module` is
-    left as it was."""
-    options = {"memory-plan": memory_plan} if memory_plan else {}
+def lower_l2(module: ModuleOp, stop: str = "lower-to-emitc", requantize_tables: bool = False,
+             **memory_plan: object) -> ModuleOp:
+    """L2 -> L4 through the declared stages after quantize (lower-to-loops
+    {requantize-tables}, memory-plan{**memory_plan}, lower-to-emitc), or only up to stage
+    `stop`: a new module; `module` is left as it was."""
+    options: dict[str, dict[str, object]] = {"memory-plan": memory_plan} if memory_plan else {}
+    if requantize_tables:
+        options["lower-to-loops"] = {"requantize_tables": True}
     out = module.clone()
     run_pipeline(out, pipeline_text(options, start="lower-to-loops", stop=stop))
     return out

@@ -162,7 +162,8 @@ def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
         return lower_channel_requantize(lw, op)
     folded = fold_constant(lw, op)
     for tabled in (tables.table_requantize, tables.threshold_requantize):
-        folded = tabled(lw, op) if folded is None else folded
+        if folded is None and lw.requantize_tables:
+            folded = tabled(lw, op)
     if folded is not None:
         return folded
     a, r = _t(op.input), _t(op.result)

@@ -81,6 +81,16 @@ def tree(op: Operation) -> list[Operation]:
     return out
 
 
+def erase_with_tree(op: Operation) -> None:
+    """Erase a statement and the expression ops only it read."""
+    exprs = tree(op)
+    op.detach()
+    op.erase()
+    for o in reversed(exprs):
+        o.detach()
+        o.erase()
+
+
 def move(stmt: Operation, block: Block) -> None:
     """Move a statement with its expressions to the end of `block` (the walk still visits
     what it held)."""
@@ -475,12 +485,7 @@ def drop_unread(op: Operation) -> None:
         if not dead:
             return
         for d in dead:
-            exprs = tree(d)
-            d.detach()
-            d.erase()
-            for o in reversed(exprs):
-                o.detach()
-                o.erase()
+            erase_with_tree(d)
 
 
 @dataclass(frozen=True)
@@ -625,12 +630,7 @@ def read_sums(channels: cemit.ForOp, rows: cemit.ForOp, acc_decl: cemit.DeclOp,
     for o in list(use.ops):
         o.detach()
         twin.parent_block().insert_op_before(o, twin)
-    exprs = tree(twin)
-    twin.detach()
-    twin.erase()
-    for o in reversed(exprs):
-        o.detach()
-        o.erase()
+    erase_with_tree(twin)
     drop_unread(channels)
 
 

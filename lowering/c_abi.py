@@ -32,7 +32,7 @@ from minun_mlir.dialects.num import (
     storage_type,
 )
 from minun_mlir.formats.fixed.arith import rounding_in
-from minun_mlir.lowering.c_runtime import posit_result
+from minun_mlir.formats.posit.runtime import posit_result
 from minun_mlir.lowering.c_syntax import c_string, ctype, float_literal, int_literal
 
 

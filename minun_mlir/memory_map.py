@@ -60,8 +60,8 @@ class MemoryMap:
 
 def runtime_bytes(l3: ModuleOp) -> int:
     """The runtime's static state an L3 module's helper calls need: the posit quires
-    (lowering/c_runtime.py quire_bytes; 0 for every other program)."""
-    from minun_mlir.lowering.c_runtime import quire_bytes
+    (formats/posit/runtime.py quire_bytes; 0 for every other program)."""
+    from minun_mlir.formats.posit.runtime import quire_bytes
 
     return quire_bytes(op.sym_name.data for op in l3.ops
                        if isinstance(op, func.FuncOp) and op.is_declaration)

@@ -1,7 +1,7 @@
 """The ops of the bfloat16 representation (`bf16` elements, formats/bfloat16/representation.py):
 values are stored as 16-bit keys whose integer order is the values' order, so relu, max,
 min, maxpool, argmax, sgn and clipping are the integer handlers of the other families.
-Here, through the `minun_bf16_*` helpers of minun_runtime.h (lowering/c_runtime.py):
+Here, through the `minun_bf16_*` helpers of minun_runtime.h (formats/bfloat16/runtime.py):
 
 - add, sub, mul: one call per element (float32 inside, rounded once); exp, sigmoid,
   tanh (and log, sqrt): one call per element, computed on integers (correctly rounded);

@@ -130,7 +130,7 @@ _FUNCTIONS = {
 def function_table(name: str) -> np.ndarray:
     """The pattern of f(x) for each of the 65,536 patterns x: f in float64, rounded once
     to bfloat16 (a NaN x gives x quieted, log and sqrt of a negative 0x7fc0). The C
-    computes the same on integers (lowering/c_runtime.py's minun_bf16_functions)."""
+    computes the same on integers (formats/bfloat16/runtime.py's minun_bf16_functions)."""
     p = np.arange(1 << 16, dtype=np.int64)
     with np.errstate(all="ignore"):
         t = round_f64(_FUNCTIONS[name](pattern_to_f32(p).astype(np.float64)))

@@ -1,6 +1,6 @@
 """The ops of the posit representation (`!num.posit<n, es>`), whose arithmetic is calls to
 the posit runtime (third_party/softposit, through the `minun_p<n>e<es>_*` wrappers of
-minun_runtime.h, lowering/c_runtime.py). A posit is stored as its n-bit pattern in an
+minun_runtime.h, formats/posit/runtime.py). A posit is stored as its n-bit pattern in an
 n-bit signed integer, whose order is the posits' order: relu, max, min, maxpool, argmax,
 sgn and neg are the integer handlers of the other families, unchanged. Here:
 
@@ -37,7 +37,7 @@ from minun_mlir.diagnostics import error
 from minun_mlir.dialects import minun, num
 from minun_mlir.dialects.num import PositType
 from minun_mlir.formats.posit import representation as posit_repr
-from minun_mlir.lowering.c_runtime import MAX_QUIRE_DEPTH
+from minun_mlir.formats.posit.runtime import MAX_QUIRE_DEPTH
 from minun_mlir.lowering.loops import functions, linear, skeleton
 from minun_mlir.lowering.loops.builder import Gen, Lin
 from minun_mlir.lowering.loops.elementwise import elementwise

@@ -20,7 +20,7 @@ The requantization primitives are gemmlowp's (fixedpoint.h):
   form): `rdbpot(srdhm(x * 2^max(shift, 0), m), max(-shift, 0))`.
 
 numpy arrays of int64 in, int64 out; every intermediate is what the int32/int64 C
-computes (minun_zs_mbqm in minun_runtime.h, lowering/c_runtime.py).
+computes (minun_zs_mbqm in minun_runtime.h, formats/zero_skew/runtime.py).
 """
 
 from __future__ import annotations

@@ -145,7 +145,8 @@ def test_each_quire_is_sized_for_the_widest_format_at_its_depth():
     """posit<16, 2>'s quire is 4 * 56 + 16 = 240 bits (8 words), posit<8, 2>'s 104 (4),
     posit<8, 0>'s 32 (1): depth 1, used by both es = 2 formats, gets 8 words and the NaR
     byte; depth 2 one word; no pointer to a current quire."""
-    from minun_mlir.lowering.c_runtime import PROFILES, quire_bytes, runtime_header
+    from minun_mlir.formats.posit.runtime import quire_bytes
+    from minun_mlir.lowering.c_runtime import PROFILES, runtime_header
 
     names = ["minun_p8e2_fma_1", "minun_p16e2_qpop_1", "minun_p8e0_qclear_2"]
     h = runtime_header(PROFILES["avr"], names)

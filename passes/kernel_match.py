@@ -781,3 +781,38 @@ def _tree_ops(v: SSAValue) -> list[Operation]:
     if not isinstance(op, cemit.ExpressionOp):
         return []
     return [op] + [o for x in op.operands for o in _tree_ops(x)]
+
+
+def zeroed_before(op: cemit.ForOp, array: str, free: SSAValue | None, nrows: int) -> bool:
+    """True when the statement before `op` is `for (i = lo; i < hi; i++) array[i + c] =
+    0;` (literals) covering array[f .. f + nrows - 1], f the literal `free` (0 when None):
+    a sparse product's freshly zeroed sums, which the dense kernel may then write."""
+    f = 0 if free is None else literal_int(free)
+    block = op.parent_block()
+    body = [] if block is None else \
+        [s for s in block.ops if not isinstance(s, cemit.ExpressionOp)]
+    k = next((i for i, s in enumerate(body) if s is op), None)
+    if f is None or not k:
+        return False
+    prev = body[k - 1]
+    if not isinstance(prev, cemit.ForOp):
+        return False
+    lo, hi = literal_int(prev.lower), literal_int(prev.upper)
+    inner = cemit.statements(prev.body)
+    if lo is None or hi is None or len(inner) != 1 or not isinstance(inner[0], cemit.StoreOp):
+        return False
+    store = inner[0]
+    if store.array.data != array or literal_int(store.value) != 0 or \
+            coefficient(store.index, prev.var.data) != 1:
+        return False
+    span = interval(store.index, {prev.var.data: (lo, hi - 1)})
+    return span is not None and span[1] - span[0] == hi - 1 - lo and \
+        span[0] <= f and f + nrows - 1 <= span[1]
+
+
+def sparse_free(store: cemit.StoreOp, r: str) -> SSAValue | None:
+    """f of a sparse product's store `y[r + f]` (None: the index is r)."""
+    index = store.index.owner
+    if isinstance(index, cemit.BinaryOp):
+        return index.rhs if mentions(index.lhs, r) else index.lhs
+    return None

@@ -1031,6 +1031,16 @@ def _arm_mv(kind: str) -> str:
         f"modulo 2^32, two rows at a time: {step} elements a step ({what}); the last n % "
         f"{step} one by one, an odd last row by {last.split('(')[0]}. */", width=88,
         initial_indent="/* ", subsequent_indent=" * ")
+    # int16: the last n % 8 by pairs (each x word loaded once for both rows), then one
+    pairs = ("""for (i = 0; i + 2 <= n % 8; i += 2) {
+            const int32_t xx = minun_pair16(xp + i);
+            a0 = minun_smlad(xx, minun_pair16(w0 + i), a0);
+            a1 = minun_smlad(xx, minun_pair16(w1 + i), a1);
+        }
+        """ if kind == "16" else "")
+    start = "" if kind == "16" else "i = 0"
+    if kind == "16":
+        doc = doc.replace("one by one", "by SMLAD pairs, then one")
     return f"""
 #if defined(__ARM_FEATURE_DSP)
 {doc}
@@ -1055,7 +1065,7 @@ static inline __attribute__((always_inline)) void {name}(
                    [t2] "=&r" (t2), [t3] "=&r" (t3), [t4] "=&r" (t4), [t5] "=&r" (t5)
                 {kin} "cc", "memory");
         }}
-        for (i = 0; i < n % {step}; i++) {{
+        {pairs}for ({start}; i < n % {step}; i++) {{
             a0 = (int32_t)((uint32_t)a0 + (uint32_t)({xk} * w0[i]));
             a1 = (int32_t)((uint32_t)a1 + (uint32_t)({xk} * w1[i]));
         }}

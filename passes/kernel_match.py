@@ -702,13 +702,14 @@ def sparse_columns(op: cemit.ForOp, spell, scope, values):
     it: `for (c = lo; c < hi; c++) { const int a = (int)col[c]; const int b =
     (int)col[c + 1]; for (p = a; p < b; p++) { const int r = (int)row[p];
     y[r + f] = (int32_t)((uint32_t)y[r + f] + (uint32_t)((int32_t)val[p] * (int32_t)x[g
-    + c])); } }` with col, row, val constant flash arrays (`values(name)` gives their
-    integers, None when unknown), val and x int16_t, f and g free of c, p and r. The sum
+    + s * c])); } }` with col, row, val constant flash arrays (`values(name)` gives
+    their integers, None when unknown), val and x int16_t, f and g free of c, p and r,
+    s > 0 (x's stride). The sum
     modulo 2^32 of a row's products does not depend on their order, so a dense row-major
     copy of the matrix times x (SMLAD) gives the same y, when the y elements written
     cannot overlap the x elements read (`scope`, an index_bounds.Scope, bounds g and f).
     Returns (lo, hi, the dense matrix as a rows x (hi - lo) list of lists, the store, the
-    product expression, the x load, the row variable), or None."""
+    product expression, the x load, the row variable, x's stride), or None."""
     lo, hi = literal_int(op.lower), literal_int(op.upper)
     if lo is None or hi is None or hi <= lo:
         return None
@@ -733,8 +734,9 @@ def sparse_columns(op: cemit.ForOp, spell, scope, values):
             interval(val_load.index, {p: (0, 0)}) != (0, 0):
         return None
     x = xv.owner
-    if not (isinstance(x, cemit.LoadOp) and ctype(x.result.type) == "int16_t" and
-            coefficient(x.index, c) == 1) or mentions(x.index, p):
+    stride = coefficient(x.index, c) if isinstance(x, cemit.LoadOp) else None
+    if not (ctype(x.result.type) == "int16_t" and stride is not None and stride > 0) or \
+            mentions(x.index, p):
         return None
     local = (c, p, body[0].var.data, body[1].var.data)
     if free is not None and any(mentions(free, n) for n in local) or \
@@ -773,7 +775,7 @@ def sparse_columns(op: cemit.ForOp, spell, scope, values):
         rd = xs[0] * 2, xs[1] * 2 + 1
         if not (w[1] < rd[0] or rd[1] < w[0]):
             return None
-    return lo, hi, dense, store, product, x, r
+    return lo, hi, dense, store, product, x, r, stride
 
 
 def _tree_ops(v: SSAValue) -> list[Operation]:

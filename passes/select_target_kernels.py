@@ -456,8 +456,9 @@ def clone_sub(v: SSAValue, block: Block, old: SSAValue, new: SSAValue) -> SSAVal
 class DspSparseMatVec(RewritePattern):
     """Cortex-M: a compressed sparse matrix times a vector (kernel_match.sparse_columns)
     -> under __ARM_FEATURE_DSP, minun_dot16_mv_dsp over a dense row-major copy of the
-    matrix (a new flash global `<val>_dense`) into a local array, then each row's sum
-    added to y modulo 2^32; the loop for #else."""
+    matrix (a new flash global `<val>_dense`, x gathered into a local array when its
+    stride is not 1) into y when the statement before zeroed it, else into a local
+    array whose sums are then added to y modulo 2^32; the loop for #else."""
 
     def __init__(self, spell):
         self.spell = spell
@@ -484,7 +485,7 @@ class DspSparseMatVec(RewritePattern):
         found = km.sparse_columns(op, self.spell, self.scope[1], values)
         if found is None:
             return
-        lo, hi, dense, store, product, x, r = found
+        lo, hi, dense, store, product, x, r, stride = found
         val = next(o for o in km._tree_ops(product) if isinstance(o, cemit.LoadOp)
                    and o.flash is not None)
         source = globs[val.array.data]
@@ -509,14 +510,26 @@ class DspSparseMatVec(RewritePattern):
             outer.add_op(cemit.LocalArrayOp.create(attributes={
                 "var": StringAttr(sums), "elem": i32, "size": IntAttr(nrows)}))
         call = Block()
-        start(call, op)
+        if stride == 1:
+            start(call, op)
+            vec = load_addr(call, x)
+        else:  # x gathered into a local array: the kernel reads it at stride 1
+            xs = r + "_x"
+            outer.add_op(cemit.LocalArrayOp.create(attributes={
+                "var": StringAttr(xs), "elem": x.result.type, "size": IntAttr(k)}))
+            copy = for_(outer, op.var.data, lit(outer, lo), lit(outer, hi))
+            i = ref(copy, op.var.data, IndexType())
+            at = i if lo == 0 else bare(copy, binary(copy, "-", i, lit(copy, lo)))
+            copy.add_op(cemit.StoreOp.create(operands=[clone(x.result, copy), at],
+                                             attributes={"array": StringAttr(xs)}))
+            vec = addr(call, None, xs, lit(call, 0), x.result.type)
         mat = add(call, cemit.AddrOp.create(
             operands=[lit(call, 0)], attributes={"array": StringAttr(name), "flash": UnitAttr()},
             result_types=[cemit.PointerType(source.elem)]))
         out = addr(call, None, sums, lit(call, 0), i32) if not direct else \
             addr(call, None, store.array.data,
                  lit(call, 0) if free is None else clone(free, call), i32)
-        args = [out, mat, lit(call, k), load_addr(call, x), lit(call, k), lit(call, nrows)]
+        args = [out, mat, lit(call, k), vec, lit(call, k), lit(call, nrows)]
         call.add_op(cemit.KernelStmtOp.create(
             operands=args, attributes={"callee": StringAttr("minun_dot16_mv_dsp")}))
         outer.add_op(block_op(call))

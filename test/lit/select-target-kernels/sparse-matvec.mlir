@@ -3,13 +3,15 @@
 // __ARM_FEATURE_DSP, the column loop kept for #else. A = [[1, 0], [0, 2], [3, -4]]
 // (Inputs/sparse-matvec.mlir) is stored by columns as val [1, 3, 2, -4], row [0, 2, 1, 2];
 // by rows it reads 1, 0, 0, 2, 3, -4. y zeroed just before: the kernel writes y; else
-// (y set to 1 by hand) the sums go to a local array, then are added to y modulo 2^32.
+// (y set to 1 by hand) the sums go to a local array, then are added to y modulo 2^32;
+// x read at stride 2 (by hand) is first gathered into a local array.
 // Refused: y's elements overlapping x's (X moved by hand onto y in the scratch); other
 // targets keep the column loop.
 // The recogniser is passes/kernel_match.py's sparse_columns; the pass only rewrites.
 // RUN: minun-opt %S/Inputs/sparse-matvec.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' | filecheck %s
 // RUN: minun-opt %S/Inputs/sparse-matvec.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=cortex-m4}' -t 'c{profile=cortex-m}' | filecheck %s --check-prefix=CSRC
 // RUN: minun-opt %S/Inputs/sparse-matvec-ones.mlir -p 'select-target-kernels{target=cortex-m4}' -t 'c{profile=cortex-m}' | filecheck %s --check-prefix=ADD
+// RUN: minun-opt %S/Inputs/sparse-matvec-strided.mlir -p 'select-target-kernels{target=cortex-m4}' -t 'c{profile=cortex-m}' | filecheck %s --check-prefix=GATHER
 // RUN: minun-opt %S/Inputs/sparse-matvec-overlap.mlir -p 'select-target-kernels{target=cortex-m4}' | filecheck %s --check-prefix=OVERLAP
 // RUN: minun-opt %S/Inputs/sparse-matvec.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=avr}' | filecheck %s --check-prefix=OTHER
 // RUN: minun-opt %S/Inputs/sparse-matvec.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=x86}' | filecheck %s --check-prefix=OTHER
@@ -47,6 +49,18 @@
 // ADD-NEXT:         }
 // ADD-NEXT:     }
 // ADD-NEXT: #else
+
+// GATHER:      #if defined(__ARM_FEATURE_DSP)
+// GATHER-NEXT:     {
+// GATHER-NEXT:         int16_t [[XS:v[0-9]*_x]][2];
+// GATHER-NEXT:         for (int [[COL:i[0-9]*]] = 0; [[COL]] < 2; [[COL]]++) {
+// GATHER-NEXT:             [[XS]][[[COL]]] = x[([[COL]] * 2)];
+// GATHER-NEXT:         }
+// GATHER-NEXT:         {
+// GATHER-NEXT:             minun_dot16_mv_dsp(&minun_scratch.i32[0], &p_A_val_dense[0], 2, &[[XS]][0], 2, 3);
+// GATHER-NEXT:         }
+// GATHER-NEXT:     }
+// GATHER-NEXT: #else
 
 // OVERLAP-NOT: _dense
 // OVERLAP-NOT: minun_dot16_mv_dsp

@@ -785,31 +785,35 @@ def _tree_ops(v: SSAValue) -> list[Operation]:
     return [op] + [o for x in op.operands for o in _tree_ops(x)]
 
 
-def zeroed_before(op: cemit.ForOp, array: str, free: SSAValue | None, nrows: int) -> bool:
-    """True when the statement before `op` is `for (i = lo; i < hi; i++) array[i + c] =
-    0;` (literals) covering array[f .. f + nrows - 1], f the literal `free` (0 when None):
-    a sparse product's freshly zeroed sums, which the dense kernel may then write."""
+def zeroed_before(op: cemit.ForOp, array: str, free: SSAValue | None, nrows: int
+                  ) -> tuple[cemit.ForOp, bool] | None:
+    """(the loop, exact) when the statement before `op` is `for (i = lo; i < hi; i++)
+    array[i + c] = 0;` (literals) covering array[f .. f + nrows - 1], f the literal
+    `free` (0 when None): a sparse product's freshly zeroed sums, which the dense kernel
+    may then write; exact when it zeroes nothing else (the kernel's writes replace it)."""
     f = 0 if free is None else literal_int(free)
     block = op.parent_block()
     body = [] if block is None else \
         [s for s in block.ops if not isinstance(s, cemit.ExpressionOp)]
     k = next((i for i, s in enumerate(body) if s is op), None)
     if f is None or not k:
-        return False
+        return None
     prev = body[k - 1]
     if not isinstance(prev, cemit.ForOp):
-        return False
+        return None
     lo, hi = literal_int(prev.lower), literal_int(prev.upper)
     inner = cemit.statements(prev.body)
     if lo is None or hi is None or len(inner) != 1 or not isinstance(inner[0], cemit.StoreOp):
-        return False
+        return None
     store = inner[0]
     if store.array.data != array or literal_int(store.value) != 0 or \
             coefficient(store.index, prev.var.data) != 1:
-        return False
+        return None
     span = interval(store.index, {prev.var.data: (lo, hi - 1)})
-    return span is not None and span[1] - span[0] == hi - 1 - lo and \
-        span[0] <= f and f + nrows - 1 <= span[1]
+    if span is None or span[1] - span[0] != hi - 1 - lo or \
+            not (span[0] <= f and f + nrows - 1 <= span[1]):
+        return None
+    return prev, span == (f, f + nrows - 1)
 
 
 def sparse_free(store: cemit.StoreOp, r: str) -> SSAValue | None:

@@ -535,7 +535,15 @@ class DspSparseMatVec(RewritePattern):
         outer.add_op(block_op(call))
         if direct:  # y was all zeros: its sums are the kernel's
             new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(outer)]))
-            replace_loop(rewriter, op, new, keep=other)
+            zero, exact = direct
+            if not exact:
+                replace_loop(rewriter, op, new, keep=other)
+                return
+            # the kernel writes every element the zeroing loop did: both go to #else
+            rewriter.insert(new, InsertPoint.before(zero))
+            new.location = op.location
+            move(zero, other)
+            move(op, other)
             return
         uses = for_(outer, r, lit(outer, 0), lit(outer, nrows))
         s = add(uses, cemit.LoadOp.create(operands=[ref(uses, r, IndexType())], attributes={

@@ -2,7 +2,8 @@
 // no shift) runs as minun_dot16_mv_dsp over a dense row-major copy of the matrix, under
 // __ARM_FEATURE_DSP, the column loop kept for #else. A = [[1, 0], [0, 2], [3, -4]]
 // (Inputs/sparse-matvec.mlir) is stored by columns as val [1, 3, 2, -4], row [0, 2, 1, 2];
-// by rows it reads 1, 0, 0, 2, 3, -4. y zeroed just before: the kernel writes y; else
+// by rows it reads 1, 0, 0, 2, 3, -4. y zeroed just before: the kernel writes y (the
+// zeroing loop, whose elements it all writes, goes to #else with the product); else
 // (y set to 1 by hand) the sums go to a local array, then are added to y modulo 2^32;
 // x read at stride 2 (by hand) is first gathered into a local array.
 // Refused: y's elements overlapping x's (X moved by hand onto y in the scratch); other
@@ -26,7 +27,9 @@
 
 // CSRC:      static const int16_t p_A_val_dense[6] = {
 // CSRC-NEXT:     1, 0, 0, 2, 3, -4,
-// CSRC:      #if defined(__ARM_FEATURE_DSP)
+// CSRC:      int minun_predict(const minun_input_t *x, minun_output_t *out)
+// CSRC-NEXT: {
+// CSRC-NEXT: #if defined(__ARM_FEATURE_DSP)
 // CSRC-NEXT:     {
 // CSRC-NEXT:         {
 // CSRC-NEXT:             const int [[COL:i[0-9]*]] = 0;
@@ -34,6 +37,9 @@
 // CSRC-NEXT:         }
 // CSRC-NEXT:     }
 // CSRC-NEXT: #else
+// CSRC-NEXT:     for (int [[Z:i[0-9]*]] = 0; [[Z]] < 3; [[Z]]++) {
+// CSRC-NEXT:         minun_scratch.i32[[[Z]]] = 0;
+// CSRC-NEXT:     }
 // CSRC-NEXT:     for (int [[COL]] = 0; [[COL]] < 2; [[COL]]++) {
 // CSRC:      #endif
 

@@ -472,9 +472,9 @@ class DspSparseMatVec(RewritePattern):
         if portable(op):
             return
         root = op.get_toplevel_object()
-        if self.scope is None or self.scope[0] is not root:
-            self.scope = (root, ib.Scope(root))
-        globs = self._globals(root)
+        if self.scope is None or self.scope[0] is not root:  # once a module, not a loop
+            self.scope = (root, ib.Scope(root), self._globals(root))
+        globs = self.scope[2]
 
         def values(name: str) -> list[int] | None:
             g = globs.get(name)
@@ -497,10 +497,11 @@ class DspSparseMatVec(RewritePattern):
             data = np.asarray(flat, dtype="<i2")
             dense_attr = DenseIntOrFPElementsAttr(TensorType(source.elem, [data.size]),
                                                   BytesAttr(data.tobytes()))
-            rewriter.insert(cemit.GlobalOp.create(attributes={
+            made = cemit.GlobalOp.create(attributes={
                 "sym_name": StringAttr(name), "elem": source.elem, "size": IntAttr(data.size),
-                "value": dense_attr, "const": UnitAttr(), "flash": UnitAttr()}),
-                InsertPoint.after(source))
+                "value": dense_attr, "const": UnitAttr(), "flash": UnitAttr()})
+            rewriter.insert(made, InsertPoint.after(source))
+            globs[name] = made
         nrows, k = len(dense), hi - lo
         free = km.sparse_free(store, r)
         direct = km.zeroed_before(op, store.array.data, free, nrows)

@@ -98,7 +98,7 @@ def _exp16(rounding: str) -> Callable[[Profile], str]:
             + c_array("int16_t", "minun_exp16_t2", t2, p)
             + f"""
 /* e^x for x <= 0 at Shiftry's scales (in 2^-11, out 2^-14); positive x count as 0. */
-static inline int16_t minun_exp16_{rounding}(int16_t x)
+{_inline(p)} int16_t minun_exp16_{rounding}(int16_t x)
 {{
     int32_t u = x < 0 ? -(int32_t)x : 0;
     int32_t prod;
@@ -122,8 +122,23 @@ def _div(p: Profile, num: str, den: str) -> str:
     return f"({num}) / ({den})"
 
 
+def _inline(p: Profile) -> str:
+    """Cortex-M: Shiftry's exp, sigmoid and tanh always inline (gcc -Os otherwise calls
+    them, a call and a stack frame a hidden unit in FastGRNN's cells)."""
+    return "static inline __attribute__((always_inline))" if p.cortex_m else "static inline"
+
+
 def _sigmoid16(rounding: str) -> Callable[[Profile], str]:
     def make(p: Profile) -> str:
+        if p.cortex_m:  # one exp of -|x| (the same integers: x <= 0 reads exp(x))
+            return f"""
+/* Shiftry's sigmoid (Library 8), in 2^-11, out 2^-14, C integer division. */
+{_inline(p)} int16_t minun_sigmoid16_{rounding}(int16_t x)
+{{
+    const int32_t a = minun_exp16_{rounding}(x <= 0 ? x : (int16_t)-x);
+    return (int16_t)(({_div(p, "x <= 0 ? 16384L * a : 16384L * 16384L", "16384L + a")}));
+}}
+"""
         return f"""
 /* Shiftry's sigmoid (Library 8), in 2^-11, out 2^-14, C integer division. */
 static inline int16_t minun_sigmoid16_{rounding}(int16_t x)
@@ -145,7 +160,7 @@ def _tanh16(rounding: str) -> Callable[[Profile], str]:
     def make(p: Profile) -> str:
         return f"""
 /* Shiftry's tanh (Library 9): a = e^(-2|x|) (saturated to 16 bits), in 2^-11, out 2^-14. */
-static inline int16_t minun_tanh16_{rounding}(int16_t x)
+{_inline(p)} int16_t minun_tanh16_{rounding}(int16_t x)
 {{
     int32_t ax = x < 0 ? -(int32_t)x : (int32_t)x;
     int32_t n2 = -2 * ax;
@@ -1022,6 +1037,16 @@ def _arm_mv(kind: str) -> str:
         f"modulo 2^32, two rows at a time: {step} elements a step ({what}); the last n % "
         f"{step} one by one, an odd last row by {last.split('(')[0]}. */", width=88,
         initial_indent="/* ", subsequent_indent=" * ")
+    # int16: the last n % 8 by pairs (each x word loaded once for both rows), then one
+    pairs = ("""for (i = 0; i + 2 <= n % 8; i += 2) {
+            const int32_t xx = minun_pair16(xp + i);
+            a0 = minun_smlad(xx, minun_pair16(w0 + i), a0);
+            a1 = minun_smlad(xx, minun_pair16(w1 + i), a1);
+        }
+        """ if kind == "16" else "")
+    start = "" if kind == "16" else "i = 0"
+    if kind == "16":
+        doc = doc.replace("one by one", "by SMLAD pairs, then one")
     return f"""
 #if defined(__ARM_FEATURE_DSP)
 {doc}
@@ -1046,7 +1071,7 @@ static inline __attribute__((always_inline)) void {name}(
                    [t2] "=&r" (t2), [t3] "=&r" (t3), [t4] "=&r" (t4), [t5] "=&r" (t5)
                 {kin} "cc", "memory");
         }}
-        for (i = 0; i < n % {step}; i++) {{
+        {pairs}for ({start}; i < n % {step}; i++) {{
             a0 = (int32_t)((uint32_t)a0 + (uint32_t)({xk} * w0[i]));
             a1 = (int32_t)((uint32_t)a1 + (uint32_t)({xk} * w1[i]));
         }}

@@ -8,7 +8,7 @@ while printing; the pass now does, and the printer spells what it made.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_syntax import ctype
@@ -674,3 +674,151 @@ def conv_channels(op: cemit.ForOp, bounds):
         if not (w[1] < r[0] or r[1] < w[0]):
             return None
     return lo, hi, chain, rows, dot, acc_decl[0], x_load, w_load, stride, copies
+
+
+SPARSE_DENSE_ELEMENTS = 4096  # a sparse matrix densified for SMLAD: at most 8 KB of flash
+
+
+def _strip_int_casts(v: SSAValue) -> SSAValue:
+    while isinstance(v.owner, cemit.CastOp) and ctype(v.type) in ("int", "int16_t", "int32_t"):
+        v = v.owner.input
+    return v
+
+
+def _flash_at(v: SSAValue, var: str, offset: int) -> str | None:
+    """The array name when v is (under integer casts) `a[var + offset]` of a flash array."""
+    load = _strip_int_casts(v).owner
+    if not (isinstance(load, cemit.LoadOp) and load.flash is not None):
+        return None
+    if coefficient(load.index, var) != 1 or interval(load.index, {var: (0, 0)}) != (offset,
+                                                                                 offset):
+        return None
+    return load.array.data
+
+
+def sparse_columns(op: cemit.ForOp, spell, scope, values):
+    """Cortex-M: the loop over the columns of a compressed sparse matrix times a vector
+    (lower_sparse_matmul with one output column and no shift), as lower-to-loops writes
+    it: `for (c = lo; c < hi; c++) { const int a = (int)col[c]; const int b =
+    (int)col[c + 1]; for (p = a; p < b; p++) { const int r = (int)row[p];
+    y[r + f] = (int32_t)((uint32_t)y[r + f] + (uint32_t)((int32_t)val[p] * (int32_t)x[g
+    + s * c])); } }` with col, row, val constant flash arrays (`values(name)` gives
+    their integers, None when unknown), val and x int16_t, f and g free of c, p and r,
+    s > 0 (x's stride). The sum
+    modulo 2^32 of a row's products does not depend on their order, so a dense row-major
+    copy of the matrix times x (SMLAD) gives the same y, when the y elements written
+    cannot overlap the x elements read (`scope`, an index_bounds.Scope, bounds g and f).
+    Returns (lo, hi, the dense matrix as a rows x (hi - lo) list of lists, the store, the
+    product expression, the x load, the row variable, x's stride), or None."""
+    lo, hi = literal_int(op.lower), literal_int(op.upper)
+    if lo is None or hi is None or hi <= lo:
+        return None
+    body = cemit.statements(op.body)
+    if len(body) != 3 or not isinstance(body[0], cemit.DeclOp) or \
+            not isinstance(body[1], cemit.DeclOp) or not isinstance(body[2], cemit.ForOp):
+        return None
+    c, inner = op.var.data, body[2]
+    col = _flash_at(body[0].init, c, 0)
+    if col is None or _flash_at(body[1].init, c, 1) != col:
+        return None
+    for bound, d in ((inner.lower, body[0]), (inner.upper, body[1])):
+        if not (isinstance(bound.owner, cemit.RefOp) and bound.owner.var.data == d.var.data):
+            return None
+    found = scatter(inner, spell)
+    if found is None:
+        return None
+    store, row_load, val_load, xv, free = found
+    p = inner.var.data
+    r = cemit.statements(inner.body)[0].var.data
+    if interval(row_load.index, {p: (0, 0)}) != (0, 0) or \
+            interval(val_load.index, {p: (0, 0)}) != (0, 0):
+        return None
+    x = xv.owner
+    stride = coefficient(x.index, c) if isinstance(x, cemit.LoadOp) else None
+    if not (ctype(x.result.type) == "int16_t" and stride is not None and stride > 0) or \
+            mentions(x.index, p):
+        return None
+    local = (c, p, body[0].var.data, body[1].var.data)
+    if free is not None and any(mentions(free, n) for n in local) or \
+            any(mentions(x.index, n) for n in local[1:]):
+        return None
+    if free is None and not (isinstance(store.index.owner, cemit.RefOp)):
+        return None
+    product = None
+    for o in _tree_ops(store.value):
+        if isinstance(o, cemit.BinaryOp) and o.op.data == "*" and \
+                {_strip_int_casts(o.lhs).owner, _strip_int_casts(o.rhs).owner} == {val_load, x}:
+            product = o.result
+    if product is None:
+        return None
+    cols, rows, vals = (values(n) for n in (col, row_load.array.data, val_load.array.data))
+    if cols is None or rows is None or vals is None or len(cols) <= hi:
+        return None
+    entries = {}
+    for k in range(lo, hi):
+        for q in range(cols[k], cols[k + 1]):
+            if not 0 <= q < min(len(rows), len(vals)) or (rows[q], k) in entries or rows[q] < 0:
+                return None
+            entries[rows[q], k] = vals[q]
+    if not entries:
+        return None
+    nrows = max(rr for rr, _ in entries) + 1
+    if nrows * (hi - lo) > SPARSE_DENSE_ELEMENTS:
+        return None
+    dense = [[entries.get((rr, k), 0) for k in range(lo, hi)] for rr in range(nrows)]
+    if memory(store.array.data) == memory(x.array.data):
+        fs = (0, 0) if free is None else scope.span(free)
+        xs = scope.span(x.index)
+        if fs is None or xs is None:
+            return None
+        w = fs[0] * 4, (fs[1] + nrows - 1) * 4 + 3
+        rd = xs[0] * 2, xs[1] * 2 + 1
+        if not (w[1] < rd[0] or rd[1] < w[0]):
+            return None
+    return lo, hi, dense, store, product, x, r, stride
+
+
+def _tree_ops(v: SSAValue) -> list[Operation]:
+    op = v.owner
+    if not isinstance(op, cemit.ExpressionOp):
+        return []
+    return [op] + [o for x in op.operands for o in _tree_ops(x)]
+
+
+def zeroed_before(op: cemit.ForOp, array: str, free: SSAValue | None, nrows: int
+                  ) -> tuple[cemit.ForOp, bool] | None:
+    """(the loop, exact) when the statement before `op` is `for (i = lo; i < hi; i++)
+    array[i + c] = 0;` (literals) covering array[f .. f + nrows - 1], f the literal
+    `free` (0 when None): a sparse product's freshly zeroed sums, which the dense kernel
+    may then write; exact when it zeroes nothing else (the kernel's writes replace it)."""
+    f = 0 if free is None else literal_int(free)
+    block = op.parent_block()
+    body = [] if block is None else \
+        [s for s in block.ops if not isinstance(s, cemit.ExpressionOp)]
+    k = next((i for i, s in enumerate(body) if s is op), None)
+    if f is None or not k:
+        return None
+    prev = body[k - 1]
+    if not isinstance(prev, cemit.ForOp):
+        return None
+    lo, hi = literal_int(prev.lower), literal_int(prev.upper)
+    inner = cemit.statements(prev.body)
+    if lo is None or hi is None or len(inner) != 1 or not isinstance(inner[0], cemit.StoreOp):
+        return None
+    store = inner[0]
+    if store.array.data != array or literal_int(store.value) != 0 or \
+            coefficient(store.index, prev.var.data) != 1:
+        return None
+    span = interval(store.index, {prev.var.data: (lo, hi - 1)})
+    if span is None or span[1] - span[0] != hi - 1 - lo or \
+            not (span[0] <= f and f + nrows - 1 <= span[1]):
+        return None
+    return prev, span == (f, f + nrows - 1)
+
+
+def sparse_free(store: cemit.StoreOp, r: str) -> SSAValue | None:
+    """f of a sparse product's store `y[r + f]` (None: the index is r)."""
+    index = store.index.owner
+    if isinstance(index, cemit.BinaryOp):
+        return index.rhs if mentions(index.lhs, r) else index.lhs
+    return None

@@ -22,13 +22,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnitAttr,
     i1,
     i32,
@@ -445,6 +449,124 @@ class DspMatVec(RewritePattern):
         replace_loop(rewriter, op, new, keep=other)
 
 
+def clone_sub(v: SSAValue, block: Block, old: SSAValue, new: SSAValue) -> SSAValue:
+    """A copy of the expression tree of `v` at the end of `block` with `old` read as
+    `new`."""
+    if v is old:
+        return new
+    op = v.owner
+    if not isinstance(op, cemit.ExpressionOp):
+        raise error(f"select-target-kernels: {op.name} is not an expression")
+    operands = [clone_sub(x, block, old, new) for x in op.operands]
+    copy = op.clone(value_mapper=dict(zip(op.operands, operands)))
+    block.add_op(copy)
+    return copy.results[0]
+
+
+class DspSparseMatVec(RewritePattern):
+    """Cortex-M: a compressed sparse matrix times a vector (kernel_match.sparse_columns)
+    -> under __ARM_FEATURE_DSP, minun_dot16_mv_dsp over a dense row-major copy of the
+    matrix (a new flash global `<val>_dense`, x gathered into a local array when its
+    stride is not 1) into y when the statement before zeroed it, else into a local
+    array whose sums are then added to y modulo 2^32; the loop for #else."""
+
+    def __init__(self, spell):
+        self.spell = spell
+        self.scope = None
+
+    def _globals(self, root: Operation) -> dict[str, cemit.GlobalOp]:
+        return {g.sym_name.data: g for g in root.walk() if isinstance(g, cemit.GlobalOp)}
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
+        if portable(op):
+            return
+        root = op.get_toplevel_object()
+        if self.scope is None or self.scope[0] is not root:  # once a module, not a loop
+            self.scope = (root, ib.Scope(root), self._globals(root))
+        globs = self.scope[2]
+
+        def values(name: str) -> list[int] | None:
+            g = globs.get(name)
+            if g is None or g.value is None or g.flash is None:
+                return None
+            return [int(x) for x in g.value.get_values()]
+
+        found = km.sparse_columns(op, self.spell, self.scope[1], values)
+        if found is None:
+            return
+        lo, hi, dense, store, product, x, r, stride = found
+        val = next(o for o in km._tree_ops(product) if isinstance(o, cemit.LoadOp)
+                   and o.flash is not None)
+        source = globs[val.array.data]
+        name, flat = source.sym_name.data + "_dense", [w for row in dense for w in row]
+        n = 2
+        while name in globs and values(name) != flat:
+            name, n = f"{source.sym_name.data}_dense_{n}", n + 1
+        if name not in globs:
+            data = np.asarray(flat, dtype="<i2")
+            dense_attr = DenseIntOrFPElementsAttr(TensorType(source.elem, [data.size]),
+                                                  BytesAttr(data.tobytes()))
+            made = cemit.GlobalOp.create(attributes={
+                "sym_name": StringAttr(name), "elem": source.elem, "size": IntAttr(data.size),
+                "value": dense_attr, "const": UnitAttr(), "flash": UnitAttr()})
+            rewriter.insert(made, InsertPoint.after(source))
+            globs[name] = made
+        nrows, k = len(dense), hi - lo
+        free = km.sparse_free(store, r)
+        direct = km.zeroed_before(op, store.array.data, free, nrows)
+        sums = r + "_sums"
+        outer = Block()
+        if not direct:
+            outer.add_op(cemit.LocalArrayOp.create(attributes={
+                "var": StringAttr(sums), "elem": i32, "size": IntAttr(nrows)}))
+        call = Block()
+        if stride == 1:
+            start(call, op)
+            vec = load_addr(call, x)
+        else:  # x gathered into a local array: the kernel reads it at stride 1
+            xs = r + "_x"
+            outer.add_op(cemit.LocalArrayOp.create(attributes={
+                "var": StringAttr(xs), "elem": x.result.type, "size": IntAttr(k)}))
+            copy = for_(outer, op.var.data, lit(outer, lo), lit(outer, hi))
+            i = ref(copy, op.var.data, IndexType())
+            at = i if lo == 0 else bare(copy, binary(copy, "-", i, lit(copy, lo)))
+            copy.add_op(cemit.StoreOp.create(operands=[clone(x.result, copy), at],
+                                             attributes={"array": StringAttr(xs)}))
+            vec = addr(call, None, xs, lit(call, 0), x.result.type)
+        mat = add(call, cemit.AddrOp.create(
+            operands=[lit(call, 0)], attributes={"array": StringAttr(name), "flash": UnitAttr()},
+            result_types=[cemit.PointerType(source.elem)]))
+        out = addr(call, None, sums, lit(call, 0), i32) if not direct else \
+            addr(call, None, store.array.data,
+                 lit(call, 0) if free is None else clone(free, call), i32)
+        args = [out, mat, lit(call, k), vec, lit(call, k), lit(call, nrows)]
+        call.add_op(cemit.KernelStmtOp.create(
+            operands=args, attributes={"callee": StringAttr("minun_dot16_mv_dsp")}))
+        outer.add_op(block_op(call))
+        if direct:  # y was all zeros: its sums are the kernel's
+            new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(outer)]))
+            zero, exact = direct
+            if not exact:
+                replace_loop(rewriter, op, new, keep=other)
+                return
+            # the kernel writes every element the zeroing loop did: both go to #else
+            rewriter.insert(new, InsertPoint.before(zero))
+            new.location = op.location
+            move(zero, other)
+            move(op, other)
+            return
+        uses = for_(outer, r, lit(outer, 0), lit(outer, nrows))
+        s = add(uses, cemit.LoadOp.create(operands=[ref(uses, r, IndexType())], attributes={
+            "array": StringAttr(sums)}, result_types=[i32]))
+        index = clone(store.index, uses)
+        value = clone_sub(store.value, uses, product, s)
+        attrs = {"array": store.array}
+        uses.add_op(cemit.StoreOp.create(operands=[value, index], attributes=attrs))
+        new, other = target_if("__ARM_FEATURE_DSP", Block([block_op(outer)]))
+        replace_loop(rewriter, op, new, keep=other)
+
+
 def clone_at(v: SSAValue, block: Block, var: str, value) -> SSAValue:
     """A copy of the expression tree of `v` at the end of `block` with `var` read as
     `value(block)` (a new expression there)."""
@@ -762,8 +884,8 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     if profile == "x86":
         walk(module, SplitRows(), Sse2Dot())
     elif profile == "cortex-m":
-        walk(module, DspConvChannels(), DspMatVec(), DspRows(), DspDot(),
-             GuardedLoop(avr=False))
+        walk(module, DspConvChannels(), DspSparseMatVec(spell(profile)), DspMatVec(),
+             DspRows(), DspDot(), GuardedLoop(avr=False))
     elif profile == "avr":
         walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
         walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match

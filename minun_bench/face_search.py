@@ -122,8 +122,8 @@ def render(record: dict) -> str:
     b = record["budget_bytes"]
     lines = [
         SECTION, "",
-        f"MinUn's Haunter on EdgeML's RNNPool face-4 program (weights drawn in the declared "
-        f"ranges, images uniform in X's range, as in the section above) with `--ram-budget "
+        f"MinUn's Haunter on EdgeML's RNNPool face-4 program (its trained weights on "
+        f"generated head scenes, as in the section above) with `--ram-budget "
         f"{b}` on cortex-m4: every tensor starts at 8 bits and tensors are promoted to 16 "
         "bits in order of promotability while the planned RAM, the 76,800-pixel image "
         f"included (`--input-in-scratch`), stays within {b:,} B. Search data "
@@ -163,8 +163,7 @@ def render(record: dict) -> str:
               "caller's output buffer (18,000 stored outputs) and the harness's own "
               "variables, which the budget (the model's RAM, as MinUn counts it) leaves out."]
     if record["float_output_spread"] == 0:
-        lines += ["", "Caveat: with these synthetic weights the float program's 18,000 outputs "
-                  "are the same on every image (largest difference between images: 0), so "
-                  "the SQNR measures how closely each program computes that one output. The "
-                  "program ships without its trained weights."]
+        lines += ["", "Caveat: the float program's 18,000 outputs are the same on every image "
+                  "(largest difference between images: 0), so the SQNR measures how closely "
+                  "each program computes that one output."]
     return "\n".join(lines) + "\n"

@@ -195,11 +195,10 @@ def face_ap(args) -> int:
             record["searched"] = stored["searched"]
         else:
             record["searched"] = []
-            for budget in bench_face_ap.SEARCH_BUDGETS:
-                for rep in ("fixed", "posit"):
-                    row = bench_face_ap.searched(Path(tmp), budget, rep)
-                    print(f"  {bench_face_ap.searched_name(row)}: {row}", flush=True)
-                    record["searched"].append(row)
+            for (budget, rep), run in bench_face_ap.SEARCHES.items():
+                row = bench_face_ap.searched(Path(tmp), budget, rep, search=run)
+                print(f"  {bench_face_ap.searched_name(row)}: {row}", flush=True)
+                record["searched"].append(row)
     info_path = bench_face_ap.WEIGHTS.parent / "info.json"
     info = json.loads(info_path.read_text()) if info_path.exists() else None
     out = Path(args.out)

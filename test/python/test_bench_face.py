@@ -130,8 +130,9 @@ def test_the_face_quality_section_follows_the_face_section_and_matches_its_json(
     # assignment plans) and its AP is in the table; a refusal is one the smallest program
     # (every tensor at 8 bits) confirms
     searched = {(r["budget_bytes"], r["representation"]): r for r in record["searched"]}
-    assert set(searched) == {(b, rep) for b in bench_face_ap.SEARCH_BUDGETS
-                             for rep in ("fixed", "posit")}
+    assert set(searched) == set(bench_face_ap.SEARCHES)
+    assert all(r.get("searched", True) == bench_face_ap.SEARCHES[k]
+               for k, r in searched.items())
     for (budget, _), r in searched.items():
         name = bench_face_ap.searched_name(r)
         if r["fits"]:

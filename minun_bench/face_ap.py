@@ -145,11 +145,7 @@ def render(record: dict, info: dict | None = None) -> str:
 # the quantize pass (--assign) with the scales of the rows above, AP on the test scenes.
 # Posits run on the numpy evaluator (~14 s a scene), so they are measured on fewer scenes.
 SEARCH_BUDGETS = (180_000, 96_000)
-# (budget, representation) -> run Haunter. Posits under 96,000 B: not searched (its stage I
-# and value maps run on the numpy evaluator before it could refuse); the row gives the smallest
-# posit program's RAM (every tensor an 8-bit posit), over the budget.
-SEARCHES = {(180_000, "fixed"): True, (180_000, "posit"): True, (96_000, "fixed"): True,
-            (96_000, "posit"): False}
+SEARCHES = tuple((budget, rep) for budget in SEARCH_BUDGETS for rep in ("fixed", "posit"))
 SEARCH_TEST_IMAGES = {"fixed": 50, "posit": 10}
 
 
@@ -165,10 +161,9 @@ def planned_ram(l2, output_in_scratch: bool) -> int:
 
 
 def searched(work: Path, budget: int, rep: str, test_images: int | None = None,
-             profile_images: int = 32, weights: Path = WEIGHTS, search: bool = True) -> dict:
+             profile_images: int = 32, weights: Path = WEIGHTS) -> dict:
     """Haunter on face-4 under `budget` for `rep`; the chosen program's RAM and its AP50 / mAP
-    (and float's, on the same scenes) on `test_images` scenes, or why nothing fits (without
-    `search`: only the smallest program's RAM)."""
+    (and float's, on the same scenes) on `test_images` scenes, or why nothing fits."""
     from minun_bench.face import images
     from minun_bench.face_search import SEARCH_IMAGES, _data
     from minun_mlir.bitwidth_search import haunter_model
@@ -187,14 +182,12 @@ def searched(work: Path, budget: int, rep: str, test_images: int | None = None,
     row: dict = {"budget_bytes": budget, "representation": rep}
     t0 = time.perf_counter()
     try:
-        if not search:
-            raise MinunError("not searched")
         search = haunter_model(l1, _data(images(SEARCH_IMAGES, seed=0)), budget,
                                representation=rep, jobs=2, progress=False,
                                input_in_scratch=True, quire=True if rep == "posit" else None)
     except MinunError as e:  # nothing fits: the smallest program's RAM says by how much
         smallest = quantized(l1, Options(repr=rep, bits=8, evaluator="native"), train)
-        return row | {"fits": False, "searched": search, "reason": str(e).splitlines()[0],
+        return row | {"fits": False, "reason": str(e).splitlines()[0],
                       "search_seconds": round(time.perf_counter() - t0, 1),
                       "low_ram_bytes": planned_ram(smallest, False),
                       "low_ram_with_outputs_bytes": planned_ram(smallest, True)}
@@ -254,9 +247,8 @@ def render_searched(searched_rows: list[dict], record: dict) -> list[str]:
         else:
             lines.append(
                 f"| {searched_name(r)} | - | - | - | every tensor at 8 bits: "
-                f"{r['low_ram_bytes']:,} B | {r['low_ram_with_outputs_bytes']:,} B | "
-                + ("no: nothing fits" if r.get("searched", True) else "no (not searched)")
-                + (f" | {r['search_seconds']:.0f} s |" if r.get("searched", True) else " | - |"))
+                f"{r['low_ram_bytes']:,} B | {r['low_ram_with_outputs_bytes']:,} B | no: "
+                f"nothing fits | {r['search_seconds']:.0f} s |")
     if any(not r["fits"] for r in searched_rows):
         lines += ["", "Under a budget below the smallest program's RAM Haunter refuses "
                   "(\"no configuration fits\"): every stage still holds whole feature maps, "
@@ -264,12 +256,6 @@ def render_searched(searched_rows: list[dict], record: dict) -> list[str]:
                   "budget that small needs patch-based inference (issue 33, item 3) or "
                   "narrower formats than Haunter's 8 and 16 bits, not this search. The "
                   "search plans the image but not the outputs (its RAM is the planner's "
-                  "scratch with `--input-in-scratch`); the last-but-one column plans the "
-                  "outputs as well (`--output-in-scratch`)."]
-    if any(not r.get("searched", True) for r in searched_rows):
-        lines += ["", "Not searched, to keep the benchmark's time (the posit search runs its "
-                  "stage I and value maps on the numpy evaluator before it can refuse): the "
-                  "row gives the smallest posit program (every tensor an 8-bit posit, with "
-                  "the quire), already over the budget, and Haunter refuses whenever the "
-                  "smallest program is, as the fixed-point search shows."]
+                  "scratch with `--input-in-scratch`); the column with the outputs plans them "
+                  "too (`--output-in-scratch`)."]
     return lines

@@ -195,8 +195,8 @@ def face_ap(args) -> int:
             record["searched"] = stored["searched"]
         else:
             record["searched"] = []
-            for (budget, rep), run in bench_face_ap.SEARCHES.items():
-                row = bench_face_ap.searched(Path(tmp), budget, rep, search=run)
+            for budget, rep in bench_face_ap.SEARCHES:
+                row = bench_face_ap.searched(Path(tmp), budget, rep)
                 print(f"  {bench_face_ap.searched_name(row)}: {row}", flush=True)
                 record["searched"].append(row)
     info_path = bench_face_ap.WEIGHTS.parent / "info.json"

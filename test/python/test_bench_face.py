@@ -131,8 +131,6 @@ def test_the_face_quality_section_follows_the_face_section_and_matches_its_json(
     # (every tensor at 8 bits) confirms
     searched = {(r["budget_bytes"], r["representation"]): r for r in record["searched"]}
     assert set(searched) == set(bench_face_ap.SEARCHES)
-    assert all(r.get("searched", True) == bench_face_ap.SEARCHES[k]
-               for k, r in searched.items())
     for (budget, _), r in searched.items():
         name = bench_face_ap.searched_name(r)
         if r["fits"]:

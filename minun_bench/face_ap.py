@@ -125,8 +125,137 @@ def render(record: dict, info: dict | None = None) -> str:
         drop = f"{record['float']['map'] - r['map']:.3f}" if name != "float" else ""
         rows.append(f"| {name} | {r['ap50']:.3f} | {r['map']:.3f} | {drop} | {sq} | "
                     f"{' / '.join(f'{v:.3f}' for v in minun) if minun else ''} |")
+    for r in record.get("searched", []):
+        if r["fits"]:
+            minun = MINUN["posit (searched)"] if r["representation"] == "posit" else None
+            rows.append(f"| {searched_name(r)} | {r['ap50']:.3f} | {r['map']:.3f} | "
+                        f"{r['float']['map'] - r['map']:.3f} | {r['sqnr_db']} dB | "
+                        f"{' / '.join(f'{v:.3f}' for v in minun) if minun else ''} |")
+    if record.get("searched"):
+        rows += render_searched(record["searched"], record)
     if info:
         rows += ["", f"Training: {info['images']} scenes x {info['epochs']} epochs, batch "
                  f"{info['batch']}, {info['seconds']} s wall on the shared 2-core machine "
                  f"(torch {info['torch']}, {info['threads']} threads)."]
     return "\n".join(rows) + "\n"
+
+
+# The searched programs (issue 33): MinUn's Haunter on face-4 (minun_bench/face_search.py's
+# call: the image counted, posits with a quire) under each budget, its assignment replayed by
+# the quantize pass (--assign) with the scales of the rows above, AP on the test scenes.
+# Posits run on the numpy evaluator (~14 s a scene), so they are measured on fewer scenes.
+SEARCH_BUDGETS = (180_000, 96_000)
+SEARCHES = tuple((budget, rep) for budget in SEARCH_BUDGETS for rep in ("fixed", "posit"))
+SEARCH_TEST_IMAGES = {"fixed": 50, "posit": 10}
+
+
+def planned_ram(l2, output_in_scratch: bool) -> int:
+    """The program's static RAM (scratch + quires) with the image in the scratch and, with
+    `output_in_scratch`, the 18,000 outputs too (everything the model holds while it runs)."""
+    from minun_mlir.memory_map import memory_map
+    from minun_mlir.pipeline import lower_l2
+
+    l3 = lower_l2(l2, stop="memory-plan", planner="greedy", input_in_scratch=True,
+                  output_in_scratch=output_in_scratch)
+    return int(memory_map(l3, "greedy").static_ram)
+
+
+def searched(work: Path, budget: int, rep: str, test_images: int | None = None,
+             profile_images: int = 32, weights: Path = WEIGHTS) -> dict:
+    """Haunter on face-4 under `budget` for `rep`; the chosen program's RAM and its AP50 / mAP
+    (and float's, on the same scenes) on `test_images` scenes, or why nothing fits."""
+    from minun_bench.face import images
+    from minun_bench.face_search import SEARCH_IMAGES, _data
+    from minun_mlir.bitwidth_search import haunter_model
+    from minun_mlir.diagnostics import MinunError
+    from minun_mlir.native import evaluate_outputs, float_outputs
+    from minun_mlir.numerics.l2_eval import decode_outputs
+
+    _, detect = face_tools()
+    n = test_images or SEARCH_TEST_IMAGES[rep]
+    x, boxes = scenes(TEST_SEED, n)
+    px, _ = scenes(PROFILE_SEED, profile_images)
+    train = work / "profile.npy"
+    np.save(train, np.concatenate([np.zeros((profile_images, 1), np.float32),
+                                   px.reshape(profile_images, -1)], 1))
+    l1 = load_model(FACE, weights)
+    row: dict = {"budget_bytes": budget, "representation": rep}
+    t0 = time.perf_counter()
+    try:
+        search = haunter_model(l1, _data(images(SEARCH_IMAGES, seed=0)), budget,
+                               representation=rep, jobs=2, progress=False,
+                               input_in_scratch=True, quire=True if rep == "posit" else None)
+    except MinunError as e:  # nothing fits: the smallest program's RAM says by how much
+        smallest = quantized(l1, Options(repr=rep, bits=8, evaluator="native"), train)
+        return row | {"fits": False, "reason": str(e).splitlines()[0],
+                      "search_seconds": round(time.perf_counter() - t0, 1),
+                      "low_ram_bytes": planned_ram(smallest, False),
+                      "low_ram_with_outputs_bytes": planned_ram(smallest, True)}
+    row["search_seconds"] = round(time.perf_counter() - t0, 1)
+    (assign := work / f"{rep}-{budget}.json").write_text(search.assignment.to_json())
+    l2 = quantized(l1, Options(repr=rep, bits=search.assignment.bits, assign=str(assign),
+                               input_in_scratch=True, evaluator="native"), train)
+    t0 = time.perf_counter()
+    ref = np.asarray(float_outputs(l1, x, "native")[0], np.float64).reshape(n, -1)
+    stored = evaluate_outputs(l2, x, "native")
+    got = np.asarray(decode_outputs(l2, stored)[0], np.float64).reshape(n, -1)
+    err = got - ref
+    row |= {"fits": True, "test_images": n, "heads": int(sum(len(b) for b in boxes)),
+            "promoted": len(search.changed), "tensors": len(search.variables),
+            "ram_bytes": search.chosen_result.ram,
+            "replayed_ram_bytes": planned_ram(l2, False),
+            "ram_with_outputs_bytes": planned_ram(l2, True),
+            **detect.ap_scores(got, boxes),
+            "float": detect.ap_scores(ref, boxes),
+            "sqnr_db": round(float(10 * np.log10(np.sum(ref ** 2)
+                                                 / max(np.sum(err ** 2), 1e-30))), 1),
+            "eval_seconds": round(time.perf_counter() - t0, 1)}
+    return row
+
+
+def searched_name(r: dict) -> str:
+    return f"searched {r['representation']} (Haunter, {r['budget_bytes']:,} B)"
+
+
+def render_searched(searched_rows: list[dict], record: dict) -> list[str]:
+    """The searched programs' paragraph and RAM table (the rows above give their AP)."""
+    fewer = {r["test_images"] for r in searched_rows if r["fits"]} - {record["test_images"]}
+    posit16 = record.get("posit16", {}).get("seconds")
+    lines = ["", "Searched: MinUn's Haunter on face-4 as `tools/bench.py --face-search` runs it "
+             "(search data: 4 training scenes; every tensor starts at 8 bits and tensors are "
+             "promoted to 16 bits while the planned RAM, the 76,800-pixel image included "
+             "(`--input-in-scratch`), stays within the budget; posits with a quire; the "
+             "candidates ranked by Haunter's default loss, disagreement with float on the "
+             "search scenes, which knows nothing of boxes or AP), the "
+             "chosen assignment replayed by the quantize pass (`--assign`) with the scales "
+             "above. Its mAP drop is from float on the same scenes."
+             + (f" Posit programs run on the numpy evaluator (posit16 above: "
+                f"{posit16:.0f} s for {record['test_images']} scenes), so they are measured on "
+                f"the first {', '.join(map(str, sorted(fewer)))} test scenes only."
+                if fewer and posit16 else ""), "",
+             "| program | test scenes (heads) | float AP50 / mAP on them | tensors promoted "
+             "| RAM, image counted | RAM, image and 18,000 outputs counted | fits | "
+             "search time |",
+             "|---|---:|---:|---:|---:|---:|---|---:|"]
+    for r in searched_rows:
+        if r["fits"]:
+            lines.append(
+                f"| {searched_name(r)} | {r['test_images']} ({r['heads']}) | "
+                f"{r['float']['ap50']:.3f} / {r['float']['map']:.3f} | "
+                f"{r['promoted']} of {r['tensors']} | {r['ram_bytes']:,} B | "
+                f"{r['ram_with_outputs_bytes']:,} B | yes | {r['search_seconds']:.0f} s |")
+        else:
+            lines.append(
+                f"| {searched_name(r)} | - | - | - | every tensor at 8 bits: "
+                f"{r['low_ram_bytes']:,} B | {r['low_ram_with_outputs_bytes']:,} B | no: "
+                f"nothing fits | {r['search_seconds']:.0f} s |")
+    if any(not r["fits"] for r in searched_rows):
+        lines += ["", "Under a budget below the smallest program's RAM Haunter refuses "
+                  "(\"no configuration fits\"): every stage still holds whole feature maps, "
+                  "so even the program with every tensor at 8 bits is over the budget; a "
+                  "budget that small needs patch-based inference (issue 33, item 3) or "
+                  "narrower formats than Haunter's 8 and 16 bits, not this search. The "
+                  "search plans the image but not the outputs (its RAM is the planner's "
+                  "scratch with `--input-in-scratch`); the column with the outputs plans them "
+                  "too (`--output-in-scratch`)."]
+    return lines

@@ -42,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
                    "benchmarks/face_search.json")
     p.add_argument("--face-ap", action="store_true",
                    help="only the face-detection quality section (the trained face-4's AP "
-                   "and mAP on generated head scenes: float, fixed16, fixed8, posit16): "
-                   "rewrites that section of --out and benchmarks/face_ap.json")
+                   "and mAP on generated head scenes: float, fixed16, fixed8, posit16 and "
+                   "Haunter's programs under 180,000 and 96,000 B): rewrites that section "
+                   "of --out and benchmarks/face_ap.json")
     p.add_argument("--posit", action="store_true",
                    help="only the posit section (accuracy at posit16/posit8 beside fixed "
                    "point, a few models on the Uno and M4, the runtime's cost per call): "
@@ -51,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reuse", default="", metavar="PARTS",
                    help="with --face: take these parts (comma-separated: face-4, evaluators, "
                    "onnx, search, suite_search) from benchmarks/face.json instead of "
-                   "measuring them again (to re-run one part; `make bench` measures all)")
+                   "measuring them again (to re-run one part; `make bench` measures all); "
+                   "with --face-ap: programs (float ... posit16) or searched")
     p.add_argument("--ort", action="store_true",
                    help="only the onnxruntime int8 section (ORT's static int8 quantization "
                    "beside fixed8, fixed8 per-channel and fixed16 on the ONNX models; the "
@@ -177,16 +179,33 @@ def face_search(args) -> int:
 
 
 def face_ap(args) -> int:
+    stored_path = Path(args.results).with_name("face_ap.json")
+    reuse = {p for p in args.reuse.split(",") if p}
+    if unknown := reuse - {"programs", "searched"}:
+        print(f"tools/bench.py: error: --face-ap --reuse takes programs, searched; got "
+              f"{', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    stored = json.loads(stored_path.read_text()) if reuse else {}
     with tempfile.TemporaryDirectory(prefix="minun-face-ap-") as tmp:
-        record = bench_face_ap.face_ap(Path(tmp))
+        if "programs" in reuse:
+            record = {k: v for k, v in stored.items() if k != "searched"}
+        else:
+            record = bench_face_ap.face_ap(Path(tmp))
+        if "searched" in reuse:
+            record["searched"] = stored["searched"]
+        else:
+            record["searched"] = []
+            for budget, rep in bench_face_ap.SEARCHES:
+                row = bench_face_ap.searched(Path(tmp), budget, rep)
+                print(f"  {bench_face_ap.searched_name(row)}: {row}", flush=True)
+                record["searched"].append(row)
     info_path = bench_face_ap.WEIGHTS.parent / "info.json"
     info = json.loads(info_path.read_text()) if info_path.exists() else None
     out = Path(args.out)
     out.write_text(bench_face.replace_section(out.read_text(),
                                               bench_face_ap.render(record, info),
                                               bench_face_ap.SECTION))
-    Path(args.results).with_name("face_ap.json").write_text(
-        json.dumps(record, indent=1, sort_keys=True) + "\n")
+    stored_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     return 0
 
 

@@ -125,3 +125,19 @@ def test_the_face_quality_section_follows_the_face_section_and_matches_its_json(
     assert parts[bench_face_ap.SECTION] == bench_face_ap.render(record, info)
     minun_drop = bench_face_ap.MINUN["float"][0] - bench_face_ap.MINUN["fixed16"][0]
     assert record["float"]["map"] - record["fixed16"]["map"] <= minun_drop
+    # the searched programs (issue 33): each budget and representation has its row; a
+    # program that fits plans within the budget (the search's RAM is what its replayed
+    # assignment plans) and its AP is in the table; a refusal is one the smallest program
+    # (every tensor at 8 bits) confirms
+    searched = {(r["budget_bytes"], r["representation"]): r for r in record["searched"]}
+    assert set(searched) == set(bench_face_ap.SEARCHES)
+    for (budget, _), r in searched.items():
+        name = bench_face_ap.searched_name(r)
+        if r["fits"]:
+            assert r["replayed_ram_bytes"] == r["ram_bytes"] <= budget, name
+            assert r["ram_with_outputs_bytes"] >= r["ram_bytes"], name
+            assert f"| {name} | {r['ap50']:.3f} | {r['map']:.3f} |" in parts[
+                bench_face_ap.SECTION], name
+        else:
+            assert r["low_ram_with_outputs_bytes"] >= r["low_ram_bytes"] > budget, name
+    assert searched[180_000, "fixed"]["fits"] and searched[180_000, "posit"]["fits"]

@@ -98,7 +98,7 @@ def _exp16(rounding: str) -> Callable[[Profile], str]:
             + c_array("int16_t", "minun_exp16_t2", t2, p)
             + f"""
 /* e^x for x <= 0 at Shiftry's scales (in 2^-11, out 2^-14); positive x count as 0. */
-{_inline(p)} int16_t minun_exp16_{rounding}(int16_t x)
+static inline int16_t minun_exp16_{rounding}(int16_t x)
 {{
     int32_t u = x < 0 ? -(int32_t)x : 0;
     int32_t prod;
@@ -122,23 +122,8 @@ def _div(p: Profile, num: str, den: str) -> str:
     return f"({num}) / ({den})"
 
 
-def _inline(p: Profile) -> str:
-    """Cortex-M: Shiftry's exp, sigmoid and tanh always inline (gcc -Os otherwise calls
-    them, a call and a stack frame a hidden unit in FastGRNN's cells)."""
-    return "static inline __attribute__((always_inline))" if p.cortex_m else "static inline"
-
-
 def _sigmoid16(rounding: str) -> Callable[[Profile], str]:
     def make(p: Profile) -> str:
-        if p.cortex_m:  # one exp of -|x| (the same integers: x <= 0 reads exp(x))
-            return f"""
-/* Shiftry's sigmoid (Library 8), in 2^-11, out 2^-14, C integer division. */
-{_inline(p)} int16_t minun_sigmoid16_{rounding}(int16_t x)
-{{
-    const int32_t a = minun_exp16_{rounding}(x <= 0 ? x : (int16_t)-x);
-    return (int16_t)(({_div(p, "x <= 0 ? 16384L * a : 16384L * 16384L", "16384L + a")}));
-}}
-"""
         return f"""
 /* Shiftry's sigmoid (Library 8), in 2^-11, out 2^-14, C integer division. */
 static inline int16_t minun_sigmoid16_{rounding}(int16_t x)
@@ -160,7 +145,7 @@ def _tanh16(rounding: str) -> Callable[[Profile], str]:
     def make(p: Profile) -> str:
         return f"""
 /* Shiftry's tanh (Library 9): a = e^(-2|x|) (saturated to 16 bits), in 2^-11, out 2^-14. */
-{_inline(p)} int16_t minun_tanh16_{rounding}(int16_t x)
+static inline int16_t minun_tanh16_{rounding}(int16_t x)
 {{
     int32_t ax = x < 0 ? -(int32_t)x : (int32_t)x;
     int32_t n2 = -2 * ax;

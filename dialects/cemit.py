@@ -143,6 +143,11 @@ class GlobalOp(IRDLOperation):
 
     `const` arrays carry their values; `flash` ones are read with cemit.load {flash}
     (program memory on AVR). Without a value the array is zero-initialised (.bss).
+    `if "FEATURE"`: only a target kernel under that compiler feature reads it
+    (cemit.target_if), so it is defined under `#if defined(FEATURE)` too (a core without
+    the feature would warn of an unused array). `maybe_unused`: only the portable branch
+    of such a kernel reads it, so a core with the feature leaves it unread (C's
+    `__attribute__((unused))`; the linker drops it).
     """
 
     name = "cemit.global"
@@ -152,6 +157,8 @@ class GlobalOp(IRDLOperation):
     value = opt_attr_def(DenseIntOrFPElementsAttr)
     is_const = opt_attr_def(UnitAttr, attr_name="const")
     flash = opt_attr_def(UnitAttr)
+    feature = opt_attr_def(StringAttr)
+    maybe_unused = opt_attr_def(UnitAttr)
 
     def verify_(self) -> None:
         if self.value is not None and self.value.get_element_type() != self.elem:
@@ -161,6 +168,9 @@ class GlobalOp(IRDLOperation):
                                   f"for {self.size.data} elements")
         if self.flash is not None and self.is_const is None:
             raise VerifyException(f"{self.name} {self.sym_name.data}: flash arrays are const")
+        if self.feature is not None and not self.feature.data.isidentifier():
+            raise VerifyException(f"{self.name} {self.sym_name.data}: '{self.feature.data}' "
+                                  "is not a macro name")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -172,6 +182,11 @@ class GlobalOp(IRDLOperation):
             printer.print_string(" const")
         if self.flash is not None:
             printer.print_string(" flash")
+        if self.feature is not None:
+            printer.print_string(" if ")
+            printer.print_string_literal(self.feature.data)
+        if self.maybe_unused is not None:
+            printer.print_string(" maybe_unused")
         if self.value is not None:
             printer.print_string(" = ")
             printer.print_attribute(self.value)
@@ -188,6 +203,10 @@ class GlobalOp(IRDLOperation):
             attrs["const"] = UnitAttr()
         if parser.parse_optional_keyword("flash") is not None:
             attrs["flash"] = UnitAttr()
+        if parser.parse_optional_keyword("if") is not None:
+            attrs["feature"] = StringAttr(parser.parse_str_literal())
+        if parser.parse_optional_keyword("maybe_unused") is not None:
+            attrs["maybe_unused"] = UnitAttr()
         if parser.parse_optional_punctuation("=") is not None:
             attrs["value"] = parser.parse_attribute()
         return cls.create(attributes=attrs)

@@ -134,10 +134,15 @@ class CPrinter:
             return
         flash = self.profile.flash_decl() if op.flash is not None else ""
         vals = dense_values(op.value)
-        self.line(f"static const {t} {op.sym_name.data}[{n}]{flash} = {{")
+        if op.feature is not None:
+            self.line(f"#if defined({op.feature.data})")
+        unused = " __attribute__((unused))" if op.maybe_unused is not None else ""
+        self.line(f"static const {t} {op.sym_name.data}[{n}]{flash}{unused} = {{")
         for i in range(0, len(vals), 12):
             self.line("    " + ", ".join(vals[i:i + 12]) + ",")
         self.line("};")
+        if op.feature is not None:
+            self.line("#endif")
 
     def scratch(self, op: cemit.ScratchOp) -> None:
         size = op.size.data

@@ -509,9 +509,13 @@ class DspSparseMatVec(RewritePattern):
                                                   BytesAttr(data.tobytes()))
             made = cemit.GlobalOp.create(attributes={
                 "sym_name": StringAttr(name), "elem": source.elem, "size": IntAttr(data.size),
-                "value": dense_attr, "const": UnitAttr(), "flash": UnitAttr()})
+                "value": dense_attr, "const": UnitAttr(), "flash": UnitAttr(),
+                "feature": StringAttr("__ARM_FEATURE_DSP")})  # only the kernel reads it
             rewriter.insert(made, InsertPoint.after(source))
             globs[name] = made
+        for load in op.walk():  # col, row, val: read now by the #else loop only
+            if isinstance(load, cemit.LoadOp) and load.array.data in globs:
+                globs[load.array.data].attributes["maybe_unused"] = UnitAttr()
         nrows, k = len(dense), hi - lo
         free = km.sparse_free(store, r)
         direct = km.zeroed_before(op, store.array.data, free, nrows)

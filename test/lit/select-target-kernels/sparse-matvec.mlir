@@ -17,8 +17,8 @@
 // RUN: minun-opt %S/Inputs/sparse-matvec.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=avr}' | filecheck %s --check-prefix=OTHER
 // RUN: minun-opt %S/Inputs/sparse-matvec.mlir -p 'lower-to-loops,memory-plan,lower-to-emitc,select-target-kernels{target=x86}' | filecheck %s --check-prefix=OTHER
 
-// CHECK:      cemit.global "p_A_val" : i16[4] const flash = dense<[1, 3, 2, -4]>
-// CHECK-NEXT: cemit.global "p_A_val_dense" : i16[6] const flash = dense<[1, 0, 0, 2, 3, -4]>
+// CHECK:      cemit.global "p_A_val" : i16[4] const flash maybe_unused = dense<[1, 3, 2, -4]>
+// CHECK-NEXT: cemit.global "p_A_val_dense" : i16[6] const flash if "__ARM_FEATURE_DSP" = dense<[1, 0, 0, 2, 3, -4]>
 // CHECK:      cemit.target_if "__ARM_FEATURE_DSP" {
 // CHECK:        "minun_dot16_mv_dsp"
 // CHECK:      } else {
@@ -43,6 +43,7 @@
 // CSRC-NEXT:     for (int [[COL]] = 0; [[COL]] < 2; [[COL]]++) {
 // CSRC:      #endif
 
+// ADD:      {{^}}int minun_predict({{.*}}){{$}}
 // ADD:      #if defined(__ARM_FEATURE_DSP)
 // ADD-NEXT:     {
 // ADD-NEXT:         int32_t [[R:v[0-9]*]]_sums[3];
@@ -56,6 +57,7 @@
 // ADD-NEXT:     }
 // ADD-NEXT: #else
 
+// GATHER:      {{^}}int minun_predict({{.*}}){{$}}
 // GATHER:      #if defined(__ARM_FEATURE_DSP)
 // GATHER-NEXT:     {
 // GATHER-NEXT:         int16_t [[XS:v[0-9]*_x]][2];

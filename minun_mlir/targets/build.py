@@ -12,6 +12,7 @@ the user gets the same sized, attributed message instead of a raw ld dump.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,14 +136,31 @@ def read_sizes(board: Board, elf: Path) -> Sizes:
     return Sizes(text, data, bss)
 
 
-def read_symbols(board: Board, elf: Path) -> list[Symbol]:
-    """Sized symbols, largest first (`nm --size-sort -S`)."""
-    out = run_tool([board.nm_tool, "--size-sort", "-S", str(elf)], "reading symbols").stdout
-    symbols = []
+def _symbol_table(board: Board, elf: Path) -> tuple[tuple[str, str, str, str | None], ...]:
+    """Every symbol of `elf` as (address, type, name, size or None), in nm's name order:
+    one `nm -S` per linked program (sizing, budgets and the simulators' symbol lookups
+    all read it), memoised on the file's identity so that a relinked ELF is read again."""
+    stat = elf.stat()
+    return _nm(board.nm_tool, str(elf.resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+@functools.lru_cache(maxsize=16)
+def _nm(nm_tool: str, elf: str, *_identity: int) -> tuple[tuple[str, str, str, str | None], ...]:
+    out = run_tool([nm_tool, "-S", elf], "reading symbols").stdout
+    rows = []
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 4:
-            symbols.append(Symbol(parts[3], int(parts[1], 16), parts[2]))
+            rows.append((parts[0], parts[2], parts[3], parts[1]))
+        elif len(parts) == 3:
+            rows.append((parts[0], parts[1], parts[2], None))
+    return tuple(rows)
+
+
+def read_symbols(board: Board, elf: Path) -> list[Symbol]:
+    """Sized symbols, largest first (what `nm --size-sort -S` lists)."""
+    symbols = [Symbol(name, int(size, 16), kind)
+               for _, kind, name, size in _symbol_table(board, elf) if size is not None]
     return sorted(symbols, key=lambda s: -s.size)
 
 
@@ -152,17 +170,15 @@ def symbol_address(board: Board, elf: Path, names: list[str]) -> dict[str, int]:
     AVR data-space addresses are returned without the ELF's 0x800000 offset; Thumb
     function addresses without their mode bit.
     """
-    out = run_tool([board.nm_tool, str(elf)], "reading symbols").stdout
     found = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] in names:
-            addr = int(parts[0], 16)
+    for address, kind, name, _ in _symbol_table(board, elf):
+        if name in names:
+            addr = int(address, 16)
             if board.kind == "avr" and addr >= _AVR_DATA_OFFSET:
                 addr -= _AVR_DATA_OFFSET
-            if board.kind == "cortex-m" and parts[1] in "tT":
+            if board.kind == "cortex-m" and kind in "tT":
                 addr &= ~1
-            found[parts[2]] = addr
+            found[name] = addr
     return found
 
 

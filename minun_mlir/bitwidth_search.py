@@ -405,12 +405,12 @@ class _Worker:
     def planned_ram(self, l2: ModuleOp) -> int:
         """The program's static RAM: the memory planner's scratch and the runtime's quires
         (the Uno's .data + .bss of model.c), as minun-compile reports them."""
-        from minun_mlir.memory_map import memory_map
+        from minun_mlir.memory_map import static_ram
         from minun_mlir.pipeline import lower_l2
 
         l3 = lower_l2(l2, stop="memory-plan", planner=self.problem.planner,
                       input_in_scratch=self.problem.input_in_scratch)
-        return int(memory_map(l3, self.problem.planner).static_ram)
+        return int(static_ram(l3, self.problem.planner))
 
     def quantized(self, c: Candidate) -> ModuleOp:
         from minun_mlir.passes.quantize import quantize_module

@@ -127,6 +127,16 @@ def memory_map(l3: ModuleOp, planner: str = "") -> MemoryMap:
     return MemoryMap(pieces, scratch, lower, moves, len(pos), planner, runtime_bytes(l3))
 
 
+def static_ram(l3: ModuleOp, planner: str = "") -> int:
+    """`memory_map(l3).static_ram` without building the map: the scratch memory-plan
+    recorded and the runtime's state. The precision searches ask it of every candidate."""
+    fn = _function(l3)
+    attr = fn.attributes.get("minun.scratch_bytes")
+    if attr is None or not any(isinstance(op, memref.ViewOp) for op in fn.walk()):
+        return memory_map(l3, planner).static_ram
+    return attr.value.data + runtime_bytes(l3)
+
+
 def render_png(m: MemoryMap, title: str = "") -> bytes:
     """The canvas as PNG bytes, WIDTH x HEIGHT inches at DPI; the same map gives the same
     bytes (Agg, bundled fonts, no date or version in the metadata)."""

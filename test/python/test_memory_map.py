@@ -76,3 +76,22 @@ def test_the_maps_numbers_are_the_plans():
         assert src.buffer == dst.buffer and src.name == dst.name and dst.offset < src.offset
         assert src.last == at == dst.first
     assert render_png(moved, "x") == render_png(moved, "x")
+
+
+@pytest.mark.parametrize("repr_", ["fixed", "posit"])
+def test_static_ram_without_the_map_is_the_maps(repr_):
+    """The searches' shortcut (the scratch memory-plan recorded, plus the runtime's quires)
+    gives what the drawn map gives, for every planner, the image in or out of the scratch."""
+    from minun_mlir.memory_map import static_ram
+    from passes.memory_plan import PLANNERS
+
+    l2 = lower_to_l2(load_program(USPS.with_suffix(".sd")), repr=repr_,
+                     data=str(USPS / "test.npy"), **({"quire": True} if repr_ == "posit" else {}))
+    seen = set()
+    for planner in PLANNERS:
+        for in_scratch in (False, True):
+            l3 = lower_l2(l2, stop="memory-plan", planner=planner, input_in_scratch=in_scratch)
+            ram = memory_map(l3, planner).static_ram
+            assert static_ram(l3, planner) == ram
+            seen.add(ram)
+    assert len(seen) > 1  # the planners and the image's place change the RAM

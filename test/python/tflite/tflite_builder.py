@@ -17,7 +17,8 @@ import numpy as np
 import tflite
 
 TYPES = {"float32": tflite.TensorType.FLOAT32, "int8": tflite.TensorType.INT8,
-         "int32": tflite.TensorType.INT32, "uint8": tflite.TensorType.UINT8}
+         "int32": tflite.TensorType.INT32, "uint8": tflite.TensorType.UINT8,
+         "int16": tflite.TensorType.INT16}
 OPTION_TYPES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
 
 

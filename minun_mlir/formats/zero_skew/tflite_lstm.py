@@ -68,14 +68,26 @@ class LstmParams:
         """(multiplier, right shift) TFLM's Tanh takes for the cell state."""
         return tanh_scaling(self.cell_power)
 
-    def table(self) -> np.ndarray:
-        """The parameters as one int32 vector (the C's constant): per gate the input and
-        recurrent multipliers and shifts, then the cell's three, zp_x, zp_h, the cell tanh's
-        multiplier and shift, the clip."""
+    def vector(self) -> np.ndarray:
+        """The scalars as one int32 vector (`minun.tflite_lstm`'s `params`): per gate the
+        input and recurrent (multiplier, shift), then the cell's three, zp_x, zp_h, the cell
+        state's power of two, the quantized clip."""
         v = [x for g in range(4) for x in (*self.input_mult[g], *self.recurrent_mult[g])]
         v += [*self.forget_cell_mult, *self.input_cell_mult, *self.output_mult, self.zp_x,
-              self.zp_h, *self.cell_tanh_scaling(), self.cell_clip]
+              self.zp_h, self.cell_power, self.cell_clip]
         return np.asarray(v, dtype=np.int64)
+
+    @staticmethod
+    def from_arrays(w, r, bias, vector) -> LstmParams:
+        v = [int(x) for x in np.asarray(vector).reshape(-1)]
+        pairs = [(v[k], v[k + 1]) for k in range(0, 22, 2)]
+        return LstmParams(np.asarray(w, np.int64), np.asarray(r, np.int64),
+                          np.asarray(bias, np.int64), tuple(pairs[0:8:2]),
+                          tuple(pairs[1:8:2]), pairs[8], pairs[9], pairs[10], v[22], v[23],
+                          v[24], v[25])
+
+
+VECTOR_LENGTH = 26
 
 
 def make_params(w, r, bias, s_x: float, zp_x: int, s_w, s_r, s_h: float, zp_h: int,

@@ -401,7 +401,7 @@ class L2Converter:
     def tflite_lstm(self, op: minun.TFLiteLstmOp, x: SSAValue) -> SSAValue:
         raise self.error(op, "TFLite's integer LSTM compiles onto the zero-skew "
                          f"representation only (--repr zero-skew), not "
-                         f"{self.representation_name()}")
+                         f"{self.representation_name}")
 
     def tree_ensemble(self, op: minun.TreeEnsembleOp, x: SSAValue) -> SSAValue:
         raise self.error(op, f"not supported by the {self.representation_name} "

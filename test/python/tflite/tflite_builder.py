@@ -144,11 +144,11 @@ def lstm_model(time_major: bool, peephole: bool, clip: float, act: int,
 
 def lstm_int8_model(time_major: bool, clip: float = 0.0, seed: int = 0,
                     shape: tuple[int, int, int] = (6, 3, 4), hidden: int = 5,
-                    zp: tuple[int, int] = (7, -3)) -> bytes:
+                    zp: tuple[int, int] = (7, -3), bias: int = 20000) -> bytes:
     """One int8 UNIDIRECTIONAL_SEQUENCE_LSTM (TFLite's integer LSTM: int8 weights, int32
     biases, an int8 hidden state and an int16 cell state at 2^-11), `shape` = (steps, batch,
     features) and `hidden` units; random weights and biases, input and hidden state at
-    zero points `zp`."""
+    zero points `zp`, biases below `bias` in magnitude."""
     rng = np.random.default_rng(seed)
     t, b, f = shape
     h = hidden
@@ -162,8 +162,8 @@ def lstm_int8_model(time_major: bool, clip: float = 0.0, seed: int = 0,
         ins.append(m.tensor([h, cols], "int8", data=data, scale=scales[k], zp=0))
     ins += [-1, -1, -1]
     for k in range(4):
-        bias = rng.integers(-20000, 20000, h).astype(np.int32)
-        ins.append(m.tensor([h], "int32", data=bias, scale=s_x * scales[k], zp=0))
+        data = rng.integers(-bias, bias, h).astype(np.int32)
+        ins.append(m.tensor([h], "int32", data=data, scale=s_x * scales[k], zp=0))
     ins += [-1, -1]
     ins.append(m.tensor([b, h], "int8", scale=s_h, zp=zp[1], variable=True))
     ins.append(m.tensor([b, h], "int16", scale=2.0 ** -11, zp=0, variable=True))

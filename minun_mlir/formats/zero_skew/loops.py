@@ -22,6 +22,9 @@ Python at compile time.
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
   log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;
+- tflite_lstm: per batch row and step, each gate's two int32 dot products through
+  minun_zs_mbqm, TFLite's int16 sigmoid/tanh interpolation in its table (one constant
+  per program), the int16 cell state and int8 hidden state in buffers;
 - relu: max(q, zp); clip, relu6: clamps at bounds encoded at compile time; neg:
   clamp(2 zp - q); init: the encoded fill. Add/sub/mul with mode onnxruntime (int8
   operands, a pre-quantized model): minun_zs_ortadd / minun_zs_ortmul, onnxruntime's

@@ -50,6 +50,9 @@ Ops (docs/numerics.md has the table):
 - log_softmax: per row, the sum of softmax's exp table, its ln by fixed point's
   ln_sum (16 fraction bits), s_in (max - q) at 2^16 added, requantized (MBQM) to the
   output's calibrated scale;
+- tflite_lstm (a TFLite model's int8 LSTM): TFLM's integer LSTM, the file's integers
+  and the kernel's parameters on the op, int8 in and out at the file's (scale, zero
+  point)s (formats/zero_skew/tflite_lstm.py);
 - tree_ensemble: thresholds on the input's int8 grid (q <= floor(t/s + zp), q <
   ceil(t/s + zp): each node decides as on the real s (q - zp)), leaves and base in int32
   at the scale where the worst-case sum is 2^30: an int32 accumulator;

@@ -1523,6 +1523,60 @@ class TreeEnsembleOp(IRDLOperation):
             raise VerifyException(f"{where}: the trees have a cycle")
 
 
+
+@irdl_op_definition
+class TFLiteLstmOp(IRDLOperation):
+    """TFLite's fully-integer UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's 8x8->16 kernel), the
+    whole sequence: input [B, T, I] ([T, B, I] with `time_major`), result [B, T, H],
+    states starting at zero. `w` [4, H, I] and `r` [4, H, H] are the int8 weights and
+    `bias` [4, H] the int32 biases of the gates i, f, c, o; `params` the kernel's scalars
+    (formats/zero_skew/tflite_lstm.py, LstmParams.vector); `scales` the input's and the
+    hidden state's scales (float32), whose zero points are in `params`. At L1 it computes
+    the reals of those integers (its input quantized at its scale first); at L2 it is
+    zero-skew only: int8 in and out at exactly those (scale, zero point)s.
+
+    `%y = minun.tflite_lstm %x {w = dense<...>, r = dense<...>, bias = dense<...>,
+    params = dense<...>, scales = dense<...>} : tensor<1x8x3xf32> -> tensor<1x8x6xf32>`
+    """
+
+    name = "minun.tflite_lstm"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    w = attr_def(DenseIntOrFPElementsAttr)
+    r = attr_def(DenseIntOrFPElementsAttr)
+    bias = attr_def(DenseIntOrFPElementsAttr)
+    params = attr_def(DenseIntOrFPElementsAttr)
+    scales = attr_def(DenseIntOrFPElementsAttr)
+    time_major = opt_attr_def(UnitAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def lstm_params(self):
+        from minun_mlir.formats.zero_skew.tflite_lstm import LstmParams
+
+        return LstmParams.from_arrays(dense_to_numpy(self.w), dense_to_numpy(self.r),
+                                      dense_to_numpy(self.bias), dense_to_numpy(self.params))
+
+    def verify_(self) -> None:
+        from minun_mlir.formats.zero_skew.tflite_lstm import VECTOR_LENGTH
+
+        where = self.name
+        w, r, b = (dense_to_numpy(a) for a in (self.w, self.r, self.bias))
+        x, y = list(self.input.type.get_shape()), list(self.result.type.get_shape())
+        if w.ndim != 3 or w.shape[0] != 4 or r.shape != (4, w.shape[1], w.shape[1]) or \
+                b.shape != (4, w.shape[1]):
+            raise VerifyException(f"{where}: w must be 4xHxI, r 4xHxH and bias 4xH, got "
+                                  f"{shape_str(w.shape)}, {shape_str(r.shape)}, "
+                                  f"{shape_str(b.shape)}")
+        if len(x) != 3 or x[2] != w.shape[2] or y != [*x[:2], w.shape[1]]:
+            raise VerifyException(f"{where}: input {shape_str(x)} and result {shape_str(y)} "
+                                  f"do not match weights {shape_str(w.shape)}")
+        if dense_to_numpy(self.params).shape != (VECTOR_LENGTH,) or \
+                dense_to_numpy(self.scales).shape != (2,):
+            raise VerifyException(f"{where}: params must hold {VECTOR_LENGTH} integers and "
+                                  "scales 2")
+
+
 Minun = Dialect(
     "minun",
     [
@@ -1533,7 +1587,7 @@ Minun = Dialect(
         SoftmaxOp, LogSoftmaxOp, ReverseOp, NormaliseL2Op, ArgMaxOp, SgnOp,
         TransposeOp, ReshapeOp, SpliceOp, SpliceAssignOp, IndexOp, ConcatOp,
         Conv2DOp, MBConvOp, MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp, BatchNormOp,
-        YieldOp, SumOp, LoopOp, IfNonNegOp, CallOp, TreeEnsembleOp,
+        YieldOp, SumOp, LoopOp, IfNonNegOp, CallOp, TreeEnsembleOp, TFLiteLstmOp,
     ],
     [],
 )

@@ -110,6 +110,7 @@ class Gen:
         self.module_ops: list[Operation] = []  # globals and helper declarations
         self.names: set[str] = set()
         self.helpers: dict[str, func.FuncOp] = {}
+        self.shared: dict[str, Buffer] = {}  # global_once's tables, by name
         self.quire_depth = 0  # posit dot products being built, nested (posit/loops.py)
 
     # -- plumbing ----------------------------------------------------------------------
@@ -177,6 +178,12 @@ class Gen:
         ref = self._top(memref.GetGlobalOp(name, ty))
         ref.name_hint = name
         return Buffer(ref, data.size, elem)
+
+    def global_once(self, name: str, values: np.ndarray, elem: Attribute) -> Buffer:
+        """global_ for a table that never changes under `name` (one copy per program)."""
+        if name not in self.shared:
+            self.shared[name] = self.global_(name, values, elem)
+        return self.shared[name]
 
     def load(self, buf: Buffer, at: Lin) -> SSAValue:
         return self.add(memref.LoadOp.get(buf.ref, [self.lin(at)]))

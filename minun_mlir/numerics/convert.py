@@ -275,6 +275,9 @@ class L2Converter:
     def convert_tree_ensemble(self, op: minun.TreeEnsembleOp) -> SSAValue:
         return self.tree_ensemble(op, self.map[op.input])
 
+    def convert_tflite_lstm(self, op: minun.TFLiteLstmOp) -> SSAValue:
+        return self.tflite_lstm(op, self.map[op.input])
+
     def convert_call(self, op: minun.CallOp) -> SSAValue:
         return self.copy(op, [self.map[v] for v in op.args])
 
@@ -394,6 +397,11 @@ class L2Converter:
     def log_softmax(self, op: Operation, x: SSAValue) -> SSAValue:
         raise self.error(op, f"not supported by the {self.representation_name} "
                              "representation")
+
+    def tflite_lstm(self, op: minun.TFLiteLstmOp, x: SSAValue) -> SSAValue:
+        raise self.error(op, "TFLite's integer LSTM compiles onto the zero-skew "
+                         f"representation only (--repr zero-skew), not "
+                         f"{self.representation_name}")
 
     def tree_ensemble(self, op: minun.TreeEnsembleOp, x: SSAValue) -> SSAValue:
         raise self.error(op, f"not supported by the {self.representation_name} "
@@ -515,4 +523,5 @@ HANDLERS: dict[type[Operation], Handler] = {
     minun.SumOp: L2Converter.convert_sum,
     minun.IfNonNegOp: L2Converter.convert_if_nonneg,
     minun.TreeEnsembleOp: L2Converter.convert_tree_ensemble,
+    minun.TFLiteLstmOp: L2Converter.convert_tflite_lstm,
 }

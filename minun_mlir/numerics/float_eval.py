@@ -474,6 +474,18 @@ def _batchnorm(op, x, scale, bias, mean, var):
     return (x - chan(mean)) / np.sqrt(chan(var) + eps) * chan(scale) + chan(bias)
 
 
+def _tflite_lstm(op, x):
+    """TFLite's integer LSTM at L1: the reals of its integers, its input quantized at its
+    scale as TFLite's QUANTIZE does (formats/zero_skew/tflite_lstm.py)."""
+    from minun_mlir.formats.zero_skew import arith as af
+    from minun_mlir.formats.zero_skew import tflite_lstm as tl
+
+    p = op.lstm_params()
+    s_x, s_h = (float(v) for v in minun.dense_to_numpy(op.scales))
+    q = af.tflite_quantize(x, s_x, p.zp_x, 8)
+    return (tl.lstm(p, q, op.time_major is not None) - p.zp_h) * s_h
+
+
 def _tree_ensemble(op, x):
     """Walk every tree for each example (vectorized over the batch), sum the leaf rows in
     tree order, then add the base. Integer thresholds (L2 fixed point) compare and sum as
@@ -543,6 +555,7 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     minun.NormaliseL2Op: _normalise_l2,
     minun.ArgMaxOp: _argmax,
     minun.TreeEnsembleOp: _tree_ensemble,
+    minun.TFLiteLstmOp: _tflite_lstm,
     minun.SgnOp: _sgn,
     minun.TransposeOp: lambda op, x: x.transpose(0, *(p + 1 for p in minun.ints(op.perm))),
     minun.ReshapeOp: _reshape,

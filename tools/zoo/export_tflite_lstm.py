@@ -9,7 +9,7 @@ WHILE loop over subgraphs, which the frontend unrolls. Files:
 - `lstm2_float.tflite`: LSTM(6, return_sequences) then LSTM(4) then Dense(3): the whole
   output sequence of the first read by the second;
 - `lstm2_int8.tflite`: the same, full-integer int8 (int8 input and output; TFLite's
-  integer LSTM, int16 cell state), which the frontend refuses in one line;
+  integer LSTM, int16 cell state), which compiles onto zero-skew with TFLM's integers;
 - `keras3_lstm_float.tflite`, `keras3_gru_float.tflite`, `keras3_rnn_float.tflite`:
   Keras 3's LSTM(5), GRU(5) and SimpleRNN(5), each a WHILE loop over subgraphs (the
   frontend unrolls it, frontends/tflite/control.py);

@@ -22,6 +22,9 @@ Python at compile time.
 - exp, sigmoid, tanh: a load from the op's 256-entry int8 table at `q + 128`;
 - softmax, log_softmax: per row, the int32 exp table's sum; softmax's rounded quotient,
   log_softmax's minun_lnsum plus s_in (max - q) at 2^16, requantized by minun_zs_mbqm;
+- tflite_lstm: per batch row and step, each gate's two int32 dot products through
+  minun_zs_mbqm, TFLite's int16 sigmoid/tanh interpolation in its table (one constant
+  per program), the int16 cell state and int8 hidden state in buffers;
 - relu: max(q, zp); clip, relu6: clamps at bounds encoded at compile time; neg:
   clamp(2 zp - q); init: the encoded fill. Add/sub/mul with mode onnxruntime (int8
   operands, a pre-quantized model): minun_zs_ortadd / minun_zs_ortmul, onnxruntime's
@@ -450,6 +453,129 @@ def lower_avgpool(lw: Lowering, op: num.AvgPoolOp) -> Val:
     return Reduction(fn, [x], shape_of(op.result), element_of(op.result))
 
 
+def _table_activation(g: Gen, table, z: SSAValue, tanh: bool, mult: int, shift: int
+                      ) -> SSAValue:
+    """TFLite's int16 Logistic (tanh False, mult 3, shift 0) or Tanh of int32 z, as
+    tflite_lstm.sigmoid16 / tanh16: an interpolation in the sigmoid table (int32 global)."""
+    def c(v: int) -> SSAValue:
+        return g.iconst(v, 32)
+
+    bits = 8 if tanh else 9
+    v = g.binop(arith.MuliOp, z, c(mult), nsw=True)
+    if shift:
+        v = g.binop(arith.ShRSIOp, g.binop(arith.AddiOp, v, c(1 << (shift - 1))), c(shift))
+    neg = g.cmp(v, c(0), "slt")
+    a = g.select(neg, g.binop(arith.SubiOp, c(0), v), v)
+    seg = g.binop(arith.ShRSIOp, a, c(bits))
+    u = g.min(seg, c(254))
+    at = g.add(arith.IndexCastOp(u, INDEX))
+    ua, ub = g.load(table, Lin.of(at)), g.load(table, Lin.of(at) + 1)
+    frac = g.binop(arith.AndIOp, a, c((1 << bits) - 1))
+    inter = g.binop(arith.AddiOp, g.binop(arith.ShLIOp, ua, c(bits)),
+                    g.binop(arith.MuliOp, frac, g.binop(arith.SubiOp, ub, ua)))
+    res = g.select(g.cmp(seg, c(255), "sge"), c(0xFFFF << 8 if tanh else 0x7FFF << 10), inter)
+    if tanh:
+        pos = g.binop(arith.AddiOp, res, c((1 << 7) - (1 << 23)))
+        other = g.binop(arith.SubiOp, c((1 << 23) + (1 << 7) - 1), res)
+    else:
+        pos = g.binop(arith.AddiOp, res, c(1 << 9))
+        other = g.binop(arith.SubiOp, c((1 << 25) + (1 << 9) - 1), res)
+    return g.binop(arith.ShRSIOp, g.select(neg, other, pos), c(8 if tanh else 10))
+
+
+def lower_tflite_lstm(lw: Lowering, op: minun.TFLiteLstmOp) -> Val:
+    """TFLite's integer LSTM (formats/zero_skew/tflite_lstm.py), per batch row and time
+    step: each gate's two int32 dot products requantized by minun_zs_mbqm and clamped to
+    int16, their saturated sum through the table activation into a gate buffer; then per
+    unit the int16 cell state and the int8 hidden state (state buffers, reset per row),
+    the hidden state written to the output."""
+    from minun_mlir.formats.zero_skew import tflite_lstm as tl
+    from minun_mlir.lowering.loops.values import storage
+
+    g = lw.g
+    p = op.lstm_params()
+    x = lw.buffer_of(op.input)
+    res = element_of(op.result)
+    shape = shape_of(op.result)
+    time_major = op.time_major is not None
+    steps, rows = (shape[0], shape[1]) if time_major else (shape[1], shape[0])
+    n_in, hid = p.w.shape[2], p.hidden
+    out = g.alloc(int(np.prod(shape)), storage(res), op.result.name_hint)
+    out.owner = op.result
+    whole = Buf(out, shape, res)
+    w = g.global_("zs_lstm_w", p.w.reshape(-1), IntegerType(8))
+    r = g.global_("zs_lstm_r", p.r.reshape(-1), IntegerType(8))
+    bias = g.global_("zs_lstm_bias", p.bias.reshape(-1), I32)
+    table = g.global_once("zs_tflite_sigmoid", tl.TABLE, I32)
+    h = g.alloc(hid, IntegerType(8), "lstm_h")
+    c = g.alloc(hid, IntegerType(16), "lstm_c")
+    gates = g.alloc(4 * hid, IntegerType(16), "lstm_gates")
+    i16 = af.int_range(16)
+
+    def k32(v: int) -> SSAValue:
+        return g.iconst(v, 32)
+
+    def mbqm(v: SSAValue, mult: tuple[int, int]) -> SSAValue:
+        return g.helper("minun_zs_mbqm", [v, k32(mult[0]), k32(mult[1])], i32)
+
+    def dot(weights, row: Lin, n: int, load) -> SSAValue:
+        def term(i: SSAValue, acc: SSAValue) -> list[SSAValue]:
+            wv = g.resize(g.load(weights, row + Lin.of(i)), 32)
+            return [g.binop(arith.AddiOp, acc, g.binop(arith.MuliOp, wv, load(i), nsw=True),
+                            nsw=True)]
+        return g.for_(0, n, [k32(0)], term)[0]
+
+    def step(b: Lin, t: Lin) -> None:
+        at = (lambda k: [t, b, k]) if time_major else (lambda k: [b, t, k])
+
+        def x_of(i: SSAValue) -> SSAValue:
+            return g.binop(arith.SubiOp, g.resize(x.load(g, at(Lin.of(i))), 32), k32(p.zp_x))
+
+        def h_of(k: SSAValue) -> SSAValue:
+            return g.binop(arith.SubiOp, g.resize(g.load(h, Lin.of(k)), 32), k32(p.zp_h))
+
+        for gi in range(4):
+            def unit(j: SSAValue, gi: int = gi) -> None:
+                row = Lin.of(j) + gi * hid
+                acc = g.binop(arith.AddiOp, g.load(bias, row),
+                              dot(w, row.scale(n_in), n_in, x_of), nsw=True)
+                a = g.clamp(mbqm(acc, p.input_mult[gi]), *i16)
+                rr = g.clamp(mbqm(dot(r, row.scale(hid), hid, h_of), p.recurrent_mult[gi]),
+                             *i16)
+                z = g.clamp(g.binop(arith.AddiOp, a, rr), *i16)
+                act = _table_activation(g, table, z, tl.GATES[gi] == "c", 3, 0)
+                g.store(g.resize(act, 16), gates, row)
+            g.for_(0, hid, [], unit)
+
+        def update(j: SSAValue) -> None:
+            gate = [g.resize(g.load(gates, Lin.of(j) + k * hid), 32) for k in range(4)]
+            i_g, f_g, c_g, o_g = gate
+            old = g.resize(g.load(c, Lin.of(j)), 32)
+            kept = g.clamp(mbqm(g.binop(arith.MuliOp, f_g, old), p.forget_cell_mult), *i16)
+            new = g.clamp(mbqm(g.binop(arith.MuliOp, i_g, c_g), p.input_cell_mult), *i16)
+            cell = g.clamp(g.binop(arith.AddiOp, kept, new), *i16)
+            if p.cell_clip:
+                cell = g.clamp(cell, -p.cell_clip, p.cell_clip)
+            g.store(g.resize(cell, 16), c, Lin.of(j))
+            t_c = _table_activation(g, table, cell, True, *p.cell_tanh_scaling())
+            hv = g.binop(arith.AddiOp, mbqm(g.binop(arith.MuliOp, t_c, o_g), p.output_mult),
+                         k32(p.zp_h))
+            hv = g.resize(g.clamp(hv, af.QMIN, af.QMAX), 8)
+            g.store(hv, h, Lin.of(j))
+            g.store(hv, out, whole.at(at(Lin.of(j))))
+        g.for_(0, hid, [], update)
+
+    def row(b: SSAValue) -> None:
+        def reset(j: SSAValue) -> None:
+            g.store(g.iconst(p.zp_h, 8), h, Lin.of(j))
+            g.store(g.iconst(0, 16), c, Lin.of(j))
+        g.for_(0, hid, [], reset)
+        g.for_(0, steps, [], lambda t: step(Lin.of(b), Lin.of(t)))
+
+    g.for_(0, rows, [], row)
+    return whole
+
+
 def lower_init(lw: Lowering, op: minun.InitOp) -> Val:
     return Const(zs.init_value(op), shape_of(op.result), element_of(op.result))
 
@@ -474,4 +600,5 @@ HANDLERS: dict[type[Operation], Callable[[Lowering, Any], Any]] = {
     num.NegOp: lower_neg,
     num.AvgPoolOp: lower_avgpool,
     minun.InitOp: lower_init,
+    minun.TFLiteLstmOp: lower_tflite_lstm,
 }

@@ -50,6 +50,9 @@ Ops (docs/numerics.md has the table):
 - log_softmax: per row, the sum of softmax's exp table, its ln by fixed point's
   ln_sum (16 fraction bits), s_in (max - q) at 2^16 added, requantized (MBQM) to the
   output's calibrated scale;
+- tflite_lstm (a TFLite model's int8 LSTM): TFLM's integer LSTM, the file's integers
+  and the kernel's parameters on the op, int8 in and out at the file's (scale, zero
+  point)s (formats/zero_skew/tflite_lstm.py);
 - tree_ensemble: thresholds on the input's int8 grid (q <= floor(t/s + zp), q <
   ceil(t/s + zp): each node decides as on the real s (q - zp)), leaves and base in int32
   at the scale where the worst-case sum is 2^30: an int32 accumulator;
@@ -80,6 +83,7 @@ from minun_mlir.formats.int4 import weights as int4
 from minun_mlir.formats.zero_skew import arith as af
 from minun_mlir.formats.zero_skew import hoist as zs_hoist
 from minun_mlir.formats.zero_skew import lut_region as lut
+from minun_mlir.formats.zero_skew import tflite_lstm as tl
 from minun_mlir.formats.zero_skew import tflite_softmax as tsm
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import float_eval
@@ -369,6 +373,19 @@ class ZeroSkewConverter(L2Converter):
         return AffineType(8, *af.choose_params(fill, fill))
 
     # -- arithmetic ------------------------------------------------------------------------
+
+    def tflite_lstm(self, op: minun.TFLiteLstmOp, x: SSAValue) -> SSAValue:
+        """TFLite's integer LSTM (tflite_lstm.py): int8 in and out at the file's (scale,
+        zero point)s, the op's own integers."""
+        p = op.lstm_params()
+        s_x, s_h = (float(v) for v in minun.dense_to_numpy(op.scales))
+        tx = el_of(x)
+        if tx.width != 8 or tx.zp != p.zp_x or tx.real_scale != s_x:
+            raise self.error(op, f"the input is {tx}, TFLite's LSTM reads int8 at scale "
+                             f"{s_x} and zero point {p.zp_x}")
+        out = self.tensor(op.result, AffineType(8, s_h, p.zp_h))
+        return self.emit(minun.TFLiteLstmOp.create(
+            operands=[x], attributes=dict(op.attributes), result_types=[out]))
 
     def tree_ensemble(self, op: minun.TreeEnsembleOp, x: SSAValue) -> SSAValue:
         """Thresholds on the input's int8 grid: s (q - zp) <= t iff q <= floor(t/s + zp),
@@ -853,6 +870,7 @@ _KERNELS = {
     "num.sigmoid": _table,
     "num.tanh": _table,
     "num.lut": _table,
+    "minun.tflite_lstm": lambda op, x: tl.lstm(op.lstm_params(), x, op.time_major is not None),
     "num.softmax": lambda op, x: tsm.softmax(x, _t(op.input).real_scale) if op.tflite
     else af.softmax(x, _t(op.input).real_scale, num.softmax_levels(_t(op.result))),
     "num.log_softmax": lambda op, x: af.log_softmax(x, _t(op.input).real_scale,

@@ -167,7 +167,7 @@ static int32_t minun_zs_tflsm(int32_t e, int32_t sum)
     half = (int32_t)((s + 1) / 2);
     r = (int32_t)(1515870810u + (uint32_t)minun_zs_mbqm(half, -1010580540, 0));
     for (i = 0; i < 3; i++) {
-        int32_t t = (int32_t)((1u << 29) - (uint32_t)minun_zs_mbqm(half, r, 0));
+        int32_t t = (int32_t)(((uint32_t)1 << 29) - (uint32_t)minun_zs_mbqm(half, r, 0));
         r = (int32_t)((uint32_t)r + (uint32_t)minun_zs_satshl(minun_zs_mbqm(r, t, 0), 2));
     }
     return minun_zs_mbqm(e, minun_zs_satshl(r, 1), -(12 - clz + 23));

@@ -29,6 +29,7 @@ from ..onnx.importer import Importer, mark_uint8_io
 from ..onnx.loop import sharing
 from .control import BODY
 from .convert import Converter
+from .lstm import ONNX_HANDLERS as LSTM_HANDLERS
 from .ops import HANDLERS
 
 __all__ = ["import_model", "load_model", "read_model", "to_onnx"]
@@ -75,7 +76,8 @@ def _import(model: tflite.Model, data: bytes, where: str,
         onnx_model, ranges = to_onnx(model, data)
         ranges = ranges if input_range is None else {
             i.name: input_range for i in onnx_model.graph.input}
-        imp = Importer(onnx_model, ONNX_HANDLERS, None, ranges, None, requantize="tflite")
+        imp = Importer(onnx_model, {**ONNX_HANDLERS, **LSTM_HANDLERS}, None, ranges, None,
+                       requantize="tflite")
         if any(BODY in n.name for n in onnx_model.graph.node):
             imp.materialize = sharing(imp.materialize, {})  # one bias for all the steps
         module = imp.run()

@@ -144,6 +144,10 @@ func.func @main() -> i32 {
   // tree 1 is leaf 3 alone.
   // CHECK: minun.tree_ensemble %x {mode = "leq", roots = dense<[0, -4]> : tensor<2xi32>, nodes = dense<{{\[\[}}3, -1, 1], [10, -2, -3]]> : tensor<2x3xi32>, thresholds = dense<[5.000000e-01, 2.000000e+00]> : tensor<2xf32>, leaves = dense<{{\[\[}}1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00], [5.000000e-01, 5.000000e-01], [2.500000e-01, 0.000000e+00]]> : tensor<4x2xf32>, base = dense<[0.000000e+00, 1.000000e+00]> : tensor<2xf32>} : tensor<64x1xf32> -> tensor<1x2xf32>
   %trees = minun.tree_ensemble %x {mode = "leq", roots = dense<[0, -4]> : tensor<2xi32>, nodes = dense<[[3, -1, 1], [10, -2, -3]]> : tensor<2x3xi32>, thresholds = dense<[0.5, 2.0]> : tensor<2xf32>, leaves = dense<[[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.25, 0.0]]> : tensor<4x2xf32>, base = dense<[0.0, 1.0]> : tensor<2xf32>} : tensor<64x1xf32> -> tensor<1x2xf32>
+  %seq = minun.input "S" [-1.0, 1.0] : tensor<1x2x1xf32>
+  // TFLite's integer LSTM, one unit over two steps of one feature (its parameters: tflite_lstm.py)
+  // CHECK: minun.tflite_lstm %seq {w = dense<{{.*}}> : tensor<4x1x1xi8>, r = dense<{{.*}}> : tensor<4x1x1xi8>, bias = dense<[{{\[}}1], [2], [3], [4]]> : tensor<4x1xi32>, params = dense<{{.*}}> : tensor<26xi32>, scales = dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>} : tensor<1x2x1xf32> -> tensor<1x2x1xf32>
+  %lstm = minun.tflite_lstm %seq {w = dense<[[[1]], [[2]], [[3]], [[4]]]> : tensor<4x1x1xi8>, r = dense<[[[5]], [[6]], [[7]], [[8]]]> : tensor<4x1x1xi8>, bias = dense<[[1], [2], [3], [4]]> : tensor<4x1xi32>, params = dense<[1073741824, -1, 1073741824, -1, 1073741824, -1, 1073741824, -1, 1073741824, -1, 1073741824, -1, 1073741824, -1, 1073741824, -1, 1073741824, -1, 1073741824, -1, 1073741824, -1, 0, 0, -11, 0]> : tensor<26xi32>, scales = dense<[0.5, 0.25]> : tensor<2xf32>} : tensor<1x2x1xf32> -> tensor<1x2x1xf32>
   // CHECK: minun.argmax %ext : tensor<10x1xf32>
   %am = minun.argmax %ext : tensor<10x1xf32>
   func.return %am : i32

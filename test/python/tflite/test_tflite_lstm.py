@@ -4,7 +4,7 @@ through the ONNX frontend's recurrent lowering). Keras LSTMs converted by Tensor
 interpreter's stored outputs and TFLM's interpreter; one-operator models built here for
 what Keras does not write (time-major input, peepholes, a cell clip that bites, ReLU),
 against TFLM; Keras 3's recurrent layers, WHILE loops, unrolled; the fixed16 C equals the
-evaluator; the int8 LSTM is a one-line refusal naming the operator."""
+evaluator. The int8 LSTM: test_tflite_lstm_int8.py."""
 
 from __future__ import annotations
 
@@ -108,16 +108,6 @@ def test_peepholes_and_relu_equal_tflite_s_interpreter(name, peephole, act):
     assert path.read_bytes() == lstm_model(False, peephole, 0.0, act)
     got = np.asarray(evaluate(import_model(path), x.astype(np.float64)).outputs[0])
     np.testing.assert_allclose(got.reshape(theirs.shape), theirs, rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("name,message", [
-    ("lstm2_int8", "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): tensor 'serving_default_"
-     "input_2:0' is INT8: only the float32 LSTM is supported"),
-])
-def test_refusals_name_the_operator(name, message):
-    with pytest.raises(MinunError) as e:
-        import_model(ZOO / f"{name}.tflite")
-    assert message in str(e.value) and "\n" not in str(e.value)
 
 
 def test_a_loop_condition_on_run_time_values_is_a_located_error(tmp_path):

@@ -17,7 +17,8 @@ import numpy as np
 import tflite
 
 TYPES = {"float32": tflite.TensorType.FLOAT32, "int8": tflite.TensorType.INT8,
-         "int32": tflite.TensorType.INT32, "uint8": tflite.TensorType.UINT8}
+         "int32": tflite.TensorType.INT32, "uint8": tflite.TensorType.UINT8,
+         "int16": tflite.TensorType.INT16}
 OPTION_TYPES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
 
 
@@ -138,4 +139,37 @@ def lstm_model(time_major: bool, peephole: bool, clip: float, act: int,
     y = m.tensor([t, b, h] if time_major else [b, t, h], "float32")
     m.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], "UnidirectionalSequenceLSTMOptions",
          FusedActivationFunction=act, CellClip=clip, ProjClip=0.0, TimeMajor=time_major)
+    return m.build([x], [y])
+
+
+def lstm_int8_model(time_major: bool, clip: float = 0.0, seed: int = 0,
+                    shape: tuple[int, int, int] = (6, 3, 4), hidden: int = 5,
+                    zp: tuple[int, int] = (7, -3), bias: int = 20000) -> bytes:
+    """One int8 UNIDIRECTIONAL_SEQUENCE_LSTM (TFLite's integer LSTM: int8 weights, int32
+    biases, an int8 hidden state and an int16 cell state at 2^-11), `shape` = (steps, batch,
+    features) and `hidden` units; random weights and biases, input and hidden state at
+    zero points `zp`, biases below `bias` in magnitude."""
+    rng = np.random.default_rng(seed)
+    t, b, f = shape
+    h = hidden
+    s_x, s_h = 0.03, 0.008
+    m = ModelBuilder()
+    x = m.tensor([t, b, f] if time_major else [b, t, f], "int8", scale=s_x, zp=zp[0])
+    ins = [x]
+    scales = rng.uniform(0.003, 0.01, 8)
+    for k, cols in enumerate([f] * 4 + [h] * 4):
+        data = rng.integers(-127, 128, (h, cols)).astype(np.int8)
+        ins.append(m.tensor([h, cols], "int8", data=data, scale=scales[k], zp=0))
+    ins += [-1, -1, -1]
+    for k in range(4):
+        data = rng.integers(-bias, bias, h).astype(np.int32)
+        ins.append(m.tensor([h], "int32", data=data, scale=s_x * scales[k], zp=0))
+    ins += [-1, -1]
+    ins.append(m.tensor([b, h], "int8", scale=s_h, zp=zp[1], variable=True))
+    ins.append(m.tensor([b, h], "int16", scale=2.0 ** -11, zp=0, variable=True))
+    ins += [-1] * 4
+    y = m.tensor([t, b, h] if time_major else [b, t, h], "int8", scale=s_h, zp=zp[1])
+    m.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], "UnidirectionalSequenceLSTMOptions",
+         FusedActivationFunction=tflite.ActivationFunctionType.TANH, CellClip=clip,
+         ProjClip=0.0, TimeMajor=time_major)
     return m.build([x], [y])

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tflite_micro.python.tflite_micro import runtime
+from tflm_oracle import tflm_outputs
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.frontends.tflite import import_model
@@ -23,16 +24,6 @@ from minun_mlir.targets import run_model
 
 ZOO = Path(__file__).resolve().parents[2] / "zoo" / "tflite" / "keras"
 MODELS = ("resnet_tiny", "dscnn_tiny", "autoenc", "wand")
-
-
-def _tflm(path: Path, xs: list[np.ndarray]) -> np.ndarray:
-    interp = runtime.Interpreter.from_file(str(path))
-    out = []
-    for x in xs:
-        interp.set_input(x[None], 0)
-        interp.invoke()
-        out.append(interp.get_output(0).copy().reshape(-1))
-    return np.array(out)
 
 
 def _int8_inputs(path: Path, x: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
@@ -52,7 +43,7 @@ def test_int8_equals_tflm_s_integers(name, tmp_path):
     path = ZOO / f"{name}_int8.tflite"
     x = np.load(ZOO / f"{name}_x.npy")
     given, reals = _int8_inputs(path, x)
-    theirs = _tflm(path, given)
+    theirs = tflm_outputs(path, [x[None] for x in given])
     l2 = lower_to_l2(import_model(path), repr="zero-skew", bits=8)
     stored = evaluate_l2(l2, reals).outputs
     if theirs.dtype == np.int8:  # the output integers themselves
@@ -70,7 +61,7 @@ def test_int8_equals_tflm_s_integers(name, tmp_path):
 def test_float_equals_tflm_within_float32(name):
     path = ZOO / f"{name}_float.tflite"
     x = np.load(ZOO / f"{name}_x.npy")
-    theirs = _tflm(path, list(x))
+    theirs = tflm_outputs(path, [r[None] for r in x])
     ours = np.asarray(evaluate(import_model(path), x.astype(np.float64)).outputs[0])
     np.testing.assert_allclose(ours.reshape(theirs.shape), theirs, rtol=1e-5,
                                atol=1e-5 * np.abs(theirs).max())

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tflite
 from tflite_builder import lstm_model
-from tflite_micro.python.tflite_micro import runtime
+from tflm_oracle import tflm_outputs
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.diagnostics import MinunError
@@ -26,19 +26,6 @@ from minun_mlir.targets import run_model
 
 ZOO = Path(__file__).resolve().parents[2] / "zoo" / "tflite" / "lstm"
 STORED = np.load(ZOO / "lstm.npz")
-
-
-def tflm(path: Path, xs: np.ndarray) -> np.ndarray:
-    """TFLM's outputs, its LSTM state reset before each input (TFLM keeps it between
-    invocations)."""
-    interp = runtime.Interpreter.from_file(str(path))
-    out = []
-    for x in xs:
-        interp.reset()
-        interp.set_input(x, 0)
-        interp.invoke()
-        out.append(interp.get_output(0).copy())
-    return np.array(out)
 
 
 def ours(path: Path, xs: np.ndarray) -> np.ndarray:
@@ -58,7 +45,7 @@ def test_keras_lstm_equals_the_interpreters(name):
     theirs = STORED[name]
     got = ours(path, x).reshape(theirs.shape)
     np.testing.assert_allclose(got, theirs, rtol=1e-5, atol=1e-6)
-    micro = tflm(path, x).reshape(theirs.shape)
+    micro = tflm_outputs(path, x, reset=True).reshape(theirs.shape)
     if name in ("keras3_seq_float", "keras3_stack_float"):
         assert np.max(np.abs(micro - theirs)) > 1e-2
     else:
@@ -89,12 +76,12 @@ def test_lstm_forms_equal_tflm(time_major, clip, tmp_path):
     path.write_bytes(lstm_model(time_major, False, clip, act))
     shape = [5, 2, 3] if time_major else [2, 5, 3]
     x = np.random.default_rng(1).uniform(-3, 3, (6, 1, *shape)).astype(np.float32)
-    theirs = tflm(path, x[:, 0])
+    theirs = tflm_outputs(path, x[:, 0], reset=True)
     np.testing.assert_allclose(ours(path, x).reshape(theirs.shape), theirs, rtol=1e-5,
                                atol=1e-6)
     if clip:  # the clip bites: without it the outputs differ
         path.write_bytes(lstm_model(time_major, False, 0.0, act))
-        assert np.max(np.abs(tflm(path, x[:, 0]) - theirs)) > 1e-2
+        assert np.max(np.abs(tflm_outputs(path, x[:, 0], reset=True) - theirs)) > 1e-2
 
 
 @pytest.mark.parametrize("name,peephole,act", [

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import tflite
 from tflite_builder import ModelBuilder, lstm_int8_model
-from tflite_micro.python.tflite_micro import runtime
+from tflm_oracle import tflm_outputs
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.diagnostics import MinunError
@@ -30,18 +30,6 @@ from minun_mlir.targets import run_model
 ROOT = Path(__file__).resolve().parents[3]
 ZOO = ROOT / "test" / "zoo" / "tflite" / "lstm"
 LSTM2 = ZOO / "lstm2_int8.tflite"
-
-
-def tflm(path: Path, xs: np.ndarray) -> np.ndarray:
-    """TFLM's int8 outputs, its state reset before each input."""
-    interp = runtime.Interpreter.from_file(str(path))
-    out = []
-    for x in xs:
-        interp.reset()
-        interp.set_input(x, 0)
-        interp.invoke()
-        out.append(interp.get_output(0).copy())
-    return np.array(out).astype(np.int64).reshape(len(xs), -1)
 
 
 def input_quantization(path: Path) -> tuple[float, int]:
@@ -75,7 +63,7 @@ def test_lstm2_int8_equals_tflm():
     q = np.clip(np.round(stored / np.float32(s)) + zp, -128, 127).astype(np.int8)
     xs = np.concatenate([q, int8_inputs(q.shape[1:], 40, 3)])
     _, _, got = ours(LSTM2, xs)
-    theirs = tflm(LSTM2, xs[:, None])
+    theirs = tflm_outputs(LSTM2, xs[:, None], reset=True).astype(np.int64)
     np.testing.assert_array_equal(got, theirs)
     assert len(np.unique(theirs, axis=0)) > 20  # the inputs move the output
 
@@ -114,12 +102,12 @@ def test_builder_lstm_equals_tflm(time_major, clip, big, tmp_path, monkeypatch):
     xs = int8_inputs((6, 3, 4) if time_major else (3, 6, 4), 30, 5)
     hits = count_saturation(monkeypatch)
     _, _, got = ours(path, xs)
-    np.testing.assert_array_equal(got, tflm(path, xs))
+    np.testing.assert_array_equal(got, tflm_outputs(path, xs, reset=True).astype(np.int64))
     if big:
         assert hits[16] > 100 and hits[8] > 100
     if clip:  # the clip bites: without it TFLM's outputs differ
         path.write_bytes(lstm_int8_model(time_major, 0.0, seed=2))
-        assert np.any(tflm(path, xs) != got)
+        assert np.any(tflm_outputs(path, xs, reset=True).astype(np.int64) != got)
 
 
 def test_builder_lstm_c_equals_the_evaluator(tmp_path):

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from tflite_builder import ModelBuilder
 from tflite_micro.python.tflite_micro import runtime
+from tflm_oracle import tflm_outputs
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.frontends.tflite import import_model
@@ -56,17 +57,6 @@ def uint8_model(s_int8: float, z_int8: int) -> bytes:
          FusedActivationFunction=1)
     m.op("QUANTIZE", [y], [yu])
     return m.build([x], [yu])
-
-
-def tflm_outputs(path: Path, inputs: np.ndarray) -> np.ndarray:
-    """TFLM's interpreter on each input in turn: its outputs, one row an input."""
-    interp = runtime.Interpreter.from_file(str(path))
-    out = []
-    for row in inputs:
-        interp.set_input(row, 0)
-        interp.invoke()
-        out.append(interp.get_output(0).copy())
-    return np.array(out).reshape(len(inputs), -1)
 
 
 @pytest.mark.parametrize("s_int8,z_int8", [(SU, ZU - 128), (0.045, -9)])

@@ -868,17 +868,73 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_off_rows_dsp(
 """
 
 
-def _arm_rows(bits: int) -> str:
+# A fixed-point input one bit down (a rescale that truncates: x / 2 toward zero) read
+# inside an int16 dot product (kernel_match.half_dot): both halves of a word halved at
+# once, SHADD16 adding each half's sign bit (the word shifted right 15, masked to bits 0
+# and 16) and halving, exactly (x + ((x >> 15) & 1)) >> 1 for each; then SMLAD.
+_ARM_DOT16_HALF = r"""
+#if defined(__ARM_FEATURE_DSP)
+/* acc + sum of ((a[i] + ((a[i] >> 15) & 1)) >> 1) * b[i] for i < n, modulo 2^32 (a[i]
+ * halved toward zero): four products per step (two words of each array, each word of a
+ * halved by AND + SHADD16, two SMLADs), then a pair and a product. */
+static inline __attribute__((always_inline)) int32_t minun_dot16_half_dsp(
+    int32_t acc, const int16_t *a, const int16_t *b, int n)
+{
+    int k;
+    int32_t t0, t1, t2, t3, t4;
+    const int32_t m = 0x10001;
+    if (n <= 0)
+        return acc;
+    k = n >> 2;
+    if (k) {
+        __asm__ ("1:\n\t"
+                 "ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "ldr %[t2], [%[a]], #4\n\t"
+                 "ldr %[t3], [%[b]], #4\n\t"
+                 "and %[t4], %[m], %[t0], lsr #15\n\t"
+                 "shadd16 %[t0], %[t0], %[t4]\n\t"
+                 "and %[t4], %[m], %[t2], lsr #15\n\t"
+                 "shadd16 %[t2], %[t2], %[t4]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "subs %[k], %[k], #1\n\t"
+                 "bne 1b"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b), [k] "+r" (k),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3),
+                   [t4] "=&r" (t4)
+                 : [m] "r" (m) : "cc", "memory");
+    }
+    if (n & 2) {
+        __asm__ ("ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "and %[t4], %[m], %[t0], lsr #15\n\t"
+                 "shadd16 %[t0], %[t0], %[t4]\n\t"
+                 "smlad %[acc], %[t0], %[t1], %[acc]"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t4] "=&r" (t4)
+                 : [m] "r" (m) : "memory");
+    }
+    if (n & 1)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)((*a + ((*a >> 15) & 1)) >> 1)
+                                                   * (int32_t)*b));
+    return acc;
+}
+#endif
+"""
+
+
+def _arm_rows(bits: int, kind: str = "") -> str:
     t = f"int{bits}_t"
     return f"""
 #if defined(__ARM_FEATURE_DSP)
-/* The sum of `rows` dot products of n elements (minun_dot{bits}_dsp), the arrays
+/* The sum of `rows` dot products of n elements (minun_dot{bits}{kind}_dsp), the arrays
  * advancing by sa and sb elements from one to the next (a convolution's window rows). */
-static inline __attribute__((always_inline)) int32_t minun_dot{bits}_rows_dsp(
+static inline __attribute__((always_inline)) int32_t minun_dot{bits}{kind}_rows_dsp(
     int32_t acc, const {t} *a, int sa, const {t} *b, int sb, int n, int rows)
 {{
     for (; rows > 0; rows--) {{
-        acc = minun_dot{bits}_dsp(acc, a, b, n);
+        acc = minun_dot{bits}{kind}_dsp(acc, a, b, n);
         a += sa;
         b += sb;
     }}
@@ -1080,6 +1136,8 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot8_off_rows_mc_dsp": (("minun_dot8_off_rows_dsp",),
                                    lambda p: _arm_rows_mc("8_off")),
     "minun_dot16_dsp": (("minun_pair16", "minun_smlad"), lambda p: _ARM_DOT16),
+    "minun_dot16_half_dsp": ((), lambda p: _ARM_DOT16_HALF),
+    "minun_dot16_half_rows_dsp": (("minun_dot16_half_dsp",), lambda p: _arm_rows(16, "_half")),
     "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
     "minun_dot8_off_dsp": ((), lambda p: _ARM_DOT8_OFF),
     "minun_dot8_off_rows_dsp": (("minun_dot8_off_dsp",), lambda p: _ARM_DOT8_OFF_ROWS),
@@ -1290,6 +1348,9 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot16_dsp": (("i32", "ptr16", "ptr16", "int"), "i32"),
     "minun_dot8_dsp": (("i16|i32", "ptr8", "ptr8", "int"), "i32"),
     "minun_dot16_rows_dsp": (("i32", "ptr16", "int", "ptr16", "int", "int", "int"), "i32"),
+    "minun_dot16_half_dsp": (("i32", "ptr16", "ptr16", "int"), "i32"),
+    "minun_dot16_half_rows_dsp": (("i32", "ptr16", "int", "ptr16", "int", "int", "int"),
+                                  "i32"),
     "minun_dot8_rows_dsp": (("i16|i32", "ptr8", "int", "ptr8", "int", "int", "int"), "i32"),
     "minun_dot8_off_dsp": (("i32", "ptr8", "ptr8", "int", "int"), "i32"),
     "minun_dot8_off_rows_dsp": (("i32", "ptr8", "int", "ptr8", "int", "int", "int", "int"),

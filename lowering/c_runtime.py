@@ -868,35 +868,42 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_off_rows_dsp(
 """
 
 
-# A fixed-point input one bit down (a rescale that truncates: x / 2 toward zero) read
-# inside an int16 dot product (kernel_match.half_dot): both halves of a word halved at
-# once, SHADD16 adding each half's sign bit (the word shifted right 15, masked to bits 0
-# and 16) and halving, exactly (x + ((x >> 15) & 1)) >> 1 for each; then SMLAD.
-_ARM_DOT16_HALF = r"""
+# A fixed-point input s bits down (a rescale that truncates: x / 2^s toward zero) read
+# inside an int16 dot product (kernel_match.shifted_dot): both halves of a word halved
+# at once, SHADD16 adding each half's sign bit (the word shifted right 15, masked to bits
+# 0 and 16) and halving, exactly (x + ((x >> 15) & 1)) >> 1 for each; s halvings toward
+# zero are one division by 2^s toward zero, (x + ((x >> 15) & (2^s - 1))) >> s; then
+# SMLAD.
+SHIFTED_DOT_BITS = (1, 2, 3)
+
+
+def _arm_dot16_shr(s: int) -> str:
+    def halve(t: str) -> str:
+        return s * (f'                 "and %[t4], %[m], %[{t}], lsr #15\\n\\t"\n'
+                    f'                 "shadd16 %[{t}], %[{t}], %[t4]\\n\\t"\n')
+
+    bias = (1 << s) - 1
+    return rf"""
 #if defined(__ARM_FEATURE_DSP)
-/* acc + sum of ((a[i] + ((a[i] >> 15) & 1)) >> 1) * b[i] for i < n, modulo 2^32 (a[i]
- * halved toward zero): four products per step (two words of each array, each word of a
- * halved by AND + SHADD16, two SMLADs), then a pair and a product. */
-static inline __attribute__((always_inline)) int32_t minun_dot16_half_dsp(
+/* acc + sum of ((a[i] + ((a[i] >> 15) & {bias})) >> {s}) * b[i] for i < n, modulo 2^32
+ * (a[i] / 2^{s} toward zero): four products per step (two words of each array, each word
+ * of a halved {s} times by AND + SHADD16, two SMLADs), then a pair and a product. */
+static inline __attribute__((always_inline)) int32_t minun_dot16_shr{s}_dsp(
     int32_t acc, const int16_t *a, const int16_t *b, int n)
-{
+{{
     int k;
     int32_t t0, t1, t2, t3, t4;
     const int32_t m = 0x10001;
     if (n <= 0)
         return acc;
     k = n >> 2;
-    if (k) {
+    if (k) {{
         __asm__ ("1:\n\t"
                  "ldr %[t0], [%[a]], #4\n\t"
                  "ldr %[t1], [%[b]], #4\n\t"
                  "ldr %[t2], [%[a]], #4\n\t"
                  "ldr %[t3], [%[b]], #4\n\t"
-                 "and %[t4], %[m], %[t0], lsr #15\n\t"
-                 "shadd16 %[t0], %[t0], %[t4]\n\t"
-                 "and %[t4], %[m], %[t2], lsr #15\n\t"
-                 "shadd16 %[t2], %[t2], %[t4]\n\t"
-                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+{halve("t0")}{halve("t2")}                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
                  "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
                  "subs %[k], %[k], #1\n\t"
                  "bne 1b"
@@ -904,22 +911,20 @@ static inline __attribute__((always_inline)) int32_t minun_dot16_half_dsp(
                    [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3),
                    [t4] "=&r" (t4)
                  : [m] "r" (m) : "cc", "memory");
-    }
-    if (n & 2) {
+    }}
+    if (n & 2) {{
         __asm__ ("ldr %[t0], [%[a]], #4\n\t"
                  "ldr %[t1], [%[b]], #4\n\t"
-                 "and %[t4], %[m], %[t0], lsr #15\n\t"
-                 "shadd16 %[t0], %[t0], %[t4]\n\t"
-                 "smlad %[acc], %[t0], %[t1], %[acc]"
+{halve("t0")}                 "smlad %[acc], %[t0], %[t1], %[acc]"
                  : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b),
                    [t0] "=&r" (t0), [t1] "=&r" (t1), [t4] "=&r" (t4)
                  : [m] "r" (m) : "memory");
-    }
+    }}
     if (n & 1)
-        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)((*a + ((*a >> 15) & 1)) >> 1)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)((*a + ((*a >> 15) & {bias})) >> {s})
                                                    * (int32_t)*b));
     return acc;
-}
+}}
 #endif
 """
 
@@ -1136,8 +1141,6 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_dot8_off_rows_mc_dsp": (("minun_dot8_off_rows_dsp",),
                                    lambda p: _arm_rows_mc("8_off")),
     "minun_dot16_dsp": (("minun_pair16", "minun_smlad"), lambda p: _ARM_DOT16),
-    "minun_dot16_half_dsp": ((), lambda p: _ARM_DOT16_HALF),
-    "minun_dot16_half_rows_dsp": (("minun_dot16_half_dsp",), lambda p: _arm_rows(16, "_half")),
     "minun_dot8_dsp": ((), lambda p: _ARM_DOT8),
     "minun_dot8_off_dsp": ((), lambda p: _ARM_DOT8_OFF),
     "minun_dot8_off_rows_dsp": (("minun_dot8_off_dsp",), lambda p: _ARM_DOT8_OFF_ROWS),
@@ -1159,6 +1162,10 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_lnsum": ((), lambda p: _LNSUM),
 }
 # The native evaluator's probes (minun_mlir/native.py defines them in its host builds).
+for _s in SHIFTED_DOT_BITS:  # an int16 dot product over its input divided by 2^s
+    HELPERS[f"minun_dot16_shr{_s}_dsp"] = ((), lambda p, s=_s: _arm_dot16_shr(s))
+    HELPERS[f"minun_dot16_shr{_s}_rows_dsp"] = ((f"minun_dot16_shr{_s}_dsp",),
+                                               lambda p, s=_s: _arm_rows(16, f"_shr{s}"))
 HELPERS["minun_profile"] = ((), lambda p: (
     "/* Records one value of the tensor numbered id (the native profiler defines it). */\n"
     "void minun_profile(int32_t id, float v);\n"))
@@ -1348,9 +1355,6 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot16_dsp": (("i32", "ptr16", "ptr16", "int"), "i32"),
     "minun_dot8_dsp": (("i16|i32", "ptr8", "ptr8", "int"), "i32"),
     "minun_dot16_rows_dsp": (("i32", "ptr16", "int", "ptr16", "int", "int", "int"), "i32"),
-    "minun_dot16_half_dsp": (("i32", "ptr16", "ptr16", "int"), "i32"),
-    "minun_dot16_half_rows_dsp": (("i32", "ptr16", "int", "ptr16", "int", "int", "int"),
-                                  "i32"),
     "minun_dot8_rows_dsp": (("i16|i32", "ptr8", "int", "ptr8", "int", "int", "int"), "i32"),
     "minun_dot8_off_dsp": (("i32", "ptr8", "ptr8", "int", "int"), "i32"),
     "minun_dot8_off_rows_dsp": (("i32", "ptr8", "int", "ptr8", "int", "int", "int", "int"),
@@ -1367,6 +1371,9 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),
     "minun_scatter16": (("ptr32", "ptr8", "ptr16", "i8|i16", "int"), None),
 }
+for _s in SHIFTED_DOT_BITS:
+    _KERNELS[f"minun_dot16_shr{_s}_dsp"] = _KERNELS["minun_dot16_dsp"]
+    _KERNELS[f"minun_dot16_shr{_s}_rows_dsp"] = _KERNELS["minun_dot16_rows_dsp"]
 _AVR_DOT = re.compile(r"minun_dot(16|8)_(fr|rr)(?:_(m?\d+)_(m?\d+))?")
 
 

@@ -349,13 +349,13 @@ class GuardedLoop(RewritePattern):
 
 class DspDot(RewritePattern):
     """Cortex-M: a stride-1 int16 (int32_t sum) or int8 (int32_t or int16_t sum) dot loop
-    -> minun_dot{16,8}_dsp (SMLAD), an int16 one whose input is halved term by term
-    (kernel_match.half_dot) -> minun_dot16_half_dsp, under __ARM_FEATURE_DSP; the loop
-    for #else."""
+    -> minun_dot{16,8}_dsp (SMLAD), an int16 one whose input is divided by 2^s toward
+    zero term by term (kernel_match.shifted_dot) -> minun_dot16_shr{s}_dsp, under
+    __ARM_FEATURE_DSP; the loop for #else."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
-        found = None if portable(op) else (km.dsp_dot(op) or km.half_dot(op))
+        found = None if portable(op) else (km.dsp_dot(op) or km.shifted_dot(op))
         k = None
         if found is None and not portable(op):
             off = km.offset_dot(op)
@@ -373,7 +373,7 @@ class DspDot(RewritePattern):
 
 class DspRows(RewritePattern):
     """Cortex-M: the rows of a convolution window, each one SMLAD dot product at a
-    constant stride per row (kernel_match.dot_rows) -> minun_dot{16,8,16_half}_rows_dsp under
+    constant stride per row (kernel_match.dot_rows) -> minun_dot{16,8,16_shr1..3}_rows_dsp under
     __ARM_FEATURE_DSP; the loop for #else, its inner loops portable."""
 
     @op_type_rewrite_pattern

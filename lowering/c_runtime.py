@@ -92,14 +92,20 @@ def c_array(ctype: str, name: str, values: Iterable[int], profile: Profile) -> s
 def _exp16(rounding: str) -> Callable[[Profile], str]:
     def make(p: Profile) -> str:
         t1, t2 = fx.shiftry_tables(16)
-        _, s_out, psi = fx.SHIFTRY_EXP[16]
         return (
             c_array("int16_t", "minun_exp16_t1", t1, p)
             + c_array("int16_t", "minun_exp16_t2", t2, p)
             + f"""
 /* e^x for x <= 0 at Shiftry's scales (in 2^-11, out 2^-14); positive x count as 0. */
 static inline int16_t minun_exp16_{rounding}(int16_t x)
-{{
+{_exp16_body(p, rounding)}""")
+
+    return make
+
+
+def _exp16_body(p: Profile, rounding: str) -> str:
+    _, s_out, psi = fx.SHIFTRY_EXP[16]
+    return f"""{{
     int32_t u = x < 0 ? -(int32_t)x : 0;
     int32_t prod;
     if (u > 32767)
@@ -108,9 +114,7 @@ static inline int16_t minun_exp16_{rounding}(int16_t x)
         * {p.read("int16_t", f"minun_exp16_t2[u & {(1 << psi) - 1}]")};
     return (int16_t){shift_right("prod", s_out, rounding, nonneg=True)};
 }}
-""")
-
-    return make
+"""
 
 
 def _div(p: Profile, num: str, den: str) -> str:
@@ -122,18 +126,30 @@ def _div(p: Profile, num: str, den: str) -> str:
     return f"({num}) / ({den})"
 
 
-def _sigmoid16(rounding: str) -> Callable[[Profile], str]:
+def _sigmoid16(rounding: str, shared: bool = False) -> Callable[[Profile], str]:
+    """Shiftry's sigmoid; `shared`: the copy a model calls from several places
+    (select-target-kernels picks it on Cortex-M), with its own always-inlined exp: gcc -Os
+    keeps such a sigmoid out of line, and exp, then called from three places (twice
+    here, once by tanh), too: a nested call per hidden unit. Called from one place,
+    the sigmoid is inlined into the model's loop, where a larger body costs registers."""
     def make(p: Profile) -> str:
-        return f"""
+        name, exp, head = f"minun_sigmoid16_{rounding}", f"minun_exp16_{rounding}", ""
+        if shared:
+            name, exp = name + "_shared", exp + "_in"
+            head = f"""
+/* Shiftry's exp for minun_sigmoid16_{rounding}_shared, always inlined there. */
+static inline __attribute__((always_inline)) int16_t {exp}(int16_t x)
+{_exp16_body(p, rounding)}"""
+        return head + f"""
 /* Shiftry's sigmoid (Library 8), in 2^-11, out 2^-14, C integer division. */
-static inline int16_t minun_sigmoid16_{rounding}(int16_t x)
+static inline int16_t {name}(int16_t x)
 {{
     int32_t a;
     if (x <= 0) {{
-        a = minun_exp16_{rounding}(x);
+        a = {exp}(x);
         return (int16_t)({_div(p, "16384L * a", "16384L + a")});
     }}
-    a = minun_exp16_{rounding}((int16_t)-x);
+    a = {exp}((int16_t)-x);
     return (int16_t)({_div(p, "16384L * 16384L", "16384L + a")});
 }}
 """
@@ -1177,6 +1193,8 @@ for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),
                                         _sigmoid16(_r))
     HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"), _tanh16(_r))
+    HELPERS[f"minun_sigmoid16_{_r}_shared"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),
+                                               _sigmoid16(_r, shared=True))
 
 # byte products (i, j) added at byte i + j, each carry taken up to byte 7; the four (i, i)
 # first, moved into place (they do not overlap). mul leaves r1, avr-gcc's zero register,

@@ -20,6 +20,7 @@ the target (`cemit.kernels`), so the printer knows the loops were selected for i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -878,6 +879,24 @@ def walk(module: ModuleOp, *patterns: RewritePattern) -> None:
                          apply_recursively=False).rewrite_module(module)
 
 
+SHARED_SIGMOID = re.compile(r"minun_sigmoid16_[a-z]+")
+
+
+def share_sigmoid(module: ModuleOp) -> None:
+    """Cortex-M: Shiftry's sigmoid called from two or more places -> its _shared copy
+    (c_runtime._sigmoid16: the same integers, with exp inlined into it). gcc -Os keeps
+    such a sigmoid out of line; called from one place it is inlined into the model's
+    loop and stays as it is."""
+    calls: dict[str, list[cemit.CallOp]] = {}
+    for op in module.walk():
+        if isinstance(op, cemit.CallOp) and SHARED_SIGMOID.fullmatch(op.callee.data):
+            calls.setdefault(op.callee.data, []).append(op)
+    for name, sites in calls.items():
+        if len(sites) > 1:
+            for op in sites:
+                op.callee = StringAttr(name + "_shared")
+
+
 def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     """The pass on in-memory IR: `module` rewritten in place for `target` and returned."""
     profile = profile_of(target)
@@ -892,6 +911,7 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     elif profile == "cortex-m":
         walk(module, DspConvChannels(), DspSparseMatVec(spell(profile)), DspMatVec(),
              DspRows(), DspDot(), GuardedLoop(avr=False))
+        share_sigmoid(module)
     elif profile == "avr":
         walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
         walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match

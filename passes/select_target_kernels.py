@@ -883,18 +883,32 @@ SHARED_SIGMOID = re.compile(r"minun_sigmoid16_[a-z]+")
 
 
 def share_sigmoid(module: ModuleOp) -> None:
-    """Cortex-M: Shiftry's sigmoid called from two or more places -> its _shared copy
-    (c_runtime._sigmoid16: the same integers, with exp inlined into it). gcc -Os keeps
-    such a sigmoid out of line; called from one place it is inlined into the model's
-    loop and stays as it is."""
-    calls: dict[str, list[cemit.CallOp]] = {}
+    """Cortex-M: Shiftry's sigmoid called from two or more places in the C every core
+    compiles (with and without __ARM_FEATURE_DSP: a call in a kernel's #if and its copy
+    in the #else count once for each) -> its _shared copy (c_runtime._sigmoid16: the
+    same integers, with exp inlined into it). gcc -Os keeps such a sigmoid out of line;
+    called from one place it is inlined into the model's loop and stays as it is."""
+    calls: dict[str, list[tuple[cemit.CallOp, set[bool]]]] = {}
     for op in module.walk():
         if isinstance(op, cemit.CallOp) and SHARED_SIGMOID.fullmatch(op.callee.data):
-            calls.setdefault(op.callee.data, []).append(op)
+            calls.setdefault(op.callee.data, []).append((op, compiled_with(op)))
     for name, sites in calls.items():
-        if len(sites) > 1:
-            for op in sites:
+        if all(sum(dsp in views for _, views in sites) > 1 for dsp in (True, False)):
+            for op, _ in sites:
                 op.callee = StringAttr(name + "_shared")
+
+
+def compiled_with(op: Operation) -> set[bool]:
+    """Whether op is compiled with __ARM_FEATURE_DSP (True), without (False), or both:
+    the branches of the `#if defined(__ARM_FEATURE_DSP)` it lies in."""
+    views = {True, False}
+    child, parent = op, op.parent_op()
+    while parent is not None:
+        if isinstance(parent, cemit.TargetIfOp) and parent.feature.data == "__ARM_FEATURE_DSP":
+            region = child.parent_region()
+            views &= {region is parent.then}
+        child, parent = parent, parent.parent_op()
+    return views
 
 
 def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:

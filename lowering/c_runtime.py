@@ -92,14 +92,20 @@ def c_array(ctype: str, name: str, values: Iterable[int], profile: Profile) -> s
 def _exp16(rounding: str) -> Callable[[Profile], str]:
     def make(p: Profile) -> str:
         t1, t2 = fx.shiftry_tables(16)
-        _, s_out, psi = fx.SHIFTRY_EXP[16]
         return (
             c_array("int16_t", "minun_exp16_t1", t1, p)
             + c_array("int16_t", "minun_exp16_t2", t2, p)
             + f"""
 /* e^x for x <= 0 at Shiftry's scales (in 2^-11, out 2^-14); positive x count as 0. */
 static inline int16_t minun_exp16_{rounding}(int16_t x)
-{{
+{_exp16_body(p, rounding)}""")
+
+    return make
+
+
+def _exp16_body(p: Profile, rounding: str) -> str:
+    _, s_out, psi = fx.SHIFTRY_EXP[16]
+    return f"""{{
     int32_t u = x < 0 ? -(int32_t)x : 0;
     int32_t prod;
     if (u > 32767)
@@ -108,9 +114,7 @@ static inline int16_t minun_exp16_{rounding}(int16_t x)
         * {p.read("int16_t", f"minun_exp16_t2[u & {(1 << psi) - 1}]")};
     return (int16_t){shift_right("prod", s_out, rounding, nonneg=True)};
 }}
-""")
-
-    return make
+"""
 
 
 def _div(p: Profile, num: str, den: str) -> str:
@@ -122,18 +126,30 @@ def _div(p: Profile, num: str, den: str) -> str:
     return f"({num}) / ({den})"
 
 
-def _sigmoid16(rounding: str) -> Callable[[Profile], str]:
+def _sigmoid16(rounding: str, shared: bool = False) -> Callable[[Profile], str]:
+    """Shiftry's sigmoid; `shared`: the copy a model calls from several places
+    (select-target-kernels picks it on Cortex-M), with its own always-inlined exp: gcc -Os
+    keeps such a sigmoid out of line, and exp, then called from three places (twice
+    here, once by tanh), too: a nested call per hidden unit. Called from one place,
+    the sigmoid is inlined into the model's loop, where a larger body costs registers."""
     def make(p: Profile) -> str:
-        return f"""
+        name, exp, head = f"minun_sigmoid16_{rounding}", f"minun_exp16_{rounding}", ""
+        if shared:
+            name, exp = name + "_shared", exp + "_in"
+            head = f"""
+/* Shiftry's exp for minun_sigmoid16_{rounding}_shared, always inlined there. */
+static inline __attribute__((always_inline)) int16_t {exp}(int16_t x)
+{_exp16_body(p, rounding)}"""
+        return head + f"""
 /* Shiftry's sigmoid (Library 8), in 2^-11, out 2^-14, C integer division. */
-static inline int16_t minun_sigmoid16_{rounding}(int16_t x)
+static inline int16_t {name}(int16_t x)
 {{
     int32_t a;
     if (x <= 0) {{
-        a = minun_exp16_{rounding}(x);
+        a = {exp}(x);
         return (int16_t)({_div(p, "16384L * a", "16384L + a")});
     }}
-    a = minun_exp16_{rounding}((int16_t)-x);
+    a = {exp}((int16_t)-x);
     return (int16_t)({_div(p, "16384L * 16384L", "16384L + a")});
 }}
 """
@@ -868,17 +884,78 @@ static inline __attribute__((always_inline)) int32_t minun_dot8_off_rows_dsp(
 """
 
 
-def _arm_rows(bits: int) -> str:
+# A fixed-point input s bits down (a rescale that truncates: x / 2^s toward zero) read
+# inside an int16 dot product (kernel_match.shifted_dot): both halves of a word halved
+# at once, SHADD16 adding each half's sign bit (the word shifted right 15, masked to bits
+# 0 and 16) and halving, exactly (x + ((x >> 15) & 1)) >> 1 for each; s halvings toward
+# zero are one division by 2^s toward zero, (x + ((x >> 15) & (2^s - 1))) >> s; then
+# SMLAD.
+SHIFTED_DOT_BITS = (1, 2, 3)
+
+
+def _arm_dot16_shr(s: int) -> str:
+    def halve(t: str) -> str:
+        return s * (f'                 "and %[t4], %[m], %[{t}], lsr #15\\n\\t"\n'
+                    f'                 "shadd16 %[{t}], %[{t}], %[t4]\\n\\t"\n')
+
+    bias = (1 << s) - 1
+    return rf"""
+#if defined(__ARM_FEATURE_DSP)
+/* acc + sum of ((a[i] + ((a[i] >> 15) & {bias})) >> {s}) * b[i] for i < n, modulo 2^32
+ * (a[i] / 2^{s} toward zero): four products per step (two words of each array, each word
+ * of a halved {s} times by AND + SHADD16, two SMLADs), then a pair and a product. */
+static inline __attribute__((always_inline)) int32_t minun_dot16_shr{s}_dsp(
+    int32_t acc, const int16_t *a, const int16_t *b, int n)
+{{
+    int k;
+    int32_t t0, t1, t2, t3, t4;
+    const int32_t m = 0x10001;
+    if (n <= 0)
+        return acc;
+    k = n >> 2;
+    if (k) {{
+        __asm__ ("1:\n\t"
+                 "ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+                 "ldr %[t2], [%[a]], #4\n\t"
+                 "ldr %[t3], [%[b]], #4\n\t"
+{halve("t0")}{halve("t2")}                 "smlad %[acc], %[t0], %[t1], %[acc]\n\t"
+                 "smlad %[acc], %[t2], %[t3], %[acc]\n\t"
+                 "subs %[k], %[k], #1\n\t"
+                 "bne 1b"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b), [k] "+r" (k),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2), [t3] "=&r" (t3),
+                   [t4] "=&r" (t4)
+                 : [m] "r" (m) : "cc", "memory");
+    }}
+    if (n & 2) {{
+        __asm__ ("ldr %[t0], [%[a]], #4\n\t"
+                 "ldr %[t1], [%[b]], #4\n\t"
+{halve("t0")}                 "smlad %[acc], %[t0], %[t1], %[acc]"
+                 : [acc] "+r" (acc), [a] "+r" (a), [b] "+r" (b),
+                   [t0] "=&r" (t0), [t1] "=&r" (t1), [t4] "=&r" (t4)
+                 : [m] "r" (m) : "memory");
+    }}
+    if (n & 1)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)((*a + ((*a >> 15) & {bias})) >> {s})
+                                                   * (int32_t)*b));
+    return acc;
+}}
+#endif
+"""
+
+
+def _arm_rows(bits: int, kind: str = "") -> str:
     t = f"int{bits}_t"
     return f"""
 #if defined(__ARM_FEATURE_DSP)
-/* The sum of `rows` dot products of n elements (minun_dot{bits}_dsp), the arrays
+/* The sum of `rows` dot products of n elements (minun_dot{bits}{kind}_dsp), the arrays
  * advancing by sa and sb elements from one to the next (a convolution's window rows). */
-static inline __attribute__((always_inline)) int32_t minun_dot{bits}_rows_dsp(
+static inline __attribute__((always_inline)) int32_t minun_dot{bits}{kind}_rows_dsp(
     int32_t acc, const {t} *a, int sa, const {t} *b, int sb, int n, int rows)
 {{
     for (; rows > 0; rows--) {{
-        acc = minun_dot{bits}_dsp(acc, a, b, n);
+        acc = minun_dot{bits}{kind}_dsp(acc, a, b, n);
         a += sa;
         b += sb;
     }}
@@ -1101,6 +1178,10 @@ HELPERS: dict[str, tuple[tuple[str, ...], Callable[[Profile], str]]] = {
     "minun_lnsum": ((), lambda p: _LNSUM),
 }
 # The native evaluator's probes (minun_mlir/native.py defines them in its host builds).
+for _s in SHIFTED_DOT_BITS:  # an int16 dot product over its input divided by 2^s
+    HELPERS[f"minun_dot16_shr{_s}_dsp"] = ((), lambda p, s=_s: _arm_dot16_shr(s))
+    HELPERS[f"minun_dot16_shr{_s}_rows_dsp"] = ((f"minun_dot16_shr{_s}_dsp",),
+                                               lambda p, s=_s: _arm_rows(16, f"_shr{s}"))
 HELPERS["minun_profile"] = ((), lambda p: (
     "/* Records one value of the tensor numbered id (the native profiler defines it). */\n"
     "void minun_profile(int32_t id, float v);\n"))
@@ -1112,6 +1193,8 @@ for _r in fx.ROUNDING_MODES:
     HELPERS[f"minun_sigmoid16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),
                                         _sigmoid16(_r))
     HELPERS[f"minun_tanh16_{_r}"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"), _tanh16(_r))
+    HELPERS[f"minun_sigmoid16_{_r}_shared"] = ((f"minun_exp16_{_r}", "minun_udiv32_16"),
+                                               _sigmoid16(_r, shared=True))
 
 # byte products (i, j) added at byte i + j, each carry taken up to byte 7; the four (i, i)
 # first, moved into place (they do not overlap). mul leaves r1, avr-gcc's zero register,
@@ -1306,6 +1389,9 @@ _KERNELS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "minun_dot16_sse2": (("ptr16", "ptr16", "int", "i32"), "i32"),
     "minun_scatter16": (("ptr32", "ptr8", "ptr16", "i8|i16", "int"), None),
 }
+for _s in SHIFTED_DOT_BITS:
+    _KERNELS[f"minun_dot16_shr{_s}_dsp"] = _KERNELS["minun_dot16_dsp"]
+    _KERNELS[f"minun_dot16_shr{_s}_rows_dsp"] = _KERNELS["minun_dot16_rows_dsp"]
 _AVR_DOT = re.compile(r"minun_dot(16|8)_(fr|rr)(?:_(m?\d+)_(m?\d+))?")
 
 

@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import cemit
+from minun_mlir.lowering.c_runtime import SHIFTED_DOT_BITS
 from minun_mlir.lowering.c_syntax import ctype
 
 
@@ -261,6 +262,61 @@ def offset_dot(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], int
     return None
 
 
+def shifted(v: SSAValue) -> tuple[str, int] | None:
+    """(x, s) when v is `(x + ((x >> 15) & (2^s - 1))) >> s` of an int16_t x (s in
+    SHIFTED_DOT_BITS): x / 2^s rounded toward zero (a fixed-point input s bits down,
+    truncating)."""
+    def ref_of(e: SSAValue) -> str | None:
+        o = e.owner
+        return o.var.data if isinstance(o, cemit.RefOp) and ctype(e.type) == "int16_t" \
+            else None
+
+    shr = v.owner
+    s = shift_count(shr) if isinstance(shr, cemit.BinaryOp) else None
+    if s not in SHIFTED_DOT_BITS:
+        return None
+    add = shr.lhs.owner
+    if not (isinstance(add, cemit.BinaryOp) and add.op.data == "+"):
+        return None
+    x = ref_of(add.lhs)
+    mask = add.rhs.owner
+    if x is None or not (isinstance(mask, cemit.BinaryOp) and mask.op.data == "&" and
+                         literal_int(mask.rhs) == (1 << s) - 1):
+        return None
+    sign = mask.lhs.owner
+    if not (isinstance(sign, cemit.BinaryOp) and shift_count(sign) == 15 and
+            ref_of(sign.lhs) == x):
+        return None
+    return x, s
+
+
+def shifted_dot(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], str] | None:
+    """(statement, [input load, filter load], "minun_dot16_shr{s}_dsp") when the loop's
+    body is `const int16_t x = a[e + i]; acc = acc + (int32_t)((x + ((x >> 15) & (2^s -
+    1))) >> s) * (int32_t)b[f + i]` (int16_t arrays, stride 1, an int32_t sum exact or
+    modular): a dot product whose input is divided by 2^s toward zero term by term (a
+    rescale the lazy value model left inside the loop)."""
+    body = cemit.statements(op.body)
+    if len(body) != 2 or not isinstance(body[0], cemit.DeclOp) or \
+            not isinstance(body[1], cemit.AssignOp):
+        return None
+    d, stmt, v = body[0], body[1], op.var.data
+    if d.is_const is None or stmt.var.data in (v, d.var.data):
+        return None
+    x = strided16(d.init, v)
+    factors = mac_operands(stmt)
+    if x is None or x[1] != 1 or factors is None:
+        return None
+    for h, w in (factors, factors[::-1]):
+        found = shifted(h)
+        if found is not None and found[0] == d.var.data:
+            other = strided16(w, v)
+            if other is None or other[1] != 1 or mentions(w, d.var.data):
+                return None
+            return stmt, [x[0], other[0]], f"minun_dot16_shr{found[1]}_dsp"
+    return None
+
+
 def dsp_dot(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], str] | None:
     """(statement, loads, kernel) when the loop's body is one `acc = acc + a[e + i] *
     b[f + i]` (stride 1): int16_t arrays with an int32_t sum (exact or modular), or
@@ -406,8 +462,9 @@ def scatter(op: cemit.ForOp, spell):
 
 def dot_rows(op: cemit.ForOp):
     """A loop over the rows of a convolution's window whose body is one SMLAD dot product
-    (dsp_dot, or offset_dot's zero-skew terms) over a count and start that do not depend
-    on the row, each array advancing by a constant stride per row: `{ acc2 = acc;
+    (dsp_dot, shifted_dot's shifted input, or offset_dot's zero-skew terms) over a count and
+    start that do not depend on the row, each array advancing by a constant stride per
+    row: `{ acc2 = acc;
     [invariant declarations] for (j...) acc2 = acc2 + a[e + k*ky + j] * b[f + l*ky + j];
     acc = acc2; }`: (the first
     declaration, the invariant declarations, the inner loop, its statement, the loads,
@@ -428,7 +485,7 @@ def dot_rows(op: cemit.ForOp):
     if not all(isinstance(d, cemit.DeclOp) and d.is_const is not None and
                not mentions(d.init, ky) for d in decls):
         return None
-    found = dsp_dot(inner)
+    found = dsp_dot(inner) or shifted_dot(inner)
     k = None
     if found is None:
         off = offset_dot(inner)

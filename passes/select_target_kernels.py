@@ -20,6 +20,7 @@ the target (`cemit.kernels`), so the printer knows the loops were selected for i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -349,11 +350,13 @@ class GuardedLoop(RewritePattern):
 
 class DspDot(RewritePattern):
     """Cortex-M: a stride-1 int16 (int32_t sum) or int8 (int32_t or int16_t sum) dot loop
-    -> minun_dot{16,8}_dsp (SMLAD) under __ARM_FEATURE_DSP, the loop for #else."""
+    -> minun_dot{16,8}_dsp (SMLAD), an int16 one whose input is divided by 2^s toward
+    zero term by term (kernel_match.shifted_dot) -> minun_dot16_shr{s}_dsp, under
+    __ARM_FEATURE_DSP; the loop for #else."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
-        found = None if portable(op) else km.dsp_dot(op)
+        found = None if portable(op) else (km.dsp_dot(op) or km.shifted_dot(op))
         k = None
         if found is None and not portable(op):
             off = km.offset_dot(op)
@@ -371,7 +374,7 @@ class DspDot(RewritePattern):
 
 class DspRows(RewritePattern):
     """Cortex-M: the rows of a convolution window, each one SMLAD dot product at a
-    constant stride per row (kernel_match.dot_rows) -> minun_dot{16,8}_rows_dsp under
+    constant stride per row (kernel_match.dot_rows) -> minun_dot{16,8,16_shr1..3}_rows_dsp under
     __ARM_FEATURE_DSP; the loop for #else, its inner loops portable."""
 
     @op_type_rewrite_pattern
@@ -876,6 +879,38 @@ def walk(module: ModuleOp, *patterns: RewritePattern) -> None:
                          apply_recursively=False).rewrite_module(module)
 
 
+SHARED_SIGMOID = re.compile(r"minun_sigmoid16_[a-z]+")
+
+
+def share_sigmoid(module: ModuleOp) -> None:
+    """Cortex-M: Shiftry's sigmoid called from two or more places in the C every core
+    compiles (with and without __ARM_FEATURE_DSP: a call in a kernel's #if and its copy
+    in the #else count once for each) -> its _shared copy (c_runtime._sigmoid16: the
+    same integers, with exp inlined into it). gcc -Os keeps such a sigmoid out of line;
+    called from one place it is inlined into the model's loop and stays as it is."""
+    calls: dict[str, list[tuple[cemit.CallOp, set[bool]]]] = {}
+    for op in module.walk():
+        if isinstance(op, cemit.CallOp) and SHARED_SIGMOID.fullmatch(op.callee.data):
+            calls.setdefault(op.callee.data, []).append((op, compiled_with(op)))
+    for name, sites in calls.items():
+        if all(sum(dsp in views for _, views in sites) > 1 for dsp in (True, False)):
+            for op, _ in sites:
+                op.callee = StringAttr(name + "_shared")
+
+
+def compiled_with(op: Operation) -> set[bool]:
+    """Whether op is compiled with __ARM_FEATURE_DSP (True), without (False), or both:
+    the branches of the `#if defined(__ARM_FEATURE_DSP)` it lies in."""
+    views = {True, False}
+    child, parent = op, op.parent_op()
+    while parent is not None:
+        if isinstance(parent, cemit.TargetIfOp) and parent.feature.data == "__ARM_FEATURE_DSP":
+            region = child.parent_region()
+            views &= {region is parent.then}
+        child, parent = parent, parent.parent_op()
+    return views
+
+
 def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     """The pass on in-memory IR: `module` rewritten in place for `target` and returned."""
     profile = profile_of(target)
@@ -890,6 +925,7 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
     elif profile == "cortex-m":
         walk(module, DspConvChannels(), DspSparseMatVec(spell(profile)), DspMatVec(),
              DspRows(), DspDot(), GuardedLoop(avr=False))
+        share_sigmoid(module)
     elif profile == "avr":
         walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
         walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match

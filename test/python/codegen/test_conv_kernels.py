@@ -18,6 +18,7 @@ from codegen_support import expected
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.frontends.seedot import load_program
+from minun_mlir.ir_text import parse_ir
 from minun_mlir.pipeline import lower_to_l2
 from minun_mlir.targets import run_model
 
@@ -64,5 +65,121 @@ def test_clipped_convolution_equals_the_evaluator_on_the_boards(case, bits, tmp_
         if target == "cortex-m4" and f[4] >= 4 and f[0] == 1:  # blocked over channels
             assert "_rows_mc_dsp(&" in (out / "model.c").read_text()
         r = run_model(out, target, exp.inputs, name=case)
+        np.testing.assert_array_equal(r.outputs, exp.scores, err_msg=target)
+        np.testing.assert_array_equal(r.labels, exp.labels, err_msg=target)
+
+
+def halved_module(h: int, w: int, c: int, mid: int, cout: int, shifts=(1, 1, 1),
+                  seed: int = 0) -> str:
+    """An L2 program whose convolutions read inputs divided by 2^s toward zero inside
+    their dot loops (a truncating rescale s bits down, left lazy): the model's input
+    shifted by shifts[0] into a 1x1 convolution (c -> mid channels), whose output (read
+    twice, so buffered) is shifted again by shifts[1] and shifts[2] into two 3x3
+    convolutions with padding (mid -> cout), summed (face-4's first MBConv and its
+    detection heads have this shape)."""
+    s0, s1, s2 = shifts
+    rng = np.random.default_rng(seed)
+    g = rng.integers(-9000, 9000, (1, 1, 1, c, mid)).tolist()
+    f1 = rng.integers(-9000, 9000, (1, 3, 3, mid, cout)).tolist()
+    f2 = rng.integers(-9000, 9000, (1, 3, 3, mid, cout)).tolist()
+    tr = "rounding = #num<rounding trunc>"
+    rs = f"{{{tr}, overflow = #num<overflow wrap>}}"
+    conv = "strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64"
+
+    def t(shape, s, bits=16):
+        return f"tensor<{'x'.join(map(str, shape))}x!num.fixed<{bits}, {s}>>"
+
+    X, M, O = (1, h, w, c), (1, h, w, mid), (1, h, w, cout)
+    lines = [
+        'func.func @main() -> i32 attributes {num.rounding = "trunc", num.overflow = "wrap"} {',
+        f'  %x = num.input "X" : {t(X, 14)}',
+        f"  %h = num.rescale %x {rs} : {t(X, 14)} -> {t(X, 14 - s0)}",
+        f'  %g = num.param "G" dense<{g}> : tensor<1x1x1x{c}x{mid}xi16> -> '
+        f"tensor<1x1x1x{c}x{mid}x!num.fixed<16, 14>>",
+        f"  %d = num.conv2d %h, %g {{{conv}, pads = array<i64: 0, 0, 0, 0>, {tr}, "
+        f"halvings = 0 : i64}} : ({t(X, 14 - s0)}, tensor<1x1x1x{c}x{mid}x!num.fixed<16, 14>>) "
+        f"-> {t(M, 28 - s0, 32)}",
+        f"  %e = num.rescale %d {rs} : {t(M, 28 - s0, 32)} -> {t(M, 13)}",
+    ]
+    outs = []
+    for k, (f, sk) in enumerate(((f1, s1), (f2, s2))):
+        ft = f"tensor<1x3x3x{mid}x{cout}x!num.fixed<16, 14>>"
+        lines += [
+            f"  %k{k} = num.rescale %e {rs} : {t(M, 13)} -> {t(M, 13 - sk)}",
+            f'  %f{k} = num.param "F{k}" dense<{f}> : tensor<1x3x3x{mid}x{cout}xi16> -> {ft}',
+            f"  %c{k} = num.conv2d %k{k}, %f{k} {{{conv}, pads = array<i64: 1, 1, 1, 1>, "
+            f"{tr}, halvings = 0 : i64}} : ({t(M, 13 - sk)}, {ft}) -> {t(O, 27 - sk, 32)}",
+            f"  %r{k} = num.rescale %c{k} {rs} : {t(O, 27 - sk, 32)} -> {t(O, 9)}",
+        ]
+        outs.append(f"%r{k}")
+    n = h * w * cout
+    lines += [
+        f"  %s = num.add %r0, %r1 : ({t(O, 9)}, {t(O, 9)}) -> {t(O, 9)}",
+        f"  %v = minun.reshape %s {{order = array<i64: 0, 1, 2, 3>}} : {t(O, 9)} -> "
+        f"tensor<1x{n}x!num.fixed<16, 9>>",
+        f"  %a = num.argmax %v : tensor<1x{n}x!num.fixed<16, 9>>",
+        "  func.return %a : i32",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+
+# (h, w, c, mid, cout, shifts): the 1x1's rows of 7 (a step of four, a pair, a product)
+# and 8, the 3x3's window rows of 3 channels (a pair and a product; 6 or 9 in the
+# interior) and of 4 (steps of four only); inputs halved, and divided by 4 and 8
+HALVED = {"odd": (3, 4, 7, 3, 4, (1, 1, 1)), "even": (4, 3, 8, 4, 5, (2, 3, 1)),
+          "odd-shifts": (3, 3, 5, 3, 4, (3, 2, 3))}
+
+
+@pytest.mark.parametrize("case", sorted(HALVED))
+def test_halved_inputs_equal_the_evaluator_on_the_boards(case, tmp_path):
+    """The M4 runs the shifted dot loops as minun_dot16_shr{s}_rows_dsp (SHADD16 halving
+    two inputs at once, s times, then SMLAD); the M3 (no DSP: the #else) and the Uno run the loops. Inputs
+    across the whole range, so that odd negative inputs (where halving toward zero and
+    an arithmetic shift differ) are many."""
+    h, w, c, mid, cout, shifts = HALVED[case]
+    l2 = parse_ir(halved_module(h, w, c, mid, cout, shifts, seed=len(case)))
+    rng = np.random.default_rng(len(case))
+    exp = expected(l2, rng.uniform(-2, 2, (6, h * w * c)))
+    for target in ("avr", "cortex-m3", "cortex-m4"):
+        out = tmp_path / target
+        emit_c(l2, target, out)
+        text = (out / "model.c").read_text()
+        # one C for the Cortex-M cores: the kernels under __ARM_FEATURE_DSP (the M4's)
+        for s in sorted(set(shifts)):
+            kernel = f"minun_dot16_shr{s}_rows_dsp("
+            assert (kernel in text) == target.startswith("cortex"), (target, s)
+        r = run_model(out, target, exp.inputs, name=case)
+        np.testing.assert_array_equal(r.outputs, exp.scores, err_msg=target)
+        np.testing.assert_array_equal(r.labels, exp.labels, err_msg=target)
+
+
+def test_halved_matmul_equals_the_evaluator_on_the_boards(tmp_path):
+    """A dense layer over the model's input halved toward zero (11 inputs: two steps of
+    four, a pair and a product): minun_dot16_shr1_dsp a row on the M4."""
+    rng = np.random.default_rng(3)
+    w = rng.integers(-9000, 9000, (11, 3)).tolist()
+    x, h = "tensor<1x11x!num.fixed<16, 14>>", "tensor<1x11x!num.fixed<16, 13>>"
+    y, o = "tensor<1x3x!num.fixed<32, 27>>", "tensor<1x3x!num.fixed<16, 13>>"
+    rs = "{rounding = #num<rounding trunc>, overflow = #num<overflow wrap>}"
+    l2 = parse_ir(
+        'func.func @main() -> i32 attributes {num.rounding = "trunc", num.overflow = "wrap"} {\n'
+        f'  %x = num.input "X" : {x}\n'
+        f"  %h = num.rescale %x {rs} : {x} -> {h}\n"
+        f'  %w = num.param "W" dense<{w}> : tensor<11x3xi16> -> '
+        "tensor<11x3x!num.fixed<16, 14>>\n"
+        "  %y = num.matmul %h, %w {rounding = #num<rounding trunc>, halvings = 0 : i64} : "
+        f"({h}, tensor<11x3x!num.fixed<16, 14>>) -> {y}\n"
+        f"  %s = num.rescale %y {rs} : {y} -> {o}\n"
+        f"  %a = num.argmax %s : {o}\n"
+        "  func.return %a : i32\n}\n")
+    exp = expected(l2, rng.uniform(-2, 2, (6, 11)))
+    for target in ("avr", "cortex-m3", "cortex-m4"):
+        out = tmp_path / target
+        emit_c(l2, target, out)
+        text = (out / "model.c").read_text()
+        assert ("minun_dot16_shr1_dsp(" in text) == target.startswith("cortex"), target
+        r = run_model(out, target, exp.inputs, name="halved-matmul")
         np.testing.assert_array_equal(r.outputs, exp.scores, err_msg=target)
         np.testing.assert_array_equal(r.labels, exp.labels, err_msg=target)

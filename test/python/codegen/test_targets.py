@@ -5,11 +5,24 @@ fitting. Prints the sizes and latencies (run with -s to see them)."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
-from codegen_support import EXAMPLES, build_host, expected_for, quantized, run_host
+from codegen_support import (
+    EXAMPLES,
+    STRICT,
+    build_host,
+    expected,
+    expected_for,
+    quantized,
+    run_host,
+)
 
 from minun_mlir.codegen import emit_c
+from minun_mlir.ir_text import parse_ir
+from minun_mlir.lowering.c_runtime import PROFILES, runtime_header
 from minun_mlir.targets import BudgetExceeded, run_model
 
 FIXED_TARGETS = ("avr", "cortex-m0plus", "cortex-m3", "cortex-m4")
@@ -105,3 +118,39 @@ def test_target_kernels_equal_the_evaluator_in_every_format(model, config, tmp_p
             continue
         np.testing.assert_array_equal(r.labels, exp.labels[:n], err_msg=target)
         np.testing.assert_array_equal(r.outputs, exp.scores[:n], err_msg=target)
+
+
+TWO_SIGMOIDS = (Path(__file__).resolve().parents[2] / "lit" / "select-target-kernels" /
+                "Inputs" / "two-sigmoids.mlir")
+
+
+def test_shared_sigmoid_equals_the_evaluator_on_the_boards(tmp_path):
+    """Shiftry's sigmoid called from two places: the Cortex-M C calls its _shared copy
+    (exp inlined into it); the M0+, M3 and M4 give the evaluator's scores, on inputs
+    whose sums reach both signs and saturate."""
+    l2 = parse_ir(TWO_SIGMOIDS.read_text())
+    exp = expected(l2, np.random.default_rng(5).uniform(-2, 2, (12, 4)))
+    out = tmp_path / "cortex-m"
+    emit_c(l2, "cortex-m4", out)
+    assert (out / "model.c").read_text().count("minun_sigmoid16_trunc_shared(") == 2
+    for target in ("cortex-m0plus", "cortex-m3", "cortex-m4"):
+        r = run_model(out, target, exp.inputs, name="two-sigmoids")
+        np.testing.assert_array_equal(r.outputs, exp.scores, err_msg=target)
+        np.testing.assert_array_equal(r.labels, exp.labels, err_msg=target)
+
+
+def test_shared_sigmoid_is_the_sigmoid_on_every_input(tmp_path):
+    """The Cortex-M runtime's minun_sigmoid16_trunc_shared and minun_sigmoid16_trunc give
+    the same integer on each of the 65,536 int16 inputs (the host compiler, strict)."""
+    header = tmp_path / "minun_runtime.h"
+    header.write_text(runtime_header(PROFILES["cortex-m"], {"minun_sigmoid16_trunc",
+                                                            "minun_sigmoid16_trunc_shared"}))
+    main = tmp_path / "main.c"
+    main.write_text('#include <stdio.h>\n#include "minun_runtime.h"\nint main(void)\n{\n'
+                    "    long x, bad = 0;\n    for (x = -32768; x <= 32767; x++)\n"
+                    "        bad += minun_sigmoid16_trunc((int16_t)x) != "
+                    "minun_sigmoid16_trunc_shared((int16_t)x);\n"
+                    '    printf("%ld\\n", bad);\n    return 0;\n}\n')
+    exe = tmp_path / "check"
+    subprocess.run(["gcc", *STRICT, "-O2", "-o", str(exe), str(main)], check=True)
+    assert subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout == "0\n"

@@ -305,6 +305,60 @@ int main(void)
     assert got == want
 
 
+def _trunc_shift(v: int, s: int) -> int:
+    """v / 2^s rounded toward zero (the C's (v + ((v >> 15) & (2^s - 1))) >> s)."""
+    q = abs(v) >> s
+    return -q if v < 0 else q
+
+
+@pytest.mark.parametrize("s", [1, 2, 3])
+def test_cortex_m4_shifted_dot_products_equal_python(tmp_path, s):
+    """minun_dot16_shr{s}_dsp (AND + SHADD16 s times, then SMLAD) and its rows kernel:
+    acc + sum trunc(a[i] / 2^s) * b[i] modulo 2^32 for every n from -1 to 19 and 40,
+    unaligned and aligned int16 arrays of extreme, odd negative and random values; the
+    rows kernel over 3 rows at strides 5 and 7."""
+    rng = np.random.default_rng(40 + s)
+    size = 96
+    a = [-32768, -32767, 32767, -1, -3, -5, 1, 7] * 2 + \
+        [int(v) for v in rng.integers(-32768, 32768, size - 16)]
+    b = [-32768, 32767, -32768, -32768] * 4 + \
+        [int(v) for v in rng.integers(-32768, 32768, size - 16)]
+    cases = [(n, oa, ob, acc) for n in list(range(-1, 20)) + [40]
+             for oa, ob in ((0, 0), (1, 3), (3, 2))
+             for acc in (0, -(1 << 31), int(rng.integers(-(1 << 31), 1 << 31)))]
+    names = [f"minun_dot16_shr{s}_dsp", f"minun_dot16_shr{s}_rows_dsp"]
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], names))
+    rows = ", ".join(f"{{{n}, {oa}, {ob}, {acc}}}" for n, oa, ob, acc in cases)
+    (tmp_path / "dot.c").write_text(
+        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
+        + _array("int16_t", "A", a) + _array("int16_t", "B", b) + f"""
+static const int32_t CASES[][4] = {{{rows}}};
+int main(void)
+{{
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        const int32_t *c = CASES[i];
+        minun_print_i32({names[0]}(c[3], &A[c[1]], &B[c[2]], (int)c[0]));
+        minun_putc('\\n');
+        minun_print_i32({names[1]}(c[3], &A[c[1]], 5, &B[c[2]], 7,
+                                   c[0] < 5 ? (int)c[0] : 5, 3));
+        minun_putc('\\n');
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([tmp_path / "dot.c"], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    got = [int(line) for line in r.output.split()]
+    want = []
+    for n, oa, ob, acc in cases:
+        want.append(_wrap32(acc + sum(_trunc_shift(a[oa + i], s) * b[ob + i]
+                                      for i in range(max(n, 0)))))
+        m = max(min(n, 5), 0)
+        want.append(_wrap32(acc + sum(_trunc_shift(a[oa + 5 * r + i], s) * b[ob + 7 * r + i]
+                                      for r in range(3) for i in range(m))))
+    assert got == want
+
+
 def test_cortex_m4_zero_skew_dot_products_equal_python(tmp_path):
     """minun_dot8_off_dsp (SXTAB16 + SMLAD) and minun_dot8_off_rows_dsp: acc + sum (a[i] +
     k) * b[i] modulo 2^32 for every n from -1 to 19 and 40, offsets k = 128, -127, 3

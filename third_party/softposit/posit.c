@@ -4,6 +4,8 @@
  * MIT licence (the repository's LICENSE). */
 #include "posit.h"
 
+#include <limits.h>
+
 #define HIDDEN 29 /* a nonzero posit is sig * 2^(scale - 29), sig in [2^29, 2^30) */
 #define Q 60      /* fraction bits of the fixed-point numbers of exp/sigmoid/tanh */
 #define ONE_Q ((int64_t)1 << Q)
@@ -19,35 +21,51 @@ typedef struct {
     int32_t scale;
 } parts_t;
 
-static uint32_t mask_of(int n) { return (uint32_t)(((uint64_t)1 << n) - 1); }
+static uint32_t mask_of(int n) { return n >= 32 ? 0xFFFFFFFFUL : ((uint32_t)1 << n) - 1; }
 
 static int32_t maxscale_of(int n, int es) { return (int32_t)(n - 2) << es; }
 
-static int bitlen32(uint32_t x)
+/* Leading zeros of a nonzero x: one instruction (CLZ) on Cortex-M3/M4, libgcc's
+   __clzsi2/__clzhi2 on the AVR and Cortex-M0+ (GCC's builtins take unsigned int, 16 bits
+   on the AVR), a binary search elsewhere. */
+static int clz32(uint32_t x)
 {
-    int len = 0;
-    if (x >> 16) {
-        x >>= 16;
-        len = 16;
+#if defined(__GNUC__) && UINT_MAX == 0xFFFFFFFFUL
+    return __builtin_clz(x);
+#elif defined(__GNUC__) && ULONG_MAX == 0xFFFFFFFFUL
+    return __builtin_clzl(x);
+#else
+    int z = 0;
+    if (!(x >> 16)) {
+        x <<= 16;
+        z = 16;
     }
-    if (x >> 8) {
-        x >>= 8;
-        len += 8;
+    if (!(x >> 24)) {
+        x <<= 8;
+        z += 8;
     }
-    if (x >> 4) {
-        x >>= 4;
-        len += 4;
+    if (!(x >> 28)) {
+        x <<= 4;
+        z += 4;
     }
-    if (x >> 2) {
-        x >>= 2;
-        len += 2;
+    if (!(x >> 30)) {
+        x <<= 2;
+        z += 2;
     }
-    if (x >> 1) {
-        x >>= 1;
-        len += 1;
-    }
-    return len + (int)x;
+    return z + (int)!(x >> 31);
+#endif
 }
+
+static int clz16(uint16_t x)
+{
+#if defined(__GNUC__) && UINT_MAX == 0xFFFFU
+    return __builtin_clz(x);
+#else
+    return clz32((uint32_t)x << 16);
+#endif
+}
+
+static int bitlen32(uint32_t x) { return x ? 32 - clz32(x) : 0; }
 
 static int bitlen64(uint64_t x)
 {
@@ -71,9 +89,154 @@ static int64_t to_signed(uint64_t u)
 
 posit_t posit_nar(int n) { return (uint32_t)1 << (n - 1); }
 
-posit_t posit_neg(posit_t a, int n)
+posit_t posit_neg(posit_t a, int n) { return (0UL - a) & mask_of(n); }
+
+/* --- n <= 16: 16-bit patterns, 32-bit arithmetic ----------------------------------- */
+/* The formats the compiler uses most (posit8, posit16) decode in 16 bits with one
+   count-leading-zeros for the regime and compute in 32 bits: no 64-bit arithmetic,
+   which costs libgcc calls on the AVR and several instructions per step on Cortex-M.
+   The results are those of the generic code (the same rounding of the same values). */
+
+/* a nonzero, non-NaR posit as (-1)^neg sig 2^(scale - 15), sig in [2^15, 2^16) */
+typedef struct {
+    uint16_t sig;
+    int16_t scale;
+    uint8_t neg;
+} small_t;
+
+static small_t decode16(uint32_t p, int n, int es)
 {
-    return (uint32_t)(((uint64_t)1 << n) - (a & mask_of(n))) & mask_of(n);
+    small_t r;
+    uint16_t x = (uint16_t)(p << (16 - n)), y; /* the pattern left-aligned */
+    int run;
+    int16_t k;
+    r.neg = (uint8_t)(x >> 15);
+    if (r.neg)
+        x = (uint16_t)(0U - x);
+    y = (uint16_t)(x << 1); /* regime first; its low bit is 0, so ~y is nonzero */
+    if (y >> 15) {
+        run = clz16((uint16_t)~y);
+        k = (int16_t)(run - 1);
+    } else {
+        run = clz16(y);
+        k = (int16_t)-run;
+    }
+    y = (uint16_t)((uint16_t)(y << run) << 1); /* exponent, then fraction (0s past n) */
+    r.scale = (int16_t)(k * (1 << es) + (es ? y >> (16 - es) : 0));
+    r.sig = (uint16_t)(0x8000U | (uint16_t)(y << es) >> 1);
+    return r;
+}
+
+/* pack for n <= 16: round (-1)^neg (m + sticky') 2^e, m nonzero */
+static posit_t pack16(int neg, uint32_t m, int32_t e, int sticky, int n, int es)
+{
+    int lz = clz32(m);
+    int32_t S = e + 31 - lz, ms = maxscale_of(n, es);
+    uint16_t body;
+    m <<= lz; /* the leading 1 at bit 31 */
+    if (S >= ms) {
+        body = (uint16_t)mask_of(n - 1);
+    } else if (S < -ms) {
+        body = 1;
+    } else {
+        int16_t s = (int16_t)S, k, ex;
+        int rlen, lost = sticky || (m & 0x7FFFU) != 0;
+        uint16_t f = (uint16_t)(m >> 15), word, reg, bits; /* 16 fraction bits */
+        k = s >= 0 ? (int16_t)(s >> es) : (int16_t)-(int16_t)((uint16_t)(-s + (1 << es) - 1) >> es);
+        ex = (int16_t)(s - k * (1 << es));
+        if (es) {
+            lost |= (f & ((1U << es) - 1)) != 0;
+            word = (uint16_t)(((uint16_t)ex << (16 - es)) | (f >> es));
+        } else {
+            word = f;
+        }
+        if (k >= 0) { /* k + 1 ones, a zero */
+            rlen = k + 2;
+            reg = (uint16_t)(0xFFFFU << (15 - k));
+        } else { /* -k zeros, a one */
+            rlen = 1 - k;
+            reg = (uint16_t)(0x8000U >> -k);
+        }
+        lost |= (word & ((1U << rlen) - 1)) != 0;
+        bits = (uint16_t)(reg | (word >> rlen)); /* the body left-aligned in 16 bits */
+        body = (uint16_t)(bits >> (17 - n));
+        lost |= (bits & ((1U << (16 - n)) - 1)) != 0;
+        if (((bits >> (16 - n)) & 1) && (lost || (body & 1)))
+            body++;
+    }
+    return neg ? posit_neg(body, n) : body;
+}
+
+static posit_t add16(posit_t a, posit_t b, int n, int es)
+{
+    posit_t nar = posit_nar(n);
+    small_t A, B, t;
+    int d, lost;
+    uint32_t MA, MB, Mb0, m;
+    a &= mask_of(n);
+    b &= mask_of(n);
+    if (a == nar || b == nar)
+        return nar;
+    if (a == 0)
+        return b;
+    if (b == 0)
+        return a;
+    A = decode16(a, n, es);
+    B = decode16(b, n, es);
+    if (B.scale > A.scale || (B.scale == A.scale && B.sig > A.sig)) {
+        t = A;
+        A = B;
+        B = t;
+    }
+    d = A.scale - B.scale;
+    MA = (uint32_t)A.sig << 15; /* A = MA 2^(scale - 30) */
+    Mb0 = (uint32_t)B.sig << 15;
+    if (d > 30) {
+        MB = 0;
+        lost = 1;
+    } else {
+        MB = Mb0 >> d;
+        lost = (MB << d) != Mb0;
+    }
+    m = A.neg == B.neg ? MA + MB : MA - MB - (uint32_t)lost;
+    if (m == 0)
+        return 0;
+    return pack16(A.neg, m, (int32_t)A.scale - 30, lost, n, es);
+}
+
+static posit_t mul16(posit_t a, posit_t b, int n, int es)
+{
+    posit_t nar = posit_nar(n);
+    small_t A, B;
+    a &= mask_of(n);
+    b &= mask_of(n);
+    if (a == nar || b == nar)
+        return nar;
+    if (a == 0 || b == 0)
+        return 0;
+    A = decode16(a, n, es);
+    B = decode16(b, n, es);
+    return pack16(A.neg ^ B.neg, (uint32_t)A.sig * B.sig,
+                  (int32_t)A.scale + B.scale - 30, 0, n, es);
+}
+
+static posit_t div16(posit_t a, posit_t b, int n, int es)
+{
+    posit_t nar = posit_nar(n);
+    small_t A, B;
+    uint32_t num, quo;
+    a &= mask_of(n);
+    b &= mask_of(n);
+    if (a == nar || b == nar || b == 0)
+        return nar;
+    if (a == 0)
+        return 0;
+    A = decode16(a, n, es);
+    B = decode16(b, n, es);
+    num = (uint32_t)A.sig << 16;
+    quo = num / B.sig;
+    return pack16(A.neg ^ B.neg, quo, (int32_t)A.scale - B.scale - 16, num - quo * B.sig != 0,
+                  n, es);
 }
 
 static parts_t unpack(posit_t p, int n, int es)
@@ -90,14 +253,20 @@ static parts_t unpack(posit_t p, int n, int es)
     r.scale = 0;
     if (r.zero || r.nar)
         return r;
+    if (n <= 16) {
+        small_t s = decode16(p, n, es);
+        r.sig = (uint32_t)s.sig << (HIDDEN - 15);
+        r.scale = s.scale;
+        return r;
+    }
     a = r.neg ? posit_neg(p, n) : p;
     body = a & m1;
     if ((body >> (n - 2)) & 1) {
         x = ~body & m1;
-        run = (n - 1) - bitlen64(x);
+        run = (n - 1) - bitlen32(x);
         k = run - 1;
     } else {
-        run = (n - 1) - bitlen64(body);
+        run = (n - 1) - bitlen32(body);
         k = -run;
     }
     rlen = run + 1 < n - 1 ? run + 1 : n - 1;
@@ -122,9 +291,21 @@ static parts_t unpack(posit_t p, int n, int es)
    or NaR. */
 static posit_t pack(int neg, uint64_t m, int32_t e, int sticky, int n, int es)
 {
-    int L = bitlen64(m) - 1;
-    int32_t S = L + e, ms = maxscale_of(n, es);
+    int L;
+    int32_t S, ms = maxscale_of(n, es);
     uint32_t body;
+    if (n <= 16) { /* m to 32 bits and a sticky bit: enough for 16-bit posits */
+        uint32_t hi = (uint32_t)(m >> 32), lo = (uint32_t)m;
+        if (hi) {
+            int sh = 32 - clz32(hi); /* 1..30 */
+            sticky |= (lo << (32 - sh)) != 0;
+            lo = (hi << (32 - sh)) | (lo >> sh);
+            e += sh;
+        }
+        return pack16(neg, lo, e, sticky, n, es);
+    }
+    L = bitlen64(m) - 1;
+    S = L + e;
     if (S >= ms) {
         body = mask_of(n - 1);
     } else if (S < -ms) {
@@ -151,7 +332,7 @@ static posit_t pack(int neg, uint64_t m, int32_t e, int sticky, int n, int es)
     return neg ? posit_neg(body, n) : body;
 }
 
-posit_t posit_add(posit_t a, posit_t b, int n, int es)
+static posit_t add_wide(posit_t a, posit_t b, int n, int es)
 {
     parts_t A = unpack(a, n, es), B = unpack(b, n, es), t;
     int32_t d;
@@ -184,12 +365,17 @@ posit_t posit_add(posit_t a, posit_t b, int n, int es)
     return pack(A.neg, m, A.scale - HIDDEN - 30, lost, n, es);
 }
 
+posit_t posit_add(posit_t a, posit_t b, int n, int es)
+{
+    return n <= 16 ? add16(a, b, n, es) : add_wide(a, b, n, es);
+}
+
 posit_t posit_sub(posit_t a, posit_t b, int n, int es)
 {
     return posit_add(a, posit_neg(b, n), n, es);
 }
 
-posit_t posit_mul(posit_t a, posit_t b, int n, int es)
+static posit_t mul_wide(posit_t a, posit_t b, int n, int es)
 {
     parts_t A = unpack(a, n, es), B = unpack(b, n, es);
     if (A.nar || B.nar)
@@ -200,7 +386,12 @@ posit_t posit_mul(posit_t a, posit_t b, int n, int es)
                 n, es);
 }
 
-posit_t posit_div(posit_t a, posit_t b, int n, int es)
+posit_t posit_mul(posit_t a, posit_t b, int n, int es)
+{
+    return n <= 16 ? mul16(a, b, n, es) : mul_wide(a, b, n, es);
+}
+
+static posit_t div_wide(posit_t a, posit_t b, int n, int es)
 {
     parts_t A = unpack(a, n, es), B = unpack(b, n, es);
     uint64_t num, quo;
@@ -211,6 +402,11 @@ posit_t posit_div(posit_t a, posit_t b, int n, int es)
     num = (uint64_t)A.sig << 32;
     quo = num / B.sig;
     return pack(A.neg ^ B.neg, quo, A.scale - B.scale - 32, num - quo * B.sig != 0, n, es);
+}
+
+posit_t posit_div(posit_t a, posit_t b, int n, int es)
+{
+    return n <= 16 ? div16(a, b, n, es) : div_wide(a, b, n, es);
 }
 
 posit_t posit_convert(posit_t a, int n, int es, int n_to, int es_to)
@@ -491,13 +687,69 @@ void posit_quire_clear(void *q, int n, int es)
     QUIRE_NAR(q, nw) = 0;
 }
 
+/* q += a b for n <= 16: the product is 32 bits, added at its offset in two words, the
+   carry (or borrow) carried up while there is one */
+static void quire_fma16(uint32_t *qw, int nw, posit_t a, posit_t b, int n, int es)
+{
+    small_t A = decode16(a, n, es), B = decode16(b, n, es);
+    uint32_t P = (uint32_t)A.sig * B.sig, lo, hi, s, t, c;
+    int32_t o = (int32_t)A.scale + B.scale - 30 + 2 * maxscale_of(n, es);
+    int i, sh;
+    if (o < 0) { /* exact: a product of posits is a multiple of minpos^2 */
+        P >>= -o;
+        o = 0;
+    }
+    sh = (int)(o & 31);
+    lo = P << sh;
+    hi = sh ? P >> (32 - sh) : 0; /* < 2^31: hi + carry does not overflow */
+    qw += o >> 5;
+    nw -= (int)(o >> 5);
+    if (A.neg == B.neg) {
+        s = qw[0] + lo;
+        c = s < lo;
+        qw[0] = s;
+        for (i = 1; i < nw; i++) {
+            t = (i == 1 ? hi : 0) + c;
+            if (t == 0)
+                break;
+            s = qw[i] + t;
+            c = s < t;
+            qw[i] = s;
+        }
+    } else {
+        s = qw[0];
+        c = s < lo;
+        qw[0] = s - lo;
+        for (i = 1; i < nw; i++) {
+            t = (i == 1 ? hi : 0) + c;
+            if (t == 0)
+                break;
+            s = qw[i];
+            c = s < t;
+            qw[i] = s - t;
+        }
+    }
+}
+
 void posit_quire_fma(void *q, posit_t a, posit_t b, int n, int es)
 {
-    parts_t A = unpack(a, n, es), B = unpack(b, n, es);
+    parts_t A, B;
     uint32_t *qw = (uint32_t *)q;
     int nw = quire_words(n, es), j, sh, i, neg;
     uint64_t P, c[3], carry = 0;
     int32_t o;
+    if (n <= 16) {
+        posit_t nar = posit_nar(n);
+        a &= mask_of(n);
+        b &= mask_of(n);
+        if (a == nar || b == nar)
+            QUIRE_NAR(q, nw) = 1;
+        else if (a && b)
+            quire_fma16(qw, nw, a, b, n, es);
+        return;
+    }
+    A = unpack(a, n, es);
+    B = unpack(b, n, es);
     if (A.nar || B.nar) {
         QUIRE_NAR(q, nw) = 1;
         return;
@@ -535,37 +787,46 @@ posit_t posit_quire_to_posit(const void *q, int n, int es)
 {
     const uint32_t *qw = (const uint32_t *)q;
     uint32_t w[16];
-    int nw = quire_words(n, es), i, neg, top = -1, lo;
-    uint64_t m = 0, carry = 1;
-    int sticky = 0;
+    int nw = quire_words(n, es), i, neg, top = nw - 1, lz, sticky;
+    uint64_t m;
+    uint32_t hi, lo, below, carry = 1;
+    int32_t e;
     int top_bits = (int)(quire_bits(n, es) - 32 * (nw - 1)); /* 1..32 */
     uint32_t keep = top_bits == 32 ? 0xFFFFFFFFUL : (((uint32_t)1 << top_bits) - 1);
     if (((const uint8_t *)q)[4 * nw])
         return posit_nar(n);
-    for (i = 0; i < 16; i++) /* the format's words (storage may be no longer) */
-        w[i] = i < nw ? qw[i] : 0;
+    for (i = 0; i < nw - 1; i++) /* the format's words */
+        w[i] = qw[i];
     /* two's complement at the quire's width: sign-extend its top bit */
-    neg = (int)((w[nw - 1] >> (top_bits - 1)) & 1);
-    w[nw - 1] = neg ? (w[nw - 1] | ~keep) : (w[nw - 1] & keep);
+    neg = (int)((qw[nw - 1] >> (top_bits - 1)) & 1);
+    w[nw - 1] = neg ? (qw[nw - 1] | ~keep) : (qw[nw - 1] & keep);
     if (neg) {
         for (i = 0; i < nw; i++) {
-            uint64_t s = (uint64_t)(uint32_t)~w[i] + carry;
-            w[i] = (uint32_t)s;
-            carry = s >> 32;
+            w[i] = ~w[i] + carry;
+            carry = carry && w[i] == 0;
         }
     }
-    for (i = nw - 1; i >= 0 && top < 0; i--)
-        if (w[i])
-            top = 32 * i + bitlen64(w[i]) - 1;
+    while (top >= 0 && !w[top])
+        top--;
     if (top < 0)
         return 0;
-    lo = top > 60 ? top - 60 : 0;
-    for (i = top; i >= lo; i--)
-        m = (m << 1) | ((w[i / 32] >> (i % 32)) & 1);
-    for (i = 0; i < lo / 32; i++)
-        if (w[i])
-            sticky = 1;
-    if (lo % 32 && (w[lo / 32] & (((uint32_t)1 << (lo % 32)) - 1)))
-        sticky = 1;
-    return pack(neg, m, lo - 2 * maxscale_of(n, es), sticky, n, es);
+    /* the top 64 bits from the leading 1 (bit 0 of lo weighs 2^(32 (top - 1) - lz)
+       minpos^2), the bits below them as the sticky bit */
+    lz = clz32(w[top]);
+    hi = w[top] << lz;
+    lo = top >= 1 ? w[top - 1] : 0;
+    below = top >= 2 ? w[top - 2] : 0;
+    if (lz) {
+        hi |= lo >> (32 - lz);
+        lo = (lo << lz) | (below >> (32 - lz));
+        below <<= lz;
+    }
+    sticky = below != 0;
+    for (i = 0; i < top - 2; i++)
+        sticky |= w[i] != 0;
+    e = 32 * (top - 1) - lz - 2 * maxscale_of(n, es);
+    if (n <= 16)
+        return pack16(neg, hi, e + 32, sticky || lo, n, es);
+    m = ((uint64_t)hi << 30) | (lo >> 2); /* < 2^62, as pack wants */
+    return pack(neg, m, e + 2, sticky || (lo & 3), n, es);
 }

@@ -1,0 +1,97 @@
+"""The C runtime's paths for posit<n <= 16> (third_party/softposit/posit.c: 16-bit decode
+with one count-leading-zeros, 32-bit arithmetic, word-wise quire) against the `softposit`
+package itself, built natively: every posit8 pair, a large seeded sample of posit16 pairs
+with the edge cases (zero, NaR, maxpos, minpos, exact ties), quire dot products and
+conversions. SoftPosit covers posit<8, 0>, <16, 1>, <32, 2> and posit<x, 2>."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from posit_c import PositC
+from softposit_oracle import Oracle
+
+from minun_mlir.formats.posit import arith as P
+
+OPS = ("add", "sub", "mul", "div")
+
+
+@pytest.fixture(scope="module")
+def c(tmp_path_factory) -> PositC:
+    return PositC(tmp_path_factory.mktemp("posit-c"))
+
+
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory) -> Oracle:
+    return Oracle(tmp_path_factory.mktemp("softposit"))
+
+
+def same(got, want, *inputs) -> None:
+    bad = np.nonzero(np.asarray(got) != np.asarray(want))[0]
+    rows = [tuple(hex(int(x[i])) for x in (*inputs, got, want)) for i in bad[:5]]
+    assert bad.size == 0, f"{bad.size} mismatches (inputs..., C, softposit): {rows}"
+
+
+def specials(n: int) -> np.ndarray:
+    """zero, NaR, +-maxpos, +-minpos, +-1 and their neighbours."""
+    nar, maxpos, one = 1 << (n - 1), (1 << (n - 1)) - 1, 1 << (n - 2)
+    p = np.array([0, nar, maxpos, maxpos - 1, 1, 2, one, one - 1, one + 1, nar + 1])
+    return np.unique(np.concatenate([p, P.neg(p, n)]))
+
+
+@pytest.mark.parametrize("es", [0, 2])
+def test_posit8_every_pair(c, oracle, es):
+    a, b = (x.ravel() for x in np.meshgrid(np.arange(256), np.arange(256)))
+    for op in OPS:
+        same(c.binary(op, a, b, 8, es), oracle.binary(op, a, b, 8, es), a, b)
+
+
+def add_ties(oracle: Oracle, n: int, es: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (a, b) whose exact sum lies halfway between a and the next pattern up."""
+    a = rng.integers(1, (1 << (n - 1)) - 1, 20000)
+    va, vb = P.decode(a, n, es), P.decode(a + 1, n, es)
+    b = oracle.from_double((vb - va) / 2, n, es)
+    keep = P.decode(b, n, es) == (vb - va) / 2  # half an ulp is itself a posit
+    a, b = a[keep], b[keep]
+    assert a.size > 1000
+    return np.concatenate([a, P.neg(a, n)]), np.concatenate([b, P.neg(b, n)])
+
+
+@pytest.mark.parametrize("es", [1, 2])
+def test_posit16_sample_and_edges(c, oracle, es):
+    n = 16
+    rng = np.random.default_rng(1600 + es)
+    a, b = rng.integers(0, 1 << n, (2, 10**6))
+    b[::3] = (P.neg(a[::3], n) + rng.integers(-3, 4, a[::3].size)) & 0xFFFF  # cancellation
+    s = specials(n)
+    r = rng.integers(0, 1 << n, 3000)
+    ea, eb = (x.ravel() for x in np.meshgrid(s, np.concatenate([s, r])))
+    ta, tb = add_ties(oracle, n, es, rng)
+    a, b = np.concatenate([a, ea, eb, ta]), np.concatenate([b, eb, ea, tb])
+    for op in OPS:
+        same(c.binary(op, a, b, n, es), oracle.binary(op, a, b, n, es), a, b)
+
+
+@pytest.mark.parametrize("n,es", [(8, 0), (8, 2), (16, 1), (16, 2)])
+def test_quire_dot_products(c, oracle, n, es):
+    rng = np.random.default_rng(n * es + 7)
+    shape = (3000, 32)
+    a, b = rng.integers(0, 1 << n, (2, *shape))
+    same(c.dot(a, b, n, es), oracle.dot(a, b, n, es))
+    x = P.encode(rng.standard_normal(shape) * 2.0 ** rng.integers(-6, 6, shape), n, es)
+    y = P.encode(rng.standard_normal(shape), n, es)
+    y[:, 1::2] = P.neg(y[:, ::2], n)  # cancelling terms
+    x[:, 1::2] = x[:, ::2]
+    x[:100, 5] = rng.choice(specials(n), 100)
+    same(c.dot(x, y, n, es), oracle.dot(x, y, n, es))
+
+
+@pytest.mark.parametrize("n,es,n_to,es_to", [(8, 0, 16, 1), (16, 1, 8, 0), (8, 0, 32, 2),
+                                             (16, 1, 32, 2), (8, 2, 16, 2), (16, 2, 8, 2),
+                                             (16, 2, 32, 2), (32, 2, 16, 1), (32, 2, 8, 0),
+                                             (32, 2, 16, 2)])
+def test_conversions(c, oracle, n, es, n_to, es_to):
+    rng = np.random.default_rng(n + n_to + es)
+    a = np.arange(1 << n) if n < 32 else np.concatenate(
+        [rng.integers(0, 1 << 32, 10**5), specials(32)])
+    same(c.convert(a, n, es, n_to, es_to), oracle.convert(a, n, es, n_to, es_to), a)

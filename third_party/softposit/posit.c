@@ -6,6 +6,14 @@
 
 #include <limits.h>
 
+/* the n <= 16 cores are inlined into each per-format entry point (posit_p16e2_add, ...),
+   where n and es are constants: no shift loops on the AVR, no es branches */
+#if defined(__GNUC__)
+#define CORE static inline __attribute__((always_inline))
+#else
+#define CORE static inline
+#endif
+
 #define HIDDEN 29 /* a nonzero posit is sig * 2^(scale - 29), sig in [2^29, 2^30) */
 #define Q 60      /* fraction bits of the fixed-point numbers of exp/sigmoid/tanh */
 #define ONE_Q ((int64_t)1 << Q)
@@ -104,7 +112,7 @@ typedef struct {
     uint8_t neg;
 } small_t;
 
-static small_t decode16(uint32_t p, int n, int es)
+CORE small_t decode16(uint32_t p, int n, int es)
 {
     small_t r;
     uint16_t x = (uint16_t)(p << (16 - n)), y; /* the pattern left-aligned */
@@ -128,7 +136,7 @@ static small_t decode16(uint32_t p, int n, int es)
 }
 
 /* pack for n <= 16: round (-1)^neg (m + sticky') 2^e, m nonzero */
-static posit_t pack16(int neg, uint32_t m, int32_t e, int sticky, int n, int es)
+CORE posit_t pack16(int neg, uint32_t m, int32_t e, int sticky, int n, int es)
 {
     int lz = clz32(m);
     int32_t S = e + 31 - lz, ms = maxscale_of(n, es);
@@ -167,7 +175,7 @@ static posit_t pack16(int neg, uint32_t m, int32_t e, int sticky, int n, int es)
     return neg ? posit_neg(body, n) : body;
 }
 
-static posit_t add16(posit_t a, posit_t b, int n, int es)
+CORE posit_t add16(posit_t a, posit_t b, int n, int es)
 {
     posit_t nar = posit_nar(n);
     small_t A, B, t;
@@ -204,7 +212,7 @@ static posit_t add16(posit_t a, posit_t b, int n, int es)
     return pack16(A.neg, m, (int32_t)A.scale - 30, lost, n, es);
 }
 
-static posit_t mul16(posit_t a, posit_t b, int n, int es)
+CORE posit_t mul16(posit_t a, posit_t b, int n, int es)
 {
     posit_t nar = posit_nar(n);
     small_t A, B;
@@ -220,7 +228,7 @@ static posit_t mul16(posit_t a, posit_t b, int n, int es)
                   (int32_t)A.scale + B.scale - 30, 0, n, es);
 }
 
-static posit_t div16(posit_t a, posit_t b, int n, int es)
+CORE posit_t div16(posit_t a, posit_t b, int n, int es)
 {
     posit_t nar = posit_nar(n);
     small_t A, B;
@@ -239,6 +247,14 @@ static posit_t div16(posit_t a, posit_t b, int n, int es)
                   n, es);
 }
 
+/* the cores for n and es known only at run time (one copy each) */
+static small_t decode16_n(uint32_t p, int n, int es) { return decode16(p, n, es); }
+
+static posit_t pack16_n(int neg, uint32_t m, int32_t e, int sticky, int n, int es)
+{
+    return pack16(neg, m, e, sticky, n, es);
+}
+
 static parts_t unpack(posit_t p, int n, int es)
 {
     parts_t r;
@@ -254,7 +270,7 @@ static parts_t unpack(posit_t p, int n, int es)
     if (r.zero || r.nar)
         return r;
     if (n <= 16) {
-        small_t s = decode16(p, n, es);
+        small_t s = decode16_n(p, n, es);
         r.sig = (uint32_t)s.sig << (HIDDEN - 15);
         r.scale = s.scale;
         return r;
@@ -302,7 +318,7 @@ static posit_t pack(int neg, uint64_t m, int32_t e, int sticky, int n, int es)
             lo = (hi << (32 - sh)) | (lo >> sh);
             e += sh;
         }
-        return pack16(neg, lo, e, sticky, n, es);
+        return pack16_n(neg, lo, e, sticky, n, es);
     }
     L = bitlen64(m) - 1;
     S = L + e;
@@ -689,12 +705,26 @@ void posit_quire_clear(void *q, int n, int es)
 
 /* q += a b for n <= 16: the product is 32 bits, added at its offset in two words, the
    carry (or borrow) carried up while there is one */
-static void quire_fma16(uint32_t *qw, int nw, posit_t a, posit_t b, int n, int es)
+CORE void quire_fma16(void *q, posit_t a, posit_t b, int n, int es)
 {
-    small_t A = decode16(a, n, es), B = decode16(b, n, es);
-    uint32_t P = (uint32_t)A.sig * B.sig, lo, hi, s, t, c;
-    int32_t o = (int32_t)A.scale + B.scale - 30 + 2 * maxscale_of(n, es);
+    uint32_t *qw = (uint32_t *)q, P, lo, hi, s, t, c;
+    int nw = quire_words(n, es);
+    posit_t nar = posit_nar(n);
+    small_t A, B;
+    int32_t o;
     int i, sh;
+    a &= mask_of(n);
+    b &= mask_of(n);
+    if (a == nar || b == nar) {
+        QUIRE_NAR(q, nw) = 1;
+        return;
+    }
+    if (a == 0 || b == 0)
+        return;
+    A = decode16(a, n, es);
+    B = decode16(b, n, es);
+    P = (uint32_t)A.sig * B.sig;
+    o = (int32_t)A.scale + B.scale - 30 + 2 * maxscale_of(n, es);
     if (o < 0) { /* exact: a product of posits is a multiple of minpos^2 */
         P >>= -o;
         o = 0;
@@ -739,13 +769,7 @@ void posit_quire_fma(void *q, posit_t a, posit_t b, int n, int es)
     uint64_t P, c[3], carry = 0;
     int32_t o;
     if (n <= 16) {
-        posit_t nar = posit_nar(n);
-        a &= mask_of(n);
-        b &= mask_of(n);
-        if (a == nar || b == nar)
-            QUIRE_NAR(q, nw) = 1;
-        else if (a && b)
-            quire_fma16(qw, nw, a, b, n, es);
+        quire_fma16(q, a, b, n, es);
         return;
     }
     A = unpack(a, n, es);
@@ -826,7 +850,29 @@ posit_t posit_quire_to_posit(const void *q, int n, int es)
         sticky |= w[i] != 0;
     e = 32 * (top - 1) - lz - 2 * maxscale_of(n, es);
     if (n <= 16)
-        return pack16(neg, hi, e + 32, sticky || lo, n, es);
+        return pack16_n(neg, hi, e + 32, sticky || lo, n, es);
     m = ((uint64_t)hi << 30) | (lo >> 2); /* < 2^62, as pack wants */
     return pack(neg, m, e + 2, sticky || (lo & 3), n, es);
 }
+
+/* --- per-format entry points (posit.h): the n <= 16 cores with constant n and es ---- */
+
+#define POSIT_FORMAT(N, ES)                                                               \
+    posit_t posit_p##N##e##ES##_add(posit_t a, posit_t b) { return add16(a, b, N, ES); } \
+    posit_t posit_p##N##e##ES##_sub(posit_t a, posit_t b)                                 \
+    {                                                                                     \
+        return posit_p##N##e##ES##_add(a, posit_neg(b, N));                               \
+    }                                                                                     \
+    posit_t posit_p##N##e##ES##_mul(posit_t a, posit_t b) { return mul16(a, b, N, ES); } \
+    posit_t posit_p##N##e##ES##_div(posit_t a, posit_t b) { return div16(a, b, N, ES); } \
+    void posit_p##N##e##ES##_quire_fma(void *q, posit_t a, posit_t b)                     \
+    {                                                                                     \
+        quire_fma16(q, a, b, N, ES);                                                      \
+    }
+
+POSIT_FORMAT(8, 0)
+POSIT_FORMAT(8, 1)
+POSIT_FORMAT(8, 2)
+POSIT_FORMAT(16, 0)
+POSIT_FORMAT(16, 1)
+POSIT_FORMAT(16, 2)

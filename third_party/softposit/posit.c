@@ -6,13 +6,6 @@
 
 #include <limits.h>
 
-/* the n <= 16 cores are inlined into each per-format entry point (posit_p16e2_add, ...),
-   where n and es are constants: no shift loops on the AVR, no es branches */
-#if defined(__GNUC__)
-#define CORE static inline __attribute__((always_inline))
-#else
-#define CORE static inline
-#endif
 
 #define HIDDEN 29 /* a nonzero posit is sig * 2^(scale - 29), sig in [2^29, 2^30) */
 #define Q 60      /* fraction bits of the fixed-point numbers of exp/sigmoid/tanh */
@@ -23,15 +16,23 @@
 #define EXP_TERMS 17
 #define EXPM1_TERMS 14
 
+/* the n <= 16 cores are inlined into each per-format entry point (posit_p16e2_add, ...),
+   where n and es are constants: no shift loops on the AVR, no es branches */
+#if defined(__GNUC__)
+#define CORE static inline __attribute__((always_inline))
+#else
+#define CORE static inline
+#endif
+
 typedef struct {
     int zero, nar, neg;
     uint32_t sig;
     int32_t scale;
 } parts_t;
 
-static uint32_t mask_of(int n) { return n >= 32 ? 0xFFFFFFFFUL : ((uint32_t)1 << n) - 1; }
+CORE uint32_t mask_of(int n) { return n >= 32 ? 0xFFFFFFFFUL : ((uint32_t)1 << n) - 1; }
 
-static int32_t maxscale_of(int n, int es) { return (int32_t)(n - 2) << es; }
+CORE int32_t maxscale_of(int n, int es) { return (int32_t)(n - 2) << es; }
 
 /* Leading zeros of a nonzero x: one instruction (CLZ) on Cortex-M3/M4, libgcc's
    __clzsi2/__clzhi2 on the AVR and Cortex-M0+ (GCC's builtins take unsigned int, 16 bits
@@ -74,6 +75,52 @@ static int clz16(uint16_t x)
 }
 
 static int bitlen32(uint32_t x) { return x ? 32 - clz32(x) : 0; }
+
+/* x << s, x >> s for 0 <= s < 32 (16): on the AVR, whose variable shifts are loops of one
+   bit per iteration, whole bytes first */
+CORE uint32_t shl32(uint32_t x, int s)
+{
+#if defined(__AVR__)
+    if (s & 16)
+        x <<= 16;
+    if (s & 8)
+        x <<= 8;
+    s &= 7;
+#endif
+    return x << s;
+}
+
+CORE uint32_t shr32(uint32_t x, int s)
+{
+#if defined(__AVR__)
+    if (s & 16)
+        x >>= 16;
+    if (s & 8)
+        x >>= 8;
+    s &= 7;
+#endif
+    return x >> s;
+}
+
+CORE uint16_t shl16(uint16_t x, int s)
+{
+#if defined(__AVR__)
+    if (s & 8)
+        x = (uint16_t)(x << 8);
+    s &= 7;
+#endif
+    return (uint16_t)(x << s);
+}
+
+CORE uint16_t shr16(uint16_t x, int s)
+{
+#if defined(__AVR__)
+    if (s & 8)
+        x >>= 8;
+    s &= 7;
+#endif
+    return (uint16_t)(x >> s);
+}
 
 static int bitlen64(uint64_t x)
 {
@@ -129,7 +176,7 @@ CORE small_t decode16(uint32_t p, int n, int es)
         run = clz16(y);
         k = (int16_t)-run;
     }
-    y = (uint16_t)((uint16_t)(y << run) << 1); /* exponent, then fraction (0s past n) */
+    y = (uint16_t)(shl16(y, run) << 1); /* exponent, then fraction (0s past n) */
     r.scale = (int16_t)(k * (1 << es) + (es ? y >> (16 - es) : 0));
     r.sig = (uint16_t)(0x8000U | (uint16_t)(y << es) >> 1);
     return r;
@@ -141,45 +188,49 @@ CORE posit_t pack16(int neg, uint32_t m, int32_t e, int sticky, int n, int es)
     int lz = clz32(m);
     int32_t S = e + 31 - lz, ms = maxscale_of(n, es);
     uint16_t body;
-    m <<= lz; /* the leading 1 at bit 31 */
     if (S >= ms) {
         body = (uint16_t)mask_of(n - 1);
     } else if (S < -ms) {
         body = 1;
     } else {
+        /* (shifts by whole bytes where it matters: avr-gcc -Os loops bit by bit) */
         int16_t s = (int16_t)S, k, ex;
-        int rlen, lost = sticky || (m & 0x7FFFU) != 0;
-        uint16_t f = (uint16_t)(m >> 15), word, reg, bits; /* 16 fraction bits */
+        int rlen, lost;
+        uint16_t f, word, reg, bits;
+        m = shl32(m, lz);                      /* the leading 1 at bit 31 */
+        f = (uint16_t)((uint16_t)(m >> 16) << 1); /* 15 fraction bits, enough for n <= 16 */
+        lost = sticky || (uint16_t)m != 0;
         k = s >= 0 ? (int16_t)(s >> es) : (int16_t)-(int16_t)((uint16_t)(-s + (1 << es) - 1) >> es);
         ex = (int16_t)(s - k * (1 << es));
         if (es) {
             lost |= (f & ((1U << es) - 1)) != 0;
-            word = (uint16_t)(((uint16_t)ex << (16 - es)) | (f >> es));
+            word = (uint16_t)((((uint32_t)(uint16_t)ex << 16) | f) >> es);
         } else {
             word = f;
         }
         if (k >= 0) { /* k + 1 ones, a zero */
             rlen = k + 2;
-            reg = (uint16_t)(0xFFFFU << (15 - k));
+            reg = (uint16_t)~shr16(0x7FFFU, k);
         } else { /* -k zeros, a one */
             rlen = 1 - k;
-            reg = (uint16_t)(0x8000U >> -k);
+            reg = shr16(0x8000U, -k);
         }
-        lost |= (word & ((1U << rlen) - 1)) != 0;
-        bits = (uint16_t)(reg | (word >> rlen)); /* the body left-aligned in 16 bits */
+        lost |= shl16(word, 16 - rlen) != 0;
+        bits = (uint16_t)(reg | shr16(word, rlen)); /* the body left-aligned in 16 bits */
         body = (uint16_t)(bits >> (17 - n));
         lost |= (bits & ((1U << (16 - n)) - 1)) != 0;
         if (((bits >> (16 - n)) & 1) && (lost || (body & 1)))
             body++;
     }
-    return neg ? posit_neg(body, n) : body;
+    return neg ? (0UL - body) & mask_of(n) : body;
 }
 
 CORE posit_t add16(posit_t a, posit_t b, int n, int es)
 {
-    posit_t nar = posit_nar(n);
+    posit_t nar = (posit_t)1 << (n - 1);
     small_t A, B, t;
     int d, lost;
+    int32_t e;
     uint32_t MA, MB, Mb0, m;
     a &= mask_of(n);
     b &= mask_of(n);
@@ -197,24 +248,34 @@ CORE posit_t add16(posit_t a, posit_t b, int n, int es)
         B = t;
     }
     d = A.scale - B.scale;
-    MA = (uint32_t)A.sig << 15; /* A = MA 2^(scale - 30) */
-    Mb0 = (uint32_t)B.sig << 15;
-    if (d > 30) {
+    e = (int32_t)A.scale - 31;
+    MA = (uint32_t)A.sig << 16; /* A = MA 2^e */
+    Mb0 = (uint32_t)B.sig << 16;
+    if (d > 31) {
         MB = 0;
         lost = 1;
     } else {
-        MB = Mb0 >> d;
-        lost = (MB << d) != Mb0;
+        MB = shr32(Mb0, d);
+        lost = shl32(MB, d) != Mb0;
     }
-    m = A.neg == B.neg ? MA + MB : MA - MB - (uint32_t)lost;
-    if (m == 0)
-        return 0;
-    return pack16(A.neg, m, (int32_t)A.scale - 30, lost, n, es);
+    if (A.neg != B.neg) {
+        m = MA - MB - (uint32_t)lost;
+        if (m == 0)
+            return 0;
+    } else {
+        m = MA + MB;
+        if (m < MA) { /* the sum is 2^32 + m: one bit to the right */
+            lost |= (int)(m & 1);
+            m = (m >> 1) | 0x80000000UL;
+            e++;
+        }
+    }
+    return pack16(A.neg, m, e, lost, n, es);
 }
 
 CORE posit_t mul16(posit_t a, posit_t b, int n, int es)
 {
-    posit_t nar = posit_nar(n);
+    posit_t nar = (posit_t)1 << (n - 1);
     small_t A, B;
     a &= mask_of(n);
     b &= mask_of(n);
@@ -230,7 +291,7 @@ CORE posit_t mul16(posit_t a, posit_t b, int n, int es)
 
 CORE posit_t div16(posit_t a, posit_t b, int n, int es)
 {
-    posit_t nar = posit_nar(n);
+    posit_t nar = (posit_t)1 << (n - 1);
     small_t A, B;
     uint32_t num, quo;
     a &= mask_of(n);
@@ -687,9 +748,9 @@ posit_t posit_log(posit_t a, int n, int es)
 
 /* the quire's width: 4 maxscale + n bits (SoftPosit's quire8/16/32 for posit<8,0>,
    posit<16,1>, posit<32,2>); words hold it modulo 2^(32 words), read modulo 2^width */
-static int32_t quire_bits(int n, int es) { return 4 * maxscale_of(n, es) + n; }
+CORE int32_t quire_bits(int n, int es) { return 4 * maxscale_of(n, es) + n; }
 
-static int quire_words(int n, int es) { return (int)((quire_bits(n, es) + 31) / 32); }
+CORE int quire_words(int n, int es) { return (int)((quire_bits(n, es) + 31) / 32); }
 
 /* the storage (posit.h): nw words, then the NaR flag byte */
 #define QUIRE_NAR(q, nw) (((uint8_t *)(q))[4 * (nw)])
@@ -709,10 +770,9 @@ CORE void quire_fma16(void *q, posit_t a, posit_t b, int n, int es)
 {
     uint32_t *qw = (uint32_t *)q, P, lo, hi, s, t, c;
     int nw = quire_words(n, es);
-    posit_t nar = posit_nar(n);
+    posit_t nar = (posit_t)1 << (n - 1);
     small_t A, B;
-    int32_t o;
-    int i, sh;
+    int o, i, sh;
     a &= mask_of(n);
     b &= mask_of(n);
     if (a == nar || b == nar) {
@@ -724,14 +784,14 @@ CORE void quire_fma16(void *q, posit_t a, posit_t b, int n, int es)
     A = decode16(a, n, es);
     B = decode16(b, n, es);
     P = (uint32_t)A.sig * B.sig;
-    o = (int32_t)A.scale + B.scale - 30 + 2 * maxscale_of(n, es);
+    o = A.scale + B.scale - 30 + 2 * (int)maxscale_of(n, es);
     if (o < 0) { /* exact: a product of posits is a multiple of minpos^2 */
-        P >>= -o;
+        P = shr32(P, -o);
         o = 0;
     }
-    sh = (int)(o & 31);
-    lo = P << sh;
-    hi = sh ? P >> (32 - sh) : 0; /* < 2^31: hi + carry does not overflow */
+    sh = o & 31;
+    lo = shl32(P, sh);
+    hi = sh ? shr32(P, 32 - sh) : 0; /* < 2^31: hi + carry does not overflow */
     qw += o >> 5;
     nw -= (int)(o >> 5);
     if (A.neg == B.neg) {

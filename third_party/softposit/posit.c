@@ -488,7 +488,18 @@ posit_t posit_div(posit_t a, posit_t b, int n, int es)
 
 posit_t posit_convert(posit_t a, int n, int es, int n_to, int es_to)
 {
-    parts_t A = unpack(a, n, es);
+    parts_t A;
+    if (n <= 16 && n_to <= 16) {
+        small_t s;
+        a &= mask_of(n);
+        if (a == posit_nar(n))
+            return posit_nar(n_to);
+        if (a == 0)
+            return 0;
+        s = decode16_n(a, n, es);
+        return pack16_n(s.neg, s.sig, (int32_t)s.scale - 15, 0, n_to, es_to);
+    }
+    A = unpack(a, n, es);
     if (A.nar)
         return posit_nar(n_to);
     if (A.zero)
@@ -867,6 +878,42 @@ void posit_quire_fma(void *q, posit_t a, posit_t b, int n, int es)
     }
 }
 
+/* the quire's value rounded, n <= 16: its words negated if negative, the 32 bits from
+   the leading 1 and a sticky bit for the rest */
+CORE posit_t quire_to_posit16(const void *q, int n, int es)
+{
+    const uint32_t *qw = (const uint32_t *)q;
+    uint32_t w[8], hi, lo, carry = 1;
+    int nw = quire_words(n, es), i, neg, top = nw - 1, lz, sticky = 0;
+    int top_bits = (int)(quire_bits(n, es) - 32 * (nw - 1)); /* 1..32 */
+    uint32_t keep = top_bits == 32 ? 0xFFFFFFFFUL : (((uint32_t)1 << top_bits) - 1);
+    if (((const uint8_t *)q)[4 * nw])
+        return (posit_t)1 << (n - 1);
+    for (i = 0; i < nw - 1; i++)
+        w[i] = qw[i];
+    neg = (int)((qw[nw - 1] >> (top_bits - 1)) & 1); /* the sign at the quire's width */
+    w[nw - 1] = neg ? (qw[nw - 1] | ~keep) : (qw[nw - 1] & keep);
+    if (neg) {
+        for (i = 0; i < nw; i++) {
+            w[i] = ~w[i] + carry;
+            carry = carry && w[i] == 0;
+        }
+    }
+    while (top >= 0 && !w[top])
+        top--;
+    if (top < 0)
+        return 0;
+    lz = clz32(w[top]);
+    hi = shl32(w[top], lz);
+    lo = top >= 1 ? w[top - 1] : 0;
+    if (lz)
+        hi |= shr32(lo, 32 - lz);
+    sticky = shl32(lo, lz) != 0; /* lo << 0 is all of lo */
+    for (i = 0; i < top - 1; i++)
+        sticky |= w[i] != 0;
+    return pack16(neg, hi, 32 * top - lz - 2 * maxscale_of(n, es), sticky, n, es);
+}
+
 posit_t posit_quire_to_posit(const void *q, int n, int es)
 {
     const uint32_t *qw = (const uint32_t *)q;
@@ -877,6 +924,8 @@ posit_t posit_quire_to_posit(const void *q, int n, int es)
     int32_t e;
     int top_bits = (int)(quire_bits(n, es) - 32 * (nw - 1)); /* 1..32 */
     uint32_t keep = top_bits == 32 ? 0xFFFFFFFFUL : (((uint32_t)1 << top_bits) - 1);
+    if (n <= 16)
+        return quire_to_posit16(q, n, es);
     if (((const uint8_t *)q)[4 * nw])
         return posit_nar(n);
     for (i = 0; i < nw - 1; i++) /* the format's words */
@@ -909,8 +958,6 @@ posit_t posit_quire_to_posit(const void *q, int n, int es)
     for (i = 0; i < top - 2; i++)
         sticky |= w[i] != 0;
     e = 32 * (top - 1) - lz - 2 * maxscale_of(n, es);
-    if (n <= 16)
-        return pack16_n(neg, hi, e + 32, sticky || lo, n, es);
     m = ((uint64_t)hi << 30) | (lo >> 2); /* < 2^62, as pack wants */
     return pack(neg, m, e + 2, sticky || (lo & 3), n, es);
 }
@@ -928,6 +975,10 @@ posit_t posit_quire_to_posit(const void *q, int n, int es)
     void posit_p##N##e##ES##_quire_fma(void *q, posit_t a, posit_t b)                     \
     {                                                                                     \
         quire_fma16(q, a, b, N, ES);                                                      \
+    }                                                                                     \
+    posit_t posit_p##N##e##ES##_quire_to_posit(const void *q)                             \
+    {                                                                                     \
+        return quire_to_posit16(q, N, ES);                                                \
     }
 
 POSIT_FORMAT(8, 0)

@@ -82,7 +82,8 @@ posit_t posit_quire_to_posit(const void *q, int n, int es);
     posit_t posit_p##N##e##ES##_sub(posit_t a, posit_t b);                                \
     posit_t posit_p##N##e##ES##_mul(posit_t a, posit_t b);                                \
     posit_t posit_p##N##e##ES##_div(posit_t a, posit_t b);                                \
-    void posit_p##N##e##ES##_quire_fma(void *q, posit_t a, posit_t b);
+    void posit_p##N##e##ES##_quire_fma(void *q, posit_t a, posit_t b);                    \
+    posit_t posit_p##N##e##ES##_quire_to_posit(const void *q);
 POSIT_FORMAT_DECLS(8, 0)
 POSIT_FORMAT_DECLS(8, 1)
 POSIT_FORMAT_DECLS(8, 2)

@@ -59,7 +59,7 @@ def quire_storage(d: int, names: Iterable[str]) -> str:
 
 _POSIT_FORMATS = [(n, es) for n in (*range(8, 17), 32) for es in (0, 1, 2)]
 # the formats posit.c has per-format entry points for (posit_p16e2_add, ...: n and es are
-# constants there, two to three times faster than posit_add(a, b, 16, 2))
+# constants there, faster than posit_add(a, b, 16, 2), most of all on the AVR)
 FAST_FORMATS = frozenset((n, es) for n in (8, 16) for es in (0, 1, 2))
 
 
@@ -118,7 +118,8 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
                else f"posit_quire_fma({q}, ({u})a, ({u})b, {n}, {es})")
         out[f"{p}_fma_{d}"] = (deps, fn(
             f"static inline void {p}_fma_{d}({t} a, {t} b)\n{{\n    {fma};\n}}\n"))
-        pop = posit_result(f"posit_quire_to_posit({q}, {n}, {es})", n)
+        pop = posit_result(f"posit_p{n}e{es}_quire_to_posit({q})" if fast
+                           else f"posit_quire_to_posit({q}, {n}, {es})", n)
         out[f"{p}_qpop_{d}"] = (deps, fn(
             f"static inline {t} {p}_qpop_{d}(void)\n{{\n    return {pop};\n}}\n"))
     return out

@@ -55,7 +55,7 @@ void fq_p##N##e##ES(const int64_t *a, const int64_t *b, int64_t *o, size_t rows,
     for (r = 0; r < rows; r++) { posit_quire_clear(&q, N, ES); \
         for (i = 0; i < k; i++) \
             posit_p##N##e##ES##_quire_fma(&q, (posit_t)a[r * k + i], (posit_t)b[r * k + i]); \
-        o[r] = (int64_t)posit_quire_to_posit(&q, N, ES); } }
+        o[r] = (int64_t)posit_p##N##e##ES##_quire_to_posit(&q); } }
 FAST(8, 0) FAST(8, 1) FAST(8, 2) FAST(16, 0) FAST(16, 1) FAST(16, 2)
 """
 FAST_OPS = ("add", "sub", "mul", "div")
@@ -105,7 +105,7 @@ class PositC:
         return o
 
     def fast_dot(self, a, b, n: int, es: int) -> np.ndarray:
-        """Rows accumulated with posit_p<n>e<es>_quire_fma, rounded once."""
+        """Rows accumulated with posit_p<n>e<es>_quire_fma, rounded by ..._quire_to_posit."""
         a, b = self._in(a), self._in(b)
         o = np.empty(a.shape[0], dtype=np.int64)
         getattr(self.lib, f"fq_p{n}e{es}")(self._p(a), self._p(b), self._p(o),

@@ -91,4 +91,16 @@ POSIT_FORMAT_DECLS(16, 0)
 POSIT_FORMAT_DECLS(16, 1)
 POSIT_FORMAT_DECLS(16, 2)
 
+/* posit8 exp, sigmoid, tanh, sqrt, log by table (256 bytes each, in flash): the same
+ * patterns as posit_exp(a, 8, es) ... */
+#define POSIT8_FUNCTION_DECLS(ES)                                                         \
+    posit_t posit_p8e##ES##_exp(posit_t a);                                               \
+    posit_t posit_p8e##ES##_sigmoid(posit_t a);                                           \
+    posit_t posit_p8e##ES##_tanh(posit_t a);                                              \
+    posit_t posit_p8e##ES##_sqrt(posit_t a);                                              \
+    posit_t posit_p8e##ES##_log(posit_t a);
+POSIT8_FUNCTION_DECLS(0)
+POSIT8_FUNCTION_DECLS(1)
+POSIT8_FUNCTION_DECLS(2)
+
 #endif

@@ -94,10 +94,12 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} a, {t} b)\n{{\n"
             f"    return {posit_result(call, n)};\n}}\n"))
-    for op in ("exp", "sigmoid", "tanh", "sqrt", "log"):
+    for op in ("exp", "sigmoid", "tanh", "sqrt", "log"):  # posit8: by table
+        call = (f"posit_p8e{es}_{op}(({u})x)" if n == 8
+                else f"posit_{op}(({u})x, {n}, {es})")
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} x)\n{{\n"
-            f"    return {posit_result(f'posit_{op}(({u})x, {n}, {es})', n)};\n}}\n"))
+            f"    return {posit_result(call, n)};\n}}\n"))
     if n != w:  # two's complement of the n-bit pattern (minun_mlir/formats/posit/loops.py)
         out[f"{p}_neg"] = (("minun_posit",), fn(
             f"static inline {t} {p}_neg({t} x)\n{{\n"

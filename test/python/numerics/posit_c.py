@@ -57,8 +57,17 @@ void fq_p##N##e##ES(const int64_t *a, const int64_t *b, int64_t *o, size_t rows,
             posit_p##N##e##ES##_quire_fma(&q, (posit_t)a[r * k + i], (posit_t)b[r * k + i]); \
         o[r] = (int64_t)posit_p##N##e##ES##_quire_to_posit(&q); } }
 FAST(8, 0) FAST(8, 1) FAST(8, 2) FAST(16, 0) FAST(16, 1) FAST(16, 2)
+/* posit8 functions by table: op 0..4 = exp, sigmoid, tanh, sqrt, log */
+#define FAST8(ES) \
+void fu_p8e##ES(int op, const int64_t *a, int64_t *o, size_t k) { size_t i; \
+    for (i = 0; i < k; i++) { posit_t x = (posit_t)a[i]; \
+        o[i] = (int64_t)(op == 0 ? posit_p8e##ES##_exp(x) : op == 1 ? posit_p8e##ES##_sigmoid(x) \
+            : op == 2 ? posit_p8e##ES##_tanh(x) : op == 3 ? posit_p8e##ES##_sqrt(x) \
+            : posit_p8e##ES##_log(x)); } }
+FAST8(0) FAST8(1) FAST8(2)
 """
 FAST_OPS = ("add", "sub", "mul", "div")
+FAST8_FUNCTIONS = ("exp", "sigmoid", "tanh", "sqrt", "log")
 
 
 class PositC:
@@ -102,6 +111,14 @@ class PositC:
         o = np.empty_like(a)
         getattr(self.lib, f"f_p{n}e{es}")(FAST_OPS.index(op), self._p(a), self._p(b),
                                           self._p(o), ctypes.c_size_t(a.size))
+        return o
+
+    def fast8_unary(self, fn: str, a, es: int) -> np.ndarray:
+        """posit_p8e<es>_<fn>(a): the posit8 function tables."""
+        a = self._in(a)
+        o = np.empty_like(a)
+        getattr(self.lib, f"fu_p8e{es}")(FAST8_FUNCTIONS.index(fn), self._p(a), self._p(o),
+                                         ctypes.c_size_t(a.size))
         return o
 
     def fast_dot(self, a, b, n: int, es: int) -> np.ndarray:

@@ -126,3 +126,16 @@ def test_conversions(c, oracle, n, es, n_to, es_to):
     a = np.arange(1 << n) if n < 32 else np.concatenate(
         [rng.integers(0, 1 << 32, 10**5), specials(32)])
     same(c.convert(a, n, es, n_to, es_to), oracle.convert(a, n, es, n_to, es_to), a)
+
+
+@pytest.mark.parametrize("es", [0, 1, 2])
+def test_posit8_function_tables(c, oracle, es):
+    """posit_p8e<es>_exp ... read tables (tools/posit8_tables.py): every pattern equals the
+    runtime's computed function and the Python kernel; sqrt also equals softposit's."""
+    a = np.arange(256)
+    for fn in ("exp", "sigmoid", "tanh", "sqrt", "log"):
+        got = c.fast8_unary(fn, a, es)
+        same(got, c.unary(fn, a, 8, es), a)
+        same(got, getattr(P, fn)(a, 8, es), a)
+    if es in (0, 2):
+        same(c.fast8_unary("sqrt", a, es), oracle.sqrt(a, 8, es), a)

@@ -80,10 +80,19 @@ static int clz16(uint16_t x)
 static int bitlen32(uint32_t x) { return x ? 32 - clz32(x) : 0; }
 
 /* x << s, x >> s for 0 <= s < 32 (16): on the AVR, whose variable shifts are loops of one
-   bit per iteration, whole bytes first */
+   bit per iteration, whole bytes first (POSIT_BYTE_SHIFTS; the tests build it on the host
+   too) */
+#ifndef POSIT_BYTE_SHIFTS
+#if defined(__AVR__)
+#define POSIT_BYTE_SHIFTS 1
+#else
+#define POSIT_BYTE_SHIFTS 0
+#endif
+#endif
+
 CORE uint32_t shl32(uint32_t x, int s)
 {
-#if defined(__AVR__)
+#if POSIT_BYTE_SHIFTS
     if (s & 16)
         x <<= 16;
     if (s & 8)
@@ -95,7 +104,7 @@ CORE uint32_t shl32(uint32_t x, int s)
 
 CORE uint32_t shr32(uint32_t x, int s)
 {
-#if defined(__AVR__)
+#if POSIT_BYTE_SHIFTS
     if (s & 16)
         x >>= 16;
     if (s & 8)
@@ -107,7 +116,7 @@ CORE uint32_t shr32(uint32_t x, int s)
 
 CORE uint16_t shl16(uint16_t x, int s)
 {
-#if defined(__AVR__)
+#if POSIT_BYTE_SHIFTS
     if (s & 8)
         x = (uint16_t)(x << 8);
     s &= 7;
@@ -117,7 +126,7 @@ CORE uint16_t shl16(uint16_t x, int s)
 
 CORE uint16_t shr16(uint16_t x, int s)
 {
-#if defined(__AVR__)
+#if POSIT_BYTE_SHIFTS
     if (s & 8)
         x >>= 8;
     s &= 7;
@@ -571,9 +580,35 @@ static int64_t mulq(int64_t a, int64_t b)
     uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
     uint64_t ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
     uint64_t m30 = ((uint64_t)1 << 30) - 1;
-    uint64_t a1 = ua >> 30, a0 = ua & m30, b1 = ub >> 30, b0 = ub & m30;
-    uint64_t p = a1 * b1 + ((a1 * b0 + a0 * b1 + ((a0 * b0) >> 30)) >> 30);
+    uint32_t a1 = (uint32_t)(ua >> 30), a0 = (uint32_t)(ua & m30);
+    uint32_t b1 = (uint32_t)(ub >> 30), b0 = (uint32_t)(ub & m30);
+    /* 32 x 32 -> 64-bit products: UMULL on Cortex-M, __umulsidi3 on the AVR */
+    uint64_t p = (uint64_t)a1 * b1 + (((uint64_t)a1 * b0 + (uint64_t)a0 * b1
+                                       + (((uint64_t)a0 * b0) >> 30)) >> 30);
     return s ? -(int64_t)p : (int64_t)p;
+}
+
+/* x / k for k < 2^16 by three 32-bit divisions (one instruction each on Cortex-M3/M4)
+   instead of libgcc's 64-bit division (which is the faster on the AVR) */
+static uint64_t udiv_small(uint64_t x, uint32_t k)
+{
+#if defined(__AVR__)
+    return x / k;
+#else
+    uint32_t hi = (uint32_t)(x >> 32), lo = (uint32_t)x, q1, q2, q3, t;
+    q1 = hi / k;
+    t = ((hi - q1 * k) << 16) | (lo >> 16);
+    q2 = t / k;
+    t = ((t - q2 * k) << 16) | (lo & 0xFFFFU);
+    q3 = t / k;
+    return ((uint64_t)q1 << 32) | ((uint64_t)q2 << 16) | q3;
+#endif
+}
+
+static int64_t sdiv_small(int64_t x, uint32_t k)
+{
+    return x < 0 ? -(int64_t)udiv_small((uint64_t)0 - (uint64_t)x, k)
+                 : (int64_t)udiv_small((uint64_t)x, k);
 }
 
 /* floor(a * 2^60 / b) for 0 <= a < 4b, 0 < b < 2^62 (restoring division) */
@@ -618,7 +653,7 @@ static void exp_parts(int neg, uint32_t sig, int32_t scale, int64_t *m, int32_t 
     total = ONE_Q + r;
     term = r;
     for (k = 2; k <= EXP_TERMS; k++) {
-        term = mulq(term, r) / k;
+        term = sdiv_small(mulq(term, r), (uint32_t)k);
         total += term;
     }
     *m = total;
@@ -665,7 +700,7 @@ posit_t posit_tanh(posit_t a, int n, int es)
         int64_t term = ONE_Q, total = ONE_Q, w;
         int k;
         for (k = 1; k <= EXPM1_TERMS; k++) {
-            term = mulq(term, z) / (k + 1);
+            term = sdiv_small(mulq(term, z), (uint32_t)k + 1);
             total += term;
         }
         w = mulq((int64_t)A.sig << 31, total);
@@ -747,7 +782,7 @@ posit_t posit_log(posit_t a, int n, int es)
     total = power = (uint64_t)ONE_Q;
     for (j = 1; j <= LOG_TERMS; j++) {
         power = (uint64_t)mulq((int64_t)power, (int64_t)w);
-        total += power / (uint64_t)(2 * j + 1);
+        total += udiv_small(power, (uint32_t)(2 * j + 1));
     }
     L = (uint64_t)mulq((int64_t)zq, (int64_t)total); /* |ln m| = L 2^(1 - t - 60) */
     if (k == 0)

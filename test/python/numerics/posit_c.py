@@ -71,9 +71,10 @@ FAST8_FUNCTIONS = ("exp", "sigmoid", "tanh", "sqrt", "log")
 
 
 class PositC:
-    def __init__(self, cache: Path):
+    def __init__(self, cache: Path, cflags: tuple[str, ...] = ()):
         sources = [RUNTIME / "posit.c", RUNTIME / "posit.h"]
-        digest = hashlib.sha256(DRIVER.encode() + b"".join(p.read_bytes() for p in sources))
+        digest = hashlib.sha256(DRIVER.encode() + " ".join(cflags).encode()
+                                + b"".join(p.read_bytes() for p in sources))
         lib = cache / f"posit_c_{digest.hexdigest()[:16]}.so"
         if not lib.exists():
             cache.mkdir(parents=True, exist_ok=True)
@@ -81,7 +82,8 @@ class PositC:
             driver.write_text(DRIVER)
             cc = shutil.which("cc") or shutil.which("gcc")
             tmp = lib.with_suffix(".tmp.so")
-            proc = subprocess.run([cc, *STRICT, "-O2", "-shared", "-fPIC", f"-I{RUNTIME}",
+            proc = subprocess.run([cc, *STRICT, "-O2", *cflags, "-shared", "-fPIC",
+                                   f"-I{RUNTIME}",
                                    "-o", str(tmp), str(RUNTIME / "posit.c"), str(driver)],
                                   capture_output=True, text=True)
             assert proc.returncode == 0 and proc.stderr == "", proc.stderr

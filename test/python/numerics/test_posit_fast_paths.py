@@ -19,9 +19,12 @@ from minun_mlir.formats.posit import arith as P
 OPS = ("add", "sub", "mul", "div")
 
 
-@pytest.fixture(scope="module")
-def c(tmp_path_factory) -> PositC:
-    return PositC(tmp_path_factory.mktemp("posit-c"))
+@pytest.fixture(scope="module", params=["plain", "byte-shifts"])
+def c(request, tmp_path_factory) -> PositC:
+    """The runtime as the host builds it, and with the AVR's byte-wise shifts
+    (POSIT_BYTE_SHIFTS) so that the host checks that code exhaustively too."""
+    flags = ("-DPOSIT_BYTE_SHIFTS=1",) if request.param == "byte-shifts" else ()
+    return PositC(tmp_path_factory.mktemp("posit-c"), flags)
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,18 @@
 #define LN2_B ((uint64_t)4050946426UL)          /* the next 32 bits */
 #define EXP_TERMS 17
 #define EXPM1_TERMS 14
+/* Formats up to 16 bits need fewer terms for the same correctly rounded results: these
+   give the full series' pattern on every posit8..16 input of every es (test_posit_fast_
+   paths.py checks them all; one term fewer each still does, two fewer do not) */
+#ifndef EXP_TERMS_16
+#define EXP_TERMS_16 8
+#endif
+#ifndef EXPM1_TERMS_16
+#define EXPM1_TERMS_16 6
+#endif
+#ifndef LOG_TERMS_16
+#define LOG_TERMS_16 6
+#endif
 
 /* the n <= 16 cores are inlined into each per-format entry point (posit_p16e2_add, ...),
    where n and es are constants: no shift loops on the AVR, no es branches */
@@ -622,12 +634,12 @@ static int64_t sdiv_small(int64_t x, uint32_t k)
                  : (int64_t)udiv_small((uint64_t)x, k);
 }
 
-/* floor(a * 2^60 / b) for 0 <= a < 4b, 0 < b < 2^62 (restoring division) */
-static uint64_t divq(uint64_t a, uint64_t b)
+/* floor(a * 2^bits / b) for 0 <= a < 4b, 0 < b < 2^62 (restoring division) */
+static uint64_t divq_bits(uint64_t a, uint64_t b, int bits)
 {
     uint64_t q = a / b, r = a - q * b;
     int i;
-    for (i = 0; i < Q; i++) {
+    for (i = 0; i < bits; i++) {
         r <<= 1;
         q <<= 1;
         if (r >= b) {
@@ -638,8 +650,16 @@ static uint64_t divq(uint64_t a, uint64_t b)
     return q;
 }
 
+static uint64_t divq(uint64_t a, uint64_t b) { return divq_bits(a, b, Q); }
+
+/* A quotient rounded with the sticky bit set: for n <= 16, 32 fraction bits round to the
+   same pattern as 60 (floor(q 2^-28) = the 60-bit quotient's top bits; the quotients
+   here are >= 1/16, so 28 or more bits lie above the rounding position) */
+#define DIV_BITS(n) ((n) <= 16 ? 32 : Q)
+
 /* e^x, x = (-1)^neg sig 2^(scale - 29), as m 2^(i - 60) */
-static void exp_parts(int neg, uint32_t sig, int32_t scale, int64_t *m, int32_t *i)
+static void exp_parts(int neg, uint32_t sig, int32_t scale, int terms, int64_t *m,
+                      int32_t *i)
 {
     uint64_t xq, xa, ia, iln2;
     int64_t r, total, term;
@@ -663,7 +683,7 @@ static void exp_parts(int neg, uint32_t sig, int32_t scale, int64_t *m, int32_t 
     *i = neg ? -(int32_t)ia : (int32_t)ia;
     total = ONE_Q + r;
     term = r;
-    for (k = 2; k <= EXP_TERMS; k++) {
+    for (k = 2; k <= terms; k++) {
         term = sdiv_small(mulq(term, r), (uint32_t)k);
         total += term;
     }
@@ -677,7 +697,8 @@ posit_t posit_exp(posit_t a, int n, int es)
     int32_t i;
     if (A.nar)
         return posit_nar(n);
-    exp_parts(A.neg, A.sig, A.zero ? -1000 : A.scale, &m, &i);
+    exp_parts(A.neg, A.sig, A.zero ? -1000 : A.scale, n <= 16 ? EXP_TERMS_16 : EXP_TERMS, &m,
+              &i);
     return pack(0, (uint64_t)m, i - Q, !A.zero, n, es);
 }
 
@@ -689,10 +710,11 @@ posit_t posit_sigmoid(posit_t a, int n, int es)
     uint64_t den, q;
     if (A.nar)
         return posit_nar(n);
-    exp_parts(1, A.sig, A.zero ? -1000 : A.scale, &m, &i); /* e^-|x|, i <= 0 */
+    exp_parts(1, A.sig, A.zero ? -1000 : A.scale, n <= 16 ? EXP_TERMS_16 : EXP_TERMS, &m,
+              &i); /* e^-|x|, i <= 0 */
     den = (uint64_t)ONE_Q + shr((uint64_t)m, -i);
-    q = divq(A.neg ? (uint64_t)m : (uint64_t)ONE_Q, den);
-    return pack(0, q, (A.neg ? i : 0) - Q, 1, n, es);
+    q = divq_bits(A.neg ? (uint64_t)m : (uint64_t)ONE_Q, den, DIV_BITS(n));
+    return pack(0, q, (A.neg ? i : 0) - DIV_BITS(n), 1, n, es);
 }
 
 posit_t posit_tanh(posit_t a, int n, int es)
@@ -710,22 +732,22 @@ posit_t posit_tanh(posit_t a, int n, int es)
                                  : (int64_t)shr(A.sig, -(sc + 32));
         int64_t term = ONE_Q, total = ONE_Q, w;
         int k;
-        for (k = 1; k <= EXPM1_TERMS; k++) {
+        for (k = 1; k <= (n <= 16 ? EXPM1_TERMS_16 : EXPM1_TERMS); k++) {
             term = sdiv_small(mulq(term, z), (uint32_t)k + 1);
             total += term;
         }
         w = mulq((int64_t)A.sig << 31, total);
-        q = divq((uint64_t)w, (uint64_t)ONE_Q + shr((uint64_t)w, -sc));
-        e = sc - Q;
+        q = divq_bits((uint64_t)w, (uint64_t)ONE_Q + shr((uint64_t)w, -sc), DIV_BITS(n));
+        e = sc - DIV_BITS(n);
     } else {
         /* (1 - t) / (1 + t), t = e^(-2|x|) */
         int64_t m;
         int32_t i;
         uint64_t t;
-        exp_parts(1, A.sig, sc + 1, &m, &i);
+        exp_parts(1, A.sig, sc + 1, n <= 16 ? EXP_TERMS_16 : EXP_TERMS, &m, &i);
         t = shr((uint64_t)m, -i);
-        q = divq((uint64_t)ONE_Q - t, (uint64_t)ONE_Q + t);
-        e = -Q;
+        q = divq_bits((uint64_t)ONE_Q - t, (uint64_t)ONE_Q + t, DIV_BITS(n));
+        e = -DIV_BITS(n);
     }
     return pack(A.neg, q, e, 1, n, es);
 }
@@ -791,7 +813,7 @@ posit_t posit_log(posit_t a, int n, int es)
     zq = divq(ad ? ad << t : den, den); /* z 2^t in Q60 */
     w = shr((uint64_t)mulq((int64_t)zq, (int64_t)zq), 2 * t);
     total = power = (uint64_t)ONE_Q;
-    for (j = 1; j <= LOG_TERMS; j++) {
+    for (j = 1; j <= (n <= 16 ? LOG_TERMS_16 : LOG_TERMS); j++) {
         power = (uint64_t)mulq((int64_t)power, (int64_t)w);
         total += udiv_small(power, (uint32_t)(2 * j + 1));
     }

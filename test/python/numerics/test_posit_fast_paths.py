@@ -142,3 +142,14 @@ def test_posit8_function_tables(c, oracle, es):
         same(got, getattr(P, fn)(a, 8, es), a)
     if es in (0, 2):
         same(c.fast8_unary("sqrt", a, es), oracle.sqrt(a, 8, es), a)
+
+
+@pytest.mark.parametrize("n", range(9, 16))
+def test_functions_every_input_of_the_middle_sizes(c, n):
+    """exp, sigmoid, tanh, log of every posit<9..15, es> pattern (the runtime's shorter
+    series for n <= 16) equal the Python kernels' (full series); test_softposit_c.py
+    checks n = 8 and 16."""
+    a = np.arange(1 << n)
+    for es in (0, 1, 2):
+        for fn in ("exp", "sigmoid", "tanh", "log"):
+            same(c.unary(fn, a, n, es), getattr(P, fn)(a, n, es), a)

@@ -18,9 +18,10 @@
 #define LN2_B ((uint64_t)4050946426UL)          /* the next 32 bits */
 #define EXP_TERMS 17
 #define EXPM1_TERMS 14
-/* Formats up to 16 bits need fewer terms for the same correctly rounded results: these
-   give the full series' pattern on every posit8..16 input of every es (test_posit_fast_
-   paths.py checks them all; one term fewer each still does, two fewer do not) */
+/* Formats up to 16 bits need fewer terms for the same correctly rounded results, summed
+   by Horner's rule with 1/k! constants (no division): these give the full series'
+   pattern on every posit8..16 input of every es (test_posit_fast_paths.py checks them
+   all; one term fewer each still does, two fewer do not) */
 #ifndef EXP_TERMS_16
 #define EXP_TERMS_16 8
 #endif
@@ -37,6 +38,17 @@
 #define CORE static inline __attribute__((always_inline))
 #else
 #define CORE static inline
+#endif
+
+/* constant tables stay in flash on the AVR (as they do on Cortex-M) */
+#if defined(__AVR__)
+#define TABLE PROGMEM
+#define READ_BYTE(p) pgm_read_byte(p)
+#define READ_DWORD(p) pgm_read_dword(p)
+#else
+#define TABLE
+#define READ_BYTE(p) (*(p))
+#define READ_DWORD(p) (*(p))
 #endif
 
 typedef struct {
@@ -657,6 +669,29 @@ static uint64_t divq(uint64_t a, uint64_t b) { return divq_bits(a, b, Q); }
    here are >= 1/16, so 28 or more bits lie above the rounding position) */
 #define DIV_BITS(n) ((n) <= 16 ? 32 : Q)
 
+/* floor(2^60 / k!), k = 0..9, as 32-bit halves (low first) */
+static const uint32_t INV_FACT[20] TABLE = {
+    0x00000000UL, 0x10000000UL, 0x00000000UL, 0x10000000UL, 0x00000000UL, 0x08000000UL,
+    0xAAAAAAAAUL, 0x02AAAAAAUL, 0xAAAAAAAAUL, 0x00AAAAAAUL, 0x22222222UL, 0x00222222UL,
+    0x05B05B05UL, 0x0005B05BUL, 0x00D00D00UL, 0x0000D00DUL, 0xA01A01A0UL, 0x00001A01UL,
+    0xBC74AAD8UL, 0x000002E3UL};
+
+static int64_t inv_fact(int k)
+{
+    return (int64_t)(((uint64_t)READ_DWORD(&INV_FACT[2 * k + 1]) << 32)
+                     | READ_DWORD(&INV_FACT[2 * k]));
+}
+
+/* sum_{k=0..K} x^k / (k + off)! in Q60 by Horner, |x| < 2^60 (n <= 16: no division) */
+static int64_t fact_series(int64_t x, int K, int off)
+{
+    int64_t p = inv_fact(K + off);
+    int k;
+    for (k = K - 1; k >= 0; k--)
+        p = inv_fact(k + off) + mulq(p, x);
+    return p;
+}
+
 /* e^x, x = (-1)^neg sig 2^(scale - 29), as m 2^(i - 60) */
 static void exp_parts(int neg, uint32_t sig, int32_t scale, int terms, int64_t *m,
                       int32_t *i)
@@ -681,6 +716,10 @@ static void exp_parts(int neg, uint32_t sig, int32_t scale, int terms, int64_t *
     iln2 = ia * LN2_A + ((ia * LN2_B) >> 32);
     r = to_signed(neg ? iln2 - xq : xq - iln2);
     *i = neg ? -(int32_t)ia : (int32_t)ia;
+    if (terms <= 9) {
+        *m = fact_series(r, terms, 0);
+        return;
+    }
     total = ONE_Q + r;
     term = r;
     for (k = 2; k <= terms; k++) {
@@ -732,9 +771,13 @@ posit_t posit_tanh(posit_t a, int n, int es)
                                  : (int64_t)shr(A.sig, -(sc + 32));
         int64_t term = ONE_Q, total = ONE_Q, w;
         int k;
-        for (k = 1; k <= (n <= 16 ? EXPM1_TERMS_16 : EXPM1_TERMS); k++) {
-            term = sdiv_small(mulq(term, z), (uint32_t)k + 1);
-            total += term;
+        if (n <= 16) {
+            total = fact_series(z, EXPM1_TERMS_16, 1);
+        } else {
+            for (k = 1; k <= EXPM1_TERMS; k++) {
+                term = sdiv_small(mulq(term, z), (uint32_t)k + 1);
+                total += term;
+            }
         }
         w = mulq((int64_t)A.sig << 31, total);
         q = divq_bits((uint64_t)w, (uint64_t)ONE_Q + shr((uint64_t)w, -sc), DIV_BITS(n));
@@ -1037,13 +1080,7 @@ posit_t posit_quire_to_posit(const void *q, int n, int es)
 
 /* posit8 exp, sigmoid, tanh, sqrt and log: 256-entry tables of the functions above (in
    flash on the AVR too; a program links only the tables it calls) */
-#if defined(__AVR__)
-#define TABLE PROGMEM
-#define READ(t, i) ((posit_t)pgm_read_byte(&(t)[i]))
-#else
-#define TABLE
-#define READ(t, i) ((posit_t)(t)[i])
-#endif
+#define READ(t, i) ((posit_t)READ_BYTE(&(t)[i]))
 
 /* BEGIN posit8 tables (tools/posit8_tables.py writes them) */
 static const uint8_t P8E0_EXP[256] TABLE = {

@@ -9,9 +9,11 @@ Python kernels (themselves checked against softposit in test_posit.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-from posit_c import PositC
+from posit_c import RUNTIME, STRICT, PositC
 from softposit_oracle import Oracle
 
 from minun_mlir.formats.posit import arith as P
@@ -153,3 +155,57 @@ def test_functions_every_input_of_the_middle_sizes(c, n):
     for es in (0, 1, 2):
         for fn in ("exp", "sigmoid", "tanh", "log"):
             same(c.unary(fn, a, n, es), getattr(P, fn)(a, n, es), a)
+
+
+MCU_FORMATS = [(8, 0), (8, 1), (8, 2), (16, 0), (16, 1), (16, 2)]
+MCU_BLOCK, DOT_K = 40, 8
+
+
+def mcu_cases() -> tuple[list[tuple[int, int, int, int]], str]:
+    """MCU_BLOCK cases per format: random patterns, typical values and the specials."""
+    rng = np.random.default_rng(33)
+    cases = []
+    for n, es in MCU_FORMATS:
+        s = specials(n)
+        a = np.concatenate([s, rng.integers(0, 1 << n, 10),
+                            P.encode(rng.standard_normal(MCU_BLOCK - 10 - s.size) * 3, n, es)])
+        b = np.concatenate([rng.permutation(s), rng.integers(0, 1 << n, 10),
+                            P.encode(rng.standard_normal(MCU_BLOCK - 10 - s.size), n, es)])
+        cases += [(n, es, int(x), int(y)) for x, y in zip(a, b)]
+    header = (f"#define CASES {len(cases)}\n#define BLOCK {MCU_BLOCK}\n#define DOT_K {DOT_K}\n"
+              "static const uint8_t MINUN_FLASH case_format[] = {"
+              + ", ".join(str(MCU_FORMATS.index((c[0], c[1]))) for c in cases) + "};\n"
+              "static const uint32_t MINUN_FLASH case_a[] = {"
+              + ", ".join(f"{c[2]}UL" for c in cases) + "};\n"
+              "static const uint32_t MINUN_FLASH case_b[] = {"
+              + ", ".join(f"{c[3]}UL" for c in cases) + "};\n")
+    return cases, header
+
+
+def mcu_expected(cases) -> list[list[int]]:
+    rows = []
+    for i, (n, es, a, b) in enumerate(cases):
+        start = i - i % MCU_BLOCK
+        k = [start + (i - start + j) % MCU_BLOCK for j in range(DOT_K)]
+        row = [getattr(P, op)(a, b, n, es) for op in OPS]
+        row.append(P.dot([cases[j][2] for j in k], [cases[j][3] for j in k], n, es))
+        if n == 8:
+            row += [getattr(P, fn)(a, n, es) for fn in ("exp", "sigmoid", "tanh", "sqrt", "log")]
+        rows.append([int(x) for x in row])
+    return rows
+
+
+@pytest.mark.parametrize("target", ["avr", "cortex-m4"])
+def test_entry_points_on_simulated_boards(target, tmp_path):
+    """The per-format entry points built by avr-gcc for the Uno (simavr) and by
+    arm-none-eabi-gcc for the Cortex-M4 (QEMU), with the strict flags: the same patterns
+    as the Python kernels for every format and function the generated C calls."""
+    from minun_mlir.targets import build_and_run
+
+    cases, header = mcu_cases()
+    (tmp_path / "posit_fast_cases.h").write_text(header)
+    result = build_and_run([RUNTIME / "posit.c", Path(__file__).parent / "c" / "posit_fast_mcu.c"],
+                           target, include_dirs=[RUNTIME, tmp_path], cflags=STRICT,
+                           work_dir=tmp_path / "build", name="posit_fast_mcu")
+    got = [[int(v, 16) for v in line.split()] for line in result.output.strip().splitlines()]
+    assert got == mcu_expected(cases)

@@ -74,4 +74,33 @@ void posit_quire_clear(void *q, int n, int es);
 void posit_quire_fma(void *q, posit_t a, posit_t b, int n, int es); /* q += a b */
 posit_t posit_quire_to_posit(const void *q, int n, int es);
 
+/* The same operations for posit<8, es> and posit<16, es>, es = 0..2, with the format in
+ * the name (posit_p16e2_add(a, b) == posit_add(a, b, 16, 2)): n and es are constants
+ * there, so these are the fast ones; a program links only the formats it calls. */
+#define POSIT_FORMAT_DECLS(N, ES)                                                         \
+    posit_t posit_p##N##e##ES##_add(posit_t a, posit_t b);                                \
+    posit_t posit_p##N##e##ES##_sub(posit_t a, posit_t b);                                \
+    posit_t posit_p##N##e##ES##_mul(posit_t a, posit_t b);                                \
+    posit_t posit_p##N##e##ES##_div(posit_t a, posit_t b);                                \
+    void posit_p##N##e##ES##_quire_fma(void *q, posit_t a, posit_t b);                    \
+    posit_t posit_p##N##e##ES##_quire_to_posit(const void *q);
+POSIT_FORMAT_DECLS(8, 0)
+POSIT_FORMAT_DECLS(8, 1)
+POSIT_FORMAT_DECLS(8, 2)
+POSIT_FORMAT_DECLS(16, 0)
+POSIT_FORMAT_DECLS(16, 1)
+POSIT_FORMAT_DECLS(16, 2)
+
+/* posit8 exp, sigmoid, tanh, sqrt, log by table (256 bytes each, in flash): the same
+ * patterns as posit_exp(a, 8, es) ... */
+#define POSIT8_FUNCTION_DECLS(ES)                                                         \
+    posit_t posit_p8e##ES##_exp(posit_t a);                                               \
+    posit_t posit_p8e##ES##_sigmoid(posit_t a);                                           \
+    posit_t posit_p8e##ES##_tanh(posit_t a);                                              \
+    posit_t posit_p8e##ES##_sqrt(posit_t a);                                              \
+    posit_t posit_p8e##ES##_log(posit_t a);
+POSIT8_FUNCTION_DECLS(0)
+POSIT8_FUNCTION_DECLS(1)
+POSIT8_FUNCTION_DECLS(2)
+
 #endif

@@ -58,6 +58,9 @@ def quire_storage(d: int, names: Iterable[str]) -> str:
 
 
 _POSIT_FORMATS = [(n, es) for n in (*range(8, 17), 32) for es in (0, 1, 2)]
+# the formats posit.c has per-format entry points for (posit_p16e2_add, ...: n and es are
+# constants there, faster than posit_add(a, b, 16, 2), most of all on the AVR)
+FAST_FORMATS = frozenset((n, es) for n in (8, 16) for es in (0, 1, 2))
 
 
 def posit_storage(n: int) -> int:
@@ -84,14 +87,19 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
     def fn(text: str) -> Callable[[Profile], str]:
         return lambda prof: text
 
+    fast = (n, es) in FAST_FORMATS
     for op in ("add", "sub", "mul", "div"):
+        call = (f"posit_p{n}e{es}_{op}(({u})a, ({u})b)" if fast
+                else f"posit_{op}(({u})a, ({u})b, {n}, {es})")
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} a, {t} b)\n{{\n"
-            f"    return {posit_result(f'posit_{op}(({u})a, ({u})b, {n}, {es})', n)};\n}}\n"))
-    for op in ("exp", "sigmoid", "tanh", "sqrt", "log"):
+            f"    return {posit_result(call, n)};\n}}\n"))
+    for op in ("exp", "sigmoid", "tanh", "sqrt", "log"):  # posit8: by table
+        call = (f"posit_p8e{es}_{op}(({u})x)" if n == 8
+                else f"posit_{op}(({u})x, {n}, {es})")
         out[f"{p}_{op}"] = (("minun_posit",), fn(
             f"static inline {t} {p}_{op}({t} x)\n{{\n"
-            f"    return {posit_result(f'posit_{op}(({u})x, {n}, {es})', n)};\n}}\n"))
+            f"    return {posit_result(call, n)};\n}}\n"))
     if n != w:  # two's complement of the n-bit pattern (minun_mlir/formats/posit/loops.py)
         out[f"{p}_neg"] = (("minun_posit",), fn(
             f"static inline {t} {p}_neg({t} x)\n{{\n"
@@ -108,10 +116,12 @@ def _posit_wrappers(n: int, es: int) -> dict[str, tuple[tuple[str, ...], Callabl
         out[f"{p}_qclear_{d}"] = (deps, fn(
             f"static inline void {p}_qclear_{d}(void)\n{{\n"
             f"    posit_quire_clear({q}, {n}, {es});\n}}\n"))
+        fma = (f"posit_p{n}e{es}_quire_fma({q}, ({u})a, ({u})b)" if fast
+               else f"posit_quire_fma({q}, ({u})a, ({u})b, {n}, {es})")
         out[f"{p}_fma_{d}"] = (deps, fn(
-            f"static inline void {p}_fma_{d}({t} a, {t} b)\n{{\n"
-            f"    posit_quire_fma({q}, ({u})a, ({u})b, {n}, {es});\n}}\n"))
-        pop = posit_result(f"posit_quire_to_posit({q}, {n}, {es})", n)
+            f"static inline void {p}_fma_{d}({t} a, {t} b)\n{{\n    {fma};\n}}\n"))
+        pop = posit_result(f"posit_p{n}e{es}_quire_to_posit({q})" if fast
+                           else f"posit_quire_to_posit({q}, {n}, {es})", n)
         out[f"{p}_qpop_{d}"] = (deps, fn(
             f"static inline {t} {p}_qpop_{d}(void)\n{{\n    return {pop};\n}}\n"))
     return out

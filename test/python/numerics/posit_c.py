@@ -43,13 +43,38 @@ void q_dot(const int64_t *a, const int64_t *b, int64_t *o, size_t rows, size_t k
     for (r = 0; r < rows; r++) { posit_quire_clear(&q, n, es);
         for (i = 0; i < k; i++) posit_quire_fma(&q, (posit_t)a[r * k + i], (posit_t)b[r * k + i], n, es);
         o[r] = (int64_t)posit_quire_to_posit(&q, n, es); } }
+/* the per-format entry points (posit_p16e2_add, ...): op 0..3 = add, sub, mul, div */
+#define FAST(N, ES) \
+void f_p##N##e##ES(int op, const int64_t *a, const int64_t *b, int64_t *o, size_t k) { \
+    size_t i; for (i = 0; i < k; i++) { posit_t x = (posit_t)a[i], y = (posit_t)b[i]; \
+        o[i] = (int64_t)(op == 0 ? posit_p##N##e##ES##_add(x, y) \
+            : op == 1 ? posit_p##N##e##ES##_sub(x, y) : op == 2 ? posit_p##N##e##ES##_mul(x, y) \
+            : posit_p##N##e##ES##_div(x, y)); } } \
+void fq_p##N##e##ES(const int64_t *a, const int64_t *b, int64_t *o, size_t rows, size_t k) { \
+    size_t r, i; posit_quire_t q; \
+    for (r = 0; r < rows; r++) { posit_quire_clear(&q, N, ES); \
+        for (i = 0; i < k; i++) \
+            posit_p##N##e##ES##_quire_fma(&q, (posit_t)a[r * k + i], (posit_t)b[r * k + i]); \
+        o[r] = (int64_t)posit_p##N##e##ES##_quire_to_posit(&q); } }
+FAST(8, 0) FAST(8, 1) FAST(8, 2) FAST(16, 0) FAST(16, 1) FAST(16, 2)
+/* posit8 functions by table: op 0..4 = exp, sigmoid, tanh, sqrt, log */
+#define FAST8(ES) \
+void fu_p8e##ES(int op, const int64_t *a, int64_t *o, size_t k) { size_t i; \
+    for (i = 0; i < k; i++) { posit_t x = (posit_t)a[i]; \
+        o[i] = (int64_t)(op == 0 ? posit_p8e##ES##_exp(x) : op == 1 ? posit_p8e##ES##_sigmoid(x) \
+            : op == 2 ? posit_p8e##ES##_tanh(x) : op == 3 ? posit_p8e##ES##_sqrt(x) \
+            : posit_p8e##ES##_log(x)); } }
+FAST8(0) FAST8(1) FAST8(2)
 """
+FAST_OPS = ("add", "sub", "mul", "div")
+FAST8_FUNCTIONS = ("exp", "sigmoid", "tanh", "sqrt", "log")
 
 
 class PositC:
-    def __init__(self, cache: Path):
+    def __init__(self, cache: Path, cflags: tuple[str, ...] = ()):
         sources = [RUNTIME / "posit.c", RUNTIME / "posit.h"]
-        digest = hashlib.sha256(DRIVER.encode() + b"".join(p.read_bytes() for p in sources))
+        digest = hashlib.sha256(DRIVER.encode() + " ".join(cflags).encode()
+                                + b"".join(p.read_bytes() for p in sources))
         lib = cache / f"posit_c_{digest.hexdigest()[:16]}.so"
         if not lib.exists():
             cache.mkdir(parents=True, exist_ok=True)
@@ -57,7 +82,8 @@ class PositC:
             driver.write_text(DRIVER)
             cc = shutil.which("cc") or shutil.which("gcc")
             tmp = lib.with_suffix(".tmp.so")
-            proc = subprocess.run([cc, *STRICT, "-O2", "-shared", "-fPIC", f"-I{RUNTIME}",
+            proc = subprocess.run([cc, *STRICT, "-O2", *cflags, "-shared", "-fPIC",
+                                   f"-I{RUNTIME}",
                                    "-o", str(tmp), str(RUNTIME / "posit.c"), str(driver)],
                                   capture_output=True, text=True)
             assert proc.returncode == 0 and proc.stderr == "", proc.stderr
@@ -78,6 +104,32 @@ class PositC:
         o = np.empty_like(a)
         getattr(self.lib, f"b_{op}")(self._p(a), self._p(b), self._p(o),
                                      ctypes.c_size_t(a.size), n, es)
+        return o
+
+    def fast_binary(self, op: str, a, b, n: int, es: int) -> np.ndarray:
+        """posit_p<n>e<es>_<op>(a, b): the per-format entry points (n = 8, 16)."""
+        a, b = np.broadcast_arrays(self._in(a), self._in(b))
+        a, b = self._in(a), self._in(b)
+        o = np.empty_like(a)
+        getattr(self.lib, f"f_p{n}e{es}")(FAST_OPS.index(op), self._p(a), self._p(b),
+                                          self._p(o), ctypes.c_size_t(a.size))
+        return o
+
+    def fast8_unary(self, fn: str, a, es: int) -> np.ndarray:
+        """posit_p8e<es>_<fn>(a): the posit8 function tables."""
+        a = self._in(a)
+        o = np.empty_like(a)
+        getattr(self.lib, f"fu_p8e{es}")(FAST8_FUNCTIONS.index(fn), self._p(a), self._p(o),
+                                         ctypes.c_size_t(a.size))
+        return o
+
+    def fast_dot(self, a, b, n: int, es: int) -> np.ndarray:
+        """Rows accumulated with posit_p<n>e<es>_quire_fma, rounded by ..._quire_to_posit."""
+        a, b = self._in(a), self._in(b)
+        o = np.empty(a.shape[0], dtype=np.int64)
+        getattr(self.lib, f"fq_p{n}e{es}")(self._p(a), self._p(b), self._p(o),
+                                           ctypes.c_size_t(a.shape[0]),
+                                           ctypes.c_size_t(a.shape[1]))
         return o
 
     def unary(self, op: str, a, n: int, es: int) -> np.ndarray:

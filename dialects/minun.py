@@ -1540,6 +1540,9 @@ class TFLiteLstmOp(IRDLOperation):
     """
 
     name = "minun.tflite_lstm"
+    # TFLite's integers compile onto this representation only; a compile given no --repr
+    # uses it (driver.implied_representation)
+    ONLY_REPRESENTATION: ClassVar[str] = "zero-skew"
     input = operand_def(TensorType)
     result = result_def(TensorType)
     w = attr_def(DenseIntOrFPElementsAttr)

@@ -258,6 +258,17 @@ def warn_overflow(overflow: dict[str, dict[str, int]]) -> None:
                  "profile on data like them (--train) or use more bits")
 
 
+def implied_representation(l1: ModuleOp) -> tuple[str, str] | None:
+    """(representation, op name) when an op of `l1` compiles onto one representation only
+    (its ONLY_REPRESENTATION: TFLite's integer LSTM, zero-skew): what a compile given no
+    representation uses. None: any representation may be tried."""
+    for op in l1.walk():
+        only = getattr(op, "ONLY_REPRESENTATION", None)
+        if only is not None:
+            return only, op.name
+    return None
+
+
 def load_model(path: str | Path, weights: str | Path | None = None,
                dims: dict[str, int] | None = None, synthetic: int | None = None,
                input_range: tuple[float, float] | None = None) -> ModuleOp:

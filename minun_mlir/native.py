@@ -683,9 +683,10 @@ def profile(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto") -> Prof
     if use_native(evaluator, l1, examples(features)) and len(model_inputs(l1)) == 1:
         try:
             return native_profile(l1, features)
-        except MinunError:
+        except MinunError as e:
             if evaluator != "auto":
-                raise
+                raise MinunError(f"{e} (the native evaluator profiles the float32 program in "
+                                 "C; --evaluator numpy profiles this model)") from None
     from minun_mlir.numerics.float_eval import evaluate
 
     return evaluate(l1, features, profile=True).profile

@@ -165,7 +165,28 @@ def compile_into(args: argparse.Namespace, options: Options, dims: dict[str, int
         raise MinunError(f"{e}{note}") from None
 
 
+def implied_repr(args: argparse.Namespace) -> str | None:
+    """With no --repr (nor --assign): the representation the model's own operators need,
+    said in a note (an int8 TFLite LSTM: zero-skew, its file's integers); None: the
+    default. Only TFLite files carry such kernels, so no other model is read twice."""
+    if args.repr is not None or args.assign or Path(args.model).suffix != ".tflite":
+        return args.repr
+    from minun_mlir.driver import implied_representation, load_model
+
+    try:
+        implied = implied_representation(load_model(args.model))
+    except MinunError:
+        return None  # the compile itself reports what is wrong with the file
+    if implied is None:
+        return None
+    rep, op = implied
+    print(f"{args.model}: note: {op} compiles onto --repr {rep} only: compiling with "
+          f"--repr {rep}", file=sys.stderr)
+    return rep
+
+
 def run(args: argparse.Namespace) -> dict:
+    args.repr = implied_repr(args)
     dims = validate(args)  # every option checked before any work
     options = Options(
         **from_args(args), target=args.target, planner=args.planner,

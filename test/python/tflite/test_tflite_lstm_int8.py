@@ -9,12 +9,14 @@ one-line refusal naming the operator."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 import tflite
+from cli_tools import tool as cli_tool
 from tflite_builder import ModelBuilder, lstm_int8_model
 from tflm_oracle import tflm_outputs
 
@@ -195,3 +197,32 @@ def test_other_representations_refuse_the_integer_lstm():
         lower_to_l2(import_model(LSTM2), repr="fixed", bits=16)
     assert "TFLite's integer LSTM compiles onto the zero-skew representation only" in \
         str(e.value) and "\n" not in str(e.value)
+
+
+def _compile(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([cli_tool("minun-compile"), *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def test_with_no_option_the_integer_lstm_compiles_onto_zero_skew(tmp_path):
+    """A first try (`minun-compile model.tflite`, no flags) does what the file's integer
+    kernel needs, says so, and gives the C that `--repr zero-skew` gives."""
+    first = _compile(LSTM2, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert (f"{LSTM2}: note: minun.tflite_lstm compiles onto --repr zero-skew only"
+            in first.stderr), first.stderr
+    assert "Traceback" not in first.stderr and "[zero-skew8]" in first.stdout
+    explicit = _compile(LSTM2, "--repr", "zero-skew", "--out", tmp_path / "z", cwd=tmp_path)
+    assert explicit.returncode == 0 and "note:" not in explicit.stderr, explicit.stderr
+    default = tmp_path / "build" / "lstm2_int8"
+    for name in ("model.c", "model.h"):
+        assert (default / name).read_bytes() == (tmp_path / "z" / name).read_bytes()
+
+
+def test_the_native_evaluator_says_why_it_cannot_profile_the_integer_lstm(tmp_path):
+    r = _compile(LSTM2, "--repr", "zero-skew", "--evaluator", "native", "--out",
+                 tmp_path / "c", cwd=tmp_path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    lines = [x for x in r.stderr.splitlines() if "error:" in x]
+    assert len(lines) == 1 and "--evaluator numpy profiles this model" in lines[0], r.stderr
+    assert not (tmp_path / "c" / "model.c").exists()

@@ -7,7 +7,9 @@ from every tensor at 8 bits and promotes tensors to 16 bits while the planned RA
 image included (`--input-in-scratch`), stays within the budget; value maps and candidates
 run on the native evaluator. The chosen assignment is then compiled for cortex-m4 by the
 normal pipeline (`--assign`), its output SQNR measured on held-out images, and its C run
-in QEMU against the evaluator. Times are wall clock (not compared byte for byte).
+in QEMU against the evaluator (both representations: the posit runtime's ~150 M4
+instructions per operation make a face image about 3e10 instructions, half a minute of
+QEMU). Times are wall clock (not compared byte for byte).
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ SEARCH_IMAGES = 4  # Haunter's search data (value maps and candidates)
 TEST_IMAGES = 2  # held out: the chosen program's SQNR and the QEMU run
 MINUN_POSIT_KB = (192, 203)  # MinUn §7.3: the face models' RAM with posits
 REPRESENTATIONS = ("posit", "fixed")
-# Why the posit program's C is not run in QEMU: software posit arithmetic costs hundreds of
-# M4 instructions per operation (the "## Posits" section), about 1e11 per face image.
+# Records written before the posit program ran in QEMU (the runtime then took ~400 M4
+# instructions per operation, about 1e11 per image) show this instead.
 QEMU_POSITS = "not run (software posits: ~400 M4 instructions per op, ~1e11 per image)"
 
 
@@ -84,7 +86,7 @@ def face_search(work: Path, budget: int = BUDGET, run_target: str | None = "cort
                 (v for v in search.variables if v not in search.assignment.tensors),
                 key=lambda v: -int(np.prod(search.shapes[v])))[:4],
         }
-        if run_target is not None and rep == "fixed":  # posits: see QEMU_POSITS
+        if run_target is not None:
             inputs = storage_inputs(result.l2, result.test.features)
             run = run_model(result.c_dir, run_target, inputs, name="face-4", config=rep,
                             timeout=900)
@@ -92,7 +94,8 @@ def face_search(work: Path, budget: int = BUDGET, run_target: str | None = "cort
             want = np.asarray(result.stored_outputs).reshape(len(inputs), -1).astype(np.int64)
             row |= {"target": run_target, "outputs_compared": int(want.size),
                     "outputs_equal": int(np.sum(got == want)),
-                    "target_ram_bytes": run.ram_bytes}
+                    "target_ram_bytes": run.ram_bytes,
+                    "instructions_per_image": int(np.median(run.latencies))}
         rows[rep] = row
         print(f"face-4 haunter {rep}: {row}", flush=True)
     return {"budget_bytes": budget, "search_images": SEARCH_IMAGES,
@@ -144,18 +147,22 @@ def render(record: dict) -> str:
         f"{MINUN_POSIT_KB[0]}-{MINUN_POSIT_KB[1]} KB for its face models with posits "
         f"(fixed16: {MINUN_FIXED16_KB} KB).", "",
         "| representation | all 8-bit: RAM / SQNR | all 16-bit: RAM / SQNR | chosen: "
-        "promoted / RAM | SQNR (search / held out) | C in QEMU == evaluator | M4 .data+.bss "
-        "| configurations planned / programs run | search time |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        "promoted / RAM | SQNR (search / held out) | C in QEMU == evaluator | M4 "
+        "instructions per image | M4 .data+.bss | configurations planned / programs run | "
+        "search time |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for rep, r in record["rows"].items():
         qemu = (f"{r['outputs_equal']:,} / {r['outputs_compared']:,}"
                 if "outputs_equal" in r else QEMU_POSITS)
         ram = f"{r['target_ram_bytes']:,} B" if "target_ram_bytes" in r else "-"
+        per_image = (f"{r['instructions_per_image']:,}" if "instructions_per_image" in r
+                     else "-")
         lines.append(
             f"| {rep}{_formats(r)} | {r['low_ram_bytes']:,} B / {r['low_sqnr_db']:.1f} dB | "
             f"{r['high_ram_bytes']:,} B / {r['high_sqnr_db']:.1f} dB | "
             f"{r['promoted']} of {r['tensors']} / {r['ram_bytes']:,} B | "
-            f"{r['sqnr_search_db']:.1f} / {r['sqnr_test_db']:.1f} dB | {qemu} | {ram} | "
+            f"{r['sqnr_search_db']:.1f} / {r['sqnr_test_db']:.1f} dB | {qemu} | {per_image} | "
+            f"{ram} | "
             f"{r['planned']} / {r['evaluated']} | {r['seconds']:.0f} s |")
     fits = all(r["ram_bytes"] <= b and r["scratch_bytes"] + r["runtime_bytes"] == r["ram_bytes"]
                for r in record["rows"].values())

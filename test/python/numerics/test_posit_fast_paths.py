@@ -205,7 +205,7 @@ def test_entry_points_on_simulated_boards(target, tmp_path):
     cases, header = mcu_cases()
     (tmp_path / "posit_fast_cases.h").write_text(header)
     result = build_and_run([RUNTIME / "posit.c", Path(__file__).parent / "c" / "posit_fast_mcu.c"],
-                           target, include_dirs=[RUNTIME, tmp_path], cflags=STRICT,
-                           work_dir=tmp_path / "build", name="posit_fast_mcu")
+                           target, include_dirs=[RUNTIME, tmp_path, Path(__file__).parent / "c"],
+                           cflags=STRICT, work_dir=tmp_path / "build", name="posit_fast_mcu")
     got = [[int(v, 16) for v in line.split()] for line in result.output.strip().splitlines()]
     assert got == mcu_expected(cases)

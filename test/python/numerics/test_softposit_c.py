@@ -221,7 +221,7 @@ def test_same_patterns_on_simulated_microcontrollers(target, tmp_path):
     cases, header = mcu_cases(block)
     (tmp_path / "posit_cases.h").write_text(header)
     result = build_and_run([RUNTIME / "posit.c", ROOT_C / "posit_mcu.c"], target,
-                           include_dirs=[RUNTIME, tmp_path], cflags=STRICT,
+                           include_dirs=[RUNTIME, tmp_path, ROOT_C], cflags=STRICT,
                            work_dir=tmp_path / "build", name="posit_mcu")
     got = [[int(v, 16) for v in line.split()] for line in result.output.strip().splitlines()]
     assert got == mcu_expected(cases, block)

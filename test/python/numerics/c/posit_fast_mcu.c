@@ -3,29 +3,9 @@
  * test_posit_fast_paths.py) print, in hex, add, sub, mul, div of its format's entry
  * points, the quire dot product of the case's block of DOT_K cases (_quire_fma,
  * _quire_to_posit) and, for posit8, exp, sigmoid, tanh, sqrt and log by table. */
-#include "minun_target.h"
+#include "mcu_io.h"
 #include "posit.h"
 #include "posit_fast_cases.h"
-
-static uint32_t rd32(const uint32_t *p, int i)
-{
-    uint32_t v;
-    minun_copy_from_flash(&v, p + i, sizeof v);
-    return v;
-}
-
-static uint8_t rd8(const uint8_t *p, int i)
-{
-    uint8_t v;
-    minun_copy_from_flash(&v, p + i, sizeof v);
-    return v;
-}
-
-static void out(uint32_t v)
-{
-    minun_print_hex32(v);
-    minun_putc(' ');
-}
 
 static posit_quire_t quire;
 

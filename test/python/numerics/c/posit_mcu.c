@@ -3,29 +3,9 @@
  * mul, div, exp, sigmoid, tanh, sqrt, log, conversion to posit<16,1>, to_fixed(scale 8, 16 bits),
  * from_fixed(signed(b), scale 5), a < b, and the quire dot product of the case's block
  * of DOT_K cases; then time one posit<16,1> call of each kind between markers. */
-#include "minun_target.h"
+#include "mcu_io.h"
 #include "posit.h"
 #include "posit_cases.h"
-
-static uint32_t rd32(const uint32_t *p, int i)
-{
-    uint32_t v;
-    minun_copy_from_flash(&v, p + i, sizeof v);
-    return v;
-}
-
-static uint8_t rd8(const uint8_t *p, int i)
-{
-    uint8_t v;
-    minun_copy_from_flash(&v, p + i, sizeof v);
-    return v;
-}
-
-static void out(uint32_t v)
-{
-    minun_print_hex32(v);
-    minun_putc(' ');
-}
 
 static volatile posit_t sink;
 static posit_quire_t quire;

@@ -151,7 +151,8 @@ def render(record: dict) -> str:
         "instructions per image | M4 .data+.bss | configurations planned / programs run | "
         "search time |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for rep, r in record["rows"].items():
+    rows = sorted(record["rows"].items())  # as the JSON keeps them (sort_keys)
+    for rep, r in rows:
         qemu = (f"{r['outputs_equal']:,} / {r['outputs_compared']:,}"
                 if "outputs_equal" in r else QEMU_POSITS)
         ram = f"{r['target_ram_bytes']:,} B" if "target_ram_bytes" in r else "-"
@@ -170,7 +171,7 @@ def render(record: dict) -> str:
               "the planner (with the posit runtime's quire), and minun-compile plans the "
               "same bytes when it replays the assignment. The largest tensors left at 8 "
               "bits: " + "; ".join(f"{rep}: {', '.join(r['largest_low'])}"
-                                   for rep, r in record["rows"].items()) + "."]
+                                   for rep, r in rows) + "."]
     if any(r.get("es") for r in record["rows"].values()):
         lines += ["", "The posit search first runs stage I (MinUn's Algorithm 4): the uniform "
                   "posit<8, 0> and posit<8, 2> programs, then posit<16, 1> and posit<16, 2>, "

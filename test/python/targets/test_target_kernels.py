@@ -267,6 +267,31 @@ int main(void)
     assert [int(v) for v in r.output.split()] == want
 
 
+def _m4_cases(tmp_path, names: list[str], arrays: list[tuple[str, str, list]], cases,
+              body: str) -> list[int]:
+    """The integers a Cortex-M4 program (QEMU; -Wall -Werror) prints running the C `body`
+    once per row `c` of `cases`, with the runtime's `names` and the flash `arrays`
+    ((ctype, name, values)): the harness the kernel tests below share."""
+    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], names))
+    table = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in cases)
+    src = tmp_path / "kernel.c"
+    src.write_text('#include "minun_target.h"\n#include "minun_runtime.h"\n'
+                   + "".join(_array(*a) for a in arrays) + f"""
+static const int32_t CASES[][{len(cases[0])}] = {{{table}}};
+int main(void)
+{{
+    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
+        const int32_t *c = CASES[i];
+{body}
+    }}
+    minun_exit(0);
+}}
+""")
+    r = build_and_run([src], "cortex-m4", include_dirs=[tmp_path],
+                      cflags=["-Wall", "-Werror"], timeout=120)
+    return [int(line) for line in r.output.split()]
+
+
 @pytest.mark.parametrize("bits", [16, 8])
 def test_cortex_m4_dsp_dot_products_equal_python(tmp_path, bits):
     """minun_dot16_dsp / minun_dot8_dsp (SMLAD loops; SXTB16 for int8): acc + sum a[i] *
@@ -281,25 +306,9 @@ def test_cortex_m4_dsp_dot_products_equal_python(tmp_path, bits):
     b = [lo, lo, lo, hi - 1] * 4 + [int(v) for v in rng.integers(lo, hi, size - 16)]
     cases = [(n, oa, ob, acc) for n in list(range(-1, 20)) + [40] for oa, ob in
              ((0, 0), (1, 3), (3, 2)) for acc in (0, -(1 << 31), int(rng.integers(-(1 << 31), 1 << 31)))]
-    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], [name]))
-    rows = ", ".join(f"{{{n}, {oa}, {ob}, {acc}}}" for n, oa, ob, acc in cases)
-    (tmp_path / "dot.c").write_text(
-        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
-        + _array(ctype, "A", a) + _array(ctype, "B", b) + f"""
-static const int32_t CASES[][4] = {{{rows}}};
-int main(void)
-{{
-    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
-        minun_print_i32({name}(CASES[i][3], &A[CASES[i][1]], &B[CASES[i][2]],
-                        (int)CASES[i][0]));
-        minun_putc('\\n');
-    }}
-    minun_exit(0);
-}}
-""")
-    r = build_and_run([tmp_path / "dot.c"], "cortex-m4", include_dirs=[tmp_path],
-                      cflags=["-Wall", "-Werror"], timeout=120)
-    got = [int(line) for line in r.output.split()]
+    got = _m4_cases(tmp_path, [name], [(ctype, "A", a), (ctype, "B", b)], cases, f"""\
+        minun_print_i32({name}(c[3], &A[c[1]], &B[c[2]], (int)c[0]));
+        minun_putc('\\n');""")
     want = [_wrap32(acc + sum(a[oa + i] * b[ob + i] for i in range(max(n, 0))))
             for n, oa, ob, acc in cases]
     assert got == want
@@ -327,28 +336,12 @@ def test_cortex_m4_shifted_dot_products_equal_python(tmp_path, s):
              for oa, ob in ((0, 0), (1, 3), (3, 2))
              for acc in (0, -(1 << 31), int(rng.integers(-(1 << 31), 1 << 31)))]
     names = [f"minun_dot16_shr{s}_dsp", f"minun_dot16_shr{s}_rows_dsp"]
-    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], names))
-    rows = ", ".join(f"{{{n}, {oa}, {ob}, {acc}}}" for n, oa, ob, acc in cases)
-    (tmp_path / "dot.c").write_text(
-        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
-        + _array("int16_t", "A", a) + _array("int16_t", "B", b) + f"""
-static const int32_t CASES[][4] = {{{rows}}};
-int main(void)
-{{
-    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
-        const int32_t *c = CASES[i];
+    got = _m4_cases(tmp_path, names, [("int16_t", "A", a), ("int16_t", "B", b)], cases, f"""\
         minun_print_i32({names[0]}(c[3], &A[c[1]], &B[c[2]], (int)c[0]));
         minun_putc('\\n');
         minun_print_i32({names[1]}(c[3], &A[c[1]], 5, &B[c[2]], 7,
                                    c[0] < 5 ? (int)c[0] : 5, 3));
-        minun_putc('\\n');
-    }}
-    minun_exit(0);
-}}
-""")
-    r = build_and_run([tmp_path / "dot.c"], "cortex-m4", include_dirs=[tmp_path],
-                      cflags=["-Wall", "-Werror"], timeout=120)
-    got = [int(line) for line in r.output.split()]
+        minun_putc('\\n');""")
     want = []
     for n, oa, ob, acc in cases:
         want.append(_wrap32(acc + sum(_trunc_shift(a[oa + i], s) * b[ob + i]
@@ -372,28 +365,12 @@ def test_cortex_m4_zero_skew_dot_products_equal_python(tmp_path):
              for oa, ob in ((0, 0), (1, 3)) for k in (128, -127, 3, 0)
              for acc in (0, int(rng.integers(-(1 << 31), 1 << 31)))]
     names = ["minun_dot8_off_dsp", "minun_dot8_off_rows_dsp"]
-    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], names))
-    rows = ", ".join(f"{{{n}, {oa}, {ob}, {acc}, {k}}}" for n, oa, ob, acc, k in cases)
-    (tmp_path / "dot.c").write_text(
-        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
-        + _array("int8_t", "A", a) + _array("int8_t", "B", b) + f"""
-static const int32_t CASES[][5] = {{{rows}}};
-int main(void)
-{{
-    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
-        const int32_t *c = CASES[i];
+    got = _m4_cases(tmp_path, names, [("int8_t", "A", a), ("int8_t", "B", b)], cases, """\
         minun_print_i32(minun_dot8_off_dsp(c[3], &A[c[1]], &B[c[2]], (int)c[0], c[4]));
         minun_putc('\\n');
         minun_print_i32(minun_dot8_off_rows_dsp(c[3], &A[c[1]], 5, &B[c[2]], 7,
                                                 c[0] < 5 ? (int)c[0] : 5, 3, c[4]));
-        minun_putc('\\n');
-    }}
-    minun_exit(0);
-}}
-""")
-    r = build_and_run([tmp_path / "dot.c"], "cortex-m4", include_dirs=[tmp_path],
-                      cflags=["-Wall", "-Werror"], timeout=120)
-    got = [int(line) for line in r.output.split()]
+        minun_putc('\\n');""")
     want = []
     for n, oa, ob, acc, k in cases:
         want.append(_wrap32(acc + sum((a[oa + i] + k) * b[ob + i] for i in range(max(n, 0)))))
@@ -564,30 +541,14 @@ def test_cortex_m4_blocked_matrix_vector_kernels_equal_python(tmp_path, kind):
     cases = [(n, rows, sw, ow, ox, k) for n in list(range(-1, 20)) + [40]
              for rows in (1, 2, 3, 5) for sw in (max(n, 0) + 3, 1)
              for ow, ox in ((0, 0), (1, 3)) for k in ks]
-    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], [name]))
-    table = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in cases)
     karg = ", c[5]" if kind == "8_off" else ""
-    (tmp_path / "mv.c").write_text(
-        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
-        + _array(ctype, "W", w) + _array(ctype, "X", x) + f"""
-static const int32_t CASES[][6] = {{{table}}};
-int main(void)
-{{
-    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
-        const int32_t *c = CASES[i];
+    got = _m4_cases(tmp_path, [name], [(ctype, "W", w), (ctype, "X", x)], cases, f"""\
         int32_t out[5];
         {name}(out, &W[c[3]], (int)c[2], &X[c[4]], (int)c[0], (int)c[1]{karg});
         for (int r = 0; r < c[1]; r++) {{
             minun_print_i32(out[r]);
             minun_putc('\\n');
-        }}
-    }}
-    minun_exit(0);
-}}
-""")
-    r = build_and_run([tmp_path / "mv.c"], "cortex-m4", include_dirs=[tmp_path],
-                      cflags=["-Wall", "-Werror"], timeout=120)
-    got = [int(line) for line in r.output.split()]
+        }}""")
     want = [_wrap32(sum((x[ox + i] + k) * w[ow + r * sw + i] for i in range(max(n, 0))))
             for n, rows, sw, ow, ox, k in cases for r in range(rows)]
     _assert_lines(got, want)
@@ -618,31 +579,15 @@ def test_cortex_m4_channel_blocked_window_kernels_equal_python(tmp_path, kind):
                     for sc, oa, ow in ((rows * max(sw, m) + 2, 1, 0), (m, 0, 3)):
                         for k in ((128, -127, 3) if kind == "8_off" else (0,)):
                             cases.append((n, rows, chans, sa, sw, sc, oa, ow, k))
-    (tmp_path / "minun_runtime.h").write_text(runtime_header(PROFILES["cortex-m"], [name]))
-    table = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in cases)
     karg = ", c[8]" if kind == "8_off" else ""
-    (tmp_path / "mc.c").write_text(
-        '#include "minun_target.h"\n#include "minun_runtime.h"\n'
-        + _array(ctype, "W", w) + _array(ctype, "A", a) + f"""
-static const int32_t CASES[][9] = {{{table}}};
-int main(void)
-{{
-    for (unsigned i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {{
-        const int32_t *c = CASES[i];
+    got = _m4_cases(tmp_path, [name], [(ctype, "W", w), (ctype, "A", a)], cases, f"""\
         int32_t out[9];
         {name}(out, &A[c[6]], (int)c[3], &W[c[7]], (int)c[4], (int)c[5], (int)c[0],
                (int)c[1], (int)c[2]{karg});
         for (int k = 0; k < c[2]; k++) {{
             minun_print_i32(out[k]);
             minun_putc('\\n');
-        }}
-    }}
-    minun_exit(0);
-}}
-""")
-    r = build_and_run([tmp_path / "mc.c"], "cortex-m4", include_dirs=[tmp_path],
-                      cflags=["-Wall", "-Werror"], timeout=120)
-    got = [int(line) for line in r.output.split()]
+        }}""")
     want = [_wrap32(sum((a[oa + r * sa + i] + k) * w[ow + c * sc + r * sw + i]
                         for r in range(rows) for i in range(max(n, 0))))
             for n, rows, chans, sa, sw, sc, oa, ow, k in cases for c in range(chans)]

@@ -452,18 +452,24 @@ class DspMatVec(RewritePattern):
         replace_loop(rewriter, op, new, keep=other)
 
 
-def clone_sub(v: SSAValue, block: Block, old: SSAValue, new: SSAValue) -> SSAValue:
-    """A copy of the expression tree of `v` at the end of `block` with `old` read as
-    `new`."""
-    if v is old:
-        return new
+def clone_expr(v: SSAValue, block: Block, leaf) -> SSAValue:
+    """A copy of the expression tree of `v` at the end of `block`, each value for which
+    `leaf(value)` gives a replacement read as that replacement."""
+    replaced = leaf(v)
+    if replaced is not None:
+        return replaced
     op = v.owner
     if not isinstance(op, cemit.ExpressionOp):
         raise error(f"select-target-kernels: {op.name} is not an expression")
-    operands = [clone_sub(x, block, old, new) for x in op.operands]
+    operands = [clone_expr(x, block, leaf) for x in op.operands]
     copy = op.clone(value_mapper=dict(zip(op.operands, operands)))
     block.add_op(copy)
     return copy.results[0]
+
+
+def clone_sub(v: SSAValue, block: Block, old: SSAValue, new: SSAValue) -> SSAValue:
+    """`v`'s expression copied into `block` with `old` read as `new`."""
+    return clone_expr(v, block, lambda x: new if x is old else None)
 
 
 class DspSparseMatVec(RewritePattern):
@@ -575,17 +581,10 @@ class DspSparseMatVec(RewritePattern):
 
 
 def clone_at(v: SSAValue, block: Block, var: str, value) -> SSAValue:
-    """A copy of the expression tree of `v` at the end of `block` with `var` read as
-    `value(block)` (a new expression there)."""
-    op = v.owner
-    if isinstance(op, cemit.RefOp) and op.var.data == var:
-        return value(block)
-    if not isinstance(op, cemit.ExpressionOp):
-        raise error(f"select-target-kernels: {op.name} is not an expression")
-    operands = [clone_at(x, block, var, value) for x in op.operands]
-    new = op.clone(value_mapper=dict(zip(op.operands, operands)))
-    block.add_op(new)
-    return new.results[0]
+    """`v`'s expression copied into `block` with `var` read as `value(block)` (a new
+    expression there)."""
+    return clone_expr(v, block, lambda x: value(block) if isinstance(x.owner, cemit.RefOp)
+                      and x.owner.var.data == var else None)
 
 
 def window_index(block: Block, chain: list[cemit.ForOp], scale: int) -> SSAValue | None:

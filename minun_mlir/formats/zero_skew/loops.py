@@ -268,7 +268,7 @@ def lower_table(lw: Lowering, op: Operation) -> Val:
 def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     """Per row: m = max q; sum of T[m - q] (int32); each y = (256 T[m - q] + sum / 2) / sum
     - 128 in int64 (formats/zero_skew/arith.py, softmax); T is a constant int32 table."""
-    from minun_mlir.lowering.loops.functions import last_axis_op, row_max
+    from minun_mlir.lowering.loops.functions import last_axis_op
 
     g = lw.g
     x, out, whole = last_axis_op(lw, op)
@@ -280,14 +280,10 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     levels = num.softmax_levels(_t(op.result))  # D of the result's 1/D
 
     def row(idx: list[Lin]) -> None:
-        def at(i: SSAValue | int) -> list[Lin]:
-            return idx[:-1] + [Lin.of(i)]
-
-        top = g.resize(row_max(g, x, at, n), 32)
+        at, below = _below_row_max(g, x, idx, n)
 
         def e_of(i: SSAValue) -> SSAValue:
-            k = g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
-            return g.load(table, Lin.of(g.add(arith.IndexCastOp(k, INDEX))))
+            return g.load(table, _index(g, below(i)))
 
         total = g.for_(0, n, [g.iconst(0, 32)], lambda i, acc: [
             g.binop(arith.AddiOp, acc, e_of(i), nsw=True)])[0]
@@ -308,12 +304,33 @@ def lower_softmax(lw: Lowering, op: num.SoftmaxOp) -> Val:
     return whole
 
 
+def _below_row_max(g, x, idx: list[Lin], n: int):
+    """The row of `idx` (its last axis, n long) as the softmaxes read it: (at(i), the place
+    of element i; below(i), m - q_i in int32, how far element i lies below the row's
+    maximum m, which is computed here, before the row's loops)."""
+    from minun_mlir.lowering.loops.functions import row_max
+
+    def at(i: SSAValue | int) -> list[Lin]:
+        return idx[:-1] + [Lin.of(i)]
+
+    top = g.resize(row_max(g, x, at, n), 32)
+
+    def below(i: SSAValue) -> SSAValue:
+        return g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
+
+    return at, below
+
+
+def _index(g, v: SSAValue) -> Lin:
+    """An int32 value as a table index."""
+    return Lin.of(g.add(arith.IndexCastOp(v, INDEX)))
+
+
 def _lower_tflite_softmax(lw: Lowering, op: num.SoftmaxOp, x, out, whole, n: int) -> Val:
     """TFLite's kernel (formats/zero_skew/tflite_softmax.py): per row, m = max q; sum of S[m - q];
     each y = clamp(minun_zs_tflsm(T[m - q], sum) - 128); T (exp in Q0.31) and S (its
     Q12.19 rounding) are constant int32 tables."""
     from minun_mlir.formats.zero_skew import tflite_softmax as tsm
-    from minun_mlir.lowering.loops.functions import row_max
 
     g = lw.g
     s_in = _t(op.input).real_scale
@@ -321,14 +338,10 @@ def _lower_tflite_softmax(lw: Lowering, op: num.SoftmaxOp, x, out, whole, n: int
     terms = g.global_("zs_tflite_softmax_sum", tsm.sum_table(s_in), I32)
 
     def row(idx: list[Lin]) -> None:
-        def at(i: SSAValue | int) -> list[Lin]:
-            return idx[:-1] + [Lin.of(i)]
-
-        top = g.resize(row_max(g, x, at, n), 32)
+        at, below = _below_row_max(g, x, idx, n)
 
         def d_of(i: SSAValue) -> Lin:
-            k = g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
-            return Lin.of(g.add(arith.IndexCastOp(k, INDEX)))
+            return _index(g, below(i))
 
         total = g.for_(0, n, [g.iconst(0, 32)], lambda i, acc: [
             g.binop(arith.AddiOp, acc, g.load(terms, d_of(i)), nsw=True)])[0]
@@ -349,7 +362,7 @@ def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
     """Per row: m = max q; sum of softmax's table T[m - q] (int32); L = minun_lnsum(sum, K)
     (ln at 2^16); each y = clamp(zp - minun_zs_mbqm(min(((m - q) c + 2^15) >> 16 + L,
     2^31 - 1), M, k)) with the int64 product (formats/zero_skew/arith.py, log_softmax)."""
-    from minun_mlir.lowering.loops.functions import last_axis_op, row_max
+    from minun_mlir.lowering.loops.functions import last_axis_op
 
     g = lw.g
     x, out, whole = last_axis_op(lw, op)
@@ -360,17 +373,9 @@ def lower_log_softmax(lw: Lowering, op: num.LogSoftmaxOp) -> Val:
     table = g.global_("zs_softmax_table", af.softmax_table(a.real_scale, n), I32)
 
     def row(idx: list[Lin]) -> None:
-        def at(i: SSAValue | int) -> list[Lin]:
-            return idx[:-1] + [Lin.of(i)]
-
-        top = g.resize(row_max(g, x, at, n), 32)
-
-        def d_of(i: SSAValue) -> SSAValue:
-            return g.binop(arith.SubiOp, top, g.resize(x.load(g, at(i)), 32), nsw=True)
-
+        at, d_of = _below_row_max(g, x, idx, n)
         total = g.for_(0, n, [g.iconst(0, 32)], lambda i, acc: [
-            g.binop(arith.AddiOp, acc, g.load(table, Lin.of(
-                g.add(arith.IndexCastOp(d_of(i), INDEX)))), nsw=True)])[0]
+            g.binop(arith.AddiOp, acc, g.load(table, _index(g, d_of(i))), nsw=True)])[0]
         log = g.resize(g.helper("minun_lnsum", [g.resize(total, 64),
                                                 g.iconst(af.softmax_bits(n), 32)], i32), 64)
 

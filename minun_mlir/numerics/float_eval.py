@@ -237,6 +237,17 @@ def _windows(x: np.ndarray, kernel, strides, pads, dilations, fill: float) -> np
     return w[:, ::strides[0], ::strides[1], :, ::dilations[0], ::dilations[1]]
 
 
+def max_pool(op, x: np.ndarray, fill) -> np.ndarray:
+    """A maxpool op on stored values (B, N, H, W, C), padding read as `fill` (the format's
+    lowest value, which never wins): every L2 evaluator's max pooling, whose order on its
+    integers is the order of the reals they stand for."""
+    b, n = x.shape[:2]
+    win = _windows(x.reshape(b * n, *x.shape[2:]), minun.ints(op.kernel),
+                   minun.ints(op.strides), minun.ints(op.pads), (1, 1), fill)
+    y = win.max(axis=(-2, -1))
+    return y.reshape(b, n, *y.shape[1:])
+
+
 def _conv2d(x: np.ndarray, f: np.ndarray, strides, pads, dilations, groups: int) -> np.ndarray:
     """x (M,H,W,C), f (G,kh,kw,C/G,Cout) -> (M,Ho,Wo,G*Cout)."""
     win = _windows(x, f.shape[1:3], strides, pads, dilations, 0.0)

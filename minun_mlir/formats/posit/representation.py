@@ -259,14 +259,9 @@ def _clip(op, x):
 
 
 def _maxpool(op, x):
-    from minun_mlir.numerics.float_eval import _windows
+    from minun_mlir.numerics.float_eval import max_pool
 
-    n, _ = _fmt(op)
-    b, m = x.shape[:2]
-    win = _windows(x.reshape(b * m, *x.shape[2:]), minun.ints(op.kernel),
-                   minun.ints(op.strides), minun.ints(op.pads), (1, 1), -(1 << (n - 1)))
-    y = win.max(axis=(-2, -1))
-    return y.reshape(b, m, *y.shape[1:])
+    return max_pool(op, x, -(1 << (_fmt(op)[0] - 1)))
 
 
 def _convert(op, x):

@@ -811,14 +811,9 @@ def _neg(op, x):
 
 
 def _maxpool(op, x):
-    from minun_mlir.numerics.float_eval import _windows
+    from minun_mlir.numerics.float_eval import max_pool
 
-    lo = af.int_range(_t(op.input).width)[0]
-    b, n = x.shape[:2]
-    win = _windows(x.reshape(b * n, *x.shape[2:]), minun.ints(op.kernel),
-                   minun.ints(op.strides), minun.ints(op.pads), (1, 1), lo)
-    y = win.max(axis=(-2, -1))
-    return y.reshape(b, n, *y.shape[1:])
+    return max_pool(op, x, af.int_range(_t(op.input).width)[0])
 
 
 def _drop_unused(value: SSAValue) -> None:

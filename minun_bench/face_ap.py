@@ -64,6 +64,15 @@ def quantized(l1, options: Options, train: Path):
     return l2
 
 
+def profile_file(work: Path, n: int) -> Path:
+    """`n` generated scenes (PROFILE_SEED) as a SeeDot-style data file in `work`, label 0
+    first: the data the quantizer profiles the face program's scales on."""
+    px, _ = scenes(PROFILE_SEED, n)
+    train = work / "profile.npy"
+    np.save(train, np.concatenate([np.zeros((n, 1), np.float32), px.reshape(n, -1)], 1))
+    return train
+
+
 def face_ap(work: Path, test_images: int = 50, profile_images: int = 32,
             configs: tuple[str, ...] = tuple(CONFIGS), weights: Path = WEIGHTS) -> dict:
     """AP50 / mAP of the float program and of each configuration on `test_images` scenes."""
@@ -72,10 +81,7 @@ def face_ap(work: Path, test_images: int = 50, profile_images: int = 32,
 
     _, detect = face_tools()
     x, boxes = scenes(TEST_SEED, test_images)
-    px, _ = scenes(PROFILE_SEED, profile_images)
-    train = work / "profile.npy"
-    np.save(train, np.concatenate([np.zeros((profile_images, 1), np.float32),
-                                   px.reshape(profile_images, -1)], 1))
+    train = profile_file(work, profile_images)
     l1 = load_model(FACE, weights)
     t0 = time.perf_counter()
     ref = np.asarray(float_outputs(l1, x, "native")[0]).reshape(test_images, -1)
@@ -174,10 +180,7 @@ def searched(work: Path, budget: int, rep: str, test_images: int | None = None,
     _, detect = face_tools()
     n = test_images or SEARCH_TEST_IMAGES[rep]
     x, boxes = scenes(TEST_SEED, n)
-    px, _ = scenes(PROFILE_SEED, profile_images)
-    train = work / "profile.npy"
-    np.save(train, np.concatenate([np.zeros((profile_images, 1), np.float32),
-                                   px.reshape(profile_images, -1)], 1))
+    train = profile_file(work, profile_images)
     l1 = load_model(FACE, weights)
     row: dict = {"budget_bytes": budget, "representation": rep}
     t0 = time.perf_counter()

@@ -13,6 +13,7 @@ exact integer form is cheap these compute it instead (docs/numerics.md):
   `-g2 * (del^T del)`, Bonsai's `sigma * (V x)`): c folded into the requantization's
   multiplier (num.requantize {factor = |c|}); for c < 0 to the negated range, then
   num.neg (exact: ~q);
+- exp(-y) (a num.neg the rules above made): one num.lut table of y;
 - `$(i) (A_i * b_i)` whose term is a matmul or product of int8 values: the terms' int32
   accumulators (one scale: the loop body has one type) summed in int32 with no
   requantization, where n K max|a| max|b| < 2^31 (no sum can wrap).
@@ -254,3 +255,13 @@ def sum_length(user: Operation) -> int | None:
     if not isinstance(parent, minun.SumOp):
         return None
     return parent.upper.value.data - parent.lower.value.data
+
+
+def negated_exp(t: AffineType, neg: AffineType, out: AffineType) -> np.ndarray:
+    """The 256 int8 results of exp(num.neg(q)) for q = -128..127 of type t: num.neg's
+    integer (t.zp + neg.zp - q, saturated) looked up in exp's table (num.lut: one load
+    instead of a negation, its clamps and a load)."""
+    q = np.arange(af.QMIN, af.QMAX + 1)
+    n = np.clip(t.zp + neg.zp - q, af.QMIN, af.QMAX)
+    return af.table("exp", neg.real_scale, neg.zp, out.real_scale, out.zp)[n - af.QMIN]
+

@@ -614,6 +614,13 @@ class ZeroSkewConverter(L2Converter):
                 self.tensor(op.result, self._product_type(x, f))]))
 
     def exp(self, op: minun.ExpOp, x: SSAValue) -> SSAValue:
+        neg = x.owner
+        if self.own and isinstance(neg, num.NegOp) and isinstance(x.type, TensorType) and \
+                self.given(op.results[0]) is None:  # exp(-y): one table of y (own.py)
+            return self.emit(num.LutOp.create(operands=[neg.input], attributes={
+                "table": DenseArrayBase.from_list(i8, own.negated_exp(
+                    el_of(neg.input), el_of(x), self.type_for(op.results[0])).tolist())},
+                result_types=[self.tensor(op.results[0], self.type_for(op.results[0]))]))
         return self.table_function(op, num.ExpOp, x)
 
     def table_function(self, op: Operation, kind: type, x: SSAValue) -> SSAValue:

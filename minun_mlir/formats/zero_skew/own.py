@@ -34,15 +34,9 @@ from minun_mlir.numerics.convert import shape_of
 
 
 def el_of(value: SSAValue) -> AffineType:
-    from minun_mlir.formats.zero_skew.representation import el_of as element
-
-    return element(value)
-
-
-def channel_scales(value: SSAValue):
-    from minun_mlir.formats.zero_skew.representation import channel_scales as scales
-
-    return scales(value)
+    el = value.type.element_type if isinstance(value.type, TensorType) else value.type
+    assert isinstance(el, AffineType), value.type
+    return el
 
 
 INT16_LIMIT = (1 << 15) - 1
@@ -196,7 +190,7 @@ def folds_scalar(cv, user: Operation, old: SSAValue, new: SSAValue) -> bool:
     """Whether `user` (an L1 op reading `old`, converted to the int32 accumulator `new`)
     is `c * old` with a scalar constant c that fold_scalar folds into a requantization."""
     if not cv.own or not isinstance(user, minun.ScalarMulOp) or user.rhs is not old or \
-            channel_scales(new) is not None or cv.given(user.results[0]) is not None:
+            cv.channel_scales(new) is not None or cv.given(user.results[0]) is not None:
         return False
     c = scalar_constant(user.lhs)
     return c is not None and c != 0 and math.isfinite(c) and worst_case(new) < SHIFT_LIMIT
@@ -240,7 +234,7 @@ def sums_exactly(cv, term: SSAValue, n: int) -> bool:
     add up in int32 with no wrap: n K max|a - za| max|b - zb| < 2^31."""
     owner = term.owner
     if not cv.own or not isinstance(owner, (num.MatMulOp, num.MulOp)) or \
-            num.in_ort_mode(owner) or channel_scales(term) is not None:
+            num.in_ort_mode(owner) or cv.channel_scales(term) is not None:
         return False
     ta, tb = el_of(owner.operands[0]), el_of(owner.operands[1])
     if ta.width != 8 or tb.width != 8:

@@ -161,6 +161,7 @@ def real_range(t: AffineType) -> tuple[float, float]:
 
 class ZeroSkewConverter(L2Converter):
     representation_name = "zero-skew"
+    channel_scales = staticmethod(channel_scales)  # for own.py
 
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)

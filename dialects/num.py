@@ -234,8 +234,10 @@ def _float_text(x: float) -> str:
 class AffineType(ParametrizedAttribute, TypeAttribute):
     """`!num.affine<bits, scale, zero_point>`: a bits-wide two's complement integer q
     standing for scale * (q - zero_point) (the zero-skew representation, TFLite's
-    affine quantization; docs/numerics.md). 8-bit values and 32-bit accumulators (zero
-    point 0); the scale is a positive float64, printed so that it parses back exactly."""
+    affine quantization; docs/numerics.md). 8-bit values, 32-bit accumulators (zero
+    point 0) and 16-bit exact differences (zero point 0: a variable minus a constant on its
+    grid, formats/zero_skew/representation.py); the scale is a positive float64, printed
+    so that it parses back exactly."""
 
     name = "num.affine"
     bits: IntAttr
@@ -273,14 +275,14 @@ class AffineType(ParametrizedAttribute, TypeAttribute):
 
     def verify(self) -> None:
         bits, scale, zp = self.bits.data, self.scale.data, self.zero_point.data
-        if bits not in (8, 32):
-            raise VerifyException(f"!num.affine: bits must be 8 or 32, got {bits}")
+        if bits not in (8, 16, 32):
+            raise VerifyException(f"!num.affine: bits must be 8, 16 or 32, got {bits}")
         if not (math.isfinite(scale) and scale > 0):
             raise VerifyException(f"!num.affine: scale must be a positive finite real, got "
                                   f"{scale}")
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-        if bits == 32 and zp != 0:
-            raise VerifyException(f"!num.affine: a 32-bit accumulator has zero point 0, "
+        if bits != 8 and zp != 0:
+            raise VerifyException(f"!num.affine: a {bits}-bit value has zero point 0, "
                                   f"got {zp}")
         if not lo <= zp <= hi:
             raise VerifyException(f"!num.affine: zero point {zp} outside [{lo}, {hi}]")
@@ -652,13 +654,17 @@ class RequantizeOp(IRDLOperation):
     # (affine.fold_divisor), or onnxruntime's average pools (MLAS: the scale
     # float32(s_in / float32(s_out n))): the requantized sum is the requantized mean
     divisor = opt_attr_def(IntegerAttr)
+    # a positive real constant c folded into the multiplier, QuantizeMultiplier(c s_in /
+    # s_out): the requantized value is c times the input's (a SeeDot `c * (x^T x)`)
+    factor = opt_attr_def(FloatAttr)
     result = result_def(_same_shape(S))
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     @staticmethod
     def _pair(s_in: float, s_out: float, left_shift: int, mode: RequantizeMode,
-              width: int = 32, divisor: int | None = None) -> tuple[int, int]:
+              width: int = 32, divisor: int | None = None, factor: float | None = None
+              ) -> tuple[int, int]:
         from minun_mlir.formats.zero_skew.arith import (
             f32_parts,
             fold_divisor,
@@ -670,6 +676,8 @@ class RequantizeOp(IRDLOperation):
             if divisor is not None:  # MLAS's average pool: float32(s_in / float32(s_out n))
                 s_out = float(np.float32(s_out) * np.float32(divisor))
             return ort_multiplier(s_in, s_out) if width == 32 else f32_parts(s_out)
+        if factor is not None:
+            s_in = factor * s_in
         pair = quantize_multiplier(s_in / (s_out * 2.0**left_shift))
         return pair if divisor is None else fold_divisor(*pair, divisor)
 
@@ -679,13 +687,15 @@ class RequantizeOp(IRDLOperation):
 
     @staticmethod
     def make(value: SSAValue | Operation, to: AffineType, left_shift: int = 0,
-             mode: RequantizeMode = RequantizeMode.TFLITE, divisor: int | None = None
-             ) -> RequantizeOp:
+             mode: RequantizeMode = RequantizeMode.TFLITE, divisor: int | None = None,
+             factor: float | None = None) -> RequantizeOp:
         value = SSAValue.get(value)
         a = affine(value)
         m, s = RequantizeOp._pair(a.real_scale, to.real_scale, left_shift, mode, a.width,
-                                  divisor)
+                                  divisor, factor)
         extra = {} if divisor is None else {"divisor": IntegerAttr(divisor, 64)}
+        if factor is not None:
+            extra["factor"] = FloatAttr(factor, 64)
         return RequantizeOp.create(
             operands=[value],
             attributes={"multiplier": IntegerAttr(m, 64), "shift": IntegerAttr(s, 64),
@@ -748,14 +758,21 @@ class RequantizeOp(IRDLOperation):
                                     and a.width != 32):
             raise VerifyException(f"{self.name}: a divisor is a count >= 1 of a requantization "
                                   "with no left shift (onnxruntime mode: of an int32 sum)")
-        want = self._pair(a.real_scale, b.real_scale, left, mode, a.width, divisor)
+        factor = None if self.factor is None else self.factor.value.data
+        if factor is not None and (not (factor > 0 and math.isfinite(factor)) or left or
+                                   mode == RequantizeMode.ONNXRUNTIME):
+            raise VerifyException(f"{self.name}: a factor is a positive finite real of a "
+                                  "TFLite-mode requantization with no left shift")
+        want = self._pair(a.real_scale, b.real_scale, left, mode, a.width, divisor, factor)
         got = (self.multiplier.value.data, self.shift.value.data)
         if got != want:
             how = (f"float32({b.real_scale!r}) as m 2^e" if mode == RequantizeMode.ONNXRUNTIME
                    and a.width == 8 else
                    f"onnxruntime's float32({a.real_scale!r} / {b.real_scale!r}) as m 2^e"
                    if mode == RequantizeMode.ONNXRUNTIME else
-                   f"QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))")
+                   f"QuantizeMultiplier({a.real_scale!r} / ({b.real_scale!r} * 2^{left}))"
+                   if factor is None else
+                   f"QuantizeMultiplier({factor!r} * {a.real_scale!r} / {b.real_scale!r})")
             raise VerifyException(
                 f"{self.name}: multiplier and shift must be {want[0]} and {want[1]} "
                 f"({how}), got {got[0]} and {got[1]}")
@@ -874,9 +891,9 @@ class _AddLike(_Elementwise):
             return
         if affine(self.lhs) is not None and not (
                 element(self.lhs) == element(self.rhs) == element(self.result)
-                and affine(self.lhs).width == 32):
+                and affine(self.lhs).width in (16, 32)):
             raise VerifyException(
-                f"{self.name}: zero-skew sums take and give one 32-bit !num.affine type "
+                f"{self.name}: zero-skew sums take and give one 16- or 32-bit !num.affine type "
                 f"(insert num.requantize), got {self.lhs.type}, {self.rhs.type} -> "
                 f"{self.result.type}")
         if _same_kind(self, self.lhs, self.rhs, self.result):
@@ -927,14 +944,15 @@ class MulOp(_Elementwise):
 
 def _check_affine_product(op: Operation, a: SSAValue, b: SSAValue) -> None:
     """Zero-skew products and dot products: sums of (qa - zpa)(qb - zpb), exact in an
-    !num.affine<32, sa * sb, 0> accumulator."""
+    !num.affine<32, sa * sb, 0> accumulator (operands int8, or int16 exact differences
+    whose bounds quantize checked)."""
     fa, fb, fr = affine(a), affine(b), affine(op.results[0])
     if fa is None:
         return
-    if fa.width != 8 or fb.width != 8 or fr.width != 32 or fr.zp != 0 or \
-            fr.real_scale != fa.real_scale * fb.real_scale:
+    if fa.width not in (8, 16) or fb.width not in (8, 16) or fr.width != 32 or fr.zp != 0 \
+            or fr.real_scale != fa.real_scale * fb.real_scale:
         raise VerifyException(
-            f"{op.name}: zero-skew operands must be 8-bit and the result "
+            f"{op.name}: zero-skew operands must be 8- or 16-bit and the result "
             f"!num.affine<32, {_float_text(fa.real_scale * fb.real_scale)}, 0>, got "
             f"{a.type}, {b.type} -> {op.results[0].type}")
 

@@ -754,7 +754,18 @@ def render(rows: list[dict], cost_rows: list[dict] | None = None,
                 cells += [f"{rec['flash_bytes']:,}", f"{rec['ram_bytes']:,}",
                           f"{rec['latency_median']:,.0f}{note}"]
             out.append(f"| {r['model']} | {r['config']} | " + " | ".join(cells) + " |")
+        out += ["", zero_skew_ratios(cost_rows)]
     return "\n".join(out) + "\n"
+
+
+def zero_skew_ratios(cost_rows: list[dict]) -> str:
+    """The sentence under the cost table: zero-skew8's Uno cycles over fixed8's, per model
+    (issue 31 asks for at most 1.1 on LeNet and ProtoNN)."""
+    cycles = {(r["model"], r["config"]): r["avr"]["latency_median"] for r in cost_rows}
+    ratios = [f"{m} {cycles[m, 'zero-skew8'] / cycles[m, 'fixed8']:.2f}x"
+              for m in dict.fromkeys(r["model"] for r in cost_rows)
+              if (m, "zero-skew8") in cycles and (m, "fixed8") in cycles]
+    return ("zero-skew8's Uno cycles over fixed8's (per tensor): " + ", ".join(ratios) + ".")
 
 
 MINUN_8BIT = ("fixed8 per-channel", "fixed8 per-channel nearest", "zero-skew8",

@@ -347,6 +347,11 @@ def dsp_dot(op: cemit.ForOp) -> tuple[cemit.AssignOp, list[cemit.LoadOp], str] |
         if not (isinstance(acc.owner, cemit.RefOp) and acc.owner.var.data == stmt.var.data):
             continue
         mul = prod.owner
+        # an int16_t product of two int8_t loads (exact: |a b| <= 2^14) widened to int32_t
+        if isinstance(mul, cemit.CastOp) and ctype(mul.result.type) == "int32_t" and \
+                isinstance(mul.input.owner, cemit.BinaryOp) and \
+                ctype(mul.input.type) == "int16_t":
+            mul = mul.input.owner
         if not (isinstance(mul, cemit.BinaryOp) and mul.op.data == "*" and
                 ctype(mul.result.type) in ("int16_t", "int32_t", "int")):
             return None

@@ -160,10 +160,64 @@ def fold_constant(lw: Lowering, op: num.RequantizeOp) -> Val | None:
     return lw.folded[key]
 
 
+def exact_offset(lw: Lowering, op: num.RequantizeOp) -> Val | None:
+    """An int8 value to the int16 at its scale, or an int16 difference to the int8 at its
+    scale (own.exact_difference: multiplier 1, MBQM's identity on |x| < 2^30) as `q - zp`
+    or a clamp; None for anything else."""
+    a, r = _t(op.input), _t(op.result)
+    if (a.width, r.width) not in ((8, 16), (16, 8)) or num.in_ort_mode(op) or \
+            op.left_shift.value.data or op.channels() is not None or \
+            (op.multiplier.value.data, op.shift.value.data) != af.quantize_multiplier(1.0):
+        return None
+    lo, hi = af.int_range(r.width)
+    return elementwise(lw, op, lambda g, x: g.resize(g.clamp(g.resize(
+        offset(g, x, a.zp), 16), lo, hi), r.width), op.input)
+
+
+def _squares(value: SSAValue) -> bool:
+    """Whether value is v^T v (a sum of squares: never negative)."""
+    mm = value.owner
+    return isinstance(mm, num.MatMulOp) and isinstance(mm.lhs.owner, minun.TransposeOp) \
+        and mm.lhs.owner.operands[0] is mm.rhs and shape_of(mm.rhs)[-1] == 1
+
+
+def shift_requantize(lw: Lowering, op: num.RequantizeOp) -> Val | None:
+    """An int32 accumulator (or int8 value) onto a power-of-two grid (own.py: an int16
+    difference's grid, or an int8 type with a folded factor; multiplier 2^30, shift
+    s <= 1) as one rounding shift. MBQM's two roundings there, x / 2 half up
+    (SaturatingRoundingDoublingHighMul by 2^30) then / 2^e half away from zero
+    (RoundingDivideByPOT, e = -s), are one floor: (x + 2^e + 1 - 2 [x < -1]) >> (e + 1),
+    and (x + 1) >> 1 for e = 0 (no test for a sum of squares v^T v); for s = 1 the
+    identity. Exact for |x| < 2^30, which quantize checks from the accumulator's operands.
+    None for anything else."""
+    a, r = _t(op.input), _t(op.result)
+    m, s = op.multiplier.value.data, op.shift.value.data
+    if a.width not in (8, 32) or not (r.width == 16 or op.factor is not None) or \
+            num.in_ort_mode(op) or op.left_shift.value.data or op.divisor is not None or \
+            op.channels() is not None or m != 1 << 30 or s > 1:
+        return None
+    e = -s
+    lo, hi = af.int_range(r.width)
+
+    def fn(g: Gen, x: SSAValue) -> SSAValue:
+        v = g.resize(offset(g, x, a.zp), 32)
+        if s < 1:  # floor((x + 1) / 2), then half away from zero: one floor
+            bias = g.iconst(1, 32) if e == 0 else g.iconst((1 << e) + 1, 32) if \
+                _squares(op.input) else g.select(
+                g.cmp(v, g.iconst(-1, 32), "slt"), g.iconst((1 << e) - 1, 32),
+                g.iconst((1 << e) + 1, 32))
+            v = g.shrsi(g.binop(arith.AddiOp, v, bias, nsw=True), e + 1)
+        if r.zp:
+            v = g.binop(arith.AddiOp, v, g.iconst(r.zp, 32))
+        return g.resize(g.clamp(v, lo, hi), r.width)
+
+    return elementwise(lw, op, fn, op.input)
+
+
 def lower_requantize(lw: Lowering, op: num.RequantizeOp) -> Val:
     if op.channels() is not None:
         return lower_channel_requantize(lw, op)
-    folded = fold_constant(lw, op)
+    folded = fold_constant(lw, op) or exact_offset(lw, op) or shift_requantize(lw, op)
     for tabled in (tables.table_requantize, tables.threshold_requantize):
         if folded is None and lw.requantize_tables:
             folded = tabled(lw, op)

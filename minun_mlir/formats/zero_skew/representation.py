@@ -83,6 +83,7 @@ from minun_mlir.formats.int4 import weights as int4
 from minun_mlir.formats.zero_skew import arith as af
 from minun_mlir.formats.zero_skew import hoist as zs_hoist
 from minun_mlir.formats.zero_skew import lut_region as lut
+from minun_mlir.formats.zero_skew import own
 from minun_mlir.formats.zero_skew import tflite_lstm as tl
 from minun_mlir.formats.zero_skew import tflite_softmax as tsm
 from minun_mlir.modules import main_function
@@ -160,6 +161,7 @@ def real_range(t: AffineType) -> tuple[float, float]:
 
 class ZeroSkewConverter(L2Converter):
     representation_name = "zero-skew"
+    channel_scales = staticmethod(channel_scales)  # for own.py
 
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
@@ -170,6 +172,9 @@ class ZeroSkewConverter(L2Converter):
         self.mode = num.RequantizeMode.TFLITE
         self.join_to: AffineType | None = None  # the given type of a concat / max / min
         self.tflite_kernels = False
+        # no external integer reference (no minun.requantize on the function): own.py's
+        # exact forms replace TFLite's ADD/SUB, MUL and requantized sums where they apply
+        self.own = True
 
     def negated_type(self, x: SSAValue) -> AffineType:
         """-x at the complementary zero point (num.neg: q -> ~q, exact); a per-channel
@@ -220,6 +225,10 @@ class ZeroSkewConverter(L2Converter):
             self.unranged.append(old.owner)
         lo, hi = r or fallback
         return AffineType(8, *af.choose_params(lo, hi))
+
+    def type_range(self, old: SSAValue) -> tuple[float, float]:
+        """The real range of type_for(old)'s codes (the profiled range, nudged to 0)."""
+        return real_range(self.type_for(old))
 
     def tensor(self, old: SSAValue, el: Attribute) -> TensorType:
         return minun.tensor_of(shape_of(old), el)
@@ -310,6 +319,9 @@ class ZeroSkewConverter(L2Converter):
             # a value a pre-quantized model quantizes (its QDQ pair) is int8 there
             if self.given(old) is None and all(
                     isinstance(u.operation, wide) and u.operation.parent_block() is block
+                    or own.folds_scalar(self, u.operation, old, new)
+                    or own.sum_length(u.operation) is not None and own.sums_exactly(
+                        self, new, own.sum_length(u.operation))
                     for u in old.uses):
                 continue  # e.g. matmul -> bias add -> relu: requantized after the relu
             narrowed = self.narrow(new, old)
@@ -325,6 +337,7 @@ class ZeroSkewConverter(L2Converter):
                 raise error(f"quantize: {REQUANTIZE} must be one of {modes}, got {mode}",
                             at=fn)
             self.mode = num.RequantizeMode(mode.data)
+        self.own = mode is None
         # a TFLite model (its frontend says "tflite"): TFLite's own int8 softmax kernel
         self.tflite_kernels = mode == StringAttr(num.RequantizeMode.TFLITE.value)
         out = super().run(module)
@@ -334,9 +347,12 @@ class ZeroSkewConverter(L2Converter):
                  f"quantization of their own (the first: {first.name}) and take [-1, 1]: "
                  "profile the model (quantize's data=, minun-compile --train)", at=first)
         zs_hoist.hoist_requantizes(out)
-        # a bias stored in int32 leaves its int8 copy unused
-        for op in list(out.walk()):
-            if isinstance(op, num.ParamOp) and not op.result.uses:
+        # a bias stored in int32 leaves its int8 copy unused, a constant folded into a
+        # multiplier (own.fold_scalar) its negation, an int16 difference's constant its
+        # int8 view
+        for op in reversed(list(out.walk())):
+            if isinstance(op, (num.ParamOp, num.NegOp, minun.IndexOp, num.RequantizeOp)) and \
+                    not op.results[0].uses:
                 op.detach()
                 op.erase()
         return out
@@ -451,6 +467,9 @@ class ZeroSkewConverter(L2Converter):
         if bias is not None:
             return self.emit(kind.create(operands=[bias, b], result_types=[
                 self.tensor(op.results[0], el_of(b))]))
+        exact = own.exact_difference(self, op, a, b, subtract)
+        if exact is not None:
+            return exact
         a, b = self.narrow(a, lhs), self.narrow(b, rhs)
         if self.mode == num.RequantizeMode.ONNXRUNTIME:  # onnxruntime's float32 Add
             return self.emit(kind.create(
@@ -472,6 +491,9 @@ class ZeroSkewConverter(L2Converter):
         if TFLITE_AVGPOOL in op.attributes and isinstance(a.owner, num.AvgPoolOp):
             _drop_unused(b)  # the border correction: num.avgpool counts the pixels
             return a
+        folded = own.fold_scalar(self, op, a, b)
+        if folded is not None:
+            return folded
         olds = list(op.operands) + [None, None]  # leaky relu: alpha * x, one operand
         a, b = self.narrow(a, olds[0]), self.narrow(b, olds[1])
         if self.mode == num.RequantizeMode.ONNXRUNTIME and isinstance(
@@ -593,6 +615,13 @@ class ZeroSkewConverter(L2Converter):
                 self.tensor(op.result, self._product_type(x, f))]))
 
     def exp(self, op: minun.ExpOp, x: SSAValue) -> SSAValue:
+        neg = x.owner
+        if self.own and isinstance(neg, num.NegOp) and isinstance(x.type, TensorType) and \
+                self.given(op.results[0]) is None:  # exp(-y): one table of y (own.py)
+            return self.emit(num.LutOp.create(operands=[neg.input], attributes={
+                "table": DenseArrayBase.from_list(i8, own.negated_exp(
+                    el_of(neg.input), el_of(x), self.type_for(op.results[0])).tolist())},
+                result_types=[self.tensor(op.results[0], self.type_for(op.results[0]))]))
         return self.table_function(op, num.ExpOp, x)
 
     def table_function(self, op: Operation, kind: type, x: SSAValue) -> SSAValue:
@@ -677,6 +706,8 @@ class ZeroSkewConverter(L2Converter):
     def sum_types(self, op: minun.SumOp, body: Attribute, n: int):
         # an int32 accumulator 2^23 times finer than the largest of the sum and a term: the
         # terms (int8 values) are requantized to it and added exactly
+        if body.width == 32:  # a product's accumulator (own.sums_exactly): summed as it is
+            return body, body
         r = self.value_range_rounded(op.result)
         lo, hi = real_range(body)
         m = max(abs(lo), abs(hi), *(abs(v) for v in (r or ())))

@@ -38,13 +38,13 @@
 %a = "test.op"() : () -> tensor<2x3x!num.affine<8, 0.5, 0>>
 %b = "test.op"() : () -> tensor<3x1x!num.affine<8, 0.25, 7>>
 %c = num.matmul %a, %b {rounding = #num<rounding nearest>, halvings = 0 : i64} : (tensor<2x3x!num.affine<8, 0.5, 0>>, tensor<3x1x!num.affine<8, 0.25, 7>>) -> tensor<2x1x!num.affine<32, 0.25, 0>>
-// CHECK: error: num.matmul: zero-skew operands must be 8-bit and the result !num.affine<32, 0.125, 0>
+// CHECK: error: num.matmul: zero-skew operands must be 8- or 16-bit and the result !num.affine<32, 0.125, 0>
 
 // -----
 // int8 values are added through num.requantize to one int32 type (TFLite's ADD).
 %a = "test.op"() : () -> tensor<2x!num.affine<8, 0.5, 0>>
 %c = num.add %a, %a : (tensor<2x!num.affine<8, 0.5, 0>>, tensor<2x!num.affine<8, 0.5, 0>>) -> tensor<2x!num.affine<8, 0.5, 0>>
-// CHECK: error: num.add: zero-skew sums take and give one 32-bit !num.affine type (insert num.requantize)
+// CHECK: error: num.add: zero-skew sums take and give one 16- or 32-bit !num.affine type (insert num.requantize)
 
 // -----
 // Tables map int8 to int8.

@@ -600,8 +600,8 @@ def test_affine_type_round_trips_and_verifies():
         parsed = parse_ir(text)
         el = list(parsed.walk())[2].results[0].type.element_type
         assert el == ty and el.real_scale == scale
-    for bits, scale, zp in ((16, 0.1, 0), (8, -0.1, 0), (8, 0.0, 0), (8, 0.1, 200),
-                            (32, 0.1, 3)):
+    for bits, scale, zp in ((4, 0.1, 0), (16, 0.1, 1), (8, -0.1, 0), (8, 0.0, 0),
+                            (8, 0.1, 200), (32, 0.1, 3)):
         with pytest.raises(VerifyException, match="!num.affine"):
             AffineType(bits, scale, zp)
 
@@ -616,6 +616,16 @@ def test_requantize_verifier_checks_the_multiplier():
             f"left_shift = 0 : i64}} : {src} -> {dst}\n  func.return %y : {dst}\n}}\n")
     with pytest.raises(VerifyException, match=f"multiplier and shift must be {m} and {s}"):
         parse_ir(text)
+    # a folded factor c (own.fold_scalar): QuantizeMultiplier(c s_in / s_out)
+    mc, sc = af.quantize_multiplier(2.5 * 1e-4 / 0.02)
+    folded = text.replace(f"multiplier = {m + 1} : i64, shift = {s} : i64",
+                          f"multiplier = {mc} : i64, shift = {sc} : i64")
+    parse_ir(folded.replace("left_shift = 0 : i64}", "left_shift = 0 : i64, factor = 2.5 : f64}"))
+    with pytest.raises(VerifyException, match=f"multiplier and shift must be {m} and {s}"):
+        parse_ir(folded)  # without the factor
+    with pytest.raises(VerifyException, match="a factor is a positive finite real"):
+        parse_ir(folded.replace("left_shift = 0 : i64}",
+                                "left_shift = 0 : i64, factor = -2.5 : f64}"))
 
 
 def test_per_channel_requantize_verifier_checks_each_channel():

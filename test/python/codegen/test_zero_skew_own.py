@@ -60,3 +60,29 @@ def _uno_cycles(model: str, config: str, tmp_path) -> float:
 def test_uno_cycles_within_1_1_of_fixed8(model, tmp_path):
     zs, f8 = (_uno_cycles(model, c, tmp_path) for c in ("zero-skew8", "fixed8"))
     assert zs <= 1.1 * f8, (zs, f8)
+
+
+@pytest.mark.parametrize("e", range(20))
+def test_the_rounding_shift_is_gemmlowps_requantization_by_a_power_of_two(e):
+    """loops.shift_requantize prints MBQM(x, 2^30, -e) (SaturatingRoundingDoublingHighMul,
+    then RoundingDivideByPOT: gemmlowp's two roundings, arith.mbqm) as one floor:
+    (x + 2^e + 1 - 2 [x < -1]) >> (e + 1), and (x + 1) >> 1 for e = 0. The identity on
+    every |x| < 2^30 it is used for: dense around 0 and the multiples of 2^e where the
+    roundings tie, plus random values over the whole range."""
+    from minun_mlir.formats.zero_skew import arith as af
+
+    rng = np.random.default_rng(e)
+    ties = np.arange(-64, 65, dtype=np.int64) << e
+    x = np.unique(np.concatenate([
+        np.arange(-5000, 5001, dtype=np.int64), ties - 1, ties, ties + 1,
+        (ties << 1) - 1, ties << 1, (ties << 1) + 1,
+        rng.integers(-(1 << 30) + 1, 1 << 30, 200_000, dtype=np.int64),
+        np.array([-(1 << 30) + 1, (1 << 30) - 1], dtype=np.int64)]))
+    x = x[np.abs(x) < 1 << 30]
+    bias = np.where(x < -1, (1 << e) - 1, (1 << e) + 1) if e else np.ones_like(x)
+    floor_form = (x + bias) >> (e + 1)
+    assert np.array_equal(floor_form, af.mbqm(x, 1 << 30, -e))
+    # a sum of squares (never negative) drops the sign test
+    nonneg = x[x >= 0]
+    bias = (1 << e) + 1 if e else 1
+    assert np.array_equal((nonneg + bias) >> (e + 1), af.mbqm(nonneg, 1 << 30, -e))

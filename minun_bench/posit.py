@@ -114,25 +114,39 @@ def op_costs(work: Path) -> dict:
 FLASH_TARGETS = ("avr", "cortex-m0plus")
 
 
+def linked_flash(target: str, n: int, es: int, only_op: int | None, work: Path) -> int:
+    """Flash of posit_ops.c linked with the runtime for `target` (ONLY_OP = `only_op`, or
+    every operation for None), as the linker counts it. Built, not run: flash is a
+    property of the linked image. The runtime (posit.c: one object whatever the format
+    and the operation) is compiled once per target and work folder."""
+    from minun_mlir.targets.boards import get_board
+    from minun_mlir.targets.build import compile_sources, link_program
+
+    board = get_board(target)
+    runtime_dir = work / f"runtime-{target}"
+    if not runtime_dir.is_dir():
+        runtime_dir.mkdir(parents=True)
+        compile_sources(board, [RUNTIME / "posit.c"], runtime_dir, [RUNTIME])
+    defines = {"POSIT_N": str(n), "POSIT_ES": str(es)}
+    if only_op is not None:
+        defines["ONLY_OP"] = str(only_op)
+    wd = work / f"flash-{n}-{es}-{target}-{'all' if only_op is None else only_op}"
+    wd.mkdir(parents=True, exist_ok=True)
+    objects = [*sorted(runtime_dir.glob("*.o")),
+               *compile_sources(board, [KERNEL], wd, [RUNTIME], defines)]
+    return link_program(board, objects, wd / "posit_ops.elf", "posit_ops").flash_bytes
+
+
 def op_flash(work: Path) -> dict:
     """{format: {target: {op: bytes}}}: the flash one operation of the runtime brings into
     a program, as the linker counts it (posit_ops.c built with ONLY_OP = that operation,
     minus ONLY_OP = 0), on the Uno and the Cortex-M0+."""
-    from minun_mlir.targets import build_and_run
-
     out: dict = {}
     for n, es in ((16, 2), (8, 2)):
         fmt = f"posit<{n}, {es}>"
         for target in FLASH_TARGETS:
-            flash = {}
-            for k, op in enumerate(("none", *OPS)):
-                r = build_and_run([RUNTIME / "posit.c", KERNEL], target,
-                                  include_dirs=[RUNTIME],
-                                  defines={"POSIT_N": str(n), "POSIT_ES": str(es),
-                                           "ONLY_OP": str(k)},
-                                  work_dir=work / f"flash-{n}-{es}-{target}-{k}",
-                                  name="posit_ops")
-                flash[op] = r.flash_bytes
+            flash = {op: linked_flash(target, n, es, k, work)
+                     for k, op in enumerate(("none", *OPS))}
             out.setdefault(fmt, {})[target] = {op: flash[op] - flash["none"] for op in OPS}
     return out
 

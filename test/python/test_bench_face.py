@@ -59,21 +59,14 @@ def test_posit_runtime_flash_per_operation_counts_only_what_the_operation_needs(
     on exp, take more than exp (the linker keeps only the functions an operation reaches),
     at 8 bits each of the three is one 256-entry table and its lookup."""
     from minun_bench import posit as bench_posit
-    from minun_mlir.targets import build_and_run
 
     flash = bench_posit.op_flash(tmp_path)
     for fmt, by_target in flash.items():
         n = int(fmt.split("<")[1].split(",")[0])
         for target, ops in by_target.items():
-            every = build_and_run([bench_posit.RUNTIME / "posit.c", bench_posit.KERNEL],
-                                  target, include_dirs=[bench_posit.RUNTIME],
-                                  defines={"POSIT_N": str(n), "POSIT_ES": "2"},
-                                  work_dir=tmp_path / f"all-{n}-{target}", name="posit_ops")
-            none = build_and_run([bench_posit.RUNTIME / "posit.c", bench_posit.KERNEL],
-                                 target, include_dirs=[bench_posit.RUNTIME],
-                                 defines={"POSIT_N": str(n), "POSIT_ES": "2", "ONLY_OP": "0"},
-                                 work_dir=tmp_path / f"none-{n}-{target}", name="posit_ops")
-            assert all(0 < ops[op] < every.flash_bytes - none.flash_bytes
+            every = bench_posit.linked_flash(target, n, 2, None, tmp_path)
+            none = bench_posit.linked_flash(target, n, 2, 0, tmp_path)
+            assert all(0 < ops[op] < every - none
                        for op in bench_posit.OPS), (fmt, target, ops)
             if n == 8:  # 256-entry tables (tools/posit8_tables.py): a table and its lookup
                 assert ops["exp"] == ops["sigmoid"] == ops["tanh"] >= 256, (fmt, target, ops)

@@ -15,7 +15,6 @@ writes them to a directory.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from xdsl.dialects.builtin import (
     Float32Type,
@@ -26,6 +25,7 @@ from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
+from minun_mlir.formats.posit.runtime import RUNTIME_SOURCES, SOFTPOSIT_DIR
 from minun_mlir.lowering import c_abi
 from minun_mlir.lowering.c_runtime import (
     HELPERS,
@@ -39,10 +39,6 @@ from minun_mlir.lowering.c_runtime import (
 from minun_mlir.lowering.c_syntax import bare, ctype, dense_values, float_literal, int_literal
 
 FILES = ("model.h", "model.c", "minun_runtime.h")
-RUNTIME_SOURCES = ("posit.h", "posit.c")  # beside the C of a model that uses posits
-
-
-SOFTPOSIT_DIR = Path(__file__).resolve().parents[1] / "third_party" / "softposit"
 
 
 def posit_runtime() -> dict[str, str]:

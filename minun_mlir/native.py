@@ -120,6 +120,7 @@ def build_library(files: dict[str, str], driver: str, name: str) -> Path:
     """Compile `files` (model.c, headers) with `driver` (which #includes model.c) into a
     shared library, once per content: the cache key is every file's text, the compiler and
     the flags. Returns its path."""
+    from minun_mlir.targets.build import runtime_object, shipped_runtime
     from minun_mlir.targets.cache import cached_build
     from minun_mlir.targets.toolchain import require_tool, run_tool, tool_identity
 
@@ -132,9 +133,13 @@ def build_library(files: dict[str, str], driver: str, name: str) -> Path:
         arch, key = host_flags()
 
         def build(out: Path) -> None:
-            # the driver #includes model.c; other C files (the posit runtime) build beside it
+            # the driver #includes model.c; other C files (the posit runtime) build beside it,
+            # the shipped runtime from the build cache (compiled once per flags)
             extra = [str(p) for p in sources if p.suffix == ".c"
                      and p.name not in ("driver.c", "model.c")]
+            extra = [str(runtime_object([cc, *CFLAGS, *arch, "-c", f, "-o", f + ".o"],
+                                        "the native evaluator", key))
+                     if shipped_runtime(Path(f)) else f for f in extra]
             run_tool([cc, *CFLAGS, *arch, "-I", str(src), "-o", str(out),
                       str(src / "driver.c"), *extra, "-lm"], f"building the native {name}")
 

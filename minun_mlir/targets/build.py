@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import functools
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from .boards import Board
-from .cache import SOURCE_DIR, support_library
+from .cache import SOURCE_DIR, cached_build, support_library
 from .errors import BudgetExceeded, CompileError
-from .toolchain import require_tool, run_tool, tail
+from .toolchain import require_tool, run_tool, tail, tool_identity
 
 _OVERFLOW = re.compile(r"overflowed by|will not fit in region|not within region")
 _AVR_DATA_OFFSET = 0x800000  # AVR ELF files place data-space addresses at 0x800000
@@ -96,10 +97,44 @@ def compile_sources(board: Board, sources: list[Path], out_dir: Path,
     objects = []
     for i, src in enumerate(sources):
         obj = out_dir / f"{i:02d}_{Path(src).stem}.o"
-        run_tool([board.cc, *flags, "-c", str(src), "-o", str(obj)],
-                 f"compiling {src} for {board.name}")
+        command = [board.cc, *flags, "-c", str(src), "-o", str(obj)]
+        if shipped_runtime(Path(src)):
+            shutil.copyfile(runtime_object(command, board.name), obj)
+        else:
+            run_tool(command, f"compiling {src} for {board.name}")
         objects.append(obj)
     return objects
+
+
+def shipped_runtime(src: Path) -> bool:
+    """Whether src is the posit runtime as shipped (posit.c beside a posit model's C, and
+    the posit.h it includes from its own folder, byte for byte third_party/softposit's):
+    the same object for every model, so it is compiled once per board, compiler and
+    flags (about a second each time, for every posit program built)."""
+    from minun_mlir.formats.posit.runtime import RUNTIME_SOURCES, SOFTPOSIT_DIR
+
+    if src.name not in RUNTIME_SOURCES or src.suffix != ".c":
+        return False
+    return all((src.parent / f).is_file() and
+               (src.parent / f).read_bytes() == (SOFTPOSIT_DIR / f).read_bytes()
+               for f in RUNTIME_SOURCES)
+
+
+def runtime_object(command: list[str], label: str, key: tuple[str, ...] = ()) -> Path:
+    """The shipped runtime's object that `command` ([cc, flags..., "-c", src, "-o", obj])
+    builds, from the build cache (cache.cached_build: keyed by the compiler, its flags but
+    the folders searched, `key` (what else the object depends on, e.g. the CPU for
+    -march=native), and the runtime's sources)."""
+    from minun_mlir.formats.posit.runtime import RUNTIME_SOURCES, SOFTPOSIT_DIR
+
+    cc, src, flags = command[0], command[-3], command[1:-4]
+
+    def build(out: Path) -> None:
+        run_tool([*command[:-1], str(out)], f"compiling {src} for {label}")
+
+    parts = [cc, tool_identity(cc), *key, *(f for f in flags if not f.startswith("-I"))]
+    return cached_build(f"posit-{label.replace(' ', '-')}", ".o", parts,
+                        [SOFTPOSIT_DIR / f for f in RUNTIME_SOURCES], build)
 
 
 def _region_flags(board: Board, relaxed: bool) -> list[str]:

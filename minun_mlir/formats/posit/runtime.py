@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.c_runtime import Profile
 
+# The integer-only runtime, shipped beside the C of a model that uses posits.
+SOFTPOSIT_DIR = Path(__file__).resolve().parents[3] / "third_party" / "softposit"
+RUNTIME_SOURCES = ("posit.h", "posit.c")
 
 
 # Posits (!num.posit<n, es>, minun_mlir/formats/posit/loops.py): thin wrappers of the integer-only

@@ -372,6 +372,40 @@ def test_cache_rebuilds_on_source_change_and_tolerates_races(tmp_path, monkeypat
     assert not list((tmp_path / "cache").glob(".*tmp"))  # no temporary files left behind
 
 
+def test_the_shipped_posit_runtime_is_compiled_once_and_an_edited_one_again(tmp_path,
+                                                                          monkeypatch):
+    """posit.c beside a model's C is compiled once per board and flags while it and its
+    posit.h are third_party/softposit's; an edited copy (either file) is compiled from
+    itself, never answered from the cache."""
+    from minun_mlir.formats.posit.runtime import RUNTIME_SOURCES, SOFTPOSIT_DIR
+    from minun_mlir.targets.boards import get_board
+    from minun_mlir.targets.build import compile_sources
+
+    monkeypatch.setenv("MINUN_CACHE_DIR", str(tmp_path / "cache"))
+    board = get_board("avr")
+
+    def built(name: str, edit: tuple[str, str] | None = None) -> set[str]:
+        folder = tmp_path / name
+        folder.mkdir()
+        for f in RUNTIME_SOURCES:
+            shutil.copy(SOFTPOSIT_DIR / f, folder / f)
+        if edit:
+            with open(folder / edit[0], "a") as out:
+                out.write(edit[1])
+        (obj,) = compile_sources(board, [folder / "posit.c"], folder)
+        nm = subprocess.run(["avr-nm", str(obj)], capture_output=True, text=True, check=True)
+        return {line.split()[-1] for line in nm.stdout.splitlines()}
+
+    shipped = built("a")
+    assert "posit_p16e2_add" in shipped and built("b") == shipped
+    assert len(list((tmp_path / "cache").glob("posit-avr-*.o"))) == 1
+    assert "minun_probe" in built("c", ("posit.c", "\nint minun_probe(void) { return 7; }\n"))
+    assert "minun_probe_h" in built("d", ("posit.h", "\nstatic inline int minun_probe_h(void)"
+                                            " { return 7; }\nint (*minun_keep)(void) = "
+                                            "minun_probe_h;\n"))
+    assert len(list((tmp_path / "cache").glob("posit-avr-*.o"))) == 1
+
+
 def test_helpers_are_built_into_the_cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("MINUN_CACHE_DIR", str(tmp_path))
     host = cache.simavr_host()

@@ -1,0 +1,91 @@
+"""stream-rows (passes/stream_rows.py): a chain of convolutions run as loops over rows
+with line buffers computes the same integers as the chain held whole (evaluator against
+evaluator), its C computes the evaluator's integers on x86 and on the Cortex-M4 in QEMU,
+and the planned scratch shrinks; on RNNPool face detection (test size) the pass changes
+no integer."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+from codegen_support import build_host, expected, run_host
+
+from minun_mlir.codegen import emit_c
+from minun_mlir.driver import load_model
+from minun_mlir.memory_map import memory_map
+from minun_mlir.numerics.l2_eval import evaluate_l2
+from minun_mlir.passes.stream_rows import stream_rows
+from minun_mlir.pipeline import lower_l2, lower_to_l2
+from minun_mlir.targets import run_model
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "native"))
+from face_program import small_face_l2_8bit_image  # noqa: E402
+
+H, W = 12, 6
+CHAIN = f"""let X = ({H * W}, 1) in [-1.0, 1.0] in
+let Xt = reshape(X, (1, {H}, {W}, 1), (1, 2)) in
+let F1 = (1, 3, 3, 1, 4) in [-1.0, 1.0] in
+let B1 = (4) in [-0.5, 0.5] in
+let F2 = (1, 3, 3, 4, 4) in [-1.0, 1.0] in
+let F3 = (1, 5, 5, 4, 4) in [-1.0, 1.0] in
+let F4 = (1, 1, 1, 4, 2) in [-1.0, 1.0] in
+let a = relu(conv2d(Xt, F1, {{s 1 1}}, {{p 1 1 1 1}}, {{d 1 1}}, {{g 1}}) <+> B1) in
+let b = relu6(conv2d(a, F2, {{s 1 1}}, {{p 1 1 0 0}}, {{d 1 1}}, {{g 1}})) in
+let c = conv2d(b, F3, {{s 1 2}}, {{p 2 2 2 2}}, {{d 1 1}}, {{g 1}}) in
+let d = conv2d(c, F4, {{s 1 1}}, {{p 0 0 0 0}}, {{d 1 1}}, {{g 1}}) in
+reshape(d, (1, {H * 2 * 2}), (1, 2, 3, 4))
+"""
+
+
+def images(n: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).uniform(-1, 1, size=(n, H * W)).astype(np.float32)
+    return np.concatenate([np.zeros((n, 1), np.float32), x], axis=1)
+
+
+def test_a_streamed_chain_is_the_chain(tmp_path):
+    program = tmp_path / "chain.sd"
+    program.write_text(CHAIN)
+    np.save(tmp_path / "train.npy", images(16, seed=0))
+    l2 = lower_to_l2(load_model(program, synthetic=0), bits=16, data=str(tmp_path / "train.npy"))
+    streamed = l2.clone()
+    report = stream_rows(streamed)
+    assert len(report) == 1 and report[0].startswith("streamed: ops "), report
+    assert "recomputation 0" in report[0]
+    streamed.verify()
+    features = images(6, seed=1)[:, 1:].reshape(6, H * W, 1)
+    whole = evaluate_l2(l2, features).outputs
+    rows = evaluate_l2(streamed, features).outputs
+    for a, b in zip(whole, rows):
+        np.testing.assert_array_equal(a, b)
+    # the feature maps a and b (12x4x4 and 12x4x4 at 16 bits) are rings of 3 and 5 rows
+    before = memory_map(lower_l2(l2, stop="memory-plan")).scratch
+    after = memory_map(lower_l2(streamed, stop="memory-plan")).scratch
+    assert after < before, (before, after)
+
+    exp = expected(streamed, features)
+    np.testing.assert_array_equal(exp.scores, expected(l2, features).scores)
+    emit_c(streamed, "x86", tmp_path / "x86")
+    exe = build_host(tmp_path / "x86", tmp_path / "host")
+    _, scores = run_host(exe, exp.inputs, exp.scores.dtype, exp.scores.shape[1])
+    np.testing.assert_array_equal(scores.reshape(exp.scores.shape), exp.scores)
+    emit_c(streamed, "cortex-m4", tmp_path / "m4")
+    r = run_model(tmp_path / "m4", "cortex-m4", exp.inputs[:2], name="stream", config="fixed16")
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(exp.scores[:2].shape),
+                                  exp.scores[:2])
+
+
+def test_face_program_keeps_its_integers(tmp_path):
+    """RNNPool face detection at test size: every chain is refused (its feature maps are
+    read by several consumers, or a convolution reads them through a window already) or
+    streamed; either way the evaluator's integers are unchanged."""
+    l2, features = small_face_l2_8bit_image(tmp_path)
+    streamed = l2.clone()
+    report = stream_rows(streamed)
+    assert report and all(r.startswith(("streamed: ", "refused: ")) for r in report)
+    streamed.verify()
+    a = evaluate_l2(l2, features).outputs
+    b = evaluate_l2(streamed, features).outputs
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)

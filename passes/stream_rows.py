@@ -16,6 +16,13 @@ padding adds 0, and no halvings, whose tree would see the zero rows in other pla
 The steps at which an op has no row yet or none left are split off into loops of their
 own, so no step tests a condition.
 
+A chain may also start with a producer loop, `minun.loop (%i = 0 to N)` carrying a zero
+(1, H, W, C) tensor into which its iterations write only row %i (RNNPool's loop over patch
+rows): its body runs at step t < N with a one-row tensor in place of the whole one, and
+zero rows are emitted for rows N..H-1. Fix-ups of the produced tensor (a splice of it
+written back into it) join the chain too: a copy within every row (columns), or a copy of
+an earlier row a into a later row b, for which row a is kept in a one-row buffer.
+
 The chain's input and output stay whole tensors; what goes are the intermediates, which
 lower-to-loops would otherwise store whole wherever a convolution reads them. The loop
 carries `stream_rows` (stages, ring bytes, whole intermediates replaced, recomputation
@@ -47,9 +54,40 @@ ELEMENTWISE = (num.RescaleOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.AddOp, nu
 
 @dataclass
 class Stage:
+    """One step of a chain. kind: "op" (a row-local op; a ring of 2 * pad + 1 rows when
+    pad > 0), "producer" (a loop writing row i at iteration i: extra = (carried index,
+    N)), "columns" (a fix-up within every row) or "row_copy" (a fix-up copying row a into
+    row b: extra = (a, b)). Its input row at step t is t - lag."""
+
     op: Operation
-    pad: int  # rows above (and below) its window: a ring of 2 * pad + 1 rows when > 0
-    lag: int  # its input row at step t is t - lag
+    kind: str = "op"
+    pad: int = 0
+    lag: int = 0
+    src: SSAValue | None = None  # the chain value it reads (None for a producer)
+    extra: tuple = ()
+    ops: tuple = ()  # the ops it replaces (a fix-up: its splice, then its splice_assign)
+    slots: tuple = ()  # its carried values' places among the loops' carried values
+
+    @property
+    def result(self) -> SSAValue:
+        if self.kind == "producer":
+            return self.op.results[self.extra[0]]
+        return self.op.results[0]
+
+
+def _bytes(v: SSAValue) -> int:
+    return math.prod(shape_of(v)) * v.type.element_type.width // 8
+
+
+def _row_bytes(v: SSAValue) -> int:
+    return _bytes(v) // shape_of(v)[1]
+
+
+def _const(v: SSAValue) -> int | None:
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
 
 
 def _rows(v: SSAValue) -> tuple[int, ...] | None:
@@ -58,10 +96,6 @@ def _rows(v: SSAValue) -> tuple[int, ...] | None:
         return None
     s = shape_of(v)
     return s if len(s) == 4 and s[0] == 1 else None
-
-
-def _bytes(v: SSAValue) -> int:
-    return math.prod(shape_of(v)) * v.type.element_type.width // 8
 
 
 def _window(op: Operation, x: SSAValue) -> int | str:
@@ -91,72 +125,168 @@ def _window(op: Operation, x: SSAValue) -> int | str:
     return f"{op.name} is not row-local"
 
 
-def chains(block: Block) -> list[tuple[SSAValue, list[Operation], str]]:
-    """Maximal chains in `block`: (input, ops, why the chain ends)."""
+def _producer(op: Operation) -> tuple[int, int] | str:
+    """(carried index, N) of a loop writing row i of a zero (1, H, W, C) tensor at its
+    iteration i and nothing else of it, or why it is not one."""
+    if not isinstance(op, minun.LoopOp) or op.lower.value.data != 0:
+        return "not a loop from 0"
+    found = [k for k, v in enumerate(op.inits) if _rows(v) is not None
+             and isinstance(v.owner, minun.InitOp) and v.owner.fill.value.data == 0.0
+             and len(list(v.uses)) == 1]
+    if len(found) != 1:
+        return "carries no one zero feature map"
+    (k,) = found
+    n, h = op.upper.value.data, shape_of(op.inits[k])[1]
+    if n > h or any(r.uses for i, r in enumerate(op.results) if i != k):
+        return "writes past its rows, or other results are used"
+    iv = op.body.block.args[0]
+    derived = {op.body.block.args[1 + k]}
+    for inner in op.body.walk():
+        for use, v in enumerate(inner.operands):
+            if v not in derived:
+                continue
+            if isinstance(inner, minun.LoopOp) and inner is not op:
+                i = list(inner.inits).index(v)
+                derived.update((inner.body.block.args[1 + i], inner.results[i]))
+            elif (isinstance(inner, minun.SpliceAssignOp) and use == 1
+                  and inner.starts[1] is iv and shape_of(inner.value)[1] == 1):
+                derived.add(inner.result)
+            elif not isinstance(inner, minun.YieldOp):
+                return f"{inner.name} reads the feature map it writes"
+    if op.body.block.last_op.values[k] not in derived:
+        return "does not yield the feature map it writes"
+    return k, n
+
+
+def _fixup(v: SSAValue) -> tuple[str, tuple, tuple] | None:
+    """A splice of `v` written back into `v`: ("columns", (), (splice, splice_assign)) when
+    both span every row, ("row_copy", (a, b), ...) for row a copied into a later row b."""
+    uses = list(v.uses)
+    splices = [u.operation for u in uses if isinstance(u.operation, minun.SpliceOp)]
+    assigns = [u.operation for u in uses
+               if isinstance(u.operation, minun.SpliceAssignOp) and u.index == 1]
+    if len(uses) != 2 or len(splices) != 1 or len(assigns) != 1:
+        return None
+    (sp,), (sa,) = splices, assigns
+    if [u.operation for u in sp.result.uses] != [sa]:
+        return None
+    if sa.value is not sp.result or sp.parent_block() is not v.owner.parent_block():
+        return None
+    a, b = _const(sp.starts[1]), _const(sa.starts[1])
+    h = shape_of(sp.result)[1]
+    if h == shape_of(v)[1] and a == 0 and b == 0:
+        return "columns", (), (sp, sa)
+    if h == 1 and a is not None and b is not None and a < b:
+        return "row_copy", (a, b), (sp, sa)
+    return None
+
+
+def _next(v: SSAValue, block: Block) -> Stage | str:
+    """The stage that reads chain value `v`, or why there is none."""
+    fix = _fixup(v)
+    if fix is not None:
+        kind, extra, ops = fix
+        return Stage(ops[1], kind, src=v, extra=extra, ops=ops)
+    uses = list(v.uses)
+    if len(uses) != 1:
+        return f"{len(uses)} uses of {v.name_hint or 'a value'}"
+    nxt = uses[0].operation
+    w = _window(nxt, v) if nxt.parent_block() is block else "in another block"
+    if not isinstance(w, int):
+        return f"{nxt.name}: {w}"
+    return Stage(nxt, pad=w, src=v, ops=(nxt,))
+
+
+def chains(block: Block) -> list[tuple[list[Stage], str]]:
+    """Maximal chains in `block`: (stages, why the chain ends)."""
     seen: set[Operation] = set()
     out = []
     for first in list(block.ops):
-        if first in seen or not first.results or not first.operands:
+        if first in seen or not first.results:
             continue
-        x = first.operands[0]
-        if not isinstance(_window(first, x), int):
+        prod = _producer(first)
+        if isinstance(prod, tuple):
+            stages = [Stage(first, "producer", extra=prod, ops=(first,))]
+        elif first.operands and isinstance(_window(first, first.operands[0]), int):
+            x = first.operands[0]
+            stages = [Stage(first, pad=_window(first, x), src=x, ops=(first,))]
+        else:
             continue
-        ops, why = [first], ""
         while True:
-            v = ops[-1].results[0]
-            uses = list(v.uses)
-            if len(uses) != 1:
-                why = f"{len(uses)} uses of {v.name_hint or 'a value'}"
+            nxt = _next(stages[-1].result, block)
+            if isinstance(nxt, str):
+                why = nxt
                 break
-            nxt = uses[0].operation
-            w = _window(nxt, v) if nxt.parent_block() is block else "in another block"
-            if not isinstance(w, int):
-                why = f"{nxt.name}: {w}"
-                break
-            ops.append(nxt)
-        seen.update(ops)
-        out.append((x, ops, why))
+            stages.append(nxt)
+        lag = 0
+        for s in stages:
+            s.lag = lag
+            lag += s.pad
+        for s in stages:
+            seen.update(s.ops)
+        out.append((stages, why))
     return out
 
 
-class _Body:
-    """Builds one segment's loop body: the ops active at its steps, on row slices."""
+def ring_bytes(stages: list[Stage]) -> int:
+    """The rings' bytes and the row buffers' of row copies."""
+    return sum((2 * s.pad + 1) * _row_bytes(s.src) if s.pad else
+               _row_bytes(s.src) if s.kind == "row_copy" else 0 for s in stages)
 
-    def __init__(self, stages: list[Stage], height: int, t: SSAValue, block: Block):
-        self.stages, self.height, self.t, self.block = stages, height, t, block
+
+def replaced_bytes(stages: list[Stage]) -> int:
+    """The feature maps inside the chain that lower-to-loops would store whole: a
+    producer loop's, and those a kxk convolution reads that a convolution computed (too
+    dear to recompute per tap), but a depthwise one's input, which it already reads
+    through a window of rows (lower_to_loops.row_window)."""
+    total, conv_before = 0, False
+    for s in stages:
+        if s.kind == "producer":
+            total += _bytes(s.result)
+        elif s.pad and conv_before and s.op.groups.value.data == 1:
+            total += _bytes(s.src)
+        conv_before = conv_before or isinstance(s.op, num.Conv2DOp)
+    return total
+
+
+class _Body:
+    """Builds one segment's loop body: the stages active at its steps, on rows."""
+
+    def __init__(self, t: SSAValue, block: Block):
+        self.t, self.block = t, block
 
     def add(self, op: Operation) -> Operation:
         self.block.add_op(op)
         return op
 
-    def row_index(self, lag: int) -> SSAValue:
-        c = self.add(arith.ConstantOp(IntegerAttr(lag, i32)))
-        return self.add(arith.SubiOp(self.t, c)).result
+    def const(self, v: int) -> SSAValue:
+        return self.add(arith.ConstantOp(IntegerAttr(v, i32))).result
 
-    def zero(self, n: int) -> list[SSAValue]:
-        c = self.add(arith.ConstantOp(IntegerAttr(0, i32))).result
-        return [c] * n
+    def row_index(self, lag: int) -> SSAValue:
+        return self.add(arith.SubiOp(self.t, self.const(lag))).result
 
     def row_of(self, whole: SSAValue, row: SSAValue) -> SSAValue:
         _, _, w, c = shape_of(whole)
-        z = self.zero(1)[0]
+        z = self.const(0)
         return self.add(minun.SpliceOp(whole, [z, row, z, z], [1, 1, w, c])).result
+
+    def zero_row(self, like: SSAValue) -> SSAValue:
+        _, _, w, c = shape_of(like)
+        return self.add(minun.InitOp([1, 1, w, c], 0.0, like.type.element_type)).result
 
     def push(self, ring: SSAValue, row: SSAValue) -> SSAValue:
         """The ring with its rows moved down one (row by row: no copy overlaps itself)
         and `row` written last."""
         _, k, w, c = shape_of(ring)
         for r in range(k - 1):
-            at = [self.add(arith.ConstantOp(IntegerAttr(v, i32))).result for v in (0, r + 1)]
-            src = self.add(minun.SpliceOp(ring, [at[0], at[1], at[0], at[0]], [1, 1, w, c]))
-            to = self.add(arith.ConstantOp(IntegerAttr(r, i32))).result
-            ring = self.add(minun.SpliceAssignOp(src, ring, [at[0], to, at[0], at[0]])).result
-        z = self.zero(1)[0]
-        last = self.add(arith.ConstantOp(IntegerAttr(k - 1, i32))).result
-        return self.add(minun.SpliceAssignOp(row, ring, [z, last, z, z])).result
+            z = self.const(0)
+            src = self.add(minun.SpliceOp(ring, [z, self.const(r + 1), z, z], [1, 1, w, c]))
+            ring = self.add(minun.SpliceAssignOp(src, ring, [z, self.const(r), z, z])).result
+        z = self.const(0)
+        return self.add(minun.SpliceAssignOp(row, ring, [z, self.const(k - 1), z, z])).result
 
     def row_op(self, op: Operation, x_row: SSAValue, x: SSAValue, pads=None) -> SSAValue:
-        """`op` on a slice of rows: the same op, its chain operand replaced, H -> rows."""
+        """`op` on a slice of rows: the same op, its chain operand replaced, H -> 1."""
         res = op.results[0].type
         shape = list(shape_of(op.results[0]))
         shape[1] = 1
@@ -168,155 +298,208 @@ class _Body:
                         result_types=[TensorType(res.element_type, shape)])
         return self.add(new).results[0]
 
+    def copy(self, sp: minun.SpliceOp, sa: minun.SpliceAssignOp, src: SSAValue,
+             dest: SSAValue) -> SSAValue:
+        """A fix-up's splice of `src` written into `dest`, both one row."""
+        z = self.const(0)
+        starts = [z if i == 1 else v for i, v in enumerate(sp.starts)]
+        sizes = list(minun.ints(sp.sizes))
+        sizes[1] = 1
+        piece = self.add(minun.SpliceOp(src, starts, sizes)).result
+        at = [z if i == 1 else v for i, v in enumerate(sa.starts)]
+        return self.add(minun.SpliceAssignOp(piece, dest, at)).result
+
+    def producer(self, loop: minun.LoopOp, k: int, vals: list[SSAValue], slots) -> SSAValue:
+        """The loop's body at iteration t with a one-row tensor in place of its feature
+        map (its row index 0); the other carried values are `vals[slots]`."""
+        blk = loop.body.block
+        row = self.zero_row(loop.inits[k])
+        others = [i for i in range(len(loop.inits)) if i != k]
+        mapper: dict[SSAValue, SSAValue] = {blk.args[0]: self.t, blk.args[1 + k]: row}
+        for i, slot in zip(others, slots):
+            mapper[blk.args[1 + i]] = vals[slot]
+        new_ops = []
+        for op in blk.ops:
+            if isinstance(op, minun.YieldOp):
+                break
+            new_ops.append(self.add(op.clone(mapper)))
+        row_type = row.type
+        derived = {row}
+        for top in new_ops:
+            for op in list(top.walk()):
+                if isinstance(op, minun.LoopOp):
+                    for i, v in enumerate(op.inits):
+                        if v in derived:
+                            arg, res = op.body.block.args[1 + i], op.results[i]
+                            arg._type = res._type = row_type  # the row instead of the map
+                            derived.update((arg, res))
+                elif isinstance(op, minun.SpliceAssignOp) and op.dest in derived:
+                    zero = arith.ConstantOp(IntegerAttr(0, i32))
+                    Rewriter.insert_op(zero, InsertPoint.before(op))
+                    op.operands[3] = zero.result
+                    op.result._type = row_type
+                    derived.add(op.result)
+        yielded = [mapper.get(v, v) for v in blk.last_op.values]
+        for i, slot in zip(others, slots):
+            vals[slot] = yielded[i]
+        return yielded[k]
+
 
 def _segments(stages: list[Stage], height: int) -> list[tuple[int, int]]:
     last = stages[-1].lag + stages[-1].pad + height
     cuts = {0, last}
     for s in stages:
-        cuts.update(c for c in (s.lag, s.lag + s.pad, s.lag + height, s.lag + s.pad + height)
-                    if 0 <= c <= last)
-    cuts = sorted(cuts)
+        cuts.update((s.lag, s.lag + s.pad, s.lag + height, s.lag + s.pad + height))
+        if s.kind == "producer":
+            cuts.add(s.extra[1])
+        if s.kind == "row_copy":
+            cuts.update(s.lag + r + d for r in s.extra for d in (0, 1))
+    cuts = sorted(c for c in cuts if 0 <= c <= last)
     return list(zip(cuts, cuts[1:]))
 
 
-def stages_of(x: SSAValue, ops: list[Operation]) -> list[Stage]:
-    stages, lag = [], 0
-    for op, src in zip(ops, [x, *(o.results[0] for o in ops[:-1])]):
-        pad = _window(op, src)
-        assert isinstance(pad, int)
-        stages.append(Stage(op, pad, lag))
-        lag += pad
-    return stages
-
-
-def ring_bytes(stages: list[Stage]) -> int:
-    return sum((2 * s.pad + 1) * _bytes(s.op.operands[0]) // shape_of(s.op.operands[0])[1]
-               for s in stages if s.pad)
-
-
-def replaced_bytes(stages: list[Stage]) -> int:
-    """The feature maps inside the chain that a kxk convolution reads and lower-to-loops
-    would store whole: those computed by a convolution (too dear to recompute per tap),
-    but a depthwise one's input, which it already reads through a window of rows
-    (lower_to_loops.row_window)."""
-    total, conv_before = 0, False
+def _carried(stages: list[Stage]) -> list[Operation]:
+    """The loops' initial carried values (the output's last), each stage's slots set."""
+    inits: list[Operation | SSAValue] = []
     for s in stages:
-        if s.pad and conv_before and s.op.groups.value.data == 1:
-            total += _bytes(s.op.operands[0])
-        conv_before = conv_before or isinstance(s.op, num.Conv2DOp)
-    return total
-
-
-def stream_chain(x: SSAValue, ops: list[Operation]) -> minun.LoopOp:
-    """Replace the chain `ops` (reading `x`) by loops over rows; returns the last loop."""
-    stages = stages_of(x, ops)
-    height = shape_of(x)[1]
-    end = ops[-1].results[0]
-    rewriter_at = InsertPoint.before(ops[-1])
-    pre: list[Operation] = []
-    rings = []
-    for s, src in zip(stages, [x, *(o.results[0] for o in ops[:-1])]):
         if s.pad:
-            _, _, w, c = shape_of(src)
-            init = minun.InitOp([1, 2 * s.pad + 1, w, c], 0.0, src.type.element_type)
-            pre.append(init)
-            rings.append(init.result)
-    out = minun.InitOp(list(shape_of(end)), 0.0, end.type.element_type)
-    pre.append(out)
-    for p in pre:
-        Rewriter.insert_op(p, rewriter_at)
-    carried = [*rings, out.result]
+            _, _, w, c = shape_of(s.src)
+            inits.append(minun.InitOp([1, 2 * s.pad + 1, w, c], 0.0, s.src.type.element_type))
+            s.slots = (len(inits) - 1,)
+        elif s.kind == "row_copy":
+            _, _, w, c = shape_of(s.src)
+            inits.append(minun.InitOp([1, 1, w, c], 0.0, s.src.type.element_type))
+            s.slots = (len(inits) - 1,)
+        elif s.kind == "producer":
+            k = s.extra[0]
+            others = [v for i, v in enumerate(s.op.inits) if i != k]
+            s.slots = tuple(range(len(inits), len(inits) + len(others)))
+            inits.extend(others)
+    end = stages[-1].result
+    inits.append(minun.InitOp(list(shape_of(end)), 0.0, end.type.element_type))
+    return inits
+
+
+def stream_chain(stages: list[Stage]) -> minun.LoopOp:
+    """Replace the chain by loops over rows; returns the last loop."""
+    end = stages[-1].result
+    height = shape_of(end)[1]
+    at = InsertPoint.before(stages[-1].ops[-1])
+    carried = []
+    for v in _carried(stages):
+        if isinstance(v, Operation):
+            Rewriter.insert_op(v, at)
+            v = v.results[0]
+        carried.append(v)
     loop = None
     for lo, hi in _segments(stages, height):
-        types = [v.type for v in carried]
-        block = Block(arg_types=[i32, *types])
-        body = _Body(stages, height, block.args[0], block)
-        ring_args = list(block.args[1:-1])
-        result = block.args[-1]
+        block = Block(arg_types=[i32, *(v.type for v in carried)])
+        body = _Body(block.args[0], block)
+        vals = list(block.args[1:])
         row: SSAValue | None = None
-        src = x
-        new_rings = []
-        ri = 0
         for s in stages:
-            r_in = (lo - s.lag)  # this segment's first input row; all steps agree on signs
+            r_in = lo - s.lag  # this segment's first input row: its steps agree on signs
             has_in = 0 <= r_in < height
-            if s is stages[0]:
-                row = body.row_of(x, body.row_index(0)) if has_in else None
+            if s.kind == "producer":
+                k, n = s.extra
+                row = (body.producer(s.op, k, vals, s.slots) if r_in < n else
+                       body.zero_row(s.result) if has_in else None)
+            elif s.kind == "columns":
+                sp, sa = s.ops
+                row = body.copy(sp, sa, row, row) if row is not None else None
+            elif s.kind == "row_copy":
+                (slot,), (a, b) = s.slots, s.extra
+                sp, sa = s.ops
+                if row is not None and r_in == a:
+                    vals[slot] = row
+                if row is not None and r_in == b:
+                    row = body.copy(sp, sa, vals[slot], row)
+            elif s is stages[0] and s.src is not None and has_in:
+                row = body.row_of(s.src, body.row_index(0))
+            if s.kind != "op":
+                continue
             if s.pad:
-                ring = ring_args[ri]
+                (slot,) = s.slots
                 if has_in:
                     assert row is not None
-                    ring = body.push(ring, row)
+                    vals[slot] = body.push(vals[slot], row)
                 elif height <= r_in < height + s.pad:
-                    _, _, w, c = shape_of(src)
-                    zero = body.add(minun.InitOp([1, 1, w, c], 0.0, src.type.element_type))
-                    ring = body.push(ring, zero.result)
-                new_rings.append(ring)
-                ri += 1
+                    vals[slot] = body.push(vals[slot], body.zero_row(s.src))
                 r_out = r_in - s.pad
-                if 0 <= r_out < height and (has_in or height <= r_in < height + s.pad):
+                if 0 <= r_out < height and r_in >= 0:
                     _, _, pl, pr = minun.ints(s.op.pads)
-                    row = body.row_op(s.op, ring, src, pads=i64_array((0, 0, pl, pr)))
+                    row = body.row_op(s.op, vals[slot], s.src, pads=i64_array((0, 0, pl, pr)))
                 else:
                     row = None
             else:
-                row = body.row_op(s.op, row, src) if has_in and row is not None else None
-            src = s.op.results[0]
+                row = body.row_op(s.op, row, s.src) if has_in and row is not None else None
         if row is not None:
-            z = body.zero(1)[0]
-            at = body.row_index(stages[-1].lag + stages[-1].pad)
-            result = body.add(minun.SpliceAssignOp(row, result, [z, at, z, z])).result
-        body.add(minun.YieldOp(*new_rings, result))
+            z = body.const(0)
+            at_row = body.row_index(stages[-1].lag + stages[-1].pad)
+            vals[-1] = body.add(minun.SpliceAssignOp(row, vals[-1], [z, at_row, z, z])).result
+        body.add(minun.YieldOp(*vals))
         loop = minun.LoopOp.create(
             operands=carried, result_types=[v.type for v in carried],
             attributes={"lower": IntegerAttr(lo, 64), "upper": IntegerAttr(hi, 64)},
             regions=[Region(block)])
-        Rewriter.insert_op(loop, rewriter_at)
+        Rewriter.insert_op(loop, at)
         carried = list(loop.results)
     assert loop is not None
     loop.attributes["stream_rows"] = StringAttr(
-        f"ops {len(ops)} rows {height} rings {len(rings)} ring bytes {ring_bytes(stages)} "
-        f"feature maps replaced {replaced_bytes(stages)} B recomputation 0")
+        f"ops {sum(len(s.ops) for s in stages)} rows {height} "
+        f"buffers {sum(1 for s in stages if s.pad or s.kind == 'row_copy')} "
+        f"ring bytes {ring_bytes(stages)} feature maps replaced {replaced_bytes(stages)} B "
+        f"recomputation 0")
     loop.results[-1].name_hint = end.name_hint
     end.replace_all_uses_with(loop.results[-1])
-    for op in reversed(ops):
-        op.detach()
-        op.erase()
+    dead = [s.op.inits[s.extra[0]].owner for s in stages if s.kind == "producer"]
+    for s in reversed(stages):
+        for op in reversed(s.ops):
+            op.detach()
+            op.erase()
+    for op in dead:
+        if not op.results[0].uses:
+            op.detach()
+            op.erase()
     return loop
 
 
-def stream_rows(module: ModuleOp) -> list[str]:
-    """Stream every chain whose rings are smaller than the feature maps they replace;
-    returns one line per decision (streamed, or refused for a chain with a kxk
-    convolution)."""
+def stream_rows(module: ModuleOp, every: bool = False) -> list[str]:
+    """Stream every chain whose rings are smaller than the feature maps they replace
+    (`every`: every chain with a ring or a producer loop, a gain or not: for tests at
+    small sizes); returns one line per decision (streamed, or refused for a chain with a
+    kxk convolution or a producer loop)."""
     require_level(module, "stream-rows", 2)
     fn = main_function(module, "stream-rows")
     report: list[str] = []
     refused: set[Operation] = set()
     while True:  # again after each rewrite: a streamed chain's result is a new value
-        todo = [c for c in chains(fn.body.block) if c[1][0] not in refused]
+        todo = [c for c in chains(fn.body.block) if c[0][0].op not in refused]
         if not todo:
             return report
-        x, ops, why = todo[0]
-        stages = stages_of(x, ops)
+        stages, why = todo[0]
         rings, replaced = ring_bytes(stages), replaced_bytes(stages)
-        if replaced <= rings:
-            refused.add(ops[0])
-            if any(s.pad for s in stages):
-                reason = (f"{len(ops)} ops, ended by {why}: rings of {rings} B would replace "
+        windowed = any(s.pad or s.kind == "producer" for s in stages)
+        if replaced <= rings and not (every and windowed):
+            refused.add(stages[0].op)
+            if windowed:
+                ops = sum(len(s.ops) for s in stages)
+                reason = (f"{ops} ops, ended by {why}: rings of {rings} B would replace "
                           f"{replaced} B of feature maps")
-                ops[0].attributes["stream_rows_refused"] = StringAttr(reason)
+                stages[0].op.attributes["stream_rows_refused"] = StringAttr(reason)
                 report.append(f"refused: {reason}")
             continue
-        loop = stream_chain(x, ops)
+        loop = stream_chain(stages)
         report.append(f"streamed: {loop.attributes['stream_rows'].data}")
 
 
 @dataclass(frozen=True)
 class StreamRows(ModulePass):
-    """L2 -> L2: chains of row-local ops as loops over rows with line buffers."""
+    """L2 -> L2: chains of row-local ops as loops over rows with line buffers. `every`:
+    stream every chain it can, whether or not its rings are smaller."""
 
     name = "stream-rows"
+    every: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        stream_rows(op)
+        stream_rows(op, self.every)

@@ -20,7 +20,7 @@
 // CHECK-NEXT: minun.splice_assign %{{.*}} into %{{.*}}[%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}] : tensor<1x1x4x2x!num.fixed<16, 12>> into tensor<1x8x4x2x!num.fixed<16, 12>>
 // CHECK:      minun.loop (%{{.*}} = 8 to 9)
 // CHECK:      minun.init 0.0 : tensor<1x1x4x1x!num.fixed<16, 14>>
-// CHECK:      %{{.*}}, %{{.*}}, %b = minun.loop (%{{.*}} = 9 to 10) {{.*}}{stream_rows = "ops 6 rows 8 rings 2 ring bytes 72 feature maps replaced 128 B recomputation 0"}
+// CHECK:      %{{.*}}, %{{.*}}, %b = minun.loop (%{{.*}} = 9 to 10) {{.*}}{stream_rows = "ops 6 rows 8 buffers 2 ring bytes 72 feature maps replaced 128 B recomputation 0"}
 // CHECK-NOT:  %F1
 // CHECK:      minun.init 0.0 : tensor<1x1x4x2x!num.fixed<16, 13>>
 // CHECK:      num.conv2d %{{.*}}, %F2

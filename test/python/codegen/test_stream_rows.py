@@ -1,8 +1,8 @@
 """stream-rows (passes/stream_rows.py): a chain of convolutions run as loops over rows
 with line buffers computes the same integers as the chain held whole (evaluator against
 evaluator), its C computes the evaluator's integers on x86 and on the Cortex-M4 in QEMU,
-and the planned scratch shrinks; on RNNPool face detection (test size) the pass changes
-no integer."""
+and the planned scratch shrinks; on RNNPool face detection (test size) streaming changes
+no integer, and at 320x240 it removes the RNNPool output from the plan."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ from pathlib import Path
 import numpy as np
 from codegen_support import build_host, expected, run_host
 
+from minun_bench.face import FACE
 from minun_mlir.codegen import emit_c
+from minun_mlir.dialects import minun
 from minun_mlir.driver import load_model
 from minun_mlir.memory_map import memory_map
+from minun_mlir.modules import main_function
 from minun_mlir.numerics.l2_eval import evaluate_l2
 from minun_mlir.passes.stream_rows import stream_rows
 from minun_mlir.pipeline import lower_l2, lower_to_l2
@@ -76,16 +79,46 @@ def test_a_streamed_chain_is_the_chain(tmp_path):
                                   exp.scores[:2])
 
 
-def test_face_program_keeps_its_integers(tmp_path):
-    """RNNPool face detection at test size: every chain is refused (its feature maps are
-    read by several consumers, or a convolution reads them through a window already) or
-    streamed; either way the evaluator's integers are unchanged."""
+def test_face_program_streamed_keeps_its_integers(tmp_path):
+    """RNNPool face detection at test size with every chain streamed (`every`: at 4x5
+    patches no ring is smaller than what it replaces), RNNPool's patch-row loop with its
+    row and column fix-ups included: the evaluator's integers are unchanged, and the C
+    computes them on x86 and on the Cortex-M4 in QEMU."""
     l2, features = small_face_l2_8bit_image(tmp_path)
     streamed = l2.clone()
-    report = stream_rows(streamed)
-    assert report and all(r.startswith(("streamed: ", "refused: ")) for r in report)
+    report = stream_rows(streamed, every=True)
+    assert all(r.startswith("streamed: ") for r in report) and len(report) > 2, report
     streamed.verify()
+    loops = [op for op in main_function(streamed).body.block.ops
+             if isinstance(op, minun.LoopOp) and "stream_rows" in op.attributes]
+    assert len(loops) == len(report)
     a = evaluate_l2(l2, features).outputs
     b = evaluate_l2(streamed, features).outputs
     for u, v in zip(a, b):
         np.testing.assert_array_equal(u, v)
+    exp = expected(streamed, features)
+    for target in ("x86", "cortex-m4"):
+        emit_c(streamed, target, tmp_path / target, input_in_scratch=True,
+               output_in_scratch=True)
+        r = run_model(tmp_path / target, target, exp.inputs, name="stream", config="face")
+        np.testing.assert_array_equal(np.asarray(r.outputs).reshape(exp.scores.shape),
+                                      exp.scores, err_msg=target)
+
+
+def test_face_4_streamed_from_rnnpool_through_mbconv0():
+    """The planner alone: at 320x240 the pass streams RNNPool's loop (30 patch rows of
+    40x64) with its fix-ups into MBConv0 (the gain test passes: rings of a few rows
+    replace the 153,600-byte RNNPool output), and the plan with the 8-bit image and the
+    scores in the scratch shrinks by more than a third of that output."""
+    l1 = load_model(FACE, synthetic=0)
+    l2 = lower_to_l2(l1, bits=16, input_bits=8, synthetic=2, evaluator="native")
+    streamed = l2.clone()
+    report = [r for r in stream_rows(streamed) if r.startswith("streamed: ")]
+    assert len(report) == 1 and "feature maps replaced 153600 B" in report[0], report
+    plan = {}
+    for name, m in (("whole", l2), ("streamed", streamed)):
+        plan[name] = memory_map(lower_l2(m, stop="memory-plan", input_in_scratch=True,
+                                         output_in_scratch=True))
+    assert 153_600 in {p.size for p in plan["whole"].pieces}
+    assert 153_600 not in {p.size for p in plan["streamed"].pieces}
+    assert plan["streamed"].scratch < plan["whole"].scratch - 153_600 // 3

@@ -688,12 +688,21 @@ class LowerToLoops(ModulePass):
     their results or thresholds (formats/zero_skew/tables.py), the same integers. Worth
     it where a 32x32-bit product is slow (the Uno: ~200 cycles); a Cortex-M or x86 does
     it in a few instructions, and the tables would only cost flash. minun-compile sets
-    it for the avr target."""
+    it for the avr target.
+
+    `stream-rows`: first run the stream-rows pass (passes/stream_rows.py) on the L2
+    module: chains of row-local ops become loops over rows with line buffers, the same
+    integers (minun-compile --stream-rows)."""
 
     name = "lower-to-loops"
     requantize_tables: bool = False
+    stream_rows: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.stream_rows:
+            from minun_mlir.passes.stream_rows import stream_rows
+
+            stream_rows(op)
         replace_module_body(op, lower_to_loops(op, self.requantize_tables))
 
 

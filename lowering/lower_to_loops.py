@@ -623,10 +623,14 @@ class Lowering:
         self.store_into(target, val)
         return target
 
-    def store_into(self, target: Buf, val: Val) -> None:
+    def store_into(self, target: Buf, val: Val, moves_down: bool = False) -> None:
         """target[i] = val[i] for every index; through a temporary when val reads the
-        target's buffer anywhere but at the written element."""
+        target's buffer anywhere but at the written element, unless `moves_down`: the
+        caller knows val reads only elements after the one written (stream-rows' ring
+        rows moved down one), which the stores in index order have not overwritten yet."""
         for leaf, aligned in val.leaves(True):
+            if moves_down:
+                break
             if leaf.buffer is target.buffer and not (aligned and leaf.same_layout(target)):
                 val = self.materialize(val)
                 break

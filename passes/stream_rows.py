@@ -38,7 +38,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i32
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i32,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -281,7 +288,9 @@ class _Body:
         for r in range(k - 1):
             z = self.const(0)
             src = self.add(minun.SpliceOp(ring, [z, self.const(r + 1), z, z], [1, 1, w, c]))
-            ring = self.add(minun.SpliceAssignOp(src, ring, [z, self.const(r), z, z])).result
+            move = self.add(minun.SpliceAssignOp(src, ring, [z, self.const(r), z, z]))
+            move.attributes["stream_rows_move"] = UnitAttr()  # no temporary (store_into)
+            ring = move.result
         z = self.const(0)
         return self.add(minun.SpliceAssignOp(row, ring, [z, self.const(k - 1), z, z])).result
 

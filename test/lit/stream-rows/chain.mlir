@@ -1,13 +1,16 @@
 // stream-rows: conv3x3 -> relu -> conv3x3 over 8 rows becomes loops over rows t with a
 // ring of 3 rows per 3x3 convolution (rows moved down, the new row written last) and the
-// convolution on its ring with no row padding; the segments where a stage has no row yet
+// convolution on its ring with no row padding (the moves are marked stream_rows_move:
+// lower-to-loops copies them in place, no temporary); the segments where a stage has no row yet
 // or pushes a zero row below the image are loops of their own. The relu'd feature map
 // (8x4x2, 128 B) is replaced by a 3-row ring; recomputation 0.
 // RUN: minun-opt %s -p stream-rows | filecheck %s
 // CHECK:      %[[R0:.*]] = minun.init 0.0 : tensor<1x3x4x1x!num.fixed<16, 14>>
 // CHECK-NEXT: %[[R1:.*]] = minun.init 0.0 : tensor<1x3x4x2x!num.fixed<16, 13>>
 // CHECK-NEXT: %[[OUT:.*]] = minun.init 0.0 : tensor<1x8x4x2x!num.fixed<16, 12>>
-// CHECK-NEXT: minun.loop (%{{.*}} = 0 to 1) iter(%{{.*}} = %[[R0]], %{{.*}} = %[[R1]], %{{.*}} = %[[OUT]])
+// CHECK-NEXT: minun.loop (%{{.*}} = 0 to 1) iter(%[[RING:.*]] = %[[R0]], %{{.*}} = %[[R1]], %{{.*}} = %[[OUT]])
+// CHECK:      %[[ROW1:.*]] = minun.splice %[[RING]][%[[Z:.*]], %[[ONE:.*]], %[[Z]], %[[Z]]] {sizes = array<i64: 1, 1, 4, 1>}
+// CHECK:      minun.splice_assign %[[ROW1]] into %[[RING]][%[[Z]], %{{.*}}, %[[Z]], %[[Z]]] {stream_rows_move}
 // CHECK-NOT:  num.conv2d
 // CHECK:      minun.loop (%{{.*}} = 1 to 2)
 // CHECK:      num.conv2d %{{.*}}, %F1 {{{.*}}pads = array<i64: 0, 0, 1, 1>{{.*}} -> tensor<1x1x4x2x!num.fixed<32, 29>>

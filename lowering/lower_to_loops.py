@@ -139,6 +139,9 @@ ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.Si
 # value computed row by row through row windows stays lazy into them, see `row_consumer`).
 ROW_ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ReluOp, num.Relu6Op,
                    num.ClipOp, num.NegOp, num.MaxOp, num.MinOp, num.RequantizeOp)
+# stream-rows' mark on a 1x1 convolution it runs on one row (passes/stream_rows.py): its
+# input, computed for that row, is read through a pixel window (rows_of) rather than stored
+STREAMED_ROW = "stream_rows_row"
 # A value read in loop bodies may be recomputed up to this many times per element rather
 # than stored whole (see Lowering.fused_into_loop).
 FUSE_RECOMPUTE = 4
@@ -598,6 +601,8 @@ class Lowering:
             return rows if rows >= sh else None
         if groups > 1 and kh > 1 and rows < shape[1]:
             return rows
+        if STREAMED_ROW in conv.attributes and rows == 1 and shape[1] == 1:
+            return 1  # a 1x1 convolution of a stream-rows row: read pixel by pixel
         return None
 
     def rows_of(self, conv: num.Conv2DOp, rows: int) -> Rows | Pixel:
@@ -606,8 +611,8 @@ class Lowering:
         val = self.vals[conv.input]
         _, _, w, c = val.shape
         _, kh, kw, _, _ = shape_of(conv.filter)
-        if (has_rows(val) and (kh, kw) == (1, 1) and minun.ints(conv.strides) == (1, 1)
-                and not any(minun.ints(conv.pads))):
+        if ((has_rows(val) or STREAMED_ROW in conv.attributes) and (kh, kw) == (1, 1)
+                and minun.ints(conv.strides) == (1, 1) and not any(minun.ints(conv.pads))):
             return Pixel(val, self.g.alloc(c, val.elem, f"{conv.input.name_hint or 'x'}_pixel"))
         hint = f"{conv.input.name_hint or 'x'}_rows"
         buf = self.g.alloc(rows * w * c, val.elem, hint)

@@ -303,6 +303,9 @@ class _Body:
         attrs = dict(op.attributes)
         if pads is not None:
             attrs["pads"] = pads
+        if isinstance(op, num.Conv2DOp) and shape_of(op.filter)[1:3] == (1, 1):
+            # lower-to-loops reads its input pixel by pixel (lower_to_loops.STREAMED_ROW)
+            attrs["stream_rows_row"] = UnitAttr()
         new = op.create(operands=operands, attributes=attrs, properties=dict(op.properties),
                         result_types=[TensorType(res.element_type, shape)])
         return self.add(new).results[0]

@@ -54,6 +54,7 @@ from minun_mlir.passes.planners.buffers import (  # noqa: F401  (the names passe
     INPUT,
     OUT_SCRATCH,
     OUTPUT,
+    OVER_INPUT_ALLOC,
     SCRATCH,
     Buffer,
     buffers_of,
@@ -158,6 +159,35 @@ def check_plan_fits(planner: Planner, total: int, buffers: list[Buffer], budget:
                     "live at once: use planner=shiftry (it moves buffers to fit)")
 
 
+def overlay_groups(planned: list[tuple[memref.AllocOp, Buffer]]
+                   ) -> tuple[list[Buffer], Callable[[list[int]], list[int]]]:
+    """The buffers to place, with a stream-rows output marked `minun.over_input` (shift)
+    and the input in scratch joined into one buffer: the output at its start, the input
+    `shift` bytes above (stream-rows proved that each output row overwrites only input
+    rows no later step reads); and the function giving every planned buffer its offset
+    from the placed ones' offsets. Without such a pair, the buffers as they are."""
+    buffers = [b for _, b in planned]
+    outs = [i for i, (a, _) in enumerate(planned) if OVER_INPUT_ALLOC in a.attributes]
+    ins = [i for i, (a, _) in enumerate(planned) if INPUT in a.attributes]
+    if len(outs) != 1 or len(ins) != 1:
+        return buffers, lambda offsets: offsets
+    (o,), (i,) = outs, ins
+    shift = planned[o][0].attributes[OVER_INPUT_ALLOC].value.data
+    a, b = buffers[o], buffers[i]
+    group = Buffer(f"{a.name}+{b.name}", max(a.size, shift + b.size), max(a.align, b.align),
+                   min(a.first, b.first), max(a.last, b.last))
+    rest = [k for k in range(len(buffers)) if k not in (o, i)]
+
+    def expand(offsets: list[int]) -> list[int]:
+        out = [0] * len(buffers)
+        for k, off in zip(rest, offsets):
+            out[k] = off
+        out[o], out[i] = offsets[-1], offsets[-1] + shift
+        return out
+
+    return [buffers[k] for k in rest] + [group], expand
+
+
 def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int,
                   input_in_scratch: bool = False, output_in_scratch: bool = False) -> int:
     """Rewrite fn's allocs per the planner; returns the bytes of buffer memory used."""
@@ -167,13 +197,16 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
         input_into_scratch(fn)
     planned = buffers_of(fn)
     buffers = [b for _, b in planned]
-    check_budget(buffers, budget)
+    if planner in (Planner.SHIFTRY, Planner.NAIVE) or not planned:
+        check_budget(buffers, budget)
     if planner == Planner.SHIFTRY:
         return plan_with_moves(module, fn, planned, budget)
     if planner == Planner.NAIVE or not planned:
         total = sum(b.size for b in buffers)
         check_plan_fits(planner, total, buffers, budget)
         return total
+    buffers, expand = overlay_groups(planned)
+    check_budget(buffers, budget)
     align = max(b.align for b in buffers)
     offsets = PLACERS[planner]([b.size for b in buffers], [(b.first, b.last) for b in buffers],
                                [b.align for b in buffers])
@@ -182,6 +215,7 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
     verify_plan([b.size for b in buffers], [(b.first, b.last) for b in buffers],
                 [b.align for b in buffers], offsets, total, planner=planner,
                 names=[b.name for b in buffers])
+    offsets = expand(offsets)
     scratch_ty = MemRefType(i8, [total])
     module.body.block.insert_op_before(
         memref.GlobalOp.get(StringAttr(SCRATCH), scratch_ty, UnitAttr(),

@@ -55,6 +55,11 @@ from minun_mlir.dialects.minun import i64_array
 from minun_mlir.dialects.num import FixedType
 from minun_mlir.modules import main_function, require_level, shape_of
 
+# marks on a streamed chain's output init, read by lower-to-loops (regions.lower_loop):
+# no zero fill (every row is written before it is read), and the bytes by which the
+# function's input may start above it in the scratch (memory-plan groups the two)
+UNSET = "stream_rows_unset"
+OVER_INPUT = "stream_rows_over_input"
 ELEMENTWISE = (num.RescaleOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.AddOp, num.SubOp,
                num.MulOp, num.NormaliseL2Op)
 
@@ -256,6 +261,126 @@ def replaced_bytes(stages: list[Stage]) -> int:
     return total
 
 
+def _affine(v: SSAValue, iv: SSAValue) -> tuple[int, int] | None:
+    """(a, b) when index `v` is a * iv + b with constants a, b, else None."""
+    c = _const(v)
+    if c is not None:
+        return 0, c
+    if v is iv:
+        return 1, 0
+    op = v.owner
+    if not isinstance(op, arith.MuliOp | arith.AddiOp | arith.SubiOp):
+        return None
+    x, y = _affine(op.lhs, iv), _affine(op.rhs, iv)
+    if x is None or y is None or (isinstance(op, arith.MuliOp) and x[0] and y[0]):
+        return None
+    if isinstance(op, arith.MuliOp):
+        return x[0] * y[1] + y[0] * x[1], x[1] * y[1]
+    sign = 1 if isinstance(op, arith.AddiOp) else -1
+    return x[0] + sign * y[0], x[1] + sign * y[1]
+
+
+def _row_map(op: Operation, v: SSAValue):
+    """For an op computing its result row by row from its operand `v` (a convolution of
+    any row stride, an element-wise op with per-channel constants): rows [lo, hi) of the
+    result -> the rows of `v` it reads; None for any other op."""
+    h = shape_of(v)[1]
+    if isinstance(op, num.Conv2DOp) and op.input is v and v not in (op.filter, op.bias):
+        _, kh, _, _, _ = shape_of(op.filter)
+        (sh, _), (dh, _) = minun.ints(op.strides), minun.ints(op.dilations)
+        pt = minun.ints(op.pads)[0]
+        return lambda lo, hi: (max(0, lo * sh - pt), min(h, (hi - 1) * sh - pt + (kh - 1) * dh + 1))
+    if isinstance(op, ELEMENTWISE) and not isinstance(_window(op, v), str):
+        return lambda lo, hi: (lo, hi)
+    return None
+
+
+def input_rows_read(loop: minun.LoopOp) -> tuple[SSAValue, list[tuple[int, int]]] | None:
+    """The function input a producer loop reads, and the rows of it (as the (1, H, W, C)
+    reshape of it the ops read) that iteration t reads, for each t: when every 4-D
+    tensor the loop's body reads from outside is read through splices at rows
+    a * t + b, and each is computed from the input alone by ops that compute a row from
+    a bounded band of rows (convolutions, element-wise ops), each the only reader of
+    the one before, from an identity reshape of the input. Else None."""
+    iv = loop.body.block.args[0]
+    inside = set(loop.walk())
+    reads: dict[SSAValue, list[tuple[int, int, int]]] = {}
+    for op in loop.body.walk():
+        for v in op.operands:
+            owner = v.owner.parent_op() if isinstance(v.owner, Block) else v.owner
+            if owner in inside or _rows(v) is None:
+                continue
+            if isinstance(v.owner, Block) or v.owner.parent_block() is not loop.parent_block():
+                return None
+            if not isinstance(op, minun.SpliceOp) or op.input is not v:
+                return None
+            ab = _affine(op.starts[1], iv)
+            if ab is None:
+                return None
+            reads.setdefault(v, []).append((*ab, minun.ints(op.sizes)[1]))
+    if not reads:
+        return None
+    source, per_step = None, [(1 << 62, -1)] * loop.upper.value.data
+    for v, splices in reads.items():
+        if any(u.operation not in inside for u in v.uses):
+            return None  # read after the loop too
+        maps, x = [], v
+        while not isinstance(x.owner, minun.ReshapeOp):
+            op = x.owner
+            if not isinstance(op, Operation) or len(op.operands) == 0:
+                return None
+            src = op.operands[0] if not isinstance(op, num.Conv2DOp) else op.input
+            m = _row_map(op, src)
+            if m is None or _rows(src) is None or len(list(src.uses)) != 1:
+                return None
+            maps.append(m)
+            x = src
+        reshape = x.owner
+        inp = reshape.input
+        if (minun.ints(reshape.order) != tuple(range(len(shape_of(inp))))
+                or not isinstance(inp.owner, num.InputOp) or len(list(inp.uses)) != 1
+                or (maps and len(list(x.uses)) != 1) or source not in (None, x)):
+            return None
+        source = x
+        for t in range(len(per_step)):
+            for a, b, size in splices:
+                lo, hi = a * t + b, a * t + b + size
+                for m in maps:
+                    lo, hi = m(lo, hi)
+                per_step[t] = (min(per_step[t][0], lo), max(per_step[t][1], hi))
+    return source, per_step
+
+
+def input_overlay(stages: list[Stage]) -> int | None:
+    """How far above the chain's output its producer's input may start so that the output
+    overwrites only input rows no step reads any more (the image consumed as the sweep
+    goes: MCUNetV2's in-place update with a lag): output row r is written at step
+    r + lag, after which the input rows read from then on must lie above it. None when
+    the chain reads no input through its producer, or the overlay would save nothing."""
+    if stages[0].kind != "producer":
+        return None
+    found = input_rows_read(stages[0].op)
+    if found is None:
+        return None
+    xt, per_step = found
+    end = stages[-1].result
+    h_in, h_out = shape_of(xt)[1], shape_of(end)[1]
+    last = [-1] * h_in  # the last step reading each input row
+    for t, (lo, hi) in enumerate(per_step):
+        for j in range(max(lo, 0), min(hi, h_in)):
+            last[j] = t
+    lag = stages[-1].lag + stages[-1].pad
+    ro, ri = _row_bytes(end), _row_bytes(xt)
+    shift = 0
+    for r in range(h_out):
+        live = [j for j in range(h_in) if last[j] >= r + lag]
+        if live:
+            shift = max(shift, (r + 1) * ro - min(live) * ri)
+    align = max(end.type.element_type.width, xt.type.element_type.width) // 8
+    shift = -(-shift // align) * align
+    return shift if shift < _bytes(end) else None
+
+
 class _Body:
     """Builds one segment's loop body: the stages active at its steps, on rows."""
 
@@ -396,9 +521,15 @@ def stream_chain(stages: list[Stage]) -> minun.LoopOp:
     """Replace the chain by loops over rows; returns the last loop."""
     end = stages[-1].result
     height = shape_of(end)[1]
+    overlay = input_overlay(stages)
     at = InsertPoint.before(stages[-1].ops[-1])
     carried = []
-    for v in _carried(stages):
+    inits = _carried(stages)
+    # every row of the output is written before it is read: no fill (lower_loop)
+    inits[-1].attributes[UNSET] = UnitAttr()
+    if overlay is not None:
+        inits[-1].attributes[OVER_INPUT] = IntegerAttr(overlay, 64)
+    for v in inits:
         if isinstance(v, Operation):
             Rewriter.insert_op(v, at)
             v = v.results[0]
@@ -461,7 +592,7 @@ def stream_chain(stages: list[Stage]) -> minun.LoopOp:
         f"ops {sum(len(s.ops) for s in stages)} rows {height} "
         f"buffers {sum(1 for s in stages if s.pad or s.kind == 'row_copy')} "
         f"ring bytes {ring_bytes(stages)} feature maps replaced {replaced_bytes(stages)} B "
-        f"recomputation 0")
+        f"recomputation 0" + ("" if overlay is None else f" over the input at {overlay} B"))
     loop.results[-1].name_hint = end.name_hint
     end.replace_all_uses_with(loop.results[-1])
     dead = [s.op.inits[s.extra[0]].owner for s in stages if s.kind == "producer"]

@@ -20,6 +20,9 @@ INPUT = "minun.input"  # on the alloc (then the first view) holding the input in
 IN_SCRATCH = "minun.input_in_scratch"  # on the function whose input is planned
 OUTPUT = "minun.output"  # on the alloc (then the last view) holding the output in scratch
 OUT_SCRATCH = "minun.output_in_scratch"  # on the function whose output is planned
+# on the alloc of a stream-rows output the input in scratch may overlay, the bytes by
+# which the input starts above it (passes/stream_rows.py input_overlay)
+OVER_INPUT_ALLOC = "minun.over_input"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@
 // CHECK-NOT:  %T = minun.init
 // CHECK:      %[[KEPT:.*]] = minun.init 0.0 : tensor<1x1x3x2x!num.fixed<16, 15>>
 // CHECK-NEXT: %[[RING:.*]] = minun.init 0.0 : tensor<1x3x3x2x!num.fixed<16, 14>>
-// CHECK-NEXT: %[[OUT:.*]] = minun.init 0.0 : tensor<1x4x3x2x!num.fixed<16, 13>>
+// CHECK-NEXT: %[[OUT:.*]] = minun.init 0.0 {stream_rows_unset, stream_rows_over_input = 0 : i64} : tensor<1x4x3x2x!num.fixed<16, 13>>
 // CHECK-NEXT: minun.loop (%[[T:.*]] = 0 to 1) iter(%{{.*}} = %acc, %{{.*}} = %[[KEPT]], %{{.*}} = %[[RING]], %{{.*}} = %[[OUT]])
 // CHECK:      %[[ROW:.*]] = minun.init 0.0 : tensor<1x1x3x2x!num.fixed<16, 15>>
 // CHECK:      minun.splice %Xt[%{{.*}}, %[[T]], %{{.*}}, %{{.*}}] {sizes = array<i64: 1, 1, 2, 2>}
@@ -28,7 +28,7 @@
 // CHECK:      %[[COPIED:.*]] = minun.splice_assign %[[PIECE]] into %[[ZROW]][
 // CHECK:      %[[COL:.*]] = minun.splice %[[COPIED]][{{.*}}] {sizes = array<i64: 1, 1, 1, 2>}
 // CHECK:      minun.splice_assign %[[COL]] into %[[COPIED]][
-// CHECK:      minun.loop (%{{.*}} = 4 to 5) {{.*}}{stream_rows = "ops 8 rows 4 buffers 2 ring bytes 48 feature maps replaced 48 B recomputation 0"}
+// CHECK:      minun.loop (%{{.*}} = 4 to 5) {{.*}}{stream_rows = "ops 8 rows 4 buffers 2 ring bytes 48 feature maps replaced 48 B recomputation 0 over the input at 0 B"}
 // GAIN:       %dummy, %{{.*}} = minun.loop (%p = 0 to 3) {{.*}}stream_rows_refused = "8 ops, ended by minun.reshape: not a fixed-point (1, H, W, C) tensor: rings of 48 B would replace 48 B of feature maps"
 builtin.module {
   func.func @main() -> tensor<1x24x!num.fixed<16, 13>> attributes {num.rounding = "trunc", num.overflow = "wrap"} {

@@ -54,8 +54,9 @@ from minun_mlir.passes.planners.buffers import (  # noqa: F401  (the names passe
     INPUT,
     OUT_SCRATCH,
     OUTPUT,
-    OVER_INPUT_ALLOC,
+    OVER_ALLOC,
     SCRATCH,
+    STREAM_ID_ALLOC,
     Buffer,
     buffers_of,
     element_bytes,
@@ -161,31 +162,55 @@ def check_plan_fits(planner: Planner, total: int, buffers: list[Buffer], budget:
 
 def overlay_groups(planned: list[tuple[memref.AllocOp, Buffer]]
                    ) -> tuple[list[Buffer], Callable[[list[int]], list[int]]]:
-    """The buffers to place, with a stream-rows output marked `minun.over_input` (shift)
-    and the input in scratch joined into one buffer: the output at its start, the input
-    `shift` bytes above (stream-rows proved that each output row overwrites only input
-    rows no later step reads); and the function giving every planned buffer its offset
-    from the placed ones' offsets. Without such a pair, the buffers as they are."""
+    """The buffers to place, each stream-rows output marked `minun.over` joined with the
+    buffer it may overwrite (the input in scratch, or an earlier output: stream-rows
+    proved that each output row overwrites only rows no later step reads) into one
+    buffer, that one `shift` bytes above it; and the function giving every planned
+    buffer its offset from the placed ones'. A buffer two outputs would overwrite, or
+    one missing (the input not in scratch), keeps its own place."""
     buffers = [b for _, b in planned]
-    outs = [i for i, (a, _) in enumerate(planned) if OVER_INPUT_ALLOC in a.attributes]
-    ins = [i for i, (a, _) in enumerate(planned) if INPUT in a.attributes]
-    if len(outs) != 1 or len(ins) != 1:
-        return buffers, lambda offsets: offsets
-    (o,), (i,) = outs, ins
-    shift = planned[o][0].attributes[OVER_INPUT_ALLOC].value.data
-    a, b = buffers[o], buffers[i]
-    group = Buffer(f"{a.name}+{b.name}", max(a.size, shift + b.size), max(a.align, b.align),
-                   min(a.first, b.first), max(a.last, b.last))
-    rest = [k for k in range(len(buffers)) if k not in (o, i)]
+    named = {a.attributes[STREAM_ID_ALLOC].value.data: k for k, (a, _) in enumerate(planned)
+             if STREAM_ID_ALLOC in a.attributes}
+    named.update(("input", k) for k, (a, _) in enumerate(planned) if INPUT in a.attributes)
+    edge: dict[int, tuple[int, int]] = {}  # output -> (the buffer it overwrites, shift)
+    taken: set[int] = set()
+    for k, (a, _) in enumerate(planned):
+        if OVER_ALLOC not in a.attributes:
+            continue
+        what, shift = a.attributes[OVER_ALLOC].data.split()
+        target = named.get(what if what == "input" else int(what))
+        if target is not None and target not in taken:
+            edge[k] = (target, int(shift))
+            taken.add(target)
+    rel: dict[int, tuple[int, int]] = {}  # buffer -> (group root, offset in the group)
+    for root in (k for k in edge if k not in taken):
+        k, at = root, 0
+        while True:
+            rel[k] = (root, at)
+            if k not in edge:
+                break
+            k, at = edge[k][0], at + edge[k][1]
+    roots = sorted({r for r, _ in rel.values()})
+    rest = [k for k in range(len(buffers)) if k not in rel]
+    placed = [buffers[k] for k in rest]
+    for r in roots:
+        members = [k for k in rel if rel[k][0] == r]
+        placed.append(Buffer("+".join(buffers[k].name for k in members),
+                             max(rel[k][1] + buffers[k].size for k in members),
+                             max(buffers[k].align for k in members),
+                             min(buffers[k].first for k in members),
+                             max(buffers[k].last for k in members)))
 
     def expand(offsets: list[int]) -> list[int]:
         out = [0] * len(buffers)
         for k, off in zip(rest, offsets):
             out[k] = off
-        out[o], out[i] = offsets[-1], offsets[-1] + shift
+        at = dict(zip(roots, offsets[len(rest):]))
+        for k, (r, shift) in rel.items():
+            out[k] = at[r] + shift
         return out
 
-    return [buffers[k] for k in rest] + [group], expand
+    return placed, expand
 
 
 def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int,

@@ -59,7 +59,8 @@ from minun_mlir.modules import main_function, require_level, shape_of
 # no zero fill (every row is written before it is read), and the bytes by which the
 # function's input may start above it in the scratch (memory-plan groups the two)
 UNSET = "stream_rows_unset"
-OVER_INPUT = "stream_rows_over_input"
+STREAM_ID = "stream_rows_id"  # the output's number, for a later chain's overlay
+OVER = "stream_rows_over"  # "input SHIFT" or "ID SHIFT": what it may overwrite
 ELEMENTWISE = (num.RescaleOp, num.ReluOp, num.Relu6Op, num.ClipOp, num.AddOp, num.SubOp,
                num.MulOp, num.NormaliseL2Op)
 
@@ -79,6 +80,7 @@ class Stage:
     extra: tuple = ()
     ops: tuple = ()  # the ops it replaces (a fix-up: its splice, then its splice_assign)
     slots: tuple = ()  # its carried values' places among the loops' carried values
+    side: tuple = ()  # whole maps of its input's shape it reads row by row (residuals)
 
     @property
     def result(self) -> SSAValue:
@@ -110,6 +112,32 @@ def _rows(v: SSAValue) -> tuple[int, ...] | None:
     return s if len(s) == 4 and s[0] == 1 else None
 
 
+def _side(o: SSAValue, x: SSAValue) -> bool:
+    """Whether `o` is a whole feature map of `x`'s shape an element-wise op may read row
+    by row beside the chain (a residual connection: row r at the step the chain's row r
+    is there)."""
+    return _rows(o) is not None and shape_of(o) == shape_of(x)
+
+
+def _sides(op: Operation, x: SSAValue) -> tuple[tuple[SSAValue, SSAValue, tuple], ...]:
+    """The whole maps `op` reads beside its chain operand `x`: (map, the value it is
+    computed from pixel by pixel, those ops), the ops then run on rows in the chain
+    (a residual connection's rescale), so the map itself is never held whole."""
+    if not isinstance(op, ELEMENTWISE):
+        return ()
+    out = []
+    for y in (o for o in op.operands if o is not x and len(shape_of(o)) > 1):
+        ops = tuple(_prefix(y, op.parent_block())) if len(list(y.uses)) == 1 else ()
+        out.append((y, _operand(ops[0]) if ops else y, ops))
+    return tuple(out)
+
+
+def _stage(op: Operation, v: SSAValue, pad: int) -> Stage:
+    side = _sides(op, v)
+    return Stage(op, pad=pad, src=v, ops=(*(p for _, _, ops in side for p in ops), op),
+                 side=side)
+
+
 def _window(op: Operation, x: SSAValue) -> int | str:
     """The pad of `op`'s row window over its chain operand `x`, or why it has none."""
     if _rows(x) is None or _rows(op.results[0]) is None:
@@ -131,8 +159,9 @@ def _window(op: Operation, x: SSAValue) -> int | str:
         return pt
     if isinstance(op, ELEMENTWISE):
         others = [o for o in op.operands if o is not x]
-        if any(len(shape_of(o)) > 1 for o in others) or len(others) + 1 != len(op.operands):
-            return "its other operand is not a per-channel constant"
+        if len(others) + 1 != len(op.operands) or any(
+                len(shape_of(o)) > 1 and not _side(o, x) for o in others):
+            return "its other operand is neither a per-channel constant nor a map of its shape"
         return 0
     return f"{op.name} is not row-local"
 
@@ -206,7 +235,7 @@ def _next(v: SSAValue, block: Block) -> Stage | str:
     w = _window(nxt, v) if nxt.parent_block() is block else "in another block"
     if not isinstance(w, int):
         return f"{nxt.name}: {w}"
-    return Stage(nxt, pad=w, src=v, ops=(nxt,))
+    return _stage(nxt, v, w)
 
 
 def chains(block: Block) -> list[tuple[list[Stage], str]]:
@@ -221,7 +250,7 @@ def chains(block: Block) -> list[tuple[list[Stage], str]]:
             stages = [Stage(first, "producer", extra=prod, ops=(first,))]
         elif first.operands and isinstance(_window(first, first.operands[0]), int):
             x = first.operands[0]
-            stages = [Stage(first, pad=_window(first, x), src=x, ops=(first,))]
+            stages = [_stage(first, x, _window(first, x))]
         else:
             continue
         while True:
@@ -351,34 +380,81 @@ def input_rows_read(loop: minun.LoopOp) -> tuple[SSAValue, list[tuple[int, int]]
     return source, per_step
 
 
-def input_overlay(stages: list[Stage]) -> int | None:
-    """How far above the chain's output its producer's input may start so that the output
-    overwrites only input rows no step reads any more (the image consumed as the sweep
-    goes: MCUNetV2's in-place update with a lag): output row r is written at step
-    r + lag, after which the input rows read from then on must lie above it. None when
-    the chain reads no input through its producer, or the overlay would save nothing."""
-    if stages[0].kind != "producer":
-        return None
-    found = input_rows_read(stages[0].op)
-    if found is None:
-        return None
-    xt, per_step = found
+def _shift(stages: list[Stage], src: SSAValue, last: list[int]) -> int | None:
+    """How far above the chain's output `src` may start so that the output overwrites
+    only rows of `src` no step reads any more (MCUNetV2's in-place update with a lag):
+    output row r is written at step r + lag, and every row of `src` read at that step or
+    later (`last[j]`: the last step reading row j) must lie above it. None when that
+    saves nothing."""
     end = stages[-1].result
-    h_in, h_out = shape_of(xt)[1], shape_of(end)[1]
-    last = [-1] * h_in  # the last step reading each input row
-    for t, (lo, hi) in enumerate(per_step):
-        for j in range(max(lo, 0), min(hi, h_in)):
-            last[j] = t
     lag = stages[-1].lag + stages[-1].pad
-    ro, ri = _row_bytes(end), _row_bytes(xt)
+    ro, ri = _row_bytes(end), _row_bytes(src)
     shift = 0
-    for r in range(h_out):
-        live = [j for j in range(h_in) if last[j] >= r + lag]
+    for r in range(shape_of(end)[1]):
+        live = [j for j in range(len(last)) if last[j] >= r + lag]
         if live:
             shift = max(shift, (r + 1) * ro - min(live) * ri)
-    align = max(end.type.element_type.width, xt.type.element_type.width) // 8
+    align = max(end.type.element_type.width, src.type.element_type.width) // 8
     shift = -(-shift // align) * align
     return shift if shift < _bytes(end) else None
+
+
+def _stream_init(v: SSAValue) -> minun.InitOp | None:
+    """The init of a stream-rows output `v` (through its loops' carried values)."""
+    while isinstance(v.owner, minun.LoopOp):
+        v = v.owner.inits[v.index]
+    op = v.owner
+    return op if isinstance(op, minun.InitOp) and STREAM_ID in op.attributes else None
+
+
+def _in_block(op: Operation, block: Block) -> Operation | None:
+    while op is not None and op.parent_block() is not block:
+        op = op.parent_op()
+    return op
+
+
+def overlay(stages: list[Stage]) -> tuple[str, int] | None:
+    """What the chain's output may overwrite as the sweep goes, and the shift (_shift):
+    ("input", shift) for the function input its producer loop reads (the image), or
+    (id, shift) for its input map when that is an earlier stream-rows output (stream_rows_id)
+    read only by the chain and by loops before it (a residual block's input). None
+    otherwise."""
+    if stages[0].kind == "producer":
+        found = input_rows_read(stages[0].op)
+        if found is None:
+            return None
+        xt, per_step = found
+        last = [-1] * shape_of(xt)[1]
+        for t, (lo, hi) in enumerate(per_step):
+            for j in range(max(lo, 0), min(hi, len(last))):
+                last[j] = t
+        shift = _shift(stages, xt, last)
+        return None if shift is None else ("input", shift)
+    w = stages[0].src
+    init = _stream_init(w) if w is not None else None
+    if init is None:
+        return None
+    block, first = stages[0].op.parent_block(), stages[0].op
+    lags = []
+    for u in w.uses:
+        st = next((s for s in stages if u.operation in s.ops), None)
+        if st is not None:
+            lags.append(st.lag)
+            continue
+        top = _in_block(u.operation, block)
+        if not (isinstance(top, minun.LoopOp) and top.is_before_in_block(first)):
+            return None  # read after the chain, or by an op lower-to-loops may defer
+    shift = _shift(stages, w, [j + max(lags) for j in range(shape_of(w)[1])])
+    return None if shift is None else (str(init.attributes[STREAM_ID].value.data), shift)
+
+
+def overlay_saving(stages: list[Stage], over: tuple[str, int] | None) -> int:
+    """Bytes the overlay saves: the output and the map it overwrites held apart, or as
+    one buffer (the function input counts only when it is planned in the scratch)."""
+    if over is None or stages[0].kind == "producer":
+        return 0
+    out, src = _bytes(stages[-1].result), _bytes(stages[0].src)
+    return out + src - max(out, over[1] + src)
 
 
 class _Body:
@@ -419,12 +495,22 @@ class _Body:
         z = self.const(0)
         return self.add(minun.SpliceAssignOp(row, ring, [z, self.const(k - 1), z, z])).result
 
-    def row_op(self, op: Operation, x_row: SSAValue, x: SSAValue, pads=None) -> SSAValue:
-        """`op` on a slice of rows: the same op, its chain operand replaced, H -> 1."""
+    def side_row(self, base: SSAValue, ops: tuple, lag: int) -> SSAValue:
+        """Row t - lag of a map a stage reads beside the chain: of `base`, then `ops`."""
+        row = self.row_of(base, self.row_index(lag))
+        for op in ops:
+            row = self.row_op(op, row, _operand(op))
+        return row
+
+    def row_op(self, op: Operation, x_row: SSAValue, x: SSAValue, pads=None,
+               sides: dict | None = None) -> SSAValue:
+        """`op` on a slice of rows: the same op, its chain operand replaced, H -> 1 (and
+        the whole maps it reads beside the chain by their rows: `sides`)."""
         res = op.results[0].type
         shape = list(shape_of(op.results[0]))
         shape[1] = 1
-        operands = [x_row if o is x else o for o in op.operands]
+        sides = sides or {}
+        operands = [x_row if o is x else sides.get(o, o) for o in op.operands]
         attrs = dict(op.attributes)
         if pads is not None:
             attrs["pads"] = pads
@@ -521,14 +607,18 @@ def stream_chain(stages: list[Stage]) -> minun.LoopOp:
     """Replace the chain by loops over rows; returns the last loop."""
     end = stages[-1].result
     height = shape_of(end)[1]
-    overlay = input_overlay(stages)
+    over = overlay(stages)
+    block = stages[-1].ops[-1].parent_block()
+    number = sum(1 for op in block.ops if isinstance(op, minun.InitOp)
+                 and STREAM_ID in op.attributes)
     at = InsertPoint.before(stages[-1].ops[-1])
     carried = []
     inits = _carried(stages)
     # every row of the output is written before it is read: no fill (lower_loop)
     inits[-1].attributes[UNSET] = UnitAttr()
-    if overlay is not None:
-        inits[-1].attributes[OVER_INPUT] = IntegerAttr(overlay, 64)
+    inits[-1].attributes[STREAM_ID] = IntegerAttr(number, 64)
+    if over is not None:
+        inits[-1].attributes[OVER] = StringAttr(f"{over[0]} {over[1]}")
     for v in inits:
         if isinstance(v, Operation):
             Rewriter.insert_op(v, at)
@@ -575,7 +665,11 @@ def stream_chain(stages: list[Stage]) -> minun.LoopOp:
                 else:
                     row = None
             else:
-                row = body.row_op(s.op, row, s.src) if has_in and row is not None else None
+                if has_in and row is not None:
+                    sides = {y: body.side_row(base, ops, s.lag) for y, base, ops in s.side}
+                    row = body.row_op(s.op, row, s.src, sides=sides)
+                else:
+                    row = None
         if row is not None:
             z = body.const(0)
             at_row = body.row_index(stages[-1].lag + stages[-1].pad)
@@ -592,7 +686,9 @@ def stream_chain(stages: list[Stage]) -> minun.LoopOp:
         f"ops {sum(len(s.ops) for s in stages)} rows {height} "
         f"buffers {sum(1 for s in stages if s.pad or s.kind == 'row_copy')} "
         f"ring bytes {ring_bytes(stages)} feature maps replaced {replaced_bytes(stages)} B "
-        f"recomputation 0" + ("" if overlay is None else f" over the input at {overlay} B"))
+        f"recomputation 0" + ("" if over is None else
+                              f" over {'the input' if over[0] == 'input' else 'map ' + over[0]}"
+                              f" at {over[1]} B"))
     loop.results[-1].name_hint = end.name_hint
     end.replace_all_uses_with(loop.results[-1])
     dead = [s.op.inits[s.extra[0]].owner for s in stages if s.kind == "producer"]
@@ -607,6 +703,89 @@ def stream_chain(stages: list[Stage]) -> minun.LoopOp:
     return loop
 
 
+def _operand(op: Operation) -> SSAValue | None:
+    """The (1, H, W, C) operand an op computes its rows from, if it has exactly one."""
+    if isinstance(op, num.Conv2DOp):
+        return op.input
+    found = [o for o in op.operands if _rows(o) is not None]
+    return found[0] if len(found) == 1 else None
+
+
+def _prefix(v: SSAValue, block: Block) -> list[Operation]:
+    """The ops computing `v` pixel by pixel (row windows of one row: element-wise ops,
+    normaliseL2, 1x1 convolutions), in order, back to the first value with other
+    readers or made otherwise."""
+    ops: list[Operation] = []
+    x = v
+    while isinstance(x.owner, Operation) and x.owner.parent_block() is block:
+        op, src = x.owner, _operand(x.owner)
+        if src is None or _window(op, src) != 0:
+            break
+        ops.append(op)
+        x = src
+        if len(list(x.uses)) != 1:
+            break
+    return ops[::-1]
+
+
+def _reaches_ring(op: Operation, v: SSAValue, block: Block) -> bool:
+    """Whether the chain from `op` (reading `v`) reaches a kxk convolution."""
+    stage = Stage(op, pad=_window(op, v), src=v, ops=(op,))
+    while not stage.pad:
+        nxt = _next(stage.result, block)
+        if isinstance(nxt, str):
+            return False
+        stage = nxt
+    return True
+
+
+def _cost(ops: list[Operation]) -> tuple[int, int]:
+    """(MACs of the convolutions, elements of the other ops' results) of `ops`."""
+    macs = elements = 0
+    for op in ops:
+        n = math.prod(shape_of(op.results[0]))
+        if isinstance(op, num.Conv2DOp):
+            _, kh, kw, cin, _ = shape_of(op.filter)
+            macs += n * kh * kw * cin
+        else:
+            elements += n
+    return macs, elements
+
+
+def duplicate_forks(block: Block) -> list[str]:
+    """A value computed pixel by pixel that several chains read through kxk windows
+    (detection heads after a normalisation) would be held whole between them: each
+    reader after the first gets its own copy of the ops computing it (the recomputation,
+    reported in MACs and elements, and marked on the copies), so that each chain
+    streams with its own ring."""
+    report = []
+    for op in list(block.ops):
+        for v in op.results:
+            users = [u.operation for u in v.uses]
+            if (len(users) < 2 or _rows(v) is None
+                    or any(u.parent_block() is not block for u in users)
+                    or any(not isinstance(_window(u, v), int) or _operand(u) is not v
+                           for u in users)
+                    or not all(_reaches_ring(u, v, block) for u in users)):
+                continue
+            prefix = _prefix(v, block)
+            if not any(isinstance(p, num.Conv2DOp) for p in prefix):
+                continue  # not a map replaced_bytes counts: its chains would be refused
+            macs, elements = _cost(prefix)
+            note = (f"{len(prefix)} ops of {v.name_hint or 'a value'} computed again for "
+                    f"each of {len(users) - 1} more readers: recomputation {macs} MACs "
+                    f"{elements} elements each")
+            for u in users[1:]:
+                mapper: dict[SSAValue, SSAValue] = {}
+                copies = [p.clone(value_mapper=mapper) for p in prefix]
+                for c in copies:
+                    Rewriter.insert_op(c, InsertPoint.before(u))
+                copies[0].attributes["stream_rows_recomputed"] = StringAttr(note)
+                u.operands[list(u.operands).index(v)] = copies[-1].results[0]
+            report.append(f"duplicated: {note}")
+    return report
+
+
 def stream_rows(module: ModuleOp, every: bool = False) -> list[str]:
     """Stream every chain whose rings are smaller than the feature maps they replace
     (`every`: every chain with a ring or a producer loop, a gain or not: for tests at
@@ -614,16 +793,17 @@ def stream_rows(module: ModuleOp, every: bool = False) -> list[str]:
     kxk convolution or a producer loop)."""
     require_level(module, "stream-rows", 2)
     fn = main_function(module, "stream-rows")
-    report: list[str] = []
+    report: list[str] = duplicate_forks(fn.body.block)
     refused: set[Operation] = set()
     while True:  # again after each rewrite: a streamed chain's result is a new value
         todo = [c for c in chains(fn.body.block) if c[0][0].op not in refused]
         if not todo:
             return report
         stages, why = todo[0]
-        rings, replaced = ring_bytes(stages), replaced_bytes(stages)
+        rings = ring_bytes(stages)
+        replaced = replaced_bytes(stages) + overlay_saving(stages, overlay(stages))
         windowed = any(s.pad or s.kind == "producer" for s in stages)
-        if replaced <= rings and not (every and windowed):
+        if (replaced <= rings or not windowed) and not (every and windowed):
             refused.add(stages[0].op)
             if windowed:
                 ops = sum(len(s.ops) for s in stages)

@@ -7,7 +7,7 @@
 // RUN: minun-opt %s -p stream-rows | filecheck %s
 // CHECK:      %[[R0:.*]] = minun.init 0.0 : tensor<1x3x4x1x!num.fixed<16, 14>>
 // CHECK-NEXT: %[[R1:.*]] = minun.init 0.0 : tensor<1x3x4x2x!num.fixed<16, 13>>
-// CHECK-NEXT: %[[OUT:.*]] = minun.init 0.0 {stream_rows_unset} : tensor<1x8x4x2x!num.fixed<16, 12>>
+// CHECK-NEXT: %[[OUT:.*]] = minun.init 0.0 {stream_rows_unset, stream_rows_id = 0 : i64} : tensor<1x8x4x2x!num.fixed<16, 12>>
 // CHECK-NEXT: minun.loop (%{{.*}} = 0 to 1) iter(%[[RING:.*]] = %[[R0]], %{{.*}} = %[[R1]], %{{.*}} = %[[OUT]])
 // CHECK:      %[[ROW1:.*]] = minun.splice %[[RING]][%[[Z:.*]], %[[ONE:.*]], %[[Z]], %[[Z]]] {sizes = array<i64: 1, 1, 4, 1>}
 // CHECK:      minun.splice_assign %[[ROW1]] into %[[RING]][%[[Z]], %{{.*}}, %[[Z]], %[[Z]]] {stream_rows_move}

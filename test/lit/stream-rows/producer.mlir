@@ -10,7 +10,7 @@
 // CHECK-NOT:  %T = minun.init
 // CHECK:      %[[KEPT:.*]] = minun.init 0.0 : tensor<1x1x3x2x!num.fixed<16, 15>>
 // CHECK-NEXT: %[[RING:.*]] = minun.init 0.0 : tensor<1x3x3x2x!num.fixed<16, 14>>
-// CHECK-NEXT: %[[OUT:.*]] = minun.init 0.0 {stream_rows_unset, stream_rows_over_input = 0 : i64} : tensor<1x4x3x2x!num.fixed<16, 13>>
+// CHECK-NEXT: %[[OUT:.*]] = minun.init 0.0 {stream_rows_unset, stream_rows_id = 0 : i64, stream_rows_over = "input 0"} : tensor<1x4x3x2x!num.fixed<16, 13>>
 // CHECK-NEXT: minun.loop (%[[T:.*]] = 0 to 1) iter(%{{.*}} = %acc, %{{.*}} = %[[KEPT]], %{{.*}} = %[[RING]], %{{.*}} = %[[OUT]])
 // CHECK:      %[[ROW:.*]] = minun.init 0.0 : tensor<1x1x3x2x!num.fixed<16, 15>>
 // CHECK:      minun.splice %Xt[%{{.*}}, %[[T]], %{{.*}}, %{{.*}}] {sizes = array<i64: 1, 1, 2, 2>}

@@ -81,6 +81,7 @@ class Stage:
     ops: tuple = ()  # the ops it replaces (a fix-up: its splice, then its splice_assign)
     slots: tuple = ()  # its carried values' places among the loops' carried values
     side: tuple = ()  # whole maps of its input's shape it reads row by row (residuals)
+    stride: int = 1  # a kxk convolution's row stride: an output row every stride steps
 
     @property
     def result(self) -> SSAValue:
@@ -134,15 +135,16 @@ def _sides(op: Operation, x: SSAValue) -> tuple[tuple[SSAValue, SSAValue, tuple]
 
 def _stage(op: Operation, v: SSAValue, pad: int) -> Stage:
     side = _sides(op, v)
+    stride = minun.ints(op.strides)[0] if isinstance(op, num.Conv2DOp) else 1
     return Stage(op, pad=pad, src=v, ops=(*(p for _, _, ops in side for p in ops), op),
-                 side=side)
+                 side=side, stride=stride)
 
 
 def _window(op: Operation, x: SSAValue) -> int | str:
     """The pad of `op`'s row window over its chain operand `x`, or why it has none."""
     if _rows(x) is None or _rows(op.results[0]) is None:
         return "not a fixed-point (1, H, W, C) tensor"
-    if shape_of(op.results[0])[1] != shape_of(x)[1]:
+    if shape_of(op.results[0])[1] != shape_of(x)[1] and not isinstance(op, num.Conv2DOp):
         return "changes the number of rows"
     if isinstance(op, num.Conv2DOp):
         if op.input is not x or x in (op.filter, op.bias):
@@ -150,8 +152,8 @@ def _window(op: Operation, x: SSAValue) -> int | str:
         _, kh, _, _, _ = shape_of(op.filter)
         (sh, _), (dh, _) = minun.ints(op.strides), minun.ints(op.dilations)
         pt, pb, _, _ = minun.ints(op.pads)
-        if sh != 1 or dh != 1:
-            return "row stride or dilation is not 1"
+        if dh != 1 or (sh != 1 and kh == 1):
+            return "row dilation is not 1, or a 1x1 convolution strides rows"
         if kh % 2 == 0 or pt != pb or pt != (kh - 1) // 2:
             return "rows not padded by (kh - 1) / 2 on both sides"
         if op.halvings.value.data and kh > 1:
@@ -257,6 +259,12 @@ def chains(block: Block) -> list[tuple[list[Stage], str]]:
             nxt = _next(stages[-1].result, block)
             if isinstance(nxt, str):
                 why = nxt
+                break
+            if any(s.stride > 1 for s in stages) and (nxt.pad or nxt.side or nxt.kind != "op"):
+                why = f"{nxt.op.name}: a row window or a side map after a row stride"
+                break
+            if nxt.stride > 1 and any(s.kind == "row_copy" for s in stages):
+                why = f"{nxt.op.name}: a row stride after a row copy"
                 break
             stages.append(nxt)
         lag = 0
@@ -387,11 +395,10 @@ def _shift(stages: list[Stage], src: SSAValue, last: list[int]) -> int | None:
     later (`last[j]`: the last step reading row j) must lie above it. None when that
     saves nothing."""
     end = stages[-1].result
-    lag = stages[-1].lag + stages[-1].pad
     ro, ri = _row_bytes(end), _row_bytes(src)
     shift = 0
     for r in range(shape_of(end)[1]):
-        live = [j for j in range(len(last)) if last[j] >= r + lag]
+        live = [j for j in range(len(last)) if last[j] >= _write_step(stages, r)]
         if live:
             shift = max(shift, (r + 1) * ro - min(live) * ri)
     align = max(end.type.element_type.width, src.type.element_type.width) // 8
@@ -460,8 +467,17 @@ def overlay_saving(stages: list[Stage], over: tuple[str, int] | None) -> int:
 class _Body:
     """Builds one segment's loop body: the stages active at its steps, on rows."""
 
-    def __init__(self, t: SSAValue, block: Block):
-        self.t, self.block = t, block
+    def __init__(self, t: SSAValue, block: Block, stride: int = 1, k: int = 0):
+        """`t` the loop's index; with a row stride S, this body is sub-step k of step t,
+        which runs steps S * t .. S * t + S - 1 (`tau`: S * t + k)."""
+        self.t, self.block, self.tau = t, block, t
+        if stride > 1:
+            scaled = self.add(arith.MuliOp(t, self.const(stride))).result
+            self.tau = self.add(arith.AddiOp(scaled, self.const(k))).result
+
+    def coarse(self, offset: int) -> SSAValue:
+        """t + offset: the output row of a strided convolution at this sub-step."""
+        return self.add(arith.AddiOp(self.t, self.const(offset))).result
 
     def add(self, op: Operation) -> Operation:
         self.block.add_op(op)
@@ -471,7 +487,7 @@ class _Body:
         return self.add(arith.ConstantOp(IntegerAttr(v, i32))).result
 
     def row_index(self, lag: int) -> SSAValue:
-        return self.add(arith.SubiOp(self.t, self.const(lag))).result
+        return self.add(arith.SubiOp(self.tau, self.const(lag))).result
 
     def row_of(self, whole: SSAValue, row: SSAValue) -> SSAValue:
         _, _, w, c = shape_of(whole)
@@ -538,7 +554,7 @@ class _Body:
         blk = loop.body.block
         row = self.zero_row(loop.inits[k])
         others = [i for i in range(len(loop.inits)) if i != k]
-        mapper: dict[SSAValue, SSAValue] = {blk.args[0]: self.t, blk.args[1 + k]: row}
+        mapper: dict[SSAValue, SSAValue] = {blk.args[0]: self.tau, blk.args[1 + k]: row}
         for i, slot in zip(others, slots):
             mapper[blk.args[1 + i]] = vals[slot]
         new_ops = []
@@ -568,17 +584,50 @@ class _Body:
         return yielded[k]
 
 
+def _strided(stages: list[Stage]) -> int:
+    """The index of the chain's strided stage (at most one), else the last index."""
+    return next((i for i, s in enumerate(stages) if s.stride > 1), len(stages) - 1)
+
+
+def _out_step(st: Stage, r: int) -> int:
+    """The step at which a kxk stage computes its output row r (its last row pushed)."""
+    kh = shape_of(st.op.filter)[1]
+    return st.lag + st.stride * r + kh - 1 - st.pad
+
+
+def _write_step(stages: list[Stage], r: int) -> int:
+    """The step at which the chain writes its output row r."""
+    st = stages[_strided(stages)]
+    if st.stride == 1:
+        return r + stages[-1].lag + stages[-1].pad
+    return _out_step(st, r)
+
+
+def _height(s: Stage) -> int:
+    """The rows of the stage's input (a producer's: of its result)."""
+    return shape_of(s.src if s.src is not None else s.result)[1]
+
+
 def _segments(stages: list[Stage], height: int) -> list[tuple[int, int]]:
-    last = stages[-1].lag + stages[-1].pad + height
+    """Ranges of loop steps at which every stage does the same (a strided chain's step
+    runs `stride` steps, one sub-step each, cut so that each sub-step agrees too)."""
+    last = _write_step(stages, height - 1) + 1
     cuts = {0, last}
-    for s in stages:
-        cuts.update((s.lag, s.lag + s.pad, s.lag + height, s.lag + s.pad + height))
+    k = _strided(stages)
+    for s in stages[:k + 1]:
+        h = _height(s)
+        cuts.update((s.lag, s.lag + s.pad, s.lag + h, s.lag + s.pad + h))
         if s.kind == "producer":
             cuts.add(s.extra[1])
         if s.kind == "row_copy":
             cuts.update(s.lag + r + d for r in s.extra for d in (0, 1))
+    st = stages[k]
+    if st.stride > 1:
+        cuts.update((_out_step(st, 0), _out_step(st, shape_of(st.result)[1] - 1) + 1))
     cuts = sorted(c for c in cuts if 0 <= c <= last)
-    return list(zip(cuts, cuts[1:]))
+    n = st.stride
+    coarse = sorted({c // n for c in cuts} | {-(-c // n) for c in cuts})
+    return list(zip(coarse, coarse[1:]))
 
 
 def _carried(stages: list[Stage]) -> list[Operation]:
@@ -603,6 +652,64 @@ def _carried(stages: list[Stage]) -> list[Operation]:
     return inits
 
 
+def _sub_step(stages: list[Stage], body: _Body, vals: list[SSAValue], step: int,
+              k_strided: int, sub: int) -> None:
+    """One step of the chain into `body` (`step`: its first step in the segment, at which
+    every stage does what it does at the segment's other steps); `vals`: the carried
+    values, updated."""
+    row: SSAValue | None = None
+    out_index: SSAValue | None = None
+    for i, s in enumerate(stages):
+        height = _height(s)
+        r_in = step - s.lag  # this segment's first input row: its steps agree on signs
+        has_in = 0 <= r_in < height
+        if s.kind == "producer":
+            k, n = s.extra
+            row = (body.producer(s.op, k, vals, s.slots) if r_in < n else
+                   body.zero_row(s.result) if has_in else None)
+        elif s.kind == "columns":
+            sp, sa = s.ops
+            row = body.copy(sp, sa, row, row) if row is not None else None
+        elif s.kind == "row_copy":
+            (slot,), (a, b) = s.slots, s.extra
+            sp, sa = s.ops
+            if row is not None and r_in == a:
+                vals[slot] = row
+            if row is not None and r_in == b:
+                row = body.copy(sp, sa, vals[slot], row)
+        elif s is stages[0] and s.src is not None and has_in:
+            row = body.row_of(s.src, body.row_index(0))
+        if s.kind != "op":
+            continue
+        if s.pad:
+            (slot,) = s.slots
+            if has_in:
+                assert row is not None
+                vals[slot] = body.push(vals[slot], row)
+            elif height <= r_in < height + s.pad:
+                vals[slot] = body.push(vals[slot], body.zero_row(s.src))
+            first = r_in + s.pad - shape_of(s.op.filter)[1] + 1  # stride * its output row
+            if r_in >= 0 and first % s.stride == 0 and 0 <= first // s.stride < shape_of(
+                    s.result)[1]:
+                _, _, pl, pr = minun.ints(s.op.pads)
+                row = body.row_op(s.op, vals[slot], s.src, pads=i64_array((0, 0, pl, pr)))
+                if s.stride > 1:
+                    out_index = body.coarse((sub - s.lag + first - r_in) // s.stride)
+            else:
+                row = None
+        else:
+            if (has_in or i > k_strided) and row is not None:
+                sides = {y: body.side_row(base, ops, s.lag) for y, base, ops in s.side}
+                row = body.row_op(s.op, row, s.src, sides=sides)
+            else:
+                row = None
+    if row is not None:
+        z = body.const(0)
+        at_row = out_index if out_index is not None else body.row_index(
+            stages[-1].lag + stages[-1].pad)
+        vals[-1] = body.add(minun.SpliceAssignOp(row, vals[-1], [z, at_row, z, z])).result
+
+
 def stream_chain(stages: list[Stage]) -> minun.LoopOp:
     """Replace the chain by loops over rows; returns the last loop."""
     end = stages[-1].result
@@ -625,56 +732,14 @@ def stream_chain(stages: list[Stage]) -> minun.LoopOp:
             v = v.results[0]
         carried.append(v)
     loop = None
+    k_strided, stride = _strided(stages), stages[_strided(stages)].stride
     for lo, hi in _segments(stages, height):
         block = Block(arg_types=[i32, *(v.type for v in carried)])
-        body = _Body(block.args[0], block)
         vals = list(block.args[1:])
-        row: SSAValue | None = None
-        for s in stages:
-            r_in = lo - s.lag  # this segment's first input row: its steps agree on signs
-            has_in = 0 <= r_in < height
-            if s.kind == "producer":
-                k, n = s.extra
-                row = (body.producer(s.op, k, vals, s.slots) if r_in < n else
-                       body.zero_row(s.result) if has_in else None)
-            elif s.kind == "columns":
-                sp, sa = s.ops
-                row = body.copy(sp, sa, row, row) if row is not None else None
-            elif s.kind == "row_copy":
-                (slot,), (a, b) = s.slots, s.extra
-                sp, sa = s.ops
-                if row is not None and r_in == a:
-                    vals[slot] = row
-                if row is not None and r_in == b:
-                    row = body.copy(sp, sa, vals[slot], row)
-            elif s is stages[0] and s.src is not None and has_in:
-                row = body.row_of(s.src, body.row_index(0))
-            if s.kind != "op":
-                continue
-            if s.pad:
-                (slot,) = s.slots
-                if has_in:
-                    assert row is not None
-                    vals[slot] = body.push(vals[slot], row)
-                elif height <= r_in < height + s.pad:
-                    vals[slot] = body.push(vals[slot], body.zero_row(s.src))
-                r_out = r_in - s.pad
-                if 0 <= r_out < height and r_in >= 0:
-                    _, _, pl, pr = minun.ints(s.op.pads)
-                    row = body.row_op(s.op, vals[slot], s.src, pads=i64_array((0, 0, pl, pr)))
-                else:
-                    row = None
-            else:
-                if has_in and row is not None:
-                    sides = {y: body.side_row(base, ops, s.lag) for y, base, ops in s.side}
-                    row = body.row_op(s.op, row, s.src, sides=sides)
-                else:
-                    row = None
-        if row is not None:
-            z = body.const(0)
-            at_row = body.row_index(stages[-1].lag + stages[-1].pad)
-            vals[-1] = body.add(minun.SpliceAssignOp(row, vals[-1], [z, at_row, z, z])).result
-        body.add(minun.YieldOp(*vals))
+        for sub in range(stride):
+            body = _Body(block.args[0], block, stride, sub)
+            _sub_step(stages, body, vals, stride * lo + sub, k_strided, sub)
+        block.add_op(minun.YieldOp(*vals))
         loop = minun.LoopOp.create(
             operands=carried, result_types=[v.type for v in carried],
             attributes={"lower": IntegerAttr(lo, 64), "upper": IntegerAttr(hi, 64)},

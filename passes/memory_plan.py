@@ -160,19 +160,14 @@ def check_plan_fits(planner: Planner, total: int, buffers: list[Buffer], budget:
                     "live at once: use planner=shiftry (it moves buffers to fit)")
 
 
-def overlay_groups(planned: list[tuple[memref.AllocOp, Buffer]]
-                   ) -> tuple[list[Buffer], Callable[[list[int]], list[int]]]:
-    """The buffers to place, each stream-rows output marked `minun.over` joined with the
-    buffer it may overwrite (the input in scratch, or an earlier output: stream-rows
-    proved that each output row overwrites only rows no later step reads) into one
-    buffer, that one `shift` bytes above it; and the function giving every planned
-    buffer its offset from the placed ones'. A buffer two outputs would overwrite, or
-    one missing (the input not in scratch), keeps its own place."""
-    buffers = [b for _, b in planned]
+def overlay_edges(planned: list[tuple[memref.AllocOp, Buffer]]
+                  ) -> tuple[dict[int, tuple[int, int]], set[int]]:
+    """stream-rows' overlays among the planned buffers: output -> (the buffer it may
+    overwrite, shift), and the buffers overwritten (each by one output at most)."""
     named = {a.attributes[STREAM_ID_ALLOC].value.data: k for k, (a, _) in enumerate(planned)
              if STREAM_ID_ALLOC in a.attributes}
     named.update(("input", k) for k, (a, _) in enumerate(planned) if INPUT in a.attributes)
-    edge: dict[int, tuple[int, int]] = {}  # output -> (the buffer it overwrites, shift)
+    edge: dict[int, tuple[int, int]] = {}
     taken: set[int] = set()
     for k, (a, _) in enumerate(planned):
         if OVER_ALLOC not in a.attributes:
@@ -182,7 +177,12 @@ def overlay_groups(planned: list[tuple[memref.AllocOp, Buffer]]
         if target is not None and target not in taken:
             edge[k] = (target, int(shift))
             taken.add(target)
-    rel: dict[int, tuple[int, int]] = {}  # buffer -> (group root, offset in the group)
+    return edge, taken
+
+
+def _members(edge: dict[int, tuple[int, int]], taken: set[int]) -> dict[int, tuple[int, int]]:
+    """buffer -> (its group's first output, its offset in the group)."""
+    rel: dict[int, tuple[int, int]] = {}
     for root in (k for k in edge if k not in taken):
         k, at = root, 0
         while True:
@@ -190,6 +190,20 @@ def overlay_groups(planned: list[tuple[memref.AllocOp, Buffer]]
             if k not in edge:
                 break
             k, at = edge[k][0], at + edge[k][1]
+    return rel
+
+
+def overlay_groups(planned: list[tuple[memref.AllocOp, Buffer]]
+                   ) -> tuple[list[Buffer], Callable[[list[int]], list[int]]]:
+    """The buffers to place, each stream-rows output marked `minun.over` joined with the
+    buffer it may overwrite (the input in scratch, or an earlier output: stream-rows
+    proved that each output row overwrites only rows no later step reads) into one
+    buffer, that one `shift` bytes above it; and the function giving every planned
+    buffer its offset from the placed ones'. A buffer two outputs would overwrite, or
+    one missing (the input not in scratch), keeps its own place."""
+    buffers = [b for _, b in planned]
+    edge, taken = overlay_edges(planned)
+    rel = _members(edge, taken)
     roots = sorted({r for r, _ in rel.values()})
     rest = [k for k in range(len(buffers)) if k not in rel]
     placed = [buffers[k] for k in rest]
@@ -213,6 +227,11 @@ def overlay_groups(planned: list[tuple[memref.AllocOp, Buffer]]
     return placed, expand
 
 
+def _columns(buffers: list[Buffer]) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+    return ([b.size for b in buffers], [(b.first, b.last) for b in buffers],
+            [b.align for b in buffers])
+
+
 def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int,
                   input_in_scratch: bool = False, output_in_scratch: bool = False) -> int:
     """Rewrite fn's allocs per the planner; returns the bytes of buffer memory used."""
@@ -230,17 +249,27 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
         total = sum(b.size for b in buffers)
         check_plan_fits(planner, total, buffers, budget)
         return total
-    buffers, expand = overlay_groups(planned)
-    check_budget(buffers, budget)
+    merged, expand = overlay_groups(planned)
+    check_budget(merged, budget)
+    edge, taken = overlay_edges(planned)
+    if planner == Planner.GREEDY and edge:
+        # each overlay group placed as its members, so its dead members' bytes are reused
+        rel = _members(edge, taken)
+        groups = [[(k, at) for k, (r, at) in sorted(rel.items()) if r == root]
+                  for root in sorted({r for r, _ in rel.values()})]
+        offsets = first_fit(*_columns(buffers), groups=groups)
+        exempt = {frozenset((k, t)) for k, (t, _) in edge.items()}
+        placed = buffers
+    else:
+        offsets = PLACERS[planner](*_columns(merged))
+        exempt, placed = set(), merged
     align = max(b.align for b in buffers)
-    offsets = PLACERS[planner]([b.size for b in buffers], [(b.first, b.last) for b in buffers],
-                               [b.align for b in buffers])
-    total = -(-peak([b.size for b in buffers], offsets) // align) * align
-    check_plan_fits(planner, total, buffers, budget)
-    verify_plan([b.size for b in buffers], [(b.first, b.last) for b in buffers],
-                [b.align for b in buffers], offsets, total, planner=planner,
-                names=[b.name for b in buffers])
-    offsets = expand(offsets)
+    total = -(-peak([b.size for b in placed], offsets) // align) * align
+    check_plan_fits(planner, total, merged, budget)
+    verify_plan(*_columns(placed), offsets, total, planner=planner,
+                names=[b.name for b in placed], exempt=exempt)
+    if placed is merged:
+        offsets = expand(offsets)
     scratch_ty = MemRefType(i8, [total])
     module.body.block.insert_op_before(
         memref.GlobalOp.get(StringAttr(SCRATCH), scratch_ty, UnitAttr(),

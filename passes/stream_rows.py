@@ -851,6 +851,25 @@ def duplicate_forks(block: Block) -> list[str]:
     return report
 
 
+def recomputation(report: list[str]) -> tuple[int, int]:
+    """(MACs, elements) the decisions in `report` compute again (duplicate_forks' lines;
+    line buffering itself computes every row once)."""
+    macs = elements = 0
+    for line in report:
+        if line.startswith("duplicated: "):
+            words = line.split()
+            readers = int(words[words.index("more") - 1])
+            at = words.index("recomputation")
+            macs += readers * int(words[at + 1])
+            elements += readers * int(words[at + 3])
+    return macs, elements
+
+
+def conv_macs(module: ModuleOp) -> int:
+    """The multiply-accumulates of a module's convolutions (for the recomputation's share)."""
+    return _cost([op for op in module.walk() if isinstance(op, num.Conv2DOp)])[0]
+
+
 def stream_rows(module: ModuleOp, every: bool = False) -> list[str]:
     """Stream every chain whose rings are smaller than the feature maps they replace
     (`every`: every chain with a ring or a producer loop, a gain or not: for tests at

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from codegen_support import build_host, expected, run_host
 
 from minun_bench.face import FACE
@@ -132,3 +133,33 @@ def test_face_4_streamed_from_rnnpool_through_mbconv0():
     assert 153_600 in {p.size for p in plan["whole"].pieces}
     assert 153_600 not in {p.size for p in plan["streamed"].pieces}
     assert plan["streamed"].scratch < plan["whole"].scratch - 76_800
+
+
+@pytest.mark.slow  # profiling 8 QVGA images, then 1.4e9 instructions in QEMU: about a minute
+def test_face_4_streamed_runs_in_half_of_the_256_kb_board(tmp_path):
+    """The trained face-4 at fixed16 streamed (its 8-bit image and 18,000 scores in the
+    scratch), built for the real 256 KB cortex-m4 and run in QEMU on two images: every
+    score equals the evaluator's, static RAM plus the stack's high-water mark fit in half
+    of the board (issue 33), and the heads' recomputation is a small share of the
+    convolutions' work."""
+    from minun_bench.face import BOARD_RAM, OUTPUTS, TRAINED
+    from minun_bench.face import images as qvga
+    from minun_mlir.driver import Options, compile_model
+    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_mlir.passes.stream_rows import conv_macs, recomputation
+
+    np.save(tmp_path / "train.npy", qvga(8, seed=0))
+    np.save(tmp_path / "test.npy", qvga(2, seed=1))
+    options = Options(bits=16, input_bits=8, input_in_scratch=True, output_in_scratch=True,
+                      target="cortex-m4", evaluator="native", stream_rows=True)
+    result = compile_model(FACE, options, weights=TRAINED, train=tmp_path / "train.npy",
+                           test=tmp_path / "test.npy", out_dir=tmp_path / "c", name="face-4")
+    inputs = storage_inputs(result.l2, result.test.features)
+    run = run_model(result.c_dir, "cortex-m4", inputs, name="face-4", config="fixed16")
+    got = np.asarray(run.outputs).reshape(2, -1)
+    want = np.asarray(result.stored_outputs).reshape(2, -1)
+    assert want.shape == (2, OUTPUTS)
+    np.testing.assert_array_equal(got, want)
+    assert run.ram_bytes + run.stack_bytes <= BOARD_RAM // 2
+    macs, _ = recomputation(stream_rows(result.l2.clone()))
+    assert 0 < macs < conv_macs(result.l2) // 100

@@ -793,15 +793,21 @@ def _prefix(v: SSAValue, block: Block) -> list[Operation]:
     return ops[::-1]
 
 
-def _reaches_ring(op: Operation, v: SSAValue, block: Block) -> bool:
-    """Whether the chain from `op` (reading `v`) reaches a kxk convolution."""
-    stage = Stage(op, pad=_window(op, v), src=v, ops=(op,))
-    while not stage.pad:
-        nxt = _next(stage.result, block)
-        if isinstance(nxt, str):
-            return False
-        stage = nxt
-    return True
+def _branch(op: Operation, v: SSAValue, block: Block) -> list[Stage]:
+    """The chain from `op` (reading `v`) to where it ends."""
+    stages = [Stage(op, pad=_window(op, v), src=v, ops=(op,))]
+    while not isinstance(nxt := _next(stages[-1].result, block), str):
+        stages.append(nxt)
+    return stages
+
+
+def _pays(op: Operation, v: SSAValue, block: Block, every: bool) -> bool:
+    """Whether the chain from `op` reaches a kxk convolution whose rings are smaller than
+    `v` and the maps the chain replaces (any kxk convolution when `every`)."""
+    stages = _branch(op, v, block)
+    if not any(s.pad for s in stages):
+        return False
+    return every or _bytes(v) + replaced_bytes(stages) > ring_bytes(stages)
 
 
 def _cost(ops: list[Operation]) -> tuple[int, int]:
@@ -817,7 +823,7 @@ def _cost(ops: list[Operation]) -> tuple[int, int]:
     return macs, elements
 
 
-def duplicate_forks(block: Block) -> list[str]:
+def duplicate_forks(block: Block, every: bool = False) -> list[str]:
     """A value computed pixel by pixel that several chains read through kxk windows
     (detection heads after a normalisation) would be held whole between them: each
     reader after the first gets its own copy of the ops computing it (the recomputation,
@@ -831,7 +837,7 @@ def duplicate_forks(block: Block) -> list[str]:
                     or any(u.parent_block() is not block for u in users)
                     or any(not isinstance(_window(u, v), int) or _operand(u) is not v
                            for u in users)
-                    or not all(_reaches_ring(u, v, block) for u in users)):
+                    or not all(_pays(u, v, block, every) for u in users)):
                 continue
             prefix = _prefix(v, block)
             if not any(isinstance(p, num.Conv2DOp) for p in prefix):
@@ -877,7 +883,7 @@ def stream_rows(module: ModuleOp, every: bool = False) -> list[str]:
     kxk convolution or a producer loop)."""
     require_level(module, "stream-rows", 2)
     fn = main_function(module, "stream-rows")
-    report: list[str] = duplicate_forks(fn.body.block)
+    report: list[str] = duplicate_forks(fn.body.block, every)
     refused: set[Operation] = set()
     while True:  # again after each rewrite: a streamed chain's result is a new value
         todo = [c for c in chains(fn.body.block) if c[0][0].op not in refused]

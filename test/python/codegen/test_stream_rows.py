@@ -108,6 +108,39 @@ def test_face_program_streamed_keeps_its_integers(tmp_path):
                                       exp.scores, err_msg=target)
 
 
+def test_rnnpool_output_written_over_the_image_it_consumes(tmp_path):
+    """RNNPool's patch-row loop at test size streamed into MBConv0 alone (its image read
+    through the strided convolution, not streamed): MBConv0's output is planned over the
+    image's rows the sweep has consumed (the pair shares bytes while both live, and the
+    plan is smaller than with the two apart), and the C with the image in the scratch
+    computes the evaluator's integers on x86."""
+    from minun_mlir.passes.stream_rows import chains, stream_chain
+
+    l2, features = small_face_l2_8bit_image(tmp_path)
+    streamed = l2.clone()
+    block = main_function(streamed).body.block
+    stages = next(st for st, _ in chains(block) if st[0].kind == "producer")
+    loop = stream_chain(stages)
+    assert " over the input at " in loop.attributes["stream_rows"].data
+    streamed.verify()
+    kept = streamed.clone()
+    next(op for op in main_function(kept).body.walk() if isinstance(op, minun.InitOp)
+         and "stream_rows_over" in op.attributes).attributes.pop("stream_rows_over")
+    plans = [memory_map(lower_l2(m, stop="memory-plan", input_in_scratch=True))
+             for m in (streamed, kept)]
+    assert plans[0].scratch < plans[1].scratch
+    image = next(p for p in plans[0].pieces if p.name == "input")
+    assert any(p.offset < image.offset + image.size and image.offset < p.offset + p.size
+               and p.first <= image.last and image.first <= p.last
+               for p in plans[0].pieces if p is not image)
+    exp = expected(streamed, features)
+    np.testing.assert_array_equal(exp.scores, expected(l2, features).scores)
+    emit_c(streamed, "x86", tmp_path / "x86", input_in_scratch=True)
+    r = run_model(tmp_path / "x86", "x86", exp.inputs, name="stream", config="face")
+    np.testing.assert_array_equal(np.asarray(r.outputs).reshape(exp.scores.shape),
+                                  exp.scores)
+
+
 def test_face_4_streamed_from_rnnpool_through_mbconv0():
     """The planner alone: at 320x240 the pass streams RNNPool's loop (30 patch rows of
     40x64) with its fix-ups into MBConv0 (rings of a few rows replace the 153,600-byte

@@ -139,6 +139,9 @@ ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ExpOp, num.Si
 # value computed row by row through row windows stays lazy into them, see `row_consumer`).
 ROW_ELEMENTWISE = (num.AddOp, num.SubOp, num.MulOp, num.RescaleOp, num.ReluOp, num.Relu6Op,
                    num.ClipOp, num.NegOp, num.MaxOp, num.MinOp, num.RequantizeOp)
+# stream-rows' mark on a 1x1 convolution it runs on one row (passes/stream_rows.py): its
+# input, computed for that row, is read through a pixel window (rows_of) rather than stored
+STREAMED_ROW = "stream_rows_row"
 # A value read in loop bodies may be recomputed up to this many times per element rather
 # than stored whole (see Lowering.fused_into_loop).
 FUSE_RECOMPUTE = 4
@@ -598,6 +601,8 @@ class Lowering:
             return rows if rows >= sh else None
         if groups > 1 and kh > 1 and rows < shape[1]:
             return rows
+        if STREAMED_ROW in conv.attributes and rows == 1 and shape[1] == 1:
+            return 1  # a 1x1 convolution of a stream-rows row: read pixel by pixel
         return None
 
     def rows_of(self, conv: num.Conv2DOp, rows: int) -> Rows | Pixel:
@@ -606,8 +611,8 @@ class Lowering:
         val = self.vals[conv.input]
         _, _, w, c = val.shape
         _, kh, kw, _, _ = shape_of(conv.filter)
-        if (has_rows(val) and (kh, kw) == (1, 1) and minun.ints(conv.strides) == (1, 1)
-                and not any(minun.ints(conv.pads))):
+        if ((has_rows(val) or STREAMED_ROW in conv.attributes) and (kh, kw) == (1, 1)
+                and minun.ints(conv.strides) == (1, 1) and not any(minun.ints(conv.pads))):
             return Pixel(val, self.g.alloc(c, val.elem, f"{conv.input.name_hint or 'x'}_pixel"))
         hint = f"{conv.input.name_hint or 'x'}_rows"
         buf = self.g.alloc(rows * w * c, val.elem, hint)
@@ -623,10 +628,14 @@ class Lowering:
         self.store_into(target, val)
         return target
 
-    def store_into(self, target: Buf, val: Val) -> None:
+    def store_into(self, target: Buf, val: Val, moves_down: bool = False) -> None:
         """target[i] = val[i] for every index; through a temporary when val reads the
-        target's buffer anywhere but at the written element."""
+        target's buffer anywhere but at the written element, unless `moves_down`: the
+        caller knows val reads only elements after the one written (stream-rows' ring
+        rows moved down one), which the stores in index order have not overwritten yet."""
         for leaf, aligned in val.leaves(True):
+            if moves_down:
+                break
             if leaf.buffer is target.buffer and not (aligned and leaf.same_layout(target)):
                 val = self.materialize(val)
                 break
@@ -688,12 +697,21 @@ class LowerToLoops(ModulePass):
     their results or thresholds (formats/zero_skew/tables.py), the same integers. Worth
     it where a 32x32-bit product is slow (the Uno: ~200 cycles); a Cortex-M or x86 does
     it in a few instructions, and the tables would only cost flash. minun-compile sets
-    it for the avr target."""
+    it for the avr target.
+
+    `stream-rows`: first run the stream-rows pass (passes/stream_rows.py) on the L2
+    module: chains of row-local ops become loops over rows with line buffers, the same
+    integers (minun-compile --stream-rows)."""
 
     name = "lower-to-loops"
     requantize_tables: bool = False
+    stream_rows: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.stream_rows:
+            from minun_mlir.passes.stream_rows import stream_rows
+
+            stream_rows(op)
         replace_module_body(op, lower_to_loops(op, self.requantize_tables))
 
 

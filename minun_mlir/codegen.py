@@ -54,19 +54,22 @@ class CFiles(dict):
 
 def emit_c(module: ModuleOp, target: str = "x86", out_dir: str | Path | None = None, *,
            planner: str = "greedy", budget: int = 0, name: str = "model",
-           input_in_scratch: bool = False, output_in_scratch: bool = False) -> CFiles:
+           input_in_scratch: bool = False, output_in_scratch: bool = False,
+           stream_rows: bool = False) -> CFiles:
     """The C files of an L2 model ({"model.h", "model.c", "minun_runtime.h"} -> text),
     written to out_dir when given. `target` is a profile (x86, avr, cortex-m) or a harness
     target name; `budget` (bytes) makes the planner fail with a diagnostic when RAM is short;
     `input_in_scratch` / `output_in_scratch` plan the input / output in the scratch
-    (memory-plan's options)."""
+    (memory-plan's options); `stream_rows` runs the stream-rows pass first (lower-to-loops'
+    option)."""
     check_tensor_sizes(module, target)
     plan: dict[str, object] = {"planner": planner, "budget": budget}
     if input_in_scratch:
         plan["input_in_scratch"] = True
     if output_in_scratch:
         plan["output_in_scratch"] = True
-    l4 = select_kernels(lower_l2(module, requantize_tables=requantize_tables(target), **plan),
+    l4 = select_kernels(lower_l2(module, requantize_tables=requantize_tables(target),
+                                 stream_rows=stream_rows, **plan),
                         target, copy=False)  # ours: no copy
     return write_c(l4, target, out_dir, name)
 

@@ -48,6 +48,7 @@ class Options(QuantizeOptions):
     input_in_scratch: bool = False  # the input a planned buffer (minun_predict_in_place)
     output_in_scratch: bool = False  # the output a planned buffer (minun_output_buffer)
     budget: int = 0  # bytes of RAM the buffers may use (memory-plan's budget); 0: no limit
+    stream_rows: bool = False  # lower-to-loops{stream-rows}: chains as loops over rows
 
     def pipeline(self, train: str | Path | None = None) -> str:
         """The pass pipeline this compile runs (as `minun-opt --pass-pipeline` takes it)."""
@@ -71,6 +72,8 @@ class Options(QuantizeOptions):
         stages: dict[str, dict[str, object]] = {"quantize": quantize}
         if requantize_tables(self.target):
             stages["lower-to-loops"] = {"requantize_tables": True}
+        if self.stream_rows:
+            stages.setdefault("lower-to-loops", {})["stream_rows"] = True
         stages["memory-plan"] = {"planner": self.planner, "budget": self.budget,
                                  "input_in_scratch": self.input_in_scratch,
                                  "output_in_scratch": self.output_in_scratch}

@@ -5,7 +5,8 @@ offset along y; each buffer is a rectangle over its live range and its bytes, la
 with its name when the label fits. A buffer moved by Shiftry's defragmentation is two
 rectangles of one colour joined by an arrow at the copy. Two horizontal lines: the
 scratch size the plan uses (its peak) and the lower bound no plan can beat (the most bytes
-live at one position).
+live at one position; with stream-rows' overlays, where an output overwrites the rows of
+a map that die as it is written, the bytes they occupy, counted once).
 
     from minun_mlir.memory_map import memory_map, render_png
     png = render_png(memory_map(l3), "lenet [fixed16]")   # bytes, deterministic
@@ -124,7 +125,28 @@ def memory_map(l3: ModuleOp, planner: str = "") -> MemoryMap:
     starts = {lo for lo, _, _ in spans_of.values()}
     lower = max((sum(s for lo, hi, s in spans_of.values() if lo <= t <= hi) for t in starts),
                 default=0)
+    if _overlaid(pieces):  # stream-rows' overlays: count the bytes they occupy once
+        lower = max((_union([(p.offset, p.offset + p.size) for p in pieces
+                             if p.first <= t <= p.last]) for t in {p.first for p in pieces}),
+                    default=0)
     return MemoryMap(pieces, scratch, lower, moves, len(pos), planner, runtime_bytes(l3))
+
+
+def _overlaid(pieces: list[Piece]) -> bool:
+    """Whether two buffers live at once share bytes (only stream-rows' overlays do)."""
+    return any(a.buffer != b.buffer and a.first <= b.last and b.first <= a.last
+               and a.offset < b.offset + b.size and b.offset < a.offset + a.size
+               for i, a in enumerate(pieces) for b in pieces[i + 1:])
+
+
+def _union(spans: list[tuple[int, int]]) -> int:
+    total, end = 0, None
+    for lo, hi in sorted(spans):
+        if end is None or lo >= end:
+            total, end = total + hi - lo, hi
+        elif hi > end:
+            total, end = total + hi - end, hi
+    return total
 
 
 def static_ram(l3: ModuleOp, planner: str = "") -> int:

@@ -151,13 +151,15 @@ def lower_to_l2(module: ModuleOp, **quantize: object) -> ModuleOp:
 
 
 def lower_l2(module: ModuleOp, stop: str = "lower-to-emitc", requantize_tables: bool = False,
-             **memory_plan: object) -> ModuleOp:
+             stream_rows: bool = False, **memory_plan: object) -> ModuleOp:
     """L2 -> L4 through the declared stages after quantize (lower-to-loops
-    {requantize-tables}, memory-plan{**memory_plan}, lower-to-emitc), or only up to stage
-    `stop`: a new module; `module` is left as it was."""
+    {requantize-tables stream-rows}, memory-plan{**memory_plan}, lower-to-emitc), or only up
+    to stage `stop`: a new module; `module` is left as it was."""
     options: dict[str, dict[str, object]] = {"memory-plan": memory_plan} if memory_plan else {}
-    if requantize_tables:
-        options["lower-to-loops"] = {"requantize_tables": True}
+    loops = {k: True for k, v in (("requantize_tables", requantize_tables),
+                                  ("stream_rows", stream_rows)) if v}
+    if loops:
+        options["lower-to-loops"] = loops
     out = module.clone()
     run_pipeline(out, pipeline_text(options, start="lower-to-loops", stop=stop))
     return out

@@ -26,6 +26,7 @@ PASSES: dict[str, Callable[[], type]] = {
     "lower-composite-ops": _attr("minun_mlir.passes.lower_composite_ops", "LowerCompositeOps"),
     "bitwidth-assign": _attr("minun_mlir.passes.bitwidth_assign", "BitwidthAssign"),
     "quantize": _attr("minun_mlir.passes.quantize", "Quantize"),
+    "stream-rows": _attr("minun_mlir.passes.stream_rows", "StreamRows"),
     "lower-to-loops": _attr("minun_mlir.lowering.lower_to_loops", "LowerToLoops"),
     "memory-plan": _attr("minun_mlir.passes.memory_plan", "MemoryPlan"),
     "lower-to-emitc": _attr("minun_mlir.lowering.lower_to_emitc", "LowerToEmitC"),

@@ -54,7 +54,9 @@ from minun_mlir.passes.planners.buffers import (  # noqa: F401  (the names passe
     INPUT,
     OUT_SCRATCH,
     OUTPUT,
+    OVER_ALLOC,
     SCRATCH,
+    STREAM_ID_ALLOC,
     Buffer,
     buffers_of,
     element_bytes,
@@ -158,6 +160,78 @@ def check_plan_fits(planner: Planner, total: int, buffers: list[Buffer], budget:
                     "live at once: use planner=shiftry (it moves buffers to fit)")
 
 
+def overlay_edges(planned: list[tuple[memref.AllocOp, Buffer]]
+                  ) -> tuple[dict[int, tuple[int, int]], set[int]]:
+    """stream-rows' overlays among the planned buffers: output -> (the buffer it may
+    overwrite, shift), and the buffers overwritten (each by one output at most)."""
+    named = {a.attributes[STREAM_ID_ALLOC].value.data: k for k, (a, _) in enumerate(planned)
+             if STREAM_ID_ALLOC in a.attributes}
+    named.update(("input", k) for k, (a, _) in enumerate(planned) if INPUT in a.attributes)
+    edge: dict[int, tuple[int, int]] = {}
+    taken: set[int] = set()
+    for k, (a, _) in enumerate(planned):
+        if OVER_ALLOC not in a.attributes:
+            continue
+        what, shift = a.attributes[OVER_ALLOC].data.split()
+        target = named.get(what if what == "input" else int(what))
+        if target is not None and target not in taken:
+            edge[k] = (target, int(shift))
+            taken.add(target)
+    return edge, taken
+
+
+def _members(edge: dict[int, tuple[int, int]], taken: set[int]) -> dict[int, tuple[int, int]]:
+    """buffer -> (its group's first output, its offset in the group)."""
+    rel: dict[int, tuple[int, int]] = {}
+    for root in (k for k in edge if k not in taken):
+        k, at = root, 0
+        while True:
+            rel[k] = (root, at)
+            if k not in edge:
+                break
+            k, at = edge[k][0], at + edge[k][1]
+    return rel
+
+
+def overlay_groups(planned: list[tuple[memref.AllocOp, Buffer]]
+                   ) -> tuple[list[Buffer], Callable[[list[int]], list[int]]]:
+    """The buffers to place, each stream-rows output marked `minun.over` joined with the
+    buffer it may overwrite (the input in scratch, or an earlier output: stream-rows
+    proved that each output row overwrites only rows no later step reads) into one
+    buffer, that one `shift` bytes above it; and the function giving every planned
+    buffer its offset from the placed ones'. A buffer two outputs would overwrite, or
+    one missing (the input not in scratch), keeps its own place."""
+    buffers = [b for _, b in planned]
+    edge, taken = overlay_edges(planned)
+    rel = _members(edge, taken)
+    roots = sorted({r for r, _ in rel.values()})
+    rest = [k for k in range(len(buffers)) if k not in rel]
+    placed = [buffers[k] for k in rest]
+    for r in roots:
+        members = [k for k in rel if rel[k][0] == r]
+        placed.append(Buffer("+".join(buffers[k].name for k in members),
+                             max(rel[k][1] + buffers[k].size for k in members),
+                             max(buffers[k].align for k in members),
+                             min(buffers[k].first for k in members),
+                             max(buffers[k].last for k in members)))
+
+    def expand(offsets: list[int]) -> list[int]:
+        out = [0] * len(buffers)
+        for k, off in zip(rest, offsets):
+            out[k] = off
+        at = dict(zip(roots, offsets[len(rest):]))
+        for k, (r, shift) in rel.items():
+            out[k] = at[r] + shift
+        return out
+
+    return placed, expand
+
+
+def _columns(buffers: list[Buffer]) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+    return ([b.size for b in buffers], [(b.first, b.last) for b in buffers],
+            [b.align for b in buffers])
+
+
 def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: int,
                   input_in_scratch: bool = False, output_in_scratch: bool = False) -> int:
     """Rewrite fn's allocs per the planner; returns the bytes of buffer memory used."""
@@ -167,21 +241,35 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
         input_into_scratch(fn)
     planned = buffers_of(fn)
     buffers = [b for _, b in planned]
-    check_budget(buffers, budget)
+    if planner in (Planner.SHIFTRY, Planner.NAIVE) or not planned:
+        check_budget(buffers, budget)
     if planner == Planner.SHIFTRY:
         return plan_with_moves(module, fn, planned, budget)
     if planner == Planner.NAIVE or not planned:
         total = sum(b.size for b in buffers)
         check_plan_fits(planner, total, buffers, budget)
         return total
+    merged, expand = overlay_groups(planned)
+    check_budget(merged, budget)
+    edge, taken = overlay_edges(planned)
+    if planner == Planner.GREEDY and edge:
+        # each overlay group placed as its members, so its dead members' bytes are reused
+        rel = _members(edge, taken)
+        groups = [[(k, at) for k, (r, at) in sorted(rel.items()) if r == root]
+                  for root in sorted({r for r, _ in rel.values()})]
+        offsets = first_fit(*_columns(buffers), groups=groups)
+        exempt = {frozenset((k, t)) for k, (t, _) in edge.items()}
+        placed = buffers
+    else:
+        offsets = PLACERS[planner](*_columns(merged))
+        exempt, placed = set(), merged
     align = max(b.align for b in buffers)
-    offsets = PLACERS[planner]([b.size for b in buffers], [(b.first, b.last) for b in buffers],
-                               [b.align for b in buffers])
-    total = -(-peak([b.size for b in buffers], offsets) // align) * align
-    check_plan_fits(planner, total, buffers, budget)
-    verify_plan([b.size for b in buffers], [(b.first, b.last) for b in buffers],
-                [b.align for b in buffers], offsets, total, planner=planner,
-                names=[b.name for b in buffers])
+    total = -(-peak([b.size for b in placed], offsets) // align) * align
+    check_plan_fits(planner, total, merged, budget)
+    verify_plan(*_columns(placed), offsets, total, planner=planner,
+                names=[b.name for b in placed], exempt=exempt)
+    if placed is merged:
+        offsets = expand(offsets)
     scratch_ty = MemRefType(i8, [total])
     module.body.block.insert_op_before(
         memref.GlobalOp.get(StringAttr(SCRATCH), scratch_ty, UnitAttr(),

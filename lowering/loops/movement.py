@@ -117,7 +117,9 @@ def lower_splice_assign(lw: Lowering, op: minun.SpliceAssignOp) -> Val:
     dest.buffer.owner = op.result
     value = lw.vals[op.value]
     dims = [(e, 1, start(lw, s)) for e, s in enumerate(op.starts)]
-    lw.store_into(view(dest, value.shape, dims), value)
+    # stream-rows marks its rings' row moves (row r + 1 into row r of one buffer)
+    lw.store_into(view(dest, value.shape, dims), value,
+                  moves_down="stream_rows_move" in op.attributes)
     return dest
 
 

@@ -15,9 +15,25 @@ from xdsl.ir import Operation, Region, SSAValue
 from minun_mlir.dialects import minun
 from minun_mlir.lowering.loops.builder import INDEX, Lin
 from minun_mlir.lowering.loops.values import Buf, Val, element_of, shape_of, storage
+from minun_mlir.passes.planners.buffers import OVER_ALLOC, STREAM_ID_ALLOC
 
 if TYPE_CHECKING:
     from minun_mlir.lowering.lower_to_loops import Lowering
+
+
+# stream-rows' marks on the init of a streamed chain's output (passes/stream_rows.py)
+UNSET, STREAM_ID, OVER = "stream_rows_unset", "stream_rows_id", "stream_rows_over"
+
+
+def _unfilled(lw: Lowering, init: SSAValue, hint: str | None) -> Buf:
+    """A buffer for a carried init whose every element the loops write before reading
+    it (stream-rows' output): no fill; its number and overlay passed on to memory-plan."""
+    val = lw.vals[init]
+    buf = lw.g.alloc(max(math.prod(val.shape), 1), val.elem, hint)
+    for mark, to in ((STREAM_ID, STREAM_ID_ALLOC), (OVER, OVER_ALLOC)):
+        if mark in init.owner.attributes:
+            buf.ref.owner.attributes[to] = init.owner.attributes[mark]
+    return Buf(buf, val.shape, val.el)
 
 
 def lower_loop(lw: Lowering, op: minun.LoopOp) -> list:
@@ -31,7 +47,9 @@ def lower_loop(lw: Lowering, op: minun.LoopOp) -> list:
             inits.append(lw.ints[init])
             continue
         buf = lw.owned(init)
-        if buf is None:
+        if buf is None and UNSET in getattr(init.owner, "attributes", {}):
+            buf = _unfilled(lw, init, res.name_hint or init.name_hint)
+        elif buf is None:
             buf = lw.materialize(lw.vals[init], hint=res.name_hint or init.name_hint)
         carried.append(buf)
 

@@ -77,6 +77,7 @@ OPTIONS: dict[str, list[Value]] = {
                         "greedy", default="greedy"),
     "--input-in-scratch": switch("--input-in-scratch", "input_in_scratch=true"),
     "--output-in-scratch": switch("--output-in-scratch", "output_in_scratch=true"),
+    "--stream-rows": switch("--stream-rows", "stream_rows=true"),
     "--ram-budget": values("--ram-budget", "budget={v}", 0, 4096, -1, default=0,
                            invalid=(-1,)),
     "--evaluator": values("--evaluator", 'evaluator="{v}"', "numpy", "native", "auto",

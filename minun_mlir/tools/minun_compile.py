@@ -98,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="plan the input as a buffer of the scratch memory, reused once it "
                         "is dead: model.h gets minun_input_buffer() and "
                         "minun_predict_in_place(out), and the RAM figures count the input")
+    p.add_argument("--stream-rows", action="store_true",
+                   help="run chains of row-local ops (convolutions, element-wise ops, "
+                        "normaliseL2, a loop producing a feature map row by row) as loops "
+                        "over rows with line buffers (the stream-rows pass): the same "
+                        "integers in less RAM")
     p.add_argument("--output-in-scratch", action="store_true",
                    help="plan the output as a buffer of the scratch memory, shared with "
                         "buffers dead before it is written: model.h gets "
@@ -191,7 +196,7 @@ def run(args: argparse.Namespace) -> dict:
     options = Options(
         **from_args(args), target=args.target, planner=args.planner,
         input_in_scratch=args.input_in_scratch, output_in_scratch=args.output_in_scratch,
-        budget=args.ram_budget,
+        budget=args.ram_budget, stream_rows=args.stream_rows,
         synthetic=0 if args.train else SYNTHETIC_INPUTS)
     if args.search is not None:
         options = run_search(args, options, dims)

@@ -20,6 +20,10 @@ INPUT = "minun.input"  # on the alloc (then the first view) holding the input in
 IN_SCRATCH = "minun.input_in_scratch"  # on the function whose input is planned
 OUTPUT = "minun.output"  # on the alloc (then the last view) holding the output in scratch
 OUT_SCRATCH = "minun.output_in_scratch"  # on the function whose output is planned
+# on the alloc of a stream-rows output: its number, and what it may overwrite as its
+# sweep goes, "input SHIFT" (the input in scratch) or "NUMBER SHIFT" (an earlier
+# output), which then starts SHIFT bytes above it (passes/stream_rows.py overlay)
+STREAM_ID_ALLOC, OVER_ALLOC = "minun.stream_id", "minun.over"
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,11 @@ class PlanError(RuntimeError):
 
 def verify_plan(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
                 aligns: Sequence[int], offsets: Sequence[int], total: int, *,
-                planner: str = "", names: Sequence[str] | None = None) -> None:
+                planner: str = "", names: Sequence[str] | None = None,
+                exempt: set[frozenset[int]] | None = None) -> None:
     """Raise PlanError unless `offsets` place every buffer inside `total` bytes, aligned,
-    with no two buffers live at the same time overlapping in bytes."""
+    with no two buffers live at the same time overlapping in bytes (but the pairs in
+    `exempt`: a stream-rows output and the buffer it overwrites as its rows die)."""
     n = len(sizes)
     who = f"the {planner} planner" if planner else "the planner"
 
@@ -50,7 +52,8 @@ def verify_plan(sizes: Sequence[int], ranges: Sequence[tuple[int, int]],
         live = [j for j in live if ranges[j][1] >= start]
         lo, hi = offsets[i], offsets[i] + sizes[i]
         for j in live:
-            if lo < offsets[j] + sizes[j] and offsets[j] < hi and sizes[i] and sizes[j]:
+            if (lo < offsets[j] + sizes[j] and offsets[j] < hi and sizes[i] and sizes[j]
+                    and not (exempt and frozenset((i, j)) in exempt)):
                 a, b = sorted((i, j))
                 raise PlanError(f"memory-plan: {who} overlaps {name(a)} and {name(b)}, "
                                 "which are live at the same time (a bug in the planner)")

@@ -14,6 +14,7 @@ from xdsl.dialects import arith, func, memref, scf
 from minun_mlir.diagnostics import MinunError
 from minun_mlir.lowering.lower_to_loops import lower_to_loops
 from minun_mlir.passes.memory_plan import first_fit, memory_plan, peak
+from minun_mlir.passes.planners.verify import PlanError, verify_plan
 from minun_mlir.pipeline import lower_l2
 
 problem = st.lists(st.tuples(st.integers(1, 64), st.integers(0, 30), st.integers(0, 10),
@@ -34,6 +35,20 @@ def test_first_fit_never_overlaps_live_buffers(bufs):
             apart = offsets[i] + sizes[i] <= offsets[j] or offsets[j] + sizes[j] <= offsets[i]
             assert apart or not live
     assert peak(sizes, offsets) <= sum(s + a for s, a in zip(sizes, aligns))
+
+
+def test_first_fit_places_an_overlay_group_member_by_member():
+    """stream-rows' overlay: buffer 0 (an output) and buffer 1 (the map it overwrites,
+    20 bytes above it) live at once and keep their offsets from one another; buffer 2,
+    live only once buffer 1 is dead, takes bytes the group's extent covers."""
+    sizes, ranges, aligns = [100, 100, 20], [(0, 9), (0, 4), (6, 9)], [2, 2, 2]
+    offsets = first_fit(sizes, ranges, aligns, groups=[[(0, 0), (1, 20)]])
+    assert offsets[1] - offsets[0] == 20
+    assert max(o + s for o, s in zip(offsets, sizes)) == 120
+    assert offsets[2] >= offsets[0] + 100  # clear of the live output
+    with pytest.raises(PlanError, match="overlaps"):
+        verify_plan(sizes, ranges, aligns, offsets, 120)
+    verify_plan(sizes, ranges, aligns, offsets, 120, exempt={frozenset((0, 1))})
 
 
 def test_first_fit_reuses_memory_of_dead_buffers():

@@ -1,0 +1,32 @@
+// stream-rows streams a chain through a convolution with row stride 2: a 3x3 convolution
+// (a ring of 3 input rows), its relu, then the stride-2 3x3 convolution (a ring of 3 of
+// its rows) computes an output row every other step. Each loop step t runs two sub-steps,
+// steps 2t and 2t + 1 (arith.muli / arith.addi), and the strided convolution's output row
+// t + c is written at the sub-step where its last input row arrives; the 8x4x2 map %a is
+// never held whole.
+// RUN: minun-opt %s -p stream-rows | filecheck %s
+// CHECK:      %[[OUT:.*]] = minun.init 0.0 {stream_rows_unset, stream_rows_id = 0 : i64} : tensor<1x4x2x2x!num.fixed<16, 13>>
+// CHECK:      minun.loop (%[[T:.*]] = 0 to 1)
+// CHECK:      %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK-NEXT: %{{.*}} = arith.muli %[[T]], %[[TWO]] : i32
+// CHECK:      minun.loop (%[[T2:.*]] = 1 to 4)
+// CHECK:      num.conv2d %{{.*}}, %F2 {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 1, 1>
+// CHECK:      arith.addi %[[T2]], %{{.*}} : i32
+// CHECK:      minun.loop (%{{.*}} = 4 to 5) {{.*}}{stream_rows = "ops 6 rows 4 buffers 2 ring bytes 72 feature maps replaced 128 B recomputation 0"}
+// CHECK-NOT:  %a = num.relu
+builtin.module {
+  func.func @main() -> tensor<1x16x!num.fixed<16, 13>> attributes {num.rounding = "trunc", num.overflow = "wrap"} {
+    %X = num.input "X" : tensor<32x1x!num.fixed<16, 15>>
+    %Xt = minun.reshape %X {order = array<i64: 0, 1>} : tensor<32x1x!num.fixed<16, 15>> -> tensor<1x8x4x1x!num.fixed<16, 15>>
+    %F1 = num.param "F1" dense<[[[[[20784, 25476]], [[-10209, -10663]], [[-32391, -24928]]], [[[-21508, -20124]], [[-1797, 24140]], [[-6389, -14606]]], [[[-6225, -8208]], [[31695, -24478]], [[19356, 11157]]]]]> : tensor<1x3x3x1x2xi16> -> tensor<1x3x3x1x2x!num.fixed<16, 15>>
+    %F2 = num.param "F2" dense<[[[[[11743, 18874], [-5469, -15719]], [[-12158, 30394], [2954, -13836]], [[-5910, -21526], [29135, 2161]]], [[[-15854, 2025], [-16455, 16203]], [[-13885, 32525], [-18601, 9596]], [[5871, -20688], [28247, 16866]]], [[[-5304, 30747], [-11885, 30819]], [[-7387, 3617], [20998, -2931]], [[-19987, -22937], [8173, 501]]]]]> : tensor<1x3x3x2x2xi16> -> tensor<1x3x3x2x2x!num.fixed<16, 15>>
+    %0 = num.rescale %Xt {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<1x8x4x1x!num.fixed<16, 15>> -> tensor<1x8x4x1x!num.fixed<16, 14>>
+    %1 = num.conv2d %0, %F1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64, rounding = #num<rounding trunc>, halvings = 0 : i64} : (tensor<1x8x4x1x!num.fixed<16, 14>>, tensor<1x3x3x1x2x!num.fixed<16, 15>>) -> tensor<1x8x4x2x!num.fixed<32, 29>>
+    %2 = num.rescale %1 {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<1x8x4x2x!num.fixed<32, 29>> -> tensor<1x8x4x2x!num.fixed<16, 13>>
+    %a = num.relu %2 : tensor<1x8x4x2x!num.fixed<16, 13>>
+    %3 = num.conv2d %a, %F2 {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64, rounding = #num<rounding trunc>, halvings = 0 : i64} : (tensor<1x8x4x2x!num.fixed<16, 13>>, tensor<1x3x3x2x2x!num.fixed<16, 15>>) -> tensor<1x4x2x2x!num.fixed<32, 28>>
+    %b = num.rescale %3 {rounding = #num<rounding trunc>, overflow = #num<overflow wrap>} : tensor<1x4x2x2x!num.fixed<32, 28>> -> tensor<1x4x2x2x!num.fixed<16, 13>>
+    %4 = minun.reshape %b {order = array<i64: 0, 1, 2, 3>} : tensor<1x4x2x2x!num.fixed<16, 13>> -> tensor<1x16x!num.fixed<16, 13>>
+    func.return %4 : tensor<1x16x!num.fixed<16, 13>>
+  }
+}

@@ -696,4 +696,13 @@ class LowerToLoops(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         replace_module_body(op, lower_to_loops(op, self.requantize_tables))
 
+    def lowered(self, op: ModuleOp) -> ModuleOp:
+        """What `apply` leaves in a clone of `op`, without the clone (pipeline.lower_l2:
+        the search lowers hundreds of candidates): `op` is left unchanged."""
+        new = lower_to_loops(op, self.requantize_tables)
+        new.properties.update(op.properties)
+        new.attributes.update(op.attributes)
+        new.location = op.location
+        return new
+
 

@@ -158,6 +158,8 @@ def lower_l2(module: ModuleOp, stop: str = "lower-to-emitc", requantize_tables: 
     options: dict[str, dict[str, object]] = {"memory-plan": memory_plan} if memory_plan else {}
     if requantize_tables:
         options["lower-to-loops"] = {"requantize_tables": True}
-    out = module.clone()
-    run_pipeline(out, pipeline_text(options, start="lower-to-loops", stop=stop))
+    first, *rest = pipeline_passes(options, start="lower-to-loops", stop=stop)
+    with stage(first.name):  # a new module already: no clone of the L2 to lower in place
+        out = first.lowered(module)
+    run_pipeline(out, rest)
     return out

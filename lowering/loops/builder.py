@@ -16,6 +16,7 @@ import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     BytesAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float32Type,
     FloatAttr,
@@ -28,6 +29,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     f32,
+    i32,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -76,6 +78,15 @@ def int_type(w: int) -> IntegerType:
 @cache
 def _int_attr(v: int, ty: Attribute) -> IntegerAttr:
     return IntegerAttr(v, ty)
+
+
+@cache
+def memref_type(elem: Attribute, size: int) -> MemRefType:
+    return MemRefType(elem, [size])
+
+
+# what AllocOp's builder adds for its two empty operand groups
+_ALLOC_SEGMENTS = DenseArrayBase.from_list(i32, [0, 0])
 
 
 @cache
@@ -206,7 +217,8 @@ class Gen:
     # -- memory ------------------------------------------------------------------------
 
     def alloc(self, size: int, elem: Attribute, hint: str | None) -> Buffer:
-        ref = self._top(memref.AllocOp.get(elem, shape=[size]))
+        ref = self._top(make(memref.AllocOp, (), (memref_type(elem, size),),
+                             {"operandSegmentSizes": _ALLOC_SEGMENTS}))
         if hint:
             ref.name_hint = hint
         return Buffer(ref, size, elem)
@@ -215,7 +227,7 @@ class Gen:
         """A constant global holding `values` (flattened), accessed by memref.get_global."""
         name = self.unique(name)
         flat = np.ascontiguousarray(values).reshape(-1)
-        ty = MemRefType(elem, [max(flat.size, 1)])
+        ty = memref_type(elem, max(flat.size, 1))
         if isinstance(elem, Float32Type):
             data = flat.astype("<f4")
         else:
@@ -225,7 +237,7 @@ class Gen:
         dense = DenseIntOrFPElementsAttr(TensorType(elem, [data.size]), BytesAttr(data.tobytes()))
         self.module_ops.append(memref.GlobalOp.get(StringAttr(name), ty, dense,
                                                    constant=UnitAttr()))
-        ref = self._top(memref.GetGlobalOp(name, ty))
+        ref = self._top(make(memref.GetGlobalOp, (), (ty,), {"name": _symbol(name)}))
         ref.name_hint = name
         return Buffer(ref, data.size, elem)
 

@@ -13,6 +13,7 @@ Every verifier error names the op and the shapes involved, so a shape bug reads 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -78,6 +79,11 @@ def shape_str(shape: Sequence[int]) -> str:
 
 
 def tensor_of(shape: Sequence[int], element: Attribute = f32) -> TensorType:
+    return _tensor_type(tuple(shape), element)
+
+
+@functools.cache  # types are immutable; quantize and the lowerings ask for the same ones
+def _tensor_type(shape: tuple[int, ...], element: Attribute) -> TensorType:
     return TensorType(element, list(shape))
 
 

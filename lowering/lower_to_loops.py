@@ -714,4 +714,20 @@ class LowerToLoops(ModulePass):
             stream_rows(op)
         replace_module_body(op, lower_to_loops(op, self.requantize_tables))
 
+    def lowered(self, op: ModuleOp) -> ModuleOp:
+        """What `apply` leaves in a clone of `op`, without the clone unless stream-rows
+        rewrites the L2 first (pipeline.lower_l2: the search lowers hundreds of
+        candidates): `op` is left unchanged."""
+        source = op
+        if self.stream_rows:
+            from minun_mlir.passes.stream_rows import stream_rows
+
+            source = op.clone()
+            stream_rows(source)
+        new = lower_to_loops(source, self.requantize_tables)
+        new.properties.update(op.properties)
+        new.attributes.update(op.attributes)
+        new.location = op.location
+        return new
+
 

@@ -414,13 +414,15 @@ class _Worker:
 
     def quantized(self, c: Candidate) -> ModuleOp:
         from minun_mlir.passes.quantize import quantize_module
+        from minun_mlir.pipeline import gc_paused
 
         bits, tensors = c
         config = dataclasses.replace(
             self.problem.config, bits=bits, bits_by_name={n: b for n, b, _ in tensors},
             scale_by_name={n: s for n, _, s in tensors if s is not None})
-        return quantize_module(self.l1, config, self.problem.representation,
-                               profile=self.profile)
+        with gc_paused():  # as run_pipeline runs the pass
+            return quantize_module(self.l1, config, self.problem.representation,
+                                   profile=self.profile)
 
     def ram_or_none(self, c: Candidate) -> int | None:
         """RAM only (quantize, lower-to-loops, memory-plan; no evaluation); None when the

@@ -13,8 +13,10 @@ that needs an earlier one says so in a diagnostic.
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import fields
 
 from xdsl.context import Context
@@ -125,6 +127,21 @@ def parse_pipeline(text: str, available: dict[str, Callable[[], type[ModulePass]
         raise error(f"bad pass pipeline '{text}': {e}{hint}") from None
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: a pass builds tens of thousands of IR objects
+    (all linked in cycles: ops, their results and uses), and each collection the
+    allocations trigger scans them all again, for nothing, since a pass frees few. What
+    it drops is collected after it. Nothing a pass computes depends on it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def run_pipeline(module: ModuleOp, passes: str | Sequence[ModulePass],
                  keep: Sequence[str] = ()) -> dict[str, ModuleOp]:
     """Run `passes` (text or parsed) on `module` in place. Returns, for each pass named in
@@ -135,7 +152,7 @@ def run_pipeline(module: ModuleOp, passes: str | Sequence[ModulePass],
     kept: dict[str, ModuleOp] = {}
     ctx = Context()
     for p in passes:
-        with stage(p.name):
+        with stage(p.name), gc_paused():
             p.apply(ctx, module)
         if p.name in keep:
             kept[p.name] = module.clone()
@@ -160,6 +177,8 @@ def lower_l2(module: ModuleOp, stop: str = "lower-to-emitc", requantize_tables: 
                                   ("stream_rows", stream_rows)) if v}
     if loops:
         options["lower-to-loops"] = loops
-    out = module.clone()
-    run_pipeline(out, pipeline_text(options, start="lower-to-loops", stop=stop))
+    first, *rest = pipeline_passes(options, start="lower-to-loops", stop=stop)
+    with stage(first.name), gc_paused():  # a new module already: no clone to lower in place
+        out = first.lowered(module)
+    run_pipeline(out, rest)
     return out

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     BytesAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float32Type,
     FloatAttr,
@@ -23,9 +25,11 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
+    SymbolRefAttr,
     TensorType,
     UnitAttr,
     f32,
+    i32,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -34,6 +38,65 @@ from minun_mlir.formats.fixed import arith as fx
 
 INDEX = IndexType()
 NSW = arith.IntegerOverflowAttr([arith.IntegerOverflowFlag.NSW])
+NO_OVERFLOW = arith.IntegerOverflowAttr("none")  # what arith's builders default to
+# binary ops whose builder sets the `overflowFlags` property (the others set none)
+WITH_OVERFLOW = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.ShLIOp)
+PLAIN_BINARY = (arith.AndIOp, arith.OrIOp, arith.XOrIOp, arith.ShRSIOp, arith.ShRUIOp,
+                arith.MaxSIOp, arith.MinSIOp, arith.DivSIOp, arith.RemSIOp)
+
+
+# Why the builder does not call the ops' own constructors on its hot paths: xDSL's
+# generic IRDL builder matches every argument against the op definition on each call
+# (most of lower-to-loops' time, which the searches pay hundreds of times). `make` hands
+# Operation.__init__ the flat lists that builder would give it, so the op is the same;
+# attributes and types are immutable, so the ones built again and again are cached.
+
+
+def make(cls: type[Operation], operands: Sequence[SSAValue] = (),
+         result_types: Sequence[Attribute] = (), properties: dict | None = None,
+         regions: Sequence[Region] = ()) -> Operation:
+    """cls(...) as its IRDL builder makes it, without the builder's argument matching."""
+    return cls.create(operands=operands, result_types=result_types,
+                      properties=properties or {}, regions=regions)
+
+
+def binary(kind: type, a: SSAValue, b: SSAValue, overflow: Attribute | None = None
+           ) -> Operation:
+    """kind(a, b) or kind(a, b, overflow=...) for the integer ops above."""
+    if kind in WITH_OVERFLOW:
+        return make(kind, (a, b), (a.type,), {"overflowFlags": overflow or NO_OVERFLOW})
+    if kind in PLAIN_BINARY and overflow is None:
+        return make(kind, (a, b), (a.type,))
+    return kind(a, b, overflow=overflow) if overflow is not None else kind(a, b)
+
+
+@cache
+def int_type(w: int) -> IntegerType:
+    return IntegerType(w)
+
+
+@cache
+def _int_attr(v: int, ty: Attribute) -> IntegerAttr:
+    return IntegerAttr(v, ty)
+
+
+@cache
+def memref_type(elem: Attribute, size: int) -> MemRefType:
+    return MemRefType(elem, [size])
+
+
+# what AllocOp's builder adds for its two empty operand groups
+_ALLOC_SEGMENTS = DenseArrayBase.from_list(i32, [0, 0])
+
+
+@cache
+def _symbol(name: str) -> SymbolRefAttr:
+    return SymbolRefAttr(name)
+
+
+def _const_attr(v: int | float, ty: Attribute) -> Attribute:
+    # floats are not cached: 0.0 == -0.0 as a key
+    return FloatAttr(v, f32) if isinstance(ty, Float32Type) else _int_attr(v, ty)
 
 
 def row_major(shape: Sequence[int]) -> tuple[int, ...]:
@@ -141,22 +204,21 @@ class Gen:
         return self.const(v, INDEX)
 
     def const(self, v: int | float, ty: Attribute) -> SSAValue:
-        key = (float(v) if isinstance(ty, Float32Type) else int(v), str(ty))
-        if key not in self.consts:
-            if isinstance(ty, Float32Type):
-                attr = FloatAttr(float(v), f32)
-            else:
-                attr = IntegerAttr(int(v), ty)
-            self.consts[key] = self._top(arith.ConstantOp(attr, ty))
-        return self.consts[key]
+        key = (float(v) if isinstance(ty, Float32Type) else int(v), ty)
+        found = self.consts.get(key)
+        if found is None:  # (a type is equal to another exactly when it prints the same)
+            op = make(arith.ConstantOp, (), (ty,), {"value": _const_attr(key[0], ty)})
+            found = self.consts[key] = self._top(op)
+        return found
 
     def iconst(self, v: int, w: int) -> SSAValue:
-        return self.const(v, IntegerType(w))
+        return self.const(v, int_type(w))
 
     # -- memory ------------------------------------------------------------------------
 
     def alloc(self, size: int, elem: Attribute, hint: str | None) -> Buffer:
-        ref = self._top(memref.AllocOp.get(elem, shape=[size]))
+        ref = self._top(make(memref.AllocOp, (), (memref_type(elem, size),),
+                             {"operandSegmentSizes": _ALLOC_SEGMENTS}))
         if hint:
             ref.name_hint = hint
         return Buffer(ref, size, elem)
@@ -165,7 +227,7 @@ class Gen:
         """A constant global holding `values` (flattened), accessed by memref.get_global."""
         name = self.unique(name)
         flat = np.ascontiguousarray(values).reshape(-1)
-        ty = MemRefType(elem, [max(flat.size, 1)])
+        ty = memref_type(elem, max(flat.size, 1))
         if isinstance(elem, Float32Type):
             data = flat.astype("<f4")
         else:
@@ -175,7 +237,7 @@ class Gen:
         dense = DenseIntOrFPElementsAttr(TensorType(elem, [data.size]), BytesAttr(data.tobytes()))
         self.module_ops.append(memref.GlobalOp.get(StringAttr(name), ty, dense,
                                                    constant=UnitAttr()))
-        ref = self._top(memref.GetGlobalOp(name, ty))
+        ref = self._top(make(memref.GetGlobalOp, (), (ty,), {"name": _symbol(name)}))
         ref.name_hint = name
         return Buffer(ref, data.size, elem)
 
@@ -186,10 +248,11 @@ class Gen:
         return self.shared[name]
 
     def load(self, buf: Buffer, at: Lin) -> SSAValue:
-        return self.add(memref.LoadOp.get(buf.ref, [self.lin(at)]))
+        return self.add(make(memref.LoadOp, (buf.ref, self.lin(at)),
+                             (buf.ref.type.element_type,)))
 
     def store(self, value: SSAValue, buf: Buffer, at: Lin) -> None:
-        self.add(memref.StoreOp.get(value, buf.ref, [self.lin(at)]))
+        self.add(make(memref.StoreOp, (value, buf.ref, self.lin(at))))
 
     def helper(self, name: str, args: Sequence[SSAValue], result: Attribute) -> SSAValue:
         """Call a runtime helper of minun_runtime.h (declared once, private)."""
@@ -197,7 +260,7 @@ class Gen:
             decl = func.FuncOp.external(name, [a.type for a in args], [result])
             self.helpers[name] = decl
             self.module_ops.append(decl)
-        return self.add(func.CallOp(name, list(args), [result]))
+        return self.add(make(func.CallOp, tuple(args), (result,), {"callee": _symbol(name)}))
 
     def probe(self, name: str, args: Sequence[SSAValue]) -> None:
         """Call `name(args)` for its effect (no result), declared once, private."""
@@ -205,7 +268,7 @@ class Gen:
             decl = func.FuncOp.external(name, [a.type for a in args], [])
             self.helpers[name] = decl
             self.module_ops.append(decl)
-        self.add(func.CallOp(name, list(args), []))
+        self.add(make(func.CallOp, tuple(args), (), {"callee": _symbol(name)}))
 
     # -- index arithmetic --------------------------------------------------------------
 
@@ -213,12 +276,12 @@ class Gen:
         x = Lin.of(x)
         acc: SSAValue | None = None
         for v, c in x.terms:
-            term = v if c == 1 else self.add(arith.MuliOp(v, self.index(c), overflow=NSW))
-            acc = term if acc is None else self.add(arith.AddiOp(acc, term, overflow=NSW))
+            term = v if c == 1 else self.add(binary(arith.MuliOp, v, self.index(c), NSW))
+            acc = term if acc is None else self.add(binary(arith.AddiOp, acc, term, NSW))
         if acc is None:
             return self.index(x.const)
         if x.const:
-            acc = self.add(arith.AddiOp(acc, self.index(x.const), overflow=NSW))
+            acc = self.add(binary(arith.AddiOp, acc, self.index(x.const), NSW))
         return acc
 
     # -- structured control flow -------------------------------------------------------
@@ -229,12 +292,13 @@ class Gen:
         saved, self.block = self.block, block
         try:
             yields = body(block.args[0], *block.args[1:]) or []
-            block.add_op(scf.YieldOp(*yields))
+            block.add_op(make(scf.YieldOp, tuple(yields)))
         finally:
             self.block = saved
         lo_v = self.index(lo) if isinstance(lo, int) else lo
         hi_v = self.index(hi) if isinstance(hi, int) else hi
-        op = scf.ForOp(lo_v, hi_v, self.index(1), list(inits), Region(block))
+        op = make(scf.ForOp, (lo_v, hi_v, self.index(1), *inits), [v.type for v in inits],
+                  regions=(Region(block),))
         self.add(op)
         return list(op.results)
 
@@ -291,16 +355,16 @@ class Gen:
     def resize(self, x: SSAValue, w: int) -> SSAValue:
         cur = width(x)
         if cur < w:
-            return self.add(arith.ExtSIOp(x, IntegerType(w)))
+            return self.add(make(arith.ExtSIOp, (x,), (int_type(w),)))
         if cur > w:
-            return self.add(arith.TruncIOp(x, IntegerType(w)))
+            return self.add(make(arith.TruncIOp, (x,), (int_type(w),)))
         return x
 
     def binop(self, kind: type, a: SSAValue, b: SSAValue, nsw: bool = False) -> SSAValue:
-        return self.add(kind(a, b, overflow=NSW) if nsw else kind(a, b))
+        return self.add(binary(kind, a, b, NSW if nsw else None))
 
     def shrsi(self, x: SSAValue, n: int) -> SSAValue:
-        return x if n == 0 else self.add(arith.ShRSIOp(x, self.iconst(n, width(x))))
+        return x if n == 0 else self.add(binary(arith.ShRSIOp, x, self.iconst(n, width(x))))
 
     def cmp(self, a: SSAValue, b: SSAValue, pred: str) -> SSAValue:
         if isinstance(a.type, Float32Type):
@@ -309,17 +373,17 @@ class Gen:
         return self.add(arith.CmpiOp(a, b, pred))
 
     def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.add(arith.SelectOp(c, a, b))
+        return self.add(make(arith.SelectOp, (c, a, b), (a.type,)))
 
     def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
         if isinstance(a.type, Float32Type):
             return self.select(self.cmp(a, b, "sgt"), a, b)
-        return self.add(arith.MaxSIOp(a, b))
+        return self.add(binary(arith.MaxSIOp, a, b))
 
     def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
         if isinstance(a.type, Float32Type):
             return self.select(self.cmp(a, b, "slt"), a, b)
-        return self.add(arith.MinSIOp(a, b))
+        return self.add(binary(arith.MinSIOp, a, b))
 
     def clamp(self, x: SSAValue, lo: int | None, hi: int | None) -> SSAValue:
         """Clamp to [lo, hi]; bounds outside the type's range are dropped."""

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType, f32
+from xdsl.dialects.builtin import BFloat16Type, Float32Type, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects.num import AffineType, FixedType, PositType
-from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, row_major
+from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, int_type, row_major
 from minun_mlir.modules import shape_of  # noqa: F401  (the family modules use it)
 
 # How much it costs to read an element of a lazy value again (decides materialization).
@@ -28,11 +28,11 @@ def storage(el: Attribute) -> Attribute:
     """The C-level element of an L2 element type: iN for !num.fixed<N, s> and for
     !num.posit<N, es> (the pattern), f32 for f32."""
     if isinstance(el, PositType):  # sign-extended from n bits
-        return IntegerType(el.storage_width)
+        return int_type(el.storage_width)
     if isinstance(el, (FixedType, AffineType)):
-        return IntegerType(el.width)
+        return int_type(el.width)
     if isinstance(el, BFloat16Type):  # an order-preserving key (formats/bfloat16/representation.py)
-        return IntegerType(16)
+        return int_type(16)
     if isinstance(el, Float32Type):
         return f32
     raise error(f"lower-to-loops: no storage type for element {el}")

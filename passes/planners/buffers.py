@@ -48,13 +48,20 @@ def element_bytes(ty: MemRefType) -> int:
 def positions(fn: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, tuple[int, int]]]:
     """Pre-order numbering of ops, and the [start, end] span of every scf.for."""
     pos: dict[Operation, int] = {}
-    spans: dict[Operation, tuple[int, int]] = {}
-    for op in fn.body.walk():
-        pos[op] = len(pos)
-    for op in pos:
-        if isinstance(op, scf.ForOp):
-            last = max((pos[o] for o in op.body.walk()), default=pos[op])
-            spans[op] = (pos[op], last)
+    last: dict[Operation, int] = {}  # a loop's last op: the last numbered in its subtree
+
+    def number(block) -> None:  # one walk (not one more per loop), in walk()'s order
+        for op in block.ops:
+            pos[op] = len(pos)
+            for region in op.regions:
+                for b in region.blocks:
+                    number(b)
+            if isinstance(op, scf.ForOp):
+                last[op] = len(pos) - 1
+
+    for block in fn.body.blocks:
+        number(block)
+    spans = {op: (pos[op], last[op]) for op in pos if op in last}
     return pos, spans
 
 

@@ -40,6 +40,8 @@ I8 = IntegerType(8)
 def pack_globals(module_ops: list[Operation], body: Block, names: set[str]) -> None:
     """Pack the globals named in `names` (in place in `module_ops`) and rewrite their
     reads in `body`."""
+    if not names:  # nothing to pack: no walk over the body
+        return
     types: dict[str, MemRefType] = {}
     for k, op in enumerate(module_ops):
         if isinstance(op, memref.GlobalOp) and op.sym_name.data in names:

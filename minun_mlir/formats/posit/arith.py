@@ -77,33 +77,38 @@ def _arr(p) -> np.ndarray:
     return np.asarray(p, dtype=np.int64)
 
 
+def _clamp(x, lo: int, hi: int):
+    """np.clip(x, lo, hi) of integers: the same values, without np.clip's per-call cost
+    (its bounds checks cost more than the clip on the evaluator's small arrays)."""
+    return np.minimum(np.maximum(x, lo), hi)
+
+
 def _shl(x: np.ndarray, s: np.ndarray) -> np.ndarray:
     """x << s for 0 <= s (shifts of 63 or more give 0)."""
     s = np.asarray(s, dtype=np.int64)
-    return np.where(s > 62, 0, np.left_shift(x, np.clip(s, 0, 62)))
+    return np.where(s > 62, 0, np.left_shift(x, _clamp(s, 0, 62)))
 
 
 def _shr(x: np.ndarray, s: np.ndarray) -> np.ndarray:
     """x >> s for x >= 0, s >= 0 (shifts of 63 or more give 0)."""
     s = np.asarray(s, dtype=np.int64)
-    return np.where(s > 62, 0, np.right_shift(x, np.clip(s, 0, 62)))
+    return np.where(s > 62, 0, np.right_shift(x, _clamp(s, 0, 62)))
 
 
 def _low(x: np.ndarray, s: np.ndarray) -> np.ndarray:
     """The low s bits of x >= 0 (s >= 0)."""
     s = np.asarray(s, dtype=np.int64)
-    return np.where(s > 62, x, x & (np.left_shift(_I64(1), np.clip(s, 0, 62)) - 1))
+    return np.where(s > 62, x, x & (np.left_shift(_I64(1), _clamp(s, 0, 62)) - 1))
 
 
 def bit_length(x: np.ndarray) -> np.ndarray:
-    """floor(log2 x) + 1 for 0 <= x < 2^63 (0 for 0), exactly (no float)."""
-    x = _arr(x).copy()
-    length = np.zeros_like(x)
-    for step in (32, 16, 8, 4, 2, 1):
-        big = x >= (_I64(1) << _I64(step))
-        x = np.where(big, x >> _I64(step), x)
-        length += np.where(big, step, 0)
-    return length + (x > 0)
+    """floor(log2 x) + 1 for 0 <= x < 2^63 (0 for 0 and below), exactly: frexp's exponent
+    of x as a float64, one less where that float rounded x up to the next power of two
+    (x >> (e - 1) is then 0), the only way the conversion can change the exponent."""
+    x = _arr(x)
+    e = np.frexp(x.astype(np.float64))[1].astype(np.int64)
+    up = (x >> np.maximum(e - 1, 0)) == 0
+    return np.where(x > 0, e - up, 0)
 
 
 # --- patterns <-> (negative, sig, scale) ------------------------------------------------
@@ -179,13 +184,13 @@ def pack(neg, m, e, sticky, n: int, es: int) -> np.ndarray:
     L = bit_length(m) - 1
     S = L + e
     ms = maxscale(n, es)
-    Sc = np.clip(S, -ms, ms - 1)
+    Sc = _clamp(S, -ms, ms - 1)
     k = Sc >> es
     ex = Sc & ((1 << es) - 1)
     rlen = np.where(k >= 0, k + 2, 1 - k)
     regime = np.where(k >= 0, (_shl(_I64(1), k + 1) - 1) << 1, 1)
     K = (n - 1) - rlen
-    Lc = np.clip(L, 0, 61)
+    Lc = _clamp(L, 0, 61)
     frac = _low(m, Lc)
     tail = _shl(ex, Lc) | frac
     W = es + Lc
@@ -486,11 +491,13 @@ class Quire:
         sums = np.bincount(index.ravel(), weights=(wa * wb).ravel(),
                            minlength=rows * n_bins).reshape(rows, n_bins).astype(np.int64)
         flat = self.limbs.reshape(rows, -1)
-        for b in range(n_bins):
-            k, shift = divmod(_BIN * b, _LIMB)
-            v = sums[:, b]
-            flat[:, k] += (v & ((1 << _LIMB) - 1)) << shift
-            flat[:, k + 1] += (v >> _LIMB) << shift
+        # bin b adds its low 30 bits at limb k and the rest at limb k + 1, shifted: the
+        # same int64 additions as bin by bin (modular, so in any order), as two products
+        # with 0/1 matrices that place each bin's piece in its limb
+        k, shift = _bin_limbs(n_bins, flat.shape[1])
+        low, high = _bin_matrices(n_bins, flat.shape[1])
+        flat += ((sums & ((1 << _LIMB) - 1)) << shift) @ low
+        flat += ((sums >> _LIMB) << shift) @ high
         self.limbs = flat.reshape(self.limbs.shape)
         _carry(self.limbs)
 
@@ -542,6 +549,29 @@ def _float_parts(P: Parts, n: int, es: int, spread, start: int, count: int
     e = np.where(special, 0, P.scale) + maxscale(n, es) + 32 - n
     w = np.ldexp(np.where(P.neg, -m, m).astype(np.float64), (e % _BIN).astype(np.int32))
     return spread(w)[..., start:start + count], spread(e // _BIN)[..., start:start + count]
+
+
+@functools.cache
+def _bin_limbs(n_bins: int, n_limbs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each bin's limb and bit within it (_BIN * bin = _LIMB * limb + bit)."""
+    k, shift = np.divmod(_BIN * np.arange(n_bins, dtype=np.int64), _LIMB)
+    if n_bins and k[-1] + 1 >= n_limbs:
+        raise IndexError(f"quire bin {n_bins - 1} past limb {n_limbs - 1}")
+    k.flags.writeable = shift.flags.writeable = False
+    return k, shift
+
+
+@functools.cache
+def _bin_matrices(n_bins: int, n_limbs: int) -> tuple[np.ndarray, np.ndarray]:
+    """0/1 (n_bins, n_limbs) matrices: bin b to its limb k, and to limb k + 1."""
+    k, _ = _bin_limbs(n_bins, n_limbs)
+    low = np.zeros((n_bins, n_limbs), dtype=np.int64)
+    high = np.zeros((n_bins, n_limbs), dtype=np.int64)
+    low[np.arange(n_bins), k] = 1
+    high[np.arange(n_bins), k + 1] = 1
+    for m in (low, high):
+        m.flags.writeable = False
+    return low, high
 
 
 def _unpack_compact(a: np.ndarray, n: int, es: int) -> Parts:

@@ -61,6 +61,20 @@ def mismatches(got: np.ndarray, want: np.ndarray, *inputs: np.ndarray) -> str:
 # --- the encoding -----------------------------------------------------------------------
 
 
+def test_bit_length_is_exact_where_float64_rounds():
+    """arith.bit_length reads frexp's exponent of x as a float64, which rounds every
+    x above 2^53 and can round it up to the next power of two: the correction must
+    give Python's int.bit_length at and around every power of two up to 2^63 - 1."""
+    xs = {0, 1, 2**63 - 1}
+    for k in range(64):
+        xs |= {2**k + d for d in range(-3, 4) if 0 <= 2**k + d < 2**63}
+        xs |= {2**k - 2**j for j in range(max(k - 12, 0), k) if 2**k - 2**j < 2**63}
+    rng = np.random.default_rng(8)
+    xs |= {int(v) for v in rng.integers(0, 2**63 - 1, 5000) >> rng.integers(0, 63, 5000)}
+    x = np.array(sorted(xs), dtype=np.int64)
+    assert P.bit_length(x).tolist() == [int(v).bit_length() for v in x.tolist()]
+
+
 def test_minun_section_2_2_worked_example():
     """MinUn §2.2: with es = 2 and 8 bits, 01101101 is sign 0, regime 110 (k = 1),
     exponent 11 (2^3), fraction 01 (1.25): 16^1 * 2^3 * 1.25 = 160."""

@@ -853,17 +853,22 @@ def promote_within_limit(promoted: list[str], order: Sequence[str],
 
 
 def haunter_explore(order: Sequence[str], ram: Callable[[tuple[str, ...]], int],
-                    memory_limit: int, soft_limit: float = 1.0) -> list[Instance]:
+                    memory_limit: int, soft_limit: float = 1.0,
+                    first_only: bool = False) -> list[Instance]:
     """Algorithm 8's explorations, each starting from all tensors at the low bitwidth:
     (1) promoting in `order`; (2) for each overshooting tensor, promoting it first (if it
     fits alone), then the order; (3) promoting all overshooting tensors first, then the
-    order. Repeated final configurations are kept (the caller evaluates each once)."""
+    order. Repeated final configurations are kept (the caller evaluates each once).
+    `first_only`: exploration (1) alone (one RAM plan per tensor, where (2) plans one per
+    tensor for each overshooting tensor that fits alone)."""
     limit = memory_limit * soft_limit
     instances = []
     steps: list = []
     promoted: list[str] = []
     overshooting = promote_within_limit(promoted, order, ram, limit, steps)
     instances.append(Instance((), steps, tuple(promoted), ram(tuple(promoted))))
+    if first_only:
+        return instances
     for v in overshooting:
         steps = []
         usage = ram((v,))
@@ -890,7 +895,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   representation: str = DEFAULT_REPRESENTATION, es: int | None = None,
                   input_in_scratch: bool = False, quire: bool | None = None,
                   roundings: Sequence[str] = ROUNDINGS, output_in_scratch: bool = False,
-                  stream_rows: bool = False) -> Search:
+                  stream_rows: bool = False, first_only: bool = False) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
     posit, posit<n, es> per tensor): the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
@@ -918,7 +923,9 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     made as well, so a wider soft limit never chooses worse than the default.
 
     Each candidate's RAM is planned as the compile replaying it plans it (RamPlan: the
-    input and output in the scratch, the streamed plan of --stream-rows)."""
+    input and output in the scratch, the streamed plan of --stream-rows). `first_only`:
+    Algorithm 8's first exploration alone (haunter_explore), for plans too dear to make
+    once per tensor for each overshooting tensor."""
     plan = RamPlan(input_in_scratch, output_in_scratch, stream_rows)
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
                                                     "disagreement")
@@ -939,7 +946,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     kinds = [True, False] if quire is None and "quire" in rep.options else [quire]
     if es is not None and "es" not in rep.options:
         raise error(f"es is for repr={' or '.join(formats.taking('es'))}")
-    found = [_haunter(*args, quire=q is not False) for q in kinds]
+    found = [_haunter(*args, quire=q is not False, first_only=first_only) for q in kinds]
     searches = [f for f in found if isinstance(f, Search)]
     if not searches:
         needs = " (with a quire, then without)" if len(found) > 1 else ""
@@ -951,7 +958,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
 
 def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low, high,
              metric, planner, evaluator, jobs, progress, ray, representation, es,
-             plan, rounding, uniforms, quire: bool) -> Search | int | float:
+             plan, rounding, uniforms, quire: bool, first_only: bool = False
+             ) -> Search | int | float:
     """One Haunter search (haunter_model): the Search, or the all-low program's RAM when
     no configuration fits. `rounding`: fixed point's (None for posits); `uniforms`: the
     uniform programs evaluated already (label -> assignment, result)."""
@@ -994,9 +1002,10 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
             r = run.ram([promoted(p)])[0]
             return math.inf if r is None else r
 
-        instances = haunter_explore(order, ram, memory_limit, soft_limit)
+        instances = haunter_explore(order, ram, memory_limit, soft_limit, first_only)
         if soft_limit > 1:  # a wider limit's candidates include the default's
-            instances = haunter_explore(order, ram, memory_limit) + instances
+            instances = haunter_explore(order, ram, memory_limit,
+                                        first_only=first_only) + instances
         finals = list(dict.fromkeys([frozenset()] + [frozenset(i.final) for i in instances]))
         fixed_high = candidate({}, high)
         cands = [promoted([v for v in variables if v in f]) for f in finals]

@@ -151,25 +151,37 @@ def render(record: dict, info: dict | None = None) -> str:
 # the quantize pass (--assign) with the scales of the rows above, AP on the test scenes.
 # Posits run on the numpy evaluator (~14 s a scene), so they are measured on fewer scenes.
 SEARCH_BUDGETS = (180_000, 96_000)
-SEARCHES = tuple((budget, rep) for budget in SEARCH_BUDGETS for rep in ("fixed", "posit"))
+# (budget, representation, streamed): streamed, the search plans each candidate as
+# `--stream-rows --input-in-scratch --output-in-scratch` compiles it (everything counted)
+SEARCHES = tuple((budget, rep, False) for budget in SEARCH_BUDGETS
+                 for rep in ("fixed", "posit")) + ((96_000, "fixed", True),)
 SEARCH_TEST_IMAGES = {"fixed": 50, "posit": 10}
+QEMU_SCENES = 2  # a streamed program's C run in QEMU on the 256 KB cortex-m4
 
 
-def planned_ram(l2, output_in_scratch: bool) -> int:
+def search_key(r: dict) -> tuple[int, str, bool]:
+    return r["budget_bytes"], r["representation"], r.get("stream_rows", False)
+
+
+def planned_ram(l2, output_in_scratch: bool, stream_rows: bool = False) -> int:
     """The program's static RAM (scratch + quires) with the image in the scratch and, with
-    `output_in_scratch`, the 18,000 outputs too (everything the model holds while it runs)."""
+    `output_in_scratch`, the 18,000 outputs too (everything the model holds while it runs);
+    with `stream_rows`, streamed (--stream-rows)."""
     from minun_mlir.memory_map import memory_map
     from minun_mlir.pipeline import lower_l2
 
     l3 = lower_l2(l2, stop="memory-plan", planner="greedy", input_in_scratch=True,
-                  output_in_scratch=output_in_scratch)
+                  output_in_scratch=output_in_scratch, stream_rows=stream_rows)
     return int(memory_map(l3, "greedy").static_ram)
 
 
 def searched(work: Path, budget: int, rep: str, test_images: int | None = None,
-             profile_images: int = 32, weights: Path = WEIGHTS) -> dict:
+             profile_images: int = 32, weights: Path = WEIGHTS, stream_rows: bool = False,
+             qemu: bool = True) -> dict:
     """Haunter on face-4 under `budget` for `rep`; the chosen program's RAM and its AP50 / mAP
-    (and float's, on the same scenes) on `test_images` scenes, or why nothing fits."""
+    (and float's, on the same scenes) on `test_images` scenes, or why nothing fits. With
+    `stream_rows` every candidate is planned streamed with the image and the outputs in the
+    scratch, and (`qemu`) the chosen program's C runs on the 256 KB cortex-m4 in QEMU."""
     from minun_bench.face import images
     from minun_bench.face_search import SEARCH_IMAGES, _data
     from minun_mlir.bitwidth_search import haunter_model
@@ -183,17 +195,21 @@ def searched(work: Path, budget: int, rep: str, test_images: int | None = None,
     train = profile_file(work, profile_images)
     l1 = load_model(FACE, weights)
     row: dict = {"budget_bytes": budget, "representation": rep}
+    if stream_rows:  # a streamed plan per candidate: the first exploration alone
+        row |= {"stream_rows": True, "explorations": "first"}
     t0 = time.perf_counter()
     try:
         search = haunter_model(l1, _data(images(SEARCH_IMAGES, seed=0)), budget,
                                representation=rep, jobs=2, progress=False,
-                               input_in_scratch=True, quire=True if rep == "posit" else None)
+                               input_in_scratch=True, quire=True if rep == "posit" else None,
+                               output_in_scratch=stream_rows, stream_rows=stream_rows,
+                               first_only=stream_rows)
     except MinunError as e:  # nothing fits: the smallest program's RAM says by how much
         smallest = quantized(l1, Options(repr=rep, bits=8, evaluator="native"), train)
         return row | {"fits": False, "reason": str(e).splitlines()[0],
                       "search_seconds": round(time.perf_counter() - t0, 1),
-                      "low_ram_bytes": planned_ram(smallest, False),
-                      "low_ram_with_outputs_bytes": planned_ram(smallest, True)}
+                      "low_ram_bytes": planned_ram(smallest, stream_rows, stream_rows),
+                      "low_ram_with_outputs_bytes": planned_ram(smallest, True, stream_rows)}
     row["search_seconds"] = round(time.perf_counter() - t0, 1)
     (assign := work / f"{rep}-{budget}.json").write_text(search.assignment.to_json())
     l2 = quantized(l1, Options(repr=rep, bits=search.assignment.bits, assign=str(assign),
@@ -206,18 +222,58 @@ def searched(work: Path, budget: int, rep: str, test_images: int | None = None,
     row |= {"fits": True, "test_images": n, "heads": int(sum(len(b) for b in boxes)),
             "promoted": len(search.changed), "tensors": len(search.variables),
             "ram_bytes": search.chosen_result.ram,
-            "replayed_ram_bytes": planned_ram(l2, False),
-            "ram_with_outputs_bytes": planned_ram(l2, True),
+            "replayed_ram_bytes": planned_ram(l2, stream_rows, stream_rows),
+            "ram_with_outputs_bytes": planned_ram(l2, True, stream_rows),
             **detect.ap_scores(got, boxes),
             "float": detect.ap_scores(ref, boxes),
             "sqnr_db": round(float(10 * np.log10(np.sum(ref ** 2)
                                                  / max(np.sum(err ** 2), 1e-30))), 1),
             "eval_seconds": round(time.perf_counter() - t0, 1)}
+    if stream_rows:
+        row["recomputation"] = recomputation(l2)
+    if stream_rows and qemu:
+        row |= qemu_run(work, assign, rep, search.assignment.bits)
     return row
 
 
+def recomputation(l2) -> dict:
+    """What the streamed program computes twice (stream_rows_recomputed: the heads'
+    shared maps), per image, and its share of the convolutions' MACs."""
+    from minun_mlir.passes.stream_rows import conv_macs, stream_rows
+    from minun_mlir.passes.stream_rows import recomputation as recomputed
+
+    macs, elements = recomputed(stream_rows(l2.clone()))
+    return {"macs": macs, "elements": elements, "conv_macs": conv_macs(l2)}
+
+
+def qemu_run(work: Path, assign: Path, rep: str, bits: int) -> dict:
+    """The assignment compiled streamed for the 256 KB cortex-m4 (image and outputs in
+    the scratch) and run in QEMU on QEMU_SCENES held-out scenes against the evaluator."""
+    from minun_bench.face import images
+    from minun_mlir.driver import compile_model
+    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_mlir.targets import run_model
+
+    np.save(work / "qemu-test.npy", images(QEMU_SCENES, seed=TEST_SEED))
+    options = Options(repr=rep, bits=bits, assign=str(assign), input_in_scratch=True,
+                      output_in_scratch=True, stream_rows=True, target="cortex-m4",
+                      evaluator="native")
+    result = compile_model(FACE, options, weights=WEIGHTS, train=work / "profile.npy",
+                           test=work / "qemu-test.npy", out_dir=work / "qemu", name="face-4")
+    inputs = storage_inputs(result.l2, result.test.features)
+    run = run_model(result.c_dir, "cortex-m4", inputs, name="face-4", config=rep,
+                    timeout=1800)
+    got = np.asarray(run.outputs).reshape(len(inputs), -1).astype(np.int64)
+    want = np.asarray(result.stored_outputs).reshape(len(inputs), -1).astype(np.int64)
+    return {"qemu_target": "cortex-m4", "qemu_scenes": len(inputs),
+            "outputs_compared": int(want.size), "outputs_equal": int(np.sum(got == want)),
+            "target_ram_bytes": run.ram_bytes,
+            "instructions_per_image": int(np.median(run.latencies))}
+
+
 def searched_name(r: dict) -> str:
-    return f"searched {r['representation']} (Haunter, {r['budget_bytes']:,} B)"
+    streamed = ", streamed" if r.get("stream_rows") else ""
+    return f"searched {r['representation']} (Haunter, {r['budget_bytes']:,} B{streamed})"
 
 
 def render_searched(searched_rows: list[dict], record: dict) -> list[str]:
@@ -256,9 +312,34 @@ def render_searched(searched_rows: list[dict], record: dict) -> list[str]:
         lines += ["", "Under a budget below the smallest program's RAM Haunter refuses "
                   "(\"no configuration fits\"): every stage still holds whole feature maps, "
                   "so even the program with every tensor at 8 bits is over the budget; a "
-                  "budget that small needs patch-based inference (issue 33, item 3) or "
+                  "budget that small needs patch-based inference (issue 33, item 3: "
+                  "the streamed row) or "
                   "narrower formats than Haunter's 8 and 16 bits, not this search. The "
                   "search plans the image but not the outputs (its RAM is the planner's "
                   "scratch with `--input-in-scratch`); the column with the outputs plans them "
                   "too (`--output-in-scratch`)."]
+    for r in (r for r in searched_rows if r.get("stream_rows") and r["fits"]):
+        lines += ["", f"{searched_name(r)}: `--search haunter --ram-budget "
+                  f"{r['budget_bytes']} --stream-rows --input-in-scratch --output-in-scratch`: "
+                  "each candidate's RAM is the plan minun-compile makes for it with stream-rows "
+                  "(docs/codegen.md), the image, the scratch and the 18,000 outputs counted; "
+                  "Haunter's first exploration alone (promote in promotability order while "
+                  "the plan fits: each streamed plan takes seconds at 320x240, and the full "
+                  "Algorithm 8 plans one per tensor for each overshooting tensor, hours "
+                  "here); "
+                  f"{r['ram_bytes']:,} B chosen, and the replayed assignment plans "
+                  f"{r['replayed_ram_bytes']:,} B."]
+        if "recomputation" in r:
+            rc = r["recomputation"]
+            lines[-1] += (f" Recomputation (the heads' shared maps once more each): "
+                          f"{rc['macs']:,} MACs, {rc['elements']:,} element operations per "
+                          f"image, {100 * rc['macs'] / rc['conv_macs']:.2f}% of the "
+                          "convolutions' MACs.")
+        if "instructions_per_image" in r:
+            lines[-1] += (f" Its C on the 256 KB {r['qemu_target']} in QEMU, "
+                          f"{r['qemu_scenes']} test scenes: {r['outputs_equal']:,} of "
+                          f"{r['outputs_compared']:,} outputs equal to the evaluator's, "
+                          f"{r['instructions_per_image']:,} instructions per image, "
+                          f".data+.bss {r['target_ram_bytes']:,} B (the scratch and the "
+                          "harness).")
     return lines

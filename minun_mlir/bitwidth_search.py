@@ -325,6 +325,22 @@ def param_bytes(l2: ModuleOp) -> int:
     return total
 
 
+@dataclass(frozen=True)
+class RamPlan:
+    """How a candidate's RAM is planned: as the compile that replays its assignment plans
+    it (minun-compile --input-in-scratch, --output-in-scratch, --stream-rows), so the RAM a
+    search fits to a budget is the RAM the compile reports."""
+
+    input_in_scratch: bool = False  # the input a planned buffer (its bytes counted)
+    output_in_scratch: bool = False  # the output a planned buffer (its bytes counted)
+    stream_rows: bool = False  # lower-to-loops{stream-rows}: the streamed plan
+
+    def memory_plan(self) -> dict[str, bool]:
+        """memory-plan's options for this plan (only those set, as lower_l2 takes them)."""
+        return {k: True for k in ("input_in_scratch", "output_in_scratch")
+                if getattr(self, k)}
+
+
 @dataclass
 class _Problem:
     """What a worker needs to evaluate candidates (picklable)."""
@@ -340,7 +356,7 @@ class _Problem:
     evaluator: str
     key: str = ""  # identifies the problem in a worker that serves several calls
     representation: str = DEFAULT_REPRESENTATION  # or posit (per-tensor posit<n, es> formats)
-    input_in_scratch: bool = False  # the input planned in the scratch (counted in RAM)
+    plan: RamPlan = RamPlan()  # how a candidate's RAM is planned
 
 
 def _values(module: ModuleOp):
@@ -408,8 +424,9 @@ class _Worker:
         from minun_mlir.memory_map import static_ram
         from minun_mlir.pipeline import lower_l2
 
-        l3 = lower_l2(l2, stop="memory-plan", planner=self.problem.planner,
-                      input_in_scratch=self.problem.input_in_scratch)
+        plan = self.problem.plan
+        l3 = lower_l2(l2, stop="memory-plan", stream_rows=plan.stream_rows,
+                      planner=self.problem.planner, **plan.memory_plan())
         return int(static_ram(l3, self.problem.planner))
 
     def quantized(self, c: Candidate) -> ModuleOp:
@@ -501,7 +518,7 @@ class Evaluator:
                  config: QuantizeConfig, metric: str = "accuracy", planner: str = "greedy",
                  evaluator: str = "auto", jobs: int = 1, progress: bool | None = None,
                  ray: str | None = None, representation: str = "fixed",
-                 input_in_scratch: bool = False):
+                 plan: RamPlan = RamPlan()):
         if metric not in METRICS:
             raise error(f"search metric must be one of {', '.join(METRICS)}, got '{metric}'")
         index = {v: i for i, v in enumerate(_values(l1))}
@@ -509,7 +526,7 @@ class Evaluator:
 
         problem = _Problem(str(l1), [(index[v], s) for v, s in profile.items() if v in index],
                            features, labels, reference, config, metric, planner, evaluator,
-                           uuid.uuid4().hex, representation, input_in_scratch)
+                           uuid.uuid4().hex, representation, plan)
         self.ray = ray
         self.problem = problem
         self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
@@ -660,7 +677,7 @@ def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: s
 
 def uniform_programs(prepared, profile, reference, train, config: QuantizeConfig,
                      bitwidths: Sequence[int], roundings: Sequence[str], metric: str,
-                     planner: str, evaluator: str, input_in_scratch: bool
+                     planner: str, evaluator: str, plan: RamPlan
                      ) -> dict[tuple[int, str], tuple[Assignment, Result]]:
     """Every uniform fixed-point program at `bitwidths` x `roundings`, evaluated on
     `train`: (bits, rounding) -> (its assignment, its result)."""
@@ -668,7 +685,7 @@ def uniform_programs(prepared, profile, reference, train, config: QuantizeConfig
     for r in dict.fromkeys(roundings):
         with Evaluator(prepared, profile, train.features, train.labels, reference,
                        dataclasses.replace(config, rounding=r), metric, planner, evaluator,
-                       jobs=1, progress=False, input_in_scratch=input_in_scratch) as run:
+                       jobs=1, progress=False, plan=plan) as run:
             results = run([candidate({}, b) for b in bitwidths])
         for b, res in zip(bitwidths, results, strict=True):
             out[b, r] = (Assignment(b, {}, rounding=r), res)
@@ -713,18 +730,22 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                  jobs: int = 1, progress: bool | None = None,
                  config: QuantizeConfig | None = None, ray: str | None = None,
                  explore_input: bool = False, input_in_scratch: bool = False,
-                 roundings: Sequence[str] = ROUNDINGS) -> Search:
+                 roundings: Sequence[str] = ROUNDINGS, output_in_scratch: bool = False,
+                 stream_rows: bool = False) -> Search:
     """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
     first stage runs here) with the dataset `train` (search data): profile, data-driven
     scales at `bits` (with `explore_input`, the input's scale then chosen by Shiftry's
     stage II), then `shiftry_search` with the real evaluation. `strategy` defaults to `ram`
     when a budget is given, else `loss`. With `input_in_scratch` the input is a planned
-    buffer, so its bytes count in each candidate's RAM (minun-compile --input-in-scratch).
+    buffer, so its bytes count in each candidate's RAM (minun-compile --input-in-scratch);
+    likewise `output_in_scratch`, and with `stream_rows` each candidate's RAM is its
+    streamed plan (RamPlan).
 
     The search demotes under the rounding of `roundings` whose uniform program at
     bits / 2 loses least (`choose_rounding`); with a RAM budget, the uniform programs at
     both widths and every rounding are candidates too (`prefer_uniform`)."""
 
+    plan = RamPlan(input_in_scratch, output_in_scratch, stream_rows)
     strategy = strategy or ("ram" if ram_budget else "loss")
     widths = formats.get("fixed").bitwidths
     if bits // 2 not in widths or bits % 2:
@@ -737,12 +758,12 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                                  scales="data-driven")
     uniforms = uniform_programs(prepared, profile, reference, train, config,
                                 (bits, bits // 2), roundings, metric, planner, evaluator,
-                                input_in_scratch)
+                                plan)
     config = dataclasses.replace(config, rounding=choose_rounding(uniforms, bits // 2))
     named = named_tensors(prepared, temporaries=True)
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray,
-                   input_in_scratch=input_in_scratch) as run:
+                   plan=plan) as run:
         run.expect(1 + (EXPLORE + 1) * len(named) + 1)
         for (b, r), (_, res) in uniforms.items():  # evaluated already
             if r == config.rounding:
@@ -834,17 +855,22 @@ def promote_within_limit(promoted: list[str], order: Sequence[str],
 
 
 def haunter_explore(order: Sequence[str], ram: Callable[[tuple[str, ...]], int],
-                    memory_limit: int, soft_limit: float = 1.0) -> list[Instance]:
+                    memory_limit: int, soft_limit: float = 1.0,
+                    first_only: bool = False) -> list[Instance]:
     """Algorithm 8's explorations, each starting from all tensors at the low bitwidth:
     (1) promoting in `order`; (2) for each overshooting tensor, promoting it first (if it
     fits alone), then the order; (3) promoting all overshooting tensors first, then the
-    order. Repeated final configurations are kept (the caller evaluates each once)."""
+    order. Repeated final configurations are kept (the caller evaluates each once).
+    `first_only`: exploration (1) alone (one RAM plan per tensor, where (2) plans one per
+    tensor for each overshooting tensor that fits alone)."""
     limit = memory_limit * soft_limit
     instances = []
     steps: list = []
     promoted: list[str] = []
     overshooting = promote_within_limit(promoted, order, ram, limit, steps)
     instances.append(Instance((), steps, tuple(promoted), ram(tuple(promoted))))
+    if first_only:
+        return instances
     for v in overshooting:
         steps = []
         usage = ram((v,))
@@ -870,7 +896,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   progress: bool | None = None, ray: str | None = None,
                   representation: str = DEFAULT_REPRESENTATION, es: int | None = None,
                   input_in_scratch: bool = False, quire: bool | None = None,
-                  roundings: Sequence[str] = ROUNDINGS) -> Search:
+                  roundings: Sequence[str] = ROUNDINGS, output_in_scratch: bool = False,
+                  stream_rows: bool = False, first_only: bool = False) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
     posit, posit<n, es> per tensor): the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
@@ -895,7 +922,13 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     program loses least (`choose_rounding`). Whatever the representation, the uniform
     programs it tried (each width, rounding or es) are candidates too
     (`prefer_uniform`), and with a soft limit above 1 the explorations at limit 1 are
-    made as well, so a wider soft limit never chooses worse than the default."""
+    made as well, so a wider soft limit never chooses worse than the default.
+
+    Each candidate's RAM is planned as the compile replaying it plans it (RamPlan: the
+    input and output in the scratch, the streamed plan of --stream-rows). `first_only`:
+    Algorithm 8's first exploration alone (haunter_explore), for plans too dear to make
+    once per tensor for each overshooting tensor."""
+    plan = RamPlan(input_in_scratch, output_in_scratch, stream_rows)
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
                                                     "disagreement")
     uniforms: dict[str, tuple[Assignment, Result]] = {}
@@ -904,18 +937,18 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     if "rounding" in rep.options:  # the uniform programs compare roundings too
         tried = uniform_programs(prepared, profile, reference, train,
                                  QuantizeConfig(bits=low), (low, high), roundings, metric,
-                                 planner, evaluator, input_in_scratch)
+                                 planner, evaluator, plan)
         rounding = choose_rounding(tried, low)
         uniforms = uniform_labels(tried, representation, rounding)
     args = (prepared, profile, reference, train, memory_limit, soft_limit, low, high, metric,
-            planner, evaluator, jobs, progress, ray, representation, es, input_in_scratch,
+            planner, evaluator, jobs, progress, ray, representation, es, plan,
             rounding, uniforms)
     if quire is not None and "quire" not in rep.options:
         raise error(f"the quire option is for repr={' or '.join(formats.taking('quire'))}")
     kinds = [True, False] if quire is None and "quire" in rep.options else [quire]
     if es is not None and "es" not in rep.options:
         raise error(f"es is for repr={' or '.join(formats.taking('es'))}")
-    found = [_haunter(*args, quire=q is not False) for q in kinds]
+    found = [_haunter(*args, quire=q is not False, first_only=first_only) for q in kinds]
     searches = [f for f in found if isinstance(f, Search)]
     if not searches:
         needs = " (with a quire, then without)" if len(found) > 1 else ""
@@ -927,7 +960,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
 
 def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low, high,
              metric, planner, evaluator, jobs, progress, ray, representation, es,
-             input_in_scratch, rounding, uniforms, quire: bool) -> Search | int | float:
+             plan, rounding, uniforms, quire: bool, first_only: bool = False
+             ) -> Search | int | float:
     """One Haunter search (haunter_model): the Search, or the all-low program's RAM when
     no configuration fits. `rounding`: fixed point's (None for posits); `uniforms`: the
     uniform programs evaluated already (label -> assignment, result)."""
@@ -935,7 +969,7 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
     if "es" in formats.get(representation).options:  # stage I chooses es per bitwidth
         es_by_bits = ({low: es, high: es} if es is not None else posit_stage_one(
             prepared, profile, reference, train, low, high, metric, planner, evaluator,
-            input_in_scratch, quire, stage_one))
+            plan, quire, stage_one))
     else:
         es_by_bits = {}
     config = QuantizeConfig(bits=low, es=es_by_bits.get(low, 2), es_by_bits=es_by_bits,
@@ -943,7 +977,7 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
     named = dict(named_tensors(prepared))
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray, representation,
-                   input_in_scratch) as run:
+                   plan) as run:
         all_low = candidate({}, low)
         for bits, es_ in es_by_bits.items():  # stage I ran the uniform programs already
             if f"posit<{bits}, {es_}>" in stage_one:
@@ -970,9 +1004,10 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
             r = run.ram([promoted(p)])[0]
             return math.inf if r is None else r
 
-        instances = haunter_explore(order, ram, memory_limit, soft_limit)
+        instances = haunter_explore(order, ram, memory_limit, soft_limit, first_only)
         if soft_limit > 1:  # a wider limit's candidates include the default's
-            instances = haunter_explore(order, ram, memory_limit) + instances
+            instances = haunter_explore(order, ram, memory_limit,
+                                        first_only=first_only) + instances
         finals = list(dict.fromkeys([frozenset()] + [frozenset(i.final) for i in instances]))
         fixed_high = candidate({}, high)
         cands = [promoted([v for v in variables if v in f]) for f in finals]
@@ -1018,7 +1053,7 @@ STAGE_ONE_ES = {8: 0, 16: 1}
 
 
 def posit_stage_one(prepared, profile, reference, train, low: int, high: int, metric: str,
-                    planner: str, evaluator: str, input_in_scratch: bool, quire: bool,
+                    planner: str, evaluator: str, plan: RamPlan, quire: bool,
                     results: dict[str, Result]) -> dict[int, int]:
     """Haunter's stage I on posits (MinUn's Algorithm 4): per bitwidth of {low, high}
     that the paper tunes (8: es 0 or 2; 16: es 1 or 2), the uniform program at each es,
@@ -1034,7 +1069,7 @@ def posit_stage_one(prepared, profile, reference, train, low: int, high: int, me
             config = QuantizeConfig(bits=bits, es=es, quire=quire)
             with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                            metric, planner, evaluator, jobs=1, progress=False,
-                           representation="posit", input_in_scratch=input_in_scratch) as run:
+                           representation="posit", plan=plan) as run:
                 r = run([candidate({}, bits)])[0]
             results[f"posit<{bits}, {es}>"] = r
             loss[es] = r.loss

@@ -239,10 +239,54 @@ def chains(block: Block) -> list[tuple[list[Stage], str]]:
     return out
 
 
+def _columns_of(op: Operation, c: int) -> tuple[int, int, bool] | None:
+    """(first column, columns, every channel) a fix-up splice or splice_assign `op` of a
+    (1, H, W, c) map touches, or None when its starts are not constants."""
+    starts = [_const(v) for v in op.starts]
+    sizes = minun.ints(op.sizes) if isinstance(op, minun.SpliceOp) else shape_of(op.value)
+    if None in starts[2:]:
+        return None
+    return starts[2], sizes[2], starts[3] == 0 and sizes[3] == c
+
+
+def repeats_row(stages: list[Stage], i: int) -> bool:
+    """Whether row copy stage i (row a into row b = a + 1) needs no buffer: when every
+    stage after it up to the first ring is row-local (no map read beside the chain, the
+    same lag) and, after the column fix-ups between, row b equals row a in every column,
+    the row the ring would get at step b is the one it got at step a, its newest row; the
+    ring then pushes that row again (its rows moved down, the last one kept) and the copy,
+    the kept row and the ops computing row b are left out (less RAM and less work)."""
+    s = stages[i]
+    if (s.kind != "row_copy" or s.extra[1] != s.extra[0] + 1
+            or any(t.pad or t.lag != s.lag for t in stages[:i])):
+        return False
+    _, _, w, c = shape_of(s.src)
+    sp, sa = s.ops
+    src, dst = _columns_of(sp, c), _columns_of(sa, c)
+    if src is None or src != dst or not src[2]:
+        return False
+    equal = set(range(src[0], src[0] + src[1]))
+    for t in stages[i + 1:]:
+        if t.lag != s.lag or t.side or t.kind not in ("op", "columns"):
+            return False
+        if t.pad:
+            return t.stride == 1 and len(equal) == w
+        if t.kind == "columns":
+            frm, to = (_columns_of(o, c) for o in t.ops)
+            if frm is None or to is None or not frm[2] or not to[2]:
+                return False
+            cols = set(range(to[0], to[0] + to[1]))
+            equal = (equal | cols if set(range(frm[0], frm[0] + frm[1])) <= equal
+                     else equal - cols)
+    return False
+
+
 def ring_bytes(stages: list[Stage]) -> int:
-    """The rings' bytes and the row buffers' of row copies."""
+    """The rings' bytes and the row buffers' of row copies (none for a row the ring
+    repeats: repeats_row)."""
     return sum((2 * s.pad + 1) * _row_bytes(s.src) if s.pad else
-               _row_bytes(s.src) if s.kind == "row_copy" else 0 for s in stages)
+               _row_bytes(s.src) if s.kind == "row_copy" and not repeats_row(stages, i)
+               else 0 for i, s in enumerate(stages))
 
 
 def replaced_bytes(stages: list[Stage]) -> int:

@@ -68,6 +68,7 @@ from minun_mlir.passes.stream_chains import (  # noqa: F401  (names tests and to
     _strided,
     _write_step,
     chains,
+    repeats_row,
     replaced_bytes,
     ring_bytes,
 )
@@ -125,6 +126,18 @@ class _Body:
             ring = move.result
         z = self.const(0)
         return self.add(minun.SpliceAssignOp(row, ring, [z, self.const(k - 1), z, z])).result
+
+    def push_again(self, ring: SSAValue) -> SSAValue:
+        """The ring with its newest row pushed again (repeats_row): its rows moved down
+        one, the last one kept."""
+        _, k, w, c = shape_of(ring)
+        for r in range(k - 1):
+            z = self.const(0)
+            src = self.add(minun.SpliceOp(ring, [z, self.const(r + 1), z, z], [1, 1, w, c]))
+            move = self.add(minun.SpliceAssignOp(src, ring, [z, self.const(r), z, z]))
+            move.attributes["stream_rows_move"] = UnitAttr()
+            ring = move.result
+        return ring
 
     def side_row(self, base: SSAValue, ops: tuple, lag: int) -> SSAValue:
         """Row t - lag of a map a stage reads beside the chain: of `base`, then `ops`."""
@@ -199,6 +212,9 @@ class _Body:
         return yielded[k]
 
 
+_AGAIN = object()  # _sub_step's row at a step whose ring pushes its newest row again
+
+
 def _segments(stages: list[Stage], height: int) -> list[tuple[int, int]]:
     """Ranges of loop steps at which every stage does the same (a strided chain's step
     runs `stride` steps, one sub-step each, cut so that each sub-step agrees too)."""
@@ -224,8 +240,10 @@ def _segments(stages: list[Stage], height: int) -> list[tuple[int, int]]:
 def _carried(stages: list[Stage]) -> list[Operation]:
     """The loops' initial carried values (the output's last), each stage's slots set."""
     inits: list[Operation | SSAValue] = []
-    for s in stages:
-        if s.pad:
+    for i, s in enumerate(stages):
+        if s.kind == "row_copy" and repeats_row(stages, i):
+            s.slots = ()
+        elif s.pad:
             _, _, w, c = shape_of(s.src)
             inits.append(minun.InitOp([1, 2 * s.pad + 1, w, c], 0.0, s.src.type.element_type))
             s.slots = (len(inits) - 1,)
@@ -250,10 +268,16 @@ def _sub_step(stages: list[Stage], body: _Body, vals: list[SSAValue], step: int,
     values, updated."""
     row: SSAValue | None = None
     out_index: SSAValue | None = None
+    # a row the ring repeats (repeats_row): nothing computes it, the ring pushes it again
+    again = next((j for j, s in enumerate(stages) if s.kind == "row_copy"
+                  and step - s.lag == s.extra[1] and repeats_row(stages, j)), None)
     for i, s in enumerate(stages):
         height = _height(s)
         r_in = step - s.lag  # this segment's first input row: its steps agree on signs
         has_in = 0 <= r_in < height
+        if again is not None and not s.pad and (i < again or row is _AGAIN):
+            row = _AGAIN  # the stages up to the ring: nothing to compute at this step
+            continue
         if s.kind == "producer":
             k, n = s.extra
             row = (body.producer(s.op, k, vals, s.slots) if r_in < n else
@@ -261,7 +285,7 @@ def _sub_step(stages: list[Stage], body: _Body, vals: list[SSAValue], step: int,
         elif s.kind == "columns":
             sp, sa = s.ops
             row = body.copy(sp, sa, row, row) if row is not None else None
-        elif s.kind == "row_copy":
+        elif s.kind == "row_copy" and s.slots:
             (slot,), (a, b) = s.slots, s.extra
             sp, sa = s.ops
             if row is not None and r_in == a:
@@ -274,7 +298,9 @@ def _sub_step(stages: list[Stage], body: _Body, vals: list[SSAValue], step: int,
             continue
         if s.pad:
             (slot,) = s.slots
-            if has_in:
+            if row is _AGAIN:
+                vals[slot] = body.push_again(vals[slot])
+            elif has_in:
                 assert row is not None
                 vals[slot] = body.push(vals[slot], row)
             elif height <= r_in < height + s.pad:
@@ -340,11 +366,13 @@ def stream_chain(stages: list[Stage]) -> minun.LoopOp:
     assert loop is not None
     loop.attributes["stream_rows"] = StringAttr(
         f"ops {sum(len(s.ops) for s in stages)} rows {height} "
-        f"buffers {sum(1 for s in stages if s.pad or s.kind == 'row_copy')} "
+        f"buffers {sum(1 for s in stages if s.pad or s.kind == 'row_copy' and s.slots)} "
         f"ring bytes {ring_bytes(stages)} feature maps replaced {replaced_bytes(stages)} B "
         f"recomputation 0" + ("" if over is None else
                               f" over {'the input' if over[0] == 'input' else 'map ' + over[0]}"
-                              f" at {over[1]} B"))
+                              f" at {over[1]} B")
+        + "".join(f" row {s.extra[0]} pushed again as row {s.extra[1]}"
+                  for s in stages if s.kind == "row_copy" and not s.slots))
     loop.results[-1].name_hint = end.name_hint
     end.replace_all_uses_with(loop.results[-1])
     dead = [s.op.inits[s.extra[0]].owner for s in stages if s.kind == "producer"]

@@ -191,14 +191,16 @@ def face_ap(args) -> int:
             record = {k: v for k, v in stored.items() if k != "searched"}
         else:
             record = bench_face_ap.face_ap(Path(tmp))
-        if "searched" in reuse:
-            record["searched"] = stored["searched"]
-        else:
-            record["searched"] = []
-            for budget, rep in bench_face_ap.SEARCHES:
-                row = bench_face_ap.searched(Path(tmp), budget, rep)
+        # with --reuse searched, the stored rows are kept and only missing ones measured
+        kept = ({bench_face_ap.search_key(r): r for r in stored["searched"]}
+                if "searched" in reuse else {})
+        record["searched"] = []
+        for budget, rep, streamed in bench_face_ap.SEARCHES:
+            row = kept.get((budget, rep, streamed))
+            if row is None:
+                row = bench_face_ap.searched(Path(tmp), budget, rep, stream_rows=streamed)
                 print(f"  {bench_face_ap.searched_name(row)}: {row}", flush=True)
-                record["searched"].append(row)
+            record["searched"].append(row)
     info_path = bench_face_ap.WEIGHTS.parent / "info.json"
     info = json.loads(info_path.read_text()) if info_path.exists() else None
     out = Path(args.out)

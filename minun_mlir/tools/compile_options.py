@@ -145,9 +145,6 @@ def validate(args: argparse.Namespace) -> dict[str, int]:
     if args.input_scales == "feature" and not args.train:
         raise refuse("--input-scales feature needs --train: each feature's range comes from "
                      "the training data")
-    if getattr(args, "output_in_scratch", False) and args.search:
-        raise refuse("--output-in-scratch with --search: the searches do not count the "
-                     "output in each candidate's RAM yet; search without it")
     if args.bias_correction and not args.train:
         raise refuse("--bias-correction needs --train: the inputs it measures the quantized "
                      "program's errors on")

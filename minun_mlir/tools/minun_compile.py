@@ -393,13 +393,16 @@ def run_search(args: argparse.Namespace, options: Options, dims: dict[str, int]
                                evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                                representation=args.repr, es=args.es,
                                input_in_scratch=args.input_in_scratch, quire=args.quire,
-                               roundings=roundings)
+                               roundings=roundings, output_in_scratch=args.output_in_scratch,
+                               stream_rows=args.stream_rows)
     else:
         search = search_model(l1, train, bits=args.bits, ram_budget=args.ram_budget or None,
                               max_drop=args.max_drop, planner=args.planner,
                               evaluator=args.evaluator, jobs=args.jobs, ray=args.ray,
                               explore_input=args.explore_input_scale,
-                              input_in_scratch=args.input_in_scratch, roundings=roundings)
+                              input_in_scratch=args.input_in_scratch, roundings=roundings,
+                              output_in_scratch=args.output_in_scratch,
+                              stream_rows=args.stream_rows)
     folder = search_folder(args)
     stem = Path(args.model).stem
     name = Path(args.model).parent.name if stem == "model" else stem

@@ -126,9 +126,9 @@ def test_the_face_quality_section_follows_the_face_section_and_matches_its_json(
     # program that fits plans within the budget (the search's RAM is what its replayed
     # assignment plans) and its AP is in the table; a refusal is one the smallest program
     # (every tensor at 8 bits) confirms
-    searched = {(r["budget_bytes"], r["representation"]): r for r in record["searched"]}
+    searched = {bench_face_ap.search_key(r): r for r in record["searched"]}
     assert set(searched) == set(bench_face_ap.SEARCHES)
-    for (budget, _), r in searched.items():
+    for (budget, _, _), r in searched.items():
         name = bench_face_ap.searched_name(r)
         if r["fits"]:
             assert r["replayed_ram_bytes"] == r["ram_bytes"] <= budget, name
@@ -137,4 +137,10 @@ def test_the_face_quality_section_follows_the_face_section_and_matches_its_json(
                 bench_face_ap.SECTION], name
         else:
             assert r["low_ram_with_outputs_bytes"] >= r["low_ram_bytes"] > budget, name
-    assert searched[180_000, "fixed"]["fits"] and searched[180_000, "posit"]["fits"]
+    assert searched[180_000, "fixed", False]["fits"] and searched[180_000, "posit", False]["fits"]
+    # streamed, everything counted (image, scratch, outputs): the search's RAM is the plan
+    streamed = searched[96_000, "fixed", True]
+    if streamed["fits"]:
+        assert streamed["ram_with_outputs_bytes"] == streamed["ram_bytes"] <= 96_000
+        if "outputs_equal" in streamed:
+            assert streamed["outputs_equal"] == streamed["outputs_compared"] > 0

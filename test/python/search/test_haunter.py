@@ -73,6 +73,15 @@ def test_explorations_are_table_2():
     assert "t2" not in best
 
 
+def test_first_exploration_alone_is_table_2s_first_instance():
+    """first_only (the streamed face search, whose RAM plans are dear): exploration (1)
+    alone, the same instance as the full search's first, and no other."""
+    order = ["t2", "t1", "X1", "B1", "W1"]
+    (only,) = haunter_explore(order, _ram, memory_limit=3, first_only=True)
+    first = haunter_explore(order, _ram, memory_limit=3)[0]
+    assert only.steps == first.steps and set(only.final) == {"t2", "X1", "B1", "W1"}
+
+
 def test_soft_limit_factor_lets_more_through():
     instances = haunter_explore(["t2", "t1", "X1", "B1", "W1"], _ram, memory_limit=3,
                                 soft_limit=1.4)

@@ -33,7 +33,9 @@ def test_help_lists_our_passes_with_options():
     specs = [line.split(": ")[0].strip() for line in
              out.split("with their options and defaults:")[1].split("\n\n")[0].splitlines()
              if line.strip()]
-    assert len(specs) == 7  # with select-target-kernels{target="x86"}
+    assert sorted(s.split("{")[0] for s in specs) == sorted((  # the passes we ship
+        "lower-composite-ops", "bitwidth-assign", "quantize", "stream-rows", "lower-to-loops",
+        "memory-plan", "lower-to-emitc", "select-target-kernels"))
     from minun_mlir.pipeline import parse_pipeline
     assert [p.name for p in parse_pipeline(",".join(specs))] == [s.split("{")[0] for s in specs]
 

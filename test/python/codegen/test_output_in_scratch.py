@@ -24,7 +24,7 @@ from minun_mlir.pipeline import lower_l2, lower_to_l2
 from minun_mlir.targets import run_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "native"))
-from face_program import small_face_l2_8bit_image  # noqa: E402
+from face_program import full_face_on_the_m4, small_face_l2_8bit_image  # noqa: E402
 
 N = 8  # test inputs per model
 PLANNERS = ("greedy", "shiftry", "optimal")
@@ -141,21 +141,7 @@ def test_face_4_runs_on_the_256_kb_board_with_image_and_scores_in_scratch(tmp_pa
     for the real 256 KB cortex-m4 (the build fails when static RAM exceeds the board) and
     run in QEMU: every score equals the evaluator's, and static RAM plus the stack's
     high-water mark fit the board."""
-    from minun_bench.face import BOARD_RAM, FACE, OUTPUTS
-    from minun_bench.face import images as qvga
-    from minun_mlir.driver import Options, compile_model
-    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_bench.face import BOARD_RAM
 
-    np.save(tmp_path / "train.npy", qvga(8, seed=0))
-    np.save(tmp_path / "test.npy", qvga(1, seed=1))
-    options = Options(bits=16, input_bits=8, input_in_scratch=True, output_in_scratch=True,
-                      target="cortex-m4", evaluator="native")
-    result = compile_model(FACE, options, synthetic_weights=0, train=tmp_path / "train.npy",
-                           test=tmp_path / "test.npy", out_dir=tmp_path / "c", name="face-4")
-    inputs = storage_inputs(result.l2, result.test.features)
-    run = run_model(result.c_dir, "cortex-m4", inputs, name="face-4", config="fixed16")
-    got = np.asarray(run.outputs).reshape(1, -1)
-    want = np.asarray(result.stored_outputs).reshape(1, -1)
-    assert want.shape == (1, OUTPUTS)
-    np.testing.assert_array_equal(got, want)
+    _, run = full_face_on_the_m4(tmp_path, 1, synthetic_weights=0)
     assert run.ram_bytes + run.stack_bytes <= BOARD_RAM

@@ -25,7 +25,7 @@ from minun_mlir.pipeline import lower_l2, lower_to_l2
 from minun_mlir.targets import run_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "native"))
-from face_program import small_face_l2_8bit_image  # noqa: E402
+from face_program import full_face_on_the_m4, small_face_l2_8bit_image  # noqa: E402
 
 H, W = 12, 6
 CHAIN = f"""let X = ({H * W}, 1) in [-1.0, 1.0] in
@@ -177,24 +177,10 @@ def test_face_4_streamed_runs_in_half_of_the_256_kb_board(tmp_path):
     score equals the evaluator's, static RAM plus the stack's high-water mark fit in half
     of the board (issue 33), and the heads' recomputation is a small share of the
     convolutions' work."""
-    from minun_bench.face import BOARD_RAM, OUTPUTS, TRAINED
-    from minun_bench.face import images as qvga
-    from minun_mlir.driver import Options, compile_model
-    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_bench.face import BOARD_RAM, TRAINED
     from minun_mlir.passes.stream_rows import conv_macs, recomputation
 
-    np.save(tmp_path / "train.npy", qvga(8, seed=0))
-    np.save(tmp_path / "test.npy", qvga(2, seed=1))
-    options = Options(bits=16, input_bits=8, input_in_scratch=True, output_in_scratch=True,
-                      target="cortex-m4", evaluator="native", stream_rows=True)
-    result = compile_model(FACE, options, weights=TRAINED, train=tmp_path / "train.npy",
-                           test=tmp_path / "test.npy", out_dir=tmp_path / "c", name="face-4")
-    inputs = storage_inputs(result.l2, result.test.features)
-    run = run_model(result.c_dir, "cortex-m4", inputs, name="face-4", config="fixed16")
-    got = np.asarray(run.outputs).reshape(2, -1)
-    want = np.asarray(result.stored_outputs).reshape(2, -1)
-    assert want.shape == (2, OUTPUTS)
-    np.testing.assert_array_equal(got, want)
+    result, run = full_face_on_the_m4(tmp_path, 2, weights=TRAINED, stream_rows=True)
     assert run.ram_bytes + run.stack_bytes <= BOARD_RAM // 2
     macs, _ = recomputation(stream_rows(result.l2.clone()))
     assert 0 < macs < conv_macs(result.l2) // 100

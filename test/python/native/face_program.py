@@ -75,3 +75,31 @@ def small_face_l2_8bit_image(folder: Path) -> tuple:
     l1 = load_model(program, synthetic=0)
     l2 = lower_to_l2(l1, bits=16, data=str(folder / "train.npy"), input_bits=8)
     return l2, images(1, seed=1)[:, 1:].reshape(1, 1280, 1)
+
+
+def full_face_on_the_m4(tmp_path: Path, images: int, **options):
+    """The full-size face-4 at fixed16 (8-bit image and 18,000 scores in the scratch,
+    `options` on top, weights: `synthetic_weights` or `weights` in `options`) compiled for
+    the real 256 KB cortex-m4 and run in QEMU on `images` generated test scenes; asserts
+    every score equals the evaluator's. Returns (compile result, run result)."""
+    from minun_bench.face import FACE as FULL_FACE
+    from minun_bench.face import OUTPUTS
+    from minun_bench.face import images as qvga
+    from minun_mlir.driver import Options, compile_model
+    from minun_mlir.numerics.l2_eval import storage_inputs
+    from minun_mlir.targets import run_model
+
+    np.save(tmp_path / "train.npy", qvga(8, seed=0))
+    np.save(tmp_path / "test.npy", qvga(images, seed=1))
+    weights = {k: options.pop(k) for k in ("weights", "synthetic_weights") if k in options}
+    config = Options(bits=16, input_bits=8, input_in_scratch=True, output_in_scratch=True,
+                     target="cortex-m4", evaluator="native", **options)
+    result = compile_model(FULL_FACE, config, **weights, train=tmp_path / "train.npy",
+                           test=tmp_path / "test.npy", out_dir=tmp_path / "c", name="face-4")
+    inputs = storage_inputs(result.l2, result.test.features)
+    run = run_model(result.c_dir, "cortex-m4", inputs, name="face-4", config="fixed16")
+    got = np.asarray(run.outputs).reshape(images, -1)
+    want = np.asarray(result.stored_outputs).reshape(images, -1)
+    assert want.shape == (images, OUTPUTS)
+    np.testing.assert_array_equal(got, want)
+    return result, run

@@ -1,3 +1,4 @@
+// stream-chains (passes/stream_chains.py): the stages, windows and steps of a chain.
 // stream-rows: conv3x3 -> relu -> conv3x3 over 8 rows becomes loops over rows t with a
 // ring of 3 rows per 3x3 convolution (rows moved down, the new row written last) and the
 // convolution on its ring with no row padding (the moves are marked stream_rows_move:

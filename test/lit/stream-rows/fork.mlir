@@ -1,3 +1,4 @@
+// stream-forks (passes/stream_forks.py): a map read by two heads, computed per head.
 // stream-rows with a fork: %A, a 1x1 convolution of the input, is read by two 3x3
 // convolutions (two heads). Held between them %A would be a whole map; the pass computes
 // it again for the second head (the copy marked stream_rows_recomputed with its cost), so

@@ -1,3 +1,4 @@
+// stream-overlay (passes/stream_overlay.py): a block's output over its input's consumed rows.
 // stream-rows with a residual block: M1 = M0 + conv1x1(dwconv3x3(conv1x1(M0))). The add
 // reads M0 beside the chain, row t - 1 at step t (its rescale run on the row). With
 // every=true, M0's own chain (a 3x3 convolution of the input) streams first, so M0 is an

@@ -59,17 +59,47 @@ def matvec_data(tmp_path_factory):
     return d, a @ x
 
 
-def run_matvec(target, data_dir, use_float=False):
+def run_matvec(target, data_dir, use_float=False, work_dir=None):
     return build_and_run([C_DIR / "matvec.c"], target, include_dirs=[data_dir],
                          defines={"MV_FLOAT": "1"} if use_float else None,
-                         name="matvec_float" if use_float else "matvec_int16")
+                         name="matvec_float" if use_float else "matvec_int16",
+                         work_dir=work_dir)
+
+
+def binutils_view(target: str, path: Path) -> tuple[tuple[int, int, int], list]:
+    """(text, data, bss) from `size -B` and the symbols `nm -S` lists (address, type
+    letter, name, size or None): the oracle of minun_mlir/targets/elf.py."""
+    prefix = {"avr": "avr-", "x86": ""}.get(target, "arm-none-eabi-")
+    size = subprocess.run([prefix + "size", "-B", str(path)], capture_output=True,
+                          text=True, check=True).stdout
+    nm = subprocess.run([prefix + "nm", "-S", str(path)], capture_output=True, text=True,
+                        check=True).stdout
+    rows = []
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            rows.append((int(parts[0], 16), parts[2], parts[3], int(parts[1], 16)))
+        elif len(parts) == 3:
+            rows.append((int(parts[0], 16), parts[1], parts[2], None))
+    text, data, bss = (int(v) for v in size.strip().splitlines()[-1].split()[:3])
+    return (text, data, bss), rows
 
 
 @pytest.mark.parametrize("use_float", [False, True], ids=["int16", "float"])
 @pytest.mark.parametrize("target", TARGET_NAMES)
-def test_matvec_output_matches_numpy(target, use_float, matvec_data):
+def test_matvec_output_matches_numpy(target, use_float, matvec_data, tmp_path):
+    """Also: the sizes and symbols read from the program and its objects in-process
+    (targets/elf.py) are those binutils' `size -B` and `nm -S` give."""
+    from minun_mlir.targets.elf import read_elf
+
     data_dir, expected = matvec_data
-    r = run_matvec(target, data_dir, use_float)
+    r = run_matvec(target, data_dir, use_float, work_dir=tmp_path)
+    for path in [*tmp_path.glob("*.elf"), *tmp_path.glob("*.o")]:
+        info = read_elf(path)
+        assert binutils_view(target, path) == ((info.text, info.data, info.bss),
+                                               list(info.symbols)), path
+    (text, data, bss), _ = binutils_view(target, next(tmp_path.glob("*.elf")))
+    assert (r.flash_bytes, r.ram_bytes) == (text + data, data + bss)
     values, checksum = r.output.split("checksum")
     assert [int(v) for v in values.split()] == expected.tolist()
     assert int(checksum) == int(expected.sum())

@@ -14,12 +14,17 @@ object could depend on anything else is compiled directly, never cached: debug
 information (-g records paths), flags outside a known list, a computed `#include MACRO`,
 `#include_next`, `__has_include`, or `__FILE__`, `__DATE__`, `__TIME__` (also assert.h's
 assert, which expands __FILE__).
+
+Objects not used for PRUNE_DAYS are deleted (once per process, when it first stores
+one), so the cache does not grow without bound as the compiled C changes.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 from . import toolchain
@@ -34,6 +39,8 @@ _KEYED_FLAG = re.compile(r"-(m|O|f|std=|D|U|W|w$|pipe$)")
 _UNKEYED = ("-fdebug", "-fprofile", "-ftest-coverage", "-fstack-usage", "-fdump",
             "-fcallgraph-info", "-fmacro-prefix-map", "-ffile-prefix-map", "-Wa,", "-Wp,")
 _SYSTEM_HEADERS_WITH_PATHS = {"assert.h"}
+PRUNE_DAYS = 14
+_pruned = []  # the cache folders pruned by this process
 
 
 def _headers(src: Path, search: list[Path]) -> list[Path] | None:
@@ -77,8 +84,27 @@ def compile_object(cc: str, flags: list[str], src: Path, obj: Path, what: str) -
 
     def build(out: Path) -> None:
         toolchain.run_tool([cc, *flags, "-c", str(src), "-o", str(out)], what)
+        _prune(out.parent)
 
     # the source's own name (the object's file symbol) is the first file hashed
     key = [cc, toolchain.tool_identity(cc), *keyed]
-    shutil.copyfile(cached_build(f"obj-{Path(cc).name}-{src.stem}"[:60], ".o", key, files,
-                                 build), obj)
+    cached = cached_build(f"obj-{Path(cc).name}-{src.stem}"[:60], ".o", key, files, build)
+    try:
+        shutil.copyfile(cached, obj)
+        os.utime(cached)  # used now: kept by _prune
+    except FileNotFoundError:  # pruned by another process in between
+        toolchain.run_tool([cc, *flags, "-c", str(src), "-o", str(obj)], what)
+
+
+def _prune(folder: Path) -> None:
+    """Delete the cached objects of `folder` unused for PRUNE_DAYS, once per process."""
+    if folder in _pruned:
+        return
+    _pruned.append(folder)
+    cutoff = time.time() - PRUNE_DAYS * 86400
+    for path in folder.glob("obj-*.o"):
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:  # deleted by another process meanwhile
+            pass

@@ -400,6 +400,21 @@ def test_cache_rebuilds_on_source_change_and_tolerates_races(tmp_path, monkeypat
     assert changed != paths[0] and changed.read_text() == "int v = 2;\n"
     assert len(builds) == n + 1
     assert not list((tmp_path / "cache").glob(".*tmp"))  # no temporary files left behind
+    # compiled objects (targets/objects.py): keyed by the source and the headers it
+    # includes from its folder and the -I folders, not by where they are
+    from minun_mlir.targets.boards import get_board
+    from minun_mlir.targets.build import compile_sources
+
+    def compiled(folder: str, value: int) -> bytes:
+        (tmp_path / folder / "inc").mkdir(parents=True)
+        (tmp_path / folder / "inc" / "value.h").write_text(f"#define VALUE {value}\n")
+        (tmp_path / folder / "prog.c").write_text('#include "value.h"\nint v = VALUE;\n')
+        (obj,) = compile_sources(get_board("avr"), [tmp_path / folder / "prog.c"],
+                                 tmp_path / folder, [tmp_path / folder / "inc"])
+        return obj.read_bytes()
+
+    assert compiled("a", 1) == compiled("b", 1) != compiled("c", 2)
+    assert len(list((tmp_path / "cache").glob("obj-*prog-*.o"))) == 2
 
 
 def test_the_shipped_posit_runtime_is_compiled_once_and_an_edited_one_again(tmp_path,

@@ -107,34 +107,57 @@ def _letter(bind: int, typ: int, shndx: int, sections: list[_Section]) -> str | 
     return c.upper() if bind == _STB_GLOBAL else c
 
 
+class _Elf:
+    """The section headers of an ELF file, and its bytes."""
+
+    def __init__(self, path: Path):
+        raw = self.raw = Path(path).read_bytes()
+        if raw[:4] != b"\x7fELF" or raw[4] not in (1, 2) or raw[5] not in (1, 2):
+            raise ElfError(f"{path} is not an ELF file")
+        self.wide = raw[4] == 2
+        self.order = order = "<" if raw[5] == 1 else ">"
+        self.machine, = struct.unpack_from(order + "H", raw, 18)
+        if self.wide:
+            shoff, = struct.unpack_from(order + "Q", raw, 40)
+            shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", raw, 58)
+            sh_fmt = order + "IIQQQQIIQQ"
+        else:
+            shoff, = struct.unpack_from(order + "I", raw, 32)
+            shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", raw, 46)
+            sh_fmt = order + "IIIIIIIIII"
+        headers = [struct.unpack_from(sh_fmt, raw, shoff + i * shentsize)
+                   for i in range(shnum)]
+        # name, type, flags, addr, offset, size, link, info, align, entsize
+        rows = [(h[0], h[1], h[2], h[4], h[5], h[6], h[9]) for h in headers]
+        names_at = rows[shstrndx][3] if shnum else 0
+        self.sections = [_Section(self.cstr(names_at + r[0]), *r[1:]) for r in rows]
+
+    def cstr(self, at: int) -> str:
+        return self.raw[at:self.raw.index(b"\0", at)].decode(errors="replace")
+
+    def symbols(self):
+        """(name, value, size, bind, type, section index) of every entry of .symtab but
+        the null one, in table order."""
+        fmt = self.order + ("IBBHQQ" if self.wide else "IIIBBH")
+        for tab in self.sections:
+            if tab.type != _SHT_SYMTAB:
+                continue
+            strings = self.sections[tab.link].offset
+            entsize = tab.entsize or struct.calcsize(fmt)
+            for i in range(1, tab.size // entsize):
+                fields = struct.unpack_from(fmt, self.raw, tab.offset + i * entsize)
+                if self.wide:
+                    name_at, info, _other, shndx, value, size = fields
+                else:
+                    name_at, value, size, info, _other, shndx = fields
+                yield self.cstr(strings + name_at), value, size, info >> 4, info & 0xF, shndx
+
+
 def read_elf(path: Path) -> ElfInfo:
     """Berkeley sizes and nm's symbols of an ELF executable or object file."""
-    raw = Path(path).read_bytes()
-    if raw[:4] != b"\x7fELF" or raw[4] not in (1, 2) or raw[5] not in (1, 2):
-        raise ElfError(f"{path} is not an ELF file")
-    wide = raw[4] == 2
-    order = "<" if raw[5] == 1 else ">"
-    if wide:
-        machine, = struct.unpack_from(order + "H", raw, 18)
-        shoff, = struct.unpack_from(order + "Q", raw, 40)
-        shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", raw, 58)
-        sh_fmt = order + "IIQQQQIIQQ"
-    else:
-        machine, = struct.unpack_from(order + "H", raw, 18)
-        shoff, = struct.unpack_from(order + "I", raw, 32)
-        shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", raw, 46)
-        sh_fmt = order + "IIIIIIIIII"
-    headers = [struct.unpack_from(sh_fmt, raw, shoff + i * shentsize) for i in range(shnum)]
-    # name, type, flags, addr, offset, size, link, info, align, entsize
-    rows = [(h[0], h[1], h[2], h[4], h[5], h[6], h[9]) for h in headers]
-    names_at = rows[shstrndx][3] if shnum else 0
-
-    def cstr(at: int) -> str:
-        return raw[at:raw.index(b"\0", at)].decode(errors="replace")
-
-    sections = [_Section(cstr(names_at + r[0]), *r[1:]) for r in rows]
+    elf = _Elf(path)
     text = data = bss = 0
-    for s in sections[1:]:
+    for s in elf.sections[1:]:
         if not s.flags & _SHF_ALLOC:
             continue
         if s.flags & _SHF_EXECINSTR or not s.flags & _SHF_WRITE:
@@ -144,30 +167,30 @@ def read_elf(path: Path) -> ElfInfo:
         else:
             bss += s.size
     symbols = []
-    arm = machine == _EM_ARM
-    for tab in sections:
-        if tab.type != _SHT_SYMTAB:
+    arm = elf.machine == _EM_ARM
+    for name, value, size, bind, typ, shndx in elf.symbols():
+        letter = _letter(bind, typ, shndx, elf.sections)
+        if letter is None or letter in "Uwv":  # nm prints no address for these
             continue
-        strings = sections[tab.link].offset
-        fmt = order + ("IBBHQQ" if wide else "IIIBBH")
-        entsize = tab.entsize or struct.calcsize(fmt)
-        for i in range(1, tab.size // entsize):
-            fields = struct.unpack_from(fmt, raw, tab.offset + i * entsize)
-            if wide:
-                name_at, info, _other, shndx, value, size = fields
-            else:
-                name_at, value, size, info, _other, shndx = fields
-            bind, typ = info >> 4, info & 0xF
-            letter = _letter(bind, typ, shndx, sections)
-            if letter is None or letter in "Uwv":  # nm prints no address for these
-                continue
-            name = cstr(strings + name_at)
-            if arm and _arm_special(name):
-                continue
-            if arm and typ in (_STT_FUNC, _STT_GNU_IFUNC):
-                value &= ~1
-            if shndx == _SHN_COMMON:
-                value = size  # BFD keeps a common symbol's size as its value
-            symbols.append((value, letter, name, size or None))
+        if arm and _arm_special(name):
+            continue
+        if arm and typ in (_STT_FUNC, _STT_GNU_IFUNC):
+            value &= ~1
+        if shndx == _SHN_COMMON:
+            value = size  # BFD keeps a common symbol's size as its value
+        symbols.append((value, letter, name, size or None))
     symbols.sort(key=lambda s: s[2].encode())
     return ElfInfo(text, data, bss, tuple(symbols))
+
+
+def text_and_functions(path: Path) -> tuple[bytes, list[tuple[str, int, int]]]:
+    """The contents of .text (what `objcopy -O binary -j .text` writes when .text is the
+    lowest section) and (name, value, size) of every named function defined in a
+    section, in symbol-table order (what `readelf -s -W` lists as FUNC)."""
+    elf = _Elf(path)
+    text = next((s for s in elf.sections if s.name == ".text"), None)
+    image = b"" if text is None or text.type == _SHT_NOBITS else \
+        elf.raw[text.offset:text.offset + text.size]
+    functions = [(name, value, size) for name, value, size, _, typ, shndx in elf.symbols()
+                 if typ == _STT_FUNC and name and _SHN_UNDEF < shndx < _SHN_LORESERVE]
+    return image, functions

@@ -13,7 +13,7 @@ in none of them is a system header, covered by the compiler's identity. A source
 object could depend on anything else is compiled directly, never cached: debug
 information (-g records paths), flags outside a known list, a computed `#include MACRO`,
 `#include_next`, `__has_include`, or `__FILE__`, `__DATE__`, `__TIME__` (also assert.h's
-assert, which expands __FILE__).
+assert, which expands __FILE__), or header folders set in the environment (CPATH...).
 
 Objects not used for PRUNE_DAYS are deleted (once per process, when it first stores
 one), so the cache does not grow without bound as the compiled C changes.
@@ -39,6 +39,7 @@ _KEYED_FLAG = re.compile(r"-(m|O|f|std=|D|U|W|w$|pipe$)")
 _UNKEYED = ("-fdebug", "-fprofile", "-ftest-coverage", "-fstack-usage", "-fdump",
             "-fcallgraph-info", "-fmacro-prefix-map", "-ffile-prefix-map", "-Wa,", "-Wp,")
 _SYSTEM_HEADERS_WITH_PATHS = {"assert.h"}
+_SEARCH_ENV = ("CPATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH")
 PRUNE_DAYS = 14
 _pruned = []  # the cache folders pruned by this process
 
@@ -75,8 +76,10 @@ def compile_object(cc: str, flags: list[str], src: Path, obj: Path, what: str) -
     search = [Path(f[2:]) for f in flags if f.startswith("-I") and len(f) > 2]
     keyed = [f for f in flags if not f.startswith("-I")]
     files = None
-    if len(search) == sum(f.startswith("-I") for f in flags) and all(
-            _KEYED_FLAG.match(f) and not f.startswith(_UNKEYED) for f in keyed):
+    plain = (len(search) == sum(f.startswith("-I") for f in flags)
+             and all(_KEYED_FLAG.match(f) and not f.startswith(_UNKEYED) for f in keyed)
+             and not any(os.environ.get(v) for v in _SEARCH_ENV))
+    if plain:
         files = _headers(src, search)
     if files is None:
         toolchain.run_tool([cc, *flags, "-c", str(src), "-o", str(obj)], what)

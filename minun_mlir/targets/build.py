@@ -15,12 +15,15 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 from .boards import Board
 from .cache import SOURCE_DIR, cached_build, support_library
+from .elf import ElfError, ElfInfo, read_elf
 from .errors import BudgetExceeded, CompileError
+from .objects import compile_object
 from .toolchain import require_tool, run_tool, tail, tool_identity
 
 _OVERFLOW = re.compile(r"overflowed by|will not fit in region|not within region")
@@ -89,7 +92,9 @@ class BoardOverflow(BudgetExceeded):
 def compile_sources(board: Board, sources: list[Path], out_dir: Path,
                     include_dirs: list[Path] = (), defines: dict[str, str] | None = None,
                     cflags: list[str] = ()) -> list[Path]:
-    """Compile each C file to an object in out_dir; CompileError quotes the diagnostics."""
+    """Compile each C file to an object in out_dir (the same object from the build cache
+    when one was compiled from the same files: objects.py); CompileError quotes the
+    diagnostics."""
     require_tool(board.cc, board.packages, f"the {board.name} target")
     flags = [*board.cflags, *cflags, f"-I{SOURCE_DIR}"]
     flags += [f"-I{d}" for d in include_dirs]
@@ -101,7 +106,7 @@ def compile_sources(board: Board, sources: list[Path], out_dir: Path,
         if shipped_runtime(Path(src)):
             shutil.copyfile(runtime_object(command, board.name), obj)
         else:
-            run_tool(command, f"compiling {src} for {board.name}")
+            compile_object(board.cc, flags, Path(src), obj, f"compiling {src} for {board.name}")
         objects.append(obj)
     return objects
 
@@ -166,35 +171,36 @@ def _link(board: Board, objects: list[Path], elf: Path, relaxed: bool = False) -
 
 
 def read_sizes(board: Board, elf: Path) -> Sizes:
-    out = run_tool([board.size_tool, "-B", str(elf)], "reading section sizes").stdout
-    text, data, bss = (int(v) for v in out.strip().splitlines()[-1].split()[:3])
-    return Sizes(text, data, bss)
+    """Berkeley sizes (`size -B`) of a linked program or an object file."""
+    info = _elf_info(elf)
+    return Sizes(info.text, info.data, info.bss)
 
 
-def _symbol_table(board: Board, elf: Path) -> tuple[tuple[str, str, str, str | None], ...]:
-    """Every symbol of `elf` as (address, type, name, size or None), in nm's name order:
-    one `nm -S` per linked program (sizing, budgets and the simulators' symbol lookups
-    all read it), memoised on the file's identity so that a relinked ELF is read again."""
+def _elf_info(elf: Path) -> ElfInfo:
+    """What `size -B` and `nm -S` say of `elf`, read in-process (elf.py), once per linked
+    program (sizing, budgets and the simulators' symbol look-ups all read it), memoised
+    on the file's identity so that a relinked ELF is read again."""
     stat = elf.stat()
-    return _nm(board.nm_tool, str(elf.resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    return _read(str(elf.resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
 @functools.lru_cache(maxsize=16)
-def _nm(nm_tool: str, elf: str, *_identity: int) -> tuple[tuple[str, str, str, str | None], ...]:
-    out = run_tool([nm_tool, "-S", elf], "reading symbols").stdout
-    rows = []
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 4:
-            rows.append((parts[0], parts[2], parts[3], parts[1]))
-        elif len(parts) == 3:
-            rows.append((parts[0], parts[1], parts[2], None))
-    return tuple(rows)
+def _read(elf: str, *_identity: int) -> ElfInfo:
+    try:
+        return read_elf(Path(elf))
+    except (ElfError, struct.error, IndexError, ValueError) as e:
+        raise CompileError(f"error: cannot read {elf} as an ELF file ({e})") from None
+
+
+def _symbol_table(board: Board, elf: Path) -> tuple[tuple[int, str, str, int | None], ...]:
+    """Every symbol of `elf` as (address, type, name, size or None), as `nm -S` lists
+    them (in name order, Thumb function addresses without their mode bit)."""
+    return _elf_info(elf).symbols
 
 
 def read_symbols(board: Board, elf: Path) -> list[Symbol]:
     """Sized symbols, largest first (what `nm --size-sort -S` lists)."""
-    symbols = [Symbol(name, int(size, 16), kind)
+    symbols = [Symbol(name, size, kind)
                for _, kind, name, size in _symbol_table(board, elf) if size is not None]
     return sorted(symbols, key=lambda s: -s.size)
 
@@ -208,7 +214,7 @@ def symbol_address(board: Board, elf: Path, names: list[str]) -> dict[str, int]:
     found = {}
     for address, kind, name, _ in _symbol_table(board, elf):
         if name in names:
-            addr = int(address, 16)
+            addr = address
             if board.kind == "avr" and addr >= _AVR_DATA_OFFSET:
                 addr -= _AVR_DATA_OFFSET
             if board.kind == "cortex-m" and kind in "tT":

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .boards import Board
+from .elf import read_elf
 from .toolchain import run_tool
 
 HARNESS, OUTSIDE = 0, 1  # the fixed buckets
@@ -40,15 +41,10 @@ class ModelLines:
 
 
 def functions(board: Board, path: Path) -> dict[str, tuple[int, int]]:
-    """The sized functions of an ELF or object file: name -> (start, size)."""
-    out = run_tool([board.nm_tool, "-S", "--defined-only", str(path)],
-                   "reading symbols").stdout
-    found = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 4 and parts[2] in "tT":
-            found[parts[3]] = (int(parts[0], 16) & ~1, int(parts[1], 16))
-    return found
+    """The sized functions of an ELF or object file: name -> (start, size), as
+    `nm -S --defined-only` lists them (read in-process: elf.py)."""
+    return {name: (address & ~1, size) for address, kind, name, size in read_elf(path).symbols
+            if size is not None and kind in "tT"}
 
 
 def function_addresses(board: Board, elf: Path, names) -> list[int]:

@@ -15,8 +15,9 @@ is left, so a simulated result is never silently wrong.
 from __future__ import annotations
 
 import struct
-import subprocess
 from pathlib import Path
+
+from .elf import text_and_functions
 
 
 def _is_skip(w: int) -> bool:
@@ -32,23 +33,15 @@ def _really_two_words(w: int) -> bool:
     return (w & 0xFE0F) in (0x9000, 0x9200) or (w & 0xFE0E) in (0x940C, 0x940E)
 
 
-def skip_hazards(elf: Path, objcopy: str = "avr-objcopy", readelf: str = "avr-readelf"
-                 ) -> list[tuple[str, int]]:
+def skip_hazards(elf: Path) -> list[tuple[str, int]]:
     """(function, byte address) of every skip whose next instruction simavr mis-sizes.
 
     Only functions are scanned: data kept in flash (the harness's input table, PROGMEM
-    arrays) sits in .text too, and its bytes would otherwise be read as instructions."""
-    image = subprocess.run([objcopy, "-O", "binary", "-j", ".text", str(elf), "/dev/stdout"],
-                           capture_output=True, check=True).stdout
-    symbols = subprocess.run([readelf, "-s", "-W", str(elf)], capture_output=True,
-                             text=True, check=True).stdout
+    arrays) sits in .text too, and its bytes would otherwise be read as instructions.
+    .text and the function symbols are read in-process (elf.py)."""
+    image, functions = text_and_functions(elf)
     found = []
-    for line in symbols.splitlines():
-        parts = line.split()
-        # Num: Value Size Type Bind Vis Ndx Name
-        if len(parts) != 8 or parts[3] != "FUNC" or not parts[6].isdigit():
-            continue
-        start, size = int(parts[1], 16), int(parts[2], 0)
+    for name, start, size in functions:
         end = min(start + size, len(image)) - 2
         # instruction by instruction: the second word of a CALL, JMP, LDS or STS is an
         # operand, which may look like a skip (`call 0x2750` ends in 0x13a8, a CPSE)
@@ -56,6 +49,6 @@ def skip_hazards(elf: Path, objcopy: str = "avr-objcopy", readelf: str = "avr-re
         while a < end:
             w, nxt = struct.unpack_from("<HH", image, a)
             if _is_skip(w) and _simavr_two_words(nxt) != _really_two_words(nxt):
-                found.append((parts[7], a))
+                found.append((name, a))
             a += 4 if _really_two_words(w) else 2
     return found

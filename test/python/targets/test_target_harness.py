@@ -59,17 +59,47 @@ def matvec_data(tmp_path_factory):
     return d, a @ x
 
 
-def run_matvec(target, data_dir, use_float=False):
+def run_matvec(target, data_dir, use_float=False, work_dir=None):
     return build_and_run([C_DIR / "matvec.c"], target, include_dirs=[data_dir],
                          defines={"MV_FLOAT": "1"} if use_float else None,
-                         name="matvec_float" if use_float else "matvec_int16")
+                         name="matvec_float" if use_float else "matvec_int16",
+                         work_dir=work_dir)
+
+
+def binutils_view(target: str, path: Path) -> tuple[tuple[int, int, int], list]:
+    """(text, data, bss) from `size -B` and the symbols `nm -S` lists (address, type
+    letter, name, size or None): the oracle of minun_mlir/targets/elf.py."""
+    prefix = {"avr": "avr-", "x86": ""}.get(target, "arm-none-eabi-")
+    size = subprocess.run([prefix + "size", "-B", str(path)], capture_output=True,
+                          text=True, check=True).stdout
+    nm = subprocess.run([prefix + "nm", "-S", str(path)], capture_output=True, text=True,
+                        check=True).stdout
+    rows = []
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            rows.append((int(parts[0], 16), parts[2], parts[3], int(parts[1], 16)))
+        elif len(parts) == 3:
+            rows.append((int(parts[0], 16), parts[1], parts[2], None))
+    text, data, bss = (int(v) for v in size.strip().splitlines()[-1].split()[:3])
+    return (text, data, bss), rows
 
 
 @pytest.mark.parametrize("use_float", [False, True], ids=["int16", "float"])
 @pytest.mark.parametrize("target", TARGET_NAMES)
-def test_matvec_output_matches_numpy(target, use_float, matvec_data):
+def test_matvec_output_matches_numpy(target, use_float, matvec_data, tmp_path):
+    """Also: the sizes and symbols read from the program and its objects in-process
+    (targets/elf.py) are those binutils' `size -B` and `nm -S` give."""
+    from minun_mlir.targets.elf import read_elf
+
     data_dir, expected = matvec_data
-    r = run_matvec(target, data_dir, use_float)
+    r = run_matvec(target, data_dir, use_float, work_dir=tmp_path)
+    for path in [*tmp_path.glob("*.elf"), *tmp_path.glob("*.o")]:
+        info = read_elf(path)
+        assert binutils_view(target, path) == ((info.text, info.data, info.bss),
+                                               list(info.symbols)), path
+    (text, data, bss), _ = binutils_view(target, next(tmp_path.glob("*.elf")))
+    assert (r.flash_bytes, r.ram_bytes) == (text + data, data + bss)
     values, checksum = r.output.split("checksum")
     assert [int(v) for v in values.split()] == expected.tolist()
     assert int(checksum) == int(expected.sum())
@@ -370,6 +400,21 @@ def test_cache_rebuilds_on_source_change_and_tolerates_races(tmp_path, monkeypat
     assert changed != paths[0] and changed.read_text() == "int v = 2;\n"
     assert len(builds) == n + 1
     assert not list((tmp_path / "cache").glob(".*tmp"))  # no temporary files left behind
+    # compiled objects (targets/objects.py): keyed by the source and the headers it
+    # includes from its folder and the -I folders, not by where they are
+    from minun_mlir.targets.boards import get_board
+    from minun_mlir.targets.build import compile_sources
+
+    def compiled(folder: str, value: int) -> bytes:
+        (tmp_path / folder / "inc").mkdir(parents=True)
+        (tmp_path / folder / "inc" / "value.h").write_text(f"#define VALUE {value}\n")
+        (tmp_path / folder / "prog.c").write_text('#include "value.h"\nint v = VALUE;\n')
+        (obj,) = compile_sources(get_board("avr"), [tmp_path / folder / "prog.c"],
+                                 tmp_path / folder, [tmp_path / folder / "inc"])
+        return obj.read_bytes()
+
+    assert compiled("a", 1) == compiled("b", 1) != compiled("c", 2)
+    assert len(list((tmp_path / "cache").glob("obj-*prog-*.o"))) == 2
 
 
 def test_the_shipped_posit_runtime_is_compiled_once_and_an_edited_one_again(tmp_path,

@@ -23,6 +23,7 @@ import gc
 import importlib
 import io
 import json
+import marshal
 import os
 import runpy
 import signal
@@ -77,14 +78,16 @@ def run_python(argv: list[str]) -> int:
 def reopen_stdio() -> None:
     """sys.stdin, stdout and stderr anew on the caller's descriptors, as the interpreter
     makes them (the server's own, on its descriptors, may be seekable files where the
-    caller's are pipes: filecheck's `reconfigure` would then fail with ESPIPE)."""
+    caller's are pipes: filecheck's `reconfigure` would then fail with ESPIPE): stderr
+    line-buffered, stdout too on a terminal, both unbuffered under PYTHONUNBUFFERED."""
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
     for fd, name in enumerate(("stdin", "stdout", "stderr")):
         old = getattr(sys, name)
         raw = io.FileIO(fd, "r" if fd == 0 else "w", closefd=False)
         buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
         stream = io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
-                                  newline="\n", line_buffering=os.isatty(fd),
-                                  write_through=old.write_through)
+                                  newline="\n", write_through=unbuffered,
+                                  line_buffering=not unbuffered and (fd == 2 or os.isatty(fd)))
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
 
@@ -94,14 +97,14 @@ def child(conn: socket.socket) -> None:
     status, request = 1, {}
     try:
         msg, fds, _, _ = socket.recv_fds(conn, 1 << 22, 3)
-        request = json.loads(msg)
+        request = marshal.loads(msg)  # what client.py sends
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
-        reopen_stdio()
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        reopen_stdio()
         tool = request["tool"]
         sys.argv = [tool, *request["argv"]]
         main = run_python if tool == "python" else importlib.import_module(TOOLS[tool]).main

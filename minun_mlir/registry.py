@@ -7,6 +7,7 @@ dataclass whose `name` is the file name with dashes, and add one line here.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +45,16 @@ FRONTENDS: dict[str, Callable[[], Callable[..., Any]]] = {
 TARGETS: dict[str, Callable[[], type]] = {
     "c": _attr("minun_mlir.lowering.c_target", "CTarget"),
 }
+
+
+@functools.cache
+def multiverse() -> Any:
+    """xDSL's dialects, passes and targets of every installed plugin, read once per
+    process: each read opens every installed package's metadata (a few ms; minun-opt
+    asks three times per run, the tests' warm server once for all its calls)."""
+    from xdsl.universe import Universe
+
+    return Universe.get_multiverse()
 
 
 def pass_help() -> str:

@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.universe import Universe
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -50,14 +49,14 @@ class MinunOptMain(xDSLOptMain):
         super().__init__(description=__doc__.splitlines()[0], args=args)
 
     def register_all_dialects(self) -> None:
-        multiverse = Universe.get_multiverse()
+        multiverse = registry.multiverse()
         for name, factory in multiverse.all_dialects.items():
             self.ctx.register_dialect(name, factory)
         for name, factory in registry.DIALECTS.items():
             self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
-        multiverse = Universe.get_multiverse()
+        multiverse = registry.multiverse()
         for name in XDSL_PASSES:
             self.register_pass(name, multiverse.all_passes[name])
         for name, factory in registry.PASSES.items():
@@ -66,8 +65,9 @@ class MinunOptMain(xDSLOptMain):
     def register_all_targets(self) -> None:
         # only the targets that print this IR: xDSL's others (llvm, riscv-asm, wat, ...)
         # expect their own dialects and fail on ours with an assertion or print nothing
-        super().register_all_targets()
-        self.available_targets = {name: self.available_targets[name] for name in XDSL_TARGETS}
+        # (xDSL's register_all_targets, on the multiverse read once)
+        known = {**registry.multiverse().all_targets, **self.available_targets}
+        self.available_targets = {name: known[name] for name in XDSL_TARGETS}
         for name, factory in registry.TARGETS.items():
             self.available_targets[name] = factory
 
@@ -123,12 +123,19 @@ class MinunOptMain(xDSLOptMain):
             help="ONNX frontend: keep only this graph output (repeat for several; only "
                  "the nodes they need are imported); default: all",
         )
-        arg_parser.epilog = ("the compile pipeline: " + ",".join(STAGES)
-                             + " (minun-compile --print-pipeline shows it with options)"
-                             + "\n\nminun-mlir passes, with their options and defaults:"
-                             + registry.pass_help()
-                             + "\n\nfrom xDSL: " + ", ".join(XDSL_PASSES) + "\n")
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        format_help = arg_parser.format_help
+
+        def with_epilog() -> str:
+            # built only for --help: the pass list imports every pass module (~0.3 s)
+            arg_parser.epilog = ("the compile pipeline: " + ",".join(STAGES)
+                                 + " (minun-compile --print-pipeline shows it with options)"
+                                 + "\n\nminun-mlir passes, with their options and defaults:"
+                                 + registry.pass_help()
+                                 + "\n\nfrom xDSL: " + ", ".join(XDSL_PASSES) + "\n")
+            return format_help()
+
+        arg_parser.format_help = with_epilog
 
     def setup_pipeline(self) -> None:
         if self.args.pass_pipeline is not None:

@@ -28,8 +28,9 @@ def _started() -> bool:
 
 
 def tool(name: str) -> str:
-    """The path to run `name` (minun-opt, minun-compile, minun-run) by."""
-    if name not in ("minun-opt", "minun-compile", "minun-run"):
+    """The path to run `name` (minun-opt, minun-compile, minun-run, filecheck, python:
+    the virtualenv's interpreter, warm for `python SCRIPT` and `python -c CODE`) by."""
+    if name not in ("minun-opt", "minun-compile", "minun-run", "filecheck", "python"):
         raise ValueError(name)
     _started()
     return str(Path(warm_cli.BIN) / name)

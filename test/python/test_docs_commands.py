@@ -17,9 +17,9 @@ One test per chain of commands or per block, named `file:line` (its first comman
 Everything runs with bash from a copy of the repository root: every top-level entry is a
 symlink to the real one except `build/`, a fresh directory, so documented commands write
 their outputs (always under `build/`, which is gitignored) into a temporary place and
-never see another test's files, and `.venv/`, whose minun-opt, minun-compile and
-minun-run run warm (cli_tools.py: the real main in a fork of an imported compiler, not an
-interpreter start per command). The virtualenv's `bin/` comes first on PATH. A command
+never see another test's files, and `.venv/`, whose minun-opt, minun-compile, minun-run,
+filecheck and python (a script or -c) run warm (cli_tools.py: the real main in a fork of
+an imported compiler, not an interpreter start per command; python blocks too). The virtualenv's `bin/` comes first on PATH. A command
 may use what the commands before it in the same block wrote (compile, then run): the
 commands of a block that share a `build/` path (transitively) form a chain, run in order
 in one test, each checked as it runs; so no command runs twice.
@@ -55,7 +55,8 @@ EXCLUDED = {
 # checkout's build/demo/, which tools/demo.py locates from its own path; build/ is
 # gitignored.)
 SLOW = {"make demo"}
-WARM = {"minun-opt", "minun-compile", "minun-run"}  # the scripts cli_tools.py runs warm
+# the scripts cli_tools.py runs warm (python: `python SCRIPT`, `python -c CODE`)
+WARM = {"minun-opt", "minun-compile", "minun-run", "filecheck", "python"}
 
 
 @dataclass
@@ -265,7 +266,7 @@ def test_documented_commands(chain: list[Command], workdir: Path):
 
 @pytest.mark.parametrize("block", block_params("python"))
 def test_documented_python(block: Block, workdir: Path):
-    proc = subprocess.run([sys.executable, "-c", block.text], cwd=workdir, env=environment(),
+    proc = subprocess.run([cli_tool("python"), "-c", block.text], cwd=workdir, env=environment(),
                           capture_output=True, text=True, timeout=TIMEOUT)
     assert proc.returncode == 0, f"{block.id}:\n{proc.stderr[-3000:]}"
 

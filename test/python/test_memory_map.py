@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_tools import tool as cli_tool
 from matplotlib.image import imread
 
 from minun_mlir.frontends.seedot import load_program
@@ -24,10 +25,14 @@ BIN = Path(sys.executable).parent
 USPS = ROOT / "examples" / "fastgrnn_lr_usps"
 
 
-def compile_(*args: str, seed: str = "0") -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "minun-compile"), str(USPS.with_suffix(".sd")),
+def compile_(*args: str, seed: str | None = None) -> subprocess.CompletedProcess:
+    """minun-compile on USPS; with a `seed`, the installed script in a fresh interpreter
+    with that PYTHONHASHSEED (a warm fork keeps its server's), else the warm one."""
+    script = cli_tool("minun-compile") if seed is None else str(BIN / "minun-compile")
+    env = {**os.environ, **({"PYTHONHASHSEED": seed} if seed is not None else {})}
+    return subprocess.run([script, str(USPS.with_suffix(".sd")),
                            "--train", str(USPS / "test.npy"), *args], capture_output=True,
-                          text=True, env={**os.environ, "PYTHONHASHSEED": seed})
+                          text=True, env=env)
 
 
 def test_minun_compile_writes_a_deterministic_png_and_reports_the_plan(tmp_path):

@@ -31,6 +31,7 @@ so do programs the C lowering does not take yet (auto falls back; native says wh
 from __future__ import annotations
 
 import contextlib
+import copy
 import ctypes
 import fcntl
 import functools
@@ -724,8 +725,52 @@ def _read(lib: ctypes.CDLL, name: str, ctype, count: int) -> np.ndarray:
     return np.ctypeslib.as_array((ctype * count).in_dll(lib, name)).copy()
 
 
+def _all_values(module: ModuleOp) -> list[SSAValue]:
+    """Every SSA value of `module` (block arguments, op results) in program order: the
+    same positions in modules that print the same."""
+    out: list[SSAValue] = []
+    for op in module.walk():
+        out.extend(op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                out.extend(block.args)
+    return out
+
+
+def _profile_key(l1: ModuleOp, features, evaluator: str) -> bytes:
+    """What a profile depends on: the program's text (weights included), the features'
+    bytes, shapes and types, and the evaluator asked for."""
+    digest = hashlib.sha256(str(l1).encode() + b"\0" + evaluator.encode())
+    items = sorted(features.items()) if isinstance(features, dict) else [("", features)]
+    for name, x in items:
+        x = np.ascontiguousarray(x)
+        digest.update(f"\0{name}\0{x.dtype.str}{x.shape}\0".encode() + x.tobytes())
+    return digest.digest()
+
+
+# (profile key) -> {position in _all_values: statistics}: the precisions of one model
+# (quantize at 16 and 8 bits, maxscale, per-channel, ...) profile the same program on the
+# same data; the statistics are computed once per process and copied for each caller.
+_PROFILES: dict[bytes, dict[int, ValueStats]] = {}
+
+
 def profile(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto") -> Profile:
-    """Profile `l1` on `features`, natively or with the numpy evaluator."""
+    """Profile `l1` on `features`, natively or with the numpy evaluator (once per program
+    text, features and evaluator in this process: see _PROFILES)."""
+    key = _profile_key(l1, features, evaluator)
+    values = _all_values(l1)
+    if key not in _PROFILES:
+        computed = _profile(l1, features, evaluator)
+        kept = {i: computed[v] for i, v in enumerate(values) if v in computed}
+        if len(kept) != len(computed):  # statistics of values outside l1: not memoised
+            return computed
+        if len(_PROFILES) > 64:
+            _PROFILES.clear()
+        _PROFILES[key] = kept
+    return {values[i]: copy.deepcopy(stats) for i, stats in _PROFILES[key].items()}
+
+
+def _profile(l1: ModuleOp, features: np.ndarray, evaluator: str) -> Profile:
     check_work(l1, examples(features))
     if use_native(evaluator, l1, examples(features)) and len(model_inputs(l1)) == 1:
         try:

@@ -59,22 +59,22 @@ from minun_mlir.numerics.float_eval import EXP_HI, EXP_LO, Profile, ValueStats, 
 EVALUATORS = ("auto", "native", "numpy")
 HOST_CC = "gcc"
 # -ffp-contract=off keeps float32 programs from fusing a*b+c into one rounding. The
-# optimisation level is chosen per build (`opt_level`): the same integers either way.
+# optimisation level is chosen per build (`opt_level`).
 CFLAGS = ["-ffp-contract=off", "-std=c99", "-shared", "-fPIC", "-fno-strict-aliasing", "-w"]
-# -O3 vectorises the element-wise loops (with -march=native, table lookups become AVX2
-# gathers): about 25% less run time on RNNPool face detection, but 2-3 times the build
-# time (face at test size: 3.7 s against 1.5 s at -O2). It pays off only on batches whose
-# numpy work (values_per_example x examples) is above this, several seconds of C.
-O3_WORK = 5_000_000_000
+BINS = EXP_HI - EXP_LO + 1
+# The optimisation level buys run time with build time. On RNNPool face detection at test
+# size (0.6 M values per image) -O1 builds in 0.75 s and runs 1.4 ms per image, -O2 1.25 s
+# and 1.0 ms, -O3 (which vectorises the element-wise loops; with -march=native, table
+# lookups become AVX2 gathers) 3.7 s and 0.9 ms. So a batch gets the level whose run-time
+# saving repays its longer build: (numpy work: values_per_example x examples, level).
+OPT_LEVELS = ((1_000_000_000, "-O1"), (5_000_000_000, "-O2"))
 
 
 def opt_level(module: ModuleOp | None = None, examples: int | None = None) -> str:
-    """-O3 for a batch large enough that its faster run repays the longer build, -O2 for
-    the rest (unknown batches included: tests, small models)."""
-    if module is None or not examples:
-        return "-O2"
-    return "-O3" if values_per_example(module) * examples > O3_WORK else "-O2"
-BINS = EXP_HI - EXP_LO + 1
+    """The optimisation level for a batch of `examples` of `module` (OPT_LEVELS; unknown
+    batches, as in tests, count as small). Every level computes the same integers."""
+    work = values_per_example(module) * examples if module is not None and examples else 0
+    return next((level for limit, level in OPT_LEVELS if work <= limit), "-O3")
 
 
 @functools.cache
@@ -131,7 +131,7 @@ def use_native(evaluator: str, module: ModuleOp | None = None, examples: int = 1
 # --------------------------------------------------------------------------------------
 
 
-def build_library(files: dict[str, str], driver: str, name: str, opt: str = "-O2") -> Path:
+def build_library(files: dict[str, str], driver: str, name: str, opt: str = "-O1") -> Path:
     """Compile `files` (model.c, headers) with `driver` (which #includes model.c) into a
     shared library at optimisation level `opt`, once per content: the cache key is every
     file's text, the compiler and the flags. Returns its path. Processes building the same

@@ -30,7 +30,10 @@ so do programs the C lowering does not take yet (auto falls back; native says wh
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import ctypes
+import fcntl
 import functools
 import hashlib
 import math
@@ -55,11 +58,23 @@ from minun_mlir.numerics.float_eval import EXP_HI, EXP_LO, Profile, ValueStats, 
 
 EVALUATORS = ("auto", "native", "numpy")
 HOST_CC = "gcc"
-# -O3 vectorises the element-wise loops (with -march=native, table lookups become AVX2
-# gathers); -ffp-contract=off keeps float32 programs from fusing a*b+c into one rounding.
-CFLAGS = ["-O3", "-ffp-contract=off", "-std=c99", "-shared", "-fPIC",
-          "-fno-strict-aliasing", "-w"]
+# -ffp-contract=off keeps float32 programs from fusing a*b+c into one rounding. The
+# optimisation level is chosen per build (`opt_level`).
+CFLAGS = ["-ffp-contract=off", "-std=c99", "-shared", "-fPIC", "-fno-strict-aliasing", "-w"]
 BINS = EXP_HI - EXP_LO + 1
+# The optimisation level buys run time with build time. On RNNPool face detection at test
+# size (0.6 M values per image) -O1 builds in 0.75 s and runs 1.4 ms per image, -O2 1.25 s
+# and 1.0 ms, -O3 (which vectorises the element-wise loops; with -march=native, table
+# lookups become AVX2 gathers) 3.7 s and 0.9 ms. So a batch gets the level whose run-time
+# saving repays its longer build: (numpy work: values_per_example x examples, level).
+OPT_LEVELS = ((1_000_000_000, "-O1"), (5_000_000_000, "-O2"))
+
+
+def opt_level(module: ModuleOp | None = None, examples: int | None = None) -> str:
+    """The optimisation level for a batch of `examples` of `module` (OPT_LEVELS; unknown
+    batches, as in tests, count as small). Every level computes the same integers."""
+    work = values_per_example(module) * examples if module is not None and examples else 0
+    return next((level for limit, level in OPT_LEVELS if work <= limit), "-O3")
 
 
 @functools.cache
@@ -116,10 +131,11 @@ def use_native(evaluator: str, module: ModuleOp | None = None, examples: int = 1
 # --------------------------------------------------------------------------------------
 
 
-def build_library(files: dict[str, str], driver: str, name: str) -> Path:
+def build_library(files: dict[str, str], driver: str, name: str, opt: str = "-O1") -> Path:
     """Compile `files` (model.c, headers) with `driver` (which #includes model.c) into a
-    shared library, once per content: the cache key is every file's text, the compiler and
-    the flags. Returns its path."""
+    shared library at optimisation level `opt`, once per content: the cache key is every
+    file's text, the compiler and the flags. Returns its path. Processes building the same
+    library (pytest-xdist workers) take turns on a lock, so it is built once."""
     from minun_mlir.targets.build import runtime_object, shipped_runtime
     from minun_mlir.targets.cache import cached_build
     from minun_mlir.targets.toolchain import require_tool, run_tool, tool_identity
@@ -140,11 +156,33 @@ def build_library(files: dict[str, str], driver: str, name: str) -> Path:
             extra = [str(runtime_object([cc, *CFLAGS, *arch, "-c", f, "-o", f + ".o"],
                                         "the native evaluator", key))
                      if shipped_runtime(Path(f)) else f for f in extra]
-            run_tool([cc, *CFLAGS, *arch, "-I", str(src), "-o", str(out),
+            run_tool([cc, opt, *CFLAGS, *arch, "-I", str(src), "-o", str(out),
                       str(src / "driver.c"), *extra, "-lm"], f"building the native {name}")
 
-        return cached_build(f"native-{name}", ".so",
-                            [tool_identity(HOST_CC), *CFLAGS, *arch, *key], sources, build)
+        parts = [tool_identity(HOST_CC), opt, *CFLAGS, *arch, *key]
+        with _build_lock(parts, sources):
+            return cached_build(f"native-{name}", ".so", parts, sources, build)
+
+
+@contextlib.contextmanager
+def _build_lock(parts: list[str], sources: list[Path]):
+    """An exclusive lock (fcntl.flock) on a file in the cache directory named by the
+    build's content (what `cached_build` keys on): a second process building the same
+    library waits, then finds it built."""
+    from minun_mlir.targets.cache import cache_dir
+
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode() + b"\0")
+    for src in sources:
+        digest.update(src.name.encode() + b"\0" + src.read_bytes() + b"\0")
+    lock = cache_dir() / f".native-{digest.hexdigest()[:16]}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def workers(n: int) -> int:
@@ -263,7 +301,8 @@ class NativeProgram:
     `evaluate_l2(l2, features).outputs` gives (several inputs: `features` a dict by input
     name, stored one after another in the C's input buffer)."""
 
-    def __init__(self, l2: ModuleOp, name: str = "model", extra_driver: str = ""):
+    def __init__(self, l2: ModuleOp, name: str = "model", extra_driver: str = "",
+                 examples: int | None = None):
         fn = main_function(l2)
         inputs = model_inputs(fn)
         inp = inputs[0]
@@ -289,7 +328,7 @@ class NativeProgram:
         files = _c_files(l2)
         driver = BATCH_DRIVER % {"tables": memo_tables(files["minun_runtime.h"],
                                                        files["model.c"]), "reals": reals}
-        self.lib = build_library(files, driver + extra_driver, name)
+        self.lib = build_library(files, driver + extra_driver, name, opt_level(l2, examples))
         self.handles: list[ctypes.CDLL] = []
         self.threads = 0  # at most this many threads (0: `workers`)
 
@@ -336,13 +375,14 @@ class NativeProgram:
 _PROGRAMS: dict[str, NativeProgram] = {}
 
 
-def program(l2: ModuleOp) -> NativeProgram:
-    """The NativeProgram of `l2`, reused while this process lives (keyed by its text)."""
+def program(l2: ModuleOp, examples: int | None = None) -> NativeProgram:
+    """The NativeProgram of `l2`, reused while this process lives (keyed by its text);
+    `examples`, the batch it is built for, sets its optimisation level (`opt_level`)."""
     key = str(l2)
     if key not in _PROGRAMS:
         if len(_PROGRAMS) > 32:
             _PROGRAMS.clear()
-        _PROGRAMS[key] = NativeProgram(l2)
+        _PROGRAMS[key] = NativeProgram(l2, examples=examples)
     return _PROGRAMS[key]
 
 
@@ -352,7 +392,7 @@ def evaluate_outputs(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
     check_work(l2, examples(features), "the bit-exact evaluation")
     if use_native(evaluator, l2, examples(features)):
         try:
-            return program(l2).outputs(features)
+            return program(l2, examples(features)).outputs(features)
         except MinunError:
             if evaluator != "auto":
                 raise  # auto: a program the C lowering does not take runs in numpy
@@ -386,7 +426,7 @@ def evaluate_scores(l2: ModuleOp, features: np.ndarray, evaluator: str = "auto"
     n = examples(features)
     if use_native(evaluator, l2, n):
         try:
-            scores, _ = program(l2).run_features(features)
+            scores, _ = program(l2, n).run_features(features)
             return scores.reshape(n, -1)
         except MinunError:
             if evaluator != "auto":
@@ -405,7 +445,8 @@ def float_outputs(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto"
         from minun_mlir.pipeline import lower_to_l2
 
         try:
-            return program(lower_to_l2(l1, repr="float32")).outputs(features)
+            return program(lower_to_l2(l1, repr="float32"),
+                           examples(features)).outputs(features)
         except MinunError:
             if evaluator != "auto":
                 raise
@@ -512,7 +553,8 @@ def value_maps(l2: ModuleOp, features: np.ndarray) -> dict[str, np.ndarray]:
         marks.setdefault(v.owner, []).extend([v.index, ident])
     for op, pairs in marks.items():
         op.attributes[PROBE] = DenseArrayBase.from_list(i64, pairs)
-    prog = NativeProgram(module, "values", RECORD_DRIVER % {"records": max(len(values), 1)})
+    prog = NativeProgram(module, "values", RECORD_DRIVER % {"records": max(len(values), 1)},
+                         examples(features))
     prog.threads = 1  # the examples in order, into one library's records
     (lib,) = prog.handles = load_copies(prog.lib, 1)
     lib.minun_record_count.restype = ctypes.c_int64
@@ -631,7 +673,8 @@ def native_profile(l1: ModuleOp, features: np.ndarray) -> Profile:
     driver = PROFILE_DRIVER % {"probes": probes, "bins": BINS, "exp_lo": EXP_LO,
                                "exp_hi": EXP_HI}
     x = np.ascontiguousarray(features, dtype=np.float32).reshape(len(features), -1)
-    handles = load_copies(build_library(_c_files(l2), driver, "profile"), workers(len(x)))
+    lib = build_library(_c_files(l2), driver, "profile", opt_level(l2, len(x)))
+    handles = load_copies(lib, workers(len(x)))
     fn = main_function(l2)
     ret = fn.body.block.last_op.operands[0]
     scores = ret if isinstance(ret.type, TensorType) else ret.owner.operands[0]
@@ -682,8 +725,52 @@ def _read(lib: ctypes.CDLL, name: str, ctype, count: int) -> np.ndarray:
     return np.ctypeslib.as_array((ctype * count).in_dll(lib, name)).copy()
 
 
+def _all_values(module: ModuleOp) -> list[SSAValue]:
+    """Every SSA value of `module` (block arguments, op results) in program order: the
+    same positions in modules that print the same."""
+    out: list[SSAValue] = []
+    for op in module.walk():
+        out.extend(op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                out.extend(block.args)
+    return out
+
+
+def _profile_key(l1: ModuleOp, features, evaluator: str) -> bytes:
+    """What a profile depends on: the program's text (weights included), the features'
+    bytes, shapes and types, and the evaluator asked for."""
+    digest = hashlib.sha256(str(l1).encode() + b"\0" + evaluator.encode())
+    items = sorted(features.items()) if isinstance(features, dict) else [("", features)]
+    for name, x in items:
+        x = np.ascontiguousarray(x)
+        digest.update(f"\0{name}\0{x.dtype.str}{x.shape}\0".encode() + x.tobytes())
+    return digest.digest()
+
+
+# (profile key) -> {position in _all_values: statistics}: the precisions of one model
+# (quantize at 16 and 8 bits, maxscale, per-channel, ...) profile the same program on the
+# same data; the statistics are computed once per process and copied for each caller.
+_PROFILES: dict[bytes, dict[int, ValueStats]] = {}
+
+
 def profile(l1: ModuleOp, features: np.ndarray, evaluator: str = "auto") -> Profile:
-    """Profile `l1` on `features`, natively or with the numpy evaluator."""
+    """Profile `l1` on `features`, natively or with the numpy evaluator (once per program
+    text, features and evaluator in this process: see _PROFILES)."""
+    key = _profile_key(l1, features, evaluator)
+    values = _all_values(l1)
+    if key not in _PROFILES:
+        computed = _profile(l1, features, evaluator)
+        kept = {i: computed[v] for i, v in enumerate(values) if v in computed}
+        if len(kept) != len(computed):  # statistics of values outside l1: not memoised
+            return computed
+        if len(_PROFILES) > 64:
+            _PROFILES.clear()
+        _PROFILES[key] = kept
+    return {values[i]: copy.deepcopy(stats) for i, stats in _PROFILES[key].items()}
+
+
+def _profile(l1: ModuleOp, features: np.ndarray, evaluator: str) -> Profile:
     check_work(l1, examples(features))
     if use_native(evaluator, l1, examples(features)) and len(model_inputs(l1)) == 1:
         try:

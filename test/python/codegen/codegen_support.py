@@ -4,13 +4,10 @@ most once), and a host build of generated C that runs a whole batch in one proce
 
 from __future__ import annotations
 
-import atexit
 import functools
-import hashlib
 import re
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,24 +99,19 @@ def _local_sources(src: Path) -> list[Path]:
     return seen
 
 
-_OBJECTS: dict[str, Path] = {}
-
-
 def runtime_object(src: Path, cflags: tuple[str, ...], cc: str) -> Path:
-    """The posit runtime (posit.c, the same for most models) compiled once per content
-    and flags in this process, with the flags of build_host; later builds link it."""
-    digest = hashlib.sha256("\0".join([cc, *cflags]).encode())
-    for f in _local_sources(src):
-        digest.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
-    key = digest.hexdigest()[:16]
-    if key not in _OBJECTS:
-        folder = Path(tempfile.mkdtemp(prefix="minun-test-objects-"))
-        atexit.register(shutil.rmtree, folder, True)
-        obj = folder / f"{src.stem}.o"
+    """The posit runtime (posit.c, the same for most models) compiled once per content,
+    flags and compiler, with the flags of build_host, into the build cache
+    ($MINUN_CACHE_DIR, shared by the pytest-xdist workers); later builds link it."""
+    from minun_mlir.targets.cache import cached_build
+    from minun_mlir.targets.toolchain import tool_identity
+
+    def build(obj: Path) -> None:
         subprocess.run([cc, *STRICT, *cflags, f"-I{src.parent}", "-c", "-x", "c", str(src),
                         "-o", str(obj)], check=True, capture_output=True, text=True)
-        _OBJECTS[key] = obj
-    return _OBJECTS[key]
+
+    return cached_build(f"test-{src.stem}", ".o", [cc, tool_identity(cc), *STRICT, *cflags],
+                        _local_sources(src), build)
 
 
 def run_host(exe: Path, inputs: np.ndarray, out_dtype: np.dtype, n_out: int,

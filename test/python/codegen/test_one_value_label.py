@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from cli_tools import tool as cli_tool
 from onnx import TensorProto, helper, numpy_helper
 
 from minun_mlir.data import load_dataset
@@ -141,7 +141,8 @@ def test_uno_label_is_the_evaluators(models, fmt, tmp_path):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "minun_mlir.tools.minun_compile", *map(str, args)],
+    """minun-compile through the tests' warm server (a fork, not an interpreter start)."""
+    return subprocess.run([cli_tool("minun-compile"), *map(str, args)],
                           capture_output=True, text=True)
 
 

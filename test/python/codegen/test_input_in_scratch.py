@@ -12,9 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from codegen_support import EXAMPLES, build_host, expected, run_host
+from codegen_support import EXAMPLES, build_host, run_host
 
-from minun_bench.face import FACE
 from minun_mlir.codegen import emit_c
 from minun_mlir.data import load_dataset
 from minun_mlir.driver import load_model
@@ -24,7 +23,11 @@ from minun_mlir.pipeline import lower_l2, lower_to_l2
 from minun_mlir.targets import run_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "native"))
-from face_program import small_face_l2_8bit_image  # noqa: E402
+from face_program import (  # noqa: E402
+    expected_once,
+    full_face_l2_synthetic,
+    small_face_l2_8bit_image,
+)
 
 N = 8  # test inputs per model
 BOARD_RAM = 256 * 1024  # the cortex-m4 target's RAM (STM32F4 class)
@@ -48,7 +51,7 @@ def assert_input_reused(plan) -> None:
 def check_c(l2, features, tmp_path, boards=("cortex-m4",)) -> None:
     """x86 (minun_predict, minun_predict_float, and the in-place harness) and the boards
     (in place) against the evaluator."""
-    exp = expected(l2, features)
+    exp = expected_once(l2, features)
     assert exp.inputs.dtype == np.int8
     x86 = tmp_path / "x86"
     emit_c(l2, "x86", x86, input_in_scratch=True)
@@ -98,8 +101,7 @@ def test_face_detection_at_test_size_with_the_image_in_scratch(tmp_path):
 def test_face_4_fits_256_kb_with_its_8_bit_image():
     """The planner alone (no C run): face-4 at fixed16 with its 320x240 image at 8 bits in
     the scratch peaks below 256 KB; the image outside the scratch would not fit."""
-    l1 = load_model(FACE, synthetic=0)
-    l2 = lower_to_l2(l1, bits=16, input_bits=8, synthetic=2, evaluator="native")
+    l2 = full_face_l2_synthetic()  # load_model(FACE, synthetic=0), lower_to_l2(...): shared
     # the board's RAM as memory-plan's budget: no error
     on = memory_map(lower_l2(l2, stop="memory-plan", input_in_scratch=True, budget=BOARD_RAM))
     x = input_piece(on)

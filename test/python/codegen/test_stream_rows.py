@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from codegen_support import build_host, expected, run_host
 
-from minun_bench.face import FACE
 from minun_mlir.codegen import emit_c
 from minun_mlir.dialects import minun
 from minun_mlir.driver import load_model
@@ -25,7 +24,12 @@ from minun_mlir.pipeline import lower_l2, lower_to_l2
 from minun_mlir.targets import run_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "native"))
-from face_program import full_face_on_the_m4, small_face_l2_8bit_image  # noqa: E402
+from face_program import (  # noqa: E402
+    expected_once,
+    full_face_l2_synthetic,
+    full_face_on_the_m4,
+    small_face_l2_8bit_image,
+)
 
 H, W = 12, 6
 CHAIN = f"""let X = ({H * W}, 1) in [-1.0, 1.0] in
@@ -95,11 +99,10 @@ def test_face_program_streamed_keeps_its_integers(tmp_path):
     loops = [op for op in main_function(streamed).body.block.ops
              if isinstance(op, minun.LoopOp) and "stream_rows" in op.attributes]
     assert len(loops) == len(streams)
-    a = evaluate_l2(l2, features).outputs
-    b = evaluate_l2(streamed, features).outputs
-    for u, v in zip(a, b):
-        np.testing.assert_array_equal(u, v)
-    exp = expected(streamed, features)
+    # the evaluator's integers, streamed and whole (the program returns its scores: the
+    # evaluation `expected` makes is the program's outputs, each evaluated once per process)
+    exp = expected_once(streamed, features)
+    np.testing.assert_array_equal(exp.scores, expected_once(l2, features).scores)
     for target in ("x86", "cortex-m4"):
         emit_c(streamed, target, tmp_path / target, input_in_scratch=True,
                output_in_scratch=True)
@@ -133,8 +136,8 @@ def test_rnnpool_output_written_over_the_image_it_consumes(tmp_path):
     assert any(p.offset < image.offset + image.size and image.offset < p.offset + p.size
                and p.first <= image.last and image.first <= p.last
                for p in plans[0].pieces if p is not image)
-    exp = expected(streamed, features)
-    np.testing.assert_array_equal(exp.scores, expected(l2, features).scores)
+    exp = expected_once(streamed, features)
+    np.testing.assert_array_equal(exp.scores, expected_once(l2, features).scores)
     emit_c(streamed, "x86", tmp_path / "x86", input_in_scratch=True)
     r = run_model(tmp_path / "x86", "x86", exp.inputs, name="stream", config="face")
     np.testing.assert_array_equal(np.asarray(r.outputs).reshape(exp.scores.shape),
@@ -149,8 +152,7 @@ def test_face_4_streamed_from_rnnpool_through_mbconv0():
     recomputation reported) so that each head streams with its own ring; the residual
     block MBConv1 streams with its output written over its input. With the 8-bit image
     and the scores in the scratch, the plan shrinks by more than a 76,800-byte map."""
-    l1 = load_model(FACE, synthetic=0)
-    l2 = lower_to_l2(l1, bits=16, input_bits=8, synthetic=2, evaluator="native")
+    l2 = full_face_l2_synthetic()  # load_model(FACE, synthetic=0), lower_to_l2(...): shared
     streamed = l2.clone()
     report = stream_rows(streamed)
     streams = [r for r in report if r.startswith("streamed: ")]

@@ -9,6 +9,9 @@ normaliseL2 and detection heads, with a 4x5 grid of patches and 312 outputs.
 
 from __future__ import annotations
 
+import hashlib
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -63,29 +66,94 @@ def images(n: int, seed: int, pixels: int = 1280) -> np.ndarray:
     return np.concatenate([np.zeros((n, 1), np.float32), x], axis=1)
 
 
-def small_face_l2_8bit_image(folder: Path) -> tuple:
+# Work several face tests repeat with the same inputs (a quantize profiling 8 images, a
+# numpy evaluation of the face program: seconds each), done once per process: see `shared`.
+_SHARED: dict[tuple, object] = {}
+
+
+def shared(key: tuple, compute: Callable[[], object]) -> object:
+    """compute() once per process for `key`, which names everything the result depends on
+    (constants of this file, or `content` of the module and inputs). Callers must not
+    modify what they get: modules are handed out as clones, arrays read-only."""
+    if key not in _SHARED:
+        value = compute()
+        for a in (value, *getattr(value, "__dict__", {}).values()):
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+        _SHARED[key] = value
+    return _SHARED[key]
+
+
+def content(module, features: np.ndarray | None = None) -> str:
+    """A key for a module's text (and features' bytes): same key, same program and data."""
+    digest = hashlib.sha256(str(module).encode())
+    if features is not None:
+        a = np.ascontiguousarray(features)
+        digest.update(f"{a.dtype.str} {a.shape}".encode() + b"\0" + a.tobytes())
+    return digest.hexdigest()
+
+
+def expected_once(l2, features: np.ndarray):
+    """codegen_support.expected(l2, features) (the numpy evaluator's integers), computed
+    once per process per program text and features; its arrays are read-only."""
+    from codegen_support import expected
+
+    return shared(("expected", content(l2, features)), lambda: expected(l2, features))
+
+
+def small_face_l2_8bit_image(folder: Path | None = None) -> tuple:
     """The test-size face program at fixed16 with its image at 8 bits, profiled on 8
-    images, and one other image's features: (L2 module, features [1, 1280, 1])."""
+    images, and one other image's features: (L2 module, features [1, 1280, 1]). Quantized
+    once per process (everything it depends on is fixed here); each call gets a clone.
+    (`folder`: kept for callers; the work is done in a folder of its own.)"""
+    l2, x = shared(("small-face-l2-8bit",), _small_face_l2_8bit_image)
+    return l2.clone(), x.copy()
+
+
+def _small_face_l2_8bit_image() -> tuple:
     from minun_mlir.driver import load_model
     from minun_mlir.pipeline import lower_to_l2
 
-    program = folder / "face.sd"
-    program.write_text(small_face_program())
-    np.save(folder / "train.npy", images(8, seed=0))
-    l1 = load_model(program, synthetic=0)
-    l2 = lower_to_l2(l1, bits=16, data=str(folder / "train.npy"), input_bits=8)
+    with tempfile.TemporaryDirectory(prefix="minun-face-") as tmp:
+        folder = Path(tmp)
+        program = folder / "face.sd"
+        program.write_text(small_face_program())
+        np.save(folder / "train.npy", images(8, seed=0))
+        l1 = load_model(program, synthetic=0)
+        l2 = lower_to_l2(l1, bits=16, data=str(folder / "train.npy"), input_bits=8)
     return l2, images(1, seed=1)[:, 1:].reshape(1, 1280, 1)
+
+
+def full_face_l2_synthetic():
+    """The full-size face-4 at fixed16 with its image at 8 bits (synthetic weights 0,
+    scales profiled natively on 2 inputs drawn in the declared range): the planner tests'
+    program, quantized once per process; each call gets a clone."""
+    def compute():
+        from minun_bench.face import FACE as FULL_FACE
+        from minun_mlir.driver import load_model
+        from minun_mlir.pipeline import lower_to_l2
+
+        l1 = load_model(FULL_FACE, synthetic=0)
+        return lower_to_l2(l1, bits=16, input_bits=8, synthetic=2, evaluator="native")
+
+    return shared(("full-face-l2-synthetic",), compute).clone()
 
 
 def full_face_on_the_m4(tmp_path: Path, images: int, **options):
     """The full-size face-4 at fixed16 (8-bit image and 18,000 scores in the scratch,
     `options` on top, weights: `synthetic_weights` or `weights` in `options`) compiled for
     the real 256 KB cortex-m4 and run in QEMU on `images` generated test scenes; asserts
-    every score equals the evaluator's. Returns (compile result, run result)."""
+    every score equals the evaluator's. Returns (compile result, run result).
+
+    The test scenes' stored scores come from the native evaluator, as compile_model's
+    `test=` computes them, but without the float evaluation `test=` adds (a float32 build
+    of face-4 and its run: seconds), which nothing here reads."""
     from minun_bench.face import FACE as FULL_FACE
     from minun_bench.face import OUTPUTS
     from minun_bench.face import images as qvga
-    from minun_mlir.driver import Options, compile_model
+    from minun_mlir.data import load_dataset
+    from minun_mlir.driver import Options, _input_shape, compile_model
+    from minun_mlir.native import evaluate_outputs
     from minun_mlir.numerics.l2_eval import storage_inputs
     from minun_mlir.targets import run_model
 
@@ -95,11 +163,12 @@ def full_face_on_the_m4(tmp_path: Path, images: int, **options):
     config = Options(bits=16, input_bits=8, input_in_scratch=True, output_in_scratch=True,
                      target="cortex-m4", evaluator="native", **options)
     result = compile_model(FULL_FACE, config, **weights, train=tmp_path / "train.npy",
-                           test=tmp_path / "test.npy", out_dir=tmp_path / "c", name="face-4")
-    inputs = storage_inputs(result.l2, result.test.features)
+                           out_dir=tmp_path / "c", name="face-4")
+    features = load_dataset(tmp_path / "test.npy", _input_shape(result.l1)).features
+    inputs = storage_inputs(result.l2, features)
     run = run_model(result.c_dir, "cortex-m4", inputs, name="face-4", config="fixed16")
     got = np.asarray(run.outputs).reshape(images, -1)
-    want = np.asarray(result.stored_outputs).reshape(images, -1)
+    want = np.asarray(evaluate_outputs(result.l2, features, "native")[0]).reshape(images, -1)
     assert want.shape == (images, OUTPUTS)
     np.testing.assert_array_equal(got, want)
     return result, run

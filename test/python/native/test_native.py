@@ -26,7 +26,14 @@ from minun_mlir.numerics.repr import QuantizeConfig
 from minun_mlir.pipeline import lower_to_l2, parse_pipeline, run_pipeline
 
 sys.path.insert(0, str(Path(__file__).parent))
-from face_program import OUTPUTS, TRAINED, images, small_face_program  # noqa: E402
+from face_program import (  # noqa: E402
+    OUTPUTS,
+    TRAINED,
+    content,
+    images,
+    shared,
+    small_face_program,
+)
 
 EXAMPLES = bench.EXAMPLES
 CASES = {e.name: (e.model, e.weights, e.train, e.dims) for e in bench.suite()}
@@ -102,12 +109,18 @@ def test_native_matches_numpy(name):
     same_outputs(l2_8, x)
 
 
+def trained_face_l1(folder: Path):
+    """primitive_l1 of the test-size face program (written to folder/face.sd) with
+    face-4's trained weights: loaded once per process, each call gets a clone."""
+    program = folder / "face.sd"
+    program.write_text(small_face_program())
+    return shared(("small-face-l1-trained",), lambda: primitive_l1(program, TRAINED)).clone()
+
+
 @pytest.mark.slow  # the numpy evaluators take ~20 s on it
 def test_native_matches_numpy_on_face_detection(tmp_path):
-    program = tmp_path / "face.sd"
-    program.write_text(small_face_program())
     np.save(tmp_path / "train.npy", images(8, seed=0))
-    l1 = primitive_l1(program, TRAINED)
+    l1 = trained_face_l1(tmp_path)
     x = features_of(l1, tmp_path / "train.npy")
     same_profiles(l1, x)
     l2 = lower_to_l2(l1, bits=16, data=str(tmp_path / "train.npy"), evaluator="numpy")
@@ -268,11 +281,10 @@ def test_face_detection_compiles_in_posit_and_bfloat16(tmp_path, options, tolera
     normalise_l2's C against the evaluator.)"""
     from minun_mlir.numerics.l2_eval import decode_outputs
 
-    program = tmp_path / "face.sd"
-    program.write_text(small_face_program())
-    l1 = primitive_l1(program, TRAINED)
+    l1 = trained_face_l1(tmp_path)
     test = images(4, seed=1)[:, 1:].reshape(4, 1280, 1)
-    reference = evaluate(l1, test).outputs[0]
+    # the float evaluator's outputs, the same for every representation: once per process
+    reference = shared(("float", content(l1, test)), lambda: evaluate(l1, test).outputs[0])
     l2 = lower_to_l2(l1, **options)
     got = decode_outputs(l2, native.NativeProgram(l2).outputs(test))[0]
     assert got.shape == (4, 1, OUTPUTS)

@@ -506,8 +506,8 @@ def _init_pool_worker(problem: _Problem) -> None:
     _Worker.in_this_process = _Worker(problem)
 
 
-def _evaluate_in_pool(c: Candidate) -> Result:
-    return _Worker.in_this_process.evaluate(c)  # type: ignore[union-attr]
+def _evaluate_in_pool(cs: Sequence[Candidate]) -> list[Result]:
+    return [_Worker.in_this_process.evaluate(c) for c in cs]  # type: ignore[union-attr]
 
 
 def _evaluate_in_worker(problem: _Problem, c: Candidate) -> Result:
@@ -669,10 +669,15 @@ class Evaluator:
                     self._pool = ProcessPoolExecutor(
                         max_workers=self.jobs, mp_context=get_context("spawn"),
                         initializer=_init_pool_worker, initargs=(self.problem,))
-                futures = {self._pool.submit(_evaluate_in_pool, c): c for c in todo}
+                # neighbours in a batch (one tensor's scales) often quantize to the same
+                # program, which a worker evaluates once: send them to one worker
+                size = max(1, min(EXPLORE, len(todo) // (2 * self.jobs)))
+                chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+                futures = {self._pool.submit(_evaluate_in_pool, cs): cs for cs in chunks}
                 for f in as_completed(futures):
-                    self.cache[futures[f]] = f.result()
-                    self._note(bar, self.cache[futures[f]])
+                    for c, r in zip(futures[f], f.result(), strict=True):
+                        self.cache[c] = r
+                        self._note(bar, r)
         finally:
             if bar is not None:
                 bar.refresh()

@@ -765,7 +765,7 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                  config: QuantizeConfig | None = None, ray: str | None = None,
                  explore_input: bool = False, input_in_scratch: bool = False,
                  roundings: Sequence[str] = ROUNDINGS, output_in_scratch: bool = False,
-                 stream_rows: bool = False) -> Search:
+                 stream_rows: bool = False, memo: dict | None = None) -> Search:
     """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
     first stage runs here) with the dataset `train` (search data): profile, data-driven
     scales at `bits` (with `explore_input`, the input's scale then chosen by Shiftry's
@@ -777,7 +777,8 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
 
     The search demotes under the rounding of `roundings` whose uniform program at
     bits / 2 loses least (`choose_rounding`); with a RAM budget, the uniform programs at
-    both widths and every rounding are candidates too (`prefer_uniform`)."""
+    both widths and every rounding are candidates too (`prefer_uniform`). `memo`: as
+    haunter_model's, shared by searches of one model and data."""
 
     plan = RamPlan(input_in_scratch, output_in_scratch, stream_rows)
     strategy = strategy or ("ram" if ram_budget else "loss")
@@ -792,12 +793,12 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                                  scales="data-driven")
     uniforms = uniform_programs(prepared, profile, reference, train, config,
                                 (bits, bits // 2), roundings, metric, planner, evaluator,
-                                plan)
+                                plan, memo)
     config = dataclasses.replace(config, rounding=choose_rounding(uniforms, bits // 2))
     named = named_tensors(prepared, temporaries=True)
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray,
-                   plan=plan) as run:
+                   plan=plan, memo=memo) as run:
         run.expect(1 + (EXPLORE + 1) * len(named) + 1)
         for (b, r), (_, res) in uniforms.items():  # evaluated already
             if r == config.rounding:

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import math
 import os
+import pickle
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -380,6 +382,9 @@ class _Worker:
         self.l1 = parse_ir(problem.l1_text)
         values = list(_values(self.l1))
         self.profile = {values[i]: stats for i, stats in problem.profile}
+        # digest of an L2 program's text -> its result: candidates the quantizer maps to
+        # the same program (a demotion a computed value cannot take) are evaluated once
+        self.by_program: dict[bytes, Result] = {}
 
     def evaluate(self, c: Candidate) -> Result:
         """A candidate's result; one the compiler rejects (say, a demotion a loop cannot
@@ -399,6 +404,9 @@ class _Worker:
 
         problem = self.problem
         l2 = self.quantized(c)
+        program = hashlib.sha256(str(l2).encode()).digest()
+        if program in self.by_program:
+            return self.by_program[program]
         out = decode_outputs(l2, evaluate_outputs(l2, problem.features, problem.evaluator))[0]
         acc = sqnr = None
         if problem.metric == "mae":
@@ -415,8 +423,10 @@ class _Worker:
                 loss = 100 * (accuracy(ref, problem.labels) - acc)
             else:
                 loss = 100 * disagreement(ref, pred)
-        return Result(round(loss, 12), self.planned_ram(l2), acc, param_bytes(l2),
-                      l2_types(l2), sqnr_db=sqnr)
+        result = Result(round(loss, 12), self.planned_ram(l2), acc, param_bytes(l2),
+                        l2_types(l2), sqnr_db=sqnr)
+        self.by_program[program] = result
+        return result
 
     def planned_ram(self, l2: ModuleOp) -> int:
         """The program's static RAM: the memory planner's scratch and the runtime's quires
@@ -496,8 +506,8 @@ def _init_pool_worker(problem: _Problem) -> None:
     _Worker.in_this_process = _Worker(problem)
 
 
-def _evaluate_in_pool(c: Candidate) -> Result:
-    return _Worker.in_this_process.evaluate(c)  # type: ignore[union-attr]
+def _evaluate_in_pool(cs: Sequence[Candidate]) -> list[Result]:
+    return [_Worker.in_this_process.evaluate(c) for c in cs]  # type: ignore[union-attr]
 
 
 def _evaluate_in_worker(problem: _Problem, c: Candidate) -> Result:
@@ -518,7 +528,7 @@ class Evaluator:
                  config: QuantizeConfig, metric: str = "accuracy", planner: str = "greedy",
                  evaluator: str = "auto", jobs: int = 1, progress: bool | None = None,
                  ray: str | None = None, representation: str = "fixed",
-                 plan: RamPlan = RamPlan()):
+                 plan: RamPlan = RamPlan(), memo: dict | None = None):
         if metric not in METRICS:
             raise error(f"search metric must be one of {', '.join(METRICS)}, got '{metric}'")
         index = {v: i for i, v in enumerate(_values(l1))}
@@ -529,6 +539,11 @@ class Evaluator:
                            uuid.uuid4().hex, representation, plan)
         self.ray = ray
         self.problem = problem
+        # a caller's memo shared by several searches of one problem (say, two soft limits):
+        # results keyed by a digest of everything that determines them and the candidate
+        self.memo = memo
+        self.digest = None if memo is None else hashlib.sha256(pickle.dumps(
+            dataclasses.replace(problem, key=""))).hexdigest()
         self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.cache: dict[Candidate, Result] = {}
@@ -614,9 +629,16 @@ class Evaluator:
         """RAM only (quantize, lower-to-loops, memory-plan; no evaluation), here."""
         out = []
         for c in candidates:
+            if c not in self.ram_cache and self.memo is not None:
+                if (self.digest, c) in self.memo:
+                    self.ram_cache[c] = self.memo[self.digest, c].ram
+                elif (self.digest, "ram", c) in self.memo:
+                    self.ram_cache[c] = self.memo[self.digest, "ram", c]
             if c not in self.ram_cache:
                 self.ram_cache[c] = (self.cache[c].ram if c in self.cache
                                      else self.worker.ram_or_none(c))
+                if self.memo is not None:
+                    self.memo[self.digest, "ram", c] = self.ram_cache[c]
             out.append(self.ram_cache[c])
         return out
 
@@ -624,6 +646,10 @@ class Evaluator:
         return self.worker.value_map(c)
 
     def __call__(self, candidates: Sequence[Candidate]) -> list[Result]:
+        if self.memo is not None:
+            for c in candidates:
+                if c not in self.cache and (self.digest, c) in self.memo:
+                    self.cache[c] = self.memo[self.digest, c]
         todo = list(dict.fromkeys(c for c in candidates if c not in self.cache))
         self.total += len(todo)
         bar = self._bar(len(todo))
@@ -643,13 +669,21 @@ class Evaluator:
                     self._pool = ProcessPoolExecutor(
                         max_workers=self.jobs, mp_context=get_context("spawn"),
                         initializer=_init_pool_worker, initargs=(self.problem,))
-                futures = {self._pool.submit(_evaluate_in_pool, c): c for c in todo}
+                # neighbours in a batch (one tensor's scales) often quantize to the same
+                # program, which a worker evaluates once: send them to one worker
+                size = max(1, min(EXPLORE, len(todo) // (2 * self.jobs)))
+                chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+                futures = {self._pool.submit(_evaluate_in_pool, cs): cs for cs in chunks}
                 for f in as_completed(futures):
-                    self.cache[futures[f]] = f.result()
-                    self._note(bar, self.cache[futures[f]])
+                    for c, r in zip(futures[f], f.result(), strict=True):
+                        self.cache[c] = r
+                        self._note(bar, r)
         finally:
             if bar is not None:
                 bar.refresh()
+        if self.memo is not None:
+            for c in todo:
+                self.memo[self.digest, c] = self.cache[c]
         return [self.cache[c] for c in candidates]
 
 
@@ -677,7 +711,7 @@ def _prepare(l1: ModuleOp, train, evaluator: str, metric: str | None, default: s
 
 def uniform_programs(prepared, profile, reference, train, config: QuantizeConfig,
                      bitwidths: Sequence[int], roundings: Sequence[str], metric: str,
-                     planner: str, evaluator: str, plan: RamPlan
+                     planner: str, evaluator: str, plan: RamPlan, memo: dict | None = None
                      ) -> dict[tuple[int, str], tuple[Assignment, Result]]:
     """Every uniform fixed-point program at `bitwidths` x `roundings`, evaluated on
     `train`: (bits, rounding) -> (its assignment, its result)."""
@@ -685,7 +719,7 @@ def uniform_programs(prepared, profile, reference, train, config: QuantizeConfig
     for r in dict.fromkeys(roundings):
         with Evaluator(prepared, profile, train.features, train.labels, reference,
                        dataclasses.replace(config, rounding=r), metric, planner, evaluator,
-                       jobs=1, progress=False, plan=plan) as run:
+                       jobs=1, progress=False, plan=plan, memo=memo) as run:
             results = run([candidate({}, b) for b in bitwidths])
         for b, res in zip(bitwidths, results, strict=True):
             out[b, r] = (Assignment(b, {}, rounding=r), res)
@@ -731,7 +765,7 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                  config: QuantizeConfig | None = None, ray: str | None = None,
                  explore_input: bool = False, input_in_scratch: bool = False,
                  roundings: Sequence[str] = ROUNDINGS, output_in_scratch: bool = False,
-                 stream_rows: bool = False) -> Search:
+                 stream_rows: bool = False, memo: dict | None = None) -> Search:
     """Shiftry's search on an L1 module (composite ops allowed: the declared pipeline's
     first stage runs here) with the dataset `train` (search data): profile, data-driven
     scales at `bits` (with `explore_input`, the input's scale then chosen by Shiftry's
@@ -743,7 +777,8 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
 
     The search demotes under the rounding of `roundings` whose uniform program at
     bits / 2 loses least (`choose_rounding`); with a RAM budget, the uniform programs at
-    both widths and every rounding are candidates too (`prefer_uniform`)."""
+    both widths and every rounding are candidates too (`prefer_uniform`). `memo`: as
+    haunter_model's, shared by searches of one model and data."""
 
     plan = RamPlan(input_in_scratch, output_in_scratch, stream_rows)
     strategy = strategy or ("ram" if ram_budget else "loss")
@@ -758,12 +793,12 @@ def search_model(l1: ModuleOp, train, *, bits: int = 16, strategy: str | None = 
                                  scales="data-driven")
     uniforms = uniform_programs(prepared, profile, reference, train, config,
                                 (bits, bits // 2), roundings, metric, planner, evaluator,
-                                plan)
+                                plan, memo)
     config = dataclasses.replace(config, rounding=choose_rounding(uniforms, bits // 2))
     named = named_tensors(prepared, temporaries=True)
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray,
-                   plan=plan) as run:
+                   plan=plan, memo=memo) as run:
         run.expect(1 + (EXPLORE + 1) * len(named) + 1)
         for (b, r), (_, res) in uniforms.items():  # evaluated already
             if r == config.rounding:
@@ -897,7 +932,8 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
                   representation: str = DEFAULT_REPRESENTATION, es: int | None = None,
                   input_in_scratch: bool = False, quire: bool | None = None,
                   roundings: Sequence[str] = ROUNDINGS, output_in_scratch: bool = False,
-                  stream_rows: bool = False, first_only: bool = False) -> Search:
+                  stream_rows: bool = False, first_only: bool = False,
+                  memo: dict | None = None) -> Search:
     """MinUn's Haunter, on fixed point (data-driven scales) or posits (`representation`
     posit, posit<n, es> per tensor): the value maps of the programs
     with every named tensor at `high` and at `low` bits (everything else at `low`);
@@ -927,7 +963,9 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     Each candidate's RAM is planned as the compile replaying it plans it (RamPlan: the
     input and output in the scratch, the streamed plan of --stream-rows). `first_only`:
     Algorithm 8's first exploration alone (haunter_explore), for plans too dear to make
-    once per tensor for each overshooting tensor."""
+    once per tensor for each overshooting tensor. `memo`: a dict shared by searches of
+    one model and data (say, at two soft limits), so a program one evaluated is not
+    evaluated again (content-keyed: the same results as without it)."""
     plan = RamPlan(input_in_scratch, output_in_scratch, stream_rows)
     prepared, profile, reference, metric = _prepare(l1, train, evaluator, metric,
                                                     "disagreement")
@@ -937,12 +975,12 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
     if "rounding" in rep.options:  # the uniform programs compare roundings too
         tried = uniform_programs(prepared, profile, reference, train,
                                  QuantizeConfig(bits=low), (low, high), roundings, metric,
-                                 planner, evaluator, plan)
+                                 planner, evaluator, plan, memo)
         rounding = choose_rounding(tried, low)
         uniforms = uniform_labels(tried, representation, rounding)
     args = (prepared, profile, reference, train, memory_limit, soft_limit, low, high, metric,
             planner, evaluator, jobs, progress, ray, representation, es, plan,
-            rounding, uniforms)
+            rounding, uniforms, memo)
     if quire is not None and "quire" not in rep.options:
         raise error(f"the quire option is for repr={' or '.join(formats.taking('quire'))}")
     kinds = [True, False] if quire is None and "quire" in rep.options else [quire]
@@ -960,7 +998,7 @@ def haunter_model(l1: ModuleOp, train, memory_limit: int, *, soft_limit: float =
 
 def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low, high,
              metric, planner, evaluator, jobs, progress, ray, representation, es,
-             plan, rounding, uniforms, quire: bool, first_only: bool = False
+             plan, rounding, uniforms, memo, quire: bool, first_only: bool = False
              ) -> Search | int | float:
     """One Haunter search (haunter_model): the Search, or the all-low program's RAM when
     no configuration fits. `rounding`: fixed point's (None for posits); `uniforms`: the
@@ -969,7 +1007,7 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
     if "es" in formats.get(representation).options:  # stage I chooses es per bitwidth
         es_by_bits = ({low: es, high: es} if es is not None else posit_stage_one(
             prepared, profile, reference, train, low, high, metric, planner, evaluator,
-            plan, quire, stage_one))
+            plan, quire, stage_one, memo))
     else:
         es_by_bits = {}
     config = QuantizeConfig(bits=low, es=es_by_bits.get(low, 2), es_by_bits=es_by_bits,
@@ -977,7 +1015,7 @@ def _haunter(prepared, profile, reference, train, memory_limit, soft_limit, low,
     named = dict(named_tensors(prepared))
     with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                    metric, planner, evaluator, jobs, progress, ray, representation,
-                   plan) as run:
+                   plan, memo) as run:
         all_low = candidate({}, low)
         for bits, es_ in es_by_bits.items():  # stage I ran the uniform programs already
             if f"posit<{bits}, {es_}>" in stage_one:
@@ -1054,7 +1092,7 @@ STAGE_ONE_ES = {8: 0, 16: 1}
 
 def posit_stage_one(prepared, profile, reference, train, low: int, high: int, metric: str,
                     planner: str, evaluator: str, plan: RamPlan, quire: bool,
-                    results: dict[str, Result]) -> dict[int, int]:
+                    results: dict[str, Result], memo: dict | None = None) -> dict[int, int]:
     """Haunter's stage I on posits (MinUn's Algorithm 4): per bitwidth of {low, high}
     that the paper tunes (8: es 0 or 2; 16: es 1 or 2), the uniform program at each es,
     evaluated on `train`; the other es wins only if it loses strictly less. Fills
@@ -1069,7 +1107,7 @@ def posit_stage_one(prepared, profile, reference, train, low: int, high: int, me
             config = QuantizeConfig(bits=bits, es=es, quire=quire)
             with Evaluator(prepared, profile, train.features, train.labels, reference, config,
                            metric, planner, evaluator, jobs=1, progress=False,
-                           representation="posit", plan=plan) as run:
+                           representation="posit", plan=plan, memo=memo) as run:
                 r = run([candidate({}, bits)])[0]
             results[f"posit<{bits}, {es}>"] = r
             loss[es] = r.loss

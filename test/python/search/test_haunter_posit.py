@@ -178,8 +178,16 @@ def uno_static_ram(c_dir: Path) -> int:
     return read_sizes(uno, obj).ram
 
 
+@pytest.fixture(scope="module")
+def memo():
+    """The programs this file's Haunter searches of protonn-wine evaluated (haunter_model's
+    memo, keyed by everything that determines a result): one search does not evaluate a
+    program another did again, and finds what it would have found alone."""
+    return {}
+
+
 @pytest.mark.parametrize("quire", [True, False])
-def test_haunter_posit_ram_is_the_unos_static_ram(quire, tmp_path):
+def test_haunter_posit_ram_is_the_unos_static_ram(quire, tmp_path, memo):
     """The search's RAM is the planner's scratch plus the runtime's quires, what avr-gcc
     gives as .data + .bss of the chosen program's model.c. A budget the posit8 program
     with its quire (17 B for posit<8, 2>) fits keeps the quire; a tight one (1.25x the
@@ -203,7 +211,7 @@ def test_haunter_posit_ram_is_the_unos_static_ram(quire, tmp_path):
     # with room for a quire, search only programs with one (left to itself the search
     # also tries without and keeps the better: test_haunter_keeps_the_better_quire_choice)
     search = haunter_model(l1, train, budget, representation="posit", evaluator="numpy",
-                           quire=True if quire else None)
+                           quire=True if quire else None, memo=memo)
     assert search.assignment.quire == quire
     paths = write_report(search, tmp_path / "search", name="protonn-wine")
     assert ("quire" in json.loads(paths["assignment"].read_text())) != quire
@@ -219,7 +227,7 @@ def test_haunter_posit_ram_is_the_unos_static_ram(quire, tmp_path):
     print(f"\n  quire={quire}: budget {budget} B, chosen {ram} B, {search.assignment.tensors}")
 
 
-def test_haunter_keeps_the_better_quire_choice():
+def test_haunter_keeps_the_better_quire_choice(memo):
     """Left to itself (quire None) Haunter on posits searches with a quire and without one
     and keeps the program that loses less, the quire on a tie."""
     from minun_mlir.bitwidth_search import haunter_model
@@ -231,9 +239,10 @@ def test_haunter_keeps_the_better_quire_choice():
     train = load_dataset(model / "train.npy", _input_shape(l1), num_classes(l1))
     budget = 60  # both kinds fit
     kinds = {q: haunter_model(l1, train, budget, representation="posit", evaluator="numpy",
-                              quire=q) for q in (True, False)}
+                              quire=q, memo=memo) for q in (True, False)}
     assert all(s.chosen_result.ram <= budget for s in kinds.values())
-    both = haunter_model(l1, train, budget, representation="posit", evaluator="numpy")
+    both = haunter_model(l1, train, budget, representation="posit", evaluator="numpy",
+                         memo=memo)
     better = min((True, False), key=lambda q: kinds[q].chosen_result.loss)
     assert both.assignment.quire == better
     assert both.chosen_result.loss == kinds[better].chosen_result.loss

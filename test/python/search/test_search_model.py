@@ -30,11 +30,19 @@ BUDGET = 28
 
 
 @pytest.fixture(scope="module")
-def setup():
+def memo():
+    """The programs the serial search evaluated (search_model's memo, content-keyed), for
+    the searches that only need its results again (not the pool's or Ray's, which must
+    evaluate theirs)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def setup(memo):
     l1 = load_model(MODEL / "model.sd")
     train = load_dataset(MODEL / "train.npy", (13, 1), num_classes(l1))
     serial = search_model(l1, train, ram_budget=BUDGET, max_drop=5.0, evaluator="numpy",
-                          jobs=1, progress=False)
+                          jobs=1, progress=False, memo=memo)
     return l1, train, serial
 
 
@@ -179,7 +187,7 @@ def _l2_types_default(l1) -> int:
     return l2_types(_l2(l1, None))["X"][1]
 
 
-def test_a_budget_nothing_fits_is_a_diagnostic(setup):
+def test_a_budget_nothing_fits_is_a_diagnostic(setup, memo):
     """Below every prefix and uniform fixed8: a diagnostic. Below every prefix only: the
     uniform fixed8 program (every tensor at 8 bits, temporaries too)."""
     l1, train, search = setup
@@ -189,10 +197,11 @@ def test_a_budget_nothing_fits_is_a_diagnostic(setup):
     with pytest.raises(MinunError, match=f"no demotion fits {budget:,} B of RAM: the "
                        f"least any prefix of the {len(search.order)} demotions needs is "
                        f"{least:,} B"):
-        search_model(l1, train, ram_budget=budget, evaluator="numpy", progress=False)
+        search_model(l1, train, ram_budget=budget, evaluator="numpy", progress=False,
+                     memo=memo)
     if uniform < least:
         fallback = search_model(l1, train, ram_budget=least - 1, evaluator="numpy",
-                                progress=False)
+                                progress=False, memo=memo)
         assert fallback.assignment.bits == 8 and fallback.chosen_result.ram == uniform
 
 

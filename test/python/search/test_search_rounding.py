@@ -99,7 +99,8 @@ def test_haunter_fixed_reaches_the_best_uniform_program(case, uniform):
 def test_haunter_posit_wider_soft_limit_is_no_worse(case):
     l1, train = _data(case)
     budget = 60
-    kw = dict(representation="posit", quire=True, jobs=1, progress=False)
+    # one memo: the wide search re-uses the programs the narrow one evaluated
+    kw = dict(representation="posit", quire=True, jobs=1, progress=False, memo={})
     narrow = haunter_model(l1, train, budget, **kw)
     wide = haunter_model(l1, train, budget, soft_limit=1.5, **kw)
     assert wide.chosen_result.loss <= narrow.chosen_result.loss

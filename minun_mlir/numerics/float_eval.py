@@ -76,7 +76,10 @@ class ValueStats:
             self.zeros += zeros
             if zeros < values.size:
                 _, exps = np.frexp(values)  # |x| in [2^(e-1), 2^e)
-                idx = np.clip(exps.astype(np.int64) - 1, EXP_LO, EXP_HI) - EXP_LO
+                idx = exps.astype(np.int64)  # clip(e - 1, EXP_LO, EXP_HI) - EXP_LO in place
+                idx -= 1 + EXP_LO
+                np.maximum(idx, 0, out=idx)
+                np.minimum(idx, EXP_HI - EXP_LO, out=idx)
                 hist = np.bincount(idx.ravel(), minlength=self.exp_hist.size)
                 hist[-1 - EXP_LO] -= zeros
                 self.exp_hist += hist

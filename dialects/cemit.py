@@ -398,7 +398,9 @@ class LiteralOp(ExpressionOp):
     traits = traits_def(Pure())
 
     def __init__(self, value: IntegerAttr | FloatAttr):
-        super().__init__(attributes={"value": value}, result_types=[value.type])
+        # what IRDL's builder makes of these arguments, without its per-call argument
+        # matching (lower-to-emitc makes tens of thousands of literals)
+        Operation.__init__(self, attributes={"value": value}, result_types=[value.type])
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -657,13 +659,16 @@ def statements(region: Region) -> list[Operation]:
     """The statements of a region in order (expressions are printed through their users)."""
     if not region.blocks:
         return []
-    return [op for op in region.block.ops if not isinstance(op, ExpressionOp)]
+    # the op's class looked up in a set: isinstance on these ABC classes costs more, and
+    # the printer asks this of every op of every block
+    return [op for op in region.block.ops if type(op) in STATEMENT_TYPES or (
+        type(op) not in EXPRESSION_TYPES and not isinstance(op, ExpressionOp))]
 
 
-Cemit = Dialect(
-    "cemit",
-    [IncludeOp, VerbatimOp, GlobalOp, ScratchOp, FuncOp, DeclOp, AssignOp, StoreOp, ForOp,
-     IfOp, ReturnOp, CallStmtOp, LiteralOp, RefOp, LoadOp, BinaryOp, UnaryOp, CastOp, CondOp,
-     CallOp, BlockOp, TargetIfOp, LocalArrayOp, AddrOp, BareOp, KernelOp, KernelStmtOp],
-    [OpaqueType, PointerType],
-)
+OPS = (IncludeOp, VerbatimOp, GlobalOp, ScratchOp, FuncOp, DeclOp, AssignOp, StoreOp, ForOp,
+       IfOp, ReturnOp, CallStmtOp, LiteralOp, RefOp, LoadOp, BinaryOp, UnaryOp, CastOp, CondOp,
+       CallOp, BlockOp, TargetIfOp, LocalArrayOp, AddrOp, BareOp, KernelOp, KernelStmtOp)
+EXPRESSION_TYPES = frozenset(op for op in OPS if issubclass(op, ExpressionOp))
+STATEMENT_TYPES = frozenset(OPS) - EXPRESSION_TYPES
+
+Cemit = Dialect("cemit", list(OPS), [OpaqueType, PointerType])

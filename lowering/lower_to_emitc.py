@@ -468,6 +468,8 @@ class EmitC:
 
     def nsw(self, op: Operation) -> bool:
         flags = op.properties.get("overflowFlags")
+        if isinstance(flags, arith.IntegerOverflowAttr):  # its flags, without printing it
+            return arith.IntegerOverflowFlag.NSW in flags.data
         return flags is not None and "nsw" in str(flags)
 
     def build(self, op: Operation) -> SSAValue:

@@ -123,6 +123,7 @@ from minun_mlir.modules import (
     main_function,
     replace_module_body,
     require_level,
+    walk_ops,
 )
 from minun_mlir.numerics.input_scales import ATTR as FEATURE_SCALES
 
@@ -211,7 +212,7 @@ class Lowering:
 
     def run(self) -> ModuleOp:
         fn, g = self.fn, self.g
-        inputs = [op for op in fn.walk() if isinstance(op, num.InputOp)]
+        inputs = [op for op in walk_ops(fn) if isinstance(op, num.InputOp)]
         if not inputs:
             raise error("lower-to-loops: the model has no num.input")
         # several inputs share the entry's buffer x, one after another in program order

@@ -21,6 +21,7 @@ from minun_mlir.diagnostics import error
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_printer import print_c
 from minun_mlir.lowering.c_runtime import PROFILE_OF_TARGET
+from minun_mlir.modules import walk_ops
 from minun_mlir.outputs import write_files
 from minun_mlir.pipeline import lower_l2, run_pipeline
 
@@ -82,7 +83,7 @@ def memory_estimate(l4: ModuleOp) -> tuple[int, int]:
     """(flash, RAM) bytes the model's arrays take: constant arrays in flash, the scratch
     buffer and other arrays in RAM (the linker adds code, the harness its buffers)."""
     flash = ram = 0
-    for op in l4.walk():
+    for op in walk_ops(l4):
         if isinstance(op, cemit.GlobalOp):
             size = op.size.data * element_bytes(op.elem)
             if op.is_const is not None:
@@ -103,7 +104,7 @@ def check_index_range(l4: ModuleOp, target: str) -> None:
     """Every array's elements (and the scratch's bytes) countable in the target's `int`:
     larger arrays would overflow the generated loop counters and index arithmetic."""
     limit = INT_MAX[profile_for(target)]
-    for op in l4.walk():
+    for op in walk_ops(l4):
         if isinstance(op, (cemit.GlobalOp, cemit.ScratchOp)) and op.size.data > limit:
             what = "bytes" if isinstance(op, cemit.ScratchOp) else "elements"
             raise error(f"array '{op.sym_name.data}' has {op.size.data:,} {what}, more than "
@@ -115,7 +116,7 @@ def check_tensor_sizes(l2: ModuleOp, target: str) -> None:
     """Every L2 tensor (inputs and outputs included) countable in the target's `int`:
     its loops and indices are ints in the generated C."""
     limit = INT_MAX[profile_for(target)]
-    for op in l2.walk():
+    for op in walk_ops(l2):
         for value in op.results:
             if isinstance(value.type, TensorType):
                 n = math.prod(value.type.get_shape())

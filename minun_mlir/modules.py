@@ -5,6 +5,8 @@ passes on to the statements an op became."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -91,14 +93,32 @@ LEVEL_NAMES = {1: "L1 (minun, float tensors)", 2: "L2 (num types, from quantize)
                4: "L4 (cemit, from lower-to-emitc)"}
 
 
+def walk_ops(root: Operation) -> Iterator[Operation]:
+    """`root.walk()`'s ops in its order (root first, then each region's ops, pre-order),
+    for a walk that does not change the IR: an explicit stack instead of xDSL's nested
+    generators, whose cost grows with the nesting depth of every op."""
+    stack = [root]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        op = pop()
+        yield op
+        regions = op.regions
+        if regions:
+            for region in reversed(regions):
+                for block in reversed(region.blocks):
+                    ops = list(block.ops)
+                    ops.reverse()
+                    extend(ops)
+
+
 def require_level(module: ModuleOp, stage: str, level: int) -> None:
     """A conversion's input must be the level it converts from: anything else is named in
     a diagnostic (instead of failing somewhere inside the conversion)."""
     allowed = LEVEL_DIALECTS[level]
-    stray = next((op for op in module.walk() if op.dialect_name() not in allowed), None)
+    stray = next((op for op in walk_ops(module) if op.dialect_name() not in allowed), None)
     if stray is None and level == 2 and not any(op.dialect_name() == "num"
-                                                for op in module.walk()):
-        stray = next((op for op in module.walk() if op.dialect_name() == "minun"), None)
+                                                for op in walk_ops(module)):
+        stray = next((op for op in walk_ops(module) if op.dialect_name() == "minun"), None)
     if stray is not None:
         raise error(f"{stage} takes {LEVEL_NAMES[level]} IR, but the module holds "
                     f"'{stray.name}': run the pipeline's stages in order (minun-compile "

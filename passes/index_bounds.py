@@ -17,6 +17,7 @@ from itertools import product
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.dialects import cemit
+from minun_mlir.modules import walk_ops
 from minun_mlir.passes.kernel_match import literal_int
 
 Affine = tuple[tuple[tuple[str, int], ...], int]  # ((var, k), ...) sorted, constant
@@ -45,7 +46,7 @@ class Scope:
     def __init__(self, root: Operation):
         self.decls: dict[str, SSAValue | None] = {}
         self.loops: dict[str, cemit.ForOp | None] = {}
-        for op in root.walk():
+        for op in walk_ops(root):
             if isinstance(op, cemit.DeclOp):
                 name = op.var.data
                 self.decls[name] = None if name in self.decls or op.is_const is None \

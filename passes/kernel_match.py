@@ -13,6 +13,7 @@ from xdsl.ir import Operation, SSAValue
 from minun_mlir.dialects import cemit
 from minun_mlir.lowering.c_runtime import SHIFTED_DOT_BITS
 from minun_mlir.lowering.c_syntax import ctype
+from minun_mlir.modules import walk_ops
 
 
 def narrow16(v: SSAValue) -> SSAValue | None:
@@ -651,7 +652,7 @@ def conv_channels(op: cemit.ForOp, bounds):
     if lo is None or hi is None or hi - lo < CONV_CHANNELS:
         return None
     c = op.var.data
-    found = [f for f in op.walk() if isinstance(f, cemit.ForOp) and f is not op and
+    found = [f for f in walk_ops(op) if isinstance(f, cemit.ForOp) and f is not op and
              dot_rows(f) is not None]
     if len(found) != 1:
         return None
@@ -697,8 +698,8 @@ def conv_channels(op: cemit.ForOp, bounds):
     for level, nxt in zip(path, [*chain, rows]):
         stmts = cemit.statements(level.body)
         visible += [s for s in stmts[:stmts.index(nxt)] if isinstance(s, cemit.DeclOp)]
-    declared = {d.var.data for d in op.walk() if isinstance(d, cemit.DeclOp)} | \
-        {f.var.data for f in op.walk() if isinstance(f, cemit.ForOp)}
+    declared = {d.var.data for d in walk_ops(op) if isinstance(d, cemit.DeclOp)} | \
+        {f.var.data for f in walk_ops(op) if isinstance(f, cemit.ForOp)}
     copies = []
     for d in reversed(visible):
         if d.var.data in need:
@@ -707,7 +708,7 @@ def conv_channels(op: cemit.ForOp, bounds):
             copies.insert(0, d)
             need |= _refs(d.init)
     need -= {d.var.data for d in copies} | {w.var.data for w in chain}
-    assigned = {a.var.data for a in op.walk() if isinstance(a, cemit.AssignOp)}
+    assigned = {a.var.data for a in walk_ops(op) if isinstance(a, cemit.AssignOp)}
     if (need - {c}) & (declared | assigned):  # set in the loop: not yet at the windows
         return None
     if any(mentions(v, c) for v in (rows.lower, rows.upper, inner.lower, inner.upper,
@@ -715,7 +716,7 @@ def conv_channels(op: cemit.ForOp, bounds):
         return None
     # the stores of the loop must not write what any window reads
     span = bounds.span(x_load.index)
-    for s in op.walk():
+    for s in walk_ops(op):
         if isinstance(s, (cemit.KernelStmtOp, cemit.LocalArrayOp)):
             return None
         if not isinstance(s, cemit.StoreOp):

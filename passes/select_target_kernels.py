@@ -60,6 +60,7 @@ from minun_mlir.lowering.c_runtime import (
     avr_dot8_z128_helper,
     avr_dot_helper,
 )
+from minun_mlir.modules import walk_ops
 from minun_mlir.passes import index_bounds as ib
 from minun_mlir.passes import kernel_match as km
 
@@ -484,7 +485,7 @@ class DspSparseMatVec(RewritePattern):
         self.scope = None
 
     def _globals(self, root: Operation) -> dict[str, cemit.GlobalOp]:
-        return {g.sym_name.data: g for g in root.walk() if isinstance(g, cemit.GlobalOp)}
+        return {g.sym_name.data: g for g in walk_ops(root) if isinstance(g, cemit.GlobalOp)}
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cemit.ForOp, rewriter: PatternRewriter) -> None:
@@ -522,7 +523,7 @@ class DspSparseMatVec(RewritePattern):
                 "feature": StringAttr("__ARM_FEATURE_DSP")})  # only the kernel reads it
             rewriter.insert(made, InsertPoint.after(source))
             globs[name] = made
-        for load in op.walk():  # col, row, val: read now by the #else loop only
+        for load in walk_ops(op):  # col, row, val: read now by the #else loop only
             if isinstance(load, cemit.LoadOp) and load.array.data in globs:
                 globs[load.array.data].attributes["maybe_unused"] = UnitAttr()
         nrows, k = len(dense), hi - lo
@@ -607,8 +608,8 @@ def drop_unread(op: Operation) -> None:
     """Erase the const declarations inside `op` that nothing reads (the window's bounds
     once its loop is gone: C compilers warn about unused variables)."""
     while True:
-        read = {r.var.data for r in op.walk() if isinstance(r, cemit.RefOp)}
-        dead = [d for d in op.walk() if isinstance(d, cemit.DeclOp) and
+        read = {r.var.data for r in walk_ops(op) if isinstance(r, cemit.RefOp)}
+        dead = [d for d in walk_ops(op) if isinstance(d, cemit.DeclOp) and
                 d.is_const is not None and d.var.data not in read]
         if not dead:
             return
@@ -739,7 +740,7 @@ def read_sums(channels: cemit.ForOp, rows: cemit.ForOp, acc_decl: cemit.DeclOp,
               group: ChannelGroup, chain: list[cemit.ForOp], sums: str) -> None:
     """In the copy of the channel loop, the window's rows loop -> `acc = sums[..]` (an
     int16_t sum its low half), and the declarations nothing reads any more dropped."""
-    twin = next(f for f in channels.walk()
+    twin = next(f for f in walk_ops(channels)
                 if isinstance(f, cemit.ForOp) and f.var.data == rows.var.data)
     use = Block()
     i = ref(use, channels.var.data, IndexType())
@@ -888,7 +889,7 @@ def share_sigmoid(module: ModuleOp) -> None:
     same integers, with exp inlined into it). gcc -Os keeps such a sigmoid out of line;
     called from one place it is inlined into the model's loop and stays as it is."""
     calls: dict[str, list[tuple[cemit.CallOp, set[bool]]]] = {}
-    for op in module.walk():
+    for op in walk_ops(module):
         if isinstance(op, cemit.CallOp) and SHARED_SIGMOID.fullmatch(op.callee.data):
             calls.setdefault(op.callee.data, []).append((op, compiled_with(op)))
     for name, sites in calls.items():

@@ -29,7 +29,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects import minun
 from minun_mlir.ir_text import location_of
-from minun_mlir.modules import main_function
+from minun_mlir.modules import main_function, walk_ops
 
 
 class EvaluationError(MinunError):
@@ -70,12 +70,19 @@ class ValueStats:
         self.max = max(self.max, float(values.max()))
         self.count += values.size
         if np.issubdtype(values.dtype, np.floating):
-            nonzero = values[values != 0]
-            self.zeros += values.size - nonzero.size
-            if nonzero.size:
-                _, exps = np.frexp(nonzero)  # |x| in [2^(e-1), 2^e)
-                idx = np.clip(exps.astype(np.int64) - 1, EXP_LO, EXP_HI) - EXP_LO
-                self.exp_hist += np.bincount(idx.ravel(), minlength=self.exp_hist.size)
+            # every value's exponent at once, without first copying out the nonzero ones:
+            # frexp(0) gives exponent 0, the bin of [0.5, 1), which the zeros then leave
+            zeros = values.size - int(np.count_nonzero(values))
+            self.zeros += zeros
+            if zeros < values.size:
+                _, exps = np.frexp(values)  # |x| in [2^(e-1), 2^e)
+                idx = exps.astype(np.int64)  # clip(e - 1, EXP_LO, EXP_HI) - EXP_LO in place
+                idx -= 1 + EXP_LO
+                np.maximum(idx, 0, out=idx)
+                np.minimum(idx, EXP_HI - EXP_LO, out=idx)
+                hist = np.bincount(idx.ravel(), minlength=self.exp_hist.size)
+                hist[-1 - EXP_LO] -= zeros
+                self.exp_hist += hist
 
     def fraction_at_or_above(self, exponent: int) -> float:
         """Fraction of values with |x| >= 2^exponent (how much a scale would clip)."""
@@ -114,7 +121,7 @@ class EvalResult:
 
 def model_inputs(module: ModuleOp | func.FuncOp) -> list[Operation]:
     """The input ops (L1 `minun.input` or L2 `num.input`) of the main function."""
-    return [op for op in main_function(module).walk()
+    return [op for op in walk_ops(main_function(module))
             if op.name in ("minun.input", "num.input")]
 
 
@@ -257,6 +264,9 @@ def _conv2d(x: np.ndarray, f: np.ndarray, strides, pads, dilations, groups: int)
     return np.concatenate(outs, axis=-1)
 
 
+_OP, _SUM, _LOOP, _IF = range(4)  # what run_op does with an op
+
+
 class _Evaluator:
     def __init__(self, inputs: dict[str, np.ndarray], stats: Profile | None,
                  externals: dict[str, Callable[..., np.ndarray]], lookup: Lookup,
@@ -267,6 +277,9 @@ class _Evaluator:
         self.lookup = lookup
         self.record = set(record)
         self.recorded: dict[SSAValue, list[np.ndarray]] = {}
+        # per op, what run_op does with it (its region kind, its kernel): found once an
+        # evaluation, not again on every loop iteration
+        self.plans: dict[Operation, tuple[int, Callable[..., np.ndarray] | None]] = {}
 
     # A block runs with an environment (SSAValue -> array). `rows` is the batch size
     # of this (sub)batch, used to size per-example selections.
@@ -279,7 +292,10 @@ class _Evaluator:
             for value, array in zip(op.results, results, strict=True):
                 env[value] = array
                 if self.stats is not None:
-                    self.stats.setdefault(value, ValueStats()).add(array)
+                    stats = self.stats.get(value)
+                    if stats is None:
+                        stats = self.stats[value] = ValueStats()
+                    stats.add(array)
                 if self.record and value in self.record:
                     self.recorded.setdefault(value, []).append(
                         np.broadcast_to(array, (rows, *np.shape(array)[1:])))
@@ -287,14 +303,17 @@ class _Evaluator:
 
     def run_op(self, op: Operation, env: dict[SSAValue, np.ndarray], rows: int
                ) -> list[np.ndarray]:
-        if isinstance(op, minun.SumOp):
+        plan = self.plans.get(op)
+        if plan is None:
+            plan = self.plans[op] = self._plan(op)
+        kind, impl = plan
+        if kind == _SUM:
             return [self._sum(op, env, rows)]
-        if isinstance(op, minun.LoopOp):
+        if kind == _LOOP:
             return self._loop(op, env, rows)
-        if isinstance(op, minun.IfNonNegOp):
+        if kind == _IF:
             return [self._if(op, env, rows)]
         args = [env[v] for v in op.operands]
-        impl = self.lookup(op)
         if impl is not None:
             return [impl(op, *args)]
         if op.name in ("minun.input", "num.input"):
@@ -316,6 +335,12 @@ class _Evaluator:
                                  f"(pass externals={{'{name}': fn}})")
             return [np.asarray(self.externals[name](*args))]
         raise _error(op, "the float evaluator does not implement this op")
+
+    def _plan(self, op: Operation) -> tuple[int, Callable[..., np.ndarray] | None]:
+        for kind, cls in ((_SUM, minun.SumOp), (_LOOP, minun.LoopOp), (_IF, minun.IfNonNegOp)):
+            if isinstance(op, cls):
+                return kind, None
+        return _OP, self.lookup(op)
 
     # -- regions ---------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import Float32Type, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.diagnostics import error
+from minun_mlir.modules import walk_ops
 
 SCRATCH = "minun_scratch"
 INPUT = "minun.input"  # on the alloc (then the first view) holding the input in scratch
@@ -107,7 +108,7 @@ def _live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
 def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
     pos, spans = positions(fn)
     out = []
-    for i, op in enumerate(o for o in fn.body.walk() if isinstance(o, memref.AllocOp)):
+    for i, op in enumerate(o for o in walk_ops(fn) if isinstance(o, memref.AllocOp)):
         ty = op.memref.type
         if not isinstance(ty, MemRefType) or not ty.has_static_shape():
             raise error("memory-plan: only statically shaped buffers can be planned")

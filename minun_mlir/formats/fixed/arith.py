@@ -118,6 +118,11 @@ def attributed_to(op: object) -> Iterator[None]:
         counter.current = saved
 
 
+def counter_active() -> bool:
+    """Whether a `counting_overflow` is active here (else `attributed_to` is a no-op)."""
+    return _COUNTER.get() is not None
+
+
 def counting() -> bool:
     """Whether a `narrow` here would be counted (an overflow report is being made)."""
     counter = _COUNTER.get()

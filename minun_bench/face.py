@@ -325,7 +325,9 @@ def evaluator_speed(n: int = 10_000, rounds: int = 5, native_repeats: int = 5) -
     x = np.random.default_rng(0).uniform(0, 1, size=(n, *input_shape(module)))
     l2 = lower_to_l2(module, bits=16, data=str(folder / "train.npy"), evaluator="numpy")
     f32 = lower_to_l2(module, repr="float32")
-    fixed, floats = native.NativeProgram(l2), native.NativeProgram(f32)
+    # built as the tools build them for a batch of n (native.opt_level)
+    fixed = native.NativeProgram(l2, examples=n)
+    floats = native.NativeProgram(f32, examples=n)
     pairs = {"float": (lambda: evaluate(module, x).outputs[0], lambda: floats.outputs(x)[0]),
              "fixed16": (lambda: evaluate_l2(l2, x).outputs[0], lambda: fixed.outputs(x)[0])}
 

@@ -274,7 +274,7 @@ def minun_run(m: OrtModel, features: np.ndarray, calibration: Path, **quantize):
 
     l1 = import_model(m.onnx, dims=m.dims)
     l2 = lower_to_l2(l1, data=str(calibration), evaluator="native", **quantize)
-    program = NativeProgram(l2, "ort-" + m.name.split()[0])
+    program = NativeProgram(l2, "ort-" + m.name.split()[0], examples=len(features))
     scores, _ = program.run(storage_inputs(l2, features))
     return decode_outputs(l2, [scores])[0], l2
 

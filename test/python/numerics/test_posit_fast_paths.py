@@ -22,16 +22,16 @@ OPS = ("add", "sub", "mul", "div")
 
 
 @pytest.fixture(scope="module", params=["plain", "byte-shifts"])
-def c(request, tmp_path_factory) -> PositC:
+def c(request) -> PositC:
     """The runtime as the host builds it, and with the AVR's byte-wise shifts
     (POSIT_BYTE_SHIFTS) so that the host checks that code exhaustively too."""
     flags = ("-DPOSIT_BYTE_SHIFTS=1",) if request.param == "byte-shifts" else ()
-    return PositC(tmp_path_factory.mktemp("posit-c"), flags)
+    return PositC(flags)
 
 
 @pytest.fixture(scope="module")
-def oracle(tmp_path_factory) -> Oracle:
-    return Oracle(tmp_path_factory.mktemp("softposit"))
+def oracle() -> Oracle:
+    return Oracle()
 
 
 def same(got, want, *inputs) -> None:

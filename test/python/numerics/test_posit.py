@@ -318,9 +318,15 @@ def _round(v: Fraction, rounding: str) -> int:
 def test_to_fixed_every_pattern_matches_exact_rounding(n, es, scale, bits, rounding):
     got = P.to_fixed(np.arange(1 << n), scale, n, es, bits=bits, rounding=rounding)
     lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-    for p, value in enumerate(ref_values(n, es)):
-        want = lo if value is None else min(max(_round(value * 2**scale, rounding), lo), hi)
+    for p, (value, scaled) in enumerate(zip(ref_values(n, es), scaled_values(n, es, scale))):
+        want = lo if value is None else min(max(_round(scaled, rounding), lo), hi)
         assert got[p] == want, (p, value, rounding)
+
+
+@functools.cache
+def scaled_values(n: int, es: int, scale: int) -> tuple:
+    """value * 2**scale of every pattern (None for NaR), once for the four roundings."""
+    return tuple(None if v is None else v * 2**scale for v in ref_values(n, es))
 
 
 @pytest.mark.parametrize("n,es", [(8, 0), (16, 1), (32, 2)])

@@ -518,8 +518,8 @@ FLOAT64 = {"exp": np.exp, "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "tanh": np.
 def boundaries(n: int, es: int) -> np.ndarray:
     """The rounding boundaries between consecutive positive posit<n, es>: the values of the
     odd posit<n + 1, es> patterns (rounding to nearest even on the unbounded pattern)."""
-    odd = range(1, 1 << n, 2)
-    return np.array([float(ref_values(n + 1, es)[p]) for p in odd])
+    odd = range(1, 1 << n, 2)  # decoded one by one: a quarter of the n + 1 bit patterns
+    return np.array([float(ref_decode(p, n + 1, es)) for p in odd])
 
 
 def correctly_rounded_fast(fn: str, patterns: np.ndarray, n: int, es: int) -> np.ndarray:

@@ -34,6 +34,24 @@ def oracle() -> Oracle:
     return Oracle()
 
 
+_WANT: dict[tuple, list] = {}
+
+
+def expected(what: tuple, arrays: tuple[np.ndarray, ...], compute) -> np.ndarray:
+    """compute(), kept under `what` (the routine and its scalar arguments) and the input
+    arrays' bytes until its second reader: both builds of the runtime (the `c` fixture's
+    params) are checked against the same expected patterns, computed once."""
+    import hashlib
+
+    key = (what, tuple((x.shape, str(x.dtype),
+                        hashlib.sha256(np.ascontiguousarray(x)).hexdigest()) for x in arrays))
+    held = _WANT.setdefault(key, [None, 0])
+    if held[0] is None:
+        held[0] = compute()
+    held[1] += 1
+    return (_WANT.pop(key) if held[1] == 2 else held)[0]
+
+
 def same(got, want, *inputs) -> None:
     bad = np.nonzero(np.asarray(got) != np.asarray(want))[0]
     rows = [tuple(hex(int(x[i])) for x in (*inputs, got, want)) for i in bad[:5]]
@@ -67,11 +85,11 @@ def test_formats_softposit_lacks(c, n, es):
         ea, eb = (x.ravel() for x in np.meshgrid(s, s))
         a, b = np.concatenate([a, ea]), np.concatenate([b, eb])
     for op in OPS:
-        want = getattr(P, op)(a, b, n, es)
+        want = expected(("P", op, n, es), (a, b), lambda op=op: getattr(P, op)(a, b, n, es))
         same(c.binary(op, a, b, n, es), want, a, b)
         same(c.fast_binary(op, a, b, n, es), want, a, b)
     rows_a, rows_b = np.random.default_rng(n).integers(0, 1 << n, (2, 2000, 32))
-    want = P.dot(rows_a, rows_b, n, es)
+    want = expected(("P.dot", n, es), (rows_a, rows_b), lambda: P.dot(rows_a, rows_b, n, es))
     same(c.dot(rows_a, rows_b, n, es), want)
     same(c.fast_dot(rows_a, rows_b, n, es), want)
 

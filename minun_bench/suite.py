@@ -106,12 +106,18 @@ def _max_error(result: Compiled) -> float:
     return float(f"{error:.8g}")
 
 
+def compile_entry(entry: Entry, options: Options) -> Compiled:
+    return compile_model(entry.model, options, weights=entry.weights, train=entry.train,
+                         test=entry.test, name=entry.name, dims=entry.dims,
+                         regression=entry.regression)
+
+
 def measure(entry: Entry, options: Options, run_targets: Callable[..., dict] | None,
-            work: Path) -> tuple[Measurement, float | None]:
+            work: Path, compiled: Compiled | None = None) -> tuple[Measurement, float | None]:
+    """The figures of one model x configuration; `compiled` is compile_entry's result when
+    the caller already has it (the test sharing one compile between two checks)."""
     t0 = time.perf_counter()
-    result = compile_model(entry.model, options, weights=entry.weights, train=entry.train,
-                           test=entry.test, name=entry.name, dims=entry.dims,
-                           regression=entry.regression)
+    result = compiled if compiled is not None else compile_entry(entry, options)
     seconds = time.perf_counter() - t0
     m = Measurement(entry.name, options.label,
                     None if entry.regression else result.accuracy,

@@ -183,6 +183,32 @@ def _tool_main(tool: str) -> Callable[[list[str]], int]:
     return main
 
 
+# What the tools import on first use (the ONNX frontend, the lowerings, the memory map's
+# matplotlib): imported once in the parent, so that each worker forked by run_cases (one
+# per fuzzer, another after a hang) starts with them instead of importing them again.
+PRELOAD = ("onnx", "matplotlib.figure", "matplotlib.patches",
+           "matplotlib.backends.backend_agg", "minun_mlir.memory_map",
+           "minun_mlir.frontends.onnx", "minun_mlir.frontends.seedot",
+           "minun_mlir.lowering.lower_to_loops", "minun_mlir.lowering.lower_to_emitc",
+           "minun_mlir.passes.quantize", "minun_mlir.passes.bitwidth_assign",
+           "minun_mlir.passes.index_bounds", "minun_mlir.passes.kernel_match",
+           "minun_mlir.passes.lower_composite_ops", "minun_mlir.passes.select_target_kernels",
+           "minun_mlir.passes.stream_chains", "minun_mlir.passes.stream_forks",
+           "minun_mlir.passes.stream_overlay", "minun_mlir.passes.stream_rows",
+           "minun_mlir.formats.bfloat16.loops", "minun_mlir.formats.int4.packed",
+           "minun_mlir.formats.posit.loops", "minun_mlir.formats.zero_skew.loops",
+           "minun_mlir.formats.zero_skew.tables", "xdsl.transforms.dead_code_elimination",
+           "xdsl.syntax_printer")
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):  # the tool itself reports a missing one
+            importlib.import_module(name)
+
+
 def _make_files(case: Case, folder: str) -> None:
     for name, data in case.files.items():
         path = Path(folder, name)
@@ -391,6 +417,7 @@ def run_cases(cases: Iterable[Case], limit: float = TIME_LIMIT,
     """Run every case in one worker process (a fresh one after a hang or crash)."""
     results = []
     _tool_main("minun-opt"), _tool_main("minun-compile")  # imported once, before the fork
+    _preload()
     with tempfile.TemporaryDirectory(prefix="minun-fuzz-") as base:
         worker = Worker(base)
         try:

@@ -7,6 +7,7 @@ import ctypes
 import hashlib
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -70,24 +71,48 @@ FAST_OPS = ("add", "sub", "mul", "div")
 FAST8_FUNCTIONS = ("exp", "sigmoid", "tanh", "sqrt", "log")
 
 
+def build_once(name: str, key: list[bytes], build) -> Path:
+    """`<$MINUN_CACHE_DIR>/<name>-<hash>.so`, built by `build(out)` when missing. The hash
+    covers every input (sources, flags, the compiler's identity), so test files and xdist
+    workers share one build; written under a private name and renamed into place."""
+    import os
+    import tempfile
+
+    from minun_mlir.targets.cache import cache_dir
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    st = Path(cc).stat()
+    digest = hashlib.sha256(f"{cc}:{st.st_size}:{st.st_mtime_ns}".encode() + b"\0")
+    for part in key:
+        digest.update(part + b"\0")
+    lib = cache_dir() / f"{name}-{digest.hexdigest()[:16]}.so"
+    if not lib.exists():
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp.so", dir=lib.parent)
+        os.close(fd)
+        try:
+            build(cc, Path(tmp))
+            os.replace(tmp, lib)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    return lib
+
+
 class PositC:
-    def __init__(self, cache: Path, cflags: tuple[str, ...] = ()):
+    def __init__(self, cflags: tuple[str, ...] = ()):
         sources = [RUNTIME / "posit.c", RUNTIME / "posit.h"]
-        digest = hashlib.sha256(DRIVER.encode() + " ".join(cflags).encode()
-                                + b"".join(p.read_bytes() for p in sources))
-        lib = cache / f"posit_c_{digest.hexdigest()[:16]}.so"
-        if not lib.exists():
-            cache.mkdir(parents=True, exist_ok=True)
-            driver = cache / "posit_driver.c"
-            driver.write_text(DRIVER)
-            cc = shutil.which("cc") or shutil.which("gcc")
-            tmp = lib.with_suffix(".tmp.so")
-            proc = subprocess.run([cc, *STRICT, "-O2", *cflags, "-shared", "-fPIC",
-                                   f"-I{RUNTIME}",
-                                   "-o", str(tmp), str(RUNTIME / "posit.c"), str(driver)],
-                                  capture_output=True, text=True)
+
+        def build(cc: str, out: Path) -> None:
+            with tempfile.TemporaryDirectory(prefix="posit-c-") as tmp:
+                driver = Path(tmp) / "posit_driver.c"
+                driver.write_text(DRIVER)
+                proc = subprocess.run([cc, *STRICT, "-O2", *cflags, "-shared", "-fPIC",
+                                       f"-I{RUNTIME}", "-o", str(out),
+                                       str(RUNTIME / "posit.c"), str(driver)],
+                                      capture_output=True, text=True)
             assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-            tmp.replace(lib)
+
+        lib = build_once("posit_c", [DRIVER.encode(), " ".join(cflags).encode(),
+                                     *(p.read_bytes() for p in sources)], build)
         self.lib = ctypes.CDLL(str(lib))
 
     @staticmethod

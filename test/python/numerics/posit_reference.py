@@ -72,13 +72,23 @@ def values(n: int, es: int) -> tuple[Fraction | None, ...]:
     return tuple(decode(p, n, es) for p in range(1 << n))
 
 
+@functools.lru_cache(maxsize=1 << 17)
+def _exp(d: Decimal, digits: int) -> Decimal:
+    """Decimal's e^d at `digits` digits (correctly rounded, so a function of d's value and
+    the precision alone), kept: the exhaustive tests ask for e^d of the same operands many
+    times (exp(x) and sigmoid's e^-x, tanh's e^2x, the posit formats' shared values)."""
+    with localcontext() as ctx:
+        ctx.prec = digits
+        return d.exp()
+
+
 def exp(x: Fraction, digits: int = 80) -> Fraction:
     """e^x (for |x| > 1000, a power of two beyond every posit's range: e^1000 > 2^1442)."""
     if abs(x) > 1000:
         return Fraction(2) ** (2000 if x > 0 else -2000)
     with localcontext() as ctx:
         ctx.prec = digits
-        return Fraction((Decimal(x.numerator) / Decimal(x.denominator)).exp())
+        return Fraction(_exp(Decimal(x.numerator) / Decimal(x.denominator), digits))
 
 
 def sigmoid(x: Fraction, digits: int = 80) -> Fraction:
@@ -87,7 +97,7 @@ def sigmoid(x: Fraction, digits: int = 80) -> Fraction:
     with localcontext() as ctx:
         ctx.prec = digits
         d = Decimal(x.numerator) / Decimal(x.denominator)
-        return Fraction(1 / (1 + (-d).exp()))
+        return Fraction(1 / (1 + _exp(-d, digits)))
 
 
 def tanh(x: Fraction, digits: int = 80) -> Fraction:
@@ -106,5 +116,5 @@ def tanh(x: Fraction, digits: int = 80) -> Fraction:
                 total += term
             em1 = total
         else:
-            em1 = z.exp() - 1
+            em1 = _exp(z, digits) - 1
         return Fraction(em1 / (em1 + 2))

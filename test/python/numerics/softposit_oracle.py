@@ -13,9 +13,8 @@ SoftPosit's formats: posit8 = posit<8, 0> (quire 32 bits), posit16 = posit<16, 1
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -112,21 +111,22 @@ def covered(n: int, es: int) -> bool:
 
 
 class Oracle:
-    def __init__(self, cache: Path):
+    def __init__(self):
         import _softposit  # the package's extension module
+        from posit_c import build_once
 
         so = Path(_softposit.__file__)
-        digest = hashlib.sha256(SHIM.encode() + str(so).encode()).hexdigest()[:16]
-        lib = cache / f"softposit_oracle_{digest}.so"
-        if not lib.exists():
-            cache.mkdir(parents=True, exist_ok=True)
-            src = cache / f"softposit_oracle_{digest}.c"
-            src.write_text(SHIM)
-            cc = shutil.which("cc") or shutil.which("gcc")
-            tmp = lib.with_suffix(".tmp.so")
-            subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(src), str(so),
-                            f"-Wl,-rpath,{so.parent}"], check=True, capture_output=True)
-            tmp.replace(lib)
+
+        def build(cc: str, out: Path) -> None:
+            with tempfile.TemporaryDirectory(prefix="softposit-oracle-") as tmp:
+                src = Path(tmp) / "softposit_oracle.c"
+                src.write_text(SHIM)
+                subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src),
+                                str(so), f"-Wl,-rpath,{so.parent}"], check=True,
+                               capture_output=True)
+
+        lib = build_once("softposit_oracle", [SHIM.encode(), str(so).encode(),
+                                              so.read_bytes()], build)
         self.lib = ctypes.CDLL(str(lib))
 
     @staticmethod

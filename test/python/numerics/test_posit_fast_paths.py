@@ -22,16 +22,34 @@ OPS = ("add", "sub", "mul", "div")
 
 
 @pytest.fixture(scope="module", params=["plain", "byte-shifts"])
-def c(request, tmp_path_factory) -> PositC:
+def c(request) -> PositC:
     """The runtime as the host builds it, and with the AVR's byte-wise shifts
     (POSIT_BYTE_SHIFTS) so that the host checks that code exhaustively too."""
     flags = ("-DPOSIT_BYTE_SHIFTS=1",) if request.param == "byte-shifts" else ()
-    return PositC(tmp_path_factory.mktemp("posit-c"), flags)
+    return PositC(flags)
 
 
 @pytest.fixture(scope="module")
-def oracle(tmp_path_factory) -> Oracle:
-    return Oracle(tmp_path_factory.mktemp("softposit"))
+def oracle() -> Oracle:
+    return Oracle()
+
+
+_WANT: dict[tuple, list] = {}
+
+
+def expected(what: tuple, arrays: tuple[np.ndarray, ...], compute) -> np.ndarray:
+    """compute(), kept under `what` (the routine and its scalar arguments) and the input
+    arrays' bytes until its second reader: both builds of the runtime (the `c` fixture's
+    params) are checked against the same expected patterns, computed once."""
+    import hashlib
+
+    key = (what, tuple((x.shape, str(x.dtype),
+                        hashlib.sha256(np.ascontiguousarray(x)).hexdigest()) for x in arrays))
+    held = _WANT.setdefault(key, [None, 0])
+    if held[0] is None:
+        held[0] = compute()
+    held[1] += 1
+    return (_WANT.pop(key) if held[1] == 2 else held)[0]
 
 
 def same(got, want, *inputs) -> None:
@@ -67,11 +85,11 @@ def test_formats_softposit_lacks(c, n, es):
         ea, eb = (x.ravel() for x in np.meshgrid(s, s))
         a, b = np.concatenate([a, ea]), np.concatenate([b, eb])
     for op in OPS:
-        want = getattr(P, op)(a, b, n, es)
+        want = expected(("P", op, n, es), (a, b), lambda op=op: getattr(P, op)(a, b, n, es))
         same(c.binary(op, a, b, n, es), want, a, b)
         same(c.fast_binary(op, a, b, n, es), want, a, b)
     rows_a, rows_b = np.random.default_rng(n).integers(0, 1 << n, (2, 2000, 32))
-    want = P.dot(rows_a, rows_b, n, es)
+    want = expected(("P.dot", n, es), (rows_a, rows_b), lambda: P.dot(rows_a, rows_b, n, es))
     same(c.dot(rows_a, rows_b, n, es), want)
     same(c.fast_dot(rows_a, rows_b, n, es), want)
 

@@ -21,6 +21,7 @@ one), so the cache does not grow without bound as the compiled C changes.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -41,7 +42,6 @@ _UNKEYED = ("-fdebug", "-fprofile", "-ftest-coverage", "-fstack-usage", "-fdump"
 _SYSTEM_HEADERS_WITH_PATHS = {"assert.h"}
 _SEARCH_ENV = ("CPATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH")
 PRUNE_DAYS = 14
-_pruned = []  # the cache folders pruned by this process
 
 
 def _headers(src: Path, search: list[Path]) -> list[Path] | None:
@@ -99,11 +99,10 @@ def compile_object(cc: str, flags: list[str], src: Path, obj: Path, what: str) -
         toolchain.run_tool([cc, *flags, "-c", str(src), "-o", str(obj)], what)
 
 
+@functools.cache
 def _prune(folder: Path) -> None:
-    """Delete the cached objects of `folder` unused for PRUNE_DAYS, once per process."""
-    if folder in _pruned:
-        return
-    _pruned.append(folder)
+    """Delete the cached objects of `folder` unused for PRUNE_DAYS, once per process
+    (functools.cache: a later call for the same folder does nothing)."""
     cutoff = time.time() - PRUNE_DAYS * 86400
     for path in folder.glob("obj-*.o"):
         try:

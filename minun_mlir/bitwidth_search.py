@@ -481,8 +481,14 @@ class _Worker:
         seen = {n: [a] for n, a in native.constant_values(recorded).items()}
 
         class Recorder(dict):
-            def setdefault(self, value, default=None):
+            """The evaluator's statistics map (float_eval._Evaluator asks `get(value)` for
+            the object whose `add(array)` takes each array of `value`): every array is
+            recorded instead."""
+
+            def get(self, value, default=None):
                 return _Record(value)
+
+            setdefault = get
 
         class _Record:
             def __init__(self, value):

@@ -30,10 +30,8 @@ so do programs the C lowering does not take yet (auto falls back; native says wh
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import ctypes
-import fcntl
 import functools
 import hashlib
 import math
@@ -134,8 +132,8 @@ def use_native(evaluator: str, module: ModuleOp | None = None, examples: int = 1
 def build_library(files: dict[str, str], driver: str, name: str, opt: str = "-O1") -> Path:
     """Compile `files` (model.c, headers) with `driver` (which #includes model.c) into a
     shared library at optimisation level `opt`, once per content: the cache key is every
-    file's text, the compiler and the flags. Returns its path. Processes building the same
-    library (pytest-xdist workers) take turns on a lock, so it is built once."""
+    file's text, the compiler and the flags (cached_build: processes asking for the same
+    library at once build it once). Returns its path."""
     from minun_mlir.targets.build import runtime_object, shipped_runtime
     from minun_mlir.targets.cache import cached_build
     from minun_mlir.targets.toolchain import require_tool, run_tool, tool_identity
@@ -159,30 +157,8 @@ def build_library(files: dict[str, str], driver: str, name: str, opt: str = "-O1
             run_tool([cc, opt, *CFLAGS, *arch, "-I", str(src), "-o", str(out),
                       str(src / "driver.c"), *extra, "-lm"], f"building the native {name}")
 
-        parts = [tool_identity(HOST_CC), opt, *CFLAGS, *arch, *key]
-        with _build_lock(parts, sources):
-            return cached_build(f"native-{name}", ".so", parts, sources, build)
-
-
-@contextlib.contextmanager
-def _build_lock(parts: list[str], sources: list[Path]):
-    """An exclusive lock (fcntl.flock) on a file in the cache directory named by the
-    build's content (what `cached_build` keys on): a second process building the same
-    library waits, then finds it built."""
-    from minun_mlir.targets.cache import cache_dir
-
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode() + b"\0")
-    for src in sources:
-        digest.update(src.name.encode() + b"\0" + src.read_bytes() + b"\0")
-    lock = cache_dir() / f".native-{digest.hexdigest()[:16]}.lock"
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
+        return cached_build(f"native-{name}", ".so",
+                            [tool_identity(HOST_CC), opt, *CFLAGS, *arch, *key], sources, build)
 
 
 def workers(n: int) -> int:

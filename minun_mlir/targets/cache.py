@@ -6,13 +6,16 @@ first use into a cache directory: `$MINUN_CACHE_DIR` if set, else `~/.cache/minu
 Each file name carries a hash of its sources, flags and compiler, so an edited source or
 an upgraded compiler yields a new file rather than a stale one.
 
-Several processes may build the same helper at once (pytest-xdist): each builds into a
-private temporary name and renames it into place; os.replace is atomic, so readers see
-either no file or a complete one, and the last writer wins with identical content.
+Several processes may ask for the same file at once (pytest-xdist): the first takes a lock
+named after it and builds, the others wait and find it built. The build goes to a private
+temporary name renamed into place (os.replace is atomic), so readers that do not lock see
+either no file or a complete one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import tempfile
@@ -47,15 +50,31 @@ def cached_build(name: str, suffix: str, key: list[str], sources: list[Path],
     final = cache_dir() / f"{name}-{digest.hexdigest()[:16]}{suffix}"
     if final.exists():
         return final
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{name}-", suffix=suffix + ".tmp", dir=final.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        build(tmp)
-        os.replace(tmp, final)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with _lock(final.with_name(f".{final.name}.lock")):
+        if final.exists():  # built by the process that held the lock before us
+            return final
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{name}-", suffix=suffix + ".tmp",
+                                        dir=final.parent)
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            build(tmp)
+            os.replace(tmp, final)
+        finally:
+            tmp.unlink(missing_ok=True)
     return final
+
+
+@contextlib.contextmanager
+def _lock(path: Path):
+    """An exclusive lock (fcntl.flock) on `path`: processes (and threads) building the
+    same file take turns, so it is built once."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def simavr_host() -> Path:

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -383,6 +384,7 @@ def test_cache_rebuilds_on_source_change_and_tolerates_races(tmp_path, monkeypat
 
     def build(out: Path) -> None:
         builds.append(out)
+        time.sleep(0.05)  # long enough for the other threads to ask meanwhile
         out.write_text(src.read_text())
 
     paths = []
@@ -393,6 +395,7 @@ def test_cache_rebuilds_on_source_change_and_tolerates_races(tmp_path, monkeypat
     for t in threads:
         t.join()
     assert len(set(paths)) == 1 and paths[0].read_text() == "int v = 1;\n"
+    assert len(builds) == 1  # the others waited on the lock and found it built
     assert cache.cached_build("helper", ".txt", ["k"], [src], build) == paths[0]
     n = len(builds)
     src.write_text("int v = 2;\n")

@@ -57,6 +57,14 @@ def multiverse() -> Any:
     return Universe.get_multiverse()
 
 
+def import_all() -> None:
+    """Import every dialect, pass, frontend and target listed here: what a process that
+    forks workers (the tests' warm tool server, the fuzzers) loads once before the fork."""
+    for table in (DIALECTS, PASSES, FRONTENDS, TARGETS):
+        for factory in table.values():
+            factory()
+
+
 def pass_help() -> str:
     """One line per pass with its options and defaults in pipeline syntax, for
     `minun-opt --help`."""

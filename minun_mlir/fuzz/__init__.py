@@ -183,29 +183,26 @@ def _tool_main(tool: str) -> Callable[[list[str]], int]:
     return main
 
 
-# What the tools import on first use (the ONNX frontend, the lowerings, the memory map's
-# matplotlib): imported once in the parent, so that each worker forked by run_cases (one
-# per fuzzer, another after a hang) starts with them instead of importing them again.
-PRELOAD = ("onnx", "matplotlib.figure", "matplotlib.patches",
-           "matplotlib.backends.backend_agg", "minun_mlir.memory_map",
-           "minun_mlir.frontends.onnx", "minun_mlir.frontends.seedot",
-           "minun_mlir.lowering.lower_to_loops", "minun_mlir.lowering.lower_to_emitc",
-           "minun_mlir.passes.quantize", "minun_mlir.passes.bitwidth_assign",
-           "minun_mlir.passes.index_bounds", "minun_mlir.passes.kernel_match",
-           "minun_mlir.passes.lower_composite_ops", "minun_mlir.passes.select_target_kernels",
-           "minun_mlir.passes.stream_chains", "minun_mlir.passes.stream_forks",
-           "minun_mlir.passes.stream_overlay", "minun_mlir.passes.stream_rows",
-           "minun_mlir.formats.bfloat16.loops", "minun_mlir.formats.int4.packed",
-           "minun_mlir.formats.posit.loops", "minun_mlir.formats.zero_skew.loops",
-           "minun_mlir.formats.zero_skew.tables", "xdsl.transforms.dead_code_elimination",
-           "xdsl.syntax_printer")
+# What the tools import on first use besides the registry's dialects, passes and frontends
+# (the memory map's matplotlib, the formats' loop lowerings): imported once in the parent,
+# so that each worker forked by run_cases (one per fuzzer, another after a hang) starts
+# with them instead of importing them again.
+PRELOAD = ("matplotlib.figure", "matplotlib.patches", "matplotlib.backends.backend_agg",
+           "minun_mlir.memory_map", "minun_mlir.formats.bfloat16.loops",
+           "minun_mlir.formats.int4.packed", "minun_mlir.formats.posit.loops",
+           "minun_mlir.formats.zero_skew.loops", "minun_mlir.formats.zero_skew.tables",
+           "xdsl.transforms.dead_code_elimination", "xdsl.syntax_printer")
 
 
 def _preload() -> None:
     import importlib
 
+    from minun_mlir import registry
+
+    with contextlib.suppress(ImportError):  # the tool itself reports a missing one
+        registry.import_all()
     for name in PRELOAD:
-        with contextlib.suppress(ImportError):  # the tool itself reports a missing one
+        with contextlib.suppress(ImportError):
             importlib.import_module(name)
 
 

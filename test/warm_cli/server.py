@@ -53,8 +53,7 @@ def warm_up() -> None:
 
     for module in TOOLS.values():
         importlib.import_module(module)
-    for factory in (*registry.DIALECTS.values(), *registry.PASSES.values()):
-        factory()
+    registry.import_all()
     registry.multiverse()  # xDSL's plugins, read from every package's metadata: once
     import filecheck.matcher  # noqa: F401  (what filecheck.main imports when it runs)
     gc.freeze()  # the children never collect these objects: their pages stay shared

@@ -91,7 +91,7 @@ def test_input_in_scratch_at_8_bits_equals_the_evaluator(model, tmp_path):
 
 
 def test_face_detection_at_test_size_with_the_image_in_scratch(tmp_path):
-    l2, features = small_face_l2_8bit_image(tmp_path)  # numpy evaluator: ~8 s each
+    l2, features = small_face_l2_8bit_image()  # shared in the process
     check_c(l2, features, tmp_path)
     plan = memory_map(lower_l2(l2, stop="memory-plan", input_in_scratch=True))
     assert input_piece(plan).size == 1280

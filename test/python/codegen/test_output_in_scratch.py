@@ -132,7 +132,7 @@ def test_planners_never_overlap_the_output_with_a_live_buffer(planner):
 
 
 def test_face_detection_at_test_size_with_image_and_scores_in_scratch(tmp_path):
-    l2, features = small_face_l2_8bit_image(tmp_path)  # numpy evaluator: ~8 s each
+    l2, features = small_face_l2_8bit_image()  # shared in the process
     check_c(l2, features, tmp_path, ("cortex-m4",), True)
     plan = memory_map(lower_l2(l2, stop="memory-plan", input_in_scratch=True,
                                output_in_scratch=True))

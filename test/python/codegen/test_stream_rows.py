@@ -89,7 +89,7 @@ def test_face_program_streamed_keeps_its_integers(tmp_path):
     patches no ring is smaller than what it replaces), RNNPool's patch-row loop with its
     row and column fix-ups included: the evaluator's integers are unchanged, and the C
     computes them on x86 and on the Cortex-M4 in QEMU."""
-    l2, features = small_face_l2_8bit_image(tmp_path)
+    l2, features = small_face_l2_8bit_image()
     streamed = l2.clone()
     report = stream_rows(streamed, every=True)
     streams = [r for r in report if r.startswith("streamed: ")]
@@ -119,7 +119,7 @@ def test_rnnpool_output_written_over_the_image_it_consumes(tmp_path):
     computes the evaluator's integers on x86."""
     from minun_mlir.passes.stream_rows import chains, stream_chain
 
-    l2, features = small_face_l2_8bit_image(tmp_path)
+    l2, features = small_face_l2_8bit_image()
     streamed = l2.clone()
     block = main_function(streamed).body.block
     stages = next(st for st, _ in chains(block) if st[0].kind == "producer")

@@ -101,11 +101,10 @@ def expected_once(l2, features: np.ndarray):
     return shared(("expected", content(l2, features)), lambda: expected(l2, features))
 
 
-def small_face_l2_8bit_image(folder: Path | None = None) -> tuple:
+def small_face_l2_8bit_image() -> tuple:
     """The test-size face program at fixed16 with its image at 8 bits, profiled on 8
     images, and one other image's features: (L2 module, features [1, 1280, 1]). Quantized
-    once per process (everything it depends on is fixed here); each call gets a clone.
-    (`folder`: kept for callers; the work is done in a folder of its own.)"""
+    once per process (everything it depends on is fixed here); each call gets a clone."""
     l2, x = shared(("small-face-l2-8bit",), _small_face_l2_8bit_image)
     return l2.clone(), x.copy()
 

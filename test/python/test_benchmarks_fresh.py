@@ -19,6 +19,7 @@ the full re-run stays `make bench`.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -53,19 +54,16 @@ def evaluator_sample() -> list[tuple[str, str]]:
 
 # (model, config) in both samples: compiled once per process, read by both tests
 SHARED = set(sample()) & set(evaluator_sample())
-_compiled: dict[tuple[str, str], list] = {}
 
 
 def compiled(model: str, config: str):
-    """The compile result of a shared pair (None for the others: measure compiles them),
-    kept until its second reader took it."""
-    if (model, config) not in SHARED:
-        return None
-    held = _compiled.setdefault((model, config), [None, 0])
-    if held[0] is None:
-        held[0] = bench.compile_entry(ENTRIES[model], CONFIGS[config])
-    held[1] += 1
-    return (_compiled.pop((model, config)) if held[1] == 2 else held)[0]
+    """The compile result of a shared pair (None for the others: measure compiles them)."""
+    return _compile(model, config) if (model, config) in SHARED else None
+
+
+@functools.cache
+def _compile(model: str, config: str):
+    return bench.compile_entry(ENTRIES[model], CONFIGS[config])
 
 
 def without_timing(text: str) -> str:

@@ -1,9 +1,9 @@
 #!/usr/bin/env -S python3 -S
 """minun-opt, minun-compile, minun-run, filecheck and python for the tests (this file
-under those names in test/warm_cli/bin/): hands the tool's name, argv, the working directory, the environment
-and stdin, stdout, stderr to the warm server (server.py) named by MINUN_CLI_SOCKET, and
-exits with the real tool's status. Without a server it runs the real tool from
-MINUN_CLI_BIN (the virtualenv's bin/)."""
+under those names in test/warm_cli/bin/): hands the tool's name, argv, the working
+directory, the environment and stdin, stdout, stderr to the warm server (server.py) named
+by MINUN_CLI_SOCKET, and exits with the real tool's status. Without a server it runs the
+real tool from MINUN_CLI_BIN (the virtualenv's bin/)."""
 
 import os
 import sys

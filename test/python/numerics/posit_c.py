@@ -4,7 +4,6 @@ with a batch driver, so tests feed it the numpy arrays the Python kernels get.""
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import shutil
 import subprocess
 import tempfile
@@ -71,30 +70,16 @@ FAST_OPS = ("add", "sub", "mul", "div")
 FAST8_FUNCTIONS = ("exp", "sigmoid", "tanh", "sqrt", "log")
 
 
-def build_once(name: str, key: list[bytes], build) -> Path:
-    """`<$MINUN_CACHE_DIR>/<name>-<hash>.so`, built by `build(out)` when missing. The hash
-    covers every input (sources, flags, the compiler's identity), so test files and xdist
-    workers share one build; written under a private name and renamed into place."""
-    import os
-    import tempfile
-
-    from minun_mlir.targets.cache import cache_dir
+def build_once(name: str, key: list[str], sources: list[Path], build) -> Path:
+    """`build(cc, out)`'s shared library, from the build cache (cache.cached_build: keyed
+    by `key`, the sources' text and the compiler's identity), so test files and xdist
+    workers share one build."""
+    from minun_mlir.targets.cache import cached_build
+    from minun_mlir.targets.toolchain import tool_identity
 
     cc = shutil.which("cc") or shutil.which("gcc")
-    st = Path(cc).stat()
-    digest = hashlib.sha256(f"{cc}:{st.st_size}:{st.st_mtime_ns}".encode() + b"\0")
-    for part in key:
-        digest.update(part + b"\0")
-    lib = cache_dir() / f"{name}-{digest.hexdigest()[:16]}.so"
-    if not lib.exists():
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp.so", dir=lib.parent)
-        os.close(fd)
-        try:
-            build(cc, Path(tmp))
-            os.replace(tmp, lib)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-    return lib
+    return cached_build(name, ".so", [cc, tool_identity(cc), *key], sources,
+                        lambda out: build(cc, out))
 
 
 class PositC:
@@ -111,8 +96,7 @@ class PositC:
                                       capture_output=True, text=True)
             assert proc.returncode == 0 and proc.stderr == "", proc.stderr
 
-        lib = build_once("posit_c", [DRIVER.encode(), " ".join(cflags).encode(),
-                                     *(p.read_bytes() for p in sources)], build)
+        lib = build_once("posit_c", [DRIVER, *cflags], sources, build)
         self.lib = ctypes.CDLL(str(lib))
 
     @staticmethod

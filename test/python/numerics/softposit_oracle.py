@@ -125,8 +125,7 @@ class Oracle:
                                 str(so), f"-Wl,-rpath,{so.parent}"], check=True,
                                capture_output=True)
 
-        lib = build_once("softposit_oracle", [SHIM.encode(), str(so).encode(),
-                                              so.read_bytes()], build)
+        lib = build_once("softposit_oracle", [SHIM, str(so)], [so], build)  # rpath: its folder
         self.lib = ctypes.CDLL(str(lib))
 
     @staticmethod

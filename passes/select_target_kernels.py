@@ -41,7 +41,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -872,10 +871,30 @@ class Mul16Asr32(RewritePattern):
         erase_tree(rewriter, op.result, args)
 
 
-def walk(module: ModuleOp, *patterns: RewritePattern) -> None:
+@dataclass(eq=False)
+class OnOpType(RewritePattern):
+    """`patterns` tried in order until one rewrites (GreedyRewritePatternApplier's rule)
+    on the ops of class `op_type` only: the walk visits every op, and nearly all are
+    expressions, which no loop pattern matches, so the class is tested once, not once a
+    pattern. Without the applier's dead-code check: lower-to-emitc builds no unused
+    expression and the patterns erase what they leave unused."""
+
+    op_type: type[Operation]
+    patterns: tuple[RewritePattern, ...]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if type(op) is not self.op_type:
+            return
+        for pattern in self.patterns:
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
+def walk(module: ModuleOp, op_type: type[Operation], *patterns: RewritePattern) -> None:
     """One pre-order walk (outer loops first, as a loop's kernel decides for its body)
-    that does not revisit what the patterns made."""
-    PatternRewriteWalker(GreedyRewritePatternApplier(list(patterns)),
+    that does not revisit what the patterns made; the patterns match ops of `op_type`."""
+    PatternRewriteWalker(OnOpType(op_type, patterns),
                          apply_recursively=False).rewrite_module(module)
 
 
@@ -921,15 +940,16 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
                         f"{done.data}, not {profile}")
         return module
     if profile == "x86":
-        walk(module, SplitRows(), Sse2Dot())
+        walk(module, cemit.ForOp, SplitRows(), Sse2Dot())
     elif profile == "cortex-m":
-        walk(module, DspConvChannels(), DspSparseMatVec(spell(profile)), DspMatVec(),
+        walk(module, cemit.ForOp, DspConvChannels(), DspSparseMatVec(spell(profile)), DspMatVec(),
              DspRows(), DspDot(), GuardedLoop(avr=False))
         share_sigmoid(module)
     elif profile == "avr":
-        walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
-        walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match
-        walk(module, Mul16Asr32())
+        walk(module, cemit.ForOp, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
+        # Mac16 before Mul16Asr32: it takes the product that would match
+        walk(module, cemit.AssignOp, Mac16())
+        walk(module, cemit.BinaryOp, Mul16Asr32())
     module.attributes[MARK] = StringAttr(profile)
     return module
 

@@ -873,29 +873,26 @@ class Mul16Asr32(RewritePattern):
 
 @dataclass(eq=False)
 class OnOpType(RewritePattern):
-    """`patterns` tried in order until one rewrites (GreedyRewritePatternApplier's rule)
-    on the ops of class `op_type` only: the walk visits every op, and nearly all are
-    expressions, which no loop pattern matches, so the class is tested once, not once a
-    pattern. Without the applier's dead-code check: lower-to-emitc builds no unused
-    expression and the patterns erase what they leave unused."""
+    """The patterns of an op's class, tried in order until one rewrites
+    (GreedyRewritePatternApplier's rule), found by the class in a dict: the walk visits
+    every op and nearly all are expressions no pattern takes, so an op costs one lookup,
+    not a type test per pattern. No dead-code check (the applier's): lower-to-emitc builds
+    no unused expression and the patterns erase what they leave unused."""
 
-    op_type: type[Operation]
-    patterns: tuple[RewritePattern, ...]
+    patterns: dict[type[Operation], tuple[RewritePattern, ...]]
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if type(op) is not self.op_type:
-            return
-        for pattern in self.patterns:
+        for pattern in self.patterns.get(type(op), ()):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 return
 
 
-def walk(module: ModuleOp, op_type: type[Operation], *patterns: RewritePattern) -> None:
+def walk(module: ModuleOp, patterns: dict[type[Operation], tuple[RewritePattern, ...]]
+         ) -> None:
     """One pre-order walk (outer loops first, as a loop's kernel decides for its body)
-    that does not revisit what the patterns made; the patterns match ops of `op_type`."""
-    PatternRewriteWalker(OnOpType(op_type, patterns),
-                         apply_recursively=False).rewrite_module(module)
+    that does not revisit what the patterns made; `patterns` by the op class they match."""
+    PatternRewriteWalker(OnOpType(patterns), apply_recursively=False).rewrite_module(module)
 
 
 SHARED_SIGMOID = re.compile(r"minun_sigmoid16_[a-z]+")
@@ -940,16 +937,22 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
                         f"{done.data}, not {profile}")
         return module
     if profile == "x86":
-        walk(module, cemit.ForOp, SplitRows(), Sse2Dot())
+        walk(module, {cemit.ForOp: (SplitRows(), Sse2Dot())})
     elif profile == "cortex-m":
-        walk(module, cemit.ForOp, DspConvChannels(), DspSparseMatVec(spell(profile)), DspMatVec(),
-             DspRows(), DspDot(), GuardedLoop(avr=False))
+        walk(module, {cemit.ForOp: (DspConvChannels(), DspSparseMatVec(spell(profile)),
+                                    DspMatVec(), DspRows(), DspDot(),
+                                    GuardedLoop(avr=False))})
         share_sigmoid(module)
     elif profile == "avr":
-        walk(module, cemit.ForOp, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
-        # Mac16 before Mul16Asr32: it takes the product that would match
-        walk(module, cemit.AssignOp, Mac16())
-        walk(module, cemit.BinaryOp, Mul16Asr32())
+        # one walk for the loops and Mac16: a loop's recognisers read only the loop, which
+        # the walk reaches before the statements in it, and no statement a loop kernel
+        # makes is an accumulation Mac16 takes
+        walk(module, {cemit.ForOp: (AvrDot(), AvrScatter(spell(profile)),
+                                    GuardedLoop(avr=True)),
+                      cemit.AssignOp: (Mac16(),)})
+        # Mul16Asr32 after Mac16: it would take the product Mac16 takes (the walk reaches
+        # an expression before its statement)
+        walk(module, {cemit.BinaryOp: (Mul16Asr32(),)})
     module.attributes[MARK] = StringAttr(profile)
     return module
 

@@ -67,7 +67,10 @@ def dense_values(attr: DenseIntOrFPElementsAttr) -> list[str]:
     arr = dense_to_numpy(attr).reshape(-1)
     if arr.dtype.kind == "f":
         return [float_literal(float(v)) for v in arr]
-    return [int_literal(int(v)) for v in arr]
+    values = arr.tolist()
+    if arr.size and -(1 << 15) < arr.min() and arr.max() < 1 << 15:  # all plain ints
+        return list(map(str, values))
+    return [int_literal(v) for v in values]
 
 
 def c_string(text: str) -> str:

@@ -31,6 +31,7 @@ What changes on the way, and why:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -112,6 +113,16 @@ class EmitC:
         # input-in-scratch): where minun_input_buffer() points
         self.output_ref: ArrayRef | None = None  # likewise minun_output_buffer()
         self.counters: dict[str, int] = {}
+        self.strings: dict[str, StringAttr] = {}
+
+    def text(self, s: str) -> StringAttr:
+        """`s` as a StringAttr, one shared by every op naming it (attributes are
+        immutable; building one costs a dataclass and a verification, and the ops name
+        few distinct variables, arrays and operators many times)."""
+        attr = self.strings.get(s)
+        if attr is None:
+            attr = self.strings[s] = StringAttr(s)
+        return attr
 
     def unique(self, base: str) -> str:
         base = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in base)
@@ -253,20 +264,21 @@ class EmitC:
         if user.parent_block() is not block or type(user) in MIN_MAX:
             return False
         lo, hi = pos[op], pos[user]
-        return not any(lo < e < hi for e in effects)
+        after = bisect_right(effects, lo)  # the first effect after op (effects ascend)
+        return after == len(effects) or effects[after] >= hi
 
     def bind(self, op: Operation) -> None:
         result = op.results[0]
         value = self.build(op)
         name = self.unique(result.name_hint or "v")
         self.add(cemit.DeclOp.create(operands=[value], attributes={
-            "var": StringAttr(name), "const": UnitAttr()}))
+            "var": self.text(name), "const": UnitAttr()}))
         self.vars[result] = name
 
     def statement(self, op: Operation) -> None:
         if isinstance(op, func.CallOp):  # no result: a call for its effect (a probe)
             self.add(cemit.CallStmtOp.create(operands=[self.expr(a) for a in op.arguments],
-                                             attributes={"callee": StringAttr(
+                                             attributes={"callee": self.text(
                                                  op.callee.root_reference.data)}))
             return
         lower = STATEMENTS.get(type(op))
@@ -278,7 +290,7 @@ class EmitC:
         ty = op.memref.type
         name = self.unique("t_" + (op.memref.name_hint or "buf"))
         self.top.append(cemit.GlobalOp.create(attributes={
-            "sym_name": StringAttr(name), "elem": ty.element_type,
+            "sym_name": self.text(name), "elem": ty.element_type,
             "size": IntAttr(ty.get_shape()[0])}))
         self.arrays[op.memref] = ArrayRef(name, 0, False)
         if "minun.input" in op.attributes:
@@ -297,7 +309,7 @@ class EmitC:
         if ref.flash:
             raise error(f"lower-to-emitc: store into the constant {ref.name}")
         self.add(cemit.StoreOp.create(operands=[value, index],
-                                      attributes={"array": StringAttr(ref.name)}))
+                                      attributes={"array": self.text(ref.name)}))
 
     def return_(self, op: func.ReturnOp) -> None:
         self.add(cemit.ReturnOp.create(operands=[self.expr(v) for v in op.operands]))
@@ -340,21 +352,21 @@ class EmitC:
         ref = IndexType()
 
         def at(r: ArrayRef) -> SSAValue:
-            idx = self.add(cemit.RefOp.create(attributes={"var": StringAttr(var)},
+            idx = self.add(cemit.RefOp.create(attributes={"var": self.text(var)},
                                               result_types=[ref]))
             if r.offset:
                 idx = self.binary("+", idx, self.literal(IntegerAttr(r.offset, ref)), ref)
             return idx
 
         value = self.add(cemit.LoadOp.create(operands=[at(src)], attributes={
-            "array": StringAttr(src.name)}, result_types=[ty.element_type]))
+            "array": self.text(src.name)}, result_types=[ty.element_type]))
         self.add(cemit.StoreOp.create(operands=[value, at(dst)],
-                                      attributes={"array": StringAttr(dst.name)}))
+                                      attributes={"array": self.text(dst.name)}))
         body, self.block = self.block, outer
         lower = self.literal(IntegerAttr(0, ref))
         upper = self.literal(IntegerAttr(ty.get_shape()[0], ref))
         self.add(cemit.ForOp.create(operands=[lower, upper], attributes={
-            "var": StringAttr(var)}, regions=[Region(body)]))
+            "var": self.text(var)}, regions=[Region(body)]))
 
     def for_(self, op: scf.ForOp) -> None:
         step = op.step.owner
@@ -365,7 +377,7 @@ class EmitC:
         for arg, init in zip(body.args[1:], op.iter_args):
             name = self.unique(arg.name_hint or "acc")
             self.add(cemit.DeclOp.create(operands=[self.expr(init)],
-                                         attributes={"var": StringAttr(name)}))
+                                         attributes={"var": self.text(name)}))
             acc_names.append(name)
             self.vars[arg] = name
         lower, upper = self.bound(op.lb), self.bound(op.ub)
@@ -380,7 +392,7 @@ class EmitC:
         self.lower_block(body, on_yield)
         self.block = outer
         self.add(cemit.ForOp.create(operands=[lower, upper], attributes={
-            "var": StringAttr(var)}, regions=[Region(inner)]))
+            "var": self.text(var)}, regions=[Region(inner)]))
         for res, name in zip(op.results, acc_names):
             self.vars[res] = name
 
@@ -400,16 +412,16 @@ class EmitC:
             for n, v in pairs:
                 t = self.unique(n + "_next")
                 self.add(cemit.DeclOp.create(operands=[self.expr(v)], attributes={
-                    "var": StringAttr(t), "const": UnitAttr()}))
+                    "var": self.text(t), "const": UnitAttr()}))
                 temps.append((n, t, v.type))
             for n, t, ty in temps:
-                ref = self.add(cemit.RefOp.create(attributes={"var": StringAttr(t)},
+                ref = self.add(cemit.RefOp.create(attributes={"var": self.text(t)},
                                                   result_types=[ty]))
-                self.add(cemit.AssignOp.create(operands=[ref], attributes={"var": StringAttr(n)}))
+                self.add(cemit.AssignOp.create(operands=[ref], attributes={"var": self.text(n)}))
             return
         for n, v in pairs:
             self.add(cemit.AssignOp.create(operands=[self.expr(v)],
-                                           attributes={"var": StringAttr(n)}))
+                                           attributes={"var": self.text(n)}))
 
     def if_(self, op: scf.IfOp) -> None:
         names = []
@@ -417,7 +429,7 @@ class EmitC:
             name = self.unique(res.name_hint or "r")
             zero = self.literal(FloatAttr(0.0, res.type) if isinstance(res.type, Float32Type)
                                 else IntegerAttr(0, res.type))
-            self.add(cemit.DeclOp.create(operands=[zero], attributes={"var": StringAttr(name)}))
+            self.add(cemit.DeclOp.create(operands=[zero], attributes={"var": self.text(name)}))
             names.append(name)
         cond = self.expr(op.cond)
         regions = []
@@ -441,7 +453,7 @@ class EmitC:
 
     def expr(self, v: SSAValue) -> SSAValue:
         if v in self.vars:
-            return self.add(cemit.RefOp.create(attributes={"var": StringAttr(self.vars[v])},
+            return self.add(cemit.RefOp.create(attributes={"var": self.text(self.vars[v])},
                                                result_types=[v.type]))
         owner = v.owner
         if isinstance(owner, Operation) and type(owner) in EXPRESSIONS:
@@ -456,11 +468,11 @@ class EmitC:
         if offset:
             off = self.literal(IntegerAttr(offset, IndexType()))
             idx = self.add(cemit.BinaryOp.create(operands=[idx, off], attributes={
-                "op": StringAttr("+")}, result_types=[IndexType()]))
+                "op": self.text("+")}, result_types=[IndexType()]))
         return idx
 
     def binary(self, op: str, a: SSAValue, b: SSAValue, ty: Attribute) -> SSAValue:
-        return self.add(cemit.BinaryOp.create(operands=[a, b], attributes={"op": StringAttr(op)},
+        return self.add(cemit.BinaryOp.create(operands=[a, b], attributes={"op": self.text(op)},
                                               result_types=[ty]))
 
     def cast(self, a: SSAValue, ty: Attribute) -> SSAValue:
@@ -484,7 +496,7 @@ class EmitC:
     def load(self, op: memref.LoadOp) -> SSAValue:
         ref = self.arrays[op.memref]
         index = self.index(op.memref, op.indices)
-        attrs: dict[str, Attribute] = {"array": StringAttr(ref.name)}
+        attrs: dict[str, Attribute] = {"array": self.text(ref.name)}
         if ref.flash:
             attrs["flash"] = UnitAttr()
         return self.add(cemit.LoadOp.create(operands=[index], attributes=attrs,
@@ -493,7 +505,7 @@ class EmitC:
     def call(self, op: func.CallOp) -> SSAValue:
         args = [self.expr(a) for a in op.arguments]
         return self.add(cemit.CallOp.create(operands=args, attributes={
-            "callee": StringAttr(op.callee.root_reference.data)},
+            "callee": self.text(op.callee.root_reference.data)},
             result_types=[op.results[0].type]))
 
     def float_binary(self, op: Operation) -> SSAValue:
@@ -502,7 +514,7 @@ class EmitC:
 
     def negf(self, op: arith.NegfOp) -> SSAValue:
         return self.add(cemit.UnaryOp.create(operands=[self.expr(op.operand)], attributes={
-            "op": StringAttr("-")}, result_types=[op.results[0].type]))
+            "op": self.text("-")}, result_types=[op.results[0].type]))
 
     def wrapping(self, op: Operation) -> SSAValue:
         """+, -, *: modular arithmetic in an unsigned type unless the op is exact (nsw)."""

@@ -41,7 +41,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -872,11 +871,28 @@ class Mul16Asr32(RewritePattern):
         erase_tree(rewriter, op.result, args)
 
 
-def walk(module: ModuleOp, *patterns: RewritePattern) -> None:
+@dataclass(eq=False)
+class OnOpType(RewritePattern):
+    """The patterns of an op's class, tried in order until one rewrites
+    (GreedyRewritePatternApplier's rule), found by the class in a dict: the walk visits
+    every op and nearly all are expressions no pattern takes, so an op costs one lookup,
+    not a type test per pattern. No dead-code check (the applier's): lower-to-emitc builds
+    no unused expression and the patterns erase what they leave unused."""
+
+    patterns: dict[type[Operation], tuple[RewritePattern, ...]]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        for pattern in self.patterns.get(type(op), ()):
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
+def walk(module: ModuleOp, patterns: dict[type[Operation], tuple[RewritePattern, ...]]
+         ) -> None:
     """One pre-order walk (outer loops first, as a loop's kernel decides for its body)
-    that does not revisit what the patterns made."""
-    PatternRewriteWalker(GreedyRewritePatternApplier(list(patterns)),
-                         apply_recursively=False).rewrite_module(module)
+    that does not revisit what the patterns made; `patterns` by the op class they match."""
+    PatternRewriteWalker(OnOpType(patterns), apply_recursively=False).rewrite_module(module)
 
 
 SHARED_SIGMOID = re.compile(r"minun_sigmoid16_[a-z]+")
@@ -921,15 +937,22 @@ def select_target_kernels(module: ModuleOp, target: str) -> ModuleOp:
                         f"{done.data}, not {profile}")
         return module
     if profile == "x86":
-        walk(module, SplitRows(), Sse2Dot())
+        walk(module, {cemit.ForOp: (SplitRows(), Sse2Dot())})
     elif profile == "cortex-m":
-        walk(module, DspConvChannels(), DspSparseMatVec(spell(profile)), DspMatVec(),
-             DspRows(), DspDot(), GuardedLoop(avr=False))
+        walk(module, {cemit.ForOp: (DspConvChannels(), DspSparseMatVec(spell(profile)),
+                                    DspMatVec(), DspRows(), DspDot(),
+                                    GuardedLoop(avr=False))})
         share_sigmoid(module)
     elif profile == "avr":
-        walk(module, AvrDot(), AvrScatter(spell(profile)), GuardedLoop(avr=True))
-        walk(module, Mac16())  # before Mul16Asr32: it takes the product that would match
-        walk(module, Mul16Asr32())
+        # one walk for the loops and Mac16: a loop's recognisers read only the loop, which
+        # the walk reaches before the statements in it, and no statement a loop kernel
+        # makes is an accumulation Mac16 takes
+        walk(module, {cemit.ForOp: (AvrDot(), AvrScatter(spell(profile)),
+                                    GuardedLoop(avr=True)),
+                      cemit.AssignOp: (Mac16(),)})
+        # Mul16Asr32 after Mac16: it would take the product Mac16 takes (the walk reaches
+        # an expression before its statement)
+        walk(module, {cemit.BinaryOp: (Mul16Asr32(),)})
     module.attributes[MARK] = StringAttr(profile)
     return module
 

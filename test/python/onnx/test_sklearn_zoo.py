@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import json
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import pytest
 from cli_tools import tool as cli_tool
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import StringAttr
+from zoo_scripts import run_script
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.diagnostics import MinunError
@@ -180,8 +180,7 @@ def test_the_zoo_is_what_the_script_exports():
     """The committed files are what tools/zoo/export_sklearn.py writes (fixed seeds and
     opsets, deterministic serialization; trained floats may move in their last bits with
     the machine's BLAS, so floats compare within rtol 1e-4, everything else exactly)."""
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "zoo" / "export_sklearn.py"),
-                           "--check"], capture_output=True, text=True)
+    proc = run_script("export_sklearn.py", "--check")
     assert proc.returncode == 0, proc.stderr
 
 

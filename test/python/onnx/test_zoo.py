@@ -25,7 +25,6 @@ import contextlib
 import functools
 import importlib.util
 import io
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -35,6 +34,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
+from zoo_scripts import run_script
 
 from minun_mlir.codegen import emit_c
 from minun_mlir.frontends.onnx import import_model
@@ -357,14 +357,9 @@ def test_the_count_meets_the_issue():
     assert sum(families.values()) >= 0.9 * len(families)
 
 
-def _script(name: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "tools" / "zoo" / name), *args],
-                          capture_output=True, text=True)
-
-
-@pytest.mark.slow  # retrains two scikit-learn models: about 15 s
+@pytest.mark.slow  # retrains two scikit-learn models: about 5 CPU s
 def test_the_keras_style_models_are_what_the_script_builds():
-    proc = _script("make_keras_style.py", "--check")
+    proc = run_script("make_keras_style.py", "--check")
     assert proc.returncode == 0, proc.stderr
 
 
@@ -382,5 +377,5 @@ def test_the_onnx2c_inputs_are_what_the_script_writes():
 
 
 def test_the_docs_table_is_current():
-    proc = _script("zoo_table.py", "--check")
+    proc = run_script("zoo_table.py", "--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -96,7 +96,8 @@ LEVEL_NAMES = {1: "L1 (minun, float tensors)", 2: "L2 (num types, from quantize)
 def walk_ops(root: Operation) -> Iterator[Operation]:
     """`root.walk()`'s ops in its order (root first, then each region's ops, pre-order),
     for a walk that does not change the IR: an explicit stack instead of xDSL's nested
-    generators, whose cost grows with the nesting depth of every op."""
+    generators, whose cost grows with the nesting depth of every op (and following the
+    ops' and blocks' links instead of xDSL's iterator objects)."""
     stack = [root]
     pop, extend = stack.pop, stack.extend
     while stack:
@@ -105,8 +106,17 @@ def walk_ops(root: Operation) -> Iterator[Operation]:
         regions = op.regions
         if regions:
             for region in reversed(regions):
-                for block in reversed(region.blocks):
-                    ops = list(block.ops)
+                blocks = []
+                block = region.first_block
+                while block is not None:
+                    blocks.append(block)
+                    block = block.next_block
+                for block in reversed(blocks):
+                    ops = []
+                    o = block.first_op
+                    while o is not None:
+                        ops.append(o)
+                        o = o.next_op
                     ops.reverse()
                     extend(ops)
 

@@ -14,7 +14,6 @@ from xdsl.dialects.builtin import Float32Type, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from minun_mlir.diagnostics import error
-from minun_mlir.modules import walk_ops
 
 SCRATCH = "minun_scratch"
 INPUT = "minun.input"  # on the alloc (then the first view) holding the input in scratch
@@ -52,13 +51,15 @@ def positions(fn: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, tu
     last: dict[Operation, int] = {}  # a loop's last op: the last numbered in its subtree
 
     def number(block) -> None:  # one walk (not one more per loop), in walk()'s order
-        for op in block.ops:
+        op = block.first_op
+        while op is not None:
             pos[op] = len(pos)
             for region in op.regions:
                 for b in region.blocks:
                     number(b)
             if isinstance(op, scf.ForOp):
                 last[op] = len(pos) - 1
+            op = op.next_op
 
     for block in fn.body.blocks:
         number(block)
@@ -108,7 +109,8 @@ def _live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
 def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
     pos, spans = positions(fn)
     out = []
-    for i, op in enumerate(o for o in walk_ops(fn) if isinstance(o, memref.AllocOp)):
+    # pos holds fn's ops in walk order (fn itself, not an alloc, aside): no second walk
+    for i, op in enumerate(o for o in pos if isinstance(o, memref.AllocOp)):
         ty = op.memref.type
         if not isinstance(ty, MemRefType) or not ty.has_static_shape():
             raise error("memory-plan: only statically shaped buffers can be planned")

@@ -135,7 +135,7 @@ def unpack(p, n: int, es: int) -> Parts:
     if n > TABLE_BITS:
         return _unpack_all(p, n, es)
     t = _unpack_table(n, es)
-    return Parts(*(field[p] for field in t))
+    return Parts(*(np.take(field, p) for field in t))
 
 
 @functools.cache
@@ -342,10 +342,10 @@ def add(a, b, n: int, es: int) -> np.ndarray:
     sa, sb = np.where(swap, B.scale, A.scale), np.where(swap, A.scale, B.scale)
     ga, gb = np.where(swap, B.sig, A.sig), np.where(swap, A.sig, B.sig)
     na, nb = np.where(swap, B.neg, A.neg), np.where(swap, A.neg, B.neg)
-    d = sa - sb
+    d = np.minimum(sa - sb, 62)  # gb << 30 < 2^60: shifts of 62 and more all lose it
     MA = ga << _I64(30)
-    MB = _shr(gb << _I64(30), d)
-    lost = np.where(d >= 63, True, _low(gb << _I64(30), np.minimum(d, 63)) != 0)
+    MB = (gb << _I64(30)) >> d
+    lost = (gb << _I64(30)) & ((_I64(1) << d) - 1) != 0
     same = na == nb
     m = np.where(same, MA + MB, MA - MB - lost)
     res = _finish(A.nar | B.nar, m == 0, na, m, sa - HIDDEN - 30, lost, n, es)

@@ -135,7 +135,7 @@ def unpack(p, n: int, es: int) -> Parts:
     if n > TABLE_BITS:
         return _unpack_all(p, n, es)
     t = _unpack_table(n, es)
-    return Parts(*(field[p] for field in t))
+    return Parts(*(np.take(field, p) for field in t))
 
 
 @functools.cache
@@ -175,34 +175,50 @@ def _unpack_all(p: np.ndarray, n: int, es: int) -> Parts:
 def pack(neg, m, e, sticky, n: int, es: int) -> np.ndarray:
     """Round the real (-1)^neg * (m + sticky') * 2^e to posit<n, es>, where 0 < m < 2^62
     and `sticky` says the exact value lies strictly between m and m + 1 (in units 2^e).
-    Round to nearest, ties to the even pattern; never to 0 or NaR."""
+    Round to nearest, ties to the even pattern; never to 0 or NaR.
+
+    m is normalised to 62 bits (its leading one at bit 61, exact); its scale S picks a row
+    of `_pack_table` (saturated rows for S beyond +-maxscale): the pattern's regime (and
+    the exponent bits that fit) as `prefix`, and the shift d that leaves the exponent and
+    fraction bits that fit; the rest rounds to nearest even (the even pattern: the parity
+    of the truncated body), all in uint64 so that adding the half never overflows."""
     _check(n, es)
     m = _arr(m)
     e = _arr(e)
     neg = np.asarray(neg, dtype=bool)
     sticky = np.asarray(sticky, dtype=bool)
-    L = bit_length(m) - 1
-    S = L + e
+    L = bit_length(m) - 1  # -1 for m = 0 (masked at the end)
     ms = maxscale(n, es)
-    Sc = _clamp(S, -ms, ms - 1)
-    k = Sc >> es
-    ex = Sc & ((1 << es) - 1)
-    rlen = np.where(k >= 0, k + 2, 1 - k)
-    regime = np.where(k >= 0, (_shl(_I64(1), k + 1) - 1) << 1, 1)
-    K = (n - 1) - rlen
-    Lc = _clamp(L, 0, 61)
-    frac = _low(m, Lc)
-    tail = _shl(ex, Lc) | frac
-    W = es + Lc
-    d = W - K
-    kept = np.where(d <= 0, _shl(tail, -d), _shr(tail, d))
-    rb = np.where(d <= 0, 0, _shr(tail, d - 1) & 1)
-    st = np.where(d <= 1, False, _low(tail, d - 1) != 0) | sticky
-    body = _shl(regime, K) | kept
-    body = body + (rb & (st | ((body & 1) == 1)))
-    body = np.where(S >= ms, maxpos(n), np.where(S < -ms, minpos(n), body))
-    out = np.where(neg, ((1 << n) - body) & ((1 << n) - 1), body)
+    row = np.minimum(np.maximum(L + e + (ms + 1), 0), 2 * ms + 1)
+    ex61, d, half1, prefix = np.take(_pack_table(n, es), row, axis=1)
+    tail = ex61 | ((m << (61 - L)) & ((1 << 61) - 1)).astype(np.uint64)
+    q = tail >> d
+    up = ((prefix + q) | sticky) & np.uint64(1)  # the parity, or 1 above a tie
+    body = (prefix + ((tail + half1 + up) >> d)).astype(np.int64)
+    out = np.where(neg, -body, body) & ((1 << n) - 1)
     return np.where(m == 0, 0, out)
+
+
+@functools.cache
+def _pack_table(n: int, es: int) -> np.ndarray:
+    """pack's rows (uint64, shape (4, 2 maxscale + 2)) by scale S + maxscale + 1: the
+    exponent bits at bit 61 (so that they join the fraction's tail), the shift d that
+    keeps the bits that fit, 2^(d-1) - 1, and the regime (and exponent bits) in place.
+    Row 0 (S < -maxscale) is minpos and the last (S >= maxscale) maxpos, whatever the
+    tail (d = 63 and no exponent bits: nothing is kept, nothing rounds up)."""
+    ms = maxscale(n, es)
+    t = np.zeros((4, 2 * ms + 2), dtype=np.uint64)
+    t[1, 0] = t[1, -1] = 63
+    t[3, 0], t[3, -1] = minpos(n), maxpos(n)
+    for S in range(-ms, ms):
+        k, ex = S >> es, S & ((1 << es) - 1)
+        rlen = k + 2 if k >= 0 else 1 - k
+        regime = ((1 << (k + 1)) - 1) << 1 if k >= 0 else 1
+        K = (n - 1) - rlen  # bits left for the exponent and the fraction (0..n-3)
+        d = es + 61 - K  # 32..63
+        t[:, S + ms + 1] = (ex << 61, d, (1 << (d - 1)) - 1, regime << K)
+    t.flags.writeable = False
+    return t
 
 
 def _finish(parts_nar, zero_result, neg, m, e, sticky, n, es) -> np.ndarray:
@@ -326,10 +342,10 @@ def add(a, b, n: int, es: int) -> np.ndarray:
     sa, sb = np.where(swap, B.scale, A.scale), np.where(swap, A.scale, B.scale)
     ga, gb = np.where(swap, B.sig, A.sig), np.where(swap, A.sig, B.sig)
     na, nb = np.where(swap, B.neg, A.neg), np.where(swap, A.neg, B.neg)
-    d = sa - sb
+    d = np.minimum(sa - sb, 62)  # gb << 30 < 2^60: shifts of 62 and more all lose it
     MA = ga << _I64(30)
-    MB = _shr(gb << _I64(30), d)
-    lost = np.where(d >= 63, True, _low(gb << _I64(30), np.minimum(d, 63)) != 0)
+    MB = (gb << _I64(30)) >> d
+    lost = (gb << _I64(30)) & ((_I64(1) << d) - 1) != 0
     same = na == nb
     m = np.where(same, MA + MB, MA - MB - lost)
     res = _finish(A.nar | B.nar, m == 0, na, m, sa - HIDDEN - 30, lost, n, es)
@@ -395,6 +411,9 @@ def argmax(p, n: int, axis: int = -1) -> np.ndarray:
 # --- quire ---------------------------------------------------------------------------------
 
 _LIMB = 30
+# sums of up to this many terms add each product's pieces to the limbs directly; longer
+# ones sum float products in bins first (fewer operations per term, more per row)
+_LIMB_TERMS = 4
 
 
 class Quire:
@@ -437,28 +456,46 @@ class Quire:
             return np.broadcast_to(np.moveaxis(f, ax, -1), shape)
 
         self.nar = self.nar | (spread(A.nar) | spread(B.nar)).any(axis=-1)
-        if self.n <= TABLE_BITS:
+        ms = maxscale(self.n, self.es)
+        terms = 1 if ax is None else full[ax]
+        if self.n <= TABLE_BITS and terms > _LIMB_TERMS:
+            # long sums: per term, a float product and a bin (cheaper than limb pieces)
             rows = int(np.prod(self.shape))
             step = _float_terms(self.n)
-            terms = 1 if ax is None else full[ax]
             for k in range(0, terms, step):  # exact sums of `step` terms at a time
                 self._add_float_sums(*_float_parts(A, self.n, self.es, spread, k, step),
                                      *_float_parts(B, self.n, self.es, spread, k, step), rows)
             return
+        if self.n <= TABLE_BITS:
+            # a posit<n <= 16> real is m * 2^(e - maxscale - 29), m = sig >> (32 - n) below
+            # 2^(n-2) (sig has at most n - 3 fraction bits), e = scale + maxscale + 32 - n
+            # >= 0: the product m_a m_b < 2^28 lands at limb bit e_a + e_b, as the
+            # significands' product at scale_a + scale_b + 2 maxscale; shifted within its
+            # limb it stays below 2^58, two pieces
+            def parts(P: Parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                special = P.zero | P.nar
+                m = np.where(special, 0, P.sig >> (HIDDEN + 3 - self.n))
+                e = np.where(special, 0, P.scale) + (ms + 32 - self.n)
+                return spread(m), spread(e), spread(P.neg)
 
-        def parts(P: Parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            sig = np.where(P.zero | P.nar, 0, P.sig)
-            return spread(sig), spread(P.scale), spread(P.neg)
+            (sa, ea, na), (sb, eb, nb) = parts(A), parts(B)
+            prod = sa * sb  # < 2^28
+            j, sh = np.divmod(ea + eb, _LIMB)
+            v = prod << sh
+            pieces = (v & ((1 << _LIMB) - 1), v >> _LIMB)
+        else:
+            def parts(P: Parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                sig = np.where(P.zero | P.nar, 0, P.sig)
+                return spread(sig), spread(P.scale), spread(P.neg)
 
-        (sa, ea, na), (sb, eb, nb) = parts(A), parts(B)
-        prod = sa * sb  # < 2^60
-        off = ea + eb + 2 * maxscale(self.n, self.es)  # >= 0
+            (sa, ea, na), (sb, eb, nb) = parts(A), parts(B)
+            prod = sa * sb  # < 2^60
+            j, sh = np.divmod(ea + eb + 2 * ms, _LIMB)  # >= 0
+            up = _LIMB - sh
+            pieces = ((prod & ((_I64(1) << up) - 1)) << sh,
+                      (prod >> up) & ((1 << _LIMB) - 1),
+                      prod >> (up + _LIMB))
         negative = na ^ nb
-        j, sh = off // _LIMB, off % _LIMB
-        up = _LIMB - sh
-        pieces = ((prod & ((_I64(1) << up) - 1)) << sh,
-                  (prod >> up) & ((1 << _LIMB) - 1),
-                  prod >> (up + _LIMB))
         n_limbs = self.limbs.shape[-1]
         rows = np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(self.shape)
         base = (rows[..., None] * n_limbs + j).ravel()
@@ -485,19 +522,19 @@ class Quire:
         an integer below 2^53 computed exactly in float64 (np.bincount), then added to
         the 30-bit limbs at bit _BIN * bin (in two pieces, so that no limb overflows
         before the carry)."""
-        n_bins = 2 * ((2 * maxscale(self.n, self.es) + 32 - self.n) // _BIN) + 1
+        n_bins = _bins(self.n, self.es)
         index = np.arange(rows, dtype=np.int64).reshape(self.shape)[..., None] * n_bins
         index = index + ja + jb
         sums = np.bincount(index.ravel(), weights=(wa * wb).ravel(),
                            minlength=rows * n_bins).reshape(rows, n_bins).astype(np.int64)
         flat = self.limbs.reshape(rows, -1)
         # bin b adds its low 30 bits at limb k and the rest at limb k + 1, shifted: the
-        # same int64 additions as bin by bin (modular, so in any order), as two products
-        # with 0/1 matrices that place each bin's piece in its limb
-        k, shift = _bin_limbs(n_bins, flat.shape[1])
-        low, high = _bin_matrices(n_bins, flat.shape[1])
-        flat += ((sums & ((1 << _LIMB) - 1)) << shift) @ low
-        flat += ((sums >> _LIMB) << shift) @ high
+        # same int64 additions as bin by bin (modular, so in any order), summed over the
+        # consecutive bins of each limb (at most 4, each piece below 2^59: no overflow)
+        k, shift, starts = _bin_limbs(n_bins, flat.shape[1])
+        top = int(k[-1]) + 1
+        flat[:, :top] += np.add.reduceat((sums & ((1 << _LIMB) - 1)) << shift, starts, axis=1)
+        flat[:, 1:top + 1] += np.add.reduceat((sums >> _LIMB) << shift, starts, axis=1)
         self.limbs = flat.reshape(self.limbs.shape)
         _carry(self.limbs)
 
@@ -520,8 +557,8 @@ class Quire:
         top = np.maximum(L.shape[-1] - 1 - np.argmax(nz[..., ::-1], axis=-1), 1)
         hi = np.take_along_axis(L, top[..., None], -1)[..., 0]
         lo = np.take_along_axis(L, (top - 1)[..., None], -1)[..., 0]
-        below = np.cumsum(nz, axis=-1) - nz  # nonzero limbs strictly below each limb
-        sticky = np.take_along_axis(below, (top - 1)[..., None], -1)[..., 0] > 0
+        # a nonzero limb below the two read: the lowest nonzero one is below them
+        sticky = np.argmax(nz, axis=-1) < top - 1
         return _finish(self.nar, zero, negative, (hi << _LIMB) | lo,
                        (top - 1) * _LIMB + self.lsb, sticky, self.n, self.es)
 
@@ -551,27 +588,24 @@ def _float_parts(P: Parts, n: int, es: int, spread, start: int, count: int
     return spread(w)[..., start:start + count], spread(e // _BIN)[..., start:start + count]
 
 
+def _bins(n: int, es: int) -> int:
+    """How many bins a product's bin ja + jb can fall in."""
+    return 2 * ((2 * maxscale(n, es) + 32 - n) // _BIN) + 1
+
+
 @functools.cache
-def _bin_limbs(n_bins: int, n_limbs: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each bin's limb and bit within it (_BIN * bin = _LIMB * limb + bit)."""
+def _bin_limbs(n_bins: int, n_limbs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each bin's limb and bit within it (_BIN * bin = _LIMB * limb + bit), and the first
+    bin of each limb (every limb up to the last bin's has one: _BIN < _LIMB)."""
     k, shift = np.divmod(_BIN * np.arange(n_bins, dtype=np.int64), _LIMB)
     if n_bins and k[-1] + 1 >= n_limbs:
         raise IndexError(f"quire bin {n_bins - 1} past limb {n_limbs - 1}")
-    k.flags.writeable = shift.flags.writeable = False
-    return k, shift
+    starts = np.searchsorted(k, np.arange(k[-1] + 1))
+    for t in (k, shift, starts):
+        t.flags.writeable = False
+    return k, shift, starts
 
 
-@functools.cache
-def _bin_matrices(n_bins: int, n_limbs: int) -> tuple[np.ndarray, np.ndarray]:
-    """0/1 (n_bins, n_limbs) matrices: bin b to its limb k, and to limb k + 1."""
-    k, _ = _bin_limbs(n_bins, n_limbs)
-    low = np.zeros((n_bins, n_limbs), dtype=np.int64)
-    high = np.zeros((n_bins, n_limbs), dtype=np.int64)
-    low[np.arange(n_bins), k] = 1
-    high[np.arange(n_bins), k + 1] = 1
-    for m in (low, high):
-        m.flags.writeable = False
-    return low, high
 
 
 def _unpack_compact(a: np.ndarray, n: int, es: int) -> Parts:

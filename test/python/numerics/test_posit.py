@@ -675,8 +675,9 @@ def test_log_posit32_sampled_correctly_rounded(es):
 
 @pytest.mark.parametrize(("n", "es"), [(16, 2), (16, 0), (12, 1), (8, 0), (8, 2), (5, 1)])
 def test_fast_paths_equal_the_computed_arithmetic(monkeypatch, n, es):
-    """For n <= 16 the quire sums products in float64 bins (in chunks of 2^11 terms) and
-    the functions read tables; with TABLE_BITS = PAIR_TABLE_BITS = 0 every value is
+    """For n <= 16 the quire adds short sums' products of the short significands to its
+    limbs and sums long ones in float64 bins (in chunks of 2^11 terms), and the
+    functions read tables; with TABLE_BITS = PAIR_TABLE_BITS = 0 every value is
     computed by the limb quire and the integer code instead. Both give the same patterns:
     long dot products with NaR, zeros and maxpos, a scalar quire, every function."""
     rng = np.random.default_rng(n * 3 + es)

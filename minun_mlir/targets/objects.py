@@ -36,9 +36,12 @@ _ANY_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*(?:include|import)", re.M)
 _PATH_DEPENDENT = re.compile(rb"__FILE__|__BASE_FILE__|__DATE__|__TIME__|__TIMESTAMP__|"
                              rb"__has_include|__COUNTER__")
 # flags whose effect on the object is the flag itself (no file, no path)
-_KEYED_FLAG = re.compile(r"-(m|O|f|std=|D|U|W|w$|pipe$)")
+_KEYED_FLAG = re.compile(r"-(m|O|f|std=|D|U|W|w$|pipe$|pedantic$)")
+# ... except these, which record paths (debug and profile data, sanitizers' module names)
+# or name files (assembler, preprocessor and linker options)
 _UNKEYED = ("-fdebug", "-fprofile", "-ftest-coverage", "-fstack-usage", "-fdump",
-            "-fcallgraph-info", "-fmacro-prefix-map", "-ffile-prefix-map", "-Wa,", "-Wp,")
+            "-fcallgraph-info", "-fmacro-prefix-map", "-ffile-prefix-map", "-fsanitize",
+            "-Wa,", "-Wp,", "-Wl,")
 _SYSTEM_HEADERS_WITH_PATHS = {"assert.h"}
 _SEARCH_ENV = ("CPATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH")
 PRUNE_DAYS = 14
@@ -71,16 +74,29 @@ def _headers(src: Path, search: list[Path]) -> list[Path] | None:
     return found
 
 
-def compile_object(cc: str, flags: list[str], src: Path, obj: Path, what: str) -> None:
-    """`cc flags -c src -o obj`, or a copy of the same object from the build cache."""
+def cacheable_files(sources: list[Path], flags: list[str]) -> list[Path] | None:
+    """The sources and every header they include, found as GCC finds them under `flags`'
+    -I folders: all the files a compile with `flags` reads besides system headers. None
+    when its output could depend on more than their text and the flags (see above)."""
     search = [Path(f[2:]) for f in flags if f.startswith("-I") and len(f) > 2]
     keyed = [f for f in flags if not f.startswith("-I")]
-    files = None
-    plain = (len(search) == sum(f.startswith("-I") for f in flags)
-             and all(_KEYED_FLAG.match(f) and not f.startswith(_UNKEYED) for f in keyed)
-             and not any(os.environ.get(v) for v in _SEARCH_ENV))
-    if plain:
-        files = _headers(src, search)
+    if (len(search) != sum(f.startswith("-I") for f in flags)
+            or not all(_KEYED_FLAG.match(f) and not f.startswith(_UNKEYED) for f in keyed)
+            or any(os.environ.get(v) for v in _SEARCH_ENV)):
+        return None
+    files: list[Path] = []
+    for src in sources:
+        found = _headers(src, search)
+        if found is None:
+            return None
+        files += found
+    return files
+
+
+def compile_object(cc: str, flags: list[str], src: Path, obj: Path, what: str) -> None:
+    """`cc flags -c src -o obj`, or a copy of the same object from the build cache."""
+    keyed = [f for f in flags if not f.startswith("-I")]
+    files = cacheable_files([src], flags)
     if files is None:
         toolchain.run_tool([cc, *flags, "-c", str(src), "-o", str(obj)], what)
         return

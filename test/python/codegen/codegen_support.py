@@ -79,8 +79,13 @@ def build_host(model_dir: Path, exe: Path, cflags=("-O2",), cc: str = "gcc") -> 
     """Build the host program of the C in model_dir into exe. The same C with the same
     flags is built by several tests (a model and configuration that more than one test
     checks), so the program comes from the build cache, keyed by every file the compile
-    reads (host_main_files), the flags and the compiler and linker, when that key is
-    complete; otherwise (sanitizers and debug information record paths) it is built."""
+    reads, the flags and the compiler and linker, when that key is complete (as for the
+    board objects: targets/objects.py); otherwise (sanitizers and debug information
+    record paths) it is built."""
+    from minun_mlir.targets.cache import cached_build
+    from minun_mlir.targets.objects import cacheable_files
+    from minun_mlir.targets.toolchain import tool_identity
+
     main = model_dir / "host_main.c.txt"
     main.write_text(HOST_MAIN)
     runtime = ([runtime_object(model_dir / "posit.c", tuple(cflags), cc)]
@@ -92,40 +97,14 @@ def build_host(model_dir: Path, exe: Path, cflags=("-O2",), cc: str = "gcc") -> 
                "-lm"]
         subprocess.run(cmd, check=True, capture_output=True, text=True)
 
-    files = host_main_files(model_dir, main, cflags)
+    files = cacheable_files([main, model_dir / "model.c"],
+                            [*STRICT, *cflags, f"-I{model_dir}"])
     if files is None:
         build(exe)
         return exe
-    from minun_mlir.targets.cache import cached_build
-    from minun_mlir.targets.toolchain import tool_identity
-
     key = [cc, tool_identity(cc), tool_identity("ld"), *STRICT, *cflags, "-lm"]
     shutil.copy(cached_build("test-host", "", key, files + runtime, build), exe)
     return exe
-
-
-# flags whose output records a path or reads a file the key does not cover
-_PATH_FLAGS = ("-fsanitize", "-fprofile", "-ftest-coverage", "-fdebug", "-fdump", "-fstack-usage",
-               "-fcallgraph-info", "-fmacro-prefix-map", "-ffile-prefix-map", "-Wa,", "-Wp,",
-               "-Wl,")
-
-
-def host_main_files(model_dir: Path, main: Path, cflags) -> list[Path] | None:
-    """host_main and model.c with every header they include from model_dir (as GCC finds
-    them: minun_mlir/targets/objects.py), or None when the program could depend on more
-    than their text and the flags (paths recorded by -g, --coverage or a sanitizer)."""
-    from minun_mlir.targets.objects import _headers
-
-    if not all(f.startswith(("-O", "-std=", "-W", "-D", "-U", "-m", "-f"))
-               and not f.startswith(_PATH_FLAGS) for f in cflags):
-        return None
-    files: list[Path] = []
-    for src in (main, model_dir / "model.c"):
-        found = _headers(src, [model_dir])
-        if found is None:
-            return None
-        files += found
-    return files
 
 
 def _local_sources(src: Path) -> list[Path]:

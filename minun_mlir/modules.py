@@ -106,19 +106,18 @@ def walk_ops(root: Operation) -> Iterator[Operation]:
         regions = op.regions
         if regions:
             for region in reversed(regions):
-                blocks = []
-                block = region.first_block
-                while block is not None:
-                    blocks.append(block)
-                    block = block.next_block
-                for block in reversed(blocks):
-                    ops = []
-                    o = block.first_op
-                    while o is not None:
-                        ops.append(o)
-                        o = o.next_op
-                    ops.reverse()
-                    extend(ops)
+                for block in reversed(_chain(region.first_block, "next_block")):
+                    extend(reversed(_chain(block.first_op, "next_op")))
+
+
+def _chain(first, link: str) -> list:
+    """`first` and the nodes after it through their `link` attribute (a region's blocks,
+    a block's ops), read from the links rather than xDSL's iterator objects."""
+    nodes = []
+    while first is not None:
+        nodes.append(first)
+        first = getattr(first, link)
+    return nodes
 
 
 def require_level(module: ModuleOp, stage: str, level: int) -> None:

@@ -606,8 +606,6 @@ def _bin_limbs(n_bins: int, n_limbs: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return k, shift, starts
 
 
-
-
 def _unpack_compact(a: np.ndarray, n: int, es: int) -> Parts:
     """unpack(a) for an operand that may be a broadcast view (stride-0 axes, as
     np.broadcast_arrays makes them): only its distinct elements are unpacked; the parts
@@ -738,8 +736,6 @@ def _unary_table(f, n: int, es: int) -> np.ndarray:
     t = f(np.arange(1 << n, dtype=np.int64), n, es)
     t.flags.writeable = False
     return t
-
-
 
 
 @_elementwise

@@ -63,6 +63,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from xdsl.context import Context
@@ -72,7 +73,6 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FusedLoc,
     IntegerType,
-    MemRefType,
     ModuleOp,
     NameLoc,
     NoneAttr,
@@ -101,7 +101,7 @@ from minun_mlir.lowering.loops import (
     sources,
     trees,
 )
-from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin
+from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, memref_type
 from minun_mlir.lowering.loops.values import (
     CHEAP,
     FREE,
@@ -173,13 +173,21 @@ REPRESENTATION_HANDLERS: dict[type, dict[type[Operation], Handler]] = {
 
 
 def handler_for(op: Operation) -> Handler | None:
-    for v in (*op.results, *op.operands):
-        if isinstance(v.type, TensorType):
-            table = REPRESENTATION_HANDLERS.get(type(v.type.element_type))
-            if table is not None and type(op) in table:
-                return table[type(op)]
-            break
-    return HANDLERS.get(type(op))
+    """The handler of `op`: its representation's (by the element type of its first tensor
+    result or operand) where that has one, else the generic one."""
+    for values in (op.results, op.operands):
+        for v in values:
+            if isinstance(v.type, TensorType):
+                return _handler(type(op), type(v.type.element_type))
+    return _handler(type(op), None)
+
+
+@cache
+def _handler(op_type: type[Operation], element: type | None) -> Handler | None:
+    table = REPRESENTATION_HANDLERS.get(element)
+    if table is not None and op_type in table:
+        return table[op_type]
+    return HANDLERS.get(op_type)
 
 
 def _bytes(elem) -> int:
@@ -248,8 +256,8 @@ class Lowering:
             storage(el)
         n_in = sum(math.prod(shape_of(op.result)) for op in inputs)
         n_out = math.prod(shape_of(self.scores))
-        body = Block(arg_types=[MemRefType(storage(x_el), [n_in]),
-                                MemRefType(storage(s_el), [n_out])])
+        body = Block(arg_types=[memref_type(storage(x_el), n_in),
+                                memref_type(storage(s_el), n_out)])
         body.args[0].name_hint, body.args[1].name_hint = "x", "out"
         self.x = Buffer(body.args[0], n_in, storage(x_el))
         self.out = Buffer(body.args[1], n_out, storage(s_el))

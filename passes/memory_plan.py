@@ -278,9 +278,15 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
     get = memref.GetGlobalOp(SCRATCH, scratch_ty)
     get.memref.name_hint = SCRATCH
     entry.insert_op_before(get, entry.first_op)
+    index = IndexType()
     for (alloc, _), offset in zip(planned, offsets):
-        shift = arith.ConstantOp(IntegerAttr(offset, IndexType()), IndexType())
-        view = memref.ViewOp(get.memref, shift.result, [], alloc.memref.type)
+        # arith.ConstantOp(IntegerAttr(offset, index), index) and memref.ViewOp(scratch,
+        # shift, [], type) as their builders make them, without the builders' argument
+        # matching (one pair per buffer, and the searches plan hundreds of candidates)
+        shift = arith.ConstantOp.create(result_types=(index,),
+                                        properties={"value": IntegerAttr(offset, index)})
+        view = memref.ViewOp.create(operands=(get.memref, shift.result),
+                                    result_types=(alloc.memref.type,))
         view.result.name_hint = alloc.memref.name_hint
         for mark in (INPUT, OUTPUT):
             if mark in alloc.attributes:

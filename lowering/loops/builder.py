@@ -94,6 +94,14 @@ def _symbol(name: str) -> SymbolRefAttr:
     return SymbolRefAttr(name)
 
 
+@cache
+def _tensor_type(elem: Attribute, size: int) -> TensorType:
+    return TensorType(elem, [size])
+
+
+PRIVATE = StringAttr("private")  # what memref.GlobalOp.get defaults sym_visibility to
+
+
 def _const_attr(v: int | float, ty: Attribute) -> Attribute:
     # floats are not cached: 0.0 == -0.0 as a key
     return FloatAttr(v, f32) if isinstance(ty, Float32Type) else _int_attr(v, ty)
@@ -132,7 +140,15 @@ class Lin:
         return Lin(0, ((x, 1),))
 
     def __add__(self, other: int | Lin) -> Lin:
+        # terms never hold a zero coefficient nor a value twice (of, scale and this keep
+        # it so), hence the shortcuts when one side is a constant
+        if isinstance(other, int):
+            return Lin(self.const + other, self.terms) if other else self
         other = Lin.of(other)
+        if not other.terms:
+            return Lin(self.const + other.const, self.terms)
+        if not self.terms:
+            return Lin(self.const + other.const, other.terms)
         terms = dict(self.terms)
         for v, c in other.terms:
             terms[v] = terms.get(v, 0) + c
@@ -234,9 +250,12 @@ class Gen:
             data = flat.astype({8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[elem.width.data])
         if flat.size == 0:
             data = np.zeros(1, dtype=data.dtype)
-        dense = DenseIntOrFPElementsAttr(TensorType(elem, [data.size]), BytesAttr(data.tobytes()))
-        self.module_ops.append(memref.GlobalOp.get(StringAttr(name), ty, dense,
-                                                   constant=UnitAttr()))
+        dense = DenseIntOrFPElementsAttr(_tensor_type(elem, data.size),
+                                         BytesAttr(data.tobytes()))
+        # memref.GlobalOp.get(StringAttr(name), ty, dense, constant=UnitAttr())
+        self.module_ops.append(make(memref.GlobalOp, properties={
+            "sym_name": StringAttr(name), "type": ty, "initial_value": dense,
+            "sym_visibility": PRIVATE, "constant": UnitAttr()}))
         ref = self._top(make(memref.GetGlobalOp, (), (ty,), {"name": _symbol(name)}))
         ref.name_hint = name
         return Buffer(ref, data.size, elem)

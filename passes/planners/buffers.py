@@ -48,22 +48,22 @@ def element_bytes(ty: MemRefType) -> int:
 def positions(fn: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, tuple[int, int]]]:
     """Pre-order numbering of ops, and the [start, end] span of every scf.for."""
     pos: dict[Operation, int] = {}
-    last: dict[Operation, int] = {}  # a loop's last op: the last numbered in its subtree
+    spans: dict[Operation, tuple[int, int]] = {}  # a loop's last op: the last in its subtree
 
     def number(block) -> None:  # one walk (not one more per loop), in walk()'s order
         op = block.first_op
         while op is not None:
-            pos[op] = len(pos)
-            for region in op.regions:
-                for b in region.blocks:
-                    number(b)
-            if isinstance(op, scf.ForOp):
-                last[op] = len(pos) - 1
+            at = pos[op] = len(pos)
+            if op.regions:
+                for region in op.regions:
+                    for b in region.blocks:
+                        number(b)
+                if isinstance(op, scf.ForOp):
+                    spans[op] = (at, len(pos) - 1)
             op = op.next_op
 
     for block in fn.body.blocks:
         number(block)
-    spans = {op: (pos[op], last[op]) for op in pos if op in last}
     return pos, spans
 
 

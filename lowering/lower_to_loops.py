@@ -147,6 +147,13 @@ STREAMED_ROW = "stream_rows_row"
 # than stored whole (see Lowering.fused_into_loop).
 FUSE_RECOMPUTE = 4
 VIEWS = (minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp)
+# consumed_once asks for every op: the classes above as sets, looked up by the op's own
+# class (every op class here is a leaf, so `type(op) in` is `isinstance`, without the
+# abstract base class machinery that isinstance over a tuple of op classes goes through)
+_PASSING = frozenset((minun.YieldOp, func.ReturnOp, minun.LoopOp, minun.IfNonNegOp))
+_ELEMENTWISE = frozenset(ELEMENTWISE)
+_VIEWS = frozenset(VIEWS)
+_ENDS = frozenset((minun.YieldOp, func.ReturnOp))
 
 Handler = Callable[["Lowering", Any], Any]
 
@@ -195,7 +202,8 @@ def _bytes(elem) -> int:
 
 
 def _same_block(value: SSAValue, user: Operation) -> bool:
-    block = value.owner if isinstance(value.owner, Block) else value.owner.parent_block()
+    owner = value.owner
+    block = owner if type(owner) is Block else owner.parent_block()
     return user.parent_block() is block
 
 
@@ -332,7 +340,7 @@ class Lowering:
 
     def lower_block(self, block: Block) -> list[Val | SSAValue]:
         for op in block.ops:
-            if isinstance(op, (minun.YieldOp, func.ReturnOp)):
+            if type(op) in _ENDS:
                 return [self.value(v) for v in op.operands]
             self.lower_op(op)
         return []
@@ -423,22 +431,23 @@ class Lowering:
         if len(uses) != 1 or not _same_block(v, uses[0].operation):
             return False
         user, index = uses[0].operation, uses[0].index
-        if isinstance(user, (minun.YieldOp, func.ReturnOp, minun.LoopOp, minun.IfNonNegOp)):
+        kind = type(user)
+        if kind in _PASSING:
             return True
-        if isinstance(user, ELEMENTWISE):
+        if kind in _ELEMENTWISE:
             return math.prod(shape_of(v)) == math.prod(shape_of(user.results[0]))
-        if isinstance(user, VIEWS):
+        if kind in _VIEWS:
             return index == 0 and self.consumed_once(user.results[0])
-        if isinstance(user, minun.SpliceAssignOp):
+        if kind is minun.SpliceAssignOp:
             return index == 0
-        if isinstance(user, num.MatMulOp):
+        if kind is num.MatMulOp:
             m, _ = shape_of(user.lhs)
             _, n = shape_of(user.rhs)
             return n == 1 if index == 0 else m == 1
-        if isinstance(user, num.MaxPoolOp):
+        if kind is num.MaxPoolOp:
             kernel, strides = minun.ints(user.kernel), minun.ints(user.strides)
             return all(s >= k for s, k in zip(strides, kernel))
-        if isinstance(user, num.Conv2DOp) and index == 0:
+        if kind is num.Conv2DOp and index == 0:
             # 1x1, one output channel per group: each input element feeds at most one
             # output element (the 1x1 grouped scale of face-4's first layer)
             _, kh, kw, _, cout = shape_of(user.filter)

@@ -15,6 +15,7 @@ from functools import cache
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -57,7 +58,7 @@ def make(cls: type[Operation], operands: Sequence[SSAValue] = (),
          regions: Sequence[Region] = ()) -> Operation:
     """cls(...) as its IRDL builder makes it, without the builder's argument matching."""
     return cls.create(operands=operands, result_types=result_types,
-                      properties=properties or {}, regions=regions)
+                      properties=properties or {}, regions=regions, location=UNKNOWN_LOC)
 
 
 def binary(kind: type, a: SSAValue, b: SSAValue, overflow: Attribute | None = None
@@ -220,7 +221,7 @@ class Gen:
         return self.const(v, INDEX)
 
     def const(self, v: int | float, ty: Attribute) -> SSAValue:
-        key = (float(v) if isinstance(ty, Float32Type) else int(v), ty)
+        key = (float(v) if type(ty) is Float32Type else int(v), ty)
         found = self.consts.get(key)
         if found is None:  # (a type is equal to another exactly when it prints the same)
             op = make(arith.ConstantOp, (), (ty,), {"value": _const_attr(key[0], ty)})

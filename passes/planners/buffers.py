@@ -110,7 +110,7 @@ def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
     pos, spans = positions(fn)
     out = []
     # pos holds fn's ops in walk order (fn itself, not an alloc, aside): no second walk
-    for i, op in enumerate(o for o in pos if isinstance(o, memref.AllocOp)):
+    for i, op in enumerate(o for o in pos if type(o) is memref.AllocOp):
         ty = op.memref.type
         if not isinstance(ty, MemRefType) or not ty.has_static_shape():
             raise error("memory-plan: only statically shaped buffers can be planned")

@@ -283,8 +283,7 @@ class Lowering:
         dropped = {op.name_.root_reference.data for op in unused
                    if isinstance(op, memref.GetGlobalOp)}
         g.top = [op for op in g.top if op not in unused]
-        g.module_ops = [op for op in g.module_ops if not (
-            isinstance(op, memref.GlobalOp) and op.sym_name.data in dropped)]
+        g.drop_globals(dropped)
         for op in reversed(g.top):
             if body.first_op is None:
                 body.add_op(op)

@@ -77,6 +77,19 @@ def _loops_of(op: Operation) -> list[Operation]:
     return loops
 
 
+def _loops_around(users: list[Operation]) -> set[Operation]:
+    """The scf.for ops holding any of `users` (users of one block share theirs, so each
+    block's loops are found once: a buffer's users are mostly in a few loop bodies)."""
+    loops: set[Operation] = set()
+    seen: set = set()
+    for u in users:
+        block = u.parent_block()
+        if block not in seen:
+            seen.add(block)
+            loops.update(_loops_of(u))
+    return loops
+
+
 def live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
     """[first, last] op positions during which the buffer `value` holds live data."""
     first, last = _live_range(value, pos, spans)
@@ -92,15 +105,13 @@ def _live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
     if not users:
         p = pos[value.owner]
         return (p, p) if start is None else (start, p)
-    first = min(pos[u] for u in users)
-    if start is not None:
-        first = start
-    last = max(pos[u] for u in users)
-    loops = {loop for u in users for loop in _loops_of(u)}
-    for loop in loops:
+    at = [pos[u] for u in users]
+    first = min(at) if start is None else start
+    last = max(at)
+    for loop in _loops_around(users):
         lo, hi = spans[loop]
-        inside = [u for u in users if lo <= pos[u] <= hi]
-        earliest = min(inside, key=lambda u: pos[u])
+        inside = [(p, u) for p, u in zip(at, users) if lo <= p <= hi]
+        earliest = min(inside, key=lambda pu: pu[0])[1]
         if len(inside) < len(users) or isinstance(earliest, memref.LoadOp):
             first, last = min(first, lo), max(last, hi)
     return first, last

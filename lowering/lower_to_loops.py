@@ -63,6 +63,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from xdsl.context import Context
@@ -72,7 +73,6 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FusedLoc,
     IntegerType,
-    MemRefType,
     ModuleOp,
     NameLoc,
     NoneAttr,
@@ -101,7 +101,7 @@ from minun_mlir.lowering.loops import (
     sources,
     trees,
 )
-from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin
+from minun_mlir.lowering.loops.builder import Buffer, Gen, Lin, memref_type
 from minun_mlir.lowering.loops.values import (
     CHEAP,
     FREE,
@@ -147,6 +147,13 @@ STREAMED_ROW = "stream_rows_row"
 # than stored whole (see Lowering.fused_into_loop).
 FUSE_RECOMPUTE = 4
 VIEWS = (minun.ReshapeOp, minun.TransposeOp, minun.SpliceOp, minun.IndexOp, minun.ReverseOp)
+# consumed_once asks for every op: the classes above as sets, looked up by the op's own
+# class (every op class here is a leaf, so `type(op) in` is `isinstance`, without the
+# abstract base class machinery that isinstance over a tuple of op classes goes through)
+_PASSING = frozenset((minun.YieldOp, func.ReturnOp, minun.LoopOp, minun.IfNonNegOp))
+_ELEMENTWISE = frozenset(ELEMENTWISE)
+_VIEWS = frozenset(VIEWS)
+_ENDS = frozenset((minun.YieldOp, func.ReturnOp))
 
 Handler = Callable[["Lowering", Any], Any]
 
@@ -173,13 +180,21 @@ REPRESENTATION_HANDLERS: dict[type, dict[type[Operation], Handler]] = {
 
 
 def handler_for(op: Operation) -> Handler | None:
-    for v in (*op.results, *op.operands):
-        if isinstance(v.type, TensorType):
-            table = REPRESENTATION_HANDLERS.get(type(v.type.element_type))
-            if table is not None and type(op) in table:
-                return table[type(op)]
-            break
-    return HANDLERS.get(type(op))
+    """The handler of `op`: its representation's (by the element type of its first tensor
+    result or operand) where that has one, else the generic one."""
+    for values in (op.results, op.operands):
+        for v in values:
+            if isinstance(v.type, TensorType):
+                return _handler(type(op), type(v.type.element_type))
+    return _handler(type(op), None)
+
+
+@cache
+def _handler(op_type: type[Operation], element: type | None) -> Handler | None:
+    table = REPRESENTATION_HANDLERS.get(element)
+    if table is not None and op_type in table:
+        return table[op_type]
+    return HANDLERS.get(op_type)
 
 
 def _bytes(elem) -> int:
@@ -187,7 +202,8 @@ def _bytes(elem) -> int:
 
 
 def _same_block(value: SSAValue, user: Operation) -> bool:
-    block = value.owner if isinstance(value.owner, Block) else value.owner.parent_block()
+    owner = value.owner
+    block = owner if type(owner) is Block else owner.parent_block()
     return user.parent_block() is block
 
 
@@ -248,8 +264,8 @@ class Lowering:
             storage(el)
         n_in = sum(math.prod(shape_of(op.result)) for op in inputs)
         n_out = math.prod(shape_of(self.scores))
-        body = Block(arg_types=[MemRefType(storage(x_el), [n_in]),
-                                MemRefType(storage(s_el), [n_out])])
+        body = Block(arg_types=[memref_type(storage(x_el), n_in),
+                                memref_type(storage(s_el), n_out)])
         body.args[0].name_hint, body.args[1].name_hint = "x", "out"
         self.x = Buffer(body.args[0], n_in, storage(x_el))
         self.out = Buffer(body.args[1], n_out, storage(s_el))
@@ -267,8 +283,7 @@ class Lowering:
         dropped = {op.name_.root_reference.data for op in unused
                    if isinstance(op, memref.GetGlobalOp)}
         g.top = [op for op in g.top if op not in unused]
-        g.module_ops = [op for op in g.module_ops if not (
-            isinstance(op, memref.GlobalOp) and op.sym_name.data in dropped)]
+        g.drop_globals(dropped)
         for op in reversed(g.top):
             if body.first_op is None:
                 body.add_op(op)
@@ -324,7 +339,7 @@ class Lowering:
 
     def lower_block(self, block: Block) -> list[Val | SSAValue]:
         for op in block.ops:
-            if isinstance(op, (minun.YieldOp, func.ReturnOp)):
+            if type(op) in _ENDS:
                 return [self.value(v) for v in op.operands]
             self.lower_op(op)
         return []
@@ -415,22 +430,23 @@ class Lowering:
         if len(uses) != 1 or not _same_block(v, uses[0].operation):
             return False
         user, index = uses[0].operation, uses[0].index
-        if isinstance(user, (minun.YieldOp, func.ReturnOp, minun.LoopOp, minun.IfNonNegOp)):
+        kind = type(user)
+        if kind in _PASSING:
             return True
-        if isinstance(user, ELEMENTWISE):
+        if kind in _ELEMENTWISE:
             return math.prod(shape_of(v)) == math.prod(shape_of(user.results[0]))
-        if isinstance(user, VIEWS):
+        if kind in _VIEWS:
             return index == 0 and self.consumed_once(user.results[0])
-        if isinstance(user, minun.SpliceAssignOp):
+        if kind is minun.SpliceAssignOp:
             return index == 0
-        if isinstance(user, num.MatMulOp):
+        if kind is num.MatMulOp:
             m, _ = shape_of(user.lhs)
             _, n = shape_of(user.rhs)
             return n == 1 if index == 0 else m == 1
-        if isinstance(user, num.MaxPoolOp):
+        if kind is num.MaxPoolOp:
             kernel, strides = minun.ints(user.kernel), minun.ints(user.strides)
             return all(s >= k for s, k in zip(strides, kernel))
-        if isinstance(user, num.Conv2DOp) and index == 0:
+        if kind is num.Conv2DOp and index == 0:
             # 1x1, one output channel per group: each input element feeds at most one
             # output element (the 1x1 grouped scale of face-4's first layer)
             _, kh, kw, _, cout = shape_of(user.filter)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
@@ -278,21 +279,33 @@ def plan_function(module: ModuleOp, fn: func.FuncOp, planner: Planner, budget: i
     get = memref.GetGlobalOp(SCRATCH, scratch_ty)
     get.memref.name_hint = SCRATCH
     entry.insert_op_before(get, entry.first_op)
+    scratch, index = get.memref, IndexType()
     for (alloc, _), offset in zip(planned, offsets):
-        shift = arith.ConstantOp(IntegerAttr(offset, IndexType()), IndexType())
-        view = memref.ViewOp(get.memref, shift.result, [], alloc.memref.type)
-        view.result.name_hint = alloc.memref.name_hint
+        # arith.ConstantOp(IntegerAttr(offset, index), index) and memref.ViewOp(scratch,
+        # shift, [], type) as their builders make them, without the builders' argument
+        # matching (one pair per buffer, and the searches plan hundreds of candidates)
+        ref = alloc.memref
+        shift = arith.ConstantOp.create(result_types=(index,),
+                                        properties={"value": _index_attr(offset)})
+        view = memref.ViewOp.create(operands=(scratch, shift.result), result_types=(ref.type,))
+        view.result.name_hint = ref.name_hint
         for mark in (INPUT, OUTPUT):
             if mark in alloc.attributes:
                 view.attributes[mark] = UnitAttr()
         block = alloc.parent_block()
         block.insert_op_before(shift, alloc)
         block.insert_op_before(view, alloc)
-        alloc.memref.replace_all_uses_with(view.result)
+        ref.replace_all_uses_with(view.result)
         alloc.detach()
         alloc.erase()
     fn.attributes["minun.scratch_bytes"] = IntegerAttr(total, 64)
     return total
+
+
+@lru_cache(maxsize=4096)
+def _index_attr(offset: int) -> IntegerAttr:
+    """An `index` offset (attributes are immutable: one per offset, shared)."""
+    return IntegerAttr(offset, IndexType())
 
 
 def memory_plan(module: ModuleOp, planner: str = Planner.GREEDY, budget: int = 0,

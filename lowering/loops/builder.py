@@ -15,6 +15,7 @@ from functools import cache
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -57,7 +58,7 @@ def make(cls: type[Operation], operands: Sequence[SSAValue] = (),
          regions: Sequence[Region] = ()) -> Operation:
     """cls(...) as its IRDL builder makes it, without the builder's argument matching."""
     return cls.create(operands=operands, result_types=result_types,
-                      properties=properties or {}, regions=regions)
+                      properties=properties or {}, regions=regions, location=UNKNOWN_LOC)
 
 
 def binary(kind: type, a: SSAValue, b: SSAValue, overflow: Attribute | None = None
@@ -92,6 +93,14 @@ _ALLOC_SEGMENTS = DenseArrayBase.from_list(i32, [0, 0])
 @cache
 def _symbol(name: str) -> SymbolRefAttr:
     return SymbolRefAttr(name)
+
+
+@cache
+def _tensor_type(elem: Attribute, size: int) -> TensorType:
+    return TensorType(elem, [size])
+
+
+PRIVATE = StringAttr("private")  # what memref.GlobalOp.get defaults sym_visibility to
 
 
 def _const_attr(v: int | float, ty: Attribute) -> Attribute:
@@ -132,7 +141,15 @@ class Lin:
         return Lin(0, ((x, 1),))
 
     def __add__(self, other: int | Lin) -> Lin:
+        # terms never hold a zero coefficient nor a value twice (of, scale and this keep
+        # it so), hence the shortcuts when one side is a constant
+        if isinstance(other, int):
+            return Lin(self.const + other, self.terms) if other else self
         other = Lin.of(other)
+        if not other.terms:
+            return Lin(self.const + other.const, self.terms)
+        if not self.terms:
+            return Lin(self.const + other.const, other.terms)
         terms = dict(self.terms)
         for v, c in other.terms:
             terms[v] = terms.get(v, 0) + c
@@ -150,6 +167,25 @@ class Lin:
 # --------------------------------------------------------------------------------------
 # Builder of L3
 # --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Global:
+    """A constant global not built yet: built when something reads the module's ops, and
+    never when its reads were all folded away (a parameter stored rescaled or re-ordered
+    instead), which run() drops by name."""
+
+    name: str
+    type: MemRefType
+    data: np.ndarray  # the elements, little-endian, never empty
+
+    def build(self) -> memref.GlobalOp:
+        # memref.GlobalOp.get(StringAttr(name), type, dense, constant=UnitAttr())
+        dense = DenseIntOrFPElementsAttr(_tensor_type(self.type.element_type, self.data.size),
+                                         BytesAttr(self.data.tobytes()))
+        return make(memref.GlobalOp, properties={
+            "sym_name": StringAttr(self.name), "type": self.type, "initial_value": dense,
+            "sym_visibility": PRIVATE, "constant": UnitAttr()})
 
 
 @dataclass(eq=False)
@@ -170,13 +206,38 @@ class Gen:
         self.block: Block | None = None
         self.top: list[Operation] = []  # allocs, constants, get_global: the entry's head
         self.consts: dict[tuple, SSAValue] = {}
-        self.module_ops: list[Operation] = []  # globals and helper declarations
+        self._module_ops: list[Operation | _Global] = []  # see module_ops
         self.names: set[str] = set()
         self.helpers: dict[str, func.FuncOp] = {}
         self.shared: dict[str, Buffer] = {}  # global_once's tables, by name
         self.quire_depth = 0  # posit dot products being built, nested (posit/loops.py)
 
     # -- plumbing ----------------------------------------------------------------------
+
+    @property
+    def module_ops(self) -> list[Operation]:
+        """The globals and helper declarations, in the order they were made (every
+        global built: the list returned is the builder's own, to update in place)."""
+        ops = self._module_ops
+        for k, op in enumerate(ops):
+            if isinstance(op, _Global):
+                ops[k] = op.build()
+        return ops  # type: ignore[return-value]
+
+    def drop_globals(self, names: set[str]) -> None:
+        """Forget the globals called `names` (built or not)."""
+        self._module_ops = [op for op in self._module_ops if not (
+            (isinstance(op, memref.GlobalOp) and op.sym_name.data in names)
+            or (isinstance(op, _Global) and op.name in names))]
+
+    def global_bytes(self, name: str) -> bytes | None:
+        """The contents of the global called `name`, or None when there is none."""
+        for op in self._module_ops:
+            if isinstance(op, _Global) and op.name == name:
+                return op.data.tobytes()
+            if isinstance(op, memref.GlobalOp) and op.sym_name.data == name:
+                return op.initial_value.data.data
+        return None
 
     def add(self, op: Operation) -> SSAValue:
         assert self.block is not None
@@ -204,7 +265,7 @@ class Gen:
         return self.const(v, INDEX)
 
     def const(self, v: int | float, ty: Attribute) -> SSAValue:
-        key = (float(v) if isinstance(ty, Float32Type) else int(v), ty)
+        key = (float(v) if type(ty) is Float32Type else int(v), ty)
         found = self.consts.get(key)
         if found is None:  # (a type is equal to another exactly when it prints the same)
             op = make(arith.ConstantOp, (), (ty,), {"value": _const_attr(key[0], ty)})
@@ -234,9 +295,7 @@ class Gen:
             data = flat.astype({8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[elem.width.data])
         if flat.size == 0:
             data = np.zeros(1, dtype=data.dtype)
-        dense = DenseIntOrFPElementsAttr(TensorType(elem, [data.size]), BytesAttr(data.tobytes()))
-        self.module_ops.append(memref.GlobalOp.get(StringAttr(name), ty, dense,
-                                                   constant=UnitAttr()))
+        self._module_ops.append(_Global(name, ty, data))
         ref = self._top(make(memref.GetGlobalOp, (), (ty,), {"name": _symbol(name)}))
         ref.name_hint = name
         return Buffer(ref, data.size, elem)
@@ -259,7 +318,7 @@ class Gen:
         if name not in self.helpers:
             decl = func.FuncOp.external(name, [a.type for a in args], [result])
             self.helpers[name] = decl
-            self.module_ops.append(decl)
+            self._module_ops.append(decl)
         return self.add(make(func.CallOp, tuple(args), (result,), {"callee": _symbol(name)}))
 
     def probe(self, name: str, args: Sequence[SSAValue]) -> None:
@@ -267,7 +326,7 @@ class Gen:
         if name not in self.helpers:
             decl = func.FuncOp.external(name, [a.type for a in args], [])
             self.helpers[name] = decl
-            self.module_ops.append(decl)
+            self._module_ops.append(decl)
         self.add(make(func.CallOp, tuple(args), (), {"callee": _symbol(name)}))
 
     # -- index arithmetic --------------------------------------------------------------

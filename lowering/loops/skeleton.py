@@ -354,13 +354,12 @@ def relayout(lw: Lowering, v: Val, perm: tuple[int, ...]):
     key = (gname, v.offset.const, tuple(v.strides), tuple(v.shape), perm)
     if key in lw.relayouts:
         return lw.relayouts[key]
-    glob = next((o for o in lw.g.module_ops if isinstance(o, memref.GlobalOp)
-                 and o.sym_name.data == gname), None)
-    if glob is None:
+    contents = lw.g.global_bytes(gname)
+    if contents is None:
         return None
     dt = "<f4" if isinstance(v.buffer.elem, Float32Type) else \
         {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[v.buffer.elem.width.data]
-    data = np.frombuffer(glob.initial_value.data.data, dtype=dt)
+    data = np.frombuffer(contents, dtype=dt)
     pos = np.full(v.shape, v.offset.const, dtype=np.int64)
     for e, (n_, s) in enumerate(zip(v.shape, v.strides)):
         if n_ != 1:

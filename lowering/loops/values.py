@@ -97,11 +97,28 @@ class Buf(Val):
             self.strides = row_major(self.shape)
 
     def at(self, idx: Sequence[Lin]) -> Lin:
-        acc = self.offset
+        """offset + sum(idx[e] * strides[e]) over the non-unit dimensions, summed in
+        one pass with the terms in the order (and without the zeros) that adding them
+        one at a time gives (Lin.__add__): every load and store asks for it."""
+        const, terms = self.offset.const, None
         for i, s, n in zip(idx, self.strides, self.shape):
-            if n != 1:
-                acc = acc + Lin.of(i).scale(s)
-        return acc
+            if n == 1 or s == 0:
+                continue
+            if isinstance(i, Lin):
+                const, more = const + i.const * s, i.terms
+            elif isinstance(i, int):
+                const, more = const + i * s, ()
+            else:
+                more = ((i, 1),)
+            for v, c in more:
+                if terms is None:
+                    terms = dict(self.offset.terms)
+                c = terms.get(v, 0) + c * s
+                if c:
+                    terms[v] = c
+                else:
+                    del terms[v]
+        return Lin(const, self.offset.terms if terms is None else tuple(terms.items()))
 
     def load(self, g: Gen, idx: list[Lin]) -> SSAValue:
         return g.load(self.buffer, self.at(idx))

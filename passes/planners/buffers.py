@@ -48,22 +48,22 @@ def element_bytes(ty: MemRefType) -> int:
 def positions(fn: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, tuple[int, int]]]:
     """Pre-order numbering of ops, and the [start, end] span of every scf.for."""
     pos: dict[Operation, int] = {}
-    last: dict[Operation, int] = {}  # a loop's last op: the last numbered in its subtree
+    spans: dict[Operation, tuple[int, int]] = {}  # a loop's last op: the last in its subtree
 
     def number(block) -> None:  # one walk (not one more per loop), in walk()'s order
         op = block.first_op
         while op is not None:
-            pos[op] = len(pos)
-            for region in op.regions:
-                for b in region.blocks:
-                    number(b)
-            if isinstance(op, scf.ForOp):
-                last[op] = len(pos) - 1
+            at = pos[op] = len(pos)
+            if op.regions:
+                for region in op.regions:
+                    for b in region.blocks:
+                        number(b)
+                if isinstance(op, scf.ForOp):
+                    spans[op] = (at, len(pos) - 1)
             op = op.next_op
 
     for block in fn.body.blocks:
         number(block)
-    spans = {op: (pos[op], last[op]) for op in pos if op in last}
     return pos, spans
 
 
@@ -74,6 +74,19 @@ def _loops_of(op: Operation) -> list[Operation]:
         if isinstance(parent, scf.ForOp):
             loops.append(parent)
         parent = parent.parent_op()
+    return loops
+
+
+def _loops_around(users: list[Operation]) -> set[Operation]:
+    """The scf.for ops holding any of `users` (users of one block share theirs, so each
+    block's loops are found once: a buffer's users are mostly in a few loop bodies)."""
+    loops: set[Operation] = set()
+    seen: set = set()
+    for u in users:
+        block = u.parent_block()
+        if block not in seen:
+            seen.add(block)
+            loops.update(_loops_of(u))
     return loops
 
 
@@ -92,15 +105,13 @@ def _live_range(value: SSAValue, pos, spans) -> tuple[int, int]:
     if not users:
         p = pos[value.owner]
         return (p, p) if start is None else (start, p)
-    first = min(pos[u] for u in users)
-    if start is not None:
-        first = start
-    last = max(pos[u] for u in users)
-    loops = {loop for u in users for loop in _loops_of(u)}
-    for loop in loops:
+    at = [pos[u] for u in users]
+    first = min(at) if start is None else start
+    last = max(at)
+    for loop in _loops_around(users):
         lo, hi = spans[loop]
-        inside = [u for u in users if lo <= pos[u] <= hi]
-        earliest = min(inside, key=lambda u: pos[u])
+        inside = [(p, u) for p, u in zip(at, users) if lo <= p <= hi]
+        earliest = min(inside, key=lambda pu: pu[0])[1]
         if len(inside) < len(users) or isinstance(earliest, memref.LoadOp):
             first, last = min(first, lo), max(last, hi)
     return first, last
@@ -110,7 +121,7 @@ def buffers_of(fn: func.FuncOp) -> list[tuple[memref.AllocOp, Buffer]]:
     pos, spans = positions(fn)
     out = []
     # pos holds fn's ops in walk order (fn itself, not an alloc, aside): no second walk
-    for i, op in enumerate(o for o in pos if isinstance(o, memref.AllocOp)):
+    for i, op in enumerate(o for o in pos if type(o) is memref.AllocOp):
         ty = op.memref.type
         if not isinstance(ty, MemRefType) or not ty.has_static_shape():
             raise error("memory-plan: only statically shaped buffers can be planned")

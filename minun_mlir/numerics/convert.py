@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType, UnknownLoc
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType, UnknownLoc, f64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects import minun, num
-from minun_mlir.modules import main_function, shape_of  # noqa: F401  (shape_of: for the representations)
+from minun_mlir.modules import main_function, shape_of, walk_ops  # noqa: F401  (shape_of: for the representations)
 from minun_mlir.numerics.float_eval import Profile, ValueStats
 from minun_mlir.numerics.repr import QuantizeConfig
 
@@ -41,7 +41,7 @@ def temporary_names(module: ModuleOp) -> dict[SSAValue, str]:
     them bits by these names, and an assignment replays on the same program (the same
     frontend and lower-composite-ops give the same order)."""
     names: dict[SSAValue, str] = {}
-    for op in main_function(module).walk():
+    for op in walk_ops(main_function(module)):
         if isinstance(op, (minun.ConstantOp, minun.ParamOp, minun.InputOp)):
             continue
         for v in op.results:
@@ -268,9 +268,13 @@ class L2Converter:
         return self.log_softmax(op, self.map[op.input])
 
     def convert_init(self, op: minun.InitOp) -> SSAValue:
-        el = self.init_type(op, float(op.fill.value.data))
-        return self.emit(minun.InitOp(op.result.type.get_shape(), float(op.fill.value.data),
-                                      el))
+        fill = float(op.fill.value.data)
+        el = self.init_type(op, fill)
+        # the L1 op's own f64 fill attribute when it is one (InitOp(shape, fill, el) would
+        # build the same attribute again)
+        attr = op.fill if op.fill.type == f64 else minun.f64_attr(fill)
+        return self.emit(minun.InitOp.create(attributes={"fill": attr}, result_types=[
+            minun.tensor_of(op.result.type.get_shape(), el)]))
 
     def convert_tree_ensemble(self, op: minun.TreeEnsembleOp) -> SSAValue:
         return self.tree_ensemble(op, self.map[op.input])

@@ -20,6 +20,8 @@ bit-exact with the C runtime in third_party/softposit (docs/numerics.md, "Posits
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -36,6 +38,13 @@ from minun_mlir.numerics.repr import QuantizeConfig, Representation
 BITS = num.POSIT_WIDTHS  # n of posit<n, es>: 8..16 and 32
 
 
+@functools.lru_cache(maxsize=256)
+def posit_type(n: int, es: int) -> PositType:
+    """`!num.posit<n, es>`, made once: types are immutable, and a quantize run asks for
+    its few formats once per value (each construction verifies its parameters)."""
+    return PositType(n, es)
+
+
 class PositConverter(Float32Converter):
     """float32's program (same ops, same attributes) with posit<n, es> elements: n per
     tensor (`bits_by_name`, `param_bits`, `demote`; default `bits`), es per width (`es`, or
@@ -47,13 +56,13 @@ class PositConverter(Float32Converter):
 
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
-        self.element = PositType(config.bits, config.es_for(config.bits))
+        self.element = posit_type(config.bits, config.es_for(config.bits))
         # (sparse parameter, wider format) -> its copy in that format (sparse_matmul)
         self.widened_sparse: dict[tuple[SSAValue, PositType], SSAValue] = {}
 
     def format(self, name: str | None, is_param: bool = False) -> PositType:
         bits = self.config.bits_for(name, is_param)
-        return PositType(bits, self.config.es_for(bits))
+        return posit_type(bits, self.config.es_for(bits))
 
     def element_of(self, old: SSAValue) -> Attribute:
         return self.format(self.tensor_name(old), isinstance(old.owner, minun.ParamOp))

@@ -26,11 +26,17 @@ from minun_mlir.modules import main_function, shape_of, walk_ops  # noqa: F401  
 from minun_mlir.numerics.float_eval import Profile, ValueStats
 from minun_mlir.numerics.repr import QuantizeConfig
 
+# exact op classes, looked up by type as HANDLERS is: isinstance on an xDSL op class goes
+# through ABCMeta, ten times slower, and these run for every value (none is subclassed)
+NAMED_OWNERS = frozenset({minun.ParamOp, minun.InputOp})
+LEAVES = frozenset({minun.ConstantOp, minun.ParamOp, minun.InputOp})
+TERMINATORS = frozenset({func.ReturnOp, minun.YieldOp})
+
 
 def name_of(value: SSAValue) -> str | None:
     """A user-facing name: a parameter's or input's name, else the SSA name hint."""
     owner = value.owner
-    if isinstance(owner, (minun.ParamOp, minun.InputOp)):
+    if type(owner) in NAMED_OWNERS:
         return owner.sym_name.data
     return value.name_hint
 
@@ -42,7 +48,7 @@ def temporary_names(module: ModuleOp) -> dict[SSAValue, str]:
     frontend and lower-composite-ops give the same order)."""
     names: dict[SSAValue, str] = {}
     for op in walk_ops(main_function(module)):
-        if isinstance(op, (minun.ConstantOp, minun.ParamOp, minun.InputOp)):
+        if type(op) in LEAVES:
             continue
         for v in op.results:
             if isinstance(v.type, TensorType) and name_of(v) is None:
@@ -117,7 +123,7 @@ class L2Converter:
         saved, self.block = self.block, new
         try:
             for op in old.ops:
-                if isinstance(op, (func.ReturnOp, minun.YieldOp)):
+                if type(op) in TERMINATORS:
                     return [self.finish_result(self.map[v], v) for v in op.operands]
                 self.convert_op(op)
             return []

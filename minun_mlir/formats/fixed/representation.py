@@ -131,9 +131,10 @@ class FixedConverter(L2Converter):
     def bits(self, old: SSAValue | None) -> int:
         if old is None:
             return self.config.bits_for(None)
-        is_param = isinstance(old.owner, minun.ParamOp)
+        owner = type(old.owner)  # exact classes: cheaper than isinstance (see name_of)
+        is_param = owner is minun.ParamOp
         name = self.tensor_name(old)
-        if isinstance(old.owner, minun.InputOp) and self.config.input_bits is not None \
+        if owner is minun.InputOp and self.config.input_bits is not None \
                 and name not in self.config.bits_by_name:
             return self.config.input_bits
         return self.config.bits_for(name, is_param)

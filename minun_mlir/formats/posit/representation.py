@@ -65,7 +65,8 @@ class PositConverter(Float32Converter):
         return posit_type(bits, self.config.es_for(bits))
 
     def element_of(self, old: SSAValue) -> Attribute:
-        return self.format(self.tensor_name(old), isinstance(old.owner, minun.ParamOp))
+        # an exact class: cheaper than isinstance (convert.name_of says why)
+        return self.format(self.tensor_name(old), type(old.owner) is minun.ParamOp)
 
     def widest(self, elements: list[Attribute]) -> Attribute:
         return max(elements, key=lambda el: el.width)

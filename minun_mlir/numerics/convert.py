@@ -13,6 +13,7 @@ implement the hooks; they do not change the table.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -54,6 +55,30 @@ def temporary_names(module: ModuleOp) -> dict[SSAValue, str]:
             if isinstance(v.type, TensorType) and name_of(v) is None:
                 names[v] = f"%t{len(names) + 1}"
     return names
+
+
+# the largest parameter (in elements) whose codes `codes` remembers: a search quantizes
+# the same weights at the same few formats for every candidate, and small arrays are
+# where building the codes costs more than the array; the cache holds at most
+# 512 x 4096 elements
+CODES_CACHED_SIZE = 4096
+
+
+def codes(encode: Callable[..., np.ndarray], values: np.ndarray, *params) -> np.ndarray:
+    """`encode(values, *params)` (a pure function of the values' bytes, dtype and shape
+    and of `params`), remembered for small arrays; the result is read-only."""
+    if values.size > CODES_CACHED_SIZE:
+        return encode(values, *params)
+    return _codes(encode, values.tobytes(), values.dtype.str, values.shape, params)
+
+
+@functools.lru_cache(maxsize=512)
+def _codes(encode, data: bytes, dtype: str, shape: tuple[int, ...], params: tuple
+           ) -> np.ndarray:
+    out = encode(np.frombuffer(data, dtype=dtype).reshape(shape).copy(), *params)
+    if isinstance(out, np.ndarray):
+        out.flags.writeable = False
+    return out
 
 
 class L2Converter:

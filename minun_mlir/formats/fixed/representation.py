@@ -40,7 +40,7 @@ from minun_mlir.dialects.num import FixedType
 from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.formats.int4 import weights as int4
 from minun_mlir.numerics import float_eval
-from minun_mlir.numerics.convert import L2Converter, shape_of
+from minun_mlir.numerics.convert import L2Converter, codes, shape_of
 from minun_mlir.numerics.float_eval import Profile, ValueStats, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
@@ -224,7 +224,11 @@ class FixedConverter(L2Converter):
         scale = fx.get_scale(magnitude, bits)
         if not self.maxscale_mode and self.config.scale_override(name) is not None:
             scale = self.config.scale_override(name)  # saturated below if too high
-        stored = fx.quantize(values, bits, scale, self.config.rounding, "saturate")
+        # remembered across runs (convert.codes), except where an overflow report counts
+        # what fx.quantize saturates
+        stored = (fx.quantize(values, bits, scale, self.config.rounding, "saturate")
+                  if fx.counting() else
+                  codes(fx.quantize, values, bits, scale, self.config.rounding, "saturate"))
         ty = self.result_type(values.shape, bits, scale)
         return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))
 

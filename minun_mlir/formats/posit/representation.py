@@ -32,6 +32,7 @@ from minun_mlir.dialects.num import PositType
 from minun_mlir.formats.float32.representation import Float32Converter
 from minun_mlir.formats.posit import arith as pz
 from minun_mlir.numerics import float_eval
+from minun_mlir.numerics.convert import codes
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
@@ -79,7 +80,7 @@ class PositConverter(Float32Converter):
     def param(self, op, values, name, sparse, declared) -> SSAValue:
         el = self.format(name, is_param=op is not None and not isinstance(op, minun.ConstantOp))
         ty = minun.tensor_of(values.shape, el)
-        stored = encode(np.asarray(values, dtype=np.float64), el)
+        stored = codes(_encode_reals, values, el.width, el.exponent_bits)  # remembered
         return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))
 
     def sparse_matmul(self, op, a, b) -> SSAValue:
@@ -117,6 +118,11 @@ def encode(values: np.ndarray, el: PositType) -> np.ndarray:
     """Reals -> stored patterns (n-bit two's complement integers, int64), rounded once."""
     n, es = el.width, el.exponent_bits
     return pz.signed(pz.encode(np.asarray(values, dtype=np.float64), n, es), n)
+
+
+def _encode_reals(values: np.ndarray, n: int, es: int) -> np.ndarray:
+    """`encode` of any real array as posit<n, es> (convert.codes' key: plain numbers)."""
+    return encode(np.asarray(values, dtype=np.float64), posit_type(n, es))
 
 
 def decode(stored: np.ndarray, el: PositType) -> np.ndarray:

@@ -20,6 +20,7 @@ minun_mlir/formats/fixed/arith.py). Which ops an L2 program uses follows one rul
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import ClassVar
 
@@ -312,11 +313,17 @@ def fixed(value: SSAValue) -> FixedType | None:
 def storage_type(el: Attribute) -> IntegerType:
     """The integer a fixed-point value, a posit pattern or a bfloat16 key is stored in."""
     if isinstance(el, BFloat16Type):
-        return IntegerType(16)
+        return integer_type(16)
     if isinstance(el, PositType):
-        return IntegerType(el.storage_width)
+        return integer_type(el.storage_width)
     assert isinstance(el, (FixedType, AffineType))
-    return IntegerType(el.width)
+    return integer_type(el.width)
+
+
+@functools.cache  # types are immutable; quantize and the verifier ask for the same few
+def integer_type(width: int) -> IntegerType:
+    """`i<width>` (signless), made once."""
+    return IntegerType(width)
 
 
 def integer_stored(el: Attribute) -> bool:
@@ -409,7 +416,7 @@ class ParamOp(IRDLOperation):
             width = storage_type(el).width.data
             dtype = {8: "<i1", 16: "<i2", 32: "<i4", 64: "<i8"}[width]
             data = np.asarray(stored, dtype=dtype, order="C")
-            value = DenseIntOrFPElementsAttr(tensor_of(data.shape, IntegerType(width)),
+            value = DenseIntOrFPElementsAttr(tensor_of(data.shape, integer_type(width)),
                                              BytesAttr(data.tobytes()))
         else:
             value = minun.dense_f32(stored)

@@ -34,7 +34,7 @@ from minun_mlir.dialects import num
 from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.formats.int4 import weights as int4_weights
 from minun_mlir.limits import check_work
-from minun_mlir.modules import replace_module_body, require_level
+from minun_mlir.modules import replace_module_body, require_level, walk_ops
 from minun_mlir.numerics import formats
 from minun_mlir.numerics.float_eval import Profile
 from minun_mlir.numerics.repr import QuantizeConfig
@@ -88,7 +88,7 @@ def synthetic_inputs(module: ModuleOp, n: int, seed: int = 0
 
 
 def reject_composite_ops(module: ModuleOp) -> None:
-    for op in module.walk():
+    for op in walk_ops(module):
         if is_composite(op):
             raise error(f"{op.name} is a composite op: run lower-composite-ops before "
                         "quantize (the compile pipeline does)", at=op)
@@ -100,8 +100,9 @@ def check_weights(module: ModuleOp) -> None:
     numbers when the weights exceed it)."""
     from minun_mlir.dialects import minun
 
-    for op in module.walk():
-        if not isinstance(op, (minun.ParamOp, minun.ConstantOp)):
+    weights = frozenset({minun.ParamOp, minun.ConstantOp})  # exact classes (see name_of)
+    for op in walk_ops(module):
+        if type(op) not in weights:
             continue
         stored = np.asarray(op.array())
         values = stored.astype(np.float64)
@@ -132,7 +133,7 @@ def tensor_names(module: ModuleOp) -> list[str]:
 
     temporaries = temporary_names(module)
     names: dict[str, None] = {}
-    for op in main_function(module).walk():
+    for op in walk_ops(main_function(module)):
         for v in op.results:
             name = name_of(v) or temporaries.get(v)
             if isinstance(v.type, TensorType) and name is not None:
@@ -145,6 +146,8 @@ def check_names(module: ModuleOp, names, what: str, at: str | None = None) -> No
     change nothing while the report claims it did."""
     import difflib
 
+    if not names:  # nothing to look up (the usual case): no walk
+        return
     known = tensor_names(module)
     unknown = [n for n in names if n not in known]
     if not unknown:
@@ -354,9 +357,11 @@ def copy_feature_scales(l1: ModuleOp, l2: ModuleOp) -> None:
     """The per-feature input ranges of an L1 input onto its L2 input (its encoding)."""
     from minun_mlir.numerics.input_scales import ATTR
 
-    found = {op.sym_name.data: op.attributes[ATTR] for op in l1.walk()
+    found = {op.sym_name.data: op.attributes[ATTR] for op in walk_ops(l1)
              if op.name == "minun.input" and ATTR in op.attributes}
-    for op in l2.walk():
+    if not found:  # no per-feature ranges (the usual case): nothing to copy
+        return
+    for op in walk_ops(l2):
         if op.name == "num.input" and op.sym_name.data in found:
             op.attributes[ATTR] = found[op.sym_name.data]
 
@@ -386,9 +391,10 @@ def warn_far_apart_scales(l2: ModuleOp) -> None:
 
 
 def _rescales(l2: ModuleOp):
-    for op in l2.walk():
-        if isinstance(op, num.RescaleOp):
-            yield op, op.input.type.element_type.frac, op.result.type.element_type.frac
+    for op in walk_ops(l2):
+        if type(op) is num.RescaleOp:  # an exact class: cheaper than isinstance (see name_of)
+            yield (op, op.operands[0].type.element_type.frac,
+                   op.results[0].type.element_type.frac)
 
 
 @dataclass(frozen=True)

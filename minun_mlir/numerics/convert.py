@@ -13,24 +13,31 @@ implement the hooks; they do not change the table.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType, UnknownLoc
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType, UnknownLoc, f64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from minun_mlir.diagnostics import MinunError, error
 from minun_mlir.dialects import minun, num
-from minun_mlir.modules import main_function, shape_of  # noqa: F401  (shape_of: for the representations)
+from minun_mlir.modules import main_function, shape_of, walk_ops  # noqa: F401  (shape_of: for the representations)
 from minun_mlir.numerics.float_eval import Profile, ValueStats
 from minun_mlir.numerics.repr import QuantizeConfig
+
+# exact op classes, looked up by type as HANDLERS is: isinstance on an xDSL op class goes
+# through ABCMeta, ten times slower, and these run for every value (none is subclassed)
+NAMED_OWNERS = frozenset({minun.ParamOp, minun.InputOp})
+LEAVES = frozenset({minun.ConstantOp, minun.ParamOp, minun.InputOp})
+TERMINATORS = frozenset({func.ReturnOp, minun.YieldOp})
 
 
 def name_of(value: SSAValue) -> str | None:
     """A user-facing name: a parameter's or input's name, else the SSA name hint."""
     owner = value.owner
-    if isinstance(owner, (minun.ParamOp, minun.InputOp)):
+    if type(owner) in NAMED_OWNERS:
         return owner.sym_name.data
     return value.name_hint
 
@@ -41,13 +48,37 @@ def temporary_names(module: ModuleOp) -> dict[SSAValue, str]:
     them bits by these names, and an assignment replays on the same program (the same
     frontend and lower-composite-ops give the same order)."""
     names: dict[SSAValue, str] = {}
-    for op in main_function(module).walk():
-        if isinstance(op, (minun.ConstantOp, minun.ParamOp, minun.InputOp)):
+    for op in walk_ops(main_function(module)):
+        if type(op) in LEAVES:
             continue
         for v in op.results:
             if isinstance(v.type, TensorType) and name_of(v) is None:
                 names[v] = f"%t{len(names) + 1}"
     return names
+
+
+# the largest parameter (in elements) whose codes `codes` remembers: a search quantizes
+# the same weights at the same few formats for every candidate, and small arrays are
+# where building the codes costs more than the array; the cache holds at most
+# 512 x 4096 elements
+CODES_CACHED_SIZE = 4096
+
+
+def codes(encode: Callable[..., np.ndarray], values: np.ndarray, *params) -> np.ndarray:
+    """`encode(values, *params)` (a pure function of the values' bytes, dtype and shape
+    and of `params`), remembered for small arrays; the result is read-only."""
+    if values.size > CODES_CACHED_SIZE:
+        return encode(values, *params)
+    return _codes(encode, values.tobytes(), values.dtype.str, values.shape, params)
+
+
+@functools.lru_cache(maxsize=512)
+def _codes(encode, data: bytes, dtype: str, shape: tuple[int, ...], params: tuple
+           ) -> np.ndarray:
+    out = encode(np.frombuffer(data, dtype=dtype).reshape(shape).copy(), *params)
+    if isinstance(out, np.ndarray):
+        out.flags.writeable = False
+    return out
 
 
 class L2Converter:
@@ -117,7 +148,7 @@ class L2Converter:
         saved, self.block = self.block, new
         try:
             for op in old.ops:
-                if isinstance(op, (func.ReturnOp, minun.YieldOp)):
+                if type(op) in TERMINATORS:
                     return [self.finish_result(self.map[v], v) for v in op.operands]
                 self.convert_op(op)
             return []
@@ -268,9 +299,13 @@ class L2Converter:
         return self.log_softmax(op, self.map[op.input])
 
     def convert_init(self, op: minun.InitOp) -> SSAValue:
-        el = self.init_type(op, float(op.fill.value.data))
-        return self.emit(minun.InitOp(op.result.type.get_shape(), float(op.fill.value.data),
-                                      el))
+        fill = float(op.fill.value.data)
+        el = self.init_type(op, fill)
+        # the L1 op's own f64 fill attribute when it is one (InitOp(shape, fill, el) would
+        # build the same attribute again)
+        attr = op.fill if op.fill.type == f64 else minun.f64_attr(fill)
+        return self.emit(minun.InitOp.create(attributes={"fill": attr}, result_types=[
+            minun.tensor_of(op.result.type.get_shape(), el)]))
 
     def convert_tree_ensemble(self, op: minun.TreeEnsembleOp) -> SSAValue:
         return self.tree_ensemble(op, self.map[op.input])

@@ -20,6 +20,7 @@ Scale rules, per L1 op (B = bitwidth, P = maxscale; docs/numerics.md has the det
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -39,7 +40,7 @@ from minun_mlir.dialects.num import FixedType
 from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.formats.int4 import weights as int4
 from minun_mlir.numerics import float_eval
-from minun_mlir.numerics.convert import L2Converter, shape_of
+from minun_mlir.numerics.convert import L2Converter, codes, shape_of
 from minun_mlir.numerics.float_eval import Profile, ValueStats, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
@@ -98,6 +99,13 @@ def _tree_bound(trees: list[list[int]], leaves: np.ndarray, base: np.ndarray) ->
     return float(total.max())
 
 
+@functools.lru_cache(maxsize=4096)
+def fixed_type(bits: int, scale: int) -> FixedType:
+    """`!num.fixed<bits, scale>`, made once: types are immutable, and a quantize run asks
+    for the same few thousand times (each construction verifies its parameters)."""
+    return FixedType(bits, scale)
+
+
 def wider(bits: int) -> int:
     """The accumulator width for values of `bits`: twice as wide (64 at most)."""
     return min(2 * bits, 64)
@@ -123,9 +131,10 @@ class FixedConverter(L2Converter):
     def bits(self, old: SSAValue | None) -> int:
         if old is None:
             return self.config.bits_for(None)
-        is_param = isinstance(old.owner, minun.ParamOp)
+        owner = type(old.owner)  # exact classes: cheaper than isinstance (see name_of)
+        is_param = owner is minun.ParamOp
         name = self.tensor_name(old)
-        if isinstance(old.owner, minun.InputOp) and self.config.input_bits is not None \
+        if owner is minun.InputOp and self.config.input_bits is not None \
                 and name not in self.config.bits_by_name:
             return self.config.input_bits
         return self.config.bits_for(name, is_param)
@@ -156,10 +165,10 @@ class FixedConverter(L2Converter):
 
     def rescale(self, value: SSAValue, bits: int, scale: int, overflow: str | None = None
                 ) -> SSAValue:
-        to = FixedType(bits, scale)
-        if self.t(value) == to:
+        el = self.t(value)
+        if el.width == bits and el.frac == scale:
             return value
-        return self.emit(num.RescaleOp.make(value, to, self.shift_rounding,
+        return self.emit(num.RescaleOp.make(value, fixed_type(bits, scale), self.shift_rounding,
                                             overflow or self.config.overflow))
 
     @property
@@ -173,7 +182,7 @@ class FixedConverter(L2Converter):
         return self.rescale(value, el.width, el.frac)
 
     def result_type(self, shape, bits: int, scale: int) -> TensorType:
-        return minun.tensor_of(shape, FixedType(bits, scale))
+        return minun.tensor_of(shape, fixed_type(bits, scale))
 
     def _attrs(self, **extra) -> dict[str, Attribute]:
         attrs: dict[str, Attribute] = {"rounding": num.rounding_attr(self.shift_rounding)}
@@ -215,13 +224,17 @@ class FixedConverter(L2Converter):
         scale = fx.get_scale(magnitude, bits)
         if not self.maxscale_mode and self.config.scale_override(name) is not None:
             scale = self.config.scale_override(name)  # saturated below if too high
-        stored = fx.quantize(values, bits, scale, self.config.rounding, "saturate")
+        # remembered across runs (convert.codes), except where an overflow report counts
+        # what fx.quantize saturates
+        stored = (fx.quantize(values, bits, scale, self.config.rounding, "saturate")
+                  if fx.counting() else
+                  codes(fx.quantize, values, bits, scale, self.config.rounding, "saturate"))
         ty = self.result_type(values.shape, bits, scale)
         return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))
 
     def init_type(self, op: minun.InitOp, fill: float) -> Attribute:
         bits = self.bits(op.result)
-        return FixedType(bits, fx.get_scale(abs(fill), bits))
+        return fixed_type(bits, fx.get_scale(abs(fill), bits))
 
     # -- trees -------------------------------------------------------------------------
 
@@ -601,7 +614,7 @@ class FixedConverter(L2Converter):
             if yielded is None:
                 return current
             ys = yielded.element_type.frac
-            return minun.tensor_of(current.get_shape(), FixedType(cur.width, min(cur.frac, ys)))
+            return minun.tensor_of(current.get_shape(), fixed_type(cur.width, min(cur.frac, ys)))
         old_yield = op.body.block.last_op.operands[index]
         merged = ValueStats()
         for v in (op.inits[index], old_yield):
@@ -610,23 +623,23 @@ class FixedConverter(L2Converter):
                 merged.add(np.array(r))
         bits = self.bits(op.results[index])
         if not merged.count:
-            return minun.tensor_of(current.get_shape(), FixedType(bits, cur.frac))
+            return minun.tensor_of(current.get_shape(), fixed_type(bits, cur.frac))
         return minun.tensor_of(current.get_shape(),
-                               FixedType(bits, fx.get_scale(merged.absmax, bits)))
+                               fixed_type(bits, fx.get_scale(merged.absmax, bits)))
 
     def join_type(self, op: Operation, types: list[Attribute]) -> Attribute:
         if not isinstance(types[0], TensorType):
             return types[0]
         els = [t.element_type for t in types]
-        return minun.tensor_of(types[0].get_shape(), FixedType(
+        return minun.tensor_of(types[0].get_shape(), fixed_type(
             max(e.width for e in els), min(e.frac for e in els)))
 
     def sum_types(self, op: minun.SumOp, body: Attribute, n: int):
         if self.maxscale_mode:
             p, _ = self.rules.treesumscale(body.frac, n)
-            el = FixedType(self.config.bits, p)
+            el = fixed_type(self.config.bits, p)
             return el, el
-        el = FixedType(wider(body.width), body.frac)
+        el = fixed_type(wider(body.width), body.frac)
         return el, el
 
     def accumulate(self, acc: SSAValue, term: SSAValue) -> SSAValue:

@@ -20,6 +20,8 @@ bit-exact with the C runtime in third_party/softposit (docs/numerics.md, "Posits
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -30,10 +32,18 @@ from minun_mlir.dialects.num import PositType
 from minun_mlir.formats.float32.representation import Float32Converter
 from minun_mlir.formats.posit import arith as pz
 from minun_mlir.numerics import float_eval
+from minun_mlir.numerics.convert import codes
 from minun_mlir.numerics.float_eval import Profile, _align
 from minun_mlir.numerics.repr import QuantizeConfig, Representation
 
 BITS = num.POSIT_WIDTHS  # n of posit<n, es>: 8..16 and 32
+
+
+@functools.lru_cache(maxsize=256)
+def posit_type(n: int, es: int) -> PositType:
+    """`!num.posit<n, es>`, made once: types are immutable, and a quantize run asks for
+    its few formats once per value (each construction verifies its parameters)."""
+    return PositType(n, es)
 
 
 class PositConverter(Float32Converter):
@@ -47,16 +57,17 @@ class PositConverter(Float32Converter):
 
     def __init__(self, config: QuantizeConfig, profile: Profile | None):
         super().__init__(config, profile)
-        self.element = PositType(config.bits, config.es_for(config.bits))
+        self.element = posit_type(config.bits, config.es_for(config.bits))
         # (sparse parameter, wider format) -> its copy in that format (sparse_matmul)
         self.widened_sparse: dict[tuple[SSAValue, PositType], SSAValue] = {}
 
     def format(self, name: str | None, is_param: bool = False) -> PositType:
         bits = self.config.bits_for(name, is_param)
-        return PositType(bits, self.config.es_for(bits))
+        return posit_type(bits, self.config.es_for(bits))
 
     def element_of(self, old: SSAValue) -> Attribute:
-        return self.format(self.tensor_name(old), isinstance(old.owner, minun.ParamOp))
+        # an exact class: cheaper than isinstance (convert.name_of says why)
+        return self.format(self.tensor_name(old), type(old.owner) is minun.ParamOp)
 
     def widest(self, elements: list[Attribute]) -> Attribute:
         return max(elements, key=lambda el: el.width)
@@ -69,7 +80,7 @@ class PositConverter(Float32Converter):
     def param(self, op, values, name, sparse, declared) -> SSAValue:
         el = self.format(name, is_param=op is not None and not isinstance(op, minun.ConstantOp))
         ty = minun.tensor_of(values.shape, el)
-        stored = encode(np.asarray(values, dtype=np.float64), el)
+        stored = codes(_encode_reals, values, el.width, el.exponent_bits)  # remembered
         return self.emit(num.ParamOp.build_param(name, stored, ty, sparse))
 
     def sparse_matmul(self, op, a, b) -> SSAValue:
@@ -107,6 +118,11 @@ def encode(values: np.ndarray, el: PositType) -> np.ndarray:
     """Reals -> stored patterns (n-bit two's complement integers, int64), rounded once."""
     n, es = el.width, el.exponent_bits
     return pz.signed(pz.encode(np.asarray(values, dtype=np.float64), n, es), n)
+
+
+def _encode_reals(values: np.ndarray, n: int, es: int) -> np.ndarray:
+    """`encode` of any real array as posit<n, es> (convert.codes' key: plain numbers)."""
+    return encode(np.asarray(values, dtype=np.float64), posit_type(n, es))
 
 
 def decode(stored: np.ndarray, el: PositType) -> np.ndarray:

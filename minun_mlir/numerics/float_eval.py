@@ -68,18 +68,20 @@ class ValueStats:
     def add(self, values: np.ndarray) -> None:
         if values.size == 0:
             return
-        self.min = min(self.min, float(values.min()))
-        self.max = max(self.max, float(values.max()))
+        # (the ufuncs' reductions themselves: what values.min() and max() call, without
+        # their Python wrappers, which cost more than the work on small arrays)
+        self.min = min(self.min, float(np.minimum.reduce(values, axis=None)))
+        self.max = max(self.max, float(np.maximum.reduce(values, axis=None)))
         self.count += values.size
-        if np.issubdtype(values.dtype, np.floating):
+        if values.dtype.kind == "f":
             # every value's exponent at once, without first copying out the nonzero ones:
             # frexp(0) gives exponent 0, the bin of [0.5, 1), which the zeros then leave
             zeros = values.size - int(np.count_nonzero(values))
             self.zeros += zeros
             if zeros < values.size:
                 _, exps = np.frexp(values)  # |x| in [2^(e-1), 2^e)
-                idx = exps.astype(np.int64)  # clip(e - 1, EXP_LO, EXP_HI) - EXP_LO in place
-                idx -= 1 + EXP_LO
+                # clip(e - 1, EXP_LO, EXP_HI) - EXP_LO, in int64
+                idx = np.subtract(exps, 1 + EXP_LO, dtype=np.int64)
                 np.maximum(idx, 0, out=idx)
                 np.minimum(idx, EXP_HI - EXP_LO, out=idx)
                 hist = np.bincount(idx.ravel(), minlength=self.exp_hist.size)
@@ -137,7 +139,8 @@ Lookup = Callable[[Operation], Callable[..., np.ndarray] | None]
 
 
 def l1_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
-    return _IMPLS.get(type(op))
+    prepare = _PREPARED.get(type(op))
+    return prepare(op) if prepare is not None else _IMPLS.get(type(op))
 
 
 def evaluate(
@@ -632,10 +635,20 @@ def _normalise_l2(op, x):
     return np.where(norm > 0, x / np.where(norm > 0, norm, 1.0), x)
 
 
-def _reshape(op, x):
-    order = minun.ints(op.order)
+def _prepare_reshape(op: minun.ReshapeOp) -> Callable[..., np.ndarray]:
+    """The reshape kernel with the op's order and shape read once (it runs in loops)."""
+    axes = (0, *(o + 1 for o in minun.ints(op.order)))
     shape = tuple(op.result.type.get_shape())
-    return x.transpose(0, *(o + 1 for o in order)).reshape(x.shape[0], *shape)
+    return lambda op, x: x.transpose(axes).reshape(x.shape[0], *shape)
+
+
+def _reshape(op, x):
+    return _prepare_reshape(op)(op, x)
+
+
+def _prepare_transpose(op: minun.TransposeOp) -> Callable[..., np.ndarray]:
+    axes = (0, *(p + 1 for p in minun.ints(op.perm)))
+    return lambda op, x: x.transpose(axes)
 
 
 def _concat(op, *xs):
@@ -734,7 +747,7 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     minun.TreeEnsembleOp: _tree_ensemble,
     minun.TFLiteLstmOp: _tflite_lstm,
     minun.SgnOp: _sgn,
-    minun.TransposeOp: lambda op, x: x.transpose(0, *(p + 1 for p in minun.ints(op.perm))),
+    minun.TransposeOp: lambda op, x: _prepare_transpose(op)(op, x),
     minun.ReshapeOp: _reshape,
     minun.ConcatOp: _concat,
     minun.Conv2DOp: _conv_op,
@@ -747,4 +760,10 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     arith.AddiOp: lambda op, a, b: a + b,
     arith.SubiOp: lambda op, a, b: a - b,
     arith.MuliOp: lambda op, a, b: a * b,
+}
+
+# kernels made for each op (its attributes read once per evaluation, not once per run)
+_PREPARED: dict[type[Operation], Callable[[Operation], Callable[..., np.ndarray]]] = {
+    minun.ReshapeOp: _prepare_reshape,
+    minun.TransposeOp: _prepare_transpose,
 }

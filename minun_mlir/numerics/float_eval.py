@@ -9,6 +9,11 @@ Data-dependent control flow stays right per example: a conditional splits the ba
 runs each branch only on the examples that take it; splices and indexes gather per
 example when their start differs across the batch.
 
+Each block is resolved once per evaluation (each op's kernel or handler, its operands);
+in a loop's body the ops whose operands do not change from iteration to iteration
+(parameters, constants, rescales of parameters ...) run on the first iteration only, their
+results staying for the later ones: kernels are pure functions of their op and operands.
+
 With `profile=True` it also records, for every SSA value (inside loops: over all
 iterations), its min, max and a histogram of binary exponents: the profile that
 data-driven scale assignment (Shiftry §6.1) consumes.

@@ -9,6 +9,11 @@ Data-dependent control flow stays right per example: a conditional splits the ba
 runs each branch only on the examples that take it; splices and indexes gather per
 example when their start differs across the batch.
 
+Each block is resolved once per evaluation (each op's kernel or handler, its operands);
+in a loop's body the ops whose operands do not change from iteration to iteration
+(parameters, constants, rescales of parameters ...) run on the first iteration only, their
+results staying for the later ones: kernels are pure functions of their op and operands.
+
 With `profile=True` it also records, for every SSA value (inside loops: over all
 iterations), its min, max and a histogram of binary exponents: the profile that
 data-driven scale assignment (Shiftry §6.1) consumes.
@@ -19,6 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -66,18 +73,20 @@ class ValueStats:
     def add(self, values: np.ndarray) -> None:
         if values.size == 0:
             return
-        self.min = min(self.min, float(values.min()))
-        self.max = max(self.max, float(values.max()))
+        # (the ufuncs' reductions themselves: what values.min() and max() call, without
+        # their Python wrappers, which cost more than the work on small arrays)
+        self.min = min(self.min, float(np.minimum.reduce(values, axis=None)))
+        self.max = max(self.max, float(np.maximum.reduce(values, axis=None)))
         self.count += values.size
-        if np.issubdtype(values.dtype, np.floating):
+        if values.dtype.kind == "f":
             # every value's exponent at once, without first copying out the nonzero ones:
             # frexp(0) gives exponent 0, the bin of [0.5, 1), which the zeros then leave
             zeros = values.size - int(np.count_nonzero(values))
             self.zeros += zeros
             if zeros < values.size:
                 _, exps = np.frexp(values)  # |x| in [2^(e-1), 2^e)
-                idx = exps.astype(np.int64)  # clip(e - 1, EXP_LO, EXP_HI) - EXP_LO in place
-                idx -= 1 + EXP_LO
+                # clip(e - 1, EXP_LO, EXP_HI) - EXP_LO, in int64
+                idx = np.subtract(exps, 1 + EXP_LO, dtype=np.int64)
                 np.maximum(idx, 0, out=idx)
                 np.minimum(idx, EXP_HI - EXP_LO, out=idx)
                 hist = np.bincount(idx.ravel(), minlength=self.exp_hist.size)
@@ -135,7 +144,8 @@ Lookup = Callable[[Operation], Callable[..., np.ndarray] | None]
 
 
 def l1_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
-    return _IMPLS.get(type(op))
+    prepare = _PREPARED.get(type(op))
+    return prepare(op) if prepare is not None else _IMPLS.get(type(op))
 
 
 def evaluate(
@@ -264,7 +274,52 @@ def _conv2d(x: np.ndarray, f: np.ndarray, strides, pads, dilations, groups: int)
     return np.concatenate(outs, axis=-1)
 
 
-_OP, _SUM, _LOOP, _IF = range(4)  # what run_op does with an op
+def _captured(op: Operation) -> tuple[SSAValue, ...]:
+    """The values defined outside `op` that the ops of its regions read (in the order
+    first read): all of the environment that a branch needs."""
+    defined: set[SSAValue] = set()
+    read: dict[SSAValue, None] = {}
+    for inner in walk_ops(op):
+        for region in inner.regions:
+            for block in region.blocks:
+                defined.update(block.args)
+        if inner is not op:
+            defined.update(inner.results)
+            read.update(dict.fromkeys(inner.operands))
+    return tuple(v for v in read if v not in defined)
+
+
+def per_call(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Mark `kernel` as doing more than computing its result (it counts overflow), so the
+    evaluator runs it every time its op runs, even where its result cannot change."""
+    kernel.per_call = True  # type: ignore[attr-defined]
+    return kernel
+
+
+class _Step(NamedTuple):
+    """One op of a block, resolved once per evaluation (not on every loop iteration):
+    an op without regions runs `kernel(op, *operand arrays)` for its one result; any other
+    op runs `special(env, rows)`, which returns its results. `invariant`: in a loop's body,
+    the op computes the same results on every iteration (a pure op whose operands come
+    from outside the body or from invariant ops), so only the first computes them."""
+
+    op: Operation
+    kernel: Callable[..., np.ndarray] | None
+    special: Callable[[dict[SSAValue, np.ndarray], int], list[np.ndarray]] | None
+    operands: tuple[SSAValue, ...]
+    results: tuple[SSAValue, ...]
+    invariant: bool = False
+
+
+class _Program(NamedTuple):
+    """A block's steps up to its terminator, and the values the terminator returns."""
+
+    steps: tuple[_Step, ...]
+    returned: tuple[SSAValue, ...]
+
+
+# leaf ops without a kernel whose results depend on their operands only
+_PURE_LEAVES = (minun.InputOp, minun.SpliceOp, minun.SpliceAssignOp, minun.IndexOp)
 
 
 class _Evaluator:
@@ -277,117 +332,211 @@ class _Evaluator:
         self.lookup = lookup
         self.record = set(record)
         self.recorded: dict[SSAValue, list[np.ndarray]] = {}
-        # per op, what run_op does with it (its region kind, its kernel): found once an
-        # evaluation, not again on every loop iteration
-        self.plans: dict[Operation, tuple[int, Callable[..., np.ndarray] | None]] = {}
+        # per block, its resolved steps: found once an evaluation, when the block first
+        # runs, not again on every loop iteration
+        self.programs: dict[Block, _Program] = {}
 
     # A block runs with an environment (SSAValue -> array). `rows` is the batch size
-    # of this (sub)batch, used to size per-example selections.
-    def run_block(self, block: Block, env: dict[SSAValue, np.ndarray], rows: int
-                  ) -> list[np.ndarray]:
-        for op in block.ops:
-            if isinstance(op, (func.ReturnOp, minun.YieldOp)):
-                return [env[v] for v in op.operands]
-            results = self.run_op(op, env, rows)
-            for value, array in zip(op.results, results, strict=True):
+    # of this (sub)batch, used to size per-example selections. `again`: a later iteration
+    # of a loop's body in the environment of the earlier ones, which hold the results of
+    # its invariant ops.
+    def run_block(self, block: Block, env: dict[SSAValue, np.ndarray], rows: int,
+                  again: bool = False) -> list[np.ndarray]:
+        program = self.programs.get(block)
+        if program is None:
+            program = self.programs[block] = self._compile(block)
+        observe = self.stats is not None or bool(self.record)
+        for op, kernel, special, operands, results, invariant in program.steps:
+            if invariant and again:
+                if observe:  # profiled and recorded on every iteration, as computed
+                    for value in results:
+                        self._observe(value, env[value], rows)
+                continue
+            if kernel is not None:  # one result
+                env[results[0]] = array = kernel(op, *[env[v] for v in operands])
+                if observe:
+                    self._observe(results[0], array, rows)
+                continue
+            for value, array in zip(results, special(env, rows), strict=True):
                 env[value] = array
-                if self.stats is not None:
-                    stats = self.stats.get(value)
-                    if stats is None:
-                        stats = self.stats[value] = ValueStats()
-                    stats.add(array)
-                if self.record and value in self.record:
-                    self.recorded.setdefault(value, []).append(
-                        np.broadcast_to(array, (rows, *np.shape(array)[1:])))
-        return []
+                if observe:
+                    self._observe(value, array, rows)
+        return [env[v] for v in program.returned]
+
+    def _observe(self, value: SSAValue, array: np.ndarray, rows: int) -> None:
+        if self.stats is not None:
+            stats = self.stats.get(value)
+            if stats is None:
+                stats = self.stats[value] = ValueStats()
+            stats.add(array)
+        if self.record and value in self.record:
+            self.recorded.setdefault(value, []).append(
+                np.broadcast_to(array, (rows, *np.shape(array)[1:])))
 
     def run_op(self, op: Operation, env: dict[SSAValue, np.ndarray], rows: int
                ) -> list[np.ndarray]:
-        plan = self.plans.get(op)
-        if plan is None:
-            plan = self.plans[op] = self._plan(op)
-        kind, impl = plan
-        if kind == _SUM:
-            return [self._sum(op, env, rows)]
-        if kind == _LOOP:
-            return self._loop(op, env, rows)
-        if kind == _IF:
-            return [self._if(op, env, rows)]
-        args = [env[v] for v in op.operands]
-        if impl is not None:
-            return [impl(op, *args)]
+        """One op's results (what run_block does for each op of a block)."""
+        step = self._step(op)
+        if step.kernel is not None:
+            return [step.kernel(op, *[env[v] for v in step.operands])]
+        return step.special(env, rows)
+
+    def _compile(self, block: Block) -> _Program:
+        """The block's steps; in a loop's body, which of them are invariant."""
+        in_loop = isinstance(block.parent_op(), (minun.LoopOp, minun.SumOp))
+        varying = set(block.args)  # the values that change from iteration to iteration
+        steps = []
+        op = block.first_op
+        while op is not None:
+            if isinstance(op, (func.ReturnOp, minun.YieldOp)):
+                return _Program(tuple(steps), tuple(op.operands))
+            step = self._step(op)
+            if in_loop and self._pure(step) and varying.isdisjoint(step.operands):
+                step = step._replace(invariant=True)
+            else:
+                varying.update(step.results)
+            steps.append(step)
+            op = op.next_op
+        return _Program(tuple(steps), ())
+
+    @staticmethod
+    def _pure(step: _Step) -> bool:
+        """Whether the step's results depend on its operands only (no effect, no region)."""
+        if step.kernel is not None:
+            return not getattr(step.kernel, "per_call", False)
+        return isinstance(step.op, _PURE_LEAVES) or step.op.name == "num.input"
+
+    def _step(self, op: Operation) -> _Step:
+        operands, results = tuple(op.operands), tuple(op.results)
+        special = self._special(op)
+        kernel = None
+        if special is None:
+            kernel = self.lookup(op)
+            if kernel is None:
+                special = self._leaf(op, operands)
+            elif len(results) != 1:  # run_block runs kernels for one result only
+                special, kernel = self._leaf_kernel(op, kernel, operands), None
+        return _Step(op, kernel, special, operands, results)
+
+    @staticmethod
+    def _leaf_kernel(op: Operation, kernel, operands: tuple[SSAValue, ...]):
+        return lambda env, rows: [kernel(op, *[env[v] for v in operands])]
+
+    def _special(self, op: Operation):
+        """The handler of an op with regions (they run blocks), or None."""
+        if isinstance(op, minun.SumOp):
+            return partial(self._sum, op)
+        if isinstance(op, minun.LoopOp):
+            return partial(self._loop, op)
+        if isinstance(op, minun.IfNonNegOp):
+            return partial(self._if, op, _captured(op))
+        return None
+
+    def _leaf(self, op: Operation, operands: tuple[SSAValue, ...]):
+        """The handler of an op without a kernel: inputs, per-example slicing, calls."""
         if op.name in ("minun.input", "num.input"):
-            return [self.inputs[op.sym_name.data]]
+            name = op.sym_name.data
+            return lambda env, rows: [self.inputs[name]]
         if isinstance(op, minun.SpliceOp):
-            return [self._gather(op, args[0], args[1:], minun.ints(op.sizes))]
+            sizes = minun.ints(op.sizes)
+            return lambda env, rows: [self._gather(op, env[operands[0]],
+                                                   [env[v] for v in operands[1:]], sizes)]
         if isinstance(op, minun.SpliceAssignOp):
-            return [self._scatter(op, args[0], args[1], args[2:])]
+            return lambda env, rows: [self._scatter(op, env[operands[0]], env[operands[1]],
+                                                    [env[v] for v in operands[2:]])]
         if isinstance(op, minun.IndexOp):
-            shape = args[0].shape[1:]
-            zero = np.zeros(1, dtype=np.int64)
-            starts = [args[1]] + [zero] * (len(shape) - 1)
-            got = self._gather(op, args[0], starts, (1, *shape[1:]))
-            return [got.reshape(got.shape[0], *shape[1:])]
+            return lambda env, rows: [self._index(op, env[operands[0]], env[operands[1]])]
         if isinstance(op, minun.CallOp):
             name = op.callee.string_value()
-            if name not in self.externals:
-                raise _error(op, f"no implementation given for external function '{name}' "
-                                 f"(pass externals={{'{name}': fn}})")
-            return [np.asarray(self.externals[name](*args))]
-        raise _error(op, "the float evaluator does not implement this op")
+            return lambda env, rows: [self._call(op, name, [env[v] for v in operands])]
 
-    def _plan(self, op: Operation) -> tuple[int, Callable[..., np.ndarray] | None]:
-        for kind, cls in ((_SUM, minun.SumOp), (_LOOP, minun.LoopOp), (_IF, minun.IfNonNegOp)):
-            if isinstance(op, cls):
-                return kind, None
-        return _OP, self.lookup(op)
+        def unsupported(env, rows):
+            raise _error(op, "the float evaluator does not implement this op")
+
+        return unsupported
 
     # -- regions ---------------------------------------------------------------------
+    # A loop's body runs in one environment for all its iterations: every value the body
+    # defines is written by an iteration before that iteration reads it (SSA), and its
+    # invariant ops' results, written by the first iteration, stay for the later ones.
 
-    def _sum(self, op: minun.SumOp, env, rows) -> np.ndarray:
+    def _sum(self, op: minun.SumOp, env, rows) -> list[np.ndarray]:
+        block = op.body.block
+        index = block.args[0]
+        inner = dict(env)
         total = None
-        for i in range(op.lower.value.data, op.upper.value.data):
-            inner = dict(env)
-            inner[op.body.block.args[0]] = np.array([i], dtype=np.int64)
-            (value,) = self.run_block(op.body.block, inner, rows)
+        lower = op.lower.value.data
+        for i in range(lower, op.upper.value.data):
+            inner[index] = np.array([i], dtype=np.int64)
+            (value,) = self.run_block(block, inner, rows, again=i > lower)
             total = value if total is None else total + value
-        return total
+        return [total]
 
     def _loop(self, op: minun.LoopOp, env, rows) -> list[np.ndarray]:
         carried = [env[v] for v in op.inits]
-        args = op.body.block.args
-        for i in range(op.lower.value.data, op.upper.value.data):
-            inner = dict(env)
-            inner[args[0]] = np.array([i], dtype=np.int64)
-            inner.update(zip(args[1:], carried))
-            carried = self.run_block(op.body.block, inner, rows)
+        block = op.body.block
+        index, *carried_args = block.args
+        inner = dict(env)
+        lower = op.lower.value.data
+        for i in range(lower, op.upper.value.data):
+            inner[index] = np.array([i], dtype=np.int64)
+            inner.update(zip(carried_args, carried))
+            carried = self.run_block(block, inner, rows, again=i > lower)
         return carried
 
-    def _if(self, op: minun.IfNonNegOp, env, rows) -> np.ndarray:
+    def _if(self, op: minun.IfNonNegOp, captured: tuple[SSAValue, ...], env, rows
+            ) -> list[np.ndarray]:
+        """`captured`: the values defined outside `op` that its branches read."""
         cond = env[op.cond]
         mask = cond.reshape(cond.shape[0]) >= 0
         if mask.all() or not mask.any():
             region = op.then_region if mask.all() else op.else_region
-            return self.run_block(region.block, dict(env), rows)[0]
+            return [self.run_block(region.block, {v: env[v] for v in captured}, rows)[0]]
         # Split the batch: each branch runs only on the examples that take it.
         rows_b = max(rows, mask.size)
         mask = np.broadcast_to(mask, (rows_b,))
         out = None
         for region, sel in ((op.then_region, mask), (op.else_region, ~mask)):
             idx = np.nonzero(sel)[0]
-            sub = {v: (a[idx] if a.shape[0] == rows_b and rows_b > 1 else a)
-                   for v, a in env.items()}
+            sub = {}
+            for v in captured:
+                a = env[v]
+                sub[v] = a[idx] if a.shape[0] == rows_b and rows_b > 1 else a
             (value,) = self.run_block(region.block, sub, idx.size)
             value = np.broadcast_to(value, (idx.size, *value.shape[1:]))
             if out is None:
                 out = np.empty((rows_b, *value.shape[1:]), dtype=value.dtype)
             out[idx] = value
-        return out
+        return [out]
+
+    # -- leaves without a kernel ----------------------------------------------------------
+
+    def _index(self, op: minun.IndexOp, x: np.ndarray, i: np.ndarray) -> np.ndarray:
+        shape = x.shape[1:]
+        zero = np.zeros(1, dtype=np.int64)
+        starts = [i] + [zero] * (len(shape) - 1)
+        got = self._gather(op, x, starts, (1, *shape[1:]))
+        return got.reshape(got.shape[0], *shape[1:])
+
+    def _call(self, op: minun.CallOp, name: str, args: list[np.ndarray]) -> np.ndarray:
+        if name not in self.externals:
+            raise _error(op, f"no implementation given for external function '{name}' "
+                             f"(pass externals={{'{name}': fn}})")
+        return np.asarray(self.externals[name](*args))
 
     # -- per-example slicing -----------------------------------------------------------
 
     def _slices(self, op, x: np.ndarray, starts: list[np.ndarray], sizes, shape):
         """Index arrays that select [start:+size] per dim, per example (broadcast)."""
+        if all(s.shape[0] == 1 and s.dtype.kind == "i" for s in starts):
+            # the same starts for every example (loop indices): plain slices, checked on
+            # Python ints (the checks below give the same verdicts on these)
+            firsts = [int(s[0]) for s in starts]
+            for d, (i, n) in enumerate(zip(firsts, sizes)):
+                if i < 0 or i + n > shape[d]:
+                    raise _error(op, f"slice [{i}:+{n}] of dimension {d} is outside "
+                                     f"{minun.shape_str(shape)}")
+            return (slice(None),) + tuple(slice(i, i + n) for i, n in zip(firsts, sizes))
         for d, (s, n) in enumerate(zip(starts, sizes)):
             if (s < 0).any() or (s + n > shape[d]).any():
                 bad = int(s[(s < 0) | (s + n > shape[d])][0])
@@ -491,10 +640,20 @@ def _normalise_l2(op, x):
     return np.where(norm > 0, x / np.where(norm > 0, norm, 1.0), x)
 
 
-def _reshape(op, x):
-    order = minun.ints(op.order)
+def _prepare_reshape(op: minun.ReshapeOp) -> Callable[..., np.ndarray]:
+    """The reshape kernel with the op's order and shape read once (it runs in loops)."""
+    axes = (0, *(o + 1 for o in minun.ints(op.order)))
     shape = tuple(op.result.type.get_shape())
-    return x.transpose(0, *(o + 1 for o in order)).reshape(x.shape[0], *shape)
+    return lambda op, x: x.transpose(axes).reshape(x.shape[0], *shape)
+
+
+def _reshape(op, x):
+    return _prepare_reshape(op)(op, x)
+
+
+def _prepare_transpose(op: minun.TransposeOp) -> Callable[..., np.ndarray]:
+    axes = (0, *(p + 1 for p in minun.ints(op.perm)))
+    return lambda op, x: x.transpose(axes)
 
 
 def _concat(op, *xs):
@@ -593,7 +752,7 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     minun.TreeEnsembleOp: _tree_ensemble,
     minun.TFLiteLstmOp: _tflite_lstm,
     minun.SgnOp: _sgn,
-    minun.TransposeOp: lambda op, x: x.transpose(0, *(p + 1 for p in minun.ints(op.perm))),
+    minun.TransposeOp: lambda op, x: _prepare_transpose(op)(op, x),
     minun.ReshapeOp: _reshape,
     minun.ConcatOp: _concat,
     minun.Conv2DOp: _conv_op,
@@ -606,4 +765,10 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     arith.AddiOp: lambda op, a, b: a + b,
     arith.SubiOp: lambda op, a, b: a - b,
     arith.MuliOp: lambda op, a, b: a * b,
+}
+
+# kernels made for each op (its attributes read once per evaluation, not once per run)
+_PREPARED: dict[type[Operation], Callable[[Operation], Callable[..., np.ndarray]]] = {
+    minun.ReshapeOp: _prepare_reshape,
+    minun.TransposeOp: _prepare_transpose,
 }

@@ -22,7 +22,7 @@ from minun_mlir.diagnostics import MinunError
 from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import formats
-from minun_mlir.numerics.float_eval import EvalResult, evaluate, l1_lookup
+from minun_mlir.numerics.float_eval import EvalResult, evaluate, l1_lookup, per_call
 from minun_mlir.numerics.input_scales import normalize
 
 
@@ -34,6 +34,9 @@ def _element(op: Operation) -> Attribute | None:
 
 
 def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
+    """The op's kernel. The evaluator looks kernels up while it runs (once per op and
+    evaluation), so whether an overflow count is active is decided here: only then is
+    the kernel wrapped to attribute what it narrows to `op`."""
     el = _element(op)
     if el is not None:
         try:
@@ -41,19 +44,17 @@ def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
         except Exception:  # not a representation type: an L1 op
             kernel = None
         if kernel is not None:
-            return _attributed(kernel)
+            return _attributed(kernel) if fx.counter_active() else kernel
     return l1_lookup(op)
 
 
 def _attributed(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """The kernel, with what it narrows counted as its op's (fixed.counting_overflow)."""
     def run(op: Operation, *args: np.ndarray) -> np.ndarray:
-        if not fx.counter_active():  # nothing counts: no context to enter for each op
-            return kernel(op, *args)
         with fx.attributed_to(op):
             return kernel(op, *args)
 
-    return run
+    return per_call(run)  # every run counts, even where the result cannot change
 
 
 def encode_input(module: ModuleOp | func.FuncOp) -> Callable[[Operation, np.ndarray], np.ndarray]:

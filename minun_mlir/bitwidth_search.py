@@ -396,6 +396,17 @@ def program_key(module: ModuleOp) -> tuple:
     return op_key(module)
 
 
+@functools.lru_cache(maxsize=2)
+def _parsed_l1(text: str) -> ModuleOp:
+    """The L1 module of a problem's text, parsed once for the workers of one search
+    (its uniform programs, stage I and the search itself each have an Evaluator of the same
+    text). Shared read-only: the workers only quantize it (quantize_module returns a new
+    module and leaves its input as it was) and number its values."""
+    from minun_mlir.ir_text import parse_ir
+
+    return parse_ir(text)
+
+
 class _Worker:
     """What evaluating candidates of one problem needs, built once per process that
     evaluates them: the L1 module parsed from the problem's text (so every process starts
@@ -406,10 +417,8 @@ class _Worker:
     in_this_process: _Worker | None = None
 
     def __init__(self, problem: _Problem):
-        from minun_mlir.ir_text import parse_ir
-
         self.problem = problem
-        self.l1 = parse_ir(problem.l1_text)
+        self.l1 = _parsed_l1(problem.l1_text)
         values = list(_values(self.l1))
         self.profile = {values[i]: stats for i, stats in problem.profile}
         # an L2 program (program_key) -> its result, and -> its RAM: candidates the

@@ -366,6 +366,47 @@ def _values(module: ModuleOp):
         yield from op.results
 
 
+def program_key(module: ModuleOp) -> tuple:
+    """A key equal for two modules exactly when they are the same program: every op's
+    name, attributes and properties (in order), result types and name hints, operands as
+    the numbers of the values they read (in definition order), successors, and its
+    regions' blocks (argument types and name hints, ops) — everything the printed text is
+    made of, without printing it (xDSL's printer costs more than quantizing a small
+    program). Compared by equality as a dict key, so two programs never share one by a
+    hash collision; attributes compare by value (floats by their bits, as printed)."""
+    number: dict = {}
+    blocks: dict = {}
+
+    def ref(v) -> int:
+        return number.setdefault(v, len(number))
+
+    def op_key(op) -> tuple:
+        operands = tuple(ref(v) for v in op.operands)
+        regions = tuple(tuple(block_key(b) for b in r.blocks) for r in op.regions)
+        results = tuple((r.type, r.name_hint, ref(r)) for r in op.results)
+        return (op.name, operands, results, tuple(op.attributes.items()),
+                tuple(op.properties.items()),
+                tuple(blocks.setdefault(b, len(blocks)) for b in op.successors), regions)
+
+    def block_key(block) -> tuple:
+        blocks.setdefault(block, len(blocks))
+        args = tuple((a.type, a.name_hint, ref(a)) for a in block.args)
+        return args, tuple(op_key(op) for op in block.ops)
+
+    return op_key(module)
+
+
+@functools.lru_cache(maxsize=2)
+def _parsed_l1(text: str) -> ModuleOp:
+    """The L1 module of a problem's text, parsed once for the workers of one search
+    (its uniform programs, stage I and the search itself each have an Evaluator of the same
+    text). Shared read-only: the workers only quantize it (quantize_module returns a new
+    module and leaves its input as it was) and number its values."""
+    from minun_mlir.ir_text import parse_ir
+
+    return parse_ir(text)
+
+
 class _Worker:
     """What evaluating candidates of one problem needs, built once per process that
     evaluates them: the L1 module parsed from the problem's text (so every process starts
@@ -376,15 +417,15 @@ class _Worker:
     in_this_process: _Worker | None = None
 
     def __init__(self, problem: _Problem):
-        from minun_mlir.ir_text import parse_ir
-
         self.problem = problem
-        self.l1 = parse_ir(problem.l1_text)
+        self.l1 = _parsed_l1(problem.l1_text)
         values = list(_values(self.l1))
         self.profile = {values[i]: stats for i, stats in problem.profile}
-        # digest of an L2 program's text -> its result: candidates the quantizer maps to
-        # the same program (a demotion a computed value cannot take) are evaluated once
-        self.by_program: dict[bytes, Result] = {}
+        # an L2 program (program_key) -> its result, and -> its RAM: candidates the
+        # quantizer maps to the same program (a demotion or promotion a computed value
+        # cannot take) are evaluated and memory-planned once
+        self.by_program: dict[tuple, Result] = {}
+        self.ram_by_program: dict[tuple, int] = {}
 
     def evaluate(self, c: Candidate) -> Result:
         """A candidate's result; one the compiler rejects (say, a demotion a loop cannot
@@ -404,7 +445,7 @@ class _Worker:
 
         problem = self.problem
         l2 = self.quantized(c)
-        program = hashlib.sha256(str(l2).encode()).digest()
+        program = program_key(l2)
         if program in self.by_program:
             return self.by_program[program]
         out = decode_outputs(l2, evaluate_outputs(l2, problem.features, problem.evaluator))[0]
@@ -423,14 +464,23 @@ class _Worker:
                 loss = 100 * (accuracy(ref, problem.labels) - acc)
             else:
                 loss = 100 * disagreement(ref, pred)
-        result = Result(round(loss, 12), self.planned_ram(l2), acc, param_bytes(l2),
-                        l2_types(l2), sqnr_db=sqnr)
+        result = Result(round(loss, 12), self.planned_ram(l2, program), acc,
+                        param_bytes(l2), l2_types(l2), sqnr_db=sqnr)
         self.by_program[program] = result
         return result
 
-    def planned_ram(self, l2: ModuleOp) -> int:
+    def planned_ram(self, l2: ModuleOp, program: tuple | None = None) -> int:
         """The program's static RAM: the memory planner's scratch and the runtime's quires
-        (the Uno's .data + .bss of model.c), as minun-compile reports them."""
+        (the Uno's .data + .bss of model.c), as minun-compile reports them. `program`: its
+        program_key, when the caller has it."""
+        program = program_key(l2) if program is None else program
+        if program in self.ram_by_program:
+            return self.ram_by_program[program]
+        ram = self._plan(l2)
+        self.ram_by_program[program] = ram
+        return ram
+
+    def _plan(self, l2: ModuleOp) -> int:
         from minun_mlir.memory_map import static_ram
         from minun_mlir.pipeline import lower_l2
 

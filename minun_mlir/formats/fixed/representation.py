@@ -665,14 +665,27 @@ def _rounding(op: Operation) -> str:
     return op.attributes["rounding"].data
 
 
-def _add(op, a, b, sign=1):
-    rank = max(a.ndim, b.ndim) - 1
-    return fx.narrow(_align(a, rank) + sign * _align(b, rank), _el(op.result).width, "wrap")
+# The kernels run in loops are `prepared` (float_eval.prepared): made once per op and
+# evaluation, with the op's attributes read then rather than on every run.
+
+def _prepare_add(op, sign=1):
+    bits = _el(op.result).width
+
+    def add(op, a, b):
+        rank = max(a.ndim, b.ndim) - 1
+        return fx.narrow(_align(a, rank) + sign * _align(b, rank), bits, "wrap")
+
+    return add
 
 
-def _mul(op, a, b):
-    rank = max(a.ndim, b.ndim) - 1
-    return fx.narrow(_align(a, rank) * _align(b, rank), _el(op.result).width, "wrap")
+def _prepare_mul(op):
+    bits = _el(op.result).width
+
+    def mul(op, a, b):
+        rank = max(a.ndim, b.ndim) - 1
+        return fx.narrow(_align(a, rank) * _align(b, rank), bits, "wrap")
+
+    return mul
 
 
 def _channel_shift(op, y, bias=None):
@@ -828,36 +841,46 @@ def _log_softmax(op, x):
     return fx.narrow(fx.shift_right(diff, t - r.frac, rounding), r.width, "saturate")
 
 
-def _rescale(op: num.RescaleOp, x):
+def _prepare_rescale(op: num.RescaleOp):
     bits, overflow, n = _el(op.result).width, op.overflow.data, op.shift
     if n >= 0:  # |x| < 2^62: shifting by 63 already leaves only the rounding of the sign
-        return fx.narrow(fx.shift_right(x, min(n, 63), op.rounding.data), bits, overflow)
+        n, rounding = min(n, 63), op.rounding.data
+        return lambda op, x: fx.narrow(fx.shift_right(x, n, rounding), bits, overflow)
     m = -n
-    x = np.asarray(x, dtype=np.int64)
     if overflow == "wrap":  # the low bits of x * 2^m: none are left once m >= bits
-        return fx.narrow(x << np.int64(m), bits, "wrap") if m < bits else np.zeros_like(x)
+        if m < bits:
+            return lambda op, x: fx.narrow(np.asarray(x, dtype=np.int64) << np.int64(m),
+                                           bits, "wrap")
+        return lambda op, x: np.zeros_like(np.asarray(x, dtype=np.int64))
     # saturate as the C does: compare with the thresholds, so the shift never overflows
     lo, hi = fx.int_range(bits)
     hi_t, lo_t = hi >> m, -((-lo) >> m)
-    # counted as overflow exactly where the C saturates (fixed.counting_overflow)
-    fx.narrow(np.where(x > hi_t, hi + 1, np.where(x < lo_t, lo - 1, 0)), bits, "saturate")
-    return np.where(x > hi_t, hi, np.where(x < lo_t, lo, np.clip(x, lo_t, hi_t) << np.int64(
-        min(m, 63))))
+
+    def saturate(op, x):
+        x = np.asarray(x, dtype=np.int64)
+        # counted as overflow exactly where the C saturates (fixed.counting_overflow)
+        fx.narrow(np.where(x > hi_t, hi + 1, np.where(x < lo_t, lo - 1, 0)), bits, "saturate")
+        return np.where(x > hi_t, hi, np.where(x < lo_t, lo, np.clip(x, lo_t, hi_t) << np.int64(
+            min(m, 63))))
+
+    return saturate
 
 
-def _relu6(op, x):
+def _prepare_relu6(op):
     el = _el(op.input)
     six = 6 << el.frac if el.frac >= 0 else 6 >> -el.frac
-    return np.clip(x, 0, min(six, fx.int_range(el.width)[1]))
+    top = min(six, fx.int_range(el.width)[1])
+    return lambda op, x: np.clip(x, 0, top)
 
 
-def _clip(op, x):
+def _prepare_clip(op):
     el = _el(op.input)
     lo_i, hi_i = fx.int_range(el.width)
     rounding = fx.rounding_in(op)
     lo = int(fx.quantize(np.array(op.lo.value.data), 64, el.frac, rounding))
     hi = int(fx.quantize(np.array(op.hi.value.data), 64, el.frac, rounding))
-    return np.clip(x, max(lo, lo_i), min(hi, hi_i))
+    lo, hi = max(lo, lo_i), min(hi, hi_i)
+    return lambda op, x: np.clip(x, lo, hi)
 
 
 def _maxpool(op, x):
@@ -866,10 +889,11 @@ def _maxpool(op, x):
     return max_pool(op, x, fx.int_range(_el(op.input).width)[0])
 
 
-def _init(op, ):
+def _prepare_init(op):
     el = _el(op.result)
-    q = fx.quantize(np.array(op.fill.value.data), el.width, el.frac, fx.rounding_in(op))
-    return np.full((1, *op.result.type.get_shape()), int(q), dtype=np.int64)
+    q = int(fx.quantize(np.array(op.fill.value.data), el.width, el.frac, fx.rounding_in(op)))
+    shape = (1, *op.result.type.get_shape())
+    return lambda op: np.full(shape, q, dtype=np.int64)
 
 
 class FixedRepresentation(Representation):
@@ -926,10 +950,10 @@ class FixedRepresentation(Representation):
 
 _KERNELS = {
     "num.param": lambda op: op.array().astype(np.int64)[None],
-    "num.rescale": _rescale,
-    "num.add": _add,
-    "num.sub": lambda op, a, b: _add(op, a, b, -1),
-    "num.mul": _mul,
+    "num.rescale": float_eval.prepared(_prepare_rescale),
+    "num.add": float_eval.prepared(_prepare_add),
+    "num.sub": float_eval.prepared(lambda op: _prepare_add(op, -1)),
+    "num.mul": float_eval.prepared(_prepare_mul),
     "num.matmul": _matmul,
     "num.sparse_matmul": _sparse_matmul,
     "num.conv2d": _conv2d,
@@ -942,13 +966,13 @@ _KERNELS = {
     "num.softmax": _softmax,
     "num.log_softmax": _log_softmax,
     "num.relu": lambda op, x: np.maximum(x, 0),
-    "num.relu6": _relu6,
-    "num.clip": _clip,
+    "num.relu6": float_eval.prepared(_prepare_relu6),
+    "num.clip": float_eval.prepared(_prepare_clip),
     "num.neg": lambda op, x: fx.narrow(-x, _el(op.input).width, "wrap"),
     "num.max": float_eval._binary(np.maximum),
     "num.min": float_eval._binary(np.minimum),
     "num.maxpool": _maxpool,
     "num.argmax": float_eval._argmax,
     "num.sgn": float_eval._sgn,
-    "minun.init": _init,
+    "minun.init": float_eval.prepared(_prepare_init),
 }

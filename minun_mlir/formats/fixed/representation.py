@@ -688,29 +688,46 @@ def _prepare_mul(op):
     return mul
 
 
-def _channel_shift(op, y, bias=None):
+def _prepare_channel_shift(op):
     """A reduction with a per-channel weight (`channel_shifts`): its exact wrapped sums
     `y` (batch first) plus the per-channel bias (wrapping), each channel shifted right by
     its shift with the op's rounding."""
     if op.channel_shifts is None:
-        return y
+        return lambda y, bias=None: y
     _, _, axis = num.channel_operand(op)
     shifts = np.array(minun.ints(op.channel_shifts), dtype=np.int64)
-    shape = [1] * y.ndim
-    shape[axis + 1] = len(shifts)
-    if bias is not None:
-        y = fx.narrow(y + np.asarray(bias, dtype=np.int64).reshape(shape),
-                      _el(op.result).width, "wrap")
-    return fx.shift_right_by(y, shifts.reshape(shape), _rounding(op))
+    bits, rounding = _el(op.result).width, _rounding(op)
+
+    def shift(y, bias=None):
+        shape = [1] * y.ndim
+        shape[axis + 1] = len(shifts)
+        if bias is not None:
+            y = fx.narrow(y + np.asarray(bias, dtype=np.int64).reshape(shape), bits, "wrap")
+        return fx.shift_right_by(y, shifts.reshape(shape), rounding)
+
+    return shift
 
 
-def _matmul(op, a, b, bias=None):
+def _channel_shift(op, y, bias=None):
+    return _prepare_channel_shift(op)(y, bias)
+
+
+def _prepare_matmul(op):
     bits, halvings = _el(op.result).width, op.halvings.value.data
     if halvings == 0:  # a wrapping sum: int64 arithmetic (itself modular) then narrow
-        return _channel_shift(op, fx.narrow(np.matmul(a, b), bits, "wrap"), bias)
-    terms = fx.narrow(a[:, :, :, None] * b[:, None, :, :], bits, "wrap")  # (B, m, k, n)
-    terms = np.moveaxis(terms, 2, 3)  # (B, m, n, k)
-    return fx.tree_sum(terms, halvings, bits, _rounding(op))
+        shift = _prepare_channel_shift(op)
+        return lambda op, a, b, bias=None: shift(fx.narrow(np.matmul(a, b), bits, "wrap"), bias)
+    rounding = _rounding(op)
+
+    def tree(op, a, b, bias=None):
+        terms = fx.narrow(a[:, :, :, None] * b[:, None, :, :], bits, "wrap")  # (B, m, k, n)
+        terms = np.moveaxis(terms, 2, 3)  # (B, m, n, k)
+        return fx.tree_sum(terms, halvings, bits, rounding)
+
+    return tree
+
+
+_matmul = float_eval.prepared(_prepare_matmul)
 
 
 def compress_sparse(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -889,6 +906,15 @@ def _maxpool(op, x):
     return max_pool(op, x, fx.int_range(_el(op.input).width)[0])
 
 
+def _unary(fn, bits, rounding, op, x):
+    """sigmoid or tanh (Shiftry's tables), `partial`-ed with the op's width and rounding."""
+    return fn(x, bits, rounding)
+
+
+def _neg(bits, op, x):
+    return fx.narrow(-x, bits, "wrap")
+
+
 def _prepare_init(op):
     el = _el(op.result)
     q = int(fx.quantize(np.array(op.fill.value.data), el.width, el.frac, fx.rounding_in(op)))
@@ -958,17 +984,17 @@ _KERNELS = {
     "num.sparse_matmul": _sparse_matmul,
     "num.conv2d": _conv2d,
     "num.exp": _exp,
-    "num.sigmoid": lambda op, x: fx.sigmoid_shiftry(x, _el(op.input).width,
-                                                    fx.rounding_in(op)),
-    "num.tanh": lambda op, x: fx.tanh_shiftry(x, _el(op.input).width,
-                                              fx.rounding_in(op)),
+    "num.sigmoid": float_eval.prepared(lambda op: functools.partial(
+        _unary, fx.sigmoid_shiftry, _el(op.input).width, fx.rounding_in(op))),
+    "num.tanh": float_eval.prepared(lambda op: functools.partial(
+        _unary, fx.tanh_shiftry, _el(op.input).width, fx.rounding_in(op))),
     "num.normalise_l2": _normalise_l2,
     "num.softmax": _softmax,
     "num.log_softmax": _log_softmax,
     "num.relu": lambda op, x: np.maximum(x, 0),
     "num.relu6": float_eval.prepared(_prepare_relu6),
     "num.clip": float_eval.prepared(_prepare_clip),
-    "num.neg": lambda op, x: fx.narrow(-x, _el(op.input).width, "wrap"),
+    "num.neg": float_eval.prepared(lambda op: functools.partial(_neg, _el(op.input).width)),
     "num.max": float_eval._binary(np.maximum),
     "num.min": float_eval._binary(np.minimum),
     "num.maxpool": _maxpool,

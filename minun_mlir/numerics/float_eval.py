@@ -300,7 +300,9 @@ def prepared(prepare: Callable[[Operation], Callable[..., np.ndarray]]
              ) -> Callable[..., np.ndarray]:
     """A kernel made for each op: `prepare(op)` reads the op's attributes once and returns
     its kernel `(op, *arrays)`, which the L2 evaluator runs on every iteration (l2_lookup
-    prepares once per op and evaluation). Called as is, it prepares on every call."""
+    prepares once per op and evaluation). Called as is, it prepares on every call.
+    `prepare` runs outside its op's overflow attribution (fixed.counting_overflow), so
+    whatever narrowing the op counts belongs in the kernel it returns."""
     def kernel(op: Operation, *args: np.ndarray) -> np.ndarray:
         return prepare(op)(op, *args)
 

@@ -296,6 +296,20 @@ def per_call(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return kernel
 
 
+def prepared(prepare: Callable[[Operation], Callable[..., np.ndarray]]
+             ) -> Callable[..., np.ndarray]:
+    """A kernel made for each op: `prepare(op)` reads the op's attributes once and returns
+    its kernel `(op, *arrays)`, which the L2 evaluator runs on every iteration (l2_lookup
+    prepares once per op and evaluation). Called as is, it prepares on every call.
+    `prepare` runs outside its op's overflow attribution (fixed.counting_overflow), so
+    whatever narrowing the op counts belongs in the kernel it returns."""
+    def kernel(op: Operation, *args: np.ndarray) -> np.ndarray:
+        return prepare(op)(op, *args)
+
+    kernel.prepare = prepare  # type: ignore[attr-defined]
+    return kernel
+
+
 class _Step(NamedTuple):
     """One op of a block, resolved once per evaluation (not on every loop iteration):
     an op without regions runs `kernel(op, *operand arrays)` for its one result; any other

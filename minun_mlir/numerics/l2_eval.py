@@ -36,7 +36,8 @@ def _element(op: Operation) -> Attribute | None:
 def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
     """The op's kernel. The evaluator looks kernels up while it runs (once per op and
     evaluation), so whether an overflow count is active is decided here: only then is
-    the kernel wrapped to attribute what it narrows to `op`."""
+    the kernel wrapped to attribute what it narrows to `op`. A `prepared` kernel is made
+    for `op` here, its attributes read once."""
     el = _element(op)
     if el is not None:
         try:
@@ -44,6 +45,9 @@ def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
         except Exception:  # not a representation type: an L1 op
             kernel = None
         if kernel is not None:
+            prepare = getattr(kernel, "prepare", None)  # float_eval.prepared
+            if prepare is not None:  # its op's attributes read once, not on every run
+                kernel = prepare(op)
             return _attributed(kernel) if fx.counter_active() else kernel
     return l1_lookup(op)
 

@@ -665,39 +665,69 @@ def _rounding(op: Operation) -> str:
     return op.attributes["rounding"].data
 
 
-def _add(op, a, b, sign=1):
-    rank = max(a.ndim, b.ndim) - 1
-    return fx.narrow(_align(a, rank) + sign * _align(b, rank), _el(op.result).width, "wrap")
+# The kernels run in loops are `prepared` (float_eval.prepared): made once per op and
+# evaluation, with the op's attributes read then rather than on every run.
+
+def _prepare_add(op, sign=1):
+    bits = _el(op.result).width
+
+    def add(op, a, b):
+        rank = max(a.ndim, b.ndim) - 1
+        return fx.narrow(_align(a, rank) + sign * _align(b, rank), bits, "wrap")
+
+    return add
 
 
-def _mul(op, a, b):
-    rank = max(a.ndim, b.ndim) - 1
-    return fx.narrow(_align(a, rank) * _align(b, rank), _el(op.result).width, "wrap")
+def _prepare_mul(op):
+    bits = _el(op.result).width
+
+    def mul(op, a, b):
+        rank = max(a.ndim, b.ndim) - 1
+        return fx.narrow(_align(a, rank) * _align(b, rank), bits, "wrap")
+
+    return mul
 
 
-def _channel_shift(op, y, bias=None):
+def _prepare_channel_shift(op):
     """A reduction with a per-channel weight (`channel_shifts`): its exact wrapped sums
     `y` (batch first) plus the per-channel bias (wrapping), each channel shifted right by
     its shift with the op's rounding."""
     if op.channel_shifts is None:
-        return y
+        return lambda y, bias=None: y
     _, _, axis = num.channel_operand(op)
     shifts = np.array(minun.ints(op.channel_shifts), dtype=np.int64)
-    shape = [1] * y.ndim
-    shape[axis + 1] = len(shifts)
-    if bias is not None:
-        y = fx.narrow(y + np.asarray(bias, dtype=np.int64).reshape(shape),
-                      _el(op.result).width, "wrap")
-    return fx.shift_right_by(y, shifts.reshape(shape), _rounding(op))
+    bits, rounding = _el(op.result).width, _rounding(op)
+
+    def shift(y, bias=None):
+        shape = [1] * y.ndim
+        shape[axis + 1] = len(shifts)
+        if bias is not None:
+            y = fx.narrow(y + np.asarray(bias, dtype=np.int64).reshape(shape), bits, "wrap")
+        return fx.shift_right_by(y, shifts.reshape(shape), rounding)
+
+    return shift
 
 
-def _matmul(op, a, b, bias=None):
+def _channel_shift(op, y, bias=None):
+    return _prepare_channel_shift(op)(y, bias)
+
+
+def _prepare_matmul(op):
     bits, halvings = _el(op.result).width, op.halvings.value.data
     if halvings == 0:  # a wrapping sum: int64 arithmetic (itself modular) then narrow
-        return _channel_shift(op, fx.narrow(np.matmul(a, b), bits, "wrap"), bias)
-    terms = fx.narrow(a[:, :, :, None] * b[:, None, :, :], bits, "wrap")  # (B, m, k, n)
-    terms = np.moveaxis(terms, 2, 3)  # (B, m, n, k)
-    return fx.tree_sum(terms, halvings, bits, _rounding(op))
+        shift = _prepare_channel_shift(op)
+        return lambda op, a, b, bias=None: shift(fx.narrow(np.matmul(a, b), bits, "wrap"), bias)
+    rounding = _rounding(op)
+
+    def tree(op, a, b, bias=None):
+        terms = fx.narrow(a[:, :, :, None] * b[:, None, :, :], bits, "wrap")  # (B, m, k, n)
+        terms = np.moveaxis(terms, 2, 3)  # (B, m, n, k)
+        return fx.tree_sum(terms, halvings, bits, rounding)
+
+    return tree
+
+
+_matmul = float_eval.prepared(_prepare_matmul)
 
 
 def compress_sparse(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -828,36 +858,46 @@ def _log_softmax(op, x):
     return fx.narrow(fx.shift_right(diff, t - r.frac, rounding), r.width, "saturate")
 
 
-def _rescale(op: num.RescaleOp, x):
+def _prepare_rescale(op: num.RescaleOp):
     bits, overflow, n = _el(op.result).width, op.overflow.data, op.shift
     if n >= 0:  # |x| < 2^62: shifting by 63 already leaves only the rounding of the sign
-        return fx.narrow(fx.shift_right(x, min(n, 63), op.rounding.data), bits, overflow)
+        n, rounding = min(n, 63), op.rounding.data
+        return lambda op, x: fx.narrow(fx.shift_right(x, n, rounding), bits, overflow)
     m = -n
-    x = np.asarray(x, dtype=np.int64)
     if overflow == "wrap":  # the low bits of x * 2^m: none are left once m >= bits
-        return fx.narrow(x << np.int64(m), bits, "wrap") if m < bits else np.zeros_like(x)
+        if m < bits:
+            return lambda op, x: fx.narrow(np.asarray(x, dtype=np.int64) << np.int64(m),
+                                           bits, "wrap")
+        return lambda op, x: np.zeros_like(np.asarray(x, dtype=np.int64))
     # saturate as the C does: compare with the thresholds, so the shift never overflows
     lo, hi = fx.int_range(bits)
     hi_t, lo_t = hi >> m, -((-lo) >> m)
-    # counted as overflow exactly where the C saturates (fixed.counting_overflow)
-    fx.narrow(np.where(x > hi_t, hi + 1, np.where(x < lo_t, lo - 1, 0)), bits, "saturate")
-    return np.where(x > hi_t, hi, np.where(x < lo_t, lo, np.clip(x, lo_t, hi_t) << np.int64(
-        min(m, 63))))
+
+    def saturate(op, x):
+        x = np.asarray(x, dtype=np.int64)
+        # counted as overflow exactly where the C saturates (fixed.counting_overflow)
+        fx.narrow(np.where(x > hi_t, hi + 1, np.where(x < lo_t, lo - 1, 0)), bits, "saturate")
+        return np.where(x > hi_t, hi, np.where(x < lo_t, lo, np.clip(x, lo_t, hi_t) << np.int64(
+            min(m, 63))))
+
+    return saturate
 
 
-def _relu6(op, x):
+def _prepare_relu6(op):
     el = _el(op.input)
     six = 6 << el.frac if el.frac >= 0 else 6 >> -el.frac
-    return np.clip(x, 0, min(six, fx.int_range(el.width)[1]))
+    top = min(six, fx.int_range(el.width)[1])
+    return lambda op, x: np.clip(x, 0, top)
 
 
-def _clip(op, x):
+def _prepare_clip(op):
     el = _el(op.input)
     lo_i, hi_i = fx.int_range(el.width)
     rounding = fx.rounding_in(op)
     lo = int(fx.quantize(np.array(op.lo.value.data), 64, el.frac, rounding))
     hi = int(fx.quantize(np.array(op.hi.value.data), 64, el.frac, rounding))
-    return np.clip(x, max(lo, lo_i), min(hi, hi_i))
+    lo, hi = max(lo, lo_i), min(hi, hi_i)
+    return lambda op, x: np.clip(x, lo, hi)
 
 
 def _maxpool(op, x):
@@ -866,7 +906,17 @@ def _maxpool(op, x):
     return max_pool(op, x, fx.int_range(_el(op.input).width)[0])
 
 
-def _init(op, ):
+def _unary(fn, bits, rounding, op, x):
+    """sigmoid or tanh (Shiftry's tables), `partial`-ed with the op's width and rounding."""
+    return fn(x, bits, rounding)
+
+
+def _neg(bits, op, x):
+    return fx.narrow(-x, bits, "wrap")
+
+
+def _init(op):
+    # not prepared: its quantize counts (fixed.counting_overflow) on every run, as the op's
     el = _el(op.result)
     q = fx.quantize(np.array(op.fill.value.data), el.width, el.frac, fx.rounding_in(op))
     return np.full((1, *op.result.type.get_shape()), int(q), dtype=np.int64)
@@ -926,25 +976,25 @@ class FixedRepresentation(Representation):
 
 _KERNELS = {
     "num.param": lambda op: op.array().astype(np.int64)[None],
-    "num.rescale": _rescale,
-    "num.add": _add,
-    "num.sub": lambda op, a, b: _add(op, a, b, -1),
-    "num.mul": _mul,
+    "num.rescale": float_eval.prepared(_prepare_rescale),
+    "num.add": float_eval.prepared(_prepare_add),
+    "num.sub": float_eval.prepared(lambda op: _prepare_add(op, -1)),
+    "num.mul": float_eval.prepared(_prepare_mul),
     "num.matmul": _matmul,
     "num.sparse_matmul": _sparse_matmul,
     "num.conv2d": _conv2d,
     "num.exp": _exp,
-    "num.sigmoid": lambda op, x: fx.sigmoid_shiftry(x, _el(op.input).width,
-                                                    fx.rounding_in(op)),
-    "num.tanh": lambda op, x: fx.tanh_shiftry(x, _el(op.input).width,
-                                              fx.rounding_in(op)),
+    "num.sigmoid": float_eval.prepared(lambda op: functools.partial(
+        _unary, fx.sigmoid_shiftry, _el(op.input).width, fx.rounding_in(op))),
+    "num.tanh": float_eval.prepared(lambda op: functools.partial(
+        _unary, fx.tanh_shiftry, _el(op.input).width, fx.rounding_in(op))),
     "num.normalise_l2": _normalise_l2,
     "num.softmax": _softmax,
     "num.log_softmax": _log_softmax,
     "num.relu": lambda op, x: np.maximum(x, 0),
-    "num.relu6": _relu6,
-    "num.clip": _clip,
-    "num.neg": lambda op, x: fx.narrow(-x, _el(op.input).width, "wrap"),
+    "num.relu6": float_eval.prepared(_prepare_relu6),
+    "num.clip": float_eval.prepared(_prepare_clip),
+    "num.neg": float_eval.prepared(lambda op: functools.partial(_neg, _el(op.input).width)),
     "num.max": float_eval._binary(np.maximum),
     "num.min": float_eval._binary(np.minimum),
     "num.maxpool": _maxpool,

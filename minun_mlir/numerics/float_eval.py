@@ -144,8 +144,15 @@ Lookup = Callable[[Operation], Callable[..., np.ndarray] | None]
 
 
 def l1_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
-    prepare = _PREPARED.get(type(op))
-    return prepare(op) if prepare is not None else _IMPLS.get(type(op))
+    return for_op(_IMPLS.get(type(op)), op)
+
+
+def for_op(kernel: Callable[..., np.ndarray] | None, op: Operation
+           ) -> Callable[..., np.ndarray] | None:
+    """`kernel` as the evaluator runs it for `op`: a `prepared` kernel made for `op`
+    (its attributes read once, not on every run), any other as it is."""
+    prepare = getattr(kernel, "prepare", None)
+    return prepare(op) if prepare is not None else kernel
 
 
 def evaluate(
@@ -661,10 +668,6 @@ def _prepare_reshape(op: minun.ReshapeOp) -> Callable[..., np.ndarray]:
     return lambda op, x: x.transpose(axes).reshape(x.shape[0], *shape)
 
 
-def _reshape(op, x):
-    return _prepare_reshape(op)(op, x)
-
-
 def _prepare_transpose(op: minun.TransposeOp) -> Callable[..., np.ndarray]:
     axes = (0, *(p + 1 for p in minun.ints(op.perm)))
     return lambda op, x: x.transpose(axes)
@@ -766,8 +769,8 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     minun.TreeEnsembleOp: _tree_ensemble,
     minun.TFLiteLstmOp: _tflite_lstm,
     minun.SgnOp: _sgn,
-    minun.TransposeOp: lambda op, x: _prepare_transpose(op)(op, x),
-    minun.ReshapeOp: _reshape,
+    minun.TransposeOp: prepared(_prepare_transpose),
+    minun.ReshapeOp: prepared(_prepare_reshape),
     minun.ConcatOp: _concat,
     minun.Conv2DOp: _conv_op,
     minun.MBConvOp: _mbconv_op,
@@ -779,10 +782,4 @@ _IMPLS: dict[type[Operation], Callable[..., np.ndarray]] = {
     arith.AddiOp: lambda op, a, b: a + b,
     arith.SubiOp: lambda op, a, b: a - b,
     arith.MuliOp: lambda op, a, b: a * b,
-}
-
-# kernels made for each op (its attributes read once per evaluation, not once per run)
-_PREPARED: dict[type[Operation], Callable[[Operation], Callable[..., np.ndarray]]] = {
-    minun.ReshapeOp: _prepare_reshape,
-    minun.TransposeOp: _prepare_transpose,
 }

@@ -22,7 +22,7 @@ from minun_mlir.diagnostics import MinunError
 from minun_mlir.formats.fixed import arith as fx
 from minun_mlir.modules import main_function
 from minun_mlir.numerics import formats
-from minun_mlir.numerics.float_eval import EvalResult, evaluate, l1_lookup, per_call
+from minun_mlir.numerics.float_eval import EvalResult, evaluate, for_op, l1_lookup, per_call
 from minun_mlir.numerics.input_scales import normalize
 
 
@@ -45,9 +45,7 @@ def l2_lookup(op: Operation) -> Callable[..., np.ndarray] | None:
         except Exception:  # not a representation type: an L1 op
             kernel = None
         if kernel is not None:
-            prepare = getattr(kernel, "prepare", None)  # float_eval.prepared
-            if prepare is not None:  # its op's attributes read once, not on every run
-                kernel = prepare(op)
+            kernel = for_op(kernel, op)
             return _attributed(kernel) if fx.counter_active() else kernel
     return l1_lookup(op)
 
